@@ -1,0 +1,4 @@
+from rubricate.cli.main import main
+import sys
+
+sys.exit(main())

@@ -1,0 +1,165 @@
+"""The `.github/rubricate.yml` model and its located validation (pure: parses given text)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from rubricate.errors import Diagnostic, SourceError
+from rubricate.yamlsource import Locator, did_you_mean, load_located
+
+CONFIG_PATH = ".github/rubricate.yml"
+Role = Literal["admin", "maintain", "write", "triage", "read", "none"]
+ROLE_ORDER: tuple[Role, ...] = ("none", "read", "triage", "write", "maintain", "admin")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+class Deliverable(_Strict):
+    """A glob of deliverable files and the JSON Schema they must match."""
+
+    glob: str = Field(description="Glob of deliverable files, relative to the repository root.")
+    schema_: str | dict[str, Any] | None = Field(
+        default=None,
+        alias="schema",
+        description="A schema path in the repository (read at the base ref), or an inline schema.",
+    )
+    required: bool = Field(default=False, description="A missing deliverable is a finding.")
+
+
+class Grader(_Strict):
+    """A command that scores one criterion; runs only where PR code may run."""
+
+    id: str = Field(description="A slug naming the grader.")
+    run: str = Field(description="The shell command; reads a JSON payload on stdin.")
+    criterion: str = Field(description="The criterion id (or unique prefix) it scores.")
+    timeout: float = Field(default=300, gt=0, description="Seconds before the grader is stopped.")
+
+
+class JudgeConfig(_Strict):
+    """Settings of the optional LLM judge."""
+
+    model: str = Field(default="gpt-4.1-mini", description="Model name on the OpenAI-compatible server.")
+    max_input_tokens: int = Field(default=32000, gt=0, description="Input token budget per call.")
+    timeout_s: float = Field(default=60, gt=0, description="Timeout of one request, in seconds.")
+    temperature: float = Field(default=0.0, ge=0, le=2, description="Sampling temperature.")
+    seed: int | None = Field(default=0, description="Sampling seed, where the server honours one.")
+
+
+def _default_roles() -> dict[str, Role]:
+    return {
+        "score": "write",
+        "approve": "write",
+        "revise": "write",
+        "rate": "write",
+        "override": "maintain",
+        "dispute": "maintain",
+        "rubric": "none",
+        "help": "none",
+    }
+
+
+class CommandsConfig(_Strict):
+    """Minimum repository role for each slash command."""
+
+    roles: dict[str, Role] = Field(default_factory=_default_roles)
+
+    @field_validator("roles", mode="before")
+    @classmethod
+    def _merge_defaults(cls, value: Any) -> Any:
+        if isinstance(value, dict):
+            unknown = sorted(set(value) - set(_default_roles()))
+            if unknown:
+                hint = did_you_mean(unknown[0], _default_roles())
+                raise ValueError(f"unknown command {unknown[0]!r}{hint}")
+            return {**_default_roles(), **value}
+        return value
+
+
+class ReputationWeights(_Strict):
+    """Agora V3 reputation weights."""
+
+    completion_rate: float = Field(default=0.27, ge=0)
+    timeliness_score: float = Field(default=0.20, ge=0)
+    dispute_penalty: float = Field(default=0.20, ge=0)
+    rating_score: float = Field(default=0.13, ge=0)
+    rubric_quality: float = Field(default=0.20, ge=0)
+
+
+class TrustWeights(_Strict):
+    """Weight of a rater's `/rate` by their repository role."""
+
+    admin: float = Field(default=1.0, ge=0)
+    maintain: float = Field(default=1.0, ge=0)
+    write: float = Field(default=0.75, ge=0)
+    triage: float = Field(default=0.5, ge=0)
+    default: float = Field(default=0.25, ge=0)
+
+    def for_role(self, role: str) -> float:
+        """The weight for a role; roles without their own weight get `default`."""
+        return float(getattr(self, role, self.default)) if role in _TRUST_ROLES else self.default
+
+
+_TRUST_ROLES = ("admin", "maintain", "write", "triage")
+
+
+class ReputationConfig(_Strict):
+    """How reputation is computed."""
+
+    weights: ReputationWeights = Field(default_factory=ReputationWeights)
+    trust: TrustWeights = Field(default_factory=TrustWeights)
+    sla_hours: float | None = Field(default=None, gt=0, description="Deadline after PR creation.")
+
+
+class Config(_Strict):
+    """The whole `.github/rubricate.yml`; every key is optional."""
+
+    rubric: str = Field(default="agora-v3", description="A built-in rubric name, or a path in the repository.")
+    deliverables: tuple[Deliverable, ...] = ()
+    scope: tuple[str, ...] = Field(default=(), description="Globs of paths a change may touch.")
+    graders: tuple[Grader, ...] = ()
+    judge: JudgeConfig = Field(default_factory=JudgeConfig)
+    commands: CommandsConfig = Field(default_factory=CommandsConfig)
+    reputation: ReputationConfig = Field(default_factory=ReputationConfig)
+    data_branch: str = Field(default="rubricate-data", description="The orphan branch holding the ledger.")
+
+
+def load_config(text: str, path: str = CONFIG_PATH) -> Config:
+    """Parse and validate config text; raise `SourceError` with located diagnostics."""
+    data, locator = load_located(text, path)
+    if data is None:
+        return Config()
+    if not isinstance(data, dict):
+        raise SourceError([locator.diag((), "the config must be a mapping of keys to values")])
+    try:
+        return Config.model_validate(data)
+    except ValidationError as exc:
+        raise SourceError(_diagnostics(exc, locator)) from None
+
+
+def _diagnostics(exc: ValidationError, locator: Locator) -> list[Diagnostic]:
+    found: list[Diagnostic] = []
+    for error in exc.errors():
+        loc = tuple(error["loc"])
+        if error["type"] == "extra_forbidden":
+            found.append(locator.diag(loc, _unknown_key_message(loc), key=True))
+        else:
+            where = ".".join(str(part) for part in loc)
+            found.append(locator.diag(loc, f"{where}: {error['msg']}"))
+    return found
+
+
+def _unknown_key_message(loc: tuple[Any, ...]) -> str:
+    model: Any = Config
+    for part in loc[:-1]:
+        field = model.model_fields.get(part) if hasattr(model, "model_fields") else None
+        if field is None:
+            continue
+        annotation = field.annotation
+        inner = getattr(annotation, "__args__", (annotation,))
+        model = next((a for a in inner if isinstance(a, type) and issubclass(a, BaseModel)), model)
+    names = [f.alias or name for name, f in model.model_fields.items()]
+    return f"unknown key {loc[-1]!r}{did_you_mean(str(loc[-1]), names)}"

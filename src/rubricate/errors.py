@@ -1,0 +1,42 @@
+"""Typed errors shared by every part of rubricate (pure: no I/O)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One located message about a source file: `path:line:col: message`."""
+
+    path: str
+    line: int
+    col: int
+    message: str
+    severity: str = "error"
+
+    def __str__(self) -> str:
+        prefix = "" if self.severity == "error" else f"{self.severity}: "
+        return f"{self.path}:{self.line}:{self.col}: {prefix}{self.message}"
+
+
+class RubricateError(Exception):
+    """Base of every error that rubricate reports to a user without a traceback."""
+
+    exit_code = 2
+
+
+class SourceError(RubricateError):
+    """A rubric or config file failed validation; carries every located diagnostic."""
+
+    def __init__(self, diagnostics: list[Diagnostic]) -> None:
+        self.diagnostics = diagnostics
+        super().__init__("\n".join(str(d) for d in diagnostics))
+
+
+class ScoreError(RubricateError):
+    """A score that names an unknown criterion or lies outside the allowed range."""
+
+
+class ConfigError(RubricateError):
+    """A configuration that cannot be used (missing file, bad value, bad schema)."""

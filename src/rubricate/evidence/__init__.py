@@ -1,0 +1,1 @@
+"""rubricate.evidence."""

@@ -1,0 +1,106 @@
+"""The ledger event: a public, versioned format (pure: data and ids only)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import datetime, timezone
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator
+
+SCHEMA_VERSION = 1
+EventKind = Literal[
+    "first_submission",
+    "review_scored",
+    "revision_requested",
+    "approved",
+    "final_approval",
+    "abandoned",
+    "rated",
+    "disputed",
+]
+ActorRole = Literal["admin", "maintain", "write", "triage", "read", "none", "bot"]
+Source = Literal["auto", "judge", "reviewer"]
+Gate = Literal["passed", "overridden", "bypassed"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class RubricRef(_Strict):
+    """The rubric a score was recorded with."""
+
+    id: str
+    version: str
+
+
+class Override(_Strict):
+    """An override of a failing approval, with its reason."""
+
+    reason: str = Field(min_length=20)
+
+
+class JudgeInfo(_Strict):
+    """What the LLM judge used to produce a score."""
+
+    model: str
+    prompt_version: str
+    tokens_in: int = 0
+    tokens_out: int = 0
+    latency_ms: int | None = None
+    cached: bool = False
+
+
+class Event(_Strict):
+    """One append-only ledger entry."""
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    id: str = Field(min_length=1)
+    kind: EventKind
+    repo: str = Field(min_length=1)
+    pr: int = Field(ge=1)
+    author: str
+    actor: str
+    actor_role: ActorRole = "none"
+    at: datetime
+    version: int = Field(default=1, ge=1)
+    head_sha: str | None = None
+    tree_sha: str | None = None
+    rubric: RubricRef | None = None
+    scores: dict[str, float | bool | None] | None = None
+    weighted_total: float | None = None
+    verdict: Literal["pass", "fail", "incomplete"] | None = None
+    source: Source | None = None
+    override: Override | None = None
+    feedback: str | None = None
+    rating: int | None = Field(default=None, ge=1, le=5)
+    deadline: datetime | None = None
+    gate: Gate | None = None
+    evidence: list[dict[str, Any]] | None = None
+    judge: JudgeInfo | None = None
+    delivery: str | None = None
+
+    @field_validator("at", "deadline")
+    @classmethod
+    def _utc(cls, value: datetime | None) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("timestamps must carry a timezone (RFC 3339)")
+        return value.astimezone(timezone.utc)
+
+    @field_serializer("at", "deadline")
+    def _rfc3339(self, value: datetime | None) -> str | None:
+        return None if value is None else value.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+    def to_line(self) -> str:
+        """One canonical JSONL line: keys sorted, absent fields left out."""
+        return json.dumps(self.model_dump(mode="json", exclude_none=True), sort_keys=True)
+
+
+def natural_key(kind: str, repo: str, pr: int, version: int, delivery: str) -> str:
+    """The event id: hex sha256 of (kind, repo, pr, version, delivery)."""
+    payload = json.dumps([kind, repo, pr, version, delivery], separators=(",", ":"))
+    return hashlib.sha256(payload.encode()).hexdigest()

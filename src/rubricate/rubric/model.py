@@ -1,0 +1,111 @@
+"""The one internal rubric model that every dialect loads into (pure: no I/O)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Dialect = Literal["native", "agentv-assertions", "agentv-evaluator", "axes"]
+ScaleKind = Literal["points", "checklist", "analytic", "open"]
+JudgedFrom = Literal["request", "submission"]
+ScoreValue = float | bool | None
+"""A criterion score: a number on the rubric's scale, a binary answer, or null."""
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Anchor(_Frozen):
+    """The text for one score level of a criterion."""
+
+    score: float
+    label: str = ""
+    what: str = ""
+    examples: tuple[str, ...] = ()
+
+
+class ScoreRange(_Frozen):
+    """An analytic score range `low..high` (inclusive, on 0-10) and what it means."""
+
+    low: int
+    high: int
+    text: str
+
+
+class Criterion(_Frozen):
+    """One thing that is checked, with its weight and its pass bars."""
+
+    id: str
+    outcome: str
+    weight: float = Field(default=1.0, gt=0)
+    required: bool = False
+    min_score: float | None = Field(default=None, gt=0, le=1)
+    anchors: tuple[Anchor, ...] = ()
+    score_ranges: tuple[ScoreRange, ...] = ()
+    nullable: bool = False
+    judged_from: JudgedFrom = "submission"
+    name: str = ""
+
+    @property
+    def title(self) -> str:
+        """A human name: the given name, else the id."""
+        return self.name or self.id
+
+
+class Scale(_Frozen):
+    """The rubric's one scale; `open` allows scores above `max`."""
+
+    min: float
+    max: float
+    open: bool = False
+    kind: ScaleKind = "points"
+
+    @property
+    def binary(self) -> bool:
+        """True for a checklist, where every score is 0 or 1."""
+        return self.kind == "checklist"
+
+
+class PassRule(_Frozen):
+    """Pass iff weighted_total >= min_total and every score >= min_each (raw scale units)."""
+
+    min_total: float | None = None
+    min_each: float | None = None
+
+
+class Rubric(_Frozen):
+    """A loaded rubric: criteria on one scale, with a pass rule, id and version."""
+
+    id: str
+    version: str
+    dialect: Dialect
+    scale: Scale
+    pass_rule: PassRule
+    criteria: tuple[Criterion, ...]
+    source: str = ""
+    case: str | None = None
+    description: str = ""
+
+    @property
+    def request_criteria(self) -> tuple[str, ...]:
+        """Ids of the criteria judged from the request alone, in scoring order."""
+        return tuple(c.id for c in self.criteria if c.judged_from == "request")
+
+    def criterion(self, criterion_id: str) -> Criterion:
+        """The criterion with this exact id (KeyError when absent)."""
+        for criterion in self.criteria:
+            if criterion.id == criterion_id:
+                return criterion
+        raise KeyError(criterion_id)
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        """Criterion ids in rubric order."""
+        return tuple(c.id for c in self.criteria)
+
+    @property
+    def ref(self) -> dict[str, str]:
+        """The `{id, version}` pair recorded with every score."""
+        return {"id": self.id, "version": self.version}

@@ -1,0 +1,231 @@
+"""The exact scoring math of DESIGN.md section 2 (pure: no I/O).
+
+- `weighted_total = sum(w*s) / sum(w)` over criteria that have a score; nulls are left out.
+- `normalized = (x - min) / (max - min)`.
+- verdict `incomplete` when a non-nullable criterion has no score, else `pass` or `fail`.
+- every comparison uses a tolerance of 1e-9.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+from rubricate.errors import ScoreError
+from rubricate.rubric.model import Criterion, Rubric, Scale, ScoreValue
+
+TOLERANCE = 1e-9
+REQUIRED_NORMALIZED = 0.7
+Verdict = Literal["pass", "fail", "incomplete"]
+
+
+def at_least(value: float, bar: float) -> bool:
+    """`value >= bar` within the 1e-9 tolerance."""
+    return value >= bar - TOLERANCE
+
+
+@dataclass(frozen=True)
+class CriterionResult:
+    """One criterion's score and whether it cleared its own bars (None when unscored)."""
+
+    id: str
+    score: ScoreValue
+    passed: bool | None
+
+
+@dataclass(frozen=True)
+class ScoreResult:
+    """The outcome of scoring a rubric with a set of criterion scores."""
+
+    rubric_id: str
+    rubric_version: str
+    weighted_total: float | None
+    normalized: float | None
+    verdict: Verdict
+    criteria: tuple[CriterionResult, ...]
+    failed: tuple[str, ...] = field(default=())
+    missing: tuple[str, ...] = field(default=())
+
+    def as_dict(self) -> dict[str, object]:
+        """The `rubricate rubric score --json` shape."""
+        return {
+            "rubric": {"id": self.rubric_id, "version": self.rubric_version},
+            "weighted_total": self.weighted_total,
+            "normalized": self.normalized,
+            "verdict": self.verdict,
+            "criteria": [{"id": c.id, "score": c.score, "passed": c.passed} for c in self.criteria],
+            "failed": list(self.failed),
+            "missing": list(self.missing),
+        }
+
+
+def numeric(scale: Scale, value: float | bool) -> float:
+    """A score as a number on the scale: a binary answer maps to the scale's ends."""
+    if isinstance(value, bool):
+        return scale.max if value else scale.min
+    return float(value)
+
+
+def normalize(scale: Scale, value: float) -> float:
+    """`(x - min) / (max - min)`, unclamped (an open scale may exceed 1)."""
+    return (value - scale.min) / (scale.max - scale.min)
+
+
+def clamp01(value: float) -> float:
+    """Clamp to [0, 1], as reputation uses normalized scores."""
+    return min(1.0, max(0.0, value))
+
+
+def allowed_range(rubric: Rubric, criterion: Criterion) -> str:
+    """Human text for the values a criterion accepts."""
+    scale = rubric.scale
+    if scale.binary:
+        text = "true/false or 1/0"
+    elif scale.open:
+        text = f"a number >= {_fmt(scale.min)}"
+    else:
+        text = f"a number from {_fmt(scale.min)} to {_fmt(scale.max)}"
+    if scale.kind == "analytic":
+        text += " (or true/false)"
+    return text + (", or null" if criterion.nullable else "")
+
+
+def check_score(rubric: Rubric, criterion_id: str, value: ScoreValue) -> ScoreValue:
+    """Validate one score for a criterion and return it in canonical form."""
+    criterion = _criterion_or_error(rubric, criterion_id)
+    if value is None:
+        if criterion.nullable:
+            return None
+        raise ScoreError(f"{criterion_id}: null is not allowed; expected {allowed_range(rubric, criterion)}")
+    scale = rubric.scale
+    if isinstance(value, bool):
+        if scale.kind in ("checklist", "analytic"):
+            return value if scale.binary else numeric(scale, value)
+        raise ScoreError(f"{criterion_id}: {value} is out of range; expected {allowed_range(rubric, criterion)}")
+    number = float(value)
+    if scale.binary and number in (0.0, 1.0):
+        return number == 1.0
+    if scale.binary or not math.isfinite(number) or not _in_range(scale, number):
+        raise ScoreError(
+            f"{criterion_id}: {_fmt(number)} is out of range; expected {allowed_range(rubric, criterion)}"
+        )
+    return number
+
+
+def check_scores(rubric: Rubric, scores: Mapping[str, ScoreValue]) -> dict[str, ScoreValue]:
+    """Validate a mapping of exact criterion ids to scores."""
+    return {cid: check_score(rubric, cid, value) for cid, value in scores.items()}
+
+
+def weighted_total(rubric: Rubric, scores: Mapping[str, ScoreValue]) -> float | None:
+    """Plain-float `sum(w*s)/sum(w)` over the criteria that have a non-null score."""
+    numerator = 0.0
+    denominator = 0.0
+    for criterion in rubric.criteria:
+        value = scores.get(criterion.id)
+        if value is None:
+            continue
+        numerator += criterion.weight * numeric(rubric.scale, value)
+        denominator += criterion.weight
+    return numerator / denominator if denominator else None
+
+
+def score(rubric: Rubric, scores: Mapping[str, ScoreValue]) -> ScoreResult:
+    """Apply the scoring rules to already checked scores (see `check_scores`)."""
+    unknown = sorted(set(scores) - set(rubric.ids))
+    if unknown:
+        raise ScoreError(f"unknown criterion {unknown[0]!r}; valid ids: {', '.join(rubric.ids)}")
+    missing = tuple(c.id for c in rubric.criteria if scores.get(c.id) is None and not c.nullable)
+    results = tuple(
+        CriterionResult(c.id, scores.get(c.id), _criterion_passed(rubric, c, scores.get(c.id)))
+        for c in rubric.criteria
+    )
+    failed = tuple(r.id for r in results if r.passed is False)
+    raw = weighted_total(rubric, scores)
+    total = None if raw is None else round(raw, 10)
+    normalized = None if raw is None else round(normalize(rubric.scale, raw), 10)
+    verdict: Verdict
+    if missing or raw is None:
+        verdict = "incomplete"
+    elif _passes(rubric, raw, results):
+        verdict = "pass"
+    else:
+        verdict = "fail"
+    return ScoreResult(rubric.id, rubric.version, total, normalized, verdict, results, failed, missing)
+
+
+def _passes(rubric: Rubric, raw_total: float, results: tuple[CriterionResult, ...]) -> bool:
+    rule = rubric.pass_rule
+    if rule.min_total is not None and not at_least(raw_total, rule.min_total):
+        return False
+    by_id = {c.id: c for c in rubric.criteria}
+    for result in results:
+        if result.score is None:
+            continue
+        value = numeric(rubric.scale, result.score)
+        if rule.min_each is not None and not at_least(value, rule.min_each):
+            return False
+        if _has_own_bar(by_id[result.id]) and not _clears_own_bar(rubric, by_id[result.id], value):
+            return False
+    return True
+
+
+def _has_own_bar(criterion: Criterion) -> bool:
+    return criterion.min_score is not None or criterion.required
+
+
+def _clears_own_bar(rubric: Rubric, criterion: Criterion, value: float) -> bool:
+    bar = criterion.min_score if criterion.min_score is not None else REQUIRED_NORMALIZED
+    if rubric.scale.binary and criterion.min_score is None:
+        return at_least(value, rubric.scale.max)
+    return at_least(normalize(rubric.scale, value), bar)
+
+
+def _criterion_passed(rubric: Rubric, criterion: Criterion, value: ScoreValue) -> bool | None:
+    """Whether a criterion clears its own bars; a checklist item passes when satisfied."""
+    if value is None:
+        return None
+    number = numeric(rubric.scale, value)
+    floor = rubric.pass_rule.min_each
+    if floor is not None and not at_least(number, floor):
+        return False
+    if _has_own_bar(criterion):
+        return _clears_own_bar(rubric, criterion, number)
+    if rubric.scale.binary:
+        return at_least(number, rubric.scale.max)
+    return True
+
+
+def _criterion_or_error(rubric: Rubric, criterion_id: str) -> Criterion:
+    try:
+        return rubric.criterion(criterion_id)
+    except KeyError:
+        raise ScoreError(
+            f"unknown criterion {criterion_id!r}; valid ids: {', '.join(rubric.ids)}"
+        ) from None
+
+
+def _in_range(scale: Scale, number: float) -> bool:
+    if number < scale.min - TOLERANCE:
+        return False
+    return scale.open or number <= scale.max + TOLERANCE
+
+
+def _fmt(number: float) -> str:
+    return f"{number:g}"
+
+
+def resolve_criterion_id(rubric: Rubric, prefix: str) -> str:
+    """The criterion id named exactly, or by a unique prefix (case-insensitive)."""
+    wanted = prefix.lower()
+    for cid in rubric.ids:
+        if cid.lower() == wanted:
+            return cid
+    matches = [cid for cid in rubric.ids if cid.lower().startswith(wanted)]
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        raise ScoreError(f"{prefix!r} is ambiguous: it matches {', '.join(matches)}")
+    raise ScoreError(f"unknown criterion {prefix!r}; valid ids: {', '.join(rubric.ids)}")
