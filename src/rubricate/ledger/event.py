@@ -9,6 +9,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator
 
+from rubricate.rubric.model import Rubric
+
 SCHEMA_VERSION = 1
 EventKind = Literal[
     "first_submission",
@@ -29,11 +31,27 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+class ScaleRef(_Strict):
+    """The rubric scale's ends, so the ledger can normalize without the rubric file."""
+
+    min: float
+    max: float
+
+
+class CriterionRef(_Strict):
+    """What the fold needs of a criterion: its weight and whether it may be null."""
+
+    weight: float = Field(gt=0)
+    nullable: bool = False
+
+
 class RubricRef(_Strict):
-    """The rubric a score was recorded with."""
+    """The rubric a score was recorded with; scale and criteria make the ledger self-contained."""
 
     id: str
     version: str
+    scale: ScaleRef | None = None
+    criteria: dict[str, CriterionRef] | None = None
 
 
 class Override(_Strict):
@@ -71,6 +89,7 @@ class Event(_Strict):
     rubric: RubricRef | None = None
     scores: dict[str, float | bool | None] | None = None
     weighted_total: float | None = None
+    normalized: float | None = None
     verdict: Literal["pass", "fail", "incomplete"] | None = None
     source: Source | None = None
     override: Override | None = None
@@ -104,3 +123,13 @@ def natural_key(kind: str, repo: str, pr: int, version: int, delivery: str) -> s
     """The event id: hex sha256 of (kind, repo, pr, version, delivery)."""
     payload = json.dumps([kind, repo, pr, version, delivery], separators=(",", ":"))
     return hashlib.sha256(payload.encode()).hexdigest()
+
+
+def rubric_ref(rubric: Rubric) -> RubricRef:
+    """The full `{id, version, scale, criteria}` reference recorded with scores."""
+    return RubricRef(
+        id=rubric.id,
+        version=rubric.version,
+        scale=ScaleRef(min=rubric.scale.min, max=rubric.scale.max),
+        criteria={c.id: CriterionRef(weight=c.weight, nullable=c.nullable) for c in rubric.criteria},
+    )
