@@ -1,1 +1,1 @@
-"""rubricate.bot."""
+"""The bot core: payloads, command grammar, authorization, handlers and rendering (pure)."""

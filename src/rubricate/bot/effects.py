@@ -112,7 +112,17 @@ class Log:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-Effect = AppendEvents | UpsertComment | PostComment | SetCheckRun | SetStatus | React | SetOutputs | Annotate | Log
+Effect = (
+    AppendEvents
+    | UpsertComment
+    | PostComment
+    | SetCheckRun
+    | SetStatus
+    | React
+    | SetOutputs
+    | Annotate
+    | Log
+)
 
 
 def effect_to_dict(effect: Effect) -> dict[str, Any]:

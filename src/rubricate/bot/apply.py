@@ -1,0 +1,253 @@
+"""Apply one slash command to a job: events to append and a reply when one is due (pure).
+
+Every command is authorized, then checked for its moment (open PR with a recorded version, or
+after merge), then applied. Scores apply to the current version. A reviewer's scoring of v1
+before any new version also records a `first_submission` event (source reviewer) that
+completes or overrides the automatic values criterion by criterion. An override is recorded as
+an `approved` event carrying the failing scores and the reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+from rubricate.bot.authz import authorize
+from rubricate.bot.commands import (
+    MIN_REASON,
+    SPECS,
+    CommandMistake,
+    ParsedCommand,
+    ParseResult,
+    display_name,
+)
+from rubricate.bot.context import HandlerContext
+from rubricate.bot.jobstate import JobState
+from rubricate.bot.messages import REPLY
+from rubricate.bot.record import Stamp, known_scores, new_event, scored, source_evidence
+from rubricate.bot.render_replies import Reply, fail_reasons, help_markdown
+from rubricate.errors import ScoreError
+from rubricate.ledger.event import Event, Override
+from rubricate.rubric.describe import describe_markdown
+from rubricate.rubric.model import Rubric, ScoreValue
+from rubricate.rubric.scoring import check_score, resolve_criterion_id, score
+
+
+@dataclass(frozen=True)
+class Invocation:
+    """Who ran the commands of one comment or review, when, and on what PR state."""
+
+    actor: str
+    actor_role: str
+    pr_author: str
+    at: datetime
+    delivery_prefix: str
+    pr_open: bool = True
+    pr_merged: bool | None = None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one command did: the events it records and its reply, if any."""
+
+    events: tuple[Event, ...] = ()
+    reply: Reply | None = None
+    applied: bool = False
+
+
+def apply_command(
+    item: ParseResult, inv: Invocation, job: JobState, ctx: HandlerContext
+) -> Outcome:
+    """Authorize, check the moment, and apply one command."""
+    if isinstance(item, CommandMistake):
+        return _refuse(item, item.message)
+    decision = authorize(
+        item.name, inv.actor, inv.actor_role, inv.pr_author, ctx.config.commands.roles
+    )
+    if not decision.allowed:
+        return _refuse(item, decision.reason)
+    problem = _moment_problem(item, inv, job)
+    if problem:
+        return _refuse(item, problem)
+    return _APPLY[item.name](item, inv, job, ctx)
+
+
+def _refuse(item: ParseResult, why: str) -> Outcome:
+    return Outcome(reply=Reply(item, why, refused=True))
+
+
+def _moment_problem(item: ParsedCommand, inv: Invocation, job: JobState) -> str:
+    moment = SPECS[item.name].moment
+    merged = job.merged or bool(inv.pr_merged)
+    if moment == "merged" and not merged:
+        return REPLY["not_merged"].format(command=display_name(item.name))
+    if moment != "open":
+        return ""
+    if merged:
+        return REPLY["merged"]
+    if not inv.pr_open or job.abandoned:
+        return REPLY["closed"]
+    return "" if job.versions else REPLY["no_version"]
+
+
+def _stamp(item: ParsedCommand, inv: Invocation, job: JobState, version: int) -> Stamp:
+    info = job.version(version)
+    return Stamp(
+        repo=job.repo,
+        pr=job.pr,
+        author=job.author or inv.pr_author,
+        version=version,
+        head_sha=info.head_sha if info else None,
+        tree_sha=info.tree_sha if info else None,
+        at=inv.at,
+        actor=inv.actor,
+        actor_role=inv.actor_role,
+        delivery=f"{inv.delivery_prefix}#{item.index}",
+    )
+
+
+def resolve_scores(
+    rubric: Rubric, pairs: tuple[tuple[str, ScoreValue], ...]
+) -> dict[str, ScoreValue] | str:
+    """Criterion prefixes resolved and values checked, or the first problem."""
+    resolved: dict[str, ScoreValue] = {}
+    for prefix, value in pairs:
+        try:
+            cid = resolve_criterion_id(rubric, prefix)
+            checked = check_score(rubric, cid, value)
+        except ScoreError as exc:
+            return str(exc)
+        if cid in resolved:
+            return REPLY["given_twice"].format(criterion=cid)
+        resolved[cid] = checked
+    return resolved
+
+
+def _scoring_events(
+    item: ParsedCommand,
+    inv: Invocation,
+    job: JobState,
+    ctx: HandlerContext,
+    merged: dict[str, ScoreValue],
+) -> list[Event]:
+    """`review_scored` with the reviewer's merged scores, and `first_submission` on v1."""
+    version = job.current_version
+    stamp = _stamp(item, inv, job, version)
+    events = [
+        new_event(
+            "review_scored",
+            stamp,
+            **scored(ctx.rubric, merged),
+            source="reviewer",
+            feedback=item.text or None,
+        )
+    ]
+    if version == 1:
+        first = {**job.first_submission, **merged}
+        sources = {**job.first_sources, **dict.fromkeys(merged, "reviewer")}
+        events.append(
+            new_event(
+                "first_submission",
+                stamp,
+                **scored(ctx.rubric, first),
+                source="reviewer",
+                evidence=source_evidence(sources),
+            )
+        )
+    return events
+
+
+def _score(item: ParsedCommand, inv: Invocation, job: JobState, ctx: HandlerContext) -> Outcome:
+    new = resolve_scores(ctx.rubric, item.scores)
+    if isinstance(new, str):
+        return _refuse(item, new)
+    merged = {**job.reviewer_scores.get(job.current_version, {}), **new}
+    return Outcome(tuple(_scoring_events(item, inv, job, ctx, merged)), applied=True)
+
+
+def _approve(item: ParsedCommand, inv: Invocation, job: JobState, ctx: HandlerContext) -> Outcome:
+    new = resolve_scores(ctx.rubric, item.scores)
+    if isinstance(new, str):
+        return _refuse(item, new)
+    version = job.current_version
+    merged = known_scores(ctx.rubric, {**job.reviewer_scores.get(version, {}), **new})
+    missing = [c.id for c in ctx.rubric.criteria if not c.nullable and merged.get(c.id) is None]
+    if missing:
+        example = "/approve " + " ".join(f"{cid}=N" for cid in missing)
+        text = REPLY["missing"].format(
+            missing=", ".join(f"`{cid}`" for cid in missing), example=example
+        )
+        return _refuse(item, text)
+    events = _scoring_events(item, inv, job, ctx, merged) if new else []
+    stamp = _stamp(item, inv, job, version)
+    events.append(new_event("approved", stamp, **scored(ctx.rubric, merged), source="reviewer"))
+    result = score(ctx.rubric, merged)
+    reply = None
+    if result.verdict != "pass":
+        why = fail_reasons(result, ctx.rubric)
+        text = REPLY["approval_fails"].format(version=version, why=why, min_reason=MIN_REASON)
+        reply = Reply(item, text, refused=False)
+    return Outcome(tuple(events), reply, applied=True)
+
+
+def _revise(item: ParsedCommand, inv: Invocation, job: JobState, ctx: HandlerContext) -> Outcome:
+    stamp = _stamp(item, inv, job, job.current_version)
+    return Outcome((new_event("revision_requested", stamp, feedback=item.text),), applied=True)
+
+
+def _override(item: ParsedCommand, inv: Invocation, job: JobState, ctx: HandlerContext) -> Outcome:
+    version = job.current_version
+    approval = job.approval
+    if approval is None:
+        return _refuse(item, REPLY["nothing_to_override"].format(version=version))
+    if approval.override is not None:
+        actor = approval.override.actor
+        return _refuse(item, REPLY["already_overridden"].format(version=version, actor=actor))
+    if approval.verdict == "pass":
+        return _refuse(item, REPLY["already_passes"].format(version=version))
+    event = new_event(
+        "approved",
+        _stamp(item, inv, job, version),
+        **scored(ctx.rubric, approval.scores),
+        source="reviewer",
+        override=Override(reason=item.text),
+    )
+    return Outcome((event,), applied=True)
+
+
+def _after_merge_version(job: JobState) -> int:
+    return job.final.version if job.final is not None else max(job.current_version, 1)
+
+
+def _rate(item: ParsedCommand, inv: Invocation, job: JobState, ctx: HandlerContext) -> Outcome:
+    stamp = _stamp(item, inv, job, _after_merge_version(job))
+    event = new_event("rated", stamp, rating=item.rating, feedback=item.text or None)
+    return Outcome((event,), applied=True)
+
+
+def _dispute(item: ParsedCommand, inv: Invocation, job: JobState, ctx: HandlerContext) -> Outcome:
+    stamp = _stamp(item, inv, job, _after_merge_version(job))
+    return Outcome((new_event("disputed", stamp, feedback=item.text),), applied=True)
+
+
+def _rubric(item: ParsedCommand, inv: Invocation, job: JobState, ctx: HandlerContext) -> Outcome:
+    return Outcome(reply=Reply(item, describe_markdown(ctx.rubric), refused=False), applied=True)
+
+
+def _help(item: ParsedCommand, inv: Invocation, job: JobState, ctx: HandlerContext) -> Outcome:
+    text = help_markdown(ctx.config.commands.roles)
+    return Outcome(reply=Reply(item, text, refused=False), applied=True)
+
+
+_Apply = Callable[[ParsedCommand, Invocation, JobState, HandlerContext], Outcome]
+_APPLY: dict[str, _Apply] = {
+    "score": _score,
+    "approve": _approve,
+    "revise": _revise,
+    "override": _override,
+    "rate": _rate,
+    "dispute": _dispute,
+    "rubric": _rubric,
+    "help": _help,
+}

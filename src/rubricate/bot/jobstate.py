@@ -1,0 +1,325 @@
+"""The state of one PR job, folded from its ledger events (pure: events in, state out).
+
+- Events apply in time order; at the same time, the commands of one comment apply as written
+  and different deliveries in ledger order.
+- Versions come from the events' `version`, `head_sha` and `tree_sha`; a rebase that keeps the
+  tree adds a head to the same version.
+- Reviewer scores are kept per version, merged over every reviewer (the latest value of a
+  criterion wins). FIRST_SUBMISSION merges its events criterion by criterion, as the ledger
+  fold does: a null never erases an earlier value.
+- An `approved` event with `override` marks the approval of its version overridden;
+  `revision_requested` withdraws the approval of its version.
+- The sticky comment id is view metadata the shell keeps beside the ledger; it may set it with
+  `dataclasses.replace(state, sticky_comment_id=...)`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any, Literal
+
+from rubricate.ledger.event import Event
+from rubricate.rubric.model import ScoreValue
+
+Scores = Mapping[str, ScoreValue]
+FeedbackKind = Literal["revise", "note", "rate", "dispute"]
+
+
+@dataclass(frozen=True)
+class VersionInfo:
+    """One version of the PR: a distinct git tree, with every head commit seen for it."""
+
+    number: int
+    head_sha: str | None
+    tree_sha: str | None
+    heads: tuple[str, ...]
+    at: datetime
+
+
+@dataclass(frozen=True)
+class OverrideInfo:
+    """An override of a failing approval; kept and shown forever."""
+
+    version: int
+    reason: str
+    actor: str
+    at: datetime
+
+
+@dataclass(frozen=True)
+class Approval:
+    """A reviewer's approval of a version with its scores, and any override of it."""
+
+    version: int
+    scores: Scores
+    weighted_total: float | None
+    normalized: float | None
+    verdict: str
+    actor: str
+    at: datetime
+    override: OverrideInfo | None = None
+
+    @property
+    def gate_open(self) -> bool:
+        """True when the approval passes or is overridden."""
+        return self.verdict == "pass" or self.override is not None
+
+
+@dataclass(frozen=True)
+class AutoScore:
+    """The automatic (evidence and judge) score of a version, with its evidence entries."""
+
+    version: int
+    scores: Scores
+    weighted_total: float | None
+    verdict: str | None
+    source: str
+    evidence: tuple[Mapping[str, Any], ...]
+
+
+@dataclass(frozen=True)
+class Feedback:
+    """Free text recorded for a job: a revision request, a score note, a rating or a dispute."""
+
+    kind: FeedbackKind
+    version: int
+    actor: str
+    at: datetime
+    text: str
+    rating: int | None = None
+
+
+@dataclass(frozen=True)
+class JobState:
+    """Everything the handlers and views need to know about one PR job."""
+
+    repo: str
+    pr: int
+    author: str | None = None
+    events: tuple[Event, ...] = ()
+    versions: tuple[VersionInfo, ...] = ()
+    reviewer_scores: Mapping[int, Scores] = field(default_factory=dict)
+    auto: Mapping[int, AutoScore] = field(default_factory=dict)
+    first_submission: Scores = field(default_factory=dict)
+    first_sources: Mapping[str, str] = field(default_factory=dict)
+    approvals: Mapping[int, Approval] = field(default_factory=dict)
+    approval_history: tuple[Approval, ...] = ()
+    overrides: tuple[OverrideInfo, ...] = ()
+    feedback: tuple[Feedback, ...] = ()
+    final: Event | None = None
+    abandoned: bool = False
+    handled_deliveries: frozenset[str] = frozenset()
+    sticky_comment_id: int | None = None
+
+    @property
+    def current(self) -> VersionInfo | None:
+        """The newest version, if any was recorded."""
+        return self.versions[-1] if self.versions else None
+
+    @property
+    def current_version(self) -> int:
+        """The newest version number (0 before any)."""
+        return self.versions[-1].number if self.versions else 0
+
+    @property
+    def merged(self) -> bool:
+        """True once a `final_approval` was recorded."""
+        return self.final is not None
+
+    @property
+    def approval(self) -> Approval | None:
+        """The standing approval of the current version."""
+        return self.approvals.get(self.current_version)
+
+    def version(self, number: int) -> VersionInfo | None:
+        """The version with this number."""
+        return next((v for v in self.versions if v.number == number), None)
+
+    def version_of_head(self, head_sha: str) -> VersionInfo | None:
+        """The version a head commit belongs to."""
+        return next((v for v in self.versions if head_sha in v.heads), None)
+
+    def handled(self, delivery_prefix: str) -> bool:
+        """True when any delivery of this comment or review (`comment:<id>`) was applied."""
+        return any(d.split("#", 1)[0] == delivery_prefix for d in self.handled_deliveries)
+
+    def with_events(self, events: Iterable[Event]) -> JobState:
+        """The state after more events (the view metadata is kept)."""
+        state = job_state([*self.events, *events], self.repo, self.pr)
+        return replace(state, sticky_comment_id=self.sticky_comment_id)
+
+
+def job_state(events: Sequence[Event], repo: str, pr: int) -> JobState:
+    """Fold the events of one PR job, given in ledger order (others skipped; ids count once)."""
+    unique = list({e.id: e for e in events if e.repo == repo and e.pr == pr}.values())
+    first_seen: dict[str, int] = {}
+    for position, event in enumerate(unique):
+        first_seen.setdefault(_delivery_group(event.delivery), position)
+
+    def order(event: Event) -> tuple[datetime, int, int]:
+        group = _delivery_group(event.delivery)
+        return event.at, first_seen[group], _delivery_index(event.delivery)
+
+    folder = _Folder(repo, pr)
+    for event in sorted(unique, key=order):
+        folder.apply(event)
+    return folder.state()
+
+
+def _delivery_group(delivery: str | None) -> str:
+    """The comment or review a delivery belongs to (`comment:12` of `comment:12#3`)."""
+    return (delivery or "").partition("#")[0]
+
+
+def _delivery_index(delivery: str | None) -> int:
+    tail = (delivery or "").rpartition("#")[2]
+    return int(tail) if "#" in (delivery or "") and tail.isdigit() else 0
+
+
+class _Folder:
+    """Mutable accumulator behind `job_state`."""
+
+    def __init__(self, repo: str, pr: int) -> None:
+        self.repo, self.pr = repo, pr
+        self.author: str | None = None
+        self.events: list[Event] = []
+        self.versions: dict[int, VersionInfo] = {}
+        self.reviewer: dict[int, dict[str, ScoreValue]] = {}
+        self.auto: dict[int, AutoScore] = {}
+        self.first: dict[str, ScoreValue] = {}
+        self.first_sources: dict[str, str] = {}
+        self.approvals: dict[int, Approval] = {}
+        self.history: list[Approval] = []
+        self.overrides: list[OverrideInfo] = []
+        self.feedback: list[Feedback] = []
+        self.final: Event | None = None
+        self.abandoned = False
+
+    def apply(self, event: Event) -> None:
+        """Apply one event."""
+        self.events.append(event)
+        self.author = self.author or event.author
+        if event.kind not in ("disputed", "rated"):
+            self._see_version(event)
+        getattr(self, f"_on_{event.kind}")(event)
+
+    def _see_version(self, event: Event) -> None:
+        known = self.versions.get(event.version)
+        heads = known.heads if known else ()
+        if event.head_sha and event.head_sha not in heads:
+            heads = (*heads, event.head_sha)
+        self.versions[event.version] = VersionInfo(
+            number=event.version,
+            head_sha=event.head_sha or (known.head_sha if known else None),
+            tree_sha=event.tree_sha or (known.tree_sha if known else None),
+            heads=heads,
+            at=known.at if known else event.at,
+        )
+
+    def _on_first_submission(self, event: Event) -> None:
+        for cid, value in (event.scores or {}).items():
+            if value is None and self.first.get(cid) is not None:
+                continue
+            self.first[cid] = value
+            self.first_sources[cid] = _criterion_source(event, cid)
+        if event.source != "reviewer":
+            self._auto(event)
+        self.abandoned = False
+
+    def _on_review_scored(self, event: Event) -> None:
+        if event.source == "reviewer":
+            merged = {**self.reviewer.get(event.version, {}), **(event.scores or {})}
+            self.reviewer[event.version] = merged
+            if event.feedback:
+                self._feedback("note", event)
+        else:
+            self._auto(event)
+        self.abandoned = False
+
+    def _auto(self, event: Event) -> None:
+        self.auto[event.version] = AutoScore(
+            version=event.version,
+            scores=dict(event.scores or {}),
+            weighted_total=event.weighted_total,
+            verdict=event.verdict,
+            source=event.source or "auto",
+            evidence=tuple(event.evidence or ()),
+        )
+
+    def _on_approved(self, event: Event) -> None:
+        previous = self.approvals.get(event.version)
+        if event.override is not None:
+            info = OverrideInfo(event.version, event.override.reason, event.actor, event.at)
+            self.overrides.append(info)
+            base = previous or _approval(event)
+            approval = replace(base, override=info)
+        else:
+            approval = _approval(event)
+        self.approvals[event.version] = approval
+        self.history.append(approval)
+
+    def _on_revision_requested(self, event: Event) -> None:
+        self.approvals.pop(event.version, None)
+        self._feedback("revise", event)
+
+    def _on_final_approval(self, event: Event) -> None:
+        self.final = event
+        self.abandoned = False
+
+    def _on_abandoned(self, event: Event) -> None:
+        self.abandoned = self.final is None
+
+    def _on_rated(self, event: Event) -> None:
+        self._feedback("rate", event)
+
+    def _on_disputed(self, event: Event) -> None:
+        self._feedback("dispute", event)
+
+    def _feedback(self, kind: FeedbackKind, event: Event) -> None:
+        text = event.feedback or ""
+        self.feedback.append(
+            Feedback(kind, event.version, event.actor, event.at, text, event.rating)
+        )
+
+    def state(self) -> JobState:
+        """The folded, immutable state."""
+        return JobState(
+            repo=self.repo,
+            pr=self.pr,
+            author=self.author,
+            events=tuple(self.events),
+            versions=tuple(self.versions[n] for n in sorted(self.versions)),
+            reviewer_scores=dict(self.reviewer),
+            auto=dict(self.auto),
+            first_submission=dict(self.first),
+            first_sources=dict(self.first_sources),
+            approvals=dict(self.approvals),
+            approval_history=tuple(self.history),
+            overrides=tuple(self.overrides),
+            feedback=tuple(self.feedback),
+            final=self.final,
+            abandoned=self.abandoned,
+            handled_deliveries=frozenset(e.delivery for e in self.events if e.delivery),
+        )
+
+
+def _approval(event: Event) -> Approval:
+    return Approval(
+        version=event.version,
+        scores=dict(event.scores or {}),
+        weighted_total=event.weighted_total,
+        normalized=event.normalized,
+        verdict=event.verdict or "incomplete",
+        actor=event.actor,
+        at=event.at,
+    )
+
+
+def _criterion_source(event: Event, criterion_id: str) -> str:
+    """Where a recorded score came from: the evidence entry's source, else the event's."""
+    for entry in event.evidence or ():
+        if entry.get("type") == "criterion" and entry.get("id") == criterion_id:
+            return str(entry.get("source") or event.source or "auto")
+    return event.source or "auto"

@@ -1,0 +1,92 @@
+"""Small markdown helpers for the bot's views (pure: strings in, strings out).
+
+All user text goes through `escape`: HTML is turned into entities, markdown punctuation is
+backslash-escaped, and `@` cannot mention anyone.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from rubricate.rubric.model import ScoreValue
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~])")
+_ENTITIES = (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("@", "&#64;"), (":", "&#58;"))
+DASH = "–"
+
+
+def escape(text: str) -> str:
+    """User text made inert in markdown and HTML (no tags, no formatting, no mentions)."""
+    text = _MD_SPECIAL.sub(r"\\\1", text)
+    for char, entity in _ENTITIES:
+        text = text.replace(char, entity)
+    return text
+
+
+def cell(text: str, limit: int = 200) -> str:
+    """Escaped user text for one table cell: one line, `|`-safe, shortened."""
+    flat = " ".join(text.split())
+    if len(flat) > limit:
+        flat = flat[: limit - 1] + "…"
+    return escape(flat)
+
+
+def block(text: str, limit: int = 1000) -> str:
+    """Escaped multi-line user text as a blockquote."""
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    lines = [escape(line) for line in text.splitlines() or [""]]
+    return "\n".join(f"> {line}" if line else ">" for line in lines)
+
+
+def code(text: str) -> str:
+    """A short literal (an id, a sha, a path) in a code span that its content cannot break."""
+    flat = " ".join(text.split()) or " "
+    longest = max((len(run) for run in re.findall(r"`+", flat)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if flat.startswith("`") or flat.endswith("`") else ""
+    return f"{fence}{pad}{flat}{pad}{fence}"
+
+
+def number(value: float | None, digits: int = 2) -> str:
+    """A number for display, rounded (`3.45`, `4`), or a dash."""
+    if value is None:
+        return DASH
+    return f"{round(value, digits):g}"
+
+
+def score_text(value: ScoreValue, present: bool = True) -> str:
+    """A criterion score for display: a number, yes/no, n/a for null, a dash when absent."""
+    if not present:
+        return DASH
+    if value is None:
+        return "n/a"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return number(value)
+
+
+def table(header: Sequence[str], rows: Sequence[Sequence[str]], align: str = "") -> str:
+    """A markdown table; `align` holds one of `l`/`r` per column (left by default)."""
+    marks = [("---:" if align[i : i + 1] == "r" else "---") for i in range(len(header))]
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(marks) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def details(summary: str, body: str) -> str:
+    """A folded `<details>` section."""
+    return f"<details><summary>{summary}</summary>\n\n{body}\n\n</details>"
+
+
+def truncate(text: str, limit: int, where: str = "") -> str:
+    """Text cut under `limit` characters at a line break, with a note saying so."""
+    if len(text) < limit:
+        return text
+    note = f"\n\n_… truncated: the full report is longer than {limit:,} characters{where}._"
+    cut = text[: max(0, limit - len(note) - 1)]
+    line_end = cut.rfind("\n")
+    if line_end > 0:
+        cut = cut[:line_end]
+    return cut + note

@@ -1,0 +1,106 @@
+"""Comments and reviews: run their commands in order, reply once, react, refresh views (pure).
+
+Each command's delivery is `comment:<id>#<n>` (or `review:<id>#<n>`). A comment or review whose
+deliveries are already in the ledger was handled by an earlier run: it adds no events and no
+replies, and only rebuilds the views and reactions (this heals a half-applied run).
+"""
+
+from __future__ import annotations
+
+from rubricate.bot.apply import Invocation, apply_command
+from rubricate.bot.commands import parse_commands
+from rubricate.bot.context import HandlerContext
+from rubricate.bot.effects import AppendEvents, Effect, Log, PostComment, React, ReactionKind
+from rubricate.bot.gate import gate_of
+from rubricate.bot.jobstate import JobState
+from rubricate.bot.payload import CommentEvent, ReviewEvent
+from rubricate.bot.render_replies import Reply, reply_body
+from rubricate.bot.views import outputs, status, sticky
+from rubricate.ledger.event import Event
+
+
+def on_commands(
+    event: CommentEvent | ReviewEvent, job: JobState, ctx: HandlerContext
+) -> list[Effect]:
+    """The effects of the commands in a new comment or a submitted review."""
+    items = parse_commands(event.body)
+    prefix = _delivery_prefix(event)
+    if not items:
+        return [Log(f"{prefix} on #{event.number}: no commands")]
+    if job.handled(prefix):
+        return _replay(event, job, ctx)
+    inv = _invocation(event, ctx)
+    state = job
+    events: list[Event] = []
+    replies: list[Reply] = []
+    applied = refused = 0
+    for item in items:
+        outcome = apply_command(item, inv, state, ctx)
+        if outcome.events:
+            events += outcome.events
+            state = state.with_events(outcome.events)
+        if outcome.reply is not None:
+            replies.append(outcome.reply)
+        applied += outcome.applied
+        refused += not outcome.applied
+    effects: list[Effect] = [AppendEvents(tuple(events))] if events else []
+    effects.append(_react(event, "eyes"))
+    if replies:
+        effects.append(PostComment(event.number, reply_body(event.actor, replies)))
+    if events:
+        effects.append(sticky(state, ctx.rubric))
+        if gate_of(state, ctx.rubric) != gate_of(job, ctx.rubric):
+            effects += _status(state, ctx, event)
+    effects += [_react(event, "+1")] if applied else []
+    effects += [_react(event, "confused")] if refused else []
+    effects.append(outputs(state, ctx.rubric))
+    summary = f"{prefix} on #{event.number}: {applied} applied, {refused} refused"
+    effects.append(Log(summary, {"events": len(events)}))
+    return effects
+
+
+def _replay(event: CommentEvent | ReviewEvent, job: JobState, ctx: HandlerContext) -> list[Effect]:
+    prefix = _delivery_prefix(event)
+    return [
+        _react(event, "eyes"),
+        sticky(job, ctx.rubric),
+        *_status(job, ctx, event),
+        _react(event, "+1"),
+        outputs(job, ctx.rubric),
+        Log(f"{prefix} on #{event.number} was already applied; views rebuilt"),
+    ]
+
+
+def _status(
+    state: JobState, ctx: HandlerContext, event: CommentEvent | ReviewEvent
+) -> list[Effect]:
+    """The gate status on the current head, while the PR is open."""
+    head = state.current.head_sha if state.current else None
+    if head is None or state.merged or state.abandoned or not event.pr_open:
+        return []
+    return [status(state, ctx.rubric, head)]
+
+
+def _invocation(event: CommentEvent | ReviewEvent, ctx: HandlerContext) -> Invocation:
+    at = event.submitted_at if isinstance(event, ReviewEvent) else event.created_at
+    return Invocation(
+        actor=event.actor,
+        actor_role=ctx.actor_role,
+        pr_author=event.pr_author,
+        at=at,
+        delivery_prefix=_delivery_prefix(event),
+        pr_open=event.pr_open,
+        pr_merged=event.pr_merged,
+    )
+
+
+def _delivery_prefix(event: CommentEvent | ReviewEvent) -> str:
+    if isinstance(event, ReviewEvent):
+        return f"review:{event.review_id}"
+    return f"comment:{event.comment_id}"
+
+
+def _react(event: CommentEvent | ReviewEvent, content: ReactionKind) -> React:
+    if isinstance(event, ReviewEvent):
+        return React(event.review_id, content, "review", event.number)
+    return React(event.comment_id, content, "issue_comment", event.number)

@@ -1,0 +1,245 @@
+"""Pull-request lifecycle events: versions, automatic scores, merge and abandonment (pure).
+
+- opened / reopened / ready_for_review / synchronize: the head is placed in a version. The first
+  version records a FIRST_SUBMISSION from the automatic report; a push that changes the tree
+  opens a new version scored automatically; a rebase that keeps the tree adds the head to the
+  same version, so scores and the gate carry over to the new head commit.
+- closed: `final_approval` when merged (gate passed, overridden or bypassed), else `abandoned`.
+  A merged revert records a `disputed` event on the PR it reverts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rubricate.bot.context import HandlerContext
+from rubricate.bot.effects import AppendEvents, Effect, Log
+from rubricate.bot.jobstate import JobState
+from rubricate.bot.payload import PullRequestEvent, reverted_pr
+from rubricate.bot.record import (
+    Stamp,
+    judge_info,
+    new_event,
+    report_evidence,
+    report_source,
+    scored,
+    source_evidence,
+)
+from rubricate.bot.views import check_run, outputs, status, sticky
+from rubricate.evidence.snapshot import Snapshot
+from rubricate.ledger.event import Event, EventKind, Override
+from rubricate.rubric.model import ScoreValue
+
+_REPEATABLE = ("reopened", "closed")
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where a head commit lands: its version, and whether the version or the head is new."""
+
+    version: int
+    new_version: bool
+    new_head: bool
+
+
+def place_head(job: JobState, head_sha: str, tree_sha: str | None) -> Placement:
+    """The version of a head: the same one when the tree (or the head) is unchanged."""
+    current = job.current
+    if current is None:
+        return Placement(1, True, True)
+    known = job.version_of_head(head_sha)
+    if known is not None:
+        return Placement(known.number, False, False)
+    same_tree = tree_sha is not None and tree_sha == current.tree_sha
+    if same_tree:
+        return Placement(current.number, False, True)
+    return Placement(current.number + 1, True, True)
+
+
+def on_pull_request(
+    event: PullRequestEvent, snapshot: Snapshot | None, job: JobState, ctx: HandlerContext
+) -> list[Effect]:
+    """The effects of a pull-request event."""
+    if event.action == "closed":
+        return _closed(event, snapshot, job, ctx)
+    return _head_seen(event, snapshot, job, ctx)
+
+
+def _head_seen(
+    event: PullRequestEvent, snapshot: Snapshot | None, job: JobState, ctx: HandlerContext
+) -> list[Effect]:
+    tree = _tree(snapshot, event.head_sha)
+    place = place_head(job, event.head_sha, tree)
+    events: list[Event] = []
+    if place.new_head or job.abandoned:
+        events.append(_auto_event(event, tree, place, job, ctx))
+    after = job.with_events(events)
+    effects: list[Effect] = [AppendEvents(tuple(events))] if events else []
+    effects += [
+        sticky(after, ctx.rubric),
+        check_run(after, ctx.rubric, event.head_sha, ctx.report),
+        status(after, ctx.rubric, event.head_sha),
+        outputs(after, ctx.rubric),
+        Log(_head_log(event, place), {"version": place.version, "events": len(events)}),
+    ]
+    return effects
+
+
+def _head_log(event: PullRequestEvent, place: Placement) -> str:
+    if place.new_version:
+        what = f"new version v{place.version}"
+    elif place.new_head:
+        what = f"same tree, v{place.version} kept"
+    else:
+        what = f"head already recorded in v{place.version}"
+    return f"pull_request {event.action} #{event.number} at {event.head_sha[:7]}: {what}"
+
+
+def _auto_event(
+    event: PullRequestEvent,
+    tree: str | None,
+    place: Placement,
+    job: JobState,
+    ctx: HandlerContext,
+) -> Event:
+    report = ctx.report
+    previous = None if place.new_version else job.auto.get(place.version)
+    if report is not None or previous is None:
+        scores: dict[str, ScoreValue] = report.scores() if report else {}
+        evidence, source = report_evidence(report), report_source(report)
+    else:
+        scores, source = dict(previous.scores), previous.source
+        evidence = [dict(entry) for entry in previous.evidence]
+    kind: EventKind = (
+        "first_submission" if place.version == 1 and not job.versions else "review_scored"
+    )
+    stamp = _stamp(event, place.version, event.head_sha, tree, job)
+    return new_event(
+        kind,
+        stamp,
+        **scored(ctx.rubric, scores),
+        source=source,
+        evidence=evidence,
+        judge=judge_info(report),
+    )
+
+
+def _closed(
+    event: PullRequestEvent, snapshot: Snapshot | None, job: JobState, ctx: HandlerContext
+) -> list[Effect]:
+    if not event.merged and not job.versions:
+        return [Log(f"pull request #{event.number} closed before any version was recorded")]
+    events = [_final(event, snapshot, job, ctx) if event.merged else _abandoned(event, job)]
+    dispute = _revert_dispute(event, ctx) if event.merged else None
+    effects: list[Effect] = []
+    if isinstance(dispute, Event):
+        events.append(dispute)
+    elif dispute:
+        effects.append(Log(dispute))
+    after = job.with_events(events)
+    outcome = "merged" if event.merged else "closed without merge"
+    return [
+        AppendEvents(tuple(events)),
+        sticky(after, ctx.rubric),
+        outputs(after, ctx.rubric),
+        *effects,
+        Log(f"pull request #{event.number} {outcome}", {"events": len(events)}),
+    ]
+
+
+def _final(
+    event: PullRequestEvent, snapshot: Snapshot | None, job: JobState, ctx: HandlerContext
+) -> Event:
+    tree = _tree(snapshot, event.head_sha)
+    version = place_head(job, event.head_sha, tree).version
+    approval = job.approvals.get(version)
+    reviewer = job.reviewer_scores.get(version)
+    auto = job.auto.get(version)
+    extra: dict[str, object] = {}
+    if approval is not None:
+        scores, source = dict(approval.scores), "reviewer"
+        gate = "overridden" if approval.override else "passed"
+        if approval.override is None and approval.verdict != "pass":
+            gate = "bypassed"
+        if approval.override is not None:
+            extra["override"] = Override(reason=approval.override.reason)
+    elif reviewer:
+        scores, source, gate = dict(reviewer), "reviewer", "bypassed"
+    else:
+        scores = dict(auto.scores) if auto else (ctx.report.scores() if ctx.report else {})
+        source, gate = (auto.source if auto else report_source(ctx.report)), "bypassed"
+    stamp = _stamp(event, version, event.head_sha, tree, job, actor=event.merged_by)
+    return new_event(
+        "final_approval",
+        stamp,
+        **scored(ctx.rubric, scores),
+        source=source,
+        gate=gate,
+        deadline=ctx.deadline,
+        evidence=source_evidence(dict.fromkeys(scores, source)),
+        **extra,
+    )
+
+
+def _abandoned(event: PullRequestEvent, job: JobState) -> Event:
+    current = job.current
+    version = current.number if current else 1
+    tree = current.tree_sha if current else None
+    return new_event("abandoned", _stamp(event, version, event.head_sha, tree, job))
+
+
+def _revert_dispute(event: PullRequestEvent, ctx: HandlerContext) -> Event | str | None:
+    """A `disputed` event on the PR a merged revert undoes, or why none is recorded."""
+    number = ctx.reverts_pr if ctx.reverts_pr is not None else reverted_pr(event)
+    if number is None:
+        return None
+    reverted = ctx.reverted_job
+    if reverted is None or reverted.pr != number or reverted.final is None:
+        return f"#{event.number} reverts #{number}, which the ledger has no merged job for"
+    final = reverted.final
+    stamp = Stamp(
+        repo=event.repo,
+        pr=number,
+        author=reverted.author or final.author,
+        version=final.version,
+        head_sha=final.head_sha,
+        tree_sha=final.tree_sha,
+        at=event.at,
+        actor=event.merged_by or event.sender or event.author,
+        actor_role="none",
+        delivery=f"revert:{event.number}",
+    )
+    return new_event("disputed", stamp, feedback=f"reverted by #{event.number}")
+
+
+def _stamp(
+    event: PullRequestEvent,
+    version: int,
+    head_sha: str,
+    tree: str | None,
+    job: JobState,
+    actor: str | None = None,
+) -> Stamp:
+    delivery = f"pr:{event.action}:{head_sha}"
+    if event.action in _REPEATABLE:
+        delivery += f"@{event.at.strftime('%Y-%m-%dT%H:%M:%SZ')}"
+    known = job.version(version)
+    return Stamp(
+        repo=event.repo,
+        pr=event.number,
+        author=job.author or event.author,
+        version=version,
+        head_sha=head_sha,
+        tree_sha=tree or (known.tree_sha if known else None),
+        at=event.at,
+        actor=actor or event.sender or event.author,
+        actor_role="none",
+        delivery=delivery,
+    )
+
+
+def _tree(snapshot: Snapshot | None, head_sha: str) -> str | None:
+    """The head tree from the snapshot, when the snapshot is of this head."""
+    if snapshot is None or not snapshot.head_tree or snapshot.head_sha != head_sha:
+        return None
+    return snapshot.head_tree

@@ -1,0 +1,284 @@
+"""Typed models of the webhook payloads the bot acts on (pure: a dict in, a frozen event out).
+
+`parse_event` routes `pull_request` and `pull_request_target` the same way, reads commands from
+`issue_comment.created` on pull requests and `pull_request_review.submitted`, and returns
+`Ignored(reason)` for everything else: plain-issue comments, edits and deletions, bots, drafts,
+other events and actions. A payload that lacks a field the bot needs raises `PayloadError`.
+Pull requests opened by bot accounts are scored: AI agents often work through one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from rubricate.errors import RubricateError
+
+PR_EVENTS = ("pull_request", "pull_request_target")
+PR_ACTIONS = ("opened", "reopened", "ready_for_review", "synchronize", "closed")
+_REVERTS = re.compile(r"^\s*Reverts\s+(?:([\w.-]+/[\w.-]+))?#(\d+)\b", re.MULTILINE)
+
+
+class PayloadError(RubricateError):
+    """A webhook payload without a field the bot needs."""
+
+
+@dataclass(frozen=True)
+class PullRequestEvent:
+    """A pull-request lifecycle event: opened, reopened, ready_for_review, synchronize, closed."""
+
+    action: str
+    number: int
+    author: str
+    author_is_bot: bool
+    draft: bool
+    merged: bool
+    head_sha: str
+    base_sha: str
+    base_ref: str
+    title: str
+    body: str
+    created_at: datetime
+    closed_at: datetime | None
+    merged_at: datetime | None
+    milestone_due_on: datetime | None
+    merge_commit_sha: str | None
+    repo: str
+    updated_at: datetime | None = None
+    sender: str = ""
+    merged_by: str | None = None
+
+    @property
+    def at(self) -> datetime:
+        """The event's own time: merge, close, last update or creation, as it applies."""
+        if self.action == "closed":
+            return self.merged_at or self.closed_at or self.updated_at or self.created_at
+        if self.action == "opened":
+            return self.created_at
+        return self.updated_at or self.created_at
+
+
+@dataclass(frozen=True)
+class CommentEvent:
+    """A new comment on a pull request (the commands are in its body)."""
+
+    comment_id: int
+    body: str
+    actor: str
+    actor_is_bot: bool
+    created_at: datetime
+    number: int
+    pr_author: str
+    repo: str
+    pr_open: bool = True
+    pr_merged: bool | None = None
+
+
+@dataclass(frozen=True)
+class ReviewEvent:
+    """A submitted pull-request review (the commands are in its body)."""
+
+    review_id: int
+    body: str
+    actor: str
+    actor_is_bot: bool
+    submitted_at: datetime
+    number: int
+    pr_author: str
+    head_sha: str
+    repo: str
+    pr_open: bool = True
+    pr_merged: bool | None = None
+
+
+@dataclass(frozen=True)
+class Ignored:
+    """An event the bot does not act on, and why (logged in one line)."""
+
+    reason: str
+
+
+BotEvent = PullRequestEvent | CommentEvent | ReviewEvent
+
+
+def parse_event(event_name: str, payload: Mapping[str, Any]) -> BotEvent | Ignored:
+    """The typed event the bot acts on, or `Ignored(reason)`."""
+    action = payload.get("action")
+    if event_name in PR_EVENTS:
+        return _pull_request(payload, str(action))
+    if event_name == "issue_comment":
+        return _comment(payload, str(action))
+    if event_name == "pull_request_review":
+        return _review(payload, str(action))
+    return Ignored(f"event {event_name!r} is not handled")
+
+
+def _pull_request(payload: Mapping[str, Any], action: str) -> PullRequestEvent | Ignored:
+    if action not in PR_ACTIONS:
+        return Ignored(f"pull_request action {action!r} is not handled")
+    pr = _mapping(payload, "pull_request")
+    event = PullRequestEvent(
+        action=action,
+        number=_int(pr, "number"),
+        author=_login(pr, "user"),
+        author_is_bot=is_bot(_mapping(pr, "user")),
+        draft=bool(pr.get("draft", False)),
+        merged=bool(pr.get("merged", False)) or pr.get("merged_at") is not None,
+        head_sha=_str(_mapping(pr, "head"), "sha"),
+        base_sha=_str(_mapping(pr, "base"), "sha"),
+        base_ref=_str(_mapping(pr, "base"), "ref"),
+        title=str(pr.get("title") or ""),
+        body=str(pr.get("body") or ""),
+        created_at=_time(pr, "created_at"),
+        closed_at=_optional_time(pr, "closed_at"),
+        merged_at=_optional_time(pr, "merged_at"),
+        milestone_due_on=_milestone_due_on(pr),
+        merge_commit_sha=pr.get("merge_commit_sha") or None,
+        repo=_repo(payload),
+        updated_at=_optional_time(pr, "updated_at"),
+        sender=_sender(payload),
+        merged_by=_optional_login(pr, "merged_by"),
+    )
+    if event.draft and action != "closed":
+        return Ignored(f"pull request #{event.number} is a draft")
+    return event
+
+
+def _comment(payload: Mapping[str, Any], action: str) -> CommentEvent | Ignored:
+    if action != "created":
+        return Ignored(f"issue_comment action {action!r} is not handled (only new comments count)")
+    issue = _mapping(payload, "issue")
+    if not isinstance(issue.get("pull_request"), Mapping):
+        return Ignored(f"comment on plain issue #{issue.get('number')}")
+    comment = _mapping(payload, "comment")
+    user = _mapping(comment, "user")
+    if is_bot(user):
+        return Ignored(f"comment by bot {user.get('login')!r}")
+    return CommentEvent(
+        comment_id=_int(comment, "id"),
+        body=str(comment.get("body") or ""),
+        actor=_str(user, "login"),
+        actor_is_bot=False,
+        created_at=_time(comment, "created_at"),
+        number=_int(issue, "number"),
+        pr_author=_login(issue, "user"),
+        repo=_repo(payload),
+        pr_open=issue.get("state", "open") == "open",
+        pr_merged=_issue_pr_merged(issue),
+    )
+
+
+def _review(payload: Mapping[str, Any], action: str) -> ReviewEvent | Ignored:
+    if action != "submitted":
+        return Ignored(f"pull_request_review action {action!r} is not handled")
+    review = _mapping(payload, "review")
+    user = _mapping(review, "user")
+    if is_bot(user):
+        return Ignored(f"review by bot {user.get('login')!r}")
+    pr = _mapping(payload, "pull_request")
+    return ReviewEvent(
+        review_id=_int(review, "id"),
+        body=str(review.get("body") or ""),
+        actor=_str(user, "login"),
+        actor_is_bot=False,
+        submitted_at=_time(review, "submitted_at"),
+        number=_int(pr, "number"),
+        pr_author=_login(pr, "user"),
+        head_sha=str(review.get("commit_id") or _str(_mapping(pr, "head"), "sha")),
+        repo=_repo(payload),
+        pr_open=pr.get("state", "open") == "open",
+        pr_merged=bool(pr.get("merged", False)) or pr.get("merged_at") is not None,
+    )
+
+
+def is_bot(user: Mapping[str, Any]) -> bool:
+    """A bot account: a `[bot]` login or `type: Bot`."""
+    return str(user.get("login", "")).endswith("[bot]") or user.get("type") == "Bot"
+
+
+def reverted_pr(event: PullRequestEvent) -> int | None:
+    """The PR of the same repository that a revert PR's body names (`Reverts owner/repo#N`)."""
+    for match in _REVERTS.finditer(event.body):
+        repo, number = match.group(1), int(match.group(2))
+        if (repo is None or repo.lower() == event.repo.lower()) and number != event.number:
+            return number
+    return None
+
+
+def parse_time(text: str) -> datetime:
+    """An RFC 3339 timestamp from GitHub (`...Z` or with an offset) as an aware datetime."""
+    value = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    if value.tzinfo is None:
+        raise ValueError(f"timestamp without a timezone: {text!r}")
+    return value
+
+
+def _issue_pr_merged(issue: Mapping[str, Any]) -> bool | None:
+    link = issue.get("pull_request")
+    if isinstance(link, Mapping) and "merged_at" in link:
+        return link["merged_at"] is not None
+    return None
+
+
+def _milestone_due_on(pr: Mapping[str, Any]) -> datetime | None:
+    milestone = pr.get("milestone")
+    return _optional_time(milestone, "due_on") if isinstance(milestone, Mapping) else None
+
+
+def _repo(payload: Mapping[str, Any]) -> str:
+    return _str(_mapping(payload, "repository"), "full_name")
+
+
+def _sender(payload: Mapping[str, Any]) -> str:
+    sender = payload.get("sender")
+    return str(sender.get("login", "")) if isinstance(sender, Mapping) else ""
+
+
+def _login(data: Mapping[str, Any], key: str) -> str:
+    return _str(_mapping(data, key), "login")
+
+
+def _optional_login(data: Mapping[str, Any], key: str) -> str | None:
+    user = data.get(key)
+    return str(user["login"]) if isinstance(user, Mapping) and user.get("login") else None
+
+
+def _mapping(data: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+    value = data.get(key)
+    if not isinstance(value, Mapping):
+        raise PayloadError(f"webhook payload: `{key}` is missing or not an object")
+    return value
+
+
+def _str(data: Mapping[str, Any], key: str) -> str:
+    value = data.get(key)
+    if not isinstance(value, str) or not value:
+        raise PayloadError(f"webhook payload: `{key}` is missing or not a string")
+    return value
+
+
+def _int(data: Mapping[str, Any], key: str) -> int:
+    value = data.get(key)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise PayloadError(f"webhook payload: `{key}` is missing or not an integer")
+    return value
+
+
+def _time(data: Mapping[str, Any], key: str) -> datetime:
+    value = _optional_time(data, key)
+    if value is None:
+        raise PayloadError(f"webhook payload: `{key}` is missing")
+    return value
+
+
+def _optional_time(data: Mapping[str, Any], key: str) -> datetime | None:
+    value = data.get(key)
+    if value is None:
+        return None
+    try:
+        return parse_time(str(value))
+    except ValueError:
+        raise PayloadError(f"webhook payload: `{key}` is not an RFC 3339 time: {value!r}") from None

@@ -1,0 +1,146 @@
+"""Build the ledger events the bot appends (pure: data in, `Event` out).
+
+Every event has `id = natural_key(kind, repo, pr, version, delivery)`, so a replayed delivery
+writes nothing new. Scoring events carry the full rubric reference, the scores, the weighted
+total, the normalized total and the verdict. Automatic evidence is recorded as a list of typed
+entries (`criterion`, `check`, `finding`, `not_scored`, `note`) so that views can be rebuilt
+from the ledger alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, cast, get_args
+
+from pydantic import ValidationError
+
+from rubricate.evidence.report_model import ScoreReport
+from rubricate.ledger.event import ActorRole, Event, EventKind, JudgeInfo, natural_key, rubric_ref
+from rubricate.rubric.model import Rubric, ScoreValue
+from rubricate.rubric.scoring import score
+
+MAX_FINDINGS = 50
+MAX_EVIDENCE_TEXT = 300
+MAX_EVIDENCE_ITEMS = 5
+
+
+@dataclass(frozen=True)
+class Stamp:
+    """Where and when an event happens: the job, the version, the actor and the delivery."""
+
+    repo: str
+    pr: int
+    author: str
+    version: int
+    head_sha: str | None
+    tree_sha: str | None
+    at: datetime
+    actor: str
+    actor_role: str
+    delivery: str
+
+
+def new_event(kind: EventKind, stamp: Stamp, **fields: Any) -> Event:
+    """An event of `kind` at `stamp`, with its natural-key id and any extra fields."""
+    return Event(
+        id=natural_key(kind, stamp.repo, stamp.pr, stamp.version, stamp.delivery),
+        kind=kind,
+        repo=stamp.repo,
+        pr=stamp.pr,
+        author=stamp.author,
+        actor=stamp.actor,
+        actor_role=_role(stamp.actor_role),
+        at=stamp.at,
+        version=stamp.version,
+        head_sha=stamp.head_sha,
+        tree_sha=stamp.tree_sha,
+        delivery=stamp.delivery,
+        **fields,
+    )
+
+
+def scored(rubric: Rubric, scores: Mapping[str, ScoreValue]) -> dict[str, Any]:
+    """The scoring fields of an event: rubric, scores, totals and verdict."""
+    known = known_scores(rubric, scores)
+    result = score(rubric, known)
+    return {
+        "rubric": rubric_ref(rubric),
+        "scores": known,
+        "weighted_total": result.weighted_total,
+        "normalized": result.normalized,
+        "verdict": result.verdict,
+    }
+
+
+def known_scores(rubric: Rubric, scores: Mapping[str, ScoreValue]) -> dict[str, ScoreValue]:
+    """The scores of criteria the rubric has (a ledger may hold ids of an older rubric)."""
+    ids = set(rubric.ids)
+    return {cid: value for cid, value in scores.items() if cid in ids}
+
+
+def report_source(report: ScoreReport | None) -> str:
+    """`judge` when the judge scored any criterion, else `auto`."""
+    if report is not None and any(c.source == "judge" for c in report.criteria):
+        return "judge"
+    return "auto"
+
+
+def report_evidence(report: ScoreReport | None) -> list[dict[str, Any]]:
+    """The evidence entries of an automatic report (findings capped, texts shortened)."""
+    if report is None:
+        return [{"type": "note", "text": "no automatic report was produced for this version"}]
+    entries: list[dict[str, Any]] = [
+        {
+            "type": "criterion",
+            "id": item.id,
+            "source": item.source,
+            "score": item.score,
+            "evidence": [_short(text) for text in item.evidence[:MAX_EVIDENCE_ITEMS]],
+        }
+        for item in report.criteria
+    ]
+    entries += [
+        {"type": "check", "id": c.id, "status": c.status, "criterion": c.criterion}
+        for c in report.checks
+    ]
+    findings = [(c.id, f) for c in report.checks for f in c.findings]
+    entries += [
+        {"type": "finding", "check": check, **_finding(f.as_dict())}
+        for check, f in findings[:MAX_FINDINGS]
+    ]
+    if len(findings) > MAX_FINDINGS:
+        entries.append({"type": "note", "text": f"{len(findings) - MAX_FINDINGS} more findings"})
+    if report.not_scored:
+        entries.append({"type": "not_scored", "ids": list(report.not_scored)})
+    entries += [{"type": "note", "text": _short(note)} for note in report.notes]
+    return entries
+
+
+def source_evidence(sources: Mapping[str, str]) -> list[dict[str, Any]]:
+    """Evidence entries saying where each criterion score came from."""
+    return [{"type": "criterion", "id": cid, "source": src} for cid, src in sources.items()]
+
+
+def judge_info(report: ScoreReport | None) -> JudgeInfo | None:
+    """The judge's model, prompt version and token use, when a judge ran."""
+    if report is None or not report.judge or "model" not in report.judge:
+        return None
+    wanted = {k: v for k, v in report.judge.items() if k in JudgeInfo.model_fields}
+    try:
+        return JudgeInfo.model_validate(wanted)
+    except ValidationError:
+        return None
+
+
+def _finding(data: dict[str, Any]) -> dict[str, Any]:
+    return {**data, "message": _short(str(data.get("message", "")))}
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= MAX_EVIDENCE_TEXT else text[: MAX_EVIDENCE_TEXT - 1] + "…"
+
+
+def _role(role: str) -> ActorRole:
+    return cast(ActorRole, role) if role in get_args(ActorRole) else "none"
