@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from rubricate.errors import Diagnostic, SourceError
-from rubricate.yamlsource import Locator, did_you_mean, load_located
+from rubricate.errors import SourceError
+from rubricate.rubric.located import describe_value, validate_located
+from rubricate.yamlsource import did_you_mean, load_located
 
 CONFIG_PATH = ".github/rubricate.yml"
+CONFIG_NAMES = ("rubricate.yml", "rubricate.yaml")
 Role = Literal["admin", "maintain", "write", "triage", "read", "none"]
 ROLE_ORDER: tuple[Role, ...] = ("none", "read", "triage", "write", "maintain", "admin")
 
@@ -42,7 +44,9 @@ class Grader(_Strict):
 class JudgeConfig(_Strict):
     """Settings of the optional LLM judge."""
 
-    model: str = Field(default="gpt-4.1-mini", description="Model name on the OpenAI-compatible server.")
+    model: str = Field(
+        default="gpt-4.1-mini", description="Model name on the OpenAI-compatible server."
+    )
     max_input_tokens: int = Field(default=32000, gt=0, description="Input token budget per call.")
     timeout_s: float = Field(default=60, gt=0, description="Timeout of one request, in seconds.")
     temperature: float = Field(default=0.0, ge=0, le=2, description="Sampling temperature.")
@@ -117,14 +121,18 @@ class ReputationConfig(_Strict):
 class Config(_Strict):
     """The whole `.github/rubricate.yml`; every key is optional."""
 
-    rubric: str = Field(default="agora-v3", description="A built-in rubric name, or a path in the repository.")
+    rubric: str = Field(
+        default="agora-v3", description="A built-in rubric name, or a path in the repository."
+    )
     deliverables: tuple[Deliverable, ...] = ()
     scope: tuple[str, ...] = Field(default=(), description="Globs of paths a change may touch.")
     graders: tuple[Grader, ...] = ()
     judge: JudgeConfig = Field(default_factory=JudgeConfig)
     commands: CommandsConfig = Field(default_factory=CommandsConfig)
     reputation: ReputationConfig = Field(default_factory=ReputationConfig)
-    data_branch: str = Field(default="rubricate-data", description="The orphan branch holding the ledger.")
+    data_branch: str = Field(
+        default="rubricate-data", description="The orphan branch holding the ledger."
+    )
 
 
 def load_config(text: str, path: str = CONFIG_PATH) -> Config:
@@ -133,33 +141,6 @@ def load_config(text: str, path: str = CONFIG_PATH) -> Config:
     if data is None:
         return Config()
     if not isinstance(data, dict):
-        raise SourceError([locator.diag((), "the config must be a mapping of keys to values")])
-    try:
-        return Config.model_validate(data)
-    except ValidationError as exc:
-        raise SourceError(_diagnostics(exc, locator)) from None
-
-
-def _diagnostics(exc: ValidationError, locator: Locator) -> list[Diagnostic]:
-    found: list[Diagnostic] = []
-    for error in exc.errors():
-        loc = tuple(error["loc"])
-        if error["type"] == "extra_forbidden":
-            found.append(locator.diag(loc, _unknown_key_message(loc), key=True))
-        else:
-            where = ".".join(str(part) for part in loc)
-            found.append(locator.diag(loc, f"{where}: {error['msg']}"))
-    return found
-
-
-def _unknown_key_message(loc: tuple[Any, ...]) -> str:
-    model: Any = Config
-    for part in loc[:-1]:
-        field = model.model_fields.get(part) if hasattr(model, "model_fields") else None
-        if field is None:
-            continue
-        annotation = field.annotation
-        inner = getattr(annotation, "__args__", (annotation,))
-        model = next((a for a in inner if isinstance(a, type) and issubclass(a, BaseModel)), model)
-    names = [f.alias or name for name, f in model.model_fields.items()]
-    return f"unknown key {loc[-1]!r}{did_you_mean(str(loc[-1]), names)}"
+        message = f"the config must be a mapping of keys to values, got {describe_value(data)}"
+        raise SourceError([locator.diag((), message)])
+    return validate_located(Config, data, locator)

@@ -3,6 +3,7 @@
 `load_located(text, path)` returns plain Python data and a `Locator` that maps a path of keys
 and indexes (`("criteria", 2, "weight")`) to its 1-based line and column, so that validation
 can report `path:line:col: message`. Duplicate mapping keys are errors, not silently merged.
+`Problems` collects located errors and warnings.
 """
 
 from __future__ import annotations
@@ -16,7 +17,11 @@ import yaml
 
 from rubricate.errors import Diagnostic, SourceError
 
-Loc = tuple[str | int, ...]
+Loc = tuple[Any, ...]
+_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+"""libyaml's parser when PyYAML has it (ten times faster), else the pure-Python one."""
+MAX_NODES = 200_000
+"""More nodes than this (aliases expand) is refused, so a small file cannot explode."""
 
 
 @dataclass
@@ -39,69 +44,148 @@ class Locator:
             probe = probe[:-1]
         return self.values.get((), (1, 1))
 
-    def diag(self, loc: Loc, message: str, *, key: bool = False, severity: str = "error") -> Diagnostic:
+    def diag(
+        self, loc: Loc, message: str, *, key: bool = False, severity: str = "error"
+    ) -> Diagnostic:
         """A diagnostic located at `loc` (at its key when `key` is true)."""
         line, col = self.at(loc, key=key)
         return Diagnostic(self.path, line, col, message, severity)
 
 
+@dataclass
+class Problems:
+    """Located errors and warnings collected while checking one file."""
+
+    locator: Locator
+    errors: list[Diagnostic] = field(default_factory=list)
+    warnings: list[Diagnostic] = field(default_factory=list)
+
+    def error(self, loc: Loc, message: str, *, key: bool = False) -> None:
+        """Record an error at `loc`."""
+        self.errors.append(self.locator.diag(loc, message, key=key))
+
+    def warn(self, loc: Loc, message: str, *, key: bool = False) -> None:
+        """Record a warning at `loc`."""
+        self.warnings.append(self.locator.diag(loc, message, key=key, severity="warning"))
+
+    def raise_errors(self) -> None:
+        """Raise `SourceError` with every error, in source order, if there is any."""
+        if self.errors:
+            raise SourceError(sorted_diagnostics(self.errors))
+
+
+def sorted_diagnostics(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
+    """Diagnostics in source order, without exact repeats."""
+    unique = dict.fromkeys(diagnostics)
+    return sorted(unique, key=lambda d: (d.path, d.line, d.col))
+
+
+class _Builder:
+    """Turns a composed YAML node graph into plain data, recording positions."""
+
+    def __init__(self, loader: yaml.SafeLoader, locator: Locator) -> None:
+        self.loader = loader
+        self.locator = locator
+        self.problems: list[Diagnostic] = []
+        self.nodes = 0
+
+    def convert(self, node: yaml.Node, loc: Loc) -> Any:
+        self.nodes += 1
+        if self.nodes > MAX_NODES:
+            raise _TooLarge
+        self.locator.values[loc] = (node.start_mark.line + 1, node.start_mark.column + 1)
+        if isinstance(node, yaml.MappingNode):
+            return self.convert_mapping(node, loc)
+        if isinstance(node, yaml.SequenceNode):
+            return [self.convert(item, (*loc, i)) for i, item in enumerate(node.value)]
+        return self.scalar(node)
+
+    def scalar(self, node: yaml.Node) -> Any:
+        try:
+            return self.loader.construct_object(node, deep=True)
+        except (ValueError, TypeError, OverflowError) as exc:
+            line, col = node.start_mark.line + 1, node.start_mark.column + 1
+            self.problems.append(Diagnostic(self.locator.path, line, col, f"invalid value: {exc}"))
+            return None
+
+    def convert_mapping(self, node: yaml.MappingNode, loc: Loc) -> dict[Any, Any]:
+        self.loader.flatten_mapping(node)
+        result: dict[Any, Any] = {}
+        for key_node, value_node in node.value:
+            line, col = key_node.start_mark.line + 1, key_node.start_mark.column + 1
+            key = self.scalar(key_node) if isinstance(key_node, yaml.ScalarNode) else []
+            if not _hashable(key):
+                self.problems.append(
+                    Diagnostic(self.locator.path, line, col, "mapping keys must be scalars")
+                )
+                continue
+            child = (*loc, key)
+            if key in result:
+                first = self.locator.keys[child][0]
+                message = f"duplicate key {key!r} (first at line {first})"
+                self.problems.append(Diagnostic(self.locator.path, line, col, message))
+                continue
+            self.locator.keys[child] = (line, col)
+            result[key] = self.convert(value_node, child)
+        return result
+
+
+class _TooLarge(Exception):
+    """The document expands to more than MAX_NODES nodes."""
+
+
+def _hashable(key: Any) -> bool:
+    if isinstance(key, (list, dict, set)):
+        return False
+    try:
+        hash(key)
+    except TypeError:
+        return False
+    return True
+
+
 def load_located(text: str, path: str) -> tuple[Any, Locator]:
     """Parse one YAML document; raise `SourceError` on a syntax error or a duplicate key."""
     locator = Locator(path)
-    loader = yaml.SafeLoader(text)
     try:
-        node = loader.get_single_node()
-        if node is None:
-            return None, locator
-        problems: list[Diagnostic] = []
-        data = _convert(loader, node, (), locator, problems)
+        data, problems = _compose(text, locator)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
         message = f"YAML syntax error: {exc.problem or exc.context or 'invalid document'}"
         raise SourceError([Diagnostic(path, line, col, message)]) from None
+    except yaml.reader.ReaderError as exc:
+        line, col = _position(text, exc.position)
+        char = chr(exc.character) if isinstance(exc.character, int) else exc.character
+        message = f"character {char!r} is not allowed in YAML: {exc.reason}"
+        raise SourceError([Diagnostic(path, line, col, message)]) from None
     except yaml.YAMLError as exc:
         raise SourceError([Diagnostic(path, 1, 1, f"YAML error: {exc}")]) from None
     except RecursionError:
         raise SourceError([Diagnostic(path, 1, 1, "YAML document is nested too deeply")]) from None
-    finally:
-        loader.dispose()
+    except _TooLarge:
+        message = f"YAML document is too large (more than {MAX_NODES} nodes once aliases expand)"
+        raise SourceError([Diagnostic(path, 1, 1, message)]) from None
     if problems:
-        raise SourceError(problems)
+        raise SourceError(sorted_diagnostics(problems))
     return data, locator
 
 
-def _convert(
-    loader: yaml.SafeLoader, node: yaml.Node, loc: Loc, locator: Locator, problems: list[Diagnostic]
-) -> Any:
-    locator.values[loc] = (node.start_mark.line + 1, node.start_mark.column + 1)
-    if isinstance(node, yaml.MappingNode):
-        return _convert_mapping(loader, node, loc, locator, problems)
-    if isinstance(node, yaml.SequenceNode):
-        return [_convert(loader, item, (*loc, i), locator, problems) for i, item in enumerate(node.value)]
-    return loader.construct_object(node, deep=True)
+def _compose(text: str, locator: Locator) -> tuple[Any, list[Diagnostic]]:
+    loader = _LOADER(text)
+    try:
+        builder = _Builder(loader, locator)
+        node = loader.get_single_node()
+        data = None if node is None else builder.convert(node, ())
+        return data, builder.problems
+    finally:
+        loader.dispose()
 
 
-def _convert_mapping(
-    loader: yaml.SafeLoader, node: yaml.MappingNode, loc: Loc, locator: Locator, problems: list[Diagnostic]
-) -> dict[Any, Any]:
-    loader.flatten_mapping(node)
-    result: dict[Any, Any] = {}
-    for key_node, value_node in node.value:
-        key = loader.construct_object(key_node, deep=True)
-        if isinstance(key, (list, dict)):
-            line, col = key_node.start_mark.line + 1, key_node.start_mark.column + 1
-            problems.append(Diagnostic(locator.path, line, col, "mapping keys must be scalars"))
-            continue
-        child = (*loc, key)
-        line, col = key_node.start_mark.line + 1, key_node.start_mark.column + 1
-        if key in result:
-            first = locator.keys[child][0]
-            problems.append(Diagnostic(locator.path, line, col, f"duplicate key {key!r} (first at line {first})"))
-            continue
-        locator.keys[child] = (line, col)
-        result[key] = _convert(loader, value_node, child, locator, problems)
-    return result
+def _position(text: str, offset: int) -> tuple[int, int]:
+    """1-based line and column of a character offset."""
+    before = text[:offset]
+    return before.count("\n") + 1, offset - (before.rfind("\n") + 1) + 1
 
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:

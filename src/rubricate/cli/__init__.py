@@ -1,1 +1,1 @@
-"""rubricate.cli."""
+"""The command-line interface (shell)."""

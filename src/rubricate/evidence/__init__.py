@@ -1,1 +1,1 @@
-"""rubricate.evidence."""
+"""Automatic evidence over a snapshot of a change (pure: checks return findings)."""

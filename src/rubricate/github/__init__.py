@@ -1,1 +1,1 @@
-"""rubricate.github."""
+"""The GitHub shell: the PyGithub adapter and the effect executor."""

@@ -65,7 +65,12 @@ def numeric(scale: Scale, value: float | bool) -> float:
     """A score as a number on the scale: a binary answer maps to the scale's ends."""
     if isinstance(value, bool):
         return scale.max if value else scale.min
-    return float(value)
+    if not isinstance(value, (int, float)):
+        raise ScoreError(f"{value!r} is not a score: expected a number, true/false or null")
+    try:
+        return float(value)
+    except OverflowError:
+        raise ScoreError(f"{value} is too large to be a score") from None
 
 
 def normalize(scale: Scale, value: float) -> float:
@@ -98,19 +103,24 @@ def check_score(rubric: Rubric, criterion_id: str, value: ScoreValue) -> ScoreVa
     if value is None:
         if criterion.nullable:
             return None
-        raise ScoreError(f"{criterion_id}: null is not allowed; expected {allowed_range(rubric, criterion)}")
+        raise ScoreError(
+            f"{criterion_id}: null is not allowed; expected {allowed_range(rubric, criterion)}"
+        )
     scale = rubric.scale
     if isinstance(value, bool):
         if scale.kind in ("checklist", "analytic"):
             return value if scale.binary else numeric(scale, value)
-        raise ScoreError(f"{criterion_id}: {value} is out of range; expected {allowed_range(rubric, criterion)}")
-    number = float(value)
+        raise ScoreError(
+            f"{criterion_id}: {value} is out of range; expected {allowed_range(rubric, criterion)}"
+        )
+    expected = allowed_range(rubric, criterion)
+    if not isinstance(value, (int, float)):
+        raise ScoreError(f"{criterion_id}: {value!r} is not a score; expected {expected}")
+    number = float(value) if abs(value) < 1e300 else math.inf
     if scale.binary and number in (0.0, 1.0):
         return number == 1.0
     if scale.binary or not math.isfinite(number) or not _in_range(scale, number):
-        raise ScoreError(
-            f"{criterion_id}: {_fmt(number)} is out of range; expected {allowed_range(rubric, criterion)}"
-        )
+        raise ScoreError(f"{criterion_id}: {_fmt(number)} is out of range; expected {expected}")
     return number
 
 
@@ -153,7 +163,9 @@ def score(rubric: Rubric, scores: Mapping[str, ScoreValue]) -> ScoreResult:
         verdict = "pass"
     else:
         verdict = "fail"
-    return ScoreResult(rubric.id, rubric.version, total, normalized, verdict, results, failed, missing)
+    return ScoreResult(
+        rubric.id, rubric.version, total, normalized, verdict, results, failed, missing
+    )
 
 
 def _passes(rubric: Rubric, raw_total: float, results: tuple[CriterionResult, ...]) -> bool:

@@ -1,0 +1,135 @@
+"""`rubricate rubric show|score|list`: inspect a rubric and apply its math (shell: reads files).
+
+Without NAME|PATH the active rubric is used: the one `.github/rubricate.yml` names, else
+agora-v3. `--json` prints the machine shapes; otherwise a readable table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rubricate.rubric.model import Rubric
+    from rubricate.rubric.scoring import ScoreResult
+
+DEFAULT_CONFIG = ".github/rubricate.yml"
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register `rubricate rubric` and its subcommands."""
+    parser = subparsers.add_parser("rubric", help="show a rubric, or score by hand against it")
+    commands = parser.add_subparsers(dest="rubric_command", metavar="SUBCOMMAND", required=True)
+    show = commands.add_parser("show", help="show criteria, weights, scale, pass rule and version")
+    _add_ref(show)
+    show.add_argument("--markdown", action="store_true", help="print the markdown the bot posts")
+    show.set_defaults(handler=run_show)
+    score = commands.add_parser(
+        "score",
+        help="apply the scoring math to given scores",
+        description="Score ID=VALUE pairs (VALUE: a number, true/false or null). "
+        "IDs accept unique prefixes; criteria not given count as missing.",
+    )
+    score.add_argument("items", nargs="*", metavar="[NAME|PATH] ID=VALUE", help="scores")
+    score.add_argument("--json", action="store_true", help="print JSON")
+    score.add_argument("--config", default=DEFAULT_CONFIG, help="config naming the active rubric")
+    score.set_defaults(handler=run_score)
+    listing = commands.add_parser("list", help="list the built-in rubrics")
+    listing.set_defaults(handler=run_list)
+
+
+def _add_ref(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "ref", nargs="?", metavar="NAME|PATH", help="built-in name, path, PATH#CASE"
+    )
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument("--config", default=DEFAULT_CONFIG, help="config naming the active rubric")
+
+
+def run_show(args: argparse.Namespace) -> int:
+    """Print the rubric as a table, markdown or JSON."""
+    from rubricate.rubric.describe import describe_json, describe_markdown, describe_text
+
+    rubric = active_rubric(args.ref, args.config)
+    if args.json:
+        _print_json(describe_json(rubric))
+    elif args.markdown:
+        print(describe_markdown(rubric), end="")
+    else:
+        print(describe_text(rubric), end="")
+    return 0
+
+
+def run_score(args: argparse.Namespace) -> int:
+    """Score the given values; exit 0 whatever the verdict."""
+    from rubricate.rubric.score_args import parse_scores
+    from rubricate.rubric.scoring import score
+
+    items: list[str] = list(args.items)
+    ref = items.pop(0) if items and "=" not in items[0] else None
+    rubric = active_rubric(ref, args.config)
+    result = score(rubric, parse_scores(rubric, items))
+    if args.json:
+        _print_json(result.as_dict())
+    else:
+        print(score_table(rubric, result), end="")
+    return 0
+
+
+def run_list(args: argparse.Namespace) -> int:
+    """Print the built-in rubric names, one a line."""
+    from rubricate.rubric.resolve import builtin_names
+
+    for name in builtin_names():
+        print(name)
+    return 0
+
+
+def active_rubric(ref: str | None, config_path: str) -> Rubric:
+    """The named rubric, else the config's, else the default; config paths are repo-relative."""
+    from rubricate.config import load_config
+    from rubricate.rubric.resolve import DEFAULT_RUBRIC, resolve_rubric
+
+    if ref is not None:
+        return resolve_rubric(ref)
+    config_file = Path(config_path)
+    if not config_file.is_file():
+        return resolve_rubric(DEFAULT_RUBRIC)
+    config = load_config(config_file.read_text(encoding="utf-8"), config_path)
+    root = config_file.resolve().parent.parent if config_file.parent.name == ".github" else Path()
+    return resolve_rubric(config.rubric, lambda p: (root / p).read_text(encoding="utf-8"))
+
+
+def score_table(rubric: Rubric, result: ScoreResult) -> str:
+    """The human output of `rubric score`: one row per criterion, then the verdict."""
+    from rubricate.rubric.describe import format_table
+
+    rows = [("criterion", "score", "passed")]
+    for item in result.criteria:
+        passed = {True: "yes", False: "no", None: "-"}[item.passed]
+        if item.id in result.missing:
+            passed = "missing"
+        rows.append((item.id, _show(item.score), passed))
+    lines = [f"{rubric.id}  version {rubric.version}", "", *format_table(rows), ""]
+    lines.append(f"weighted total  {_show(result.weighted_total)}")
+    lines.append(f"normalized      {_show(result.normalized)}")
+    lines.append(f"verdict         {result.verdict}")
+    if result.failed:
+        lines.append(f"failed          {', '.join(result.failed)}")
+    if result.missing:
+        lines.append(f"missing         {', '.join(result.missing)}")
+    return "\n".join(lines) + "\n"
+
+
+def _show(value: float | bool | None) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return f"{round(value, 4):g}"
+
+
+def _print_json(data: Any) -> None:
+    print(json.dumps(data, indent=2, ensure_ascii=False))

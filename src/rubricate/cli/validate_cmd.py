@@ -1,0 +1,70 @@
+"""`rubricate validate PATH...`: check rubric and config files (shell: reads the files).
+
+Prints `ok PATH (DIALECT, N criteria)` for each valid rubric (one line per case of a
+multi-case file), `ok PATH (config)` for a valid config, and `PATH:LINE:COL: message` for
+each problem, all on stdout. Exit code: 0 all valid, 1 any invalid, 2 usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+
+EXIT_OK = 0
+EXIT_INVALID = 1
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register `rubricate validate`."""
+    parser = subparsers.add_parser(
+        "validate",
+        help="check rubric and config files",
+        description=(
+            "Check rubric files (any dialect) and config files (.github/rubricate.yml). "
+            "Exit code 0 when all are valid, 1 when any is invalid, 2 on a usage error."
+        ),
+    )
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="rubric or config files")
+    parser.add_argument("--strict", action="store_true", help="treat warnings as errors")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Validate every file; report each one, and fail when any is invalid."""
+    all_valid = True
+    for path in args.paths:
+        valid, lines = validate_path(path, strict=args.strict)
+        all_valid = all_valid and valid
+        for line in lines:
+            print(line)
+    return EXIT_OK if all_valid else EXIT_INVALID
+
+
+def validate_path(path: str, *, strict: bool = False) -> tuple[bool, list[str]]:
+    """Whether one file is valid, and its report lines."""
+    from rubricate.rubric.validate import check_text
+
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return False, [f"{path}: no such file"]
+    except IsADirectoryError:
+        return False, [f"{path}: is a directory"]
+    except UnicodeDecodeError:
+        return False, [f"{path}: not UTF-8 text"]
+    except OSError as exc:
+        return False, [f"{path}: {exc.strerror or exc}"]
+    report = check_text(text, path, _repo_reader(Path(path)))
+    return report.valid(strict=strict), report.lines()
+
+
+def _repo_reader(config_path: Path) -> Callable[[str], str]:
+    """Read files relative to the repository that holds this config file."""
+    parent = config_path.resolve().parent
+    root = parent.parent if parent.name == ".github" else Path.cwd()
+
+    def read(relative: str) -> str:
+        return (root / relative).read_text(encoding="utf-8")
+
+    return read

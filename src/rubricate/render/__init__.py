@@ -1,0 +1,1 @@
+"""rubricate.render: text renderings of reports."""

@@ -1,0 +1,152 @@
+"""Describe a rubric as JSON, markdown or a plain-text table (pure: no I/O).
+
+`describe_json` is the `rubricate rubric show --json` shape; `describe_markdown` is what the
+bot answers to `/rubric`. User text is escaped before it goes into markdown.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from typing import Any
+
+from rubricate.rubric.levels import scale_text
+from rubricate.rubric.model import Criterion, Rubric
+from rubricate.rubric.scoring import REQUIRED_NORMALIZED
+
+DIALECT_NAMES = {
+    "native": "native",
+    "agentv-assertions": "AgentV assertions",
+    "agentv-evaluator": "AgentV evaluator",
+    "axes": "axes",
+}
+
+
+def describe_json(rubric: Rubric) -> dict[str, Any]:
+    """The `--json` shape: id, version, dialect, scale, pass rule and criteria."""
+    return {
+        "id": rubric.id,
+        "version": rubric.version,
+        "dialect": rubric.dialect,
+        "scale": {"min": rubric.scale.min, "max": rubric.scale.max, "open": rubric.scale.open},
+        "pass": {"min_total": rubric.pass_rule.min_total, "min_each": rubric.pass_rule.min_each},
+        "criteria": [_criterion_json(c) for c in rubric.criteria],
+    }
+
+
+def _criterion_json(criterion: Criterion) -> dict[str, Any]:
+    return {
+        "id": criterion.id,
+        "outcome": criterion.outcome,
+        "weight": criterion.weight,
+        "required": criterion.required,
+        "min_score": criterion.min_score,
+        "nullable": criterion.nullable,
+        "judged_from": criterion.judged_from,
+    }
+
+
+def pass_text(rubric: Rubric) -> str:
+    """The pass rule in words, e.g. `weighted total ≥ 3.5 and every score ≥ 2`."""
+    rule = rubric.pass_rule
+    parts = []
+    if rule.min_total is not None:
+        parts.append(f"weighted total ≥ {rule.min_total:g}")
+    if rule.min_each is not None:
+        parts.append(f"every score ≥ {rule.min_each:g}")
+    if any(c.required or c.min_score is not None for c in rubric.criteria):
+        parts.append("every required criterion passes its own bar")
+    return " and ".join(parts) if parts else "every criterion scored"
+
+
+def scale_words(rubric: Rubric) -> str:
+    """The scale in words, e.g. `1-5`, `checklist (0-1)` or `open 0-100+`."""
+    kind = rubric.scale.kind
+    text = scale_text(rubric.scale)
+    if kind == "checklist":
+        return f"checklist ({text}: not met / met)"
+    if kind == "analytic":
+        return f"analytic ({text})"
+    if kind == "open":
+        return f"open ({text})"
+    return text
+
+
+def bar_text(rubric: Rubric, criterion: Criterion) -> str:
+    """A criterion's own pass bar: its `min_score`, or the required default."""
+    if criterion.min_score is not None:
+        return f"≥ {criterion.min_score:.0%}"
+    if criterion.required:
+        return "met" if rubric.scale.binary else f"≥ {REQUIRED_NORMALIZED:.0%}"
+    return ""
+
+
+def describe_markdown(rubric: Rubric) -> str:
+    """A markdown summary: header, pass rule, and a table of the criteria."""
+    lines = [
+        f"**Rubric {escape_markdown(rubric.id)}** · version {escape_markdown(rubric.version)} · "
+        f"{DIALECT_NAMES[rubric.dialect]} · scale {scale_words(rubric)}",
+        "",
+        f"Passes when {pass_text(rubric)}.",
+        "",
+        "| criterion | weight | required | min score | outcome |",
+        "|---|---:|:---:|---:|---|",
+    ]
+    lines += [_markdown_row(rubric, c) for c in rubric.criteria]
+    notes = _markdown_notes(rubric)
+    return "\n".join(lines + (["", *notes] if notes else [])) + "\n"
+
+
+def _markdown_row(rubric: Rubric, criterion: Criterion) -> str:
+    name = f"`{criterion.id}`"
+    if criterion.name:
+        name += f" {escape_markdown(criterion.name)}"
+    required = "yes" if criterion.required else ""
+    return (
+        f"| {name} | {criterion.weight:g} | {required} | {bar_text(rubric, criterion)} "
+        f"| {escape_markdown(criterion.outcome)} |"
+    )
+
+
+def _markdown_notes(rubric: Rubric) -> list[str]:
+    notes = []
+    nullable = [c.id for c in rubric.criteria if c.nullable]
+    if nullable:
+        notes.append(f"May be null (not applicable): {', '.join(f'`{i}`' for i in nullable)}.")
+    if rubric.request_criteria:
+        ids = ", ".join(f"`{i}`" for i in rubric.request_criteria)
+        notes.append(f"Judged from the request alone, first: {ids}.")
+    return notes
+
+
+def escape_markdown(text: str) -> str:
+    """User text made safe for one markdown table cell: HTML escaped, `|` escaped, one line."""
+    one_line = " ".join(text.split())
+    return html.escape(one_line, quote=False).replace("|", "\\|")
+
+
+def describe_text(rubric: Rubric) -> str:
+    """A plain-text table for a terminal."""
+    header = [
+        f"{rubric.id}  version {rubric.version}  ({DIALECT_NAMES[rubric.dialect]})",
+        f"scale {scale_words(rubric)}; passes when {pass_text(rubric)}",
+        "",
+    ]
+    rows = [("criterion", "weight", "required", "bar", "outcome")]
+    for c in rubric.criteria:
+        flags = "yes" if c.required else ""
+        flags += " (null ok)" if c.nullable else ""
+        flags += " (request)" if c.judged_from == "request" else ""
+        rows.append((c.id, f"{c.weight:g}", flags.strip(), bar_text(rubric, c), c.outcome))
+    return "\n".join(header + format_table(rows)) + "\n"
+
+
+def format_table(rows: Sequence[Sequence[str]]) -> list[str]:
+    """Rows aligned into columns; the last column is not padded."""
+    widths = [max(len(" ".join(row[i].split())) for row in rows) for i in range(len(rows[0]) - 1)]
+    lines = []
+    for row in rows:
+        cells = [" ".join(cell.split()) for cell in row]
+        padded = [cell.ljust(width) for cell, width in zip(cells, widths, strict=False)]
+        lines.append("  ".join([*padded, cells[-1]]).rstrip())
+    return lines

@@ -1,0 +1,257 @@
+"""The shapes of rubric files in each dialect: validation and JSON Schema (pure: no I/O).
+
+These models check keys and value types; `schemas.py` generates `schemas/rubric.schema.json`
+from them. Meaning (weights summing to 1, score-range coverage, ids) is checked afterwards.
+Criterion objects and native/axes top-level keys are strict; AgentV files may carry other keys.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
+
+from rubricate.rubric.located import TAG_LIST, TAG_MAPPING, TAG_TEXT, shape_tag
+
+Number = Annotated[float, Field(allow_inf_nan=False)]
+Weight = Annotated[
+    float, Field(gt=0, allow_inf_nan=False, description="Relative importance; a positive number.")
+]
+MinScore = Annotated[
+    float,
+    Field(
+        gt=0,
+        le=1,
+        allow_inf_nan=False,
+        description="Normalized bar in (0, 1] this criterion must reach.",
+    ),
+]
+Version = Annotated[
+    str | int | float, Field(description="The rubric version, recorded with scores.")
+]
+RANGE_KEY_PATTERN = r"^\s*(10|[0-9])\s*(-\s*(10|[0-9])\s*)?$"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, populate_by_name=True)
+
+
+class _Open(BaseModel):
+    model_config = ConfigDict(extra="allow", strict=True, frozen=True, populate_by_name=True)
+
+
+class AnchorSpec(_Strict):
+    """The text of one score level."""
+
+    score: Number
+    label: str = ""
+    what: str = Field(default="", description="What a submission at this level looks like.")
+    examples: list[str] = Field(default_factory=list)
+
+
+class RangeSpec(_Strict):
+    """One analytic score range in list form: `{score_range: [a, b], outcome}`."""
+
+    score_range: Annotated[list[int], Field(min_length=2, max_length=2)]
+    outcome: str
+
+
+AnchorMap = Annotated[
+    dict[Any, str],
+    Field(json_schema_extra={"propertyNames": {"pattern": r"^-?[0-9]+(\.[0-9]+)?$"}}),
+]
+Anchors = Annotated[
+    Annotated[AnchorMap, Tag(TAG_MAPPING)] | Annotated[list[AnchorSpec], Tag(TAG_LIST)],
+    Discriminator(
+        shape_tag,
+        custom_error_type="anchors_shape",
+        custom_error_message="Input should be a mapping of score to text, or a list of anchors",
+    ),
+    Field(
+        description="Score level texts: `{5: text}`, or a list of `{score, label, what, examples}`"
+    ),
+]
+RangeMap = Annotated[
+    dict[Any, str], Field(json_schema_extra={"propertyNames": {"pattern": RANGE_KEY_PATTERN}})
+]
+ScoreRanges = Annotated[
+    Annotated[RangeMap, Tag(TAG_MAPPING)] | Annotated[list[RangeSpec], Tag(TAG_LIST)],
+    Discriminator(
+        shape_tag,
+        custom_error_type="score_ranges_shape",
+        custom_error_message="Input should be a mapping of scores to text, or a list of ranges",
+    ),
+    Field(
+        description="Analytic 0-10 levels: `{0: text, 5: text}` lower bounds, or `{'0-4': text}`."
+    ),
+]
+
+
+class _CriterionBase(_Strict):
+    name: str = Field(default="", description="A human name; defaults to the id.")
+    weight: Weight = 1.0
+    required: bool = Field(default=False, description="Failing this criterion fails the rubric.")
+    min_score: MinScore | None = None
+    nullable: bool = Field(default=False, description="May be scored null (not applicable).")
+    judged_from: Literal["request", "submission"] = Field(
+        default="submission", description="`request` criteria are judged from the request alone."
+    )
+
+
+class NativeCriterion(_CriterionBase):
+    """A criterion of a native (Agora-style) rubric."""
+
+    id: str
+    outcome: str | None = Field(default=None, description="What is checked.")
+    description: str | None = Field(default=None, description="An alias of `outcome`.")
+    anchors: Anchors | None = None
+
+
+class AgentVCriterion(_CriterionBase):
+    """An AgentV criterion object (`assertions` or evaluator `rubrics`)."""
+
+    id: str | None = None
+    outcome: str | None = Field(default=None, description="What is checked.")
+    expected_outcome: str | None = Field(default=None, description="An alias of `outcome`.")
+    score_ranges: ScoreRanges | None = None
+
+
+class AxisSpec(_CriterionBase):
+    """One axis of an axes rubric; its id is its key."""
+
+    description: str | None = Field(default=None, description="What the axis measures.")
+    outcome: str | None = Field(default=None, description="An alias of `description`.")
+    anchors: Anchors | None = None
+
+
+def _shapes(what: str) -> Discriminator:
+    """Tell a plain string from a mapping, with one clear error for anything else."""
+    return Discriminator(
+        shape_tag,
+        custom_error_type=f"{what}_shape",
+        custom_error_message=f"Input should be a string or a mapping ({what})",
+    )
+
+
+AgentVItem = Annotated[
+    Annotated[str, Tag(TAG_TEXT)] | Annotated[AgentVCriterion, Tag(TAG_MAPPING)],
+    _shapes("criterion"),
+]
+
+
+class ScaleSpec(_Strict):
+    """A native rubric's score scale."""
+
+    min: Number
+    max: Number
+
+
+class PassSpec(_Strict):
+    """A pass rule in raw scale units; a missing bar is not checked."""
+
+    min_total: Number | None = Field(default=None, description="Lowest passing weighted total.")
+    min_each: Number | None = Field(
+        default=None, description="Lowest passing score of any criterion."
+    )
+
+
+class RubricHeader(BaseModel):
+    """Keys every rubric file may have."""
+
+    id: str | None = Field(
+        default=None, description="The rubric id; defaults to `name`, then the file name."
+    )
+    name: str | None = None
+    version: Version | None = None
+    description: str | None = None
+
+
+class NativeFile(_Strict, RubricHeader):
+    """A native rubric: weighted criteria (weights sum to 1.00) on one scale."""
+
+    model_config = ConfigDict(title="native rubric")
+    scale: ScaleSpec | None = Field(default=None, description="Defaults to Agora's 1-5.")
+    pass_: PassSpec | None = Field(default=None, alias="pass", description="Defaults to Agora's.")
+    criteria: Annotated[list[NativeCriterion], Field(min_length=1)]
+
+
+class AxesFile(_Strict, RubricHeader):
+    """An axes rubric: an open 0..100+ scale with anchored, possibly nullable axes."""
+
+    model_config = ConfigDict(title="axes rubric")
+    pass_: PassSpec | None = Field(
+        default=None, alias="pass", description="Defaults to min_total 50."
+    )
+    axes: Annotated[dict[str, AxisSpec], Field(min_length=1)]
+
+
+class RubricsAssertion(_Open):
+    """An AgentV assertion; `type: rubrics` carries criteria, other types are ignored."""
+
+    type: str
+    criteria: list[AgentVItem] | None = None
+
+
+AssertionItem = Annotated[
+    Annotated[str, Tag(TAG_TEXT)] | Annotated[RubricsAssertion, Tag(TAG_MAPPING)],
+    _shapes("assertion"),
+]
+
+
+class AgentVTest(_Open):
+    """An AgentV test: its own assertions are added after the file-level ones."""
+
+    id: str
+    assertions: list[AssertionItem] | None = None
+
+
+class AssertionsFile(_Open, RubricHeader):
+    """An AgentV file with `assertions:` at the top level or in `tests[]`."""
+
+    model_config = ConfigDict(
+        title="AgentV assertions",
+        json_schema_extra={"anyOf": [{"required": ["assertions"]}, {"required": ["tests"]}]},
+    )
+    assertions: list[AssertionItem] | None = None
+    tests: list[AgentVTest] | None = None
+
+
+class Evaluator(_Open):
+    """An AgentV evaluator; `type: rubric` carries rubrics, other types are ignored."""
+
+    type: str
+    rubrics: list[AgentVItem] | None = None
+
+
+class Execution(_Open):
+    """AgentV's `execution:` block."""
+
+    evaluators: list[Evaluator] | None = None
+
+
+class EvalCase(_Open):
+    """An AgentV eval case: its own rubrics are added after the file-level ones."""
+
+    id: str
+    rubrics: list[AgentVItem] | None = None
+    execution: Execution | None = None
+
+
+class EvaluatorFile(_Open, RubricHeader):
+    """An AgentV evaluator file: `rubrics:` lists, file-level and per `evalcases[]`."""
+
+    model_config = ConfigDict(
+        title="AgentV rubric evaluator",
+        json_schema_extra={
+            "anyOf": [
+                {"required": [key]} for key in ("execution", "evaluators", "rubrics", "evalcases")
+            ]
+        },
+    )
+    execution: Execution | None = None
+    evaluators: list[Evaluator] | None = None
+    rubrics: list[AgentVItem] | None = None
+    evalcases: list[EvalCase] | None = None
+
+
+RubricFile = NativeFile | AxesFile | AssertionsFile | EvaluatorFile

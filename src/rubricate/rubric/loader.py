@@ -1,0 +1,111 @@
+"""Load rubric text in any of the four dialects into `Rubric`s (pure: parses the text it is given).
+
+`load_rubrics(text, source)` detects the dialect from the top-level keys, checks the file's
+shape and meaning, and returns one rubric per case. Every problem is reported together, as
+`path:line:col: message`, in one `SourceError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from rubricate.errors import Diagnostic, SourceError
+from rubricate.rubric.agentv import assertions_rubrics, evaluator_rubrics
+from rubricate.rubric.axes import axes_rubrics
+from rubricate.rubric.build import Identity, identity_of
+from rubricate.rubric.files import AssertionsFile, AxesFile, EvaluatorFile, NativeFile, RubricHeader
+from rubricate.rubric.located import describe_value, validate_located
+from rubricate.rubric.model import Dialect, Rubric
+from rubricate.rubric.native import native_rubrics
+from rubricate.yamlsource import Locator, Problems, did_you_mean, load_located, sorted_diagnostics
+
+Builder = Callable[[Any, Identity, Problems], list[Rubric]]
+
+
+@dataclass(frozen=True)
+class _DialectSpec:
+    markers: tuple[str, ...]
+    model: type[RubricHeader]
+    build: Builder
+
+
+DIALECTS: dict[Dialect, _DialectSpec] = {
+    "native": _DialectSpec(("criteria",), NativeFile, native_rubrics),
+    "agentv-assertions": _DialectSpec(("assertions", "tests"), AssertionsFile, assertions_rubrics),
+    "agentv-evaluator": _DialectSpec(
+        ("rubrics", "evaluators", "evalcases", "execution"), EvaluatorFile, evaluator_rubrics
+    ),
+    "axes": _DialectSpec(("axes",), AxesFile, axes_rubrics),
+}
+
+
+@dataclass(frozen=True)
+class LoadedFile:
+    """A loaded rubric file: its dialect, one rubric per case, and its warnings."""
+
+    dialect: Dialect
+    rubrics: tuple[Rubric, ...]
+    warnings: tuple[Diagnostic, ...] = ()
+
+    @property
+    def cases(self) -> tuple[str, ...]:
+        """The case ids, in file order (empty for a file without cases)."""
+        return tuple(r.case for r in self.rubrics if r.case is not None)
+
+
+def load_rubrics(text: str, source: str) -> LoadedFile:
+    """Load every rubric in a file; raise `SourceError` with every located problem."""
+    data, locator = load_located(text, source)
+    if data is None:
+        raise SourceError([locator.diag((), "the rubric file is empty")])
+    if not isinstance(data, dict):
+        message = f"a rubric file must be a mapping of keys to values, got {describe_value(data)}"
+        raise SourceError([locator.diag((), message)])
+    dialect = detect_dialect(data, locator)
+    spec = DIALECTS[dialect]
+    file = validate_located(spec.model, data, locator)
+    problems = Problems(locator)
+    identity = identity_of(file, text, source, problems)
+    rubrics = spec.build(file, identity, problems)
+    if problems.errors:
+        raise SourceError(sorted_diagnostics([*problems.errors, *problems.warnings]))
+    return LoadedFile(dialect, tuple(rubrics), tuple(sorted_diagnostics(problems.warnings)))
+
+
+def detect_dialect(data: dict[Any, Any], locator: Locator) -> Dialect:
+    """The one dialect whose marker keys the file uses."""
+    found = {name: _marker(spec, data) for name, spec in DIALECTS.items()}
+    matches = [(name, marker) for name, marker in found.items() if marker is not None]
+    if len(matches) == 1:
+        return matches[0][0]
+    if not matches:
+        raise SourceError([_no_dialect(data, locator)])
+    names = " and ".join(f"`{marker}:` ({name})" for name, marker in matches)
+    message = f"this file mixes rubric dialects: {names}; use one"
+    raise SourceError([locator.diag((matches[1][1],), message, key=True)])
+
+
+def _marker(spec: _DialectSpec, data: dict[Any, Any]) -> str | None:
+    for key in spec.markers:
+        if key not in data:
+            continue
+        if key == "criteria" and isinstance(data[key], str):
+            continue
+        if key == "execution" and not (isinstance(data[key], dict) and "evaluators" in data[key]):
+            continue
+        return key
+    return None
+
+
+def _no_dialect(data: dict[Any, Any], locator: Locator) -> Diagnostic:
+    markers = [m for spec in DIALECTS.values() for m in spec.markers]
+    for key in data:
+        hint = did_you_mean(str(key), markers)
+        if hint:
+            return locator.diag((key,), f"unknown key {key!r}{hint}", key=True)
+    keys = ", ".join(
+        f"{'/'.join(f'`{m}:`' for m in spec.markers)} ({name})" for name, spec in DIALECTS.items()
+    )
+    return locator.diag((), f"not a rubric: expected one of {keys}")

@@ -1,0 +1,188 @@
+"""The exact number vectors and scoring rules of DESIGN.md section 2."""
+
+from __future__ import annotations
+
+import pytest
+
+from rubricate.errors import ScoreError
+from rubricate.rubric.model import Rubric, ScoreValue
+from rubricate.rubric.resolve import resolve_rubric
+from rubricate.rubric.scoring import (
+    check_score,
+    check_scores,
+    clamp01,
+    normalize,
+    score,
+    weighted_total,
+)
+
+from .helpers import load
+
+CHECKLIST = """\
+assertions:
+  - type: rubrics
+    criteria:
+      - {id: core-concept, outcome: Explains the divide-and-conquer idea, weight: 1, required: true}
+      - {id: partition, outcome: Describes the partition step clearly, weight: 2}
+      - {id: recursion, outcome: Shows how the halves are sorted recursively, weight: 2}
+      - {id: complexity, outcome: States the average time complexity, weight: 1.5}
+      - {id: worst-case, outcome: Names the quadratic worst case input, weight: 1}
+"""
+
+ANALYTIC = """\
+assertions:
+  - type: rubrics
+    criteria:
+      - id: accuracy
+        outcome: Provides the correct answer with its reasoning
+        weight: 2
+        score_ranges: {0: Wrong, 5: Partly right, 10: Right}
+      - id: clarity
+        outcome: The explanation is clear to a newcomer
+        weight: 1
+        score_ranges: {0: Confusing, 5: Readable, 10: Clear}
+"""
+
+
+def agora() -> Rubric:
+    return resolve_rubric("agora-v3")
+
+
+def agora_scores(*values: float) -> dict[str, ScoreValue]:
+    return dict(zip(agora().ids, values, strict=True))
+
+
+@pytest.mark.parametrize(
+    ("values", "total", "verdict"),
+    [
+        ((4, 3, 3, 3, 5), 3.5, "pass"),
+        ((3, 4, 4, 3, 3), 3.45, "fail"),
+        ((5, 5, 5, 5, 1), 4.6, "fail"),
+        ((3, 5, 3, 3, 4), 3.5, "pass"),
+    ],
+)
+def test_agora_vectors(values: tuple[float, ...], total: float, verdict: str) -> None:
+    result = score(agora(), check_scores(agora(), agora_scores(*values)))
+    assert result.weighted_total == pytest.approx(total, abs=1e-12)
+    assert result.verdict == verdict
+
+
+def test_agora_tolerance_case_is_below_three_and_a_half_in_plain_floats() -> None:
+    raw = weighted_total(agora(), agora_scores(3, 5, 3, 3, 4))
+    assert raw == 3.4999999999999996
+    assert score(agora(), agora_scores(3, 5, 3, 3, 4)).verdict == "pass"
+
+
+def test_agora_floor_names_the_failed_criterion() -> None:
+    result = score(agora(), agora_scores(5, 5, 5, 5, 1))
+    assert result.failed == ("format_correctness",)
+
+
+@pytest.mark.parametrize(
+    ("answers", "normalized", "verdict"),
+    [
+        ((True, True, True, True, True), 1.0, "pass"),
+        ((True, True, True, True, False), 0.8667, "pass"),
+        ((False, True, True, True, True), 0.8667, "fail"),
+    ],
+)
+def test_checklist_vectors(answers: tuple[bool, ...], normalized: float, verdict: str) -> None:
+    rubric = load(CHECKLIST).rubrics[0]
+    result = score(rubric, check_scores(rubric, dict(zip(rubric.ids, answers, strict=True))))
+    assert result.normalized == pytest.approx(normalized, abs=5e-5)
+    assert result.verdict == verdict
+
+
+def test_checklist_accepts_one_and_zero() -> None:
+    rubric = load(CHECKLIST).rubrics[0]
+    assert check_score(rubric, "partition", 1) is True
+    assert check_score(rubric, "partition", 0.0) is False
+    with pytest.raises(
+        ScoreError, match=r"partition: 0\.5 is out of range; expected true/false or 1/0"
+    ):
+        check_score(rubric, "partition", 0.5)
+
+
+def test_analytic_vector() -> None:
+    rubric = load(ANALYTIC).rubrics[0]
+    result = score(rubric, check_scores(rubric, {"accuracy": 7, "clarity": 10}))
+    assert result.normalized == pytest.approx(0.8, abs=1e-12)
+    assert result.verdict == "pass"
+
+
+def test_analytic_binary_answers_map_to_the_ends() -> None:
+    rubric = load(ANALYTIC).rubrics[0]
+    assert check_score(rubric, "accuracy", True) == 10.0
+    assert check_score(rubric, "accuracy", False) == 0.0
+
+
+def test_missing_scores_make_the_verdict_incomplete_not_zero() -> None:
+    scores = agora_scores(5, 5, 5, 5, 5)
+    del scores["quality"]
+    result = score(agora(), scores)
+    assert result.verdict == "incomplete"
+    assert result.missing == ("quality",)
+    assert result.weighted_total == pytest.approx(5.0)
+
+
+def test_null_on_a_nullable_criterion_is_left_out() -> None:
+    rubric = resolve_rubric("agent-run-quality")
+    scores: dict[str, ScoreValue] = dict.fromkeys(rubric.ids, 60)
+    scores["subagent_orchestration"] = None
+    scores["self_extension"] = None
+    result = score(rubric, check_scores(rubric, scores))
+    assert result.verdict == "pass"
+    assert result.weighted_total == 60
+
+
+def test_open_scale_allows_scores_above_max() -> None:
+    rubric = resolve_rubric("agent-run-quality")
+    assert check_score(rubric, "goal_completion", 130) == 130
+    assert normalize(rubric.scale, 130) == 1.3
+    assert clamp01(normalize(rubric.scale, 130)) == 1.0
+    with pytest.raises(ScoreError, match="expected a number >= 0"):
+        check_score(rubric, "goal_completion", -1)
+
+
+def test_required_without_min_score_needs_seventy_percent() -> None:
+    rubric = resolve_rubric("code-review")
+    base: dict[str, ScoreValue] = {"tests": 10, "security": 10, "readability": 10, "scope": 10}
+    assert score(rubric, {**base, "correctness": 7}).verdict == "pass"
+    failing = score(rubric, {**base, "correctness": 6.9})
+    assert failing.verdict == "fail"
+    assert failing.failed == ("correctness",)
+
+
+def test_min_score_is_a_normalized_bar() -> None:
+    rubric = resolve_rubric("code-review")
+    base: dict[str, ScoreValue] = {
+        "correctness": 10,
+        "security": 10,
+        "readability": 10,
+        "scope": 10,
+    }
+    assert score(rubric, {**base, "tests": 5}).failed == ()
+    assert score(rubric, {**base, "tests": 4.9}).failed == ("tests",)
+
+
+def test_null_on_a_required_criterion_is_refused() -> None:
+    with pytest.raises(ScoreError, match="null is not allowed; expected a number from 1 to 5"):
+        check_score(agora(), "quality", None)
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), 10**400, 6, 0.5])
+def test_out_of_range_values_are_score_errors(value: float) -> None:
+    with pytest.raises(
+        ScoreError, match=r"quality: .* is out of range; expected a number from 1 to 5"
+    ):
+        check_score(agora(), "quality", value)
+
+
+def test_non_numbers_are_score_errors() -> None:
+    with pytest.raises(ScoreError, match="is not a score"):
+        check_score(agora(), "quality", "4")  # type: ignore[arg-type]
+
+
+def test_unknown_criteria_are_score_errors() -> None:
+    with pytest.raises(ScoreError, match="unknown criterion 'speed'; valid ids: spec_adherence"):
+        score(agora(), {"speed": 3})
