@@ -1,0 +1,62 @@
+"""The judge cache: one JSON file per key in a directory (shell: reads and writes files).
+
+The directory is configurable (`cache_dir`, else `$RUBRICATE_JUDGE_CACHE`, else
+`.rubricate-cache/judge` under the current directory), so the action can keep it with
+`actions/cache`. A missing, unreadable or corrupt entry is a miss; a failed write is reported
+to the caller and never fatal.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+ENV_VAR = "RUBRICATE_JUDGE_CACHE"
+DEFAULT_DIR = Path(".rubricate-cache") / "judge"
+
+
+def resolve_cache_dir(cache_dir: str | None, env: Mapping[str, str]) -> Path:
+    """The cache directory: the argument, else the environment, else the default."""
+    chosen = cache_dir or env.get(ENV_VAR) or ""
+    return Path(chosen) if chosen else Path.cwd() / DEFAULT_DIR
+
+
+class JudgeCache:
+    """A directory of cached judge runs, keyed by content hash."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+
+    def path(self, key: str) -> Path:
+        """Where the entry for `key` lives."""
+        return self.directory / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        """The stored entry, or None when absent or unreadable."""
+        try:
+            data = json.loads(self.path(key).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        return data if isinstance(data, dict) else None
+
+    def put(self, key: str, data: dict[str, Any]) -> str | None:
+        """Store an entry atomically; the reason on failure, else None."""
+        target = self.path(key)
+        temporary: Path | None = None
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile(
+                "w", encoding="utf-8", dir=target.parent, suffix=".tmp", delete=False
+            ) as handle:
+                temporary = Path(handle.name)
+                json.dump(data, handle, sort_keys=True)
+            os.replace(temporary, target)
+        except OSError as exc:
+            if temporary is not None:
+                temporary.unlink(missing_ok=True)
+            return f"could not write the judge cache at {self.directory}: {exc.strerror or exc}"
+        return None

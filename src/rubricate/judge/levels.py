@@ -1,0 +1,76 @@
+"""The scores a judge may give each criterion, and the bars derived from them (pure: no I/O).
+
+- points scales (Agora 1-5): every whole number from min to max;
+- checklists: 0 or 1;
+- analytic (0-10): the criterion's `score_ranges` lower bounds, else 0..10;
+- open scales (axes): the anchor scores.
+"""
+
+from __future__ import annotations
+
+import math
+
+from rubricate.rubric.model import Criterion, Rubric
+from rubricate.rubric.scoring import TOLERANCE, normalize
+
+EVIDENCE_BAR = 0.75
+"""A normalized score at or above this needs a verbatim quote (4 on a 1-5 scale)."""
+DISAGREEMENT_SHARE = 0.5
+"""The judge stays within this share of the scale's range of the heuristic (2 on 1-5)."""
+_MAX_WHOLE_LEVELS = 101
+
+
+def allowed_scores(rubric: Rubric, criterion: Criterion) -> tuple[float, ...]:
+    """The scores the judge may choose for a criterion, ascending (null not included)."""
+    scale = rubric.scale
+    if scale.binary:
+        return (0.0, 1.0)
+    if scale.kind == "analytic":
+        lows = tuple(float(r.low) for r in criterion.score_ranges)
+        return tuple(sorted(set(lows))) if lows else _whole_numbers(0.0, 10.0)
+    if scale.kind == "open" or not _whole_range_fits(scale.min, scale.max):
+        anchors = tuple(sorted({a.score for a in criterion.anchors}))
+        return anchors or _whole_numbers(scale.min, scale.max)
+    return _whole_numbers(scale.min, scale.max)
+
+
+def needs_quote(rubric: Rubric, value: float) -> bool:
+    """True when a score is high enough that it must be backed by a verbatim quote."""
+    return normalize(rubric.scale, value) >= EVIDENCE_BAR - TOLERANCE
+
+
+def evidence_cap(rubric: Rubric, criterion: Criterion) -> float:
+    """The highest allowed score that needs no quote (3 on a 1-5 scale)."""
+    below = [v for v in allowed_scores(rubric, criterion) if not needs_quote(rubric, v)]
+    return max(below) if below else rubric.scale.min
+
+
+def disagreement_bound(rubric: Rubric) -> float:
+    """How far the judge may stray from a heuristic score, in raw scale units."""
+    return DISAGREEMENT_SHARE * (rubric.scale.max - rubric.scale.min)
+
+
+def nearest_allowed(
+    rubric: Rubric, criterion: Criterion, low: float, high: float, value: float
+) -> float:
+    """The allowed score within [low, high] closest to `value` (ties go to the lower score)."""
+    inside = [
+        v for v in allowed_scores(rubric, criterion) if low - TOLERANCE <= v <= high + TOLERANCE
+    ]
+    if not inside:
+        return min(max(value, low), high)
+    return min(inside, key=lambda v: (abs(v - value), v))
+
+
+def as_json_number(value: float) -> int | float:
+    """A whole float as an int, so schemas and prompts read `4`, not `4.0`."""
+    return int(value) if float(value).is_integer() else value
+
+
+def _whole_range_fits(low: float, high: float) -> bool:
+    return float(low).is_integer() and float(high).is_integer() and high - low < _MAX_WHOLE_LEVELS
+
+
+def _whole_numbers(low: float, high: float) -> tuple[float, ...]:
+    start, stop = math.ceil(low), math.floor(high)
+    return tuple(float(v) for v in range(start, stop + 1))

@@ -1,0 +1,126 @@
+"""Merges a judge run into a score report and rescores it (pure: no I/O).
+
+Judge scores replace automatic ones for the criteria the judge assessed, after the rules of
+`guard`; reviewer scores are never replaced; heuristics stay where the judge did not assess.
+The report gains an `injection` check, a `judge` check and the `report.judge` record.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from rubricate.evidence.report_model import (
+    CheckResult,
+    CheckStatus,
+    CriterionScore,
+    Finding,
+    ScoreReport,
+)
+from rubricate.judge.guard import Guarded, guard
+from rubricate.judge.outcome import JudgeRun
+from rubricate.judge.scan import CHECK_ID as INJECTION_CHECK
+from rubricate.rubric.scoring import score
+
+JUDGE_CHECK = "judge"
+INJECTION_FLAG = "{count} possible prompt-injection finding(s) in the PR: review the judge's scores"
+
+
+def merge_run(report: ScoreReport, run: JudgeRun, injection: Sequence[Finding]) -> ScoreReport:
+    """The report with the judge's guarded scores, its checks, notes and `judge` record."""
+    baseline = {c.id: c for c in report.criteria if c.source != "judge"}
+    judged = {j.id: j for j in run.judgments}
+    criteria: list[CriterionScore] = []
+    guarded: list[Guarded] = []
+    for cid in report.rubric.ids:
+        base = baseline.get(cid)
+        judgment = judged.get(cid)
+        if judgment is None or (base is not None and base.source == "reviewer"):
+            criteria += [base] if base is not None else []
+            continue
+        result = guard(report.rubric, judgment, base.score if base is not None else None)
+        guarded.append(result)
+        criteria.append(_criterion_score(result, judgment.rationale, judgment.verified, base))
+    flags = _flags(guarded, injection)
+    checks = [c for c in report.checks if c.id not in (INJECTION_CHECK, JUDGE_CHECK)]
+    checks += [_injection_check(injection), _judge_check(run, guarded, flags)]
+    scores = {c.id: c.score for c in criteria if c.score is not None}
+    return replace(
+        report,
+        criteria=tuple(criteria),
+        checks=tuple(checks),
+        result=score(report.rubric, scores),
+        not_scored=tuple(cid for cid in report.rubric.ids if cid not in scores),
+        judge=judge_record(run, flags),
+        notes=tuple(dict.fromkeys([*report.notes, *_notes(run)])),
+    )
+
+
+def judge_record(run: JudgeRun, flags: Sequence[str] = ()) -> dict[str, Any]:
+    """The `report.judge` dict: model, prompt version, usage, cache hit, gaps and flags."""
+    return {
+        "model": run.model,
+        "prompt_version": run.prompt_version,
+        "tokens_in": run.usage.tokens_in,
+        "tokens_out": run.usage.tokens_out,
+        "latency_ms": run.usage.latency_ms,
+        "cached": run.cached,
+        "calls": run.usage.calls,
+        "not_assessed": list(run.not_assessed),
+        "flags": list(flags),
+        "errors": list(run.errors),
+        "files_seen": len(run.shown.files_seen),
+        "files_truncated": list(run.shown.files_truncated),
+        "files_left_out": [item.as_dict() for item in run.shown.files_left_out],
+        "tokens_estimate": run.shown.tokens_estimate,
+    }
+
+
+def _criterion_score(
+    result: Guarded, rationale: str, quotes: tuple[str, ...], base: CriterionScore | None
+) -> CriterionScore:
+    if not result.use_judge and base is not None:
+        return base
+    evidence = tuple(f'"{q}"' for q in quotes)
+    evidence += (f"judge: {rationale}",) if rationale else ()
+    return CriterionScore(result.id, result.score, "judge", evidence + result.notes)
+
+
+def _flags(guarded: Sequence[Guarded], injection: Sequence[Finding]) -> list[str]:
+    flags = [flag for result in guarded for flag in result.flags]
+    warnings = [f for f in injection if f.severity != "info"]
+    if warnings:
+        flags.append(INJECTION_FLAG.format(count=len(warnings)))
+    return flags
+
+
+def _injection_check(findings: Sequence[Finding]) -> CheckResult:
+    status: CheckStatus = "warn" if any(f.severity != "info" for f in findings) else "pass"
+    return CheckResult(INJECTION_CHECK, status, tuple(findings))
+
+
+def _judge_check(run: JudgeRun, guarded: Sequence[Guarded], flags: Sequence[str]) -> CheckResult:
+    findings = [Finding(JUDGE_CHECK, message, severity="error") for message in run.errors]
+    findings += [Finding(JUDGE_CHECK, message) for message in flags]
+    findings += [
+        Finding(JUDGE_CHECK, f"{result.id}: {note}", severity="info")
+        for result in guarded
+        for note in result.notes
+    ]
+    status: CheckStatus = "error" if run.errors else "warn" if flags else "pass"
+    usage = run.usage
+    evidence = (
+        f"model {run.model}, prompt {run.prompt_version}",
+        f"{usage.tokens_in} tokens in, {usage.tokens_out} out, {usage.latency_ms} ms"
+        + (" (cached)" if run.cached else ""),
+        f"{len(run.shown.files_seen)} files seen, {len(run.shown.files_left_out)} left out",
+    )
+    return CheckResult(JUDGE_CHECK, status, tuple(findings), evidence=evidence)
+
+
+def _notes(run: JudgeRun) -> list[str]:
+    notes = [f"judge error: {message}" for message in run.errors]
+    if run.not_assessed:
+        notes.append(f"not assessed by the judge: {', '.join(run.not_assessed)}")
+    return notes

@@ -1,0 +1,106 @@
+"""What one judge step produced, before it is merged into a report (pure: data only).
+
+A run holds the validated judgments (with their verified quotes), the criteria left
+`not assessed` and why, and what the calls cost. Only a run without errors is cached.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from rubricate.judge.budget import LeftOut
+from rubricate.judge.prompt import PROMPT_VERSION
+from rubricate.judge.reply import CriterionJudgment
+
+CACHE_FORMAT = 1
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Tokens and time spent on judge calls."""
+
+    tokens_in: int = 0
+    tokens_out: int = 0
+    latency_ms: int = 0
+    calls: int = 0
+
+    def plus(self, tokens_in: int, tokens_out: int, latency_ms: int) -> Usage:
+        """This usage with one more call added."""
+        return self + Usage(tokens_in, tokens_out, latency_ms, 1)
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.tokens_in + other.tokens_in,
+            self.tokens_out + other.tokens_out,
+            self.latency_ms + other.latency_ms,
+            self.calls + other.calls,
+        )
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What the judge was shown of the change."""
+
+    files_seen: tuple[str, ...] = ()
+    files_truncated: tuple[str, ...] = ()
+    files_left_out: tuple[LeftOut, ...] = ()
+    tokens_estimate: int = 0
+
+
+@dataclass(frozen=True)
+class JudgeRun:
+    """The result of the judge step for one submission."""
+
+    model: str
+    judgments: tuple[CriterionJudgment, ...] = ()
+    not_assessed: tuple[str, ...] = ()
+    errors: tuple[str, ...] = ()
+    usage: Usage = Usage()
+    shown: Shown = Shown()
+    cached: bool = False
+    prompt_version: str = PROMPT_VERSION
+
+    @property
+    def ok(self) -> bool:
+        """True when every call succeeded and every criterion was assessed."""
+        return not self.errors and not self.not_assessed
+
+    def as_cache(self) -> dict[str, Any]:
+        """The JSON stored in the cache."""
+        return {
+            "format": CACHE_FORMAT,
+            "model": self.model,
+            "prompt_version": self.prompt_version,
+            "judgments": [j.as_dict() for j in self.judgments],
+            "usage": {
+                "tokens_in": self.usage.tokens_in,
+                "tokens_out": self.usage.tokens_out,
+                "latency_ms": self.usage.latency_ms,
+                "calls": self.usage.calls,
+            },
+            "shown": {
+                "files_seen": list(self.shown.files_seen),
+                "files_truncated": list(self.shown.files_truncated),
+                "files_left_out": [item.as_dict() for item in self.shown.files_left_out],
+                "tokens_estimate": self.shown.tokens_estimate,
+            },
+        }
+
+    @classmethod
+    def from_cache(cls, data: dict[str, Any]) -> JudgeRun:
+        """A cached run; it cost nothing this time (KeyError, TypeError or ValueError if bad)."""
+        if data.get("format") != CACHE_FORMAT or data.get("prompt_version") != PROMPT_VERSION:
+            raise ValueError("cache entry of another format or prompt version")
+        shown = data["shown"]
+        return cls(
+            model=str(data["model"]),
+            judgments=tuple(CriterionJudgment.from_dict(j) for j in data["judgments"]),
+            shown=Shown(
+                tuple(str(p) for p in shown["files_seen"]),
+                tuple(str(p) for p in shown["files_truncated"]),
+                tuple(LeftOut(str(i["path"]), str(i["reason"])) for i in shown["files_left_out"]),
+                int(shown["tokens_estimate"]),
+            ),
+            cached=True,
+        )

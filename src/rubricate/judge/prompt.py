@@ -1,0 +1,243 @@
+"""Builds the judge's messages and response schema within a token budget (pure: no I/O).
+
+Instructions and the rubric (trusted: read from the base branch) go in the system message.
+Untrusted text (the spec, the PR title and body, the changed files) goes in the user message,
+stripped of hidden content, each field wrapped in tags that carry the call's random marker,
+followed by a reminder. The `request` phase sees the spec and PR text only, never the diff.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from rubricate.errors import RubricateError
+from rubricate.evidence.snapshot import FileChange, Snapshot
+from rubricate.judge import prompt_text as text
+from rubricate.judge.budget import (
+    MESSAGE_OVERHEAD_TOKENS,
+    MIN_USEFUL_TOKENS,
+    Budget,
+    LeftOut,
+    estimate_tokens,
+    exclusion_reason,
+    relevance_key,
+    truncate_lines,
+)
+from rubricate.judge.quotes import collapse, without_diff_markers
+from rubricate.judge.rubric_text import Phase, response_schema, system_message
+from rubricate.judge.scan import REQUEST_FIELDS, scan_injection, strip_hidden
+from rubricate.rubric.model import Rubric
+
+PROMPT_VERSION = "rubricate-judge-1"
+_Fit = Literal["whole", "cut", "none"]
+_TRUNCATED = ' truncated="yes"'
+_REQUEST_TAGS = (text.FIELD_SPEC, text.FIELD_TITLE, text.FIELD_BODY)
+_SCAN_CHARS = 200_000
+"""At most this much of one field is scanned to decide whether its text may serve as evidence."""
+_UNSAFE_ATTR = re.compile(r"[^\w./@+\-]")
+
+
+class PromptTooLargeError(RubricateError):
+    """The rubric alone does not fit the token budget."""
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """One judge call: messages, schema, what was shown, and the estimated size."""
+
+    phase: Phase
+    marker: str
+    messages: list[dict[str, str]]
+    schema: dict[str, Any]
+    criteria_ids: tuple[str, ...]
+    tokens_estimate: int
+    files_seen: tuple[str, ...] = ()
+    files_truncated: tuple[str, ...] = ()
+    files_left_out: tuple[LeftOut, ...] = ()
+    evidence_text: str = field(default="", repr=False)
+    """Everything untrusted the model saw, whitespace-collapsed, for checking quotes."""
+
+
+@dataclass
+class _Draft:
+    """The user message as it is filled, with the tokens still free."""
+
+    free: int
+    blocks: list[str] = field(default_factory=list)
+    shown: list[str] = field(default_factory=list)
+
+    def add(self, block: str, shown: str) -> None:
+        self.blocks.append(block)
+        self.shown.append(shown)
+        self.free -= estimate_tokens(block) + 1
+
+
+def phase_criteria(rubric: Rubric, phase: Phase) -> tuple[str, ...]:
+    """The ids of the criteria scored in a phase, in rubric order."""
+    return tuple(c.id for c in rubric.criteria if c.judged_from == phase)
+
+
+def build_prompt(
+    rubric: Rubric, snapshot: Snapshot, budget: Budget, *, marker: str, phase: Phase
+) -> Prompt:
+    """The messages and schema for one judge call that fit `budget.max_input_tokens`."""
+    ids = phase_criteria(rubric, phase)
+    system = system_message(rubric, ids, marker, phase)
+    reminder = text.REMINDER.format(marker=marker, ids=", ".join(ids))
+    fixed = estimate_tokens(system) + estimate_tokens(reminder) + 2 * MESSAGE_OVERHEAD_TOKENS
+    reserve = budget.left_out_tokens if phase == "submission" else 0
+    if fixed + reserve > budget.max_input_tokens:
+        raise PromptTooLargeError(
+            f"the rubric needs about {fixed + reserve} tokens, more than the judge budget of"
+            f" {budget.max_input_tokens} (judge.max_input_tokens)"
+        )
+    draft = _Draft(free=budget.max_input_tokens - fixed - reserve)
+    _add_request(draft, snapshot, budget, marker, phase)
+    seen: tuple[str, ...] = ()
+    truncated: tuple[str, ...] = ()
+    left_out: tuple[LeftOut, ...] = ()
+    if phase == "submission":
+        seen, truncated, left_out = _add_files(draft, snapshot, budget, marker)
+        draft.free += reserve
+        _add_left_out(draft, left_out, marker, not snapshot.changes)
+    user = "\n\n".join([*draft.blocks, reminder])
+    messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+    return Prompt(
+        phase=phase,
+        marker=marker,
+        messages=messages,
+        schema=response_schema(rubric, ids),
+        criteria_ids=ids,
+        tokens_estimate=fixed + sum(estimate_tokens(b) + 1 for b in draft.blocks),
+        files_seen=seen,
+        files_truncated=truncated,
+        files_left_out=left_out,
+        evidence_text=collapse("\n".join(draft.shown)),
+    )
+
+
+def _add_request(
+    draft: _Draft, snapshot: Snapshot, budget: Budget, marker: str, phase: Phase
+) -> None:
+    """Spec first (the reference), then the PR title and description, each truncated to fit."""
+    cap = budget.request_field_tokens if phase == "submission" else None
+    for (attribute, where), field_name in zip(REQUEST_FIELDS, _REQUEST_TAGS, strict=True):
+        raw = getattr(snapshot, attribute)
+        if raw.strip():
+            quotable = _quotable(raw, where)
+            _add_wrapped(draft, field_name, strip_hidden(raw), marker, "", cap, quotable)
+
+
+def _add_wrapped(
+    draft: _Draft,
+    field_name: str,
+    body: str,
+    marker: str,
+    attrs: str,
+    cap: int | None = None,
+    quotable: bool = True,
+) -> _Fit:
+    """Wrap and add one untrusted field, truncated to the space left (and to `cap` tokens).
+
+    Text of a field flagged for injection is shown but never counts as evidence.
+    """
+    cut_attrs = attrs if _TRUNCATED in attrs else attrs + _TRUNCATED
+    room = draft.free - estimate_tokens(
+        _wrap("", field_name, marker, cut_attrs) + text.TRUNCATED_NOTE
+    )
+    room = min(room - 1, cap) if cap is not None else room - 1
+    if room < MIN_USEFUL_TOKENS and estimate_tokens(body) > room:
+        return "none"
+    kept, cut = truncate_lines(body, max(room, 0))
+    evidence = kept if quotable else ""
+    if not cut:
+        draft.add(_wrap(kept, field_name, marker, attrs), evidence)
+        return "whole"
+    draft.add(_wrap(kept + text.TRUNCATED_NOTE, field_name, marker, cut_attrs), evidence)
+    return "cut"
+
+
+def _quotable(raw: str, where: str) -> bool:
+    """False when the scan flags the text: quotes from it must not lift the evidence cap."""
+    findings = scan_injection(raw[:_SCAN_CHARS], where)
+    return not any(f.severity == "warning" for f in findings)
+
+
+def _wrap(body: str, field_name: str, marker: str, attrs: str) -> str:
+    safe = body.replace(marker, "")
+    opening = text.WRAP_OPEN.format(marker=marker, field=field_name, attrs=attrs)
+    return f"{opening}\n{safe}\n{text.WRAP_CLOSE.format(marker=marker)}"
+
+
+def _add_files(
+    draft: _Draft, snapshot: Snapshot, budget: Budget, marker: str
+) -> tuple[tuple[str, ...], tuple[str, ...], tuple[LeftOut, ...]]:
+    """Changed files by relevance until the budget runs out; the rest are listed as left out."""
+    seen: list[str] = []
+    truncated: list[str] = []
+    left_out: list[LeftOut] = []
+    request = snapshot.request_text
+    for change in sorted(snapshot.changes, key=lambda c: relevance_key(c, request)):
+        reason = exclusion_reason(change)
+        raw = _file_text(change) if reason is None else None
+        if reason is None and raw is None:
+            reason = "no text"
+        if reason is None and draft.free < MIN_USEFUL_TOKENS:
+            reason = "token budget"
+        fit = _add_file(draft, change, raw or "", budget, marker) if reason is None else "none"
+        if fit == "none":
+            left_out.append(LeftOut(change.path, reason or "token budget"))
+            continue
+        seen.append(change.path)
+        if fit == "cut":
+            truncated.append(change.path)
+    return tuple(seen), tuple(truncated), tuple(left_out)
+
+
+def _add_file(draft: _Draft, change: FileChange, raw: str, budget: Budget, marker: str) -> _Fit:
+    quotable = _quotable(without_diff_markers(raw) if change.patch else raw, change.path)
+    capped, cut = truncate_lines(strip_hidden(raw), budget.max_file_tokens)
+    attrs = f' path="{_attr(change.path)}" status="{change.status}"'
+    if change.old_path:
+        attrs += f' from="{_attr(change.old_path)}"'
+    if cut:
+        attrs += _TRUNCATED
+        capped += text.TRUNCATED_NOTE
+    fit = _add_wrapped(draft, text.FIELD_FILE, capped, marker, attrs, None, quotable)
+    if fit != "none":
+        draft.shown[-1] = without_diff_markers(draft.shown[-1])
+    return "cut" if cut and fit == "whole" else fit
+
+
+def _file_text(change: FileChange) -> str | None:
+    if change.patch.strip():
+        return change.patch
+    if change.content is not None:
+        return change.content.decode("utf-8", "replace")
+    if change.status == "deleted":
+        return "(file deleted)"
+    return None
+
+
+def _add_left_out(draft: _Draft, left_out: tuple[LeftOut, ...], marker: str, empty: bool) -> None:
+    if empty:
+        draft.add(_wrap(text.NO_CHANGES, text.FIELD_LEFT_OUT, marker, ""), "")
+        return
+    if not left_out:
+        return
+    lines: list[str] = []
+    room = draft.free - estimate_tokens(_wrap("", text.FIELD_LEFT_OUT, marker, "")) - 24
+    for index, item in enumerate(left_out):
+        line = text.LEFT_OUT_LINE.format(path=_attr(item.path), reason=item.reason)
+        room -= estimate_tokens(line) + 1
+        if room < 0:
+            lines.append(text.LEFT_OUT_MORE.format(count=len(left_out) - index))
+            break
+        lines.append(line)
+    draft.add(_wrap("\n".join(lines), text.FIELD_LEFT_OUT, marker, ""), "")
+
+
+def _attr(value: str) -> str:
+    return _UNSAFE_ATTR.sub("?", strip_hidden(value))[:200]

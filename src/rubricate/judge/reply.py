@@ -1,0 +1,166 @@
+"""Validates a judge's reply against the rubric, listing every problem (pure: no I/O).
+
+Nothing in a reply is trusted: every expected id must appear exactly once, no other id may
+appear, and each score must be one of the criterion's allowed values.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rubricate.errors import RubricateError
+from rubricate.judge.levels import allowed_scores, as_json_number
+from rubricate.rubric.model import Criterion, Rubric, ScoreValue
+from rubricate.rubric.scoring import TOLERANCE, check_score
+
+MAX_RATIONALE_CHARS = 1000
+MAX_QUOTES = 8
+MAX_QUOTE_CHARS = 400
+
+
+class ReplyError(RubricateError):
+    """A judge reply that cannot be accepted; `problems` lists every reason."""
+
+    def __init__(self, problems: Sequence[str]) -> None:
+        self.problems = tuple(problems)
+        super().__init__("; ".join(self.problems))
+
+
+@dataclass(frozen=True)
+class CriterionJudgment:
+    """The judge's score for one criterion, its rationale and its evidence quotes."""
+
+    id: str
+    score: ScoreValue
+    rationale: str
+    evidence: tuple[str, ...] = ()
+    verified: tuple[str, ...] = ()
+    """The quotes found verbatim in the input (filled in after parsing)."""
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON shape for the cache."""
+        return {
+            "id": self.id,
+            "score": int(self.score) if isinstance(self.score, bool) else self.score,
+            "rationale": self.rationale,
+            "evidence": list(self.evidence),
+            "verified": list(self.verified),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> CriterionJudgment:
+        """The inverse of `as_dict`."""
+        return cls(
+            id=str(data["id"]),
+            score=data["score"],
+            rationale=str(data["rationale"]),
+            evidence=tuple(str(q) for q in data["evidence"]),
+            verified=tuple(str(q) for q in data["verified"]),
+        )
+
+
+@dataclass(frozen=True)
+class Judgment:
+    """A validated reply: one judgment per expected criterion id, in rubric order."""
+
+    criteria: tuple[CriterionJudgment, ...]
+
+    def by_id(self) -> dict[str, CriterionJudgment]:
+        """Criterion id to judgment."""
+        return {c.id: c for c in self.criteria}
+
+
+def parse_reply(text: str, rubric: Rubric, criteria_ids: Iterable[str]) -> Judgment:
+    """Parse and validate a reply for `criteria_ids`; raise `ReplyError` listing every problem."""
+    expected = tuple(criteria_ids)
+    pairs = _json_pairs(text)
+    problems: list[str] = []
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            problems.append(f"criterion {_show(key)} appears more than once")
+        elif key not in expected:
+            problems.append(f"unknown criterion {_show(key)}; expected only {', '.join(expected)}")
+        seen.setdefault(key, value)
+    problems += [f"criterion {cid!r} is missing" for cid in expected if cid not in seen]
+    judged: list[CriterionJudgment] = []
+    for cid in (c for c in expected if c in seen):
+        judgment = _criterion(rubric, rubric.criterion(cid), seen[cid], problems)
+        if judgment is not None:
+            judged.append(judgment)
+    if problems:
+        raise ReplyError(problems)
+    return Judgment(tuple(judged))
+
+
+def _json_pairs(text: str) -> list[tuple[str, Any]]:
+    """The top-level key/value pairs of a JSON object, repeats kept."""
+    top: list[list[tuple[str, Any]]] = []
+
+    def keep(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        top.append(pairs)
+        return dict(pairs)
+
+    try:
+        data = json.loads(text, object_pairs_hook=keep)
+    except (ValueError, RecursionError) as exc:
+        raise ReplyError([f"the reply is not valid JSON ({_short(str(exc))})"]) from None
+    if not isinstance(data, dict):
+        raise ReplyError([f"the reply must be a JSON object, not {type(data).__name__}"])
+    return top[-1]
+
+
+def _criterion(
+    rubric: Rubric, criterion: Criterion, entry: Any, problems: list[str]
+) -> CriterionJudgment | None:
+    cid = criterion.id
+    if not isinstance(entry, dict):
+        problems.append(f"criterion {cid!r} must be an object with score, rationale and evidence")
+        return None
+    unknown = sorted(set(entry) - {"score", "rationale", "evidence"})
+    if unknown:
+        problems.append(f"criterion {cid!r} has unexpected keys: {', '.join(map(_show, unknown))}")
+    score = _score(rubric, criterion, entry.get("score"), problems, "score" in entry)
+    rationale = entry.get("rationale")
+    if not isinstance(rationale, str):
+        problems.append(f"criterion {cid!r}: rationale must be a string")
+        rationale = ""
+    evidence = entry.get("evidence")
+    if not isinstance(evidence, list) or not all(isinstance(q, str) for q in evidence):
+        problems.append(f"criterion {cid!r}: evidence must be a list of strings")
+        evidence = []
+    quotes = tuple(q[:MAX_QUOTE_CHARS] for q in evidence[:MAX_QUOTES] if q.strip())
+    return CriterionJudgment(cid, score, rationale.strip()[:MAX_RATIONALE_CHARS], quotes)
+
+
+def _score(
+    rubric: Rubric, criterion: Criterion, value: Any, problems: list[str], present: bool
+) -> ScoreValue:
+    cid = criterion.id
+    allowed = allowed_scores(rubric, criterion)
+    choices = ", ".join(str(as_json_number(v)) for v in allowed)
+    if not present:
+        problems.append(f"criterion {cid!r}: score is missing")
+        return None
+    if value is None and criterion.nullable:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        problems.append(
+            f"criterion {cid!r}: score {_show(value)} is not a number; allowed: {choices}"
+        )
+        return None
+    if not any(abs(float(value) - v) <= TOLERANCE for v in allowed):
+        problems.append(f"criterion {cid!r}: score {_show(value)} is not one of {choices}")
+        return None
+    return check_score(rubric, cid, float(value))
+
+
+def _show(value: Any) -> str:
+    return _short(json.dumps(value, ensure_ascii=True), 40)
+
+
+def _short(value: str, limit: int = 120) -> str:
+    return value if len(value) <= limit else value[: limit - 1] + "…"

@@ -1,0 +1,145 @@
+"""Runs the judge's calls for one submission over an injected client (pure logic: no I/O).
+
+Criteria judged from the request go first, in their own call that sees no diff; the rest
+follow in a second call. Each reply is validated; an invalid one is retried once with the
+problems, then its criteria are `not assessed`. A call that fails is never retried here (the
+SDK already retried it within bounds) and never raises: it becomes an error of the run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
+
+from rubricate.evidence.snapshot import Snapshot
+from rubricate.judge import prompt_text
+from rubricate.judge.budget import Budget
+from rubricate.judge.client import JudgeCallError, RawReply
+from rubricate.judge.outcome import JudgeRun, Shown, Usage
+from rubricate.judge.prompt import Prompt, PromptTooLargeError, build_prompt, phase_criteria
+from rubricate.judge.quotes import verified_quotes
+from rubricate.judge.reply import CriterionJudgment, ReplyError, parse_reply
+from rubricate.judge.rubric_text import Phase
+from rubricate.rubric.model import Rubric
+
+PHASES: tuple[Phase, ...] = ("request", "submission")
+MIN_CALL_SECONDS = 1.0
+ECHO_LIMIT = 6000
+"""At most this much of an invalid reply is sent back with the retry."""
+
+
+class JudgeClient(Protocol):
+    """What the runner needs of a client (`OpenAIJudgeClient`, or a fake in tests)."""
+
+    def complete(
+        self,
+        messages: Sequence[dict[str, str]],
+        schema: dict[str, Any],
+        model: str,
+        temperature: float,
+        seed: int | None,
+        *,
+        remaining_s: float | None = None,
+    ) -> RawReply: ...
+
+
+class Clock(Protocol):
+    """The whole step's deadline."""
+
+    def remaining(self) -> float: ...
+
+
+@dataclass(frozen=True)
+class CallSettings:
+    """Model and sampling options for every call of a run."""
+
+    model: str
+    temperature: float = 0.0
+    seed: int | None = 0
+
+
+@dataclass(frozen=True)
+class _PhaseResult:
+    judgments: tuple[CriterionJudgment, ...] = ()
+    error: str | None = None
+    usage: Usage = field(default_factory=Usage)
+
+
+def run_judge(
+    client: JudgeClient,
+    rubric: Rubric,
+    snapshot: Snapshot,
+    budget: Budget,
+    call: CallSettings,
+    deadline: Clock,
+    new_marker: Callable[[], str],
+) -> JudgeRun:
+    """Judge every criterion of `rubric`, request criteria first; never raises for call faults."""
+    run = JudgeRun(model=call.model)
+    for phase in (p for p in PHASES if phase_criteria(rubric, p)):
+        ids = phase_criteria(rubric, phase)
+        try:
+            prompt = build_prompt(rubric, snapshot, budget, marker=new_marker(), phase=phase)
+        except PromptTooLargeError as exc:
+            run = _failed(run, ids, f"{phase} criteria: {exc}")
+            continue
+        if phase == "submission":
+            run = replace(run, shown=_shown(prompt))
+        result = _judge_phase(client, rubric, prompt, call, deadline)
+        run = replace(
+            run, usage=run.usage + result.usage, judgments=run.judgments + result.judgments
+        )
+        if result.error is not None:
+            run = _failed(run, ids, f"{phase} criteria: {result.error}")
+    return run
+
+
+def _judge_phase(
+    client: JudgeClient, rubric: Rubric, prompt: Prompt, call: CallSettings, deadline: Clock
+) -> _PhaseResult:
+    messages = list(prompt.messages)
+    usage = Usage()
+    problems = ""
+    for _attempt in range(2):
+        if deadline.remaining() < MIN_CALL_SECONDS:
+            return _PhaseResult(error="the judge step ran out of time", usage=usage)
+        try:
+            raw = client.complete(
+                messages, prompt.schema, call.model, call.temperature, call.seed,
+                remaining_s=deadline.remaining(),
+            )  # fmt: skip
+        except JudgeCallError as exc:
+            return _PhaseResult(error=f"the judge call failed ({exc.kind}): {exc}", usage=usage)
+        usage = usage.plus(raw.tokens_in, raw.tokens_out, raw.latency_ms)
+        try:
+            judgment = parse_reply(raw.text, rubric, prompt.criteria_ids)
+        except ReplyError as exc:
+            problems = str(exc)
+            messages += _retry_messages(raw.text, problems, prompt.criteria_ids)
+            continue
+        checked = tuple(_verified(j, prompt.evidence_text) for j in judgment.criteria)
+        return _PhaseResult(judgments=checked, usage=usage)
+    return _PhaseResult(error=f"the reply was invalid twice: {problems}", usage=usage)
+
+
+def _retry_messages(reply: str, problems: str, ids: tuple[str, ...]) -> list[dict[str, str]]:
+    retry = prompt_text.RETRY.format(problems=problems, ids=", ".join(ids))
+    return [
+        {"role": "assistant", "content": reply[:ECHO_LIMIT]},
+        {"role": "user", "content": retry},
+    ]
+
+
+def _verified(judgment: CriterionJudgment, evidence_text: str) -> CriterionJudgment:
+    return replace(judgment, verified=verified_quotes(judgment.evidence, evidence_text))
+
+
+def _failed(run: JudgeRun, ids: tuple[str, ...], error: str) -> JudgeRun:
+    return replace(run, not_assessed=run.not_assessed + ids, errors=(*run.errors, error))
+
+
+def _shown(prompt: Prompt) -> Shown:
+    return Shown(
+        prompt.files_seen, prompt.files_truncated, prompt.files_left_out, prompt.tokens_estimate
+    )

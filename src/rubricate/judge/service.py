@@ -1,0 +1,134 @@
+"""`judge_report`: the judge step of `rubricate score` and the bot (pure: no I/O of its own;
+it wires the pure judge to `client.py` (network, clock) and `client_cache.py` (files)).
+
+Modes: `none` returns the report unchanged; `auto` judges when `OPENAI_API_KEY` is set and
+otherwise notes once that there is no judge; `openai` without a key is a `ConfigError`. The
+key is checked before any client is built. A judge fault never raises: its criteria are
+`not assessed`, the report says why, and the heuristics still score.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from rubricate.config import JudgeConfig
+from rubricate.errors import ConfigError
+from rubricate.evidence.report_model import ScoreReport
+from rubricate.evidence.snapshot import Snapshot
+from rubricate.judge.budget import Budget
+from rubricate.judge.cache_key import cache_key
+from rubricate.judge.client import Deadline, JudgeCallError, OpenAIJudgeClient
+from rubricate.judge.client_cache import JudgeCache, resolve_cache_dir
+from rubricate.judge.merge import merge_run
+from rubricate.judge.outcome import JudgeRun
+from rubricate.judge.reply import ReplyError, parse_reply
+from rubricate.judge.runner import CallSettings, run_judge
+from rubricate.judge.scan import scan_snapshot
+from rubricate.rubric.model import Rubric
+
+MODES = ("auto", "none", "openai")
+KEY_VAR = "OPENAI_API_KEY"
+BASE_URL_VAR = "OPENAI_BASE_URL"
+NO_KEY_NOTE = "no judge: OPENAI_API_KEY is not set"
+MISSING_KEY = (
+    "--judge openai needs the OPENAI_API_KEY environment variable (and optionally"
+    " OPENAI_BASE_URL for another OpenAI-compatible server); use --judge auto or none to score"
+    " without a judge"
+)
+MAX_RETRIES = 2
+"""The SDK retries 429, 5xx and timeouts at most this many times per call."""
+STEP_DEADLINE_FACTOR = 4
+"""The whole judge step may take this many times `judge.timeout_s`."""
+
+
+def judge_report(
+    report: ScoreReport,
+    snapshot: Snapshot,
+    settings: JudgeConfig,
+    *,
+    mode: str,
+    model: str | None,
+    env: Mapping[str, str],
+    cache_dir: str | None,
+    http_client: Any = None,
+) -> ScoreReport:
+    """The report with the judge's scores merged in, or unchanged when there is no judge."""
+    if mode not in MODES:
+        raise ConfigError(f"unknown judge mode {mode!r}; use one of {', '.join(MODES)}")
+    if mode == "none":
+        return report
+    api_key = (env.get(KEY_VAR) or "").strip()
+    if not api_key:
+        if mode == "openai":
+            raise ConfigError(MISSING_KEY)
+        return _with_notes(report, [NO_KEY_NOTE])
+    model_name = model or settings.model
+    cache = JudgeCache(resolve_cache_dir(cache_dir, env))
+    key = cache_key(snapshot, report.rubric, model_name, settings.max_input_tokens)
+    run = _cached_run(cache.get(key), report.rubric, model_name)
+    notes: list[str] = []
+    if run is None:
+        run = _fresh_run(report.rubric, snapshot, settings, model_name, api_key, env, http_client)
+        failure = cache.put(key, run.as_cache()) if run.ok else None
+        notes += [failure] if failure else []
+    return _with_notes(merge_run(report, run, scan_snapshot(snapshot)), notes)
+
+
+def _fresh_run(
+    rubric: Rubric,
+    snapshot: Snapshot,
+    settings: JudgeConfig,
+    model: str,
+    api_key: str,
+    env: Mapping[str, str],
+    http_client: Any,
+) -> JudgeRun:
+    """Call the judge; a client that cannot even be built is a run error, not a crash."""
+    base_url = (env.get(BASE_URL_VAR) or "").strip() or None
+    try:
+        client = OpenAIJudgeClient(
+            api_key,
+            base_url,
+            timeout_s=settings.timeout_s,
+            max_retries=MAX_RETRIES,
+            http_client=http_client,
+        )
+    except JudgeCallError as exc:
+        ids = rubric.ids
+        return JudgeRun(model, not_assessed=ids, errors=(f"the judge client failed: {exc}",))
+    call = CallSettings(model, settings.temperature, settings.seed)
+    deadline = Deadline(settings.timeout_s * STEP_DEADLINE_FACTOR)
+    budget = Budget.from_settings(settings)
+    return run_judge(client, rubric, snapshot, budget, call, deadline, _new_marker)
+
+
+def _cached_run(data: dict[str, Any] | None, rubric: Rubric, model: str) -> JudgeRun | None:
+    """A cached run, re-validated against the rubric; None when absent or unusable."""
+    if data is None:
+        return None
+    try:
+        run = JudgeRun.from_cache(data)
+        reply = {j.id: j.as_dict() for j in run.judgments}
+        for entry in reply.values():
+            del entry["id"], entry["verified"]
+        valid = parse_reply(json.dumps(reply), rubric, rubric.ids).by_id()
+    except (KeyError, TypeError, ValueError, AttributeError, ReplyError):
+        return None
+    if run.model != model or any(not set(j.verified) <= set(j.evidence) for j in run.judgments):
+        return None
+    judgments = tuple(replace(valid[j.id], verified=j.verified) for j in run.judgments)
+    return replace(run, judgments=judgments)
+
+
+def _new_marker() -> str:
+    return secrets.token_hex(8)
+
+
+def _with_notes(report: ScoreReport, notes: list[str]) -> ScoreReport:
+    """The report with notes added, each said once."""
+    merged = tuple(dict.fromkeys([*report.notes, *notes]))
+    return report if merged == report.notes else replace(report, notes=merged)
