@@ -1,15 +1,20 @@
 """The in-memory snapshot of a change that every evidence check reads (pure: data only).
 
 The shell (git adapter or GitHub adapter) builds it; checks and the judge only read it.
+A `FileChange.patch` holds the hunks of one file (from its first `@@` line), like the `patch`
+field of GitHub's pull-request files API; a full `git diff` chunk with headers is accepted too.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Literal
 
 ChangeStatus = Literal["added", "modified", "deleted", "renamed", "copied", "typechange"]
+MAX_PARSE_BYTES = 1024 * 1024
+"""Files over 1 MiB are size-checked, never parsed or scanned."""
 
 
 @dataclass(frozen=True)
@@ -27,20 +32,84 @@ class FileChange:
     size: int | None = None
     content: bytes | None = None
     """The head blob; None when deleted, binary, a symlink, or over the size limit."""
+    submodule: bool = False
 
     def added_lines(self) -> list[tuple[int, str]]:
         """`(head line number, text)` of every added line in the patch."""
-        found: list[tuple[int, str]] = []
-        line_no = 0
-        for raw in self.patch.splitlines():
-            if raw.startswith("@@"):
-                line_no = _hunk_head_start(raw)
-            elif raw.startswith("+") and not raw.startswith("+++"):
-                found.append((line_no, raw[1:]))
-                line_no += 1
-            elif not raw.startswith("-"):
-                line_no += 1
-        return found
+        return list(self.added)
+
+    @cached_property
+    def added(self) -> tuple[tuple[int, str], ...]:
+        """`(head line number, text)` of every added line, computed once."""
+        return tuple(_added_lines(self.patch))
+
+    @cached_property
+    def added_text(self) -> str:
+        """Every added line joined by newlines: one regex search tells whether any line matches."""
+        return "\n".join(text for _, text in self.added)
+
+    @cached_property
+    def text(self) -> str | None:
+        """The head content decoded as UTF-8; None when absent or not valid UTF-8."""
+        if self.content is None:
+            return None
+        try:
+            return self.content.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+
+    @property
+    def too_large(self) -> bool:
+        """True when the head blob is over the parse limit (size-checked only)."""
+        return self.size is not None and self.size > MAX_PARSE_BYTES
+
+    @property
+    def not_utf8(self) -> bool:
+        """True when the head content was read but is not valid UTF-8 text."""
+        return self.content is not None and self.text is None
+
+    @property
+    def deleted(self) -> bool:
+        """True when the change removes the path."""
+        return self.status == "deleted"
+
+    @property
+    def unreadable_reason(self) -> str | None:
+        """Why the head content cannot be inspected as text, or None when it can."""
+        if self.deleted:
+            return "deleted"
+        if self.symlink:
+            return "a symlink (not followed)"
+        if self.submodule:
+            return "a submodule (not inspected)"
+        if self.too_large:
+            return f"larger than 1 MiB ({self.size} bytes; size-checked, not parsed)"
+        if self.binary:
+            return "binary"
+        if self.not_utf8:
+            return "not valid UTF-8 text"
+        if self.content is None:
+            return "content not available"
+        return None
+
+
+def _added_lines(patch: str) -> list[tuple[int, str]]:
+    found: list[tuple[int, str]] = []
+    line_no = 0
+    in_hunk = False
+    for raw in patch.splitlines():
+        if raw.startswith("@@"):
+            line_no, in_hunk = _hunk_head_start(raw), True
+        elif not in_hunk or raw.startswith(("-", "\\")):
+            continue
+        elif raw.startswith("+"):
+            found.append((line_no, raw[1:]))
+            line_no += 1
+        elif raw.startswith("diff --git "):
+            in_hunk = False
+        else:
+            line_no += 1
+    return found
 
 
 def _hunk_head_start(header: str) -> int:
@@ -72,10 +141,22 @@ class Snapshot:
 
     def change(self, path: str) -> FileChange | None:
         """The change of a path, if it changed."""
-        for item in self.changes:
-            if item.path == path:
-                return item
-        return None
+        return self._by_path.get(path)
+
+    @cached_property
+    def _by_path(self) -> dict[str, FileChange]:
+        return {item.path: item for item in self.changes}
+
+    @property
+    def touched_paths(self) -> frozenset[str]:
+        """Every path the change adds, modifies, deletes or renames (old and new names)."""
+        return self._touched
+
+    @cached_property
+    def _touched(self) -> frozenset[str]:
+        paths = {item.path for item in self.changes}
+        paths.update(item.old_path for item in self.changes if item.old_path)
+        return frozenset(paths)
 
     @property
     def request_text(self) -> str:

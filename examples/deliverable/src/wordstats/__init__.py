@@ -1,0 +1,1 @@
+"""wordstats: word frequencies of plain-text files."""

@@ -1,0 +1,214 @@
+"""`rubricate score`: score a change in a local git repository, as the bot would (shell: CLI).
+
+Config and schemas come from the BASE ref (`.github/rubricate.yml` there, else defaults;
+`--config PATH` reads a local file instead). The rubric is `--rubric`, else the config's: a
+built-in name, or a path read at the base ref (a `--rubric` path absent there is read from the
+local file system). The PR body is the log of the head commits; `--spec FILE` is the linked
+issue. Graders run in a fresh export of the head tree (local mode is trusted) unless
+`--no-graders`. Exit codes: 0 acceptable under `--fail-on`, 1 not acceptable, 2 errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from rubricate.config import Config
+    from rubricate.evidence.report_model import CheckResult, ScoreReport
+    from rubricate.evidence.snapshot import Snapshot
+    from rubricate.rubric.model import Rubric
+
+FORMATS = ("table", "json", "markdown")
+FAIL_ON = ("fail", "incomplete", "never")
+JUDGE_MODES = ("auto", "none", "openai")
+UNACCEPTABLE = {"never": (), "fail": ("fail",), "incomplete": ("fail", "incomplete")}
+
+
+def add_parser(subparsers: Any) -> None:
+    """Register `rubricate score`."""
+    parser = subparsers.add_parser(
+        "score",
+        help="score a change in a local git repository against a rubric",
+        description="Score the change from --base to --head with automatic evidence, "
+        "the command graders and (when configured) the LLM judge.",
+    )
+    parser.add_argument(
+        "--repo", default=".", metavar="DIR", help="the git repository (default: .)"
+    )
+    parser.add_argument(
+        "--base", metavar="REF", help="default: merge-base with origin/HEAD, main or master"
+    )
+    parser.add_argument("--head", default="HEAD", metavar="REF", help="default: HEAD")
+    parser.add_argument(
+        "--rubric", metavar="NAME|PATH", help="default: the config's rubric, else agora-v3"
+    )
+    parser.add_argument(
+        "--config", metavar="PATH", help="a local config file instead of the base ref's"
+    )
+    parser.add_argument(
+        "--spec", metavar="FILE", help="a markdown file that stands for the linked issue"
+    )
+    parser.add_argument(
+        "--format", choices=FORMATS, default="table", help="output format (default: table)"
+    )
+    parser.add_argument(
+        "--fail-on", choices=FAIL_ON, default="never", help="exit 1 on this verdict or worse"
+    )
+    parser.add_argument(
+        "--judge", choices=JUDGE_MODES, default="auto", help="LLM judge (default: auto)"
+    )
+    parser.add_argument("--model", metavar="M", help="judge model (default: the config's)")
+    parser.add_argument("--no-graders", action="store_true", help="do not run the config's graders")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Score the change and print the report; the exit code follows `--fail-on`."""
+    import dataclasses
+
+    from rubricate.evidence.autoscore import auto_score
+    from rubricate.evidence.deliverable_schemas import schema_paths
+    from rubricate.gitio import snapshot_reader as git
+
+    repo = git.check_repository(args.repo)
+    head = git.resolve_commit(repo, args.head)
+    base = git.resolve_commit(repo, args.base) if args.base else git.default_base(repo, head)
+    if base == head:
+        print(
+            f"rubricate: base and head are the same commit ({head[:12]}); pass --base",
+            file=sys.stderr,
+        )
+    config = _load_config(repo, base, args.config)
+    rubric = _load_rubric(repo, base, args.rubric, config)
+    title, body = git.read_commit_log(repo, base, head)
+    snapshot = git.read_snapshot(
+        repo,
+        base,
+        head,
+        title=title,
+        body=body,
+        spec=_read_spec(args.spec),
+        base_files_wanted=schema_paths(config),
+    )
+    snapshot = dataclasses.replace(snapshot, spec_source=args.spec)
+    graders = _grade(repo, snapshot, rubric, config, enabled=not args.no_graders)
+    report = auto_score(snapshot, rubric, config, grader_results=graders)
+    report = _judge(report, snapshot, config, args)
+    print(_render(report, args.format), end="")
+    return 1 if report.result.verdict in UNACCEPTABLE[args.fail_on] else 0
+
+
+def _load_config(repo: Path, base: str, local_path: str | None) -> Config:
+    from pathlib import Path
+
+    from rubricate.config import CONFIG_PATH, Config, load_config
+    from rubricate.errors import ConfigError
+    from rubricate.gitio.snapshot_reader import read_file_at
+
+    if local_path is not None:
+        try:
+            return load_config(Path(local_path).read_text(encoding="utf-8"), local_path)
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(
+                f"cannot read --config {local_path}: {getattr(exc, 'strerror', None) or exc}"
+            ) from None
+    try:
+        raw = read_file_at(repo, base, CONFIG_PATH)
+    except FileNotFoundError:
+        return Config()
+    try:
+        return load_config(raw.decode("utf-8"), CONFIG_PATH)
+    except UnicodeDecodeError:
+        raise ConfigError(f"{CONFIG_PATH} at the base ref is not UTF-8 text") from None
+
+
+def _load_rubric(repo: Path, base: str, given: str | None, config: Config) -> Rubric:
+    from pathlib import Path
+
+    from rubricate.gitio.snapshot_reader import read_file_at
+    from rubricate.rubric.resolve import resolve_rubric
+
+    def at_base(path: str) -> str:
+        try:
+            return read_file_at(repo, base, path).decode("utf-8")
+        except FileNotFoundError:
+            if given is None:
+                raise
+            return Path(path).read_text(encoding="utf-8")
+
+    return resolve_rubric(given or config.rubric, at_base)
+
+
+def _read_spec(path: str | None) -> str:
+    from pathlib import Path
+
+    from rubricate.errors import RubricateError
+
+    if path is None:
+        return ""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RubricateError(
+            f"cannot read --spec {path}: {getattr(exc, 'strerror', None) or exc}"
+        ) from None
+
+
+def _grade(
+    repo: Path, snapshot: Snapshot, rubric: Rubric, config: Config, *, enabled: bool
+) -> list[CheckResult]:
+    import tempfile
+
+    from rubricate.evidence.graders import grader_payload, skipped_graders
+    from rubricate.evidence.graders_run import run_graders
+    from rubricate.gitio.snapshot_reader import export_tree
+
+    if not config.graders:
+        return []
+    if not enabled:
+        return skipped_graders(config.graders, "disabled by --no-graders")
+    with tempfile.TemporaryDirectory(prefix="rubricate-head-") as tree:
+        export_tree(repo, snapshot.head_sha, tree)
+        names = ", ".join(grader.id for grader in config.graders)
+        print(f"rubricate: running graders on the head tree: {names}", file=sys.stderr)
+        return run_graders(config.graders, grader_payload(snapshot, rubric), tree, trusted=True)
+
+
+def _judge(
+    report: ScoreReport, snapshot: Snapshot, config: Config, args: argparse.Namespace
+) -> ScoreReport:
+    import os
+
+    if args.judge == "none":
+        return report
+    from rubricate.judge.service import judge_report
+
+    return judge_report(
+        report,
+        snapshot,
+        config.judge,
+        mode=args.judge,
+        model=args.model,
+        env=os.environ,
+        cache_dir=None,
+    )
+
+
+def _render(report: ScoreReport, fmt: str) -> str:
+    if fmt == "json":
+        import json
+
+        from rubricate.render.score_report import report_json
+
+        return json.dumps(report_json(report), indent=2, ensure_ascii=False) + "\n"
+    if fmt == "markdown":
+        from rubricate.render.score_report import render_markdown
+
+        return render_markdown(report)
+    from rubricate.render.score_text import render_table
+
+    return render_table(report)

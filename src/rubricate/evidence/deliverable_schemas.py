@@ -1,0 +1,133 @@
+"""Compile the JSON Schemas of the deliverables, once each (pure: data in, validators out).
+
+A schema is a file read at the BASE ref (`Snapshot.base_files`) or inline in the config. Its
+`$schema` picks the validator class (Draft 2020-12 when absent; Draft 7, 2019-09, 6 and 4 are
+also known) and the class's format checker is always on. A schema that is missing, does not
+parse or is not a valid schema is a `ConfigError` naming the schema file.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+from jsonschema import Draft202012Validator, validators
+from jsonschema.exceptions import SchemaError
+from referencing.exceptions import Unresolvable
+
+from rubricate.config import CONFIG_PATH, Config, Deliverable
+from rubricate.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class SchemaIssue:
+    """One way an instance breaks its schema: where (a JSON pointer path) and why."""
+
+    path: tuple[str | int, ...]
+    message: str
+
+    @property
+    def pointer(self) -> str:
+        """The RFC 6901 JSON pointer of the failing value."""
+        escaped = (str(p).replace("~", "~0").replace("/", "~1") for p in self.path)
+        return "/" + "/".join(escaped)
+
+
+@dataclass(frozen=True)
+class CompiledSchema:
+    """A ready validator and the name a user knows the schema by."""
+
+    name: str
+    validator: Any
+
+    def issues(self, instance: Any) -> list[SchemaIssue]:
+        """Every schema error of an instance, in document order of their paths."""
+        try:
+            errors = list(self.validator.iter_errors(instance))
+        except Unresolvable as exc:
+            raise ConfigError(f"schema {self.name}: cannot resolve a $ref ({exc})") from None
+        found = [SchemaIssue(tuple(e.absolute_path), str(e.message)) for e in errors]
+        return sorted(found, key=lambda issue: [str(part) for part in issue.path])
+
+
+def schema_paths(config: Config) -> tuple[str, ...]:
+    """The schema files the config names; the caller reads them at the base ref."""
+    return tuple(sorted({d.schema_ for d in config.deliverables if isinstance(d.schema_, str)}))
+
+
+def compile_deliverable_schemas(
+    config: Config, base_files: Mapping[str, bytes]
+) -> dict[int, CompiledSchema]:
+    """A compiled schema for each deliverable (by index) that has one; each file compiled once."""
+    by_file: dict[str, CompiledSchema] = {}
+    compiled: dict[int, CompiledSchema] = {}
+    for index, deliverable in enumerate(config.deliverables):
+        schema = deliverable.schema_
+        if schema is None:
+            continue
+        if isinstance(schema, str):
+            if schema not in by_file:
+                by_file[schema] = compile_schema(_read_schema(schema, base_files), schema)
+            compiled[index] = by_file[schema]
+        else:
+            compiled[index] = compile_schema(schema, _inline_name(index))
+    return compiled
+
+
+def _inline_name(index: int) -> str:
+    return f"{CONFIG_PATH} (deliverables[{index}].schema)"
+
+
+def _read_schema(path: str, base_files: Mapping[str, bytes]) -> Any:
+    raw = base_files.get(path)
+    if raw is None:
+        raise ConfigError(
+            f"schema {path} is not in the repository at the base ref "
+            "(schemas are read from the base, never from the change)"
+        )
+    try:
+        text = raw.decode("utf-8")
+        if path.endswith((".yml", ".yaml")):
+            return yaml.safe_load(text)
+        return json.loads(text)
+    except (UnicodeDecodeError, ValueError, yaml.YAMLError) as exc:
+        raise ConfigError(f"schema {path} does not parse: {_one_line(str(exc))}") from None
+
+
+def compile_schema(schema: Any, name: str) -> CompiledSchema:
+    """Check a schema against its draft's metaschema and build its validator with formats on."""
+    if not isinstance(schema, (dict, bool)):
+        raise ConfigError(f"schema {name} is not a JSON Schema: expected an object or a boolean")
+    cls = _validator_class(schema, name)
+    try:
+        cls.check_schema(schema)
+    except SchemaError as exc:
+        where = "/".join(str(part) for part in exc.absolute_path) or "(root)"
+        raise ConfigError(
+            f"schema {name} is not a valid JSON Schema: {exc.message} at {where}"
+        ) from None
+    return CompiledSchema(name, cls(schema, format_checker=cls.FORMAT_CHECKER))
+
+
+def _validator_class(schema: dict[str, Any] | bool, name: str) -> Any:
+    if isinstance(schema, bool) or "$schema" not in schema:
+        return Draft202012Validator
+    found = validators.validator_for(schema, default=None)  # type: ignore[arg-type, unused-ignore]
+    if found is None:
+        raise ConfigError(
+            f"schema {name} names an unknown $schema {schema['$schema']!r}; "
+            "use https://json-schema.org/draft/2020-12/schema or http://json-schema.org/draft-07/schema#"
+        )
+    return found
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())[:300]
+
+
+def deliverable_label(index: int, deliverable: Deliverable) -> str:
+    """A short name of a deliverable rule for messages: its glob."""
+    return f"deliverables[{index}] {deliverable.glob!r}"

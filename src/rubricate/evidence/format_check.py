@@ -1,0 +1,163 @@
+"""The format check: deliverables against their JSON Schemas, and structured files parse (pure).
+
+Each checked unit is one outcome: a changed deliverable file (valid against its schema, or
+parses when it has none), a changed JSON/YAML/TOML file outside the deliverables (parses), or
+a deliverable the config (`required: true`) or the spec names that is missing from the head.
+The value is the share of good outcomes; no outcome at all leaves `format_correctness` unscored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from rubricate.config import Config, Deliverable
+from rubricate.evidence.deliverable_schemas import CompiledSchema, SchemaIssue, deliverable_label
+from rubricate.evidence.paths import glob_match, glob_regex, is_glob, structured_kind
+from rubricate.evidence.report_model import CheckResult, Finding, check_result, short_list
+from rubricate.evidence.snapshot import FileChange, Snapshot
+from rubricate.evidence.spec import Spec
+from rubricate.evidence.structured import ParseProblem, check_syntax, parse_structured
+
+CHECK_ID = "format"
+CRITERION = "format_correctness"
+MAX_ERRORS_PER_FILE = 20
+MAX_MESSAGE = 300
+
+
+@dataclass
+class _Tally:
+    findings: list[Finding] = field(default_factory=list)
+    outcomes: list[bool] = field(default_factory=list)
+    valid: list[str] = field(default_factory=list)
+    parsed: list[str] = field(default_factory=list)
+    done: set[str] = field(default_factory=set)
+
+    def add(
+        self,
+        message: str,
+        path: str | None = None,
+        line: int | None = None,
+        severity: str = "error",
+    ) -> None:
+        self.findings.append(Finding(CHECK_ID, message, path, line, severity))  # type: ignore[arg-type]
+
+
+def format_check(
+    snapshot: Snapshot, config: Config, schemas: dict[int, CompiledSchema], spec: Spec
+) -> CheckResult:
+    """Validate changed deliverables, parse changed structured files, find missing deliverables."""
+    tally = _Tally()
+    for index, deliverable in enumerate(config.deliverables):
+        _check_rule(snapshot, index, deliverable, schemas.get(index), tally)
+    _check_spec_deliverables(snapshot, spec.deliverables, tally)
+    for change in snapshot.changes:
+        if change.path not in tally.done and not change.deleted and structured_kind(change.path):
+            _check_parses(change, tally)
+    value = sum(tally.outcomes) / len(tally.outcomes) if tally.outcomes else None
+    return check_result(
+        CHECK_ID, tally.findings, criterion=CRITERION, value=value, evidence=_evidence(tally)
+    )
+
+
+def _evidence(tally: _Tally) -> list[str]:
+    if not tally.outcomes:
+        return ["no deliverable or JSON/YAML/TOML file in the change to check"]
+    lines = [f"{sum(tally.outcomes)} of {len(tally.outcomes)} format checks passed"]
+    if tally.valid:
+        lines.append(f"deliverables valid: {short_list(tally.valid)}")
+    if tally.parsed:
+        lines.append(f"files that parse: {short_list(tally.parsed)}")
+    return lines
+
+
+def _check_rule(
+    snapshot: Snapshot, index: int, rule: Deliverable, schema: CompiledSchema | None, tally: _Tally
+) -> None:
+    regex = glob_regex(rule.glob)
+    if not any(regex.match(path) for path in snapshot.head_paths):
+        if rule.required:
+            tally.add(f"required deliverable missing: no file matches {rule.glob!r}")
+            tally.outcomes.append(False)
+        else:
+            tally.add(f"{deliverable_label(index, rule)} matches no file", severity="warning")
+    for change in snapshot.changes:
+        if not regex.match(change.path):
+            continue
+        if change.deleted:
+            tally.add("a deliverable is deleted by the change", change.path, severity="warning")
+        elif change.path not in tally.done:
+            tally.done.add(change.path)
+            _check_deliverable(change, schema, tally)
+
+
+def _check_deliverable(change: FileChange, schema: CompiledSchema | None, tally: _Tally) -> None:
+    reason = change.unreadable_reason
+    kind = structured_kind(change.path)
+    if schema is None and kind is None and (reason is None or change.binary):
+        tally.outcomes.append(True)
+        tally.valid.append(change.path)
+        return
+    if reason is not None:
+        tally.add(f"deliverable is {reason}; not validated", change.path)
+        tally.outcomes.append(False)
+        return
+    try:
+        parsed = parse_structured(kind or "json", change.text or "", change.path)
+    except ParseProblem as problem:
+        tally.add(problem.message, change.path, problem.line)
+        tally.outcomes.append(False)
+        return
+    if schema is None:
+        tally.outcomes.append(True)
+        tally.parsed.append(change.path)
+        return
+    errors = schema.issues(parsed.data)
+    for issue in errors[:MAX_ERRORS_PER_FILE]:
+        tally.add(_issue_message(issue), change.path, parsed.line_of(issue.path))
+    if len(errors) > MAX_ERRORS_PER_FILE:
+        tally.add(f"... and {len(errors) - MAX_ERRORS_PER_FILE} more schema errors", change.path)
+    tally.outcomes.append(not errors)
+    if not errors:
+        tally.valid.append(change.path)
+
+
+def _issue_message(issue: SchemaIssue) -> str:
+    text = " ".join(issue.message.split())
+    if len(text) > MAX_MESSAGE:
+        text = text[: MAX_MESSAGE - 3] + "..."
+    return f"{issue.pointer}: {text}"
+
+
+def _check_spec_deliverables(snapshot: Snapshot, named: Sequence[str], tally: _Tally) -> None:
+    for name in named:
+        if not _present(name, snapshot.head_paths):
+            tally.add(f"the spec names deliverable {name!r}, but the head has no such file")
+            tally.outcomes.append(False)
+
+
+def _present(name: str, paths: frozenset[str]) -> bool:
+    if not is_glob(name):
+        return name in paths
+    return any(glob_match(name, path) for path in paths)
+
+
+def _check_parses(change: FileChange, tally: _Tally) -> None:
+    reason = change.unreadable_reason
+    kind = structured_kind(change.path) or "json"
+    if change.symlink or change.submodule:
+        return
+    if change.too_large:
+        tally.add(f"{kind.upper()} file {reason}", change.path, severity="warning")
+        return
+    if reason is not None:
+        tally.add(f"{kind.upper()} file is {reason}", change.path)
+        tally.outcomes.append(False)
+        return
+    problem = check_syntax(kind, change.text or "")
+    tally.done.add(change.path)
+    tally.outcomes.append(problem is None)
+    if problem is None:
+        tally.parsed.append(change.path)
+    else:
+        tally.add(problem.message, change.path, problem.line)

@@ -1,0 +1,187 @@
+"""Path globs and file kinds used by the evidence checks (pure: string matching only).
+
+Globs match the whole repository-relative path: `*` and `?` stay within one path segment,
+`**` spans segments (`**/` also matches no directory at all), `[abc]`/`[!abc]` are classes,
+and a trailing `/` matches everything below that directory.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from functools import lru_cache
+
+
+def words(text: str) -> frozenset[str]:
+    """The whitespace-separated words of a text, as a set."""
+    return frozenset(text.split())
+
+
+TEST_DIRS = frozenset({"test", "tests", "__tests__", "spec", "specs", "testing", "e2e"})
+FIXTURE_DIRS = frozenset(
+    {"fixtures", "fixture", "testdata", "__snapshots__", "snapshots", "golden"}
+)
+EXAMPLE_DIRS = frozenset({"examples", "example", "demo", "demos", "samples", "sample"})
+SOURCE_EXTS = words(
+    "py pyi js jsx mjs cjs ts tsx go rs java kt kts rb c h cc cpp cxx hpp cs swift php scala"
+    " sh bash lua r jl ex exs erl hs ml clj dart vue svelte sql"
+)
+DOC_EXTS = frozenset({"md", "markdown", "rst", "txt", "adoc", "org"})
+DATA_EXTS = words(
+    "csv tsv jsonl ndjson parquet npy npz h5 hdf5 pkl pickle zip gz tgz bz2 xz zst feather arrow"
+    " sqlite db bin xlsx xls avro orc tar"
+)
+STRUCTURED_EXTS = {"json": "json", "yml": "yaml", "yaml": "yaml", "toml": "toml"}
+LOCKFILES = words(
+    "poetry.lock uv.lock pdm.lock pipfile.lock package-lock.json npm-shrinkwrap.json yarn.lock"
+    " pnpm-lock.yaml bun.lockb cargo.lock go.sum gemfile.lock composer.lock conda-lock.yml"
+    " flake.lock mix.lock pubspec.lock"
+)
+MANIFESTS = words(
+    "pyproject.toml setup.py setup.cfg pipfile package.json cargo.toml go.mod gemfile composer.json"
+    " environment.yml environment.yaml pubspec.yaml mix.exs build.gradle pom.xml"
+)
+CHECKSUM_NAMES = re.compile(
+    r"(^|[._-])(sha\d*sums?|md5sums?|checksums?)([._-]|$)|\.(sha\d+|md5)$", re.I
+)
+JSONC_NAMES = re.compile(
+    r"(^|/)(tsconfig[^/]*|jsconfig[^/]*|\.vscode/[^/]*|devcontainer)\.json$|\.jsonc$"
+)
+TEST_NAMES = re.compile(r"^(test_|conftest\.py$)|([_-]test|[_-]spec|Tests?)\.[^.]+$")
+EMPTY_OK_NAMES = frozenset(
+    {"__init__.py", "py.typed", ".gitkeep", ".keep", ".nojekyll", ".gitignore"}
+)
+
+
+@lru_cache(maxsize=512)
+def glob_regex(pattern: str) -> re.Pattern[str]:
+    """The compiled regular expression of a repository glob."""
+    text = pattern.strip().lstrip("/")
+    if text.startswith("./"):
+        text = text[2:]
+    if text.endswith("/"):
+        text += "**"
+    return re.compile(_translate(text) + r"\Z", re.S)
+
+
+def _translate(pattern: str) -> str:
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        char = pattern[i]
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif char == "*":
+            out.append("[^/]*")
+            i += 1
+        elif char == "?":
+            out.append("[^/]")
+            i += 1
+        elif char == "[" and "]" in pattern[i + 2 :]:
+            end = pattern.index("]", i + 2)
+            body = pattern[i + 1 : end]
+            negate = body.startswith("!")
+            body = re.escape(body[1:] if negate else body).replace("\\-", "-")
+            out.append(f"[{'^/' if negate else ''}{body}]")
+            i = end + 1
+        else:
+            out.append(re.escape(char))
+            i += 1
+    return "".join(out)
+
+
+def glob_match(pattern: str, path: str) -> bool:
+    """True when the repository-relative path matches the glob."""
+    return glob_regex(pattern).match(path) is not None
+
+
+def glob_filter(pattern: str, paths: Iterable[str]) -> list[str]:
+    """The paths that match the glob, sorted."""
+    regex = glob_regex(pattern)
+    return sorted(p for p in paths if regex.match(p))
+
+
+def is_glob(pattern: str) -> bool:
+    """True when the pattern has glob characters (else it names one path or a directory)."""
+    return any(ch in pattern for ch in "*?[") or pattern.endswith("/")
+
+
+def extension(path: str) -> str:
+    """The lower-case last extension, without the dot ('' when none)."""
+    name = path.rsplit("/", 1)[-1]
+    return name.rsplit(".", 1)[-1].lower() if "." in name.lstrip(".") else ""
+
+
+def _parts(path: str) -> list[str]:
+    return [part for part in path.split("/") if part and part != "."]
+
+
+def basename(path: str) -> str:
+    """The last path segment."""
+    return path.rsplit("/", 1)[-1]
+
+
+def is_test(path: str) -> bool:
+    """True for test files: a test directory or a test file-name convention."""
+    name = basename(path).lower()
+    if any(part.lower() in TEST_DIRS for part in _parts(path)[:-1]):
+        return True
+    return TEST_NAMES.search(basename(path)) is not None or ".test." in name or ".spec." in name
+
+
+def is_fixture(path: str) -> bool:
+    """True for test fixtures and golden or snapshot data."""
+    return basename(path) == "conftest.py" or any(
+        p.lower() in FIXTURE_DIRS for p in _parts(path)[:-1]
+    )
+
+
+def is_example(path: str) -> bool:
+    """True for files under an examples or demo directory."""
+    return any(part.lower() in EXAMPLE_DIRS for part in _parts(path)[:-1])
+
+
+def is_source(path: str) -> bool:
+    """True for program source that is not a test."""
+    return extension(path) in SOURCE_EXTS and not is_test(path)
+
+
+def is_doc(path: str) -> bool:
+    """True for prose documents."""
+    return extension(path) in DOC_EXTS and not is_lockfile(path)
+
+
+def is_data(path: str) -> bool:
+    """True for data files that a checksum should accompany."""
+    return extension(path) in DATA_EXTS
+
+
+def is_lockfile(path: str) -> bool:
+    """True for dependency lockfiles."""
+    name = basename(path).lower()
+    return name in LOCKFILES or (
+        name.startswith("requirements") and name.endswith((".lock", ".txt.lock"))
+    )
+
+
+def is_manifest(path: str) -> bool:
+    """True for files that declare dependencies."""
+    name = basename(path).lower()
+    return name in MANIFESTS or (name.startswith("requirements") and name.endswith((".txt", ".in")))
+
+
+def is_checksum(path: str) -> bool:
+    """True for checksum files (SHA256SUMS, *.sha256, checksums.txt, ...)."""
+    return CHECKSUM_NAMES.search(basename(path)) is not None
+
+
+def structured_kind(path: str) -> str | None:
+    """'json', 'yaml' or 'toml' for files of those formats (JSON with comments excluded)."""
+    kind = STRUCTURED_EXTS.get(extension(path))
+    if kind == "json" and JSONC_NAMES.search(path):
+        return None
+    return kind

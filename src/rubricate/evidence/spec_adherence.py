@@ -1,0 +1,105 @@
+"""The spec_adherence check: the change does what the spec asks, and only that (pure).
+
+- Coverage: the share of the spec's open checklist items, the spec's named deliverables and the
+  config's required deliverables that the change touches (see `rubricate.evidence.coverage`).
+- Scope: when the config (`scope:`) or the spec declares the paths in scope, each touched path
+  outside them counts against; so does a path the spec lists as out of scope.
+The value is coverage (1 when there is nothing to cover) times (1 - 0.5 * out-of-scope share).
+With no checklist, no deliverables and no declared scope, `spec_adherence` stays unscored:
+the judge and reviewers refine it.
+"""
+
+from __future__ import annotations
+
+from rubricate.config import Config
+from rubricate.evidence.coverage import change_vocabulary, item_covered, touches
+from rubricate.evidence.paths import extension, glob_regex, is_glob
+from rubricate.evidence.report_model import CheckResult, Finding, check_result, short_list
+from rubricate.evidence.snapshot import Snapshot
+from rubricate.evidence.spec import Spec
+
+CHECK_ID = "spec_adherence"
+CRITERION = "spec_adherence"
+OUT_OF_SCOPE_WEIGHT = 0.5
+MAX_SCOPE_FINDINGS = 20
+
+
+def spec_adherence_check(snapshot: Snapshot, config: Config, spec: Spec) -> CheckResult:
+    """Compare the change with the spec's checklist, deliverables and declared scope."""
+    findings: list[Finding] = []
+    evidence: list[str] = []
+    covered, total = _coverage(snapshot, config, spec, findings, evidence)
+    scope = (*config.scope, *spec.scope)
+    outside = _out_of_scope(snapshot, scope, spec.out_of_scope)
+    _scope_findings(outside, findings)
+    if not total and not scope and not spec.out_of_scope:
+        evidence.append("the spec has no checklist, named deliverables or scope to compare against")
+        return check_result(CHECK_ID, findings, criterion=CRITERION, value=None, evidence=evidence)
+    touched = len(snapshot.touched_paths)
+    share = len(outside) / touched if touched else 0.0
+    if scope or spec.out_of_scope:
+        evidence.append(f"{touched - len(outside)} of {touched} touched paths are in scope")
+    value = (covered / total if total else 1.0) * (1.0 - OUT_OF_SCOPE_WEIGHT * share)
+    return check_result(CHECK_ID, findings, criterion=CRITERION, value=value, evidence=evidence)
+
+
+def _coverage(
+    snapshot: Snapshot, config: Config, spec: Spec, findings: list[Finding], evidence: list[str]
+) -> tuple[int, int]:
+    covered = total = 0
+    if spec.open_items:
+        words = change_vocabulary(snapshot)
+        done = [item for item in spec.open_items if item_covered(item, snapshot, words)]
+        for item in spec.open_items:
+            if item not in done:
+                findings.append(
+                    Finding(CHECK_ID, f"not covered: {item.text}", None, item.line, "info")
+                )
+        evidence.append(f"{len(done)} of {len(spec.open_items)} open checklist items covered")
+        covered, total = len(done), len(spec.open_items)
+    named = list(
+        dict.fromkeys([*spec.deliverables, *(d.glob for d in config.deliverables if d.required)])
+    )
+    if named:
+        hit = [name for name in named if touches(name, snapshot)]
+        for name in named:
+            if name not in hit:
+                findings.append(
+                    Finding(CHECK_ID, f"deliverable not in the change: {name}", severity="warning")
+                )
+        evidence.append(
+            f"{len(hit)} of {len(named)} named deliverables in the change: {short_list(hit)}"
+        )
+        covered, total = covered + len(hit), total + len(named)
+    return covered, total
+
+
+def _out_of_scope(
+    snapshot: Snapshot, scope: tuple[str, ...], excluded: tuple[str, ...]
+) -> list[str]:
+    inside = [glob_regex(_as_directory(pattern)) for pattern in scope]
+    banned = [glob_regex(pattern) for pattern in excluded]
+    found: list[str] = []
+    for path in sorted(snapshot.touched_paths):
+        if any(r.match(path) for r in banned) or (
+            inside and not any(r.match(path) for r in inside)
+        ):
+            found.append(path)
+    return found
+
+
+def _as_directory(pattern: str) -> str:
+    """A bare name without an extension (`src`) means the directory `src/`."""
+    return pattern if is_glob(pattern) or extension(pattern) else pattern + "/"
+
+
+def _scope_findings(outside: list[str], findings: list[Finding]) -> None:
+    for path in outside[:MAX_SCOPE_FINDINGS]:
+        findings.append(
+            Finding(CHECK_ID, "changed outside the declared scope", path, None, "warning")
+        )
+    if len(outside) > MAX_SCOPE_FINDINGS:
+        extra = len(outside) - MAX_SCOPE_FINDINGS
+        findings.append(
+            Finding(CHECK_ID, f"... and {extra} more paths outside the scope", severity="warning")
+        )

@@ -1,0 +1,256 @@
+"""The verifiability check: can a reviewer confirm the change independently? (pure: heuristics).
+
+Each heuristic is met, missing, or does not apply, and reports its evidence:
+- tests: source files change -> test files must change too;
+- fixtures: test fixtures, golden or snapshot data change (only ever counts for the change);
+- runnable example: an `examples/` change, or a fenced code block added to a document
+  (only ever counts for the change);
+- seeds: added code uses randomness -> a seed is set in the same file;
+- checksums: data files change -> a checksum file, a `sha256: <hex>` line, a DVC or Git LFS
+  pointer, or a hash in the PR body;
+- sources: ten or more lines of prose are added -> links in the PR body or the added prose;
+- pinned dependencies: dependency lines change in a manifest -> a lockfile changes, or the
+  requirement lines are pinned (`==`, `@ <url>`, `--hash`).
+The value is met / (met + missing); when nothing applies, `verifiability` stays unscored.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from rubricate.evidence import paths as kinds
+from rubricate.evidence.report_model import CheckResult, Finding, check_result, short_list
+from rubricate.evidence.snapshot import FileChange, Snapshot
+
+CHECK_ID = "verifiability"
+CRITERION = "verifiability"
+State = Literal["met", "missing", "n/a"]
+
+RANDOMNESS = re.compile(
+    r"\brandom\.(random|randint|randrange|choice|choices|shuffle|sample|uniform|gauss)\b|"
+    r"\bnp\.random\.|\bnumpy\.random\b|\btorch\.(rand|randn|randint|randperm)\b|"
+    r"Math\.random\(|\brand::|\brand\(\)|\btf\.random\.|\bshuffle\s*=\s*True"
+)
+RANDOM_HINTS = ("rand", "shuffle")
+SEED = re.compile(
+    r"\bseed\s*\(|\bseed\s*=|\brandom_state\s*=|manual_seed\(|RandomState\(\s*\d|"
+    r"default_rng\(\s*\d|set_seed\(|seed_everything\(|PYTHONHASHSEED|\bsrand\(|SeedableRng|seed_from_u64"
+)
+HASH_LINE = re.compile(
+    r"(sha-?(1|224|256|384|512)|md5|blake2\w*|checksum|hash|oid)\W{0,24}[0-9a-f]{32,128}", re.I
+)
+LINK = re.compile(r"https?://[^\s)>\]]+|\[[^\]]+\]\([^)\s]+\)")
+FENCE = re.compile(r"^\s{0,3}(```|~~~)")
+FENCE_ANYWHERE = re.compile(r"^\s{0,3}(```|~~~)", re.M)
+PROSE_LINES = 10
+DEPENDENCY_LINES: dict[str, re.Pattern[str]] = {
+    "requirements": re.compile(r"^\s*[A-Za-z0-9][\w.\-\[\],]*\s*(==|>=|<=|~=|!=|>|<|@|;|$)"),
+    "python": re.compile(
+        r"[\"'][A-Za-z0-9][\w.\-]*(\[[^\]]*\])?\s*(===?|>=|<=|~=|!=|>|<|@)[^\"']*[\"']"
+    ),
+    "package.json": re.compile(
+        r"^\s*\"(?!version\"|name\"|main\"|types\"|module\"|engines\")[@\w./-]+\"\s*:\s*\"[\^~<>=v]*\d"
+    ),
+    "cargo.toml": re.compile(
+        r"^\s*(?!version\b|edition\b|name\b|rust-version\b)[\w-]+\s*=\s*(\{[^}]*version|\"[\^~<>=]*\d)"
+    ),
+    "go.mod": re.compile(r"^\s*(require\s+)?[\w.-]+\.\w+/\S+\s+v\d"),
+    "gemfile": re.compile(r"^\s*gem\s+[\"']"),
+    "environment": re.compile(r"^\s*-\s*[\w.-]+\s*[=<>]"),
+}
+PINNED = re.compile(r"===?|\s@\s|--hash")
+
+
+@dataclass(frozen=True)
+class Signal:
+    """One heuristic's state and the evidence behind it."""
+
+    name: str
+    state: State
+    evidence: str = ""
+    finding: Finding | None = None
+
+
+def verifiability_check(snapshot: Snapshot) -> CheckResult:
+    """Run every verifiability heuristic over the change."""
+    live = [c for c in snapshot.changes if not c.deleted]
+    signals = [heuristic(snapshot, live) for heuristic in HEURISTICS]
+    met = [s for s in signals if s.state == "met"]
+    missing = [s for s in signals if s.state == "missing"]
+    counted = len(met) + len(missing)
+    value = len(met) / counted if counted else None
+    evidence = [f"{s.name}: {s.evidence}" for s in met]
+    evidence += [f"missing {s.name}: {s.evidence}" for s in missing]
+    if value is None:
+        evidence.append("no verifiability heuristic applies to this change")
+    findings = [s.finding for s in missing if s.finding is not None]
+    return check_result(CHECK_ID, findings, criterion=CRITERION, value=value, evidence=evidence)
+
+
+def _missing(name: str, message: str, path: str | None = None, line: int | None = None) -> Signal:
+    return Signal(name, "missing", message, Finding(CHECK_ID, message, path, line, "warning"))
+
+
+def tests_signal(snapshot: Snapshot, live: list[FileChange]) -> Signal:
+    """Source changes need test changes beside them."""
+    sources = [c.path for c in live if kinds.is_source(c.path) and not kinds.is_example(c.path)]
+    if not sources:
+        return Signal("tests", "n/a")
+    tests = [c.path for c in live if kinds.is_test(c.path)]
+    if tests:
+        return Signal("tests", "met", short_list(tests))
+    return _missing(
+        "tests", f"source changes without test changes: {short_list(sources)}", sources[0]
+    )
+
+
+def fixtures_signal(snapshot: Snapshot, live: list[FileChange]) -> Signal:
+    """Test fixtures count for the change when present."""
+    fixtures = [c.path for c in live if kinds.is_fixture(c.path)]
+    if fixtures:
+        return Signal("fixtures", "met", short_list(fixtures))
+    return Signal("fixtures", "n/a")
+
+
+def example_signal(snapshot: Snapshot, live: list[FileChange]) -> Signal:
+    """A runnable example counts for the change when present."""
+    examples = [c.path for c in live if kinds.is_example(c.path)]
+    blocks = [c.path for c in live if kinds.is_doc(c.path) and _adds_code_block(c)]
+    found = examples + blocks
+    if found:
+        return Signal("runnable example", "met", short_list(found))
+    return Signal("runnable example", "n/a")
+
+
+def _adds_code_block(change: FileChange) -> bool:
+    text = change.added_text
+    return ("```" in text or "~~~" in text) and FENCE_ANYWHERE.search(text) is not None
+
+
+def seeds_signal(snapshot: Snapshot, live: list[FileChange]) -> Signal:
+    """Randomness in added code needs a seed in the same file."""
+    unseeded: list[tuple[str, int]] = []
+    seeded: list[str] = []
+    for change in live:
+        text = change.added_text
+        if not any(hint in text for hint in RANDOM_HINTS) or RANDOMNESS.search(text) is None:
+            continue
+        use = next(n for n, text in change.added if RANDOMNESS.search(text))
+        if SEED.search(change.text or ""):
+            seeded.append(change.path)
+        else:
+            unseeded.append((change.path, use))
+    if unseeded:
+        path, line = unseeded[0]
+        return _missing(
+            "seeds",
+            f"randomness without a seed: {short_list([p for p, _ in unseeded])}",
+            path,
+            line,
+        )
+    if seeded:
+        return Signal("seeds", "met", f"seed set in {short_list(seeded)}")
+    return Signal("seeds", "n/a")
+
+
+def checksums_signal(snapshot: Snapshot, live: list[FileChange]) -> Signal:
+    """Data files need checksums or hashes."""
+    data = [c.path for c in live if kinds.is_data(c.path)]
+    if not data:
+        return Signal("checksums", "n/a")
+    proof = [c.path for c in live if kinds.is_checksum(c.path) or c.path.endswith(".dvc")]
+    proof += [c.path for c in live if _has_hash(c)]
+    if HASH_LINE.search(snapshot.body):
+        proof.append("the PR body")
+    if proof:
+        return Signal("checksums", "met", short_list(proof))
+    return _missing(
+        "checksums", f"data files without checksums or hashes: {short_list(data)}", data[0]
+    )
+
+
+def _has_hash(change: FileChange) -> bool:
+    text = change.text or ""
+    return text.startswith("version https://git-lfs") or bool(HASH_LINE.search(change.added_text))
+
+
+def sources_signal(snapshot: Snapshot, live: list[FileChange]) -> Signal:
+    """Added prose needs sources: links in the PR body or in the prose."""
+    docs = [c for c in live if kinds.is_doc(c.path)]
+    prose = sum(1 for c in docs for _, text in c.added if text.strip() and not FENCE.match(text))
+    if prose < PROSE_LINES:
+        return Signal("sources", "n/a")
+    linked = [c.path for c in docs if LINK.search(c.added_text)]
+    if LINK.search(snapshot.body):
+        linked.insert(0, "the PR body")
+    if linked:
+        return Signal("sources", "met", f"links in {short_list(linked)}")
+    return _missing(
+        "sources", f"{prose} lines of prose added without links to sources", docs[0].path
+    )
+
+
+def pinning_signal(snapshot: Snapshot, live: list[FileChange]) -> Signal:
+    """Dependency changes need a lockfile change or pinned versions."""
+    changed = {
+        c.path: lines for c in live if kinds.is_manifest(c.path) and (lines := _dependency_lines(c))
+    }
+    if not changed:
+        return Signal("pinned dependencies", "n/a")
+    locks = [c.path for c in live if kinds.is_lockfile(c.path)]
+    if locks:
+        return Signal("pinned dependencies", "met", f"lockfile {short_list(locks)}")
+    unpinned = [
+        p
+        for p, lines in changed.items()
+        if not _requirements(p) or not all(PINNED.search(t) for t in lines)
+    ]
+    if not unpinned:
+        return Signal(
+            "pinned dependencies", "met", f"pinned versions in {short_list(list(changed))}"
+        )
+    return _missing(
+        "pinned dependencies",
+        f"dependencies change without a lockfile: {short_list(unpinned)}",
+        unpinned[0],
+    )
+
+
+def _requirements(path: str) -> bool:
+    return kinds.basename(path).lower().startswith("requirements")
+
+
+def _dependency_lines(change: FileChange) -> list[str]:
+    pattern = DEPENDENCY_LINES[_manifest_family(change.path)]
+    return [
+        t
+        for _, t in change.added
+        if t.strip() and not t.lstrip().startswith("#") and pattern.search(t)
+    ]
+
+
+def _manifest_family(path: str) -> str:
+    name = kinds.basename(path).lower()
+    if name.startswith("requirements"):
+        return "requirements"
+    if name in ("package.json", "composer.json"):
+        return "package.json"
+    if name in ("cargo.toml", "go.mod", "gemfile"):
+        return name
+    if name.startswith("environment") or name == "pubspec.yaml":
+        return "environment"
+    return "python"
+
+
+HEURISTICS: tuple[Callable[[Snapshot, list[FileChange]], Signal], ...] = (
+    tests_signal,
+    fixtures_signal,
+    example_signal,
+    seeds_signal,
+    checksums_signal,
+    sources_signal,
+    pinning_signal,
+)

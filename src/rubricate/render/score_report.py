@@ -1,0 +1,206 @@
+"""Render a ScoreReport as markdown (the bot's report) and as JSON data (pure: data in, text out).
+
+Every piece of user text (paths, messages, evidence, criterion names) is escaped: HTML
+is neutralised, markdown punctuation is backslash-escaped, `@mentions` cannot ping, and
+table cells stay on one line.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from rubricate.evidence.report_model import CheckResult, Finding, ScoreReport
+from rubricate.rubric.model import Rubric, ScoreValue
+
+MAX_FINDINGS_SHOWN = 50
+MAX_EVIDENCE_SHOWN = 4
+MAX_MARKDOWN = 60_000
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|~<>#])")
+VERDICT_ICON = {"pass": "✅", "fail": "❌", "incomplete": "⏳"}
+STATUS_ICON = {"pass": "✅", "fail": "❌", "warn": "⚠️", "skip": "➖", "error": "💥"}
+
+
+def escape(text: str) -> str:
+    """Markdown-safe text: no HTML, no formatting, no mentions, one line."""
+    flat = " ".join(str(text).split())
+    escaped = _MD_SPECIAL.sub(r"\\\1", flat.replace("&", "&amp;"))
+    return escaped.replace("@", "@&#8203;")
+
+
+def escape_html(text: str) -> str:
+    """Text for inside an HTML element (where markdown is not processed): no tags, no mentions."""
+    flat = " ".join(str(text).split())
+    return html.escape(flat, quote=False).replace("@", "@&#8203;")
+
+
+def code(text: str) -> str:
+    """An inline code span that survives backticks and pipes in its text."""
+    flat = " ".join(str(text).split()).replace("|", "\\|")
+    fence = "`" * (max((len(m) for m in re.findall(r"`+", flat)), default=0) + 1)
+    pad = " " if flat.startswith("`") or flat.endswith("`") else ""
+    return f"{fence}{pad}{flat}{pad}{fence}"
+
+
+def format_score(value: ScoreValue) -> str:
+    """A score for people: yes/no for checklists, at most two decimals for numbers."""
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return f"{value:.2f}".rstrip("0").rstrip(".")
+
+
+def pass_rule_text(rubric: Rubric) -> str:
+    """The rubric's pass rule in words."""
+    rule = rubric.pass_rule
+    parts: list[str] = []
+    if rule.min_total is not None:
+        parts.append(f"total ≥ {format_score(rule.min_total)}")
+    if rule.min_each is not None:
+        parts.append(f"every score ≥ {format_score(rule.min_each)}")
+    if any(c.required or c.min_score is not None for c in rubric.criteria):
+        parts.append("required criteria met")
+    return " and ".join(parts) or "no pass rule"
+
+
+def verdict_text(report: ScoreReport) -> str:
+    """One sentence that explains the verdict."""
+    result = report.result
+    if result.verdict == "incomplete":
+        missing = ", ".join(result.missing) or "every criterion"
+        below = f"; already below the bar: {', '.join(result.failed)}" if result.failed else ""
+        return f"incomplete: not scored yet: {missing}{below}; missing scores never count as zero"
+    total = format_score(result.weighted_total)
+    if result.verdict == "pass":
+        return f"pass: total {total}; the rule is {pass_rule_text(report.rubric)}"
+    failed = f"; below the bar: {', '.join(result.failed)}" if result.failed else ""
+    return f"fail: total {total}; the rule is {pass_rule_text(report.rubric)}{failed}"
+
+
+def render_markdown(report: ScoreReport) -> str:
+    """The report the bot posts: score table, verdict, findings folded in `<details>`."""
+    lines = [*_heading(report), "", *_score_table(report), ""]
+    lines.append(f"**Verdict:** {escape(verdict_text(report))}")
+    if report.notes:
+        lines += ["", *(f"- {escape(note)}" for note in report.notes)]
+    if report.judge:
+        lines += ["", _judge_line(report.judge)]
+    for check in report.checks:
+        lines += ["", *_check_details(check)]
+    text = "\n".join(lines) + "\n"
+    if len(text) > MAX_MARKDOWN:
+        text = text[:MAX_MARKDOWN].rsplit("\n", 1)[0] + "\n\n_(report truncated)_\n"
+    return text
+
+
+def _heading(report: ScoreReport) -> list[str]:
+    result = report.result
+    icon = VERDICT_ICON[result.verdict]
+    total = format_score(result.weighted_total)
+    top = format_score(report.rubric.scale.max)
+    rubric = report.rubric
+    scored = f" ({len(report.criteria)} of {len(rubric.criteria)} criteria scored)"
+    partial = scored if result.verdict == "incomplete" else ""
+    return [
+        f"### {icon} rubricate: **{result.verdict}** · {total} / {top}{partial}",
+        "",
+        f"Rubric {code(rubric.id)} version {code(rubric.version)} · "
+        f"base {code(report.base[:12])} → head {code(report.head[:12])}",
+    ]
+
+
+def _score_table(report: ScoreReport) -> list[str]:
+    by_id = {c.id: c for c in report.criteria}
+    rows = [
+        "| Criterion | Weight | Score | Source | Evidence |",
+        "| --- | ---: | ---: | --- | --- |",
+    ]
+    for criterion in report.rubric.criteria:
+        scored = by_id.get(criterion.id)
+        name = escape(criterion.name) + " " if criterion.name else ""
+        weight = f"{criterion.weight:.2f}"
+        if scored is None:
+            rows.append(f"| {name}{code(criterion.id)} | {weight} | — | — | not scored |")
+            continue
+        evidence = "<br>".join(escape(e) for e in scored.evidence[:MAX_EVIDENCE_SHOWN]) or "—"
+        score = format_score(scored.score)
+        rows.append(
+            f"| {name}{code(criterion.id)} | {weight} | {score} | {scored.source} | {evidence} |"
+        )
+    total = format_score(report.result.weighted_total)
+    rule = escape(pass_rule_text(report.rubric))
+    rows.append(f"| **Weighted total** | | **{total}** | | a pass needs {rule} |")
+    return rows
+
+
+def _judge_line(judge: dict[str, Any]) -> str:
+    keys = ("model", "prompt_version", "tokens_in", "tokens_out", "cached")
+    shown = ", ".join(f"{k} {escape(str(judge[k]))}" for k in keys if k in judge)
+    return f"Judge: {shown}" if shown else "Judge: used"
+
+
+def _check_details(check: CheckResult) -> list[str]:
+    icon = STATUS_ICON.get(check.status, "")
+    summary = f"{icon} {escape_html(check.id)}: {check.status}" + _counts(check.findings)
+    body = [f"- {escape(line)}" for line in check.evidence]
+    body += [_finding_line(f) for f in check.findings[:MAX_FINDINGS_SHOWN]]
+    if len(check.findings) > MAX_FINDINGS_SHOWN:
+        body.append(f"- … and {len(check.findings) - MAX_FINDINGS_SHOWN} more findings")
+    return [
+        "<details>",
+        f"<summary>{summary}</summary>",
+        "",
+        *(body or ["- nothing to report"]),
+        "",
+        "</details>",
+    ]
+
+
+def _counts(findings: Sequence[Finding]) -> str:
+    if not findings:
+        return ""
+    counts = {s: sum(1 for f in findings if f.severity == s) for s in ("error", "warning", "info")}
+    parts = [f"{n} {s}{'s' if n > 1 else ''}" for s, n in counts.items() if n]
+    return " · " + ", ".join(parts)
+
+
+def _finding_line(finding: Finding) -> str:
+    where = finding.path or ""
+    if finding.path and finding.line:
+        where = f"{finding.path}:{finding.line}"
+    located = f"{code(where)} " if where else ""
+    return f"- **{finding.severity}** {located}{escape(finding.message)}"
+
+
+def report_json(report: ScoreReport) -> dict[str, Any]:
+    """The `rubricate score --format json` document (fields are only ever added, never renamed)."""
+    result = report.result
+    passed = {c.id: c.passed for c in result.criteria}
+    weights = {c.id: c.weight for c in report.rubric.criteria}
+    return {
+        "rubric": {"id": report.rubric.id, "version": report.rubric.version},
+        "base": report.base,
+        "head": report.head,
+        "verdict": result.verdict,
+        "weighted_total": result.weighted_total,
+        "normalized": result.normalized,
+        "criteria": [
+            {
+                "id": c.id,
+                "score": c.score,
+                "source": c.source,
+                "evidence": list(c.evidence),
+                "weight": weights.get(c.id),
+                "passed": passed.get(c.id),
+            }
+            for c in report.criteria
+        ],
+        "checks": [check.as_dict() for check in report.checks],
+        "not_scored": list(report.not_scored),
+        "failed": list(result.failed),
+        "notes": list(report.notes),
+        "judge": report.judge,
+    }

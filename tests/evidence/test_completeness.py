@@ -1,0 +1,126 @@
+"""The completeness heuristics over real git changes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rubricate.evidence.completeness import completeness_check
+from rubricate.evidence.report_model import CheckResult
+from rubricate.evidence.spec import parse_spec
+
+from .gitrepo import FileValue, snapshot_of
+
+BASE: dict[str, FileValue] = {"README.md": "# p\n", "src/old.py": "# TODO: old debt\nx = 1\n"}
+
+
+def check(tmp_path: Path, head: dict[str, FileValue], *, spec: str = "") -> CheckResult:
+    snap = snapshot_of(tmp_path, BASE, head, spec=spec)
+    return completeness_check(snap, parse_spec(spec))
+
+
+def found(result: CheckResult) -> list[tuple[str | None, int | None, str]]:
+    return [(f.path, f.line, f.severity) for f in result.findings]
+
+
+def test_clean_change(tmp_path: Path) -> None:
+    result = check(tmp_path, {"src/new.py": "def f() -> int:\n    return 1\n"})
+    assert (result.status, result.value, result.findings) == ("pass", 1.0, ())
+
+
+def test_markers_only_count_on_added_lines(tmp_path: Path) -> None:
+    result = check(
+        tmp_path,
+        {
+            "src/old.py": "# TODO: old debt\nx = 2\n",
+            "src/new.py": "x = 1  # FIXME later\ny = 2  # XXX\n# todo in lower case is prose\n",
+            "docs/a.md": "This is a placeholder section.\n",
+            "web/form.html": '<input placeholder="name">\n',
+            "tests/test_a.py": "stub = object()\n",
+        },
+    )
+    assert found(result) == [
+        ("docs/a.md", 1, "warning"),
+        ("src/new.py", 1, "warning"),
+        ("src/new.py", 2, "warning"),
+    ]
+    assert result.value == pytest.approx(0.7)
+
+
+def test_not_implemented_and_empty_bodies(tmp_path: Path) -> None:
+    code = (
+        "from abc import ABC, abstractmethod\n"
+        "from typing import Protocol\n\n"
+        "def todo():\n    pass\n\n"
+        "def later():\n    '''Docs.'''\n    ...\n\n"
+        "def fine():\n    return 1\n\n"
+        "def boom():\n    raise NotImplementedError\n\n"
+        "class Base(ABC):\n    @abstractmethod\n    def run(self):\n        pass\n\n"
+        "class Shape(Protocol):\n    def area(self) -> float: ...\n\n"
+        "class Impl:\n    def work(self):\n        pass\n"
+    )
+    result = check(tmp_path, {"src/mod.py": code, "src/types.pyi": "def f() -> int: ...\n"})
+    assert [(f.line, f.message) for f in result.findings] == [
+        (15, "not implemented: raise NotImplementedError"),
+        (4, "function todo() has an empty body"),
+        (7, "function later() has an empty body"),
+        (26, "function work() has an empty body"),
+    ]
+    assert result.value == 0.0
+
+
+def test_empty_and_truncated_files(tmp_path: Path) -> None:
+    result = check(
+        tmp_path,
+        {
+            "src/pkg/__init__.py": "",
+            "src/empty.py": "",
+            "data/cut.json": '{"a": [1, 2,',
+            "src/cut.js": "function f(a, b) {\n  return [a, b",
+            "src/ok.js": "const x = 'it''s fine'; // don't (count)",
+            "notes.md": "no newline at the end (fine for prose",
+        },
+    )
+    assert [(f.path, f.message) for f in result.findings] == [
+        ("data/cut.json", "truncated? the file ends without a newline after ','"),
+        ("src/cut.js", "truncated? the file ends without a newline inside 2 open bracket(s)"),
+        ("src/empty.py", "the file is empty"),
+    ]
+
+
+def test_python_that_does_not_parse(tmp_path: Path) -> None:
+    result = check(tmp_path, {"src/cut.py": "def f(x):\n    return (x +\n"})
+    assert found(result) == [("src/cut.py", 2, "error")]
+    assert result.findings[0].message.startswith("Python file does not parse")
+
+
+def test_open_spec_items_need_a_matching_change(tmp_path: Path) -> None:
+    spec = (
+        "- [ ] Parse the config file in `src/config.py`\n"
+        "- [ ] Validate timestamps of events\n"
+        "- [ ] Document the command line\n"
+        "- [x] Already done elsewhere\n"
+    )
+    head = {
+        "src/config.py": "def load(path):\n    return open(path).read()\n",
+        "src/events.py": "def validate_timestamp(event):\n    return event.at is not None\n",
+    }
+    result = check(tmp_path, head, spec=spec)
+    assert [f.message for f in result.findings] == [
+        "spec item not addressed by the change: Document the command line"
+    ]
+    assert result.value == pytest.approx(1 - 0.6 / 3)
+    assert result.evidence[-1] == "2 of 3 open spec checklist items have a matching change"
+
+
+def test_empty_change_scores_zero(tmp_path: Path) -> None:
+    result = check(tmp_path, {})
+    assert (result.status, result.value) == ("fail", 0.0)
+
+
+def test_findings_per_file_are_capped(tmp_path: Path) -> None:
+    result = check(tmp_path, {"src/many.py": "".join(f"x{i} = 1  # TODO\n" for i in range(15))})
+    assert len(result.findings) == 11
+    assert result.findings[-1].message == "... and 5 more"
+    assert result.value == 0.0

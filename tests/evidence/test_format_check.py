@@ -1,0 +1,214 @@
+"""The format check over real git changes: good, bad and edge deliverables."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rubricate.config import Config
+from rubricate.errors import ConfigError
+from rubricate.evidence.deliverable_schemas import compile_deliverable_schemas
+from rubricate.evidence.format_check import format_check
+from rubricate.evidence.report_model import CheckResult
+from rubricate.evidence.snapshot import MAX_PARSE_BYTES
+from rubricate.evidence.spec import parse_spec
+
+from .gitrepo import FileValue, Link, config_of, snapshot_of
+
+SCHEMA = json.dumps(
+    {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "required": ["name", "count"],
+        "properties": {
+            "name": {"type": "string"},
+            "count": {"type": "integer", "minimum": 0},
+            "when": {"type": "string", "format": "date"},
+        },
+    }
+)
+CONFIG = """
+deliverables:
+  - glob: "out/*.json"
+    schema: schemas/result.schema.json
+"""
+BASE: dict[str, FileValue] = {"schemas/result.schema.json": SCHEMA, "README.md": "x\n"}
+
+
+def run_format(
+    tmp_path: Path,
+    head: dict[str, FileValue],
+    *,
+    config: Config | None = None,
+    base: dict[str, FileValue] | None = None,
+    spec: str = "",
+) -> CheckResult:
+    cfg = config or config_of(CONFIG)
+    snap = snapshot_of(tmp_path, base or BASE, head, config=cfg, spec=spec)
+    schemas = compile_deliverable_schemas(cfg, snap.base_files)
+    return format_check(snap, cfg, schemas, parse_spec(snap.spec))
+
+
+def messages(result: CheckResult) -> list[tuple[str | None, int | None, str]]:
+    return [(f.path, f.line, f.message) for f in result.findings]
+
+
+def test_valid_deliverable_scores_full(tmp_path: Path) -> None:
+    result = run_format(tmp_path, {"out/a.json": '{"name": "a", "count": 2}\n'})
+    assert (result.status, result.value, result.findings) == ("pass", 1.0, ())
+    assert result.evidence == ("1 of 1 format checks passed", "deliverables valid: out/a.json")
+
+
+def test_schema_errors_have_pointer_and_line(tmp_path: Path) -> None:
+    doc = '{\n  "name": "a",\n  "count": -1,\n  "when": "not-a-date"\n}\n'
+    result = run_format(tmp_path, {"out/a.json": doc, "out/b.json": '{"name": "b", "count": 1}'})
+    assert result.status == "fail"
+    assert result.value == 0.5
+    assert messages(result) == [
+        ("out/a.json", 3, "/count: -1 is less than the minimum of 0"),
+        ("out/a.json", 4, "/when: 'not-a-date' is not a 'date'"),
+    ]
+
+
+def test_missing_required_property_is_located_at_the_object(tmp_path: Path) -> None:
+    result = run_format(tmp_path, {"out/a.json": '{\n  "name": "a"\n}\n'})
+    assert messages(result) == [("out/a.json", 1, "/: 'count' is a required property")]
+
+
+def test_syntax_error_in_deliverable_and_other_files(tmp_path: Path) -> None:
+    result = run_format(
+        tmp_path,
+        {
+            "out/a.json": '{"name": "a",\n "count": }\n',
+            "config/app.yaml": "a: [1\n",
+            "pyproject.toml": "[tool\n",
+            "ok.json": "[1, 2]\n",
+        },
+    )
+    found = {(path, line) for path, line, _ in messages(result)}
+    assert found == {("out/a.json", 2), ("config/app.yaml", 2), ("pyproject.toml", 1)}
+    assert result.value == pytest.approx(1 / 4)
+
+
+def test_yaml_and_toml_deliverables(tmp_path: Path) -> None:
+    config = config_of(
+        """
+deliverables:
+  - glob: "out/*.yml"
+    schema: schemas/result.schema.json
+  - glob: "out/*.toml"
+    schema: schemas/result.schema.json
+"""
+    )
+    result = run_format(
+        tmp_path,
+        {
+            "out/a.yml": "name: a\ncount: 1\nwhen: 2024-01-02\n",
+            "out/b.toml": 'name = "b"\ncount = "many"\n',
+        },
+        config=config,
+    )
+    assert messages(result) == [("out/b.toml", 2, "/count: 'many' is not of type 'integer'")]
+
+
+def test_glob_matching_nothing_is_a_warning_and_required_missing_is_an_error(
+    tmp_path: Path,
+) -> None:
+    config = config_of(
+        """
+deliverables:
+  - glob: "out/*.json"
+    schema: schemas/result.schema.json
+  - glob: "report/*.md"
+    required: true
+"""
+    )
+    result = run_format(tmp_path, {"src/x.py": "x = 1\n"}, config=config)
+    assert [(f.severity, f.message) for f in result.findings] == [
+        ("warning", "deliverables[0] 'out/*.json' matches no file"),
+        ("error", "required deliverable missing: no file matches 'report/*.md'"),
+    ]
+    assert result.value == 0.0
+
+
+def test_spec_named_deliverable_missing(tmp_path: Path) -> None:
+    spec = "## Deliverables\n- `out/summary.json`\n- `out/a.json`\n"
+    result = run_format(tmp_path, {"out/a.json": '{"name": "a", "count": 1}'}, spec=spec)
+    assert messages(result) == [
+        (None, None, "the spec names deliverable 'out/summary.json', but the head has no such file")
+    ]
+    assert result.value == 0.5
+
+
+def test_unreadable_deliverables(tmp_path: Path) -> None:
+    huge = b'{"name": "' + b"x" * MAX_PARSE_BYTES + b'", "count": 1}'
+    result = run_format(
+        tmp_path,
+        {
+            "out/big.json": huge,
+            "out/bin.json": b"\x00\x01{}",
+            "out/latin.json": b'{"name": "caf\xe9", "count": 1}',
+            "out/link.json": Link("../README.md"),
+        },
+    )
+    by_path = {f.path: f.message for f in result.findings}
+    assert by_path["out/big.json"].startswith("deliverable is larger than 1 MiB")
+    assert by_path["out/bin.json"] == "deliverable is binary; not validated"
+    assert by_path["out/latin.json"] == "deliverable is not valid UTF-8 text; not validated"
+    assert by_path["out/link.json"] == "deliverable is a symlink (not followed); not validated"
+    assert result.value == 0.0
+
+
+def test_large_structured_file_outside_deliverables_is_only_a_warning(tmp_path: Path) -> None:
+    big = b"[" + b"1," * (MAX_PARSE_BYTES // 2) + b"1]"
+    result = run_format(tmp_path, {"data/big.json": big, "ok.json": "{}"}, config=Config())
+    assert [(f.path, f.severity) for f in result.findings] == [("data/big.json", "warning")]
+    assert result.value == 1.0
+
+
+def test_deleted_deliverable_is_reported(tmp_path: Path) -> None:
+    base = {**BASE, "out/a.json": '{"name": "a", "count": 1}', "out/b.json": "{}"}
+    result = run_format(tmp_path, {"out/b.json": None}, base=base)
+    assert messages(result) == [("out/b.json", None, "a deliverable is deleted by the change")]
+
+
+def test_nothing_to_check_leaves_the_criterion_unscored(tmp_path: Path) -> None:
+    result = run_format(tmp_path, {"src/a.py": "a = 1\n"}, config=Config())
+    assert (result.status, result.value) == ("skip", None)
+    assert result.evidence == ("no deliverable or JSON/YAML/TOML file in the change to check",)
+
+
+def test_deliverable_without_schema_only_needs_to_exist_or_parse(tmp_path: Path) -> None:
+    config = config_of('deliverables:\n  - glob: "out/*"\n')
+    result = run_format(
+        tmp_path, {"out/plot.png": b"\x89PNG\x00", "out/x.json": "{}"}, config=config
+    )
+    assert (result.value, result.findings) == (1.0, ())
+
+
+def test_many_errors_are_capped(tmp_path: Path) -> None:
+    config = config_of(
+        'deliverables:\n  - glob: "out/*.json"\n'
+        '    schema: {"type": "array", "items": {"type": "string"}}\n'
+    )
+    result = run_format(tmp_path, {"out/a.json": json.dumps(list(range(30)))}, config=config)
+    assert len(result.findings) == 21
+    assert result.findings[-1].message == "... and 10 more schema errors"
+
+
+def test_schema_problems_are_config_errors_naming_the_schema(tmp_path: Path) -> None:
+    head = {"out/a.json": "{}"}
+    bad = {**BASE, "schemas/result.schema.json": '{"type": "nonsense"}'}
+    with pytest.raises(
+        ConfigError, match=r"schema schemas/result.schema.json is not a valid JSON Schema"
+    ):
+        run_format(tmp_path / "1", head, base=bad)
+    with pytest.raises(
+        ConfigError, match=r"schemas/result.schema.json is not in the repository at the base"
+    ):
+        run_format(tmp_path / "2", head, base={"README.md": "x\n"})
+    broken = {**BASE, "schemas/result.schema.json": "{"}
+    with pytest.raises(ConfigError, match=r"schema schemas/result.schema.json does not parse"):
+        run_format(tmp_path / "3", head, base=broken)

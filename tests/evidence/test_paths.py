@@ -1,0 +1,76 @@
+"""Repository globs and file kinds."""
+
+from __future__ import annotations
+
+import fnmatch
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from rubricate.evidence import paths
+
+
+@pytest.mark.parametrize(
+    ("pattern", "path", "expected"),
+    [
+        ("out/*.json", "out/a.json", True),
+        ("out/*.json", "out/sub/a.json", False),
+        ("*.py", "a.py", True),
+        ("*.py", "pkg/a.py", False),
+        ("**/*.py", "a.py", True),
+        ("**/*.py", "pkg/sub/a.py", True),
+        ("src/**", "src/a/b.c", True),
+        ("docs/", "docs/x/y.md", True),
+        ("docs/", "docsx/y.md", False),
+        ("./out/a?.json", "out/ab.json", True),
+        ("out/a?.json", "out/a/.json", False),
+        ("[!a]*.txt", "b.txt", True),
+        ("[!a]*.txt", "a.txt", False),
+        ("[ab].txt", "b.txt", True),
+        ("data/(x).csv", "data/(x).csv", True),
+    ],
+)
+def test_glob_match(pattern: str, path: str, expected: bool) -> None:
+    assert paths.glob_match(pattern, path) is expected
+
+
+@given(st.lists(st.sampled_from(["a", "b", "/", ".", "x"]), max_size=10).map("".join))
+def test_single_star_agrees_with_fnmatch_within_a_segment(name: str) -> None:
+    if "/" not in name:
+        assert paths.glob_match("a*", name) == fnmatch.fnmatchcase(name, "a*")
+
+
+@pytest.mark.parametrize(
+    ("path", "test", "source"),
+    [
+        ("tests/test_x.py", True, False),
+        ("src/latest.py", False, True),
+        ("src/contest.py", False, True),
+        ("pkg/foo_test.go", True, False),
+        ("web/app.test.ts", True, False),
+        ("src/FooTest.java", True, False),
+        ("conftest.py", True, False),
+        ("README.md", False, False),
+    ],
+)
+def test_kinds(path: str, test: bool, source: bool) -> None:
+    assert paths.is_test(path) is test
+    assert paths.is_source(path) is source
+
+
+def test_other_kinds() -> None:
+    assert paths.is_fixture("tests/fixtures/a.json")
+    assert paths.is_example("examples/demo.py")
+    assert paths.is_data("data/x.parquet")
+    assert not paths.is_data("x.json")
+    assert paths.is_lockfile("poetry.lock")
+    assert paths.is_lockfile("web/package-lock.json")
+    assert paths.is_manifest("requirements-dev.txt")
+    assert paths.is_manifest("pyproject.toml")
+    assert all(paths.is_checksum(p) for p in ("SHA256SUMS", "d/x.csv.sha256", "checksums.txt"))
+    assert not paths.is_checksum("notes.txt")
+    assert paths.structured_kind("a/b.yml") == "yaml"
+    assert paths.structured_kind("tsconfig.json") is None
+    assert paths.structured_kind("x.jsonc") is None
+    assert paths.extension(".gitignore") == ""

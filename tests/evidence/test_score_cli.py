@@ -1,0 +1,200 @@
+"""`rubricate score` end to end: the bundled example, flags, exit codes and clear errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rubricate.cli.main import main
+
+from .gitrepo import commit, git, init_repo, make_change
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+@pytest.fixture(autouse=True)
+def _no_judge_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    dest = tmp_path_factory.mktemp("demo") / "repo"
+    script = EXAMPLES / "make-example-repo.sh"
+    subprocess.run(["bash", str(script), str(dest)], check=True, capture_output=True)
+    return dest
+
+
+def score(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(["score", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_json_on_the_bundled_example(demo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = score(capsys, "--repo", str(demo), "--format", "json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["rubric"] == {"id": "agora-v3", "version": "3.0"}
+    assert data["base"] == git(demo, "rev-parse", "main")
+    assert data["head"] == git(demo, "rev-parse", "add-wordstats")
+    assert data["verdict"] == "incomplete"
+    assert data["weighted_total"] == 5.0
+    assert data["normalized"] == 1.0
+    assert [(c["id"], c["score"], c["source"]) for c in data["criteria"]] == [
+        ("spec_adherence", 5.0, "auto"),
+        ("completeness", 5.0, "auto"),
+        ("verifiability", 5.0, "auto"),
+        ("format_correctness", 5.0, "auto"),
+    ]
+    assert all(c["evidence"] for c in data["criteria"])
+    assert data["not_scored"] == ["quality"]
+    statuses = {c["id"]: c["status"] for c in data["checks"]}
+    assert statuses == {
+        "inputs": "pass",
+        "format": "pass",
+        "verifiability": "pass",
+        "completeness": "pass",
+        "spec_adherence": "pass",
+        "grader:unit-tests": "pass",
+    }
+    assert all(set(c) >= {"id", "status", "findings"} for c in data["checks"])
+    assert "no judge: OPENAI_API_KEY is not set" in data["notes"]
+
+
+def test_table_markdown_and_spec(demo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = score(capsys, "--repo", str(demo), "--no-graders", "--judge", "none")
+    assert code == 0
+    assert "verdict: incomplete: not scored yet: quality" in out
+    assert "grader:unit-tests  skip" in out
+    spec = str(EXAMPLES / "spec.md")
+    code, out, _ = score(
+        capsys, "--repo", str(demo), "--format", "markdown", "--spec", spec, "--judge", "none"
+    )
+    assert out.startswith("### ⏳ rubricate: **incomplete**")
+    assert "4 of 4 open checklist items covered" in out
+
+
+@pytest.mark.parametrize(("fail_on", "expected"), [("never", 0), ("fail", 0), ("incomplete", 1)])
+def test_fail_on(
+    demo: Path, capsys: pytest.CaptureFixture[str], fail_on: str, expected: int
+) -> None:
+    code, _, _ = score(
+        capsys, "--repo", str(demo), "--fail-on", fail_on, "--no-graders", "--judge", "none"
+    )
+    assert code == expected
+
+
+def test_the_quick_start_command_runs_without_network(demo: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "rubricate", "score", "--repo", str(demo)],
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(demo)},
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "format_correctness" in proc.stdout
+    assert "Traceback" not in proc.stderr
+
+
+def test_example_repo_is_reproducible(tmp_path: Path, demo: Path) -> None:
+    again = tmp_path / "again"
+    subprocess.run(
+        ["bash", str(EXAMPLES / "make-example-repo.sh"), str(again)],
+        check=True,
+        capture_output=True,
+    )
+    assert git(again, "rev-parse", "HEAD") == git(demo, "rev-parse", "HEAD")
+    refused = subprocess.run(
+        ["bash", str(EXAMPLES / "make-example-repo.sh"), str(again)],
+        capture_output=True,
+        check=False,
+    )
+    assert refused.returncode == 2
+
+
+def test_errors_exit_2_with_a_clear_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    code, _, err = score(capsys, "--repo", str(plain))
+    assert (code, err.strip()) == (2, f"rubricate: error: not a git repository: {plain}")
+    change = make_change(tmp_path, {"a.txt": "1\n"}, {"a.txt": "2\n"})
+    code, _, err = score(capsys, "--repo", str(change.repo), "--base", "nope")
+    assert code == 2
+    assert "unknown ref 'nope'" in err
+    code, _, err = score(capsys, "--repo", str(change.repo), "--spec", str(tmp_path / "none.md"))
+    assert code == 2
+    assert "cannot read --spec" in err
+    code, _, err = score(capsys, "--repo", str(change.repo), "--rubric", "no-such-rubric")
+    assert code == 2
+    assert "rubric 'no-such-rubric' not found" in err
+    assert "Traceback" not in err
+
+
+def test_invalid_config_at_the_base_is_located(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    change = make_change(
+        tmp_path, {".github/rubricate.yml": "rubric: agora-v3\ndeliverable: []\n"}, {"a": "1\n"}
+    )
+    code, _, err = score(capsys, "--repo", str(change.repo))
+    assert code == 2
+    assert err.startswith(".github/rubricate.yml:2:1: unknown key 'deliverable'")
+
+
+def test_invalid_schema_names_the_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    base = {
+        ".github/rubricate.yml": 'deliverables:\n  - {glob: "out/*.json", schema: s.json}\n',
+        "s.json": '{"type": 12}',
+    }
+    change = make_change(tmp_path, base, {"out/a.json": "{}\n"})
+    code, _, err = score(capsys, "--repo", str(change.repo), "--no-graders")
+    assert code == 2
+    assert "schema s.json is not a valid JSON Schema" in err
+
+
+def test_config_comes_from_the_base_never_the_head(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    head_config = 'deliverables:\n  - {glob: "*.json", schema: {type: array}}\n'
+    change = make_change(
+        tmp_path, {"README.md": "x\n"}, {".github/rubricate.yml": head_config, "a.json": "{}"}
+    )
+    code, out, _ = score(capsys, "--repo", str(change.repo), "--format", "json", "--judge", "none")
+    fmt = next(c for c in json.loads(out)["checks"] if c["id"] == "format")
+    assert code == 0
+    assert fmt["findings"] == []
+    local = tmp_path / "local.yml"
+    local.write_text(head_config)
+    code, out, _ = score(
+        capsys,
+        "--repo",
+        str(change.repo),
+        "--format",
+        "json",
+        "--config",
+        str(local),
+        "--judge",
+        "none",
+    )
+    fmt = next(c for c in json.loads(out)["checks"] if c["id"] == "format")
+    assert fmt["findings"][0]["message"] == "/: {} is not of type 'array'"
+
+
+def test_same_base_and_head_is_an_empty_change(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = init_repo(tmp_path / "r")
+    commit(repo, {"a.txt": "1\n"})
+    code, out, err = score(capsys, "--repo", str(repo), "--format", "json", "--judge", "none")
+    assert code == 0
+    assert "base and head are the same commit" in err
+    completeness = next(c for c in json.loads(out)["criteria"] if c["id"] == "completeness")
+    assert completeness["score"] == 1.0
