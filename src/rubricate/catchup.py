@@ -1,0 +1,227 @@
+"""Catch-up planning: ledger events for closed PRs the ledger misses (pure: data in, events out).
+
+A scheduled run lists the repository's recently closed PRs and compares them with the ledger, so
+that a cancelled or failed run delays data instead of losing it. The rules:
+
+- A merged PR without a `final_approval` gets one, at `merged_at`. Its gate is `passed` when the
+  current version's approval passes, `overridden` when that approval was overridden, and
+  `bypassed` otherwise (no approval, or a failing one). It carries the approval's scores, else
+  the current version's reviewer scores, else its automatic scores, with the recorded rubric:
+  the same choice the bot makes at a merge (`rubricate.bot.on_pr`).
+- A PR closed without merge that the ledger knows, and that has no `abandoned` or
+  `final_approval`, gets `abandoned` at `closed_at`. A closed PR the ledger never saw is left
+  alone: it was a draft, or its author never submitted it for scoring.
+- PRs closed before the ledger's first event are left alone: rubricate was not installed yet.
+- The deadline of a merged PR is its milestone's `due_on`, else its linked issue's (resolved by
+  the caller), else `created_at` plus the configured SLA.
+
+Each event's id is `natural_key(kind, repo, pr, version, "catch-up")`, so a second catch-up
+writes nothing new, and a PR that the normal run already recorded is never planned again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Protocol, TypeVar
+
+from rubricate.bot.jobstate import JobState, job_state
+from rubricate.bot.record import Stamp, new_event
+from rubricate.ledger.event import Event, Gate, Override, RubricRef
+from rubricate.rubric.model import ScoreValue
+
+DELIVERY = "catch-up"
+ACTOR = "rubricate-catch-up"
+_SCORING_KINDS = ("approved", "review_scored", "first_submission")
+_NOTE = "recorded by catch-up: the run for this {what} did not record it"
+
+
+class ClosedPull(Protocol):
+    """What catch-up needs of a closed PR (the GitHub adapter's `PullSummary` has it)."""
+
+    @property
+    def number(self) -> int: ...
+    @property
+    def author(self) -> str: ...
+    @property
+    def head_sha(self) -> str: ...
+    @property
+    def created_at(self) -> datetime | None: ...
+    @property
+    def closed_at(self) -> datetime | None: ...
+    @property
+    def merged_at(self) -> datetime | None: ...
+    @property
+    def milestone_due_on(self) -> datetime | None: ...
+
+
+P = TypeVar("P", bound=ClosedPull)
+
+
+@dataclass(frozen=True)
+class FinalScores:
+    """The scores a catch-up `final_approval` records, and where they came from."""
+
+    gate: Gate
+    scores: Mapping[str, ScoreValue] | None = None
+    rubric: RubricRef | None = None
+    weighted_total: float | None = None
+    normalized: float | None = None
+    verdict: str | None = None
+    source: str | None = None
+    override_reason: str | None = None
+
+
+def pulls_to_record(
+    closed_pulls: Iterable[P], events: Sequence[Event], *, repo: str, since: datetime
+) -> list[P]:
+    """The closed PRs, oldest closure first, that need a catch-up event."""
+    by_pr = _events_by_pr(events, repo)
+    if not by_pr:
+        return []
+    floor = max(since, min(e.at for job in by_pr.values() for e in job))
+    wanted = [
+        pull
+        for pull in closed_pulls
+        if _closed_after(pull, floor) and _missing_terminal(pull, by_pr.get(pull.number, ()))
+    ]
+    return sorted(wanted, key=lambda pull: (pull.merged_at or pull.closed_at, pull.number))
+
+
+def plan_catch_up(
+    closed_pulls: Iterable[ClosedPull],
+    events: Sequence[Event],
+    *,
+    repo: str,
+    since: datetime,
+    sla_hours: float | None = None,
+    linked_due_on: Mapping[int, datetime] | None = None,
+) -> list[Event]:
+    """The `final_approval` and `abandoned` events missing from the ledger."""
+    by_pr = _events_by_pr(events, repo)
+    planned: list[Event] = []
+    for pull in pulls_to_record(closed_pulls, events, repo=repo, since=since):
+        job = job_state(by_pr.get(pull.number, ()), repo, pull.number)
+        if pull.merged_at is not None:
+            deadline = _deadline(pull, (linked_due_on or {}).get(pull.number), sla_hours)
+            stamp = _stamp(pull, job, repo=repo, at=pull.merged_at)
+            planned.append(final_approval_event(stamp, final_scores(job), deadline=deadline))
+        elif pull.closed_at is not None:
+            planned.append(abandoned_event(_stamp(pull, job, repo=repo, at=pull.closed_at)))
+    return planned
+
+
+def final_approval_event(stamp: Stamp, final: FinalScores, *, deadline: datetime | None) -> Event:
+    """The `final_approval` of a merged PR with the gate and scores the ledger supports."""
+    return new_event(
+        "final_approval",
+        stamp,
+        gate=final.gate,
+        deadline=deadline,
+        scores=dict(final.scores) if final.scores is not None else None,
+        rubric=final.rubric,
+        weighted_total=final.weighted_total,
+        normalized=final.normalized,
+        verdict=final.verdict,
+        source=final.source,
+        override=Override(reason=final.override_reason) if final.override_reason else None,
+        feedback=_NOTE.format(what="merge"),
+    )
+
+
+def abandoned_event(stamp: Stamp) -> Event:
+    """The `abandoned` event of a PR closed without merge."""
+    return new_event("abandoned", stamp, feedback=_NOTE.format(what="close"))
+
+
+def final_scores(job: JobState) -> FinalScores:
+    """The gate and scores of a merge: the approval's, else reviewer scores, else automatic ones."""
+    version = job.current_version
+    rubric = _recorded_rubric(job, version)
+    approval = job.approval
+    if approval is not None:
+        gate: Gate = "overridden" if approval.override else "passed"
+        if approval.override is None and approval.verdict != "pass":
+            gate = "bypassed"
+        return FinalScores(
+            gate=gate,
+            scores=approval.scores,
+            rubric=rubric,
+            weighted_total=approval.weighted_total,
+            normalized=approval.normalized,
+            verdict=approval.verdict,
+            source="reviewer",
+            override_reason=approval.override.reason if approval.override else None,
+        )
+    reviewer = job.reviewer_scores.get(version)
+    if reviewer:
+        return FinalScores(gate="bypassed", scores=reviewer, rubric=rubric, source="reviewer")
+    auto = job.auto.get(version)
+    if auto is not None:
+        return FinalScores(
+            gate="bypassed",
+            scores=auto.scores,
+            rubric=rubric,
+            weighted_total=auto.weighted_total,
+            verdict=auto.verdict,
+            source=auto.source,
+        )
+    return FinalScores(gate="bypassed")
+
+
+def _stamp(pull: ClosedPull, job: JobState, *, repo: str, at: datetime) -> Stamp:
+    current = job.current
+    same_head = current is not None and pull.head_sha in current.heads
+    return Stamp(
+        repo=repo,
+        pr=pull.number,
+        author=pull.author or job.author or "",
+        version=max(job.current_version, 1),
+        head_sha=pull.head_sha or None,
+        tree_sha=current.tree_sha if same_head and current is not None else None,
+        at=at,
+        actor=ACTOR,
+        actor_role="bot",
+        delivery=DELIVERY,
+    )
+
+
+def _recorded_rubric(job: JobState, version: int) -> RubricRef | None:
+    """The rubric recorded with the newest scoring event of the version (else of any version)."""
+    scoring = [e for e in job.events if e.kind in _SCORING_KINDS and e.rubric is not None]
+    same_version = [e for e in scoring if e.version == version]
+    chosen = same_version or scoring
+    return chosen[-1].rubric if chosen else None
+
+
+def _deadline(
+    pull: ClosedPull, linked_due_on: datetime | None, sla_hours: float | None
+) -> datetime | None:
+    if pull.milestone_due_on is not None:
+        return pull.milestone_due_on
+    if linked_due_on is not None:
+        return linked_due_on
+    if sla_hours is not None and pull.created_at is not None:
+        return pull.created_at + timedelta(hours=sla_hours)
+    return None
+
+
+def _missing_terminal(pull: ClosedPull, events: Sequence[Event]) -> bool:
+    kinds = {e.kind for e in events}
+    if pull.merged_at is not None:
+        return "final_approval" not in kinds
+    return bool(events) and not kinds & {"final_approval", "abandoned"}
+
+
+def _closed_after(pull: ClosedPull, floor: datetime) -> bool:
+    closed = pull.merged_at or pull.closed_at
+    return closed is not None and closed >= floor
+
+
+def _events_by_pr(events: Iterable[Event], repo: str) -> dict[int, list[Event]]:
+    grouped: dict[int, list[Event]] = {}
+    for event in events:
+        if event.repo == repo:
+            grouped.setdefault(event.pr, []).append(event)
+    return grouped
