@@ -1,0 +1,238 @@
+"""Gather what a handler needs for one event: base, config, rubric, snapshot, spec, role (shell).
+
+Config and rubric are read at the BASE commit; PR content is fetched with git into a private
+bare repository and read, never checked out or executed. Each read says in the log what it did,
+and a dry run without a token reads neither the API nor GitHub's git remote.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rubricate.action_runtime import ActionsRuntime
+from rubricate.action_settings import ActionSettings
+from rubricate.bot.commands import ParsedCommand, parse_commands
+from rubricate.bot.payload import BotEvent, CommentEvent, PullRequestEvent, ReviewEvent
+from rubricate.config import Config, load_config
+from rubricate.errors import ConfigError
+from rubricate.evidence.report_model import ScoreReport
+from rubricate.evidence.snapshot import Snapshot
+from rubricate.github.closing import linked_issues
+from rubricate.github.gitfetch import fetch_commits, tree_of
+from rubricate.github.view_state import PullState
+from rubricate.rubric.model import Rubric
+
+if TYPE_CHECKING:
+    from rubricate.github.adapter import GitHubAdapter, IssueInfo
+
+MAX_LINKED_ISSUES = 3
+SCORED_ACTIONS = ("opened", "reopened", "ready_for_review", "synchronize")
+
+
+@dataclass
+class Reader:
+    """The shell's handles for one run: settings, log, API client and a scratch directory."""
+
+    settings: ActionSettings
+    runtime: ActionsRuntime
+    api: GitHubAdapter | None
+    workdir: Path
+
+    @property
+    def git_allowed(self) -> bool:
+        """Git reads happen with a token, or from a remote the environment names explicitly."""
+        return bool(self.settings.token or self.settings.repo_remote_override)
+
+    @property
+    def repo_dir(self) -> Path:
+        """The private bare repository the PR's commits are fetched into."""
+        return self.workdir / "repo.git"
+
+
+def pull_from_payload(event: BotEvent, payload: Mapping[str, Any]) -> PullState | None:
+    """The PR's base and head when the payload carries them (PR and review events)."""
+    if isinstance(event, PullRequestEvent):
+        return PullState(base_sha=event.base_sha, base_ref=event.base_ref, head_sha=event.head_sha)
+    if isinstance(event, ReviewEvent):
+        base = payload.get("pull_request", {}).get("base", {})
+        if base.get("sha"):
+            return PullState(
+                base_sha=base["sha"], base_ref=base.get("ref", ""), head_sha=event.head_sha
+            )
+    return None
+
+
+def pull_from_api(reader: Reader, number: int) -> PullState | None:
+    """The PR's base and head from the REST API (one call), when a client is available."""
+    if reader.api is None:
+        return None
+    data = reader.api.pull(number)
+    return PullState(
+        base_sha=data["base"]["sha"],
+        base_ref=data["base"].get("ref", ""),
+        head_sha=data["head"]["sha"],
+    )
+
+
+def fetch(reader: Reader, pull: PullState, *, with_head: bool) -> str | None:
+    """Fetch the base (and head) commits; return the merge base, or None when git is off."""
+    if not reader.git_allowed:
+        return None
+    remote, token = reader.settings.repo_remote, reader.settings.token
+    head = pull.head_sha if with_head else pull.base_sha
+    with reader.runtime.group("rubricate: fetch the PR's commits"):
+        merge_base = fetch_commits(remote, pull.base_sha, head, reader.repo_dir, token=token)
+        reader.runtime.log(f"fetched base {pull.base_sha[:12]} and head {head[:12]} (read only)")
+    return merge_base
+
+
+def read_config(reader: Reader, base_sha: str | None) -> Config:
+    """The config at the base commit; the defaults when it is absent or git is off."""
+    path = reader.settings.config_path
+    text = _read_text(reader, base_sha, path)
+    if text is None:
+        where = f"at base {base_sha[:12]}" if base_sha else "(no git reads)"
+        reader.runtime.log(f"no {path} {where}: using the default config")
+        return Config()
+    return load_config(text, path)
+
+
+def read_rubric(reader: Reader, base_sha: str | None, config: Config) -> Rubric:
+    """The rubric named by the `rubric` input or the config, read at the base commit."""
+    from rubricate.rubric.resolve import resolve_rubric
+
+    ref = reader.settings.rubric or config.rubric
+
+    def at_base(path: str) -> str:
+        text = _read_text(reader, base_sha, path)
+        if text is None:
+            raise FileNotFoundError(path)
+        return text
+
+    if base_sha is None:
+        reader.runtime.log(f"rubric {ref}: read without git (built-in or local file)")
+        return resolve_rubric(ref)
+    return resolve_rubric(ref, at_base)
+
+
+def _read_text(reader: Reader, base_sha: str | None, path: str) -> str | None:
+    from rubricate.gitio.snapshot_reader import read_file_at
+
+    if base_sha is None:
+        return None
+    try:
+        data = read_file_at(reader.repo_dir, base_sha, path)
+    except FileNotFoundError:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path} at the base commit is not UTF-8 text") from None
+
+
+def snapshot(
+    reader: Reader, event: PullRequestEvent, merge_base: str | None, spec: str, config: Config
+) -> Snapshot:
+    """The change from the merge base to the head, with schemas read at the base commit."""
+    from rubricate.evidence.deliverable_schemas import schema_paths
+    from rubricate.gitio.snapshot_reader import read_file_at, read_snapshot
+
+    if merge_base is None:
+        reader.runtime.log("no git reads: scoring an empty change built from the payload")
+        return Snapshot(
+            base_sha=event.base_sha,
+            head_sha=event.head_sha,
+            repo=event.repo,
+            title=event.title,
+            body=event.body,
+            spec=spec,
+        )
+    snap = read_snapshot(
+        reader.repo_dir, merge_base, event.head_sha, title=event.title, body=event.body, spec=spec
+    )
+    schemas: dict[str, bytes] = {}
+    for path in schema_paths(config):
+        try:
+            schemas[path] = read_file_at(reader.repo_dir, event.base_sha, path)
+        except FileNotFoundError:
+            continue
+    return dataclasses.replace(snap, base_files=schemas, repo=event.repo)
+
+
+def head_only(reader: Reader, event: PullRequestEvent, fetched: bool) -> Snapshot | None:
+    """A snapshot that only names the head tree (what a closed event needs)."""
+    if not fetched:
+        return None
+    tree = tree_of(reader.repo_dir, event.head_sha)
+    return Snapshot(
+        base_sha=event.base_sha, head_sha=event.head_sha, head_tree=tree, repo=event.repo
+    )
+
+
+def linked(reader: Reader, event: PullRequestEvent) -> list[IssueInfo]:
+    """The issues the PR body closes (at most three), read through the API."""
+    refs = linked_issues(event.body, event.repo, server_url=reader.settings.server_url)
+    if not refs:
+        return []
+    if reader.api is None:
+        reader.runtime.log(f"linked issues {', '.join(map(str, refs))} not read (no token)")
+        return []
+    if len(refs) > MAX_LINKED_ISSUES:
+        reader.runtime.log(f"only the first {MAX_LINKED_ISSUES} linked issues are read as the spec")
+    found = [reader.api.issue(ref) for ref in refs[:MAX_LINKED_ISSUES]]
+    return [info for info in found if info is not None]
+
+
+def spec_text(issues: list[IssueInfo]) -> str:
+    """The spec: each linked issue's title and body."""
+    return "\n\n".join(f"# {i.title} ({i.ref})\n\n{i.body}".strip() for i in issues)
+
+
+def deadline(event: PullRequestEvent, issues: list[IssueInfo], config: Config) -> datetime | None:
+    """The PR's milestone due date, else a linked issue's, else creation plus the SLA."""
+    if event.milestone_due_on is not None:
+        return event.milestone_due_on
+    for info in issues:
+        if info.milestone_due_on is not None:
+            return info.milestone_due_on
+    hours = config.reputation.sla_hours
+    return event.created_at + timedelta(hours=hours) if hours else None
+
+
+def actor_role(reader: Reader, event: CommentEvent | ReviewEvent, config: Config) -> str:
+    """The commenter's role, asked only when one of the comment's commands needs a role."""
+    roles = config.commands.roles
+    needs = [
+        c
+        for c in parse_commands(event.body)
+        if isinstance(c, ParsedCommand) and roles.get(c.name, "none") != "none"
+    ]
+    if not needs:
+        return "none"
+    if reader.api is None:
+        reader.runtime.log(f"role of {event.actor} not read (no token): treated as none")
+        return "none"
+    return reader.api.collaborator_role(event.actor)
+
+
+def score_head(reader: Reader, snap: Snapshot, rubric: Rubric, config: Config) -> ScoreReport:
+    """Automatic evidence, then the judge when a key is configured (graders never run here)."""
+    from rubricate.evidence.autoscore import auto_score
+    from rubricate.judge.service import judge_report
+
+    report = auto_score(snap, rubric, config)
+    settings = reader.settings
+    return judge_report(
+        report,
+        snap,
+        config.judge,
+        mode="auto",
+        model=settings.model,
+        env=settings.judge_env(),
+        cache_dir=settings.judge_cache_dir,
+    )

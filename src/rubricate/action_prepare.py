@@ -1,0 +1,158 @@
+"""Read everything a handler needs for one event, in the order the event allows (shell).
+
+PR and review payloads name the base and head; a comment's does not, so its run first reads the
+view state the last PR event left on the data branch (else asks the API once). Then the base is
+fetched, config and rubric read there, the job loaded from the data branch, and, for a PR's new
+head, the change scored.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from contextlib import ExitStack
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from rubricate import action_inputs as inputs
+from rubricate.action_inputs import Reader
+from rubricate.bot.context import HandlerContext
+from rubricate.bot.jobstate import JobState, job_state
+from rubricate.bot.payload import BotEvent, PullRequestEvent, reverted_pr
+from rubricate.config import Config
+from rubricate.errors import RubricateError
+from rubricate.evidence.snapshot import Snapshot
+from rubricate.github.view_state import PullState, ViewState, decode_views, view_path
+from rubricate.ledger.event import Event
+
+DEFAULT_DATA_BRANCH = Config().data_branch
+
+
+@dataclass(frozen=True)
+class Ledger:
+    """The data branch as this run sees it: the job's events and the stored view state."""
+
+    store: Any
+    events: tuple[Event, ...]
+    reverted: tuple[Event, ...]
+    views: ViewState
+    views_bytes: bytes | None
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """The handler's inputs, and what the shell needs to apply its effects."""
+
+    pull: PullState | None
+    ledger: Ledger
+    snapshot: Snapshot | None
+    job: JobState
+    context: HandlerContext
+
+    @property
+    def head_sha(self) -> str | None:
+        """The head commit the views belong to, when known."""
+        return self.pull.head_sha if self.pull else None
+
+
+def prepare(
+    reader: Reader, event: BotEvent, payload: Mapping[str, Any], stack: ExitStack, now: datetime
+) -> Prepared:
+    """Gather config, rubric, job, snapshot and context for `event`."""
+    reverts = reverted_pr(event) if isinstance(event, PullRequestEvent) and event.merged else None
+    pull = inputs.pull_from_payload(event, payload)
+    ledger = None
+    if pull is None:
+        ledger = open_ledger(
+            reader, event, reader.settings.data_branch or DEFAULT_DATA_BRANCH, stack, reverts
+        )
+        pull = ledger.views.pull or inputs.pull_from_api(reader, event.number)
+    merge_base = _fetch(reader, event, pull)
+    base_sha = pull.base_sha if pull and merge_base else None
+    config = inputs.read_config(reader, base_sha)
+    rubric = inputs.read_rubric(reader, base_sha, config)
+    branch = reader.settings.data_branch or config.data_branch
+    if ledger is None or ledger.store.branch != branch:
+        ledger = open_ledger(reader, event, branch, stack, reverts)
+    ledger.store.config = config.reputation
+    context = HandlerContext(
+        repo=event.repo, config=config, rubric=rubric, now=now, run_id=reader.settings.run_id
+    )
+    snapshot, context = _for_event(reader, event, merge_base, context, ledger, reverts)
+    return Prepared(pull, ledger, snapshot, job_of(ledger, event), context)
+
+
+def job_of(ledger: Ledger, event: BotEvent) -> JobState:
+    """The job folded from its events, with the sticky comment id the view state knows."""
+    job = job_state(ledger.events, event.repo, event.number)
+    sticky = ledger.views.sticky
+    return dataclasses.replace(job, sticky_comment_id=sticky.id if sticky else None)
+
+
+def open_ledger(
+    reader: Reader, event: BotEvent, branch: str, stack: ExitStack, reverts: int | None
+) -> Ledger:
+    """The data branch store, with this job's events and view state read in one fetch."""
+    from rubricate.ledger.derive import job_paths
+    from rubricate.ledger.store import DataBranchStore
+    from rubricate.ledger.store_common import job_file_events
+
+    settings, pr = reader.settings, event.number
+    store = stack.enter_context(DataBranchStore(settings.data_remote, branch, token=settings.token))
+    if not (settings.token or settings.data_remote_override):
+        reader.runtime.log("no token: the data branch is not read (an empty ledger is assumed)")
+        return Ledger(store, (), (), ViewState(pr=pr), None)
+    paths = {*job_paths(event.repo, pr), view_path(event.repo, pr)}
+    if reverts:
+        paths.update(job_paths(event.repo, reverts))
+    files = store.read_files(lambda p: p in paths)
+    raw = files.get(view_path(event.repo, pr))
+    reverted = job_file_events(files, event.repo, reverts) if reverts else ()
+    events = job_file_events(files, event.repo, pr)
+    reader.runtime.log(f"data branch {branch}: {len(events)} events for #{pr}")
+    return Ledger(store, events, reverted, decode_views(raw, pr), raw)
+
+
+def _fetch(reader: Reader, event: BotEvent, pull: PullState | None) -> str | None:
+    is_pr = isinstance(event, PullRequestEvent)
+    if pull is None:
+        reader.runtime.log("the PR's base is unknown (no token): using the default config")
+        return None
+    try:
+        return inputs.fetch(reader, pull, with_head=is_pr)
+    except RubricateError:
+        if is_pr and event.action == "closed":  # type: ignore[union-attr]
+            reader.runtime.annotate(
+                "warning", "could not fetch the merged head: its tree is unknown"
+            )
+            return None
+        raise
+
+
+def _for_event(
+    reader: Reader,
+    event: BotEvent,
+    merge_base: str | None,
+    context: HandlerContext,
+    ledger: Ledger,
+    reverts: int | None,
+) -> tuple[Snapshot | None, HandlerContext]:
+    config = context.config
+    if not isinstance(event, PullRequestEvent):
+        return None, dataclasses.replace(
+            context, actor_role=inputs.actor_role(reader, event, config)
+        )
+    if event.action == "closed":
+        wants_issue = event.merged and event.milestone_due_on is None
+        issues = inputs.linked(reader, event) if wants_issue else []
+        reverted = job_state(ledger.reverted, event.repo, reverts) if reverts else None
+        snapshot = inputs.head_only(reader, event, merge_base is not None)
+        deadline = inputs.deadline(event, issues, config)
+        return snapshot, dataclasses.replace(
+            context, deadline=deadline, reverts_pr=reverts, reverted_job=reverted
+        )
+    issues = inputs.linked(reader, event)
+    snapshot = inputs.snapshot(reader, event, merge_base, inputs.spec_text(issues), config)
+    report = inputs.score_head(reader, snapshot, context.rubric, config)
+    return snapshot, dataclasses.replace(context, report=report)

@@ -1,0 +1,125 @@
+"""The Actions runtime: log lines, groups, annotations, outputs and the step summary (shell).
+
+Every line written goes through `redact`, so a token never reaches the log even where the
+runner's own masking does not apply (local runs, a secret in a URL).
+"""
+
+from __future__ import annotations
+
+import sys
+import uuid
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TextIO
+
+from rubricate import action_commands as wc
+
+SUMMARY_LIMIT = 1024 * 1024
+_SUMMARY_NOTE = "\n\n_(summary cut: GitHub keeps at most 1 MiB per step)_\n"
+
+
+class ActionsRuntime:
+    """Writes workflow commands to a log stream, and the output and step-summary files."""
+
+    def __init__(
+        self,
+        *,
+        stream: TextIO | None = None,
+        output_path: str | None = None,
+        summary_path: str | None = None,
+        secrets: Iterable[str] = (),
+    ) -> None:
+        self._stream = stream if stream is not None else sys.stderr
+        self._output_path = output_path
+        self._summary_path = summary_path
+        self._secrets: list[str] = []
+        self.outputs: dict[str, str] = {}
+        for secret in secrets:
+            self.mask(secret)
+
+    def mask(self, secret: str) -> None:
+        """Register a secret: the runner masks it, and this runtime redacts it."""
+        if secret and secret not in self._secrets:
+            self._secrets.append(secret)
+            self._write(wc.add_mask(secret), redacted=False)
+
+    def redact(self, text: str) -> str:
+        """The text with every registered secret replaced by `***`."""
+        return wc.redact(text, self._secrets)
+
+    def log(self, message: str) -> None:
+        """Plain log lines; a line that would read as a workflow command is defused."""
+        self._write("\n".join(_defuse(line) for line in message.splitlines() or [""]))
+
+    def annotate(
+        self,
+        level: str,
+        message: str,
+        *,
+        path: str | None = None,
+        line: int | None = None,
+        title: str | None = None,
+    ) -> None:
+        """An error, warning or notice annotation, located when a path is given."""
+        self._write(wc.annotation(level, self.redact(message), path=path, line=line, title=title))
+
+    @contextmanager
+    def group(self, title: str) -> Iterator[None]:
+        """A collapsible log group around a block of work."""
+        self._write(wc.group(title))
+        try:
+            yield
+        finally:
+            self._write(wc.endgroup())
+
+    def set_outputs(self, outputs: Mapping[str, str]) -> None:
+        """Write job outputs to `$GITHUB_OUTPUT` (multi-line safe); log them when it is unset."""
+        for name, value in outputs.items():
+            self.outputs[name] = self.redact(value)
+        if not self._output_path:
+            for name, value in outputs.items():
+                self.log(f"output {name}={self.redact(value)}")
+            return
+        text = "".join(
+            wc.output_block(n, self.redact(v), _delimiter(v)) for n, v in outputs.items()
+        )
+        _append(self._output_path, text)
+
+    def add_summary(self, markdown: str) -> None:
+        """Append markdown to `$GITHUB_STEP_SUMMARY`, cut to GitHub's 1 MiB limit."""
+        if not self._summary_path or not markdown:
+            return
+        current = _size(self._summary_path)
+        text = wc.truncate_utf8(
+            self.redact(markdown), max(0, SUMMARY_LIMIT - current), _SUMMARY_NOTE
+        )
+        _append(self._summary_path, text if text.endswith("\n") else text + "\n")
+
+    def _write(self, line: str, *, redacted: bool = True) -> None:
+        self._stream.write((self.redact(line) if redacted else line) + "\n")
+        self._stream.flush()
+
+
+def _defuse(line: str) -> str:
+    stripped = line.lstrip()
+    return line.replace("::", ": :", 1) if stripped.startswith("::") else line
+
+
+def _delimiter(value: str) -> str:
+    while True:
+        candidate = f"ghadelimiter_{uuid.uuid4()}"
+        if candidate not in value:
+            return candidate
+
+
+def _append(path: str, text: str) -> None:
+    with Path(path).open("a", encoding="utf-8") as handle:
+        handle.write(text)
+
+
+def _size(path: str) -> int:
+    try:
+        return Path(path).stat().st_size
+    except OSError:
+        return 0

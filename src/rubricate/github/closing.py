@@ -1,0 +1,58 @@
+"""Issues a PR body closes with GitHub's closing keywords (pure: parses text).
+
+`Closes #12`, `fixes owner/repo#34`, `Resolved: #5` and issue URLs on the same server, with every
+keyword GitHub accepts. Fenced code, inline code and HTML comments are skipped.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+KEYWORDS = ("close", "closes", "closed", "fix", "fixes", "fixed", "resolve", "resolves", "resolved")
+_REF = r"(?:(?P<owner>[\w.-]+)/(?P<name>[\w.-]+))?#(?P<number>\d+)"
+_URL = r"https?://(?P<host>[^/\s]+)/(?P<uowner>[\w.-]+)/(?P<uname>[\w.-]+)/issues/(?P<unumber>\d+)"
+_PATTERN = re.compile(
+    rf"(?<![\w/-])(?:{'|'.join(KEYWORDS)}):?[ \t]+(?:{_REF}|{_URL})(?![\w/])",
+    re.IGNORECASE,
+)
+_FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,}).*?^(?P=fence)[`~]*[ \t]*$", re.MULTILINE | re.DOTALL)
+_HIDDEN = re.compile(r"<!--.*?-->|`[^`\n]*`", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class IssueRef:
+    """One linked issue: the repository's full name and the issue number."""
+
+    repo: str
+    number: int
+
+    def __str__(self) -> str:
+        return f"{self.repo}#{self.number}"
+
+
+def linked_issues(
+    body: str, repo: str, *, server_url: str = "https://github.com"
+) -> list[IssueRef]:
+    """The issues `body` closes, in order of appearance, without duplicates."""
+    host = urlsplit(server_url).netloc.lower()
+    found: list[IssueRef] = []
+    for match in _PATTERN.finditer(_visible(body or "")):
+        ref = _ref(match, repo, host)
+        if ref is not None and ref not in found:
+            found.append(ref)
+    return found
+
+
+def _ref(match: re.Match[str], repo: str, host: str) -> IssueRef | None:
+    if match.group("number"):
+        owner, name = match.group("owner"), match.group("name")
+        return IssueRef(f"{owner}/{name}" if owner and name else repo, int(match.group("number")))
+    if match.group("host").lower() != host:
+        return None
+    return IssueRef(f"{match.group('uowner')}/{match.group('uname')}", int(match.group("unumber")))
+
+
+def _visible(body: str) -> str:
+    return _HIDDEN.sub(" ", _FENCE.sub(" ", body))

@@ -1,0 +1,257 @@
+"""Apply a handler's effects: the ledger first, then the views (shell: GitHub and git I/O).
+
+Views are idempotent, so a re-run heals a half-applied run: the ledger skips events it holds,
+the sticky comment is edited only when its text changes, and a check run or status that the
+view state shows unchanged costs no request. A failing view does not stop the others; every
+failure is collected and reported, and the run then fails.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Protocol, TextIO
+
+from rubricate.action_runtime import ActionsRuntime
+from rubricate.bot.effects import Annotate as AnnotateEffect
+from rubricate.bot.effects import (
+    AppendEvents,
+    Effect,
+    PostComment,
+    React,
+    SetCheckRun,
+    SetOutputs,
+    SetStatus,
+    UpsertComment,
+    effect_to_dict,
+)
+from rubricate.bot.effects import Log as LogEffect
+from rubricate.errors import RubricateError
+from rubricate.github import check_output
+from rubricate.github.view_state import CheckState, StatusState, StickyState, ViewState, digest
+from rubricate.ledger.event import Event
+
+if TYPE_CHECKING:
+    from rubricate.github.adapter import CommentInfo, GitHubAdapter
+
+
+class LedgerSink(Protocol):
+    """Where events go: the data-branch store (`append` skips ids already present)."""
+
+    def append(self, events: Sequence[Event]) -> Any:
+        """Append the events; return the store's result."""
+
+
+class ExecutionError(RubricateError):
+    """Some effects could not be applied; the run failed (exit 1)."""
+
+    exit_code = 1
+
+
+@dataclass
+class Outcome:
+    """What applying the effects did: the new view state, log lines and failures."""
+
+    views: ViewState
+    applied: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    def raise_errors(self) -> None:
+        """Raise one `ExecutionError` naming every failed effect."""
+        if self.errors:
+            raise ExecutionError("some effects failed: " + "; ".join(self.errors))
+
+
+class Executor:
+    """Applies effects through the adapter, the ledger store and the Actions runtime."""
+
+    def __init__(
+        self,
+        api: GitHubAdapter,
+        ledger: LedgerSink,
+        runtime: ActionsRuntime,
+        views: ViewState,
+        *,
+        details_url: str | None = None,
+        review_nodes: Mapping[int, str] | None = None,
+    ) -> None:
+        self._api = api
+        self._review_nodes = dict(review_nodes or {})
+        self._ledger = ledger
+        self._runtime = runtime
+        self._details_url = details_url
+        self._outcome = Outcome(views=views.model_copy(deep=True))
+
+    def apply(self, effects: Sequence[Effect]) -> Outcome:
+        """Append every event in one write, then apply each view in order."""
+        events = [
+            e for effect in effects if isinstance(effect, AppendEvents) for e in effect.events
+        ]
+        if events:
+            result = self._ledger.append([self._redacted(e) for e in events])
+            self._note(f"ledger: {_describe_append(result, len(events))}")
+        for effect in effects:
+            if not isinstance(effect, AppendEvents):
+                self._apply_view(effect)
+        return self._outcome
+
+    def _redacted(self, event: Event) -> Event:
+        """The event with any secret in its text replaced (the id is kept)."""
+        line = event.to_line()
+        clean = self._runtime.redact(line)
+        return event if clean == line else Event.model_validate_json(clean)
+
+    def _apply_view(self, effect: Effect) -> None:
+        try:
+            self._dispatch(effect)
+        except RubricateError as exc:
+            message = self._runtime.redact(str(exc))
+            self._outcome.errors.append(f"{type(effect).__name__}: {message}")
+            self._runtime.annotate("error", f"{type(effect).__name__} failed: {message}")
+
+    def _dispatch(self, effect: Effect) -> None:
+        if isinstance(effect, UpsertComment):
+            self._upsert(effect)
+        elif isinstance(effect, PostComment):
+            comment_id = self._api.create_comment(effect.pr, self._runtime.redact(effect.body))
+            self._note(f"replied on #{effect.pr} (comment {comment_id})")
+        elif isinstance(effect, SetCheckRun):
+            self._check_run(effect)
+        elif isinstance(effect, SetStatus):
+            self._status(effect)
+        elif isinstance(effect, React):
+            self._react(effect)
+        elif isinstance(effect, SetOutputs):
+            self._runtime.set_outputs(effect.outputs)
+            self._runtime.add_summary(effect.summary)
+        elif isinstance(effect, AnnotateEffect):
+            self._runtime.annotate(effect.level, effect.message, path=effect.path, line=effect.line)
+        elif isinstance(effect, LogEffect):
+            extra = (
+                f" {json.dumps(effect.extra, sort_keys=True, default=str)}" if effect.extra else ""
+            )
+            self._runtime.log(effect.message + extra)
+
+    def _upsert(self, effect: UpsertComment) -> None:
+        body = self._runtime.redact(effect.body)
+        wanted = digest(body)
+        views = self._outcome.views
+        known = effect.comment_id or (views.sticky.id if views.sticky else None)
+        if views.sticky and views.sticky.id == known and views.sticky.digest == wanted:
+            self._note(f"sticky comment {known} unchanged")
+            return
+        if known and views.sticky and views.sticky.id == known and views.sticky.digest:
+            if self._api.edit_comment(known, body):
+                return self._remember_sticky(known, wanted, "edited")
+        elif known:
+            current = self._api.comment(known)
+            if current is not None and self._is_sticky(current, effect.marker):
+                return self._write_sticky(current, body, wanted)
+        found = self._api.find_sticky(effect.pr, effect.marker)
+        if found is not None:
+            return self._write_sticky(found, body, wanted)
+        self._remember_sticky(self._api.create_comment(effect.pr, body), wanted, "created")
+
+    def _is_sticky(self, comment: CommentInfo, marker: str) -> bool:
+        return comment.author == self._api.bot_login and marker in comment.body
+
+    def _write_sticky(self, current: CommentInfo, body: str, wanted: str) -> None:
+        if current.body == body:
+            return self._remember_sticky(current.id, wanted, "unchanged")
+        if not self._api.edit_comment(current.id, body):
+            raise ExecutionError(f"sticky comment {current.id} vanished while editing it")
+        self._remember_sticky(current.id, wanted, "edited")
+
+    def _remember_sticky(self, comment_id: int, wanted: str, how: str) -> None:
+        self._outcome.views.sticky = StickyState(id=comment_id, digest=wanted)
+        self._note(f"sticky comment {comment_id} {how}")
+
+    def _check_run(self, effect: SetCheckRun) -> None:
+        """Update the head's check run in place unless new annotations need a fresh one.
+
+        Annotations only append, so changed annotations mean a new run; an effect without any
+        (a command, which has no report) keeps the run's existing ones.
+        """
+        batches = check_output.annotation_batches(effect.annotations)
+        wanted = digest(effect_to_dict(replace(effect, annotations=())))
+        known = self._outcome.views.checks.get(effect.head_sha)
+        notes = digest([b for batch in batches for b in batch]) if batches else ""
+        keeps_notes = known is not None and (not notes or known.annotations == notes)
+        if known and keeps_notes and known.digest == wanted:
+            return self._note(f"check run {known.id} unchanged")
+        if known and keeps_notes:
+            output = check_output.output(effect)
+            if self._api.update_check_run(known.id, output, effect.conclusion):
+                return self._remember_check(
+                    effect.head_sha, known.id, wanted, known.annotations, "updated"
+                )
+        output = check_output.output(effect, batches[0] if batches else None)
+        check_id = self._api.create_check_run(
+            effect.head_sha, effect.name, effect.conclusion, output, self._details_url
+        )
+        for batch in batches[1:]:
+            self._api.update_check_run(check_id, check_output.output(effect, batch))
+        self._remember_check(effect.head_sha, check_id, wanted, notes, "created")
+
+    def _remember_check(self, sha: str, check_id: int, wanted: str, notes: str, how: str) -> None:
+        self._outcome.views.checks[sha] = CheckState(id=check_id, digest=wanted, annotations=notes)
+        self._note(f"check run {check_id} {how} on {sha[:12]}")
+
+    def _status(self, effect: SetStatus) -> None:
+        description = effect.description[:140]
+        key = f"{effect.context}@{effect.sha}"
+        wanted = StatusState(state=effect.state, description=description)
+        if self._outcome.views.statuses.get(key) == wanted:
+            return self._note(f"status {effect.context} unchanged ({effect.state})")
+        self._api.set_status(
+            effect.sha, effect.state, description, effect.context, self._details_url
+        )
+        self._outcome.views.statuses[key] = wanted
+        self._note(f"status {effect.context} = {effect.state} on {effect.sha[:12]}")
+
+    def _react(self, effect: React) -> None:
+        if effect.target == "review":
+            node = self._review_nodes.get(effect.comment_id)
+            if node is None:
+                return self._note(
+                    f"review {effect.comment_id}: no node id, {effect.content} skipped"
+                )
+            self._api.react_to_node(node, effect.content)
+        else:
+            self._api.react(effect.comment_id, effect.content)
+        self._note(f"reacted {effect.content} to {effect.target} {effect.comment_id}")
+
+    def _note(self, line: str) -> None:
+        self._outcome.applied.append(line)
+        self._runtime.log(line)
+
+
+def apply_local(effect: Effect, runtime: ActionsRuntime) -> bool:
+    """Apply an effect that stays on the runner (outputs, summary, annotations, log)."""
+    if isinstance(effect, SetOutputs):
+        runtime.set_outputs(effect.outputs)
+        runtime.add_summary(effect.summary)
+    elif isinstance(effect, AnnotateEffect):
+        runtime.annotate(effect.level, effect.message, path=effect.path, line=effect.line)
+    elif isinstance(effect, LogEffect):
+        extra = f" {json.dumps(effect.extra, sort_keys=True, default=str)}" if effect.extra else ""
+        runtime.log(effect.message + extra)
+    else:
+        return False
+    return True
+
+
+def print_effects(effects: Sequence[Effect], stream: TextIO, runtime: ActionsRuntime) -> None:
+    """The dry run: every effect as one JSON line, secrets redacted; nothing is written."""
+    for effect in effects:
+        line = json.dumps(effect_to_dict(effect), sort_keys=False, default=str)
+        stream.write(runtime.redact(line) + "\n")
+    stream.flush()
+
+
+def _describe_append(result: Any, total: int) -> str:
+    added = getattr(result, "added", None)
+    if added is None:
+        return f"{total} event(s) appended"
+    return f"{added} added, {getattr(result, 'present', 0)} already present"

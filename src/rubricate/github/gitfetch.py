@@ -1,0 +1,64 @@
+"""Fetch a PR's base and head commits into a private bare repository (shell: runs git).
+
+The content is read, never checked out or executed. The token travels in an `http.extraheader`
+scoped to the remote's origin and passed through the environment, so it never lands in a URL,
+a log line or `.git/config`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from rubricate.gitio.run import GitError, git_text, run_git
+from rubricate.ledger import store_git
+
+DEEPEN_STEPS = (1, 16, 256)
+
+
+def auth_env(remote: str, token: str | None) -> dict[str, str]:
+    """Environment that authenticates git over HTTPS to `remote`'s host with the token, if any."""
+    return store_git.auth_env(store_git.remote_url(remote), token, os.environ)
+
+
+def fetch_commits(
+    remote: str, base_sha: str, head_sha: str, dest: Path, *, token: str | None
+) -> str:
+    """Fetch both commits into a bare repo at `dest`; return their merge base (else the base)."""
+    env = auth_env(remote, token)
+    remote = store_git.remote_url(remote)
+    if not (dest / "HEAD").exists():
+        run_git(["init", "--bare", "--quiet", str(dest)], env=env)
+    for depth in DEEPEN_STEPS:
+        _fetch(dest, remote, [base_sha, head_sha], env, ["--depth", str(depth)])
+        found = merge_base(dest, base_sha, head_sha)
+        if found:
+            return found
+    _fetch(dest, remote, [base_sha, head_sha], env, ["--unshallow"])
+    return merge_base(dest, base_sha, head_sha) or base_sha
+
+
+def merge_base(repo: Path, left: str, right: str) -> str | None:
+    """The best common ancestor of two commits present in `repo`, or None."""
+    proc = run_git(["merge-base", left, right], repo, check=False)
+    if proc.returncode != 0:
+        return None
+    return proc.stdout.decode().strip() or None
+
+
+def tree_of(repo: Path, commit: str) -> str:
+    """The tree SHA of a commit present in `repo`."""
+    return git_text(["rev-parse", f"{commit}^{{tree}}"], repo)
+
+
+def _fetch(
+    repo: Path, remote: str, shas: Sequence[str], env: dict[str, str], extra: list[str]
+) -> None:
+    args = ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", *extra, remote, *shas]
+    try:
+        run_git(args, repo, env=env)
+    except GitError as exc:
+        if "--unshallow" in extra and "unshallow on a complete repository" in exc.stderr:
+            return
+        raise

@@ -1,0 +1,101 @@
+"""What the bot last wrote to a PR's views, so an unchanged view costs no API call (pure: data).
+
+Kept per PR as `views/<owner>/<repo>/<pr>.json` on the data branch (so one data remote can serve
+several repositories): the sticky comment's id and digest, each head
+SHA's check run and status, and the PR's base and head as last seen in a pull_request event.
+The views themselves stay pure functions of the ledger; this file only saves REST calls.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+KEEP_SHAS = 20
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class StickyState(_Model):
+    """The sticky comment: its id and a digest of the body last written."""
+
+    id: int
+    digest: str = ""
+
+
+class CheckState(_Model):
+    """A check run on one head SHA: its id, and digests of its output and its annotations."""
+
+    id: int
+    digest: str = ""
+    annotations: str = ""
+
+
+class StatusState(_Model):
+    """The commit status last set on one SHA."""
+
+    state: str
+    description: str
+
+
+class PullState(_Model):
+    """The PR's base and head as of the last pull_request event handled."""
+
+    base_sha: str
+    base_ref: str = ""
+    head_sha: str
+
+
+class ViewState(_Model):
+    """Everything known about one PR's views."""
+
+    pr: int
+    sticky: StickyState | None = None
+    checks: dict[str, CheckState] = {}
+    statuses: dict[str, StatusState] = {}
+    pull: PullState | None = None
+
+    def trimmed(self) -> ViewState:
+        """A copy keeping only the most recent SHAs' entries."""
+        return self.model_copy(
+            update={"checks": _last(self.checks), "statuses": _last(self.statuses)}
+        )
+
+
+def _last(mapping: dict[str, Any]) -> dict[str, Any]:
+    return dict(list(mapping.items())[-KEEP_SHAS:])
+
+
+def view_path(repo: str, pr: int) -> str:
+    """The data-branch path of a PR's view state."""
+    safe = "/".join(re.sub(r"[^A-Za-z0-9._-]", "_", part) or "_" for part in repo.split("/"))
+    return f"views/{safe}/{pr}.json"
+
+
+def decode_views(data: bytes | None, pr: int) -> ViewState:
+    """The stored state, or an empty one when missing or unreadable (it is only a cache)."""
+    if not data:
+        return ViewState(pr=pr)
+    try:
+        state = ViewState.model_validate_json(data)
+    except ValidationError:
+        return ViewState(pr=pr)
+    return state if state.pr == pr else ViewState(pr=pr)
+
+
+def encode_views(state: ViewState) -> bytes:
+    """Canonical JSON bytes, so an unchanged state is byte-identical."""
+    data = state.trimmed().model_dump(mode="json", exclude_none=True)
+    return (json.dumps(data, sort_keys=True, indent=2) + "\n").encode()
+
+
+def digest(value: Any) -> str:
+    """A short, stable digest of text or JSON-ready data."""
+    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
