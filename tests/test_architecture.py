@@ -10,7 +10,16 @@ from pathlib import Path
 import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "rubricate"
-FORBIDDEN = {"github", "openai", "subprocess", "httpx", "httpx2", "requests", "socket", "urllib.request"}
+FORBIDDEN = {
+    "github",
+    "openai",
+    "subprocess",
+    "httpx",
+    "httpx2",
+    "requests",
+    "socket",
+    "urllib.request",
+}
 SHELL_PREFIXES = (
     "github/",
     "gitio/",
@@ -49,11 +58,15 @@ def test_core_module_does_no_io_imports(path: Path) -> None:
     assert not bad, f"{path.name} imports {sorted(bad)}; the core must stay pure"
 
 
+def _docstring(path: Path) -> str:
+    return ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+
+
 def test_core_modules_say_they_are_pure() -> None:
     unmarked = [
         p.relative_to(SRC).as_posix()
         for p in _core_modules()
-        if p.name != "__init__.py" and "(pure" not in (ast.get_docstring(ast.parse(p.read_text())) or "")
+        if p.name != "__init__.py" and "(pure" not in _docstring(p)
     ]
     assert not unmarked, f"core modules without a '(pure: ...)' docstring: {unmarked}"
 

@@ -7,7 +7,7 @@ The report gains an `injection` check, a `judge` check and the `report.judge` re
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -53,8 +53,13 @@ def merge_run(report: ScoreReport, run: JudgeRun, injection: Sequence[Finding]) 
         result=score(report.rubric, scores),
         not_scored=tuple(cid for cid in report.rubric.ids if cid not in scores),
         judge=judge_record(run, flags),
-        notes=tuple(dict.fromkeys([*report.notes, *_notes(run)])),
+        notes=tuple(dict.fromkeys([*_still_true(report.notes, scores), *_notes(run)])),
     )
+
+
+def _still_true(notes: Sequence[str], scores: Mapping[str, object]) -> list[str]:
+    """Drop the `<criterion>: ...` notes about criteria that the judge has now scored."""
+    return [note for note in notes if note.split(":", 1)[0] not in scores]
 
 
 def judge_record(run: JudgeRun, flags: Sequence[str] = ()) -> dict[str, Any]:
