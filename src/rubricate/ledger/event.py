@@ -5,13 +5,20 @@ from __future__ import annotations
 import hashlib
 import json
 from datetime import datetime, timezone
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    field_serializer,
+    field_validator,
+    model_validator,
+)
 
 from rubricate.rubric.model import Rubric
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION: Final = 1
 EventKind = Literal[
     "first_submission",
     "review_scored",
@@ -74,6 +81,19 @@ class JudgeInfo(_Strict):
 class Event(_Strict):
     """One append-only ledger entry."""
 
+    model_config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        json_schema_extra={
+            "allOf": [
+                {
+                    "if": {"properties": {"kind": {"const": "rated"}}},
+                    "then": {"required": ["rating"]},
+                }
+            ]
+        },
+    )
+
     schema_version: Literal[1] = SCHEMA_VERSION
     id: str = Field(min_length=1)
     kind: EventKind
@@ -110,13 +130,29 @@ class Event(_Strict):
             raise ValueError("timestamps must carry a timezone (RFC 3339)")
         return value.astimezone(timezone.utc)
 
+    @model_validator(mode="after")
+    def _rated_has_rating(self) -> Event:
+        if self.kind == "rated" and self.rating is None:
+            raise ValueError("a 'rated' event needs a rating from 1 to 5")
+        return self
+
     @field_serializer("at", "deadline")
     def _rfc3339(self, value: datetime | None) -> str | None:
-        return None if value is None else value.strftime("%Y-%m-%dT%H:%M:%SZ")
+        return rfc3339(value)
 
     def to_line(self) -> str:
         """One canonical JSONL line: keys sorted, absent fields left out."""
         return json.dumps(self.model_dump(mode="json", exclude_none=True), sort_keys=True)
+
+
+def rfc3339(value: datetime | None) -> str | None:
+    """A UTC time as the ledger writes it: `YYYY-MM-DDTHH:MM:SSZ` (None stays None)."""
+    return None if value is None else value.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def parse_time(value: str | None) -> datetime | None:
+    """The inverse of `rfc3339`."""
+    return None if value is None else datetime.fromisoformat(value.replace("Z", "+00:00"))
 
 
 def natural_key(kind: str, repo: str, pr: int, version: int, delivery: str) -> str:
@@ -131,5 +167,7 @@ def rubric_ref(rubric: Rubric) -> RubricRef:
         id=rubric.id,
         version=rubric.version,
         scale=ScaleRef(min=rubric.scale.min, max=rubric.scale.max),
-        criteria={c.id: CriterionRef(weight=c.weight, nullable=c.nullable) for c in rubric.criteria},
+        criteria={
+            c.id: CriterionRef(weight=c.weight, nullable=c.nullable) for c in rubric.criteria
+        },
     )

@@ -1,0 +1,171 @@
+"""`rubricate ledger append|verify|show`: the ledger on a data branch (shell: CLI)."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import sys
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    from rubricate.config import ReputationConfig
+    from rubricate.ledger.event import Event
+    from rubricate.ledger.store import DataBranchStore
+    from rubricate.ledger.store_dir import DirectoryStore
+
+TOKEN_ENV = "RUBRICATE_DATA_TOKEN"
+
+
+def add_parser(subparsers: Any) -> None:
+    """Register `ledger` and its three subcommands."""
+    parser = subparsers.add_parser("ledger", help="append to, verify or show the ledger")
+    commands = parser.add_subparsers(dest="ledger_command", metavar="ACTION", required=True)
+    append = commands.add_parser("append", help="append events from a JSONL file (or -)")
+    add_source_arguments(append)
+    append.add_argument(
+        "file", metavar="FILE.jsonl", help="events, one JSON object a line; - for stdin"
+    )
+    append.add_argument("--json", action="store_true", help="print the result as JSON")
+    append.set_defaults(handler=run_append)
+    verify = commands.add_parser("verify", help="check schema, ids, shards and derived files")
+    add_source_arguments(verify)
+    verify.set_defaults(handler=run_verify)
+    show = commands.add_parser("show", help="list events, or one job with --pr")
+    add_source_arguments(show)
+    show.add_argument("--pr", type=int, help="show this pull request's job")
+    show.add_argument("--repo", help="the repository of --pr, when the ledger holds several")
+    show.add_argument("--json", action="store_true", help="print JSON")
+    show.set_defaults(handler=run_show)
+
+
+def add_source_arguments(parser: argparse.ArgumentParser) -> None:
+    """`--remote URL | --data DIR`, `--branch` and `--config`."""
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument(
+        "--remote", help="git URL or local path of the repository holding the data branch"
+    )
+    source.add_argument(
+        "--data", metavar="DIR", help="a plain directory holding a checkout of the data branch"
+    )
+    parser.add_argument(
+        "--branch", default="rubricate-data", help="the data branch (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--config",
+        metavar="PATH",
+        help="a rubricate.yml whose `reputation:` to use (default: the one recorded on the branch)",
+    )
+
+
+def open_store(args: argparse.Namespace) -> DataBranchStore | DirectoryStore:
+    """The store named by `--remote` or `--data`."""
+    config = load_reputation_config(args.config)
+    if args.data:
+        from rubricate.ledger.store_dir import DirectoryStore
+
+        return DirectoryStore(args.data, config=config)
+    from rubricate.ledger.store import DataBranchStore
+
+    return DataBranchStore(args.remote, args.branch, token=token_for(args.remote), config=config)
+
+
+def token_for(remote: str) -> str | None:
+    """`RUBRICATE_DATA_TOKEN`, else `GITHUB_TOKEN` when the remote is on the GitHub server."""
+    if os.environ.get(TOKEN_ENV):
+        return os.environ[TOKEN_ENV]
+    server = urlsplit(os.environ.get("GITHUB_SERVER_URL", "https://github.com")).hostname
+    if urlsplit(remote).hostname == server and os.environ.get("GITHUB_TOKEN"):
+        return os.environ["GITHUB_TOKEN"]
+    return None
+
+
+def load_reputation_config(path: str | None) -> ReputationConfig | None:
+    """The `reputation:` section of a config file, or None without `--config`."""
+    if path is None:
+        return None
+    from rubricate.config import load_config
+
+    return load_config(_read_text(path), path).reputation
+
+
+def read_events(name: str) -> list[Event]:
+    """Validate every line of a JSONL file; any invalid line rejects the whole batch."""
+    from rubricate.ledger.codec import LedgerError, event_from_dict
+
+    text = sys.stdin.read() if name == "-" else _read_text(name)
+    events, errors = [], []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            events.append(event_from_dict(json.loads(line)))
+        except ValueError as exc:
+            errors.append(f"line {number}: not JSON ({exc})")
+        except LedgerError as exc:
+            errors.append(f"line {number}: {exc}")
+    if errors:
+        raise LedgerError("\n".join(errors) + "\nno events were appended")
+    return events
+
+
+def run_append(args: argparse.Namespace) -> int:
+    """Validate, then append; print how many were added and how many were present."""
+    events = read_events(args.file)
+    with open_store(args) as store:
+        result = store.append(events)
+    if args.json:
+        print(json.dumps(dataclasses.asdict(result), sort_keys=True))
+    else:
+        commit = f" in commit {result.commit[:12]}" if result.commit else " (no commit)"
+        print(f"added {result.added}, already present {result.present}{commit}")
+    return 0
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    """Exit 0 when the ledger and its derived files are clean, 1 otherwise."""
+    from rubricate.ledger.codec import is_shard
+    from rubricate.ledger.derive import is_derived
+    from rubricate.ledger.verify import verify_files
+
+    with open_store(args) as store:
+        files = store.read_files(lambda p: is_shard(p) or is_derived(p))
+    report = verify_files(files, store.config)
+    for line in report.problems:
+        print(line)
+    parsed = report.parsed
+    verdict = "clean" if report.clean else f"{len(report.problems)} problem(s)"
+    print(f"{len(parsed.events)} events in {len(parsed.shards)} shard(s): {verdict}")
+    return 0 if report.clean else 1
+
+
+def run_show(args: argparse.Namespace) -> int:
+    """Print the events (or one job) as a table or JSON."""
+    from rubricate.ledger.show import event_rows, job_text, select_job
+
+    with open_store(args) as store:
+        parsed = store.read()
+    if args.pr is not None:
+        job = select_job(parsed.events, args.pr, args.repo)
+        print(json.dumps(job, indent=2, sort_keys=True) if args.json else job_text(job))
+        return 0
+    if args.json:
+        for event in parsed.events:
+            print(event.to_line())
+    else:
+        print(event_rows(parsed.events))
+    for problem in parsed.corrupt:
+        print(f"warning: {problem}: corrupt line skipped", file=sys.stderr)
+    return 0
+
+
+def _read_text(name: str) -> str:
+    from rubricate.errors import ConfigError
+
+    try:
+        with open(name, encoding="utf-8") as handle:
+            return handle.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{name}: {getattr(exc, 'strerror', None) or exc}") from None

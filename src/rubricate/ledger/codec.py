@@ -1,0 +1,211 @@
+"""Ledger lines to events and back, with located problems (pure: parses given text).
+
+A line that is not JSON, or not a valid event, is never dropped silently: it becomes a
+`LedgerProblem` with its `file:line`. An id seen twice within one job keeps its first
+occurrence (in shard order, then line order) and the repeat is reported as a duplicate.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from pydantic import ValidationError
+
+from rubricate.errors import RubricateError
+from rubricate.ledger.event import Event, natural_key
+from rubricate.ledger.perf import bulk
+
+LEDGER_DIR = "ledger/"
+SHARD_SUFFIX = ".jsonl"
+
+
+class LedgerError(RubricateError):
+    """An event that is not valid, or a ledger that cannot be used."""
+
+
+@dataclass(frozen=True)
+class LedgerProblem:
+    """One located problem in a ledger shard: `file:line: message`."""
+
+    file: str
+    line: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}: {self.message}"
+
+
+@dataclass(frozen=True)
+class ParsedLedger:
+    """Valid events (first occurrence of each id per job) and every located problem."""
+
+    events: tuple[Event, ...] = ()
+    corrupt: tuple[LedgerProblem, ...] = ()
+    duplicates: tuple[LedgerProblem, ...] = ()
+    misplaced: tuple[LedgerProblem, ...] = ()
+    shards: Mapping[str, str] = field(default_factory=dict)
+    """Each shard's path and git blob id, so derived files can say what they were built from."""
+
+
+def shard_path(at: datetime) -> str:
+    """The shard an event belongs in: `ledger/YYYY-MM.jsonl` by its UTC time."""
+    return f"{LEDGER_DIR}{at.year:04d}-{at.month:02d}{SHARD_SUFFIX}"
+
+
+def is_shard(path: str) -> bool:
+    """True for a ledger shard path."""
+    return path.startswith(LEDGER_DIR) and path.endswith(SHARD_SUFFIX)
+
+
+def git_blob_id(data: bytes) -> str:
+    """The sha1 id git gives a blob with this content."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
+
+
+def event_from_dict(data: Mapping[str, Any]) -> Event:
+    """Validate one event; a missing id is the natural key of its delivery."""
+    if not isinstance(data, Mapping):
+        raise LedgerError("an event must be a JSON object")
+    values = dict(data)
+    if "id" not in values:
+        if not isinstance(values.get("delivery"), str):
+            raise LedgerError("an event needs an id, or a delivery to derive its id from")
+        values["id"] = _natural_id(values)
+    try:
+        return Event.model_validate(values)
+    except ValidationError as exc:
+        raise LedgerError(describe_validation(exc)) from None
+
+
+def event_from_line(line: str) -> Event:
+    """Validate one JSON line as an event (ids must be given)."""
+    try:
+        return Event.model_validate_json(line)
+    except ValidationError as exc:
+        raise LedgerError(describe_validation(exc)) from None
+
+
+def canonical(event: Event) -> Event:
+    """The event exactly as it reads back from its ledger line (times to the second)."""
+    return Event.model_validate_json(event.to_line())
+
+
+def describe_validation(exc: ValidationError) -> str:
+    """A short human message for the first few validation errors."""
+    parts = []
+    for error in exc.errors()[:3]:
+        where = ".".join(str(p) for p in error["loc"])
+        if error["type"] == "json_invalid":
+            parts.append(f"not JSON ({error['msg'].removeprefix('Invalid JSON: ')})")
+        else:
+            message = str(error["msg"]).removeprefix("Value error, ")
+            parts.append(f"{where}: {message}" if where else message)
+    extra = len(exc.errors()) - 3
+    return "; ".join(parts) + (f" (and {extra} more)" if extra > 0 else "")
+
+
+@bulk
+def parse_ledger(files: Mapping[str, str]) -> ParsedLedger:
+    """Parse ledger shards (path → text); other paths are ignored."""
+    builder = _Builder()
+    for path in sorted(p for p in files if is_shard(p)):
+        builder.add_shard(path, files[path])
+    return builder.result()
+
+
+def parse_lines(
+    path: str, lines: Iterable[tuple[int, str]]
+) -> tuple[list[tuple[int, Event]], list[LedgerProblem]]:
+    """Parse numbered lines of one shard into numbered events and corrupt-line problems."""
+    events: list[tuple[int, Event]] = []
+    problems: list[LedgerProblem] = []
+    for number, line in lines:
+        if not line.strip():
+            continue
+        try:
+            line.encode("utf-8")
+            events.append((number, event_from_line(line)))
+        except UnicodeEncodeError:
+            problems.append(LedgerProblem(path, number, "not valid UTF-8"))
+        except LedgerError as exc:
+            problems.append(LedgerProblem(path, number, str(exc)))
+    return events, problems
+
+
+def decode_shard(data: bytes) -> str:
+    """Shard bytes as text that encodes back to the same bytes."""
+    return data.decode("utf-8", "surrogateescape")
+
+
+def encode_shard(text: str) -> bytes:
+    """The inverse of `decode_shard`."""
+    return text.encode("utf-8", "surrogateescape")
+
+
+def append_lines(text: str, events: Iterable[Event]) -> str:
+    """Shard text with canonical lines for `events` appended (keeps existing lines as they are)."""
+    new = "".join(event.to_line() + "\n" for event in events)
+    if text and not text.endswith("\n"):
+        text += "\n"
+    return text + new
+
+
+class _Builder:
+    """Collects events and problems across shards, deduplicating ids per job."""
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+        self.corrupt: list[LedgerProblem] = []
+        self.duplicates: list[LedgerProblem] = []
+        self.misplaced: list[LedgerProblem] = []
+        self.shards: dict[str, str] = {}
+        self.seen: set[tuple[str, int, str]] = set()
+
+    def add_shard(self, path: str, text: str) -> None:
+        self.shards[path] = git_blob_id(encode_shard(text))
+        events, problems = parse_lines(path, enumerate(text.split("\n"), start=1))
+        self.corrupt.extend(problems)
+        for number, event in events:
+            self._add_event(path, number, event)
+
+    def _add_event(self, path: str, number: int, event: Event) -> None:
+        key = (event.repo, event.pr, event.id)
+        if key in self.seen:
+            self.duplicates.append(LedgerProblem(path, number, f"duplicate id {event.id}"))
+            return
+        self.seen.add(key)
+        self.events.append(event)
+        expected = shard_path(event.at)
+        if expected != path:
+            message = f"event {event.id[:12]} at {_month(event)} belongs in {expected}"
+            self.misplaced.append(LedgerProblem(path, number, message))
+
+    def result(self) -> ParsedLedger:
+        return ParsedLedger(
+            tuple(self.events),
+            tuple(self.corrupt),
+            tuple(self.duplicates),
+            tuple(self.misplaced),
+            dict(self.shards),
+        )
+
+
+def _month(event: Event) -> str:
+    return f"{event.at.year:04d}-{event.at.month:02d}"
+
+
+def _natural_id(values: Mapping[str, Any]) -> str:
+    try:
+        return natural_key(
+            str(values.get("kind")),
+            str(values.get("repo")),
+            int(values.get("pr") or 0),
+            int(values.get("version") or 1),
+            str(values["delivery"]),
+        )
+    except (TypeError, ValueError):
+        return ""  # validation then names the bad field

@@ -1,0 +1,142 @@
+"""The derived files of the data branch, from the ledger alone (pure: data in, bytes out).
+
+Layout: `reputation.json`, `jobs/<pr>.json`, `badges/<author>.json|svg`, `badges/repo.json|svg`
+and `.rubricate/fold-cache.json`. When the ledger holds several repositories, each one's job and
+badge files go under `<owner>/<name>/` (`jobs/o/r/12.json`). Generation time is the newest
+event's `at`, so a recompute of the same ledger gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from rubricate.config import ReputationConfig
+from rubricate.ledger.badges import REPO_STEM, author_badge, author_stem, repo_badge
+from rubricate.ledger.cache import CachedJob, FoldCache, cache_files
+from rubricate.ledger.codec import ParsedLedger, git_blob_id
+from rubricate.ledger.event import SCHEMA_VERSION
+from rubricate.ledger.fold import JobSummary, fold_jobs
+from rubricate.ledger.perf import bulk
+from rubricate.ledger.reputation import LedgerCounts, reputation_document
+
+REPUTATION_PATH = "reputation.json"
+DERIVED_DIRS = ("jobs/", "badges/", ".rubricate/")
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
+
+
+def is_derived(path: str) -> bool:
+    """True for paths that `derive_files` owns (stale ones are deleted on a full recompute)."""
+    return path == REPUTATION_PATH or path.startswith(DERIVED_DIRS)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where each derived file goes, given the repositories in the ledger."""
+
+    repos: tuple[str, ...]
+
+    def _prefix(self, repo: str) -> str:
+        if len(self.repos) <= 1:
+            return ""
+        return "/".join(_UNSAFE.sub("_", part) or "_" for part in repo.split("/")) + "/"
+
+    def job_path(self, repo: str, pr: int) -> str:
+        """`jobs/<pr>.json`."""
+        return f"jobs/{self._prefix(repo)}{pr}.json"
+
+    def author_badge(self, repo: str, login: str, ext: str) -> str:
+        """`badges/<author>.<ext>`."""
+        return f"badges/{self._prefix(repo)}{author_stem(login)}.{ext}"
+
+    def repo_badge(self, repo: str, ext: str) -> str:
+        """`badges/repo.<ext>`."""
+        return f"badges/{self._prefix(repo)}{REPO_STEM}.{ext}"
+
+
+def job_paths(repo: str, pr: int) -> tuple[str, str]:
+    """Where a job's file is when the ledger holds one repository, and when it holds several."""
+    return Layout((repo,)).job_path(repo, pr), Layout((repo, "")).job_path(repo, pr)
+
+
+@bulk
+def derive_files(parsed: ParsedLedger, config: ReputationConfig) -> dict[str, bytes]:
+    """Every derived file for this ledger: path → content."""
+    jobs = fold_jobs(parsed.events)
+    layout = Layout(tuple(sorted({repo for repo, _ in jobs})))
+    files = job_files(jobs.values(), layout)
+    cached = {
+        key: CachedJob(job.facts, git_blob_id(files[layout.job_path(*key)]))
+        for key, job in jobs.items()
+    }
+    cache = FoldCache(
+        config=config,
+        shards=dict(parsed.shards),
+        events=len(parsed.events),
+        newest_at=max((e.at for e in parsed.events), default=None),
+        corrupt=parsed.corrupt,
+        duplicates=parsed.duplicates,
+        misplaced=parsed.misplaced,
+        jobs=cached,
+    )
+    files.update(summary_files(cache))
+    return files
+
+
+def job_files(jobs: Iterable[JobSummary], layout: Layout) -> dict[str, bytes]:
+    """`jobs/<pr>.json` for each job."""
+    return {layout.job_path(*job.key): job_file(job) for job in jobs}
+
+
+def job_file(job: JobSummary) -> bytes:
+    """One job: its state, both scoring moments, its rubric_quality and its events."""
+    facts = job.facts
+    body: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "repo": facts.repo,
+        "pr": facts.pr,
+        "author": facts.author,
+        "state": facts.state,
+        "gate": job.gate,
+        "first_submission": None if job.first is None else job.first.as_dict(),
+        "final_approval": None if job.final is None else job.final.as_dict(),
+        "rubric_quality": facts.rubric_quality,
+        "events": [e.model_dump(mode="json", exclude_none=True) for e in job.events],
+    }
+    return (json.dumps(body, sort_keys=True, separators=(",", ":")) + "\n").encode()
+
+
+def summary_files(
+    cache: FoldCache,
+    authors: Mapping[str, set[str]] | None = None,
+    buckets: Iterable[str] | None = None,
+) -> dict[str, bytes]:
+    """reputation.json, badges and cache; `authors` and `buckets` limit what is rewritten."""
+    counts = LedgerCounts(cache.events, len(cache.corrupt), len(cache.duplicates), cache.newest_at)
+    facts = [cache.jobs[key].facts for key in sorted(cache.jobs)]
+    document = reputation_document(facts, cache.config, counts)
+    files = {REPUTATION_PATH: (json.dumps(document, indent=2, sort_keys=True) + "\n").encode()}
+    files.update(badge_files(document, Layout(cache.repos), authors))
+    files.update(cache_files(cache, buckets))
+    return files
+
+
+def badge_files(
+    document: dict[str, Any], layout: Layout, authors: Mapping[str, set[str]] | None = None
+) -> dict[str, bytes]:
+    """Every repository's badge and its authors' badges (only `authors[repo]` when given)."""
+    files: dict[str, bytes] = {}
+    for repo, entry in document["repos"].items():
+        badge = repo_badge(entry)
+        files[layout.repo_badge(repo, "json")] = badge.endpoint_json()
+        files[layout.repo_badge(repo, "svg")] = badge.svg()
+        for login, author in entry["authors"].items():
+            if authors is not None and login not in authors.get(repo, set()):
+                continue
+            badge = author_badge(author)
+            files[layout.author_badge(repo, login, "json")] = badge.endpoint_json()
+            files[layout.author_badge(repo, login, "svg")] = badge.svg()
+    return files

@@ -1,0 +1,194 @@
+"""Agora V3 reputation per author and repo, from folded jobs (pure: data in, data out).
+
+- completion_rate = completed / (completed + abandoned); open jobs are left out.
+- timeliness_score = completed jobs closed at or before their deadline / completed jobs with a
+  deadline. The deadline is the `final_approval` event's own, else `opened + sla_hours` when an
+  SLA is configured.
+- dispute_penalty = 1 − completed jobs with a `disputed` event / completed jobs.
+- rating_score = Σ wᵣ·(rating − 1)/4 / Σ wᵣ over `rated` events of completed jobs, wᵣ by role.
+- rubric_quality = the mean of the completed jobs' rubric_quality values that exist.
+- reputation = Σ weight·component / Σ weight over the components with data;
+  coverage = Σ weight of those components / Σ weight of all components.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from rubricate.config import ReputationConfig
+from rubricate.ledger.event import SCHEMA_VERSION, Event, rfc3339
+from rubricate.ledger.fold import JobFacts, fold_jobs
+from rubricate.ledger.perf import bulk
+
+COMPONENTS = (
+    "completion_rate",
+    "timeliness_score",
+    "dispute_penalty",
+    "rating_score",
+    "rubric_quality",
+)
+DIGITS = 6
+
+
+@dataclass(frozen=True)
+class Component:
+    """One reputation component: its value (None without data) and how many items it counts."""
+
+    value: float | None
+    n: int
+
+
+@dataclass(frozen=True)
+class LedgerCounts:
+    """What the ledger held when reputation was computed."""
+
+    events: int = 0
+    corrupt: int = 0
+    duplicates: int = 0
+    newest_at: datetime | None = None
+
+
+@bulk
+def compute_reputation(
+    events: Iterable[Event], config: ReputationConfig, *, corrupt: int = 0
+) -> dict[str, Any]:
+    """The `reputation.json` content for these events."""
+    listed = list(events)
+    facts = [job.facts for job in fold_jobs(listed).values()]
+    newest = max((e.at for e in listed), default=None)
+    return reputation_document(facts, config, LedgerCounts(len(listed), corrupt, 0, newest))
+
+
+def reputation_document(
+    facts: Sequence[JobFacts], config: ReputationConfig, counts: LedgerCounts
+) -> dict[str, Any]:
+    """The `reputation.json` content from every job's facts (in `(repo, pr)` order)."""
+    ordered = sorted(facts, key=lambda f: (f.repo, f.pr))
+    by_repo: dict[str, list[JobFacts]] = defaultdict(list)
+    for job in ordered:
+        by_repo[job.repo].append(job)
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "generated_at": rfc3339(counts.newest_at),
+        "config": config.model_dump(mode="json"),
+        "ledger": {
+            "events": counts.events,
+            "jobs": len(ordered),
+            "corrupt_lines": counts.corrupt,
+            "duplicate_lines": counts.duplicates,
+        },
+        "repos": {repo: _repo_entry(jobs, config) for repo, jobs in by_repo.items()},
+    }
+
+
+def author_components(jobs: Sequence[JobFacts], config: ReputationConfig) -> dict[str, Component]:
+    """The five components for one author's jobs."""
+    completed = [j for j in jobs if j.state == "completed"]
+    closed = sum(1 for j in jobs if j.state in ("completed", "abandoned"))
+    timed = [_on_time(j, config) for j in completed]
+    on_time = [t for t in timed if t is not None]
+    return {
+        "completion_rate": _ratio(len(completed), closed),
+        "timeliness_score": _ratio(sum(on_time), len(on_time)),
+        "dispute_penalty": _dispute(completed),
+        "rating_score": _rating(completed, config),
+        "rubric_quality": _quality(completed),
+    }
+
+
+def combine(
+    components: dict[str, Component], config: ReputationConfig
+) -> tuple[float | None, float]:
+    """Reputation (weights renormalized over components with data) and its coverage."""
+    weights = config.weights.model_dump()
+    present = [(weights[name], c.value) for name, c in components.items() if c.value is not None]
+    total_weight = sum(weights.values())
+    used = sum(w for w, _ in present)
+    coverage = used / total_weight if total_weight else 0.0
+    if not used:
+        return None, coverage
+    return sum(w * v for w, v in present if v is not None) / used, coverage
+
+
+def _repo_entry(jobs: list[JobFacts], config: ReputationConfig) -> dict[str, Any]:
+    by_author: dict[str, list[JobFacts]] = defaultdict(list)
+    for job in jobs:
+        by_author[job.author].append(job)
+    return {
+        "jobs": _state_counts(jobs),
+        "rubric_quality": _component_dict(_quality(jobs)),
+        "authors": {
+            author: _author_entry(by_author[author], config) for author in sorted(by_author)
+        },
+    }
+
+
+def _author_entry(jobs: list[JobFacts], config: ReputationConfig) -> dict[str, Any]:
+    components = author_components(jobs, config)
+    reputation, coverage = combine(components, config)
+    return {
+        "reputation": _round(reputation),
+        "coverage": _round(coverage),
+        "jobs": _state_counts(jobs),
+        "components": {name: _component_dict(components[name]) for name in COMPONENTS},
+    }
+
+
+def _state_counts(jobs: Sequence[JobFacts]) -> dict[str, int]:
+    counts = {"open": 0, "completed": 0, "abandoned": 0}
+    for job in jobs:
+        counts[job.state] += 1
+    return counts
+
+
+def _on_time(job: JobFacts, config: ReputationConfig) -> bool | None:
+    deadline = job.deadline
+    if deadline is None and config.sla_hours is not None:
+        deadline = job.opened_at + timedelta(hours=config.sla_hours)
+    if deadline is None or job.closed_at is None:
+        return None
+    return job.closed_at <= deadline
+
+
+def _dispute(completed: Sequence[JobFacts]) -> Component:
+    if not completed:
+        return Component(None, 0)
+    disputed = sum(1 for j in completed if j.disputed)
+    return Component(1.0 - disputed / len(completed), len(completed))
+
+
+def _rating(completed: Sequence[JobFacts], config: ReputationConfig) -> Component:
+    numerator = denominator = 0.0
+    count = 0
+    for job in completed:
+        for role, rating in job.ratings:
+            weight = config.trust.for_role(role)
+            numerator += weight * (rating - 1) / 4
+            denominator += weight
+            count += 1
+    if not denominator:
+        return Component(None, count)
+    return Component(numerator / denominator, count)
+
+
+def _quality(jobs: Sequence[JobFacts]) -> Component:
+    values = [
+        j.rubric_quality for j in jobs if j.state == "completed" and j.rubric_quality is not None
+    ]
+    return Component(sum(values) / len(values) if values else None, len(values))
+
+
+def _ratio(part: int, whole: int) -> Component:
+    return Component(part / whole if whole else None, whole)
+
+
+def _component_dict(component: Component) -> dict[str, Any]:
+    return {"value": _round(component.value), "n": component.n}
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, DIGITS)

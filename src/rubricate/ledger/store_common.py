@@ -1,0 +1,59 @@
+"""What both stores share: the append result, extra files and job-file reading (pure)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from pydantic import ValidationError
+
+from rubricate.ledger.codec import LedgerError, is_shard
+from rubricate.ledger.derive import is_derived
+from rubricate.ledger.event import Event
+
+_SAFE_PATH = re.compile(r"^[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*$")
+
+
+@dataclass(frozen=True)
+class AppendResult:
+    """How an append went: events added, events already present, the commit, the attempts."""
+
+    added: int
+    present: int
+    commit: str | None
+    attempts: int
+
+
+def check_extras(extras: Mapping[str, bytes]) -> dict[str, bytes]:
+    """Extra (non-derived, non-ledger) files, validated: e.g. view state under `views/`."""
+    for path in extras:
+        if not _SAFE_PATH.match(path) or ".." in path.split("/"):
+            raise LedgerError(f"{path!r} is not a safe relative path for an extra file")
+        if is_shard(path) or path.startswith("ledger/") or is_derived(path):
+            raise LedgerError(f"{path!r} belongs to the ledger or its derived files")
+    return dict(extras)
+
+
+def commit_message(added: int, extras: Sequence[str]) -> str:
+    """The commit message of an append."""
+    parts = []
+    if added:
+        parts.append(f"Append {added} ledger event{'s' if added != 1 else ''}")
+    if extras:
+        parts.append("Update " + ", ".join(extras))
+    return "; ".join(parts) + "\n"
+
+
+def job_file_events(files: Mapping[str, bytes], repo: str, pr: int) -> tuple[Event, ...]:
+    """The events of a job file among `files` (the first that names this job)."""
+    for path in sorted(files):
+        try:
+            body = json.loads(files[path])
+            if body.get("repo") != repo or body.get("pr") != pr:
+                continue
+            return tuple(Event.model_validate(raw) for raw in body["events"])
+        except (ValueError, KeyError, TypeError, AttributeError, ValidationError) as exc:
+            raise LedgerError(f"{path}: not a valid job file ({exc.__class__.__name__})") from None
+    return ()

@@ -1,0 +1,84 @@
+"""The ledger in a plain directory, e.g. a checkout of the data branch (shell: reads files).
+
+For offline inspection, and for appending without git: the same plan as the branch store, with
+files written in place (no commit, no push, no concurrency control).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+
+from rubricate.config import ReputationConfig
+from rubricate.errors import ConfigError
+from rubricate.ledger.codec import ParsedLedger, decode_shard, git_blob_id, is_shard, parse_ledger
+from rubricate.ledger.derive import job_paths
+from rubricate.ledger.event import Event
+from rubricate.ledger.plan import plan_append, prepare
+from rubricate.ledger.store_common import AppendResult, check_extras, job_file_events
+
+
+class DirectoryStore:
+    """A data-branch checkout in a directory; `.git` is ignored."""
+
+    def __init__(self, path: str, *, config: ReputationConfig | None = None) -> None:
+        self.root = Path(path)
+        self.config = config
+        if not self.root.is_dir():
+            raise ConfigError(f"{path}: not a directory")
+
+    def __enter__(self) -> DirectoryStore:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Nothing to release: the directory is the user's."""
+
+    def read(self) -> ParsedLedger:
+        """Every event and located problem of the ledger in the directory."""
+        files = self.read_files(is_shard)
+        return parse_ledger({p: decode_shard(d) for p, d in files.items()})
+
+    def read_file(self, path: str) -> bytes | None:
+        """One file, or None when absent."""
+        target = self.root / path
+        return target.read_bytes() if target.is_file() else None
+
+    def read_files(self, wanted: Callable[[str], bool]) -> dict[str, bytes]:
+        """Every file whose relative path `wanted` accepts."""
+        found = {}
+        for item in sorted(self.root.rglob("*")):
+            relative = item.relative_to(self.root).as_posix()
+            if item.is_file() and not relative.startswith(".git/") and wanted(relative):
+                found[relative] = item.read_bytes()
+        return found
+
+    def read_job(self, repo: str, pr: int) -> tuple[Event, ...]:
+        """One job's events from its job file."""
+        paths = job_paths(repo, pr)
+        return job_file_events(self.read_files(lambda p: p in paths), repo, pr)
+
+    def append(
+        self, events: Iterable[Event], extras: Mapping[str, bytes] | None = None
+    ) -> AppendResult:
+        """Append new events and rewrite the derived files in place."""
+        batch = prepare(events)
+        extra_files = check_extras(extras or {})
+        current = self.read_files(lambda _: True)
+        tree = {p: git_blob_id(d) for p, d in current.items()}
+        plan = plan_append(tree, lambda paths: {p: current[p] for p in paths}, batch, self.config)
+        if not plan.added and all(current.get(p) == d for p, d in extra_files.items()):
+            return AppendResult(0, plan.present, None, 1)
+        for path, data in {**plan.files, **extra_files}.items():
+            if current.get(path) != data:
+                self._write(path, data)
+        for path in plan.deletions:
+            (self.root / path).unlink(missing_ok=True)
+        return AppendResult(len(plan.added), plan.present, None, 1)
+
+    def _write(self, path: str, data: bytes) -> None:
+        target = self.root / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)

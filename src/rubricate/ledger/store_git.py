@@ -1,0 +1,215 @@
+"""The git plumbing behind the data branch: fetch, read, commit, push (shell: runs git).
+
+A private bare repository holds a shallow, blob-less copy of the branch tip (commit and trees);
+the blobs it reads are fetched in one request (servers without filter support send them all).
+Commits are built with `git fast-import` from the tip, writing only the files that changed, in
+one process. The remote URL is passed on each command line and a token only through the
+environment (`GIT_CONFIG_COUNT`/`KEY`/`VALUE` setting `http.extraheader`), so no credential
+lands in `.git/config`; a URL that carries one disables the blob-less fetch, which records it.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import re
+import time
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+from rubricate.gitio.run import GitError, run_git
+
+BOT_NAME = "rubricate-bot"
+BOT_EMAIL = "rubricate-bot@users.noreply.github.com"
+TIP_REF = "refs/rubricate/tip"
+NEW_REF = "refs/rubricate/new"
+_REJECTED = (
+    "[rejected]",
+    "non-fast-forward",
+    "fetch first",
+    "cannot lock ref",
+    "failed to update ref",
+    "incorrect old value",
+    "stale info",
+)
+_MISSING = ("couldn't find remote ref", "could not find remote ref")
+_NO_FILTER = "filtering not recognized by server"
+# A local remote serves a blob-less fetch only when its upload-pack allows filters.
+_LOCAL_UPLOAD_PACK = (
+    "git -c uploadpack.allowFilter=true -c uploadpack.allowAnySHA1InWant=true upload-pack"
+)
+
+
+def remote_url(remote: str) -> str:
+    """A URL git can fetch shallowly: local paths become absolute `file://` URLs."""
+    if "://" in remote or re.match(r"^[\w.-]+@[\w.-]+:", remote):
+        return remote
+    return Path(remote).expanduser().resolve().as_uri()
+
+
+def redact(text: str, url: str, token: str | None) -> str:
+    """Text with the token and any credentials in the URL replaced by `***`."""
+    parts = urlsplit(url)
+    if parts.username or parts.password:
+        host = parts.hostname or ""
+        text = text.replace(url, urlunsplit(parts._replace(netloc=f"***@{host}")))
+    for secret in (token, parts.password):
+        if secret:
+            text = text.replace(secret, "***")
+    return text
+
+
+def auth_env(url: str, token: str | None, base: Mapping[str, str]) -> dict[str, str]:
+    """Environment entries adding an authorization header for this URL's host only."""
+    if not token or not url.startswith(("http://", "https://")):
+        return {}
+    parts = urlsplit(url)
+    scope = f"{parts.scheme}://{parts.hostname}{':' + str(parts.port) if parts.port else ''}/"
+    basic = base64.b64encode(f"x-access-token:{token}".encode()).decode()
+    count = int(base.get("GIT_CONFIG_COUNT", "0") or 0)
+    return {
+        "GIT_CONFIG_COUNT": str(count + 1),
+        f"GIT_CONFIG_KEY_{count}": f"http.{scope}.extraheader",
+        f"GIT_CONFIG_VALUE_{count}": f"AUTHORIZATION: basic {basic}",
+    }
+
+
+class GitWorkspace:
+    """A private bare repository that talks to one remote branch."""
+
+    def __init__(self, gitdir: Path, remote: str, branch: str, token: str | None) -> None:
+        self.gitdir = gitdir
+        self.url = remote_url(remote)
+        self.branch = branch
+        self.token = token
+        self.env = auth_env(self.url, token, os.environ)
+        self.partial = _no_secret_in(self.url)
+        self._present: set[str] = set()
+        if not (gitdir / "HEAD").exists():
+            gitdir.mkdir(parents=True, exist_ok=True)
+            self._git("init", "--bare", "--quiet")
+
+    def fetch_tip(self) -> str | None:
+        """Fetch the branch tip (depth 1); None when the branch does not exist."""
+        refspec = f"+refs/heads/{self.branch}:{TIP_REF}"
+        args = ["fetch", "--quiet", "--no-tags", "--depth", "1", *self._fetch_options()]
+        proc = run_git([*args, self.url, refspec], self.gitdir, env=self.env, check=False)
+        stderr = proc.stderr.decode("utf-8", "replace")
+        if proc.returncode != 0:
+            if any(m in stderr for m in _MISSING):
+                self._git("update-ref", "-d", TIP_REF, check=False)
+                return None
+            raise GitError(["fetch", self.safe_url], proc.returncode, self._redact(stderr))
+        if _NO_FILTER in stderr:
+            self.partial = False
+        return self._git("rev-parse", TIP_REF).decode().strip()
+
+    def tree(self, commit: str | None) -> dict[str, str]:
+        """Every file of a commit: path → blob id."""
+        if commit is None:
+            return {}
+        out = self._git("ls-tree", "-r", "-z", "--full-tree", commit)
+        files = {}
+        for entry in out.split(b"\0"):
+            if entry:
+                meta, _, path = entry.partition(b"\t")
+                files[path.decode()] = meta.split()[2].decode()
+        return files
+
+    def read_blobs(self, ids: Iterable[str]) -> dict[str, bytes]:
+        """The content of each blob id, in one `cat-file --batch` process."""
+        wanted = list(dict.fromkeys(ids))
+        if not wanted:
+            return {}
+        missing = [i for i in wanted if i not in self._present] if self.partial else []
+        if missing:
+            self._prefetch(missing)
+        self._present.update(wanted)
+        out = self._git("cat-file", "--batch", input_bytes=("\n".join(wanted) + "\n").encode())
+        blobs: dict[str, bytes] = {}
+        position = 0
+        for blob_id in wanted:
+            end = out.index(b"\n", position)
+            header = out[position:end].split()
+            size = int(header[2])
+            blobs[blob_id] = out[end + 1 : end + 1 + size]
+            position = end + 1 + size + 1
+        return blobs
+
+    def commit(
+        self,
+        parent: str | None,
+        files: Mapping[str, bytes],
+        deletions: Iterable[str],
+        message: str,
+    ) -> str:
+        """A commit on top of `parent` changing only these paths; returns its id."""
+        stamp = f"{BOT_NAME} <{BOT_EMAIL}> {int(time.time())} +0000"
+        head = f"reset {NEW_REF}\ncommit {NEW_REF}\nauthor {stamp}\ncommitter {stamp}\n"
+        body = [head.encode(), _data(message.encode())]
+        if parent:
+            body.append(f"from {parent}\n".encode())
+        for path in sorted(deletions):
+            body.append(f"D {path}\n".encode())
+        for path in sorted(files):
+            body.append(f"M 100644 inline {path}\n".encode())
+            body.append(_data(files[path]))
+        body.append(b"done\n")
+        self._git("fast-import", "--quiet", "--force", "--done", input_bytes=b"".join(body))
+        return self._git("rev-parse", NEW_REF).decode().strip()
+
+    def push(self, commit: str) -> bool:
+        """Push without force; False when the remote moved (the push was rejected)."""
+        target = f"{commit}:refs/heads/{self.branch}"
+        proc = run_git(
+            ["push", "--porcelain", self.url, target], self.gitdir, env=self.env, check=False
+        )
+        if proc.returncode == 0:
+            return True
+        text = (proc.stdout + proc.stderr).decode("utf-8", "replace")
+        if any(marker in text for marker in _REJECTED):
+            return False
+        raise GitError(
+            ["push", self.safe_url],
+            proc.returncode,
+            self._redact(text),
+        )
+
+    def _prefetch(self, ids: list[str]) -> None:
+        """Fetch these blobs in one request (the tip was fetched without blobs)."""
+        args = ["-c", "fetch.negotiationAlgorithm=noop", "fetch", "--quiet", "--no-tags"]
+        args += ["--no-write-fetch-head", "--recurse-submodules=no", *self._fetch_options()]
+        self._git(*args, self.url, "--stdin", input_bytes=("\n".join(ids) + "\n").encode())
+
+    def _fetch_options(self) -> list[str]:
+        options = ["--filter=blob:none"] if self.partial else []
+        if self.partial and self.url.startswith("file://"):
+            options.append(f"--upload-pack={_LOCAL_UPLOAD_PACK}")
+        return options
+
+    @property
+    def safe_url(self) -> str:
+        """The remote URL with any credentials replaced by `***`."""
+        return self._redact(self.url)
+
+    def _redact(self, text: str) -> str:
+        return redact(text, self.url, self.token)
+
+    def _git(self, *args: str, input_bytes: bytes | None = None, check: bool = True) -> bytes:
+        try:
+            proc = run_git(args, self.gitdir, env=self.env, input_bytes=input_bytes, check=check)
+        except GitError as exc:
+            redacted = [self._redact(a) for a in args]
+            raise GitError(redacted, exc.returncode, self._redact(exc.stderr)) from None
+        return proc.stdout
+
+
+def _no_secret_in(url: str) -> bool:
+    """True when the URL may be recorded (a blob-less fetch writes it to the repository config)."""
+    parts = urlsplit(url)
+    return parts.password is None and (parts.username is None or parts.scheme == "ssh")
+
+
+def _data(payload: bytes) -> bytes:
+    return b"data %d\n" % len(payload) + payload + b"\n"
