@@ -31,6 +31,7 @@ from rubricate.bot.payload import (
     ReviewEvent,
     parse_event,
 )
+from rubricate.bot.payload_graders import GradersRun, JobEvent
 from rubricate.errors import ConfigError, RubricateError, SourceError
 from rubricate.github.view_state import encode_views, view_path
 
@@ -96,7 +97,7 @@ class _Run:
             self.runtime.log(traceback.format_exc())
             return self._failed(exc)
 
-    def _event(self) -> tuple[BotEvent | Ignored, dict[str, Any]]:
+    def _event(self) -> tuple[BotEvent | GradersRun | Ignored, dict[str, Any]]:
         path = Path(self.settings.event_path)
         try:
             payload = json.loads(path.read_text(encoding="utf-8"))
@@ -109,15 +110,22 @@ class _Run:
         return parse_event(self.settings.event_name, payload), payload
 
     def _handle(
-        self, event: BotEvent, payload: Mapping[str, Any], tmp: Path, stack: ExitStack
+        self,
+        parsed: BotEvent | GradersRun,
+        payload: Mapping[str, Any],
+        tmp: Path,
+        stack: ExitStack,
     ) -> int:
         from rubricate.bot.handlers import handle
 
-        settings = self.settings = self._settings_for(event)
+        settings = self.settings = self._settings_for(parsed)
         self.api = self._client(settings)
         reader = Reader(settings, self.runtime, self.api, tmp)
         if not settings.token:
             self.runtime.log("dry run without a token: no API reads, no git reads from GitHub")
+        event = self._job_event(parsed, reader)
+        if event is None:
+            return 0
         if isinstance(event, CommentEvent):
             self.comment_id = event.comment_id
         if isinstance(event, ReviewEvent):
@@ -132,7 +140,20 @@ class _Run:
             return self._dry_run(effects)
         return self._apply(effects, prepared)
 
-    def _settings_for(self, event: BotEvent) -> ActionSettings:
+    def _job_event(self, parsed: BotEvent | GradersRun, reader: Reader) -> JobEvent | None:
+        """The event a handler acts on: a graders run is first verified through its artifact."""
+        if not isinstance(parsed, GradersRun):
+            return parsed
+        from rubricate.action_graders import graders_event
+
+        event = graders_event(reader, parsed)
+        if isinstance(event, Ignored):
+            self.runtime.log(f"rubricate: ignored {self.settings.event_name}: {event.reason}")
+            return None
+        self.head_sha = event.head_sha
+        return event
+
+    def _settings_for(self, event: BotEvent | GradersRun) -> ActionSettings:
         settings = self.settings
         if not settings.repository:
             settings = settings.with_repository(event.repo)

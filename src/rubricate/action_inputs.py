@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 from rubricate.action_runtime import ActionsRuntime
 from rubricate.action_settings import ActionSettings
 from rubricate.bot.commands import ParsedCommand, parse_commands
-from rubricate.bot.payload import BotEvent, CommentEvent, PullRequestEvent, ReviewEvent
+from rubricate.bot.payload import CommentEvent, PullRequestEvent, ReviewEvent
+from rubricate.bot.payload_graders import GradersEvent, JobEvent
 from rubricate.config import Config, load_config
 from rubricate.errors import ConfigError
 from rubricate.evidence.report_model import ScoreReport
@@ -54,9 +55,9 @@ class Reader:
         return self.workdir / "repo.git"
 
 
-def pull_from_payload(event: BotEvent, payload: Mapping[str, Any]) -> PullState | None:
-    """The PR's base and head when the payload carries them (PR and review events)."""
-    if isinstance(event, PullRequestEvent):
+def pull_from_payload(event: JobEvent, payload: Mapping[str, Any]) -> PullState | None:
+    """The PR's base and head when the event carries them (PR, review and graders events)."""
+    if isinstance(event, PullRequestEvent | GradersEvent):
         return PullState(base_sha=event.base_sha, base_ref=event.base_ref, head_sha=event.head_sha)
     if isinstance(event, ReviewEvent):
         base = payload.get("pull_request", {}).get("base", {})

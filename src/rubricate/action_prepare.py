@@ -19,7 +19,8 @@ from rubricate import action_inputs as inputs
 from rubricate.action_inputs import Reader
 from rubricate.bot.context import HandlerContext
 from rubricate.bot.jobstate import JobState, job_state
-from rubricate.bot.payload import BotEvent, PullRequestEvent, reverted_pr
+from rubricate.bot.payload import PullRequestEvent, reverted_pr
+from rubricate.bot.payload_graders import GradersEvent, JobEvent
 from rubricate.config import Config
 from rubricate.errors import RubricateError
 from rubricate.evidence.snapshot import Snapshot
@@ -57,7 +58,7 @@ class Prepared:
 
 
 def prepare(
-    reader: Reader, event: BotEvent, payload: Mapping[str, Any], stack: ExitStack, now: datetime
+    reader: Reader, event: JobEvent, payload: Mapping[str, Any], stack: ExitStack, now: datetime
 ) -> Prepared:
     """Gather config, rubric, job, snapshot and context for `event`."""
     reverts = reverted_pr(event) if isinstance(event, PullRequestEvent) and event.merged else None
@@ -83,7 +84,7 @@ def prepare(
     return Prepared(pull, ledger, snapshot, job_of(ledger, event), context)
 
 
-def job_of(ledger: Ledger, event: BotEvent) -> JobState:
+def job_of(ledger: Ledger, event: JobEvent) -> JobState:
     """The job folded from its events, with the sticky comment id the view state knows."""
     job = job_state(ledger.events, event.repo, event.number)
     sticky = ledger.views.sticky
@@ -91,7 +92,7 @@ def job_of(ledger: Ledger, event: BotEvent) -> JobState:
 
 
 def open_ledger(
-    reader: Reader, event: BotEvent, branch: str, stack: ExitStack, reverts: int | None
+    reader: Reader, event: JobEvent, branch: str, stack: ExitStack, reverts: int | None
 ) -> Ledger:
     """The data branch store, with this job's events and view state read in one fetch."""
     from rubricate.ledger.derive import job_paths
@@ -114,7 +115,7 @@ def open_ledger(
     return Ledger(store, events, reverted, decode_views(raw, pr), raw)
 
 
-def _fetch(reader: Reader, event: BotEvent, pull: PullState | None) -> str | None:
+def _fetch(reader: Reader, event: JobEvent, pull: PullState | None) -> str | None:
     is_pr = isinstance(event, PullRequestEvent)
     if pull is None:
         reader.runtime.log("the PR's base is unknown (no token): using the default config")
@@ -132,13 +133,15 @@ def _fetch(reader: Reader, event: BotEvent, pull: PullState | None) -> str | Non
 
 def _for_event(
     reader: Reader,
-    event: BotEvent,
+    event: JobEvent,
     merge_base: str | None,
     context: HandlerContext,
     ledger: Ledger,
     reverts: int | None,
 ) -> tuple[Snapshot | None, HandlerContext]:
     config = context.config
+    if isinstance(event, GradersEvent):
+        return None, context
     if not isinstance(event, PullRequestEvent):
         return None, dataclasses.replace(
             context, actor_role=inputs.actor_role(reader, event, config)

@@ -7,7 +7,7 @@ that a cancelled or failed run delays data instead of losing it. The rules:
   current version's approval passes, `overridden` when that approval was overridden, and
   `bypassed` otherwise (no approval, or a failing one). It carries the approval's scores, else
   the current version's reviewer scores, else its automatic scores, with the recorded rubric:
-  the same choice the bot makes at a merge (`rubricate.bot.on_pr`).
+  the same choice the bot makes at a merge (`rubricate.bot.final`).
 - A PR closed without merge that the ledger knows, and that has no `abandoned` or
   `final_approval`, gets `abandoned` at `closed_at`. A closed PR the ledger never saw is left
   alone: it was a draft, or its author never submitted it for scoring.
@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Protocol, TypeVar
 
+from rubricate.bot.final import final_choice
 from rubricate.bot.jobstate import JobState, job_state
 from rubricate.bot.record import Stamp, new_event
 from rubricate.ledger.event import Event, Gate, Override, RubricRef
@@ -138,36 +139,19 @@ def abandoned_event(stamp: Stamp) -> Event:
 def final_scores(job: JobState) -> FinalScores:
     """The gate and scores of a merge: the approval's, else reviewer scores, else automatic ones."""
     version = job.current_version
-    rubric = _recorded_rubric(job, version)
-    approval = job.approval
-    if approval is not None:
-        gate: Gate = "overridden" if approval.override else "passed"
-        if approval.override is None and approval.verdict != "pass":
-            gate = "bypassed"
-        return FinalScores(
-            gate=gate,
-            scores=approval.scores,
-            rubric=rubric,
-            weighted_total=approval.weighted_total,
-            normalized=approval.normalized,
-            verdict=approval.verdict,
-            source="reviewer",
-            override_reason=approval.override.reason if approval.override else None,
-        )
-    reviewer = job.reviewer_scores.get(version)
-    if reviewer:
-        return FinalScores(gate="bypassed", scores=reviewer, rubric=rubric, source="reviewer")
-    auto = job.auto.get(version)
-    if auto is not None:
-        return FinalScores(
-            gate="bypassed",
-            scores=auto.scores,
-            rubric=rubric,
-            weighted_total=auto.weighted_total,
-            verdict=auto.verdict,
-            source=auto.source,
-        )
-    return FinalScores(gate="bypassed")
+    choice = final_choice(job, version)
+    if choice.scores is None:
+        return FinalScores(gate=choice.gate)
+    return FinalScores(
+        gate=choice.gate,
+        scores=choice.scores,
+        rubric=_recorded_rubric(job, version),
+        weighted_total=choice.weighted_total,
+        normalized=choice.normalized,
+        verdict=choice.verdict,
+        source=choice.source,
+        override_reason=choice.override_reason,
+    )
 
 
 def _stamp(pull: ClosedPull, job: JobState, *, repo: str, at: datetime) -> Stamp:

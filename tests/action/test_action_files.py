@@ -128,7 +128,7 @@ def test_the_recommended_template_triggers_and_permissions() -> None:
     assert on["issue_comment"]["types"] == ["created"]
     assert on["pull_request_review"]["types"] == ["submitted"]
     assert data["permissions"] == {}
-    [job] = data["jobs"].values()
+    job = data["jobs"]["rubricate"]
     assert job["permissions"] == {
         "contents": "write",
         "pull-requests": "write",

@@ -11,17 +11,21 @@ from rubricate.bot.context import HandlerContext
 from rubricate.bot.effects import Effect
 from rubricate.bot.jobstate import JobState
 from rubricate.bot.on_command import on_commands
+from rubricate.bot.on_graders import on_graders
 from rubricate.bot.on_pr import on_pull_request
-from rubricate.bot.payload import BotEvent, PullRequestEvent
+from rubricate.bot.payload import PullRequestEvent
+from rubricate.bot.payload_graders import GradersEvent, JobEvent
 from rubricate.evidence.snapshot import Snapshot
 
 __all__ = ["HandlerContext", "handle"]
 
 
 def handle(
-    event: BotEvent, snapshot: Snapshot | None, job: JobState, ctx: HandlerContext
+    event: JobEvent, snapshot: Snapshot | None, job: JobState, ctx: HandlerContext
 ) -> list[Effect]:
     """The effects of one event on one PR job."""
     if isinstance(event, PullRequestEvent):
         return on_pull_request(event, snapshot, job, ctx)
+    if isinstance(event, GradersEvent):
+        return on_graders(event, job, ctx)
     return on_commands(event, job, ctx)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from rubricate.bot.context import HandlerContext
 from rubricate.bot.effects import AppendEvents, Effect, Log
+from rubricate.bot.final import final_choice
 from rubricate.bot.jobstate import JobState
 from rubricate.bot.payload import PullRequestEvent, reverted_pr
 from rubricate.bot.record import (
@@ -152,32 +153,23 @@ def _final(
 ) -> Event:
     tree = _tree(snapshot, event.head_sha)
     version = place_head(job, event.head_sha, tree).version
-    approval = job.approvals.get(version)
-    reviewer = job.reviewer_scores.get(version)
-    auto = job.auto.get(version)
-    extra: dict[str, object] = {}
-    if approval is not None:
-        scores, source = dict(approval.scores), "reviewer"
-        gate = "overridden" if approval.override else "passed"
-        if approval.override is None and approval.verdict != "pass":
-            gate = "bypassed"
-        if approval.override is not None:
-            extra["override"] = Override(reason=approval.override.reason)
-    elif reviewer:
-        scores, source, gate = dict(reviewer), "reviewer", "bypassed"
+    choice = final_choice(job, version)
+    if choice.scores is not None:
+        scores, source = dict(choice.scores), choice.source or "auto"
     else:
-        scores = dict(auto.scores) if auto else (ctx.report.scores() if ctx.report else {})
-        source, gate = (auto.source if auto else report_source(ctx.report)), "bypassed"
+        scores = ctx.report.scores() if ctx.report else {}
+        source = report_source(ctx.report)
+    reason = choice.override_reason
     stamp = _stamp(event, version, event.head_sha, tree, job, actor=event.merged_by)
     return new_event(
         "final_approval",
         stamp,
         **scored(ctx.rubric, scores),
         source=source,
-        gate=gate,
+        gate=choice.gate,
         deadline=ctx.deadline,
         evidence=source_evidence(dict.fromkeys(scores, source)),
-        **extra,
+        **({"override": Override(reason=reason)} if reason is not None else {}),
     )
 
 

@@ -3,7 +3,8 @@
 `parse_event` routes `pull_request` and `pull_request_target` the same way, reads commands from
 `issue_comment.created` on pull requests and `pull_request_review.submitted`, and returns
 `Ignored(reason)` for everything else: plain-issue comments, edits and deletions, bots, drafts,
-other events and actions. A payload that lacks a field the bot needs raises `PayloadError`.
+other events and actions. A completed `workflow_run` is a graders run (see
+`rubricate.bot.payload_graders`). A payload that lacks a field the bot needs raises `PayloadError`.
 Pull requests opened by bot accounts are scored: AI agents often work through one.
 """
 
@@ -13,9 +14,12 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rubricate.errors import RubricateError
+
+if TYPE_CHECKING:
+    from rubricate.bot.payload_graders import GradersRun
 
 PR_EVENTS = ("pull_request", "pull_request_target")
 PR_ACTIONS = ("opened", "reopened", "ready_for_review", "synchronize", "closed")
@@ -104,9 +108,13 @@ class Ignored:
 BotEvent = PullRequestEvent | CommentEvent | ReviewEvent
 
 
-def parse_event(event_name: str, payload: Mapping[str, Any]) -> BotEvent | Ignored:
+def parse_event(event_name: str, payload: Mapping[str, Any]) -> BotEvent | GradersRun | Ignored:
     """The typed event the bot acts on, or `Ignored(reason)`."""
     action = payload.get("action")
+    if event_name == "workflow_run":
+        from rubricate.bot.payload_graders import parse_graders_run  # it imports this module
+
+        return parse_graders_run(payload)
     if event_name in PR_EVENTS:
         return _pull_request(payload, str(action))
     if event_name == "issue_comment":

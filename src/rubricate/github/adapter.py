@@ -20,10 +20,20 @@ from github.Repository import Repository
 from github import Auth, Github, GithubException, GithubRetry
 from rubricate.config import ROLE_ORDER
 from rubricate.errors import RubricateError
+from rubricate.github import artifacts
+from rubricate.github.artifacts import ArtifactInfo
 from rubricate.github.closing import IssueRef
 from rubricate.github.pulls import PullSummary, closed_since, utc
 
-__all__ = ["CommentInfo", "GitHubAdapter", "GitHubError", "IssueInfo", "PullSummary", "connect"]
+__all__ = [
+    "ArtifactInfo",
+    "CommentInfo",
+    "GitHubAdapter",
+    "GitHubError",
+    "IssueInfo",
+    "PullSummary",
+    "connect",
+]
 DEFAULT_TIMEOUT_S = 30
 MAX_RATE_LIMIT_WAIT_S = 120
 _T = TypeVar("_T")
@@ -150,6 +160,12 @@ class GitHubAdapter:
         pull = self._repo.get_pull(number)
         return dict(_api(f"GET {self._base}/pulls/{number}", lambda: pull.raw_data))
 
+    def pull_or_none(self, number: int) -> dict[str, Any] | None:
+        """The PR, or None when the number names no PR of this repository."""
+        pull = self._repo.get_pull(number)
+        found = _api_or_none(f"GET {self._base}/pulls/{number}", lambda: pull.raw_data)
+        return None if found is None else dict(found)
+
     def comment(self, comment_id: int) -> CommentInfo | None:
         """One issue comment by id; None when it was deleted."""
         comment = self._comment(comment_id)
@@ -259,6 +275,29 @@ class GitHubAdapter:
         """Closed PRs updated at or after `since`, newest first."""
         pulls = self._repo.get_pulls(state="closed", sort="updated", direction="desc")
         return _api(f"GET {self._base}/pulls?state=closed", lambda: closed_since(pulls, since))
+
+    def run_artifact(self, run_id: int, name: str) -> ArtifactInfo | None:
+        """The artifact called `name` of a workflow run; None when the run has none."""
+        path = f"{self._base}/actions/runs/{run_id}/artifacts"
+        query = {"name": name, "per_page": 100}
+        requester = self._client.requester
+        _, data = _api(f"GET {path}", lambda: requester.requestJsonAndCheck("GET", path, query))
+        return artifacts.named(data, name)
+
+    def artifact_zip(self, artifact: ArtifactInfo, max_bytes: int) -> bytes:
+        """The artifact's zip, fetched from the signed URL GitHub redirects to (no token sent)."""
+        path = f"{self._base}/actions/artifacts/{artifact.id}/zip"
+        requester = self._client.requester
+        headers, _ = _api(f"GET {path}", lambda: requester.requestJsonAndCheck("GET", path))
+        allow_http = requester.scheme == "http"
+        data = _api(
+            f"download of artifact {artifact.id}",
+            lambda: artifacts.download(
+                headers.get("location"), max_bytes, timeout=DEFAULT_TIMEOUT_S, allow_http=allow_http
+            ),
+        )
+        artifacts.check_digest(data, artifact.digest)
+        return data
 
     def _comment(self, comment_id: int) -> IssueComment:
         """A lazy comment object: building it costs no request."""

@@ -1,0 +1,50 @@
+"""The one rule for the scores a `final_approval` carries (shared by merge and catch-up)."""
+
+from __future__ import annotations
+
+from rubricate.bot.final import FinalChoice, final_choice
+from rubricate.rubric.model import Rubric
+
+from .conftest import AGORA_AUTO, AGORA_PASS, Harness
+
+APPROVE_FAIL = "/approve spec=3 completeness=3 quality=1 verif=3 format=3"
+REASON = "/override The quality gap is tracked in #12 and accepted."
+
+
+def test_a_passing_approval_carries_its_scores_and_totals(bot: Harness) -> None:
+    bot.open(scores=AGORA_AUTO)
+    bot.say("/approve " + " ".join(f"{k}={v}" for k, v in AGORA_PASS.items()))
+    choice = final_choice(bot.job, 1)
+    assert (choice.gate, choice.source, choice.verdict) == ("passed", "reviewer", "pass")
+    assert choice.scores == AGORA_PASS
+    assert (choice.weighted_total, choice.normalized) == (4.1, 0.775)
+
+
+def test_a_failing_approval_is_bypassed_unless_overridden(bot: Harness) -> None:
+    bot.open(scores=AGORA_AUTO)
+    bot.say(APPROVE_FAIL)
+    assert final_choice(bot.job, 1).gate == "bypassed"
+    bot.say(REASON, actor="maintainer-mia", role="maintain", comment_id=1002)
+    choice = final_choice(bot.job, 1)
+    assert (choice.gate, choice.override_reason) == (
+        "overridden",
+        "The quality gap is tracked in #12 and accepted.",
+    )
+
+
+def test_without_an_approval_reviewer_scores_then_automatic_ones(bot: Harness) -> None:
+    bot.open(scores=AGORA_AUTO)
+    auto = final_choice(bot.job, 1)
+    assert (auto.gate, auto.source, auto.scores) == ("bypassed", "auto", AGORA_AUTO)
+    assert auto.normalized is None
+    bot.say("/score quality=2")
+    reviewer = final_choice(bot.job, 1)
+    assert (reviewer.source, reviewer.scores, reviewer.weighted_total) == (
+        "reviewer",
+        {"quality": 2},
+        None,
+    )
+
+
+def test_a_version_without_scores_has_none(agora: Rubric) -> None:
+    assert final_choice(Harness(agora).job, 1) == FinalChoice(gate="bypassed")
