@@ -171,3 +171,94 @@ def test_reputation_without_a_branch_says_so(
 ) -> None:
     assert main(["reputation", "--remote", str(bare_remote(tmp_path))]) == 2
     assert "no readable reputation.json" in capsys.readouterr().err
+
+
+def test_verify_fix_rebuilds_stale_derived_files_in_one_commit(
+    remote: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    commit_files(remote, {"jobs/1.json": b'{"tampered":true}\n'}, tmp_path / "hand")
+    before = commit_count(remote)
+    capsys.readouterr()
+    assert main(["ledger", "verify", "--remote", str(remote)]) == 1
+    assert "jobs/1.json: out of date" in capsys.readouterr().out
+    assert main(["ledger", "verify", "--remote", str(remote), "--fix"]) == 0
+    out = capsys.readouterr().out
+    assert "jobs/1.json: out of date (rebuilt)" in out
+    assert "rebuilt the derived files from the whole ledger in commit " in out
+    assert out.rstrip().endswith("clean")
+    assert commit_count(remote) == before + 1
+    assert b"tampered" not in branch_files(remote)["jobs/1.json"]
+    assert main(["ledger", "verify", "--remote", str(remote), "--fix"]) == 0
+    assert "rebuilt" not in capsys.readouterr().out
+    assert commit_count(remote) == before + 1
+
+
+def test_verify_fix_cannot_clean_a_corrupt_line_but_keeps_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "ledger").mkdir()
+    (data / "ledger" / "2024-03.jsonl").write_text(
+        event("abandoned", 1, 0, "a").to_line() + "\n{x\n"
+    )
+    assert main(["ledger", "verify", "--data", str(data), "--fix"]) == 1
+    out = capsys.readouterr().out
+    assert "rebuilt the derived files from the whole ledger in place" in out
+    assert "ledger/2024-03.jsonl:2: not JSON" in out
+    assert "1 problem(s)" in out
+    assert (data / "jobs" / "1.json").exists()
+    assert "{x" in (data / "ledger" / "2024-03.jsonl").read_text()
+
+
+def test_lines_end_at_newline_only(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    feedback = event("revision_requested", 1, 0, "a", feedback="first\u2028second\x85third")
+    line = json.dumps(json.loads(feedback.to_line()), ensure_ascii=False)
+    (tmp_path / "e.jsonl").write_text(line + "\r\n", encoding="utf-8")
+    assert main(["ledger", "append", "--data", str(data), str(tmp_path / "e.jsonl")]) == 0
+    job = json.loads((data / "jobs" / "1.json").read_text(encoding="utf-8"))
+    assert job["events"][0]["feedback"] == "first\u2028second\x85third"
+
+
+@pytest.mark.parametrize(
+    ("scores", "message"),
+    [
+        ('{"s": NaN}', "line 2: not JSON (NaN is not a JSON number)"),
+        ('{"s": -Infinity}', "line 2: not JSON (-Infinity is not a JSON number)"),
+        ('{"s": 9}', "line 2: scores.s: 9 is outside the rubric's scale 1-5"),
+        ('{"t": 3}', "line 2: scores.t: not a criterion of rubric a v3"),
+        ('{"s": null}', "line 2: scores.s: null is allowed only on a nullable criterion"),
+    ],
+)
+def test_scores_that_do_not_fit_reject_the_batch(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], scores: str, message: str
+) -> None:
+    rubric = '{"id": "a", "version": "3", "scale": {"min": 1, "max": 5}, '
+    rubric += '"criteria": {"s": {"weight": 1}}}'
+    raw = json.loads(event("first_submission", 1, 0, "a").to_line())
+    line = json.dumps(raw)[:-1] + f', "rubric": {rubric}, "scores": {scores}}}'
+    data = tmp_path / "data"
+    data.mkdir()
+    path = _write(tmp_path / "e.jsonl", [event("abandoned", 2, 0, "x")], line + "\n")
+    assert main(["ledger", "append", "--data", str(data), path]) == 2
+    err = capsys.readouterr().err
+    assert message in err
+    assert "no events were appended" in err
+    assert list(data.iterdir()) == []
+
+
+def test_an_append_without_config_or_cache_keeps_the_recorded_config(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    config = tmp_path / "rubricate.yml"
+    config.write_text("reputation:\n  sla_hours: 7\n")
+    first = _write(tmp_path / "a.jsonl", completed_job(1, [4] * 5, [5] * 5))
+    assert main(["ledger", "append", "--data", str(data), "--config", str(config), first]) == 0
+    for item in sorted((data / ".rubricate").rglob("*"), reverse=True):
+        item.unlink() if item.is_file() else item.rmdir()
+    later = _write(tmp_path / "b.jsonl", [event("rated", 1, 30, "r", rating=3)])
+    assert main(["ledger", "append", "--data", str(data), later]) == 0
+    assert json.loads((data / "reputation.json").read_text())["config"]["sla_hours"] == 7
+    assert main(["ledger", "verify", "--data", str(data)]) == 0

@@ -94,3 +94,70 @@ def test_the_event_json_schema_requires_a_rating_on_rated_events() -> None:
         "if": {"properties": {"kind": {"const": "rated"}}},
         "then": {"required": ["rating"]},
     } in schema["allOf"]
+
+
+def test_an_id_is_unique_across_the_whole_ledger() -> None:
+    one = event("abandoned", 1, 0, "a")
+    reused = event("abandoned", 2, 1, "b").model_copy(update={"id": one.id})
+    parsed = parse_ledger({SHARD: _text(one, reused)})
+    assert parsed.events == (one,)
+    assert [(p.line, p.message) for p in parsed.duplicates] == [
+        (2, f"duplicate id {one.id}: reused across jobs (o/r#2 here, first used by o/r#1)")
+    ]
+
+
+RUBRIC = {
+    "id": "a",
+    "version": "3",
+    "scale": {"min": 1, "max": 5},
+    "criteria": {"s": {"weight": 1}, "n": {"weight": 1, "nullable": True}},
+}
+
+
+def _scoring(scores: dict[str, object], rubric: object = RUBRIC) -> dict[str, object]:
+    raw = json.loads(event("first_submission", 1, 0, "d").to_line())
+    return {**raw, "rubric": rubric, "scores": scores}
+
+
+@pytest.mark.parametrize(
+    ("scores", "message"),
+    [
+        ({"s": 6}, "scores.s: 6 is outside the rubric's scale 1-5"),
+        ({"s": 0.5}, "scores.s: 0.5 is outside the rubric's scale 1-5"),
+        ({"x": 3}, "scores.x: not a criterion of rubric a v3"),
+        ({"s": None}, "scores.s: null is allowed only on a nullable criterion"),
+        ({"s": float("nan")}, "scores.s: Input should be a finite number"),
+        ({"s": float("inf")}, "scores.s: Input should be a finite number"),
+    ],
+)
+def test_scores_must_fit_the_recorded_rubric(scores: dict[str, object], message: str) -> None:
+    with pytest.raises(LedgerError) as caught:
+        event_from_dict(_scoring(scores))
+    assert str(caught.value) == message
+
+
+def test_scores_that_fit_are_accepted() -> None:
+    fitting = event_from_dict(_scoring({"s": 5.0000000001, "n": None}))
+    assert fitting.scores == {"s": 5.0000000001, "n": None}
+    assert event_from_dict(_scoring({"s": True})).scores == {"s": True}
+    open_scale = {**RUBRIC, "scale": {"min": 0, "max": 100, "open": True}}
+    assert event_from_dict(_scoring({"s": 130}, open_scale)).scores == {"s": 130}
+    bare = {"id": "a", "version": "3"}
+    assert event_from_dict(_scoring({"anything": 99}, bare)).scores == {"anything": 99}
+
+
+def test_non_finite_numbers_and_empty_scales_are_rejected() -> None:
+    base = _scoring({"s": 3})
+    with pytest.raises(LedgerError, match="weighted_total: Input should be a finite number"):
+        event_from_dict({**base, "weighted_total": float("-inf")})
+    with pytest.raises(LedgerError, match="NaN and Infinity are not valid JSON numbers"):
+        event_from_dict({**base, "evidence": [{"value": float("nan")}]})
+    with pytest.raises(LedgerError, match=r"max \(1\) must be above min \(1\)"):
+        event_from_dict(_scoring({}, {**RUBRIC, "scale": {"min": 1, "max": 1}}))
+    with pytest.raises(LedgerError, match="weight: Input should be a finite number"):
+        event_from_dict(_scoring({}, {**RUBRIC, "criteria": {"s": {"weight": float("inf")}}}))
+    line = json.dumps(_scoring({"s": float("nan")}))
+    assert "NaN" in line
+    parsed = parse_ledger({SHARD: line + "\n"})
+    assert parsed.events == ()
+    assert "scores.s: Input should be a finite number" in parsed.corrupt[0].message

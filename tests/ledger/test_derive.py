@@ -10,10 +10,18 @@ from hypothesis import strategies as st
 
 from rubricate.config import ReputationConfig, ReputationWeights
 from rubricate.ledger.badges import author_stem, value_badge
-from rubricate.ledger.cache import CACHE_PATH, cache_files, load_cache, read_head
+from rubricate.ledger.cache import (
+    bucket_files,
+    cache_head,
+    derived_entries,
+    load_cache,
+    read_head,
+)
 from rubricate.ledger.codec import decode_shard, git_blob_id, is_shard, parse_ledger
 from rubricate.ledger.derive import derive_files, is_derived
 from rubricate.ledger.event import Event
+from rubricate.ledger.ids import id_bucket
+from rubricate.ledger.paths import CACHE_PATH
 from rubricate.ledger.plan import AppendPlan, plan_append, prepare
 from tests.ledger.factory import completed_job, event
 from tests.ledger.test_reputation import ledgers
@@ -48,6 +56,7 @@ def test_single_repository_layout_and_badges() -> None:
     assert sorted(tree) == [
         ".rubricate/facts/0.jsonl",
         CACHE_PATH,
+        *sorted({id_bucket(e.id) for e in completed_job(1, [5] * 5, [5] * 5)}),
         "badges/alice.json",
         "badges/alice.svg",
         "badges/repo.json",
@@ -115,9 +124,15 @@ def test_the_cache_round_trips() -> None:
     assert list(buckets) == [".rubricate/facts/0.jsonl"]
     cache = load_cache(head, buckets)
     assert cache is not None
-    assert cache_files(cache) == {p: tree[p] for p in (CACHE_PATH, *buckets)}
+    assert bucket_files(cache) == buckets
+    derived = derived_entries({p: git_blob_id(d) for p, d in tree.items()})
+    assert cache_head(cache, derived) == tree[CACHE_PATH]
+    assert (cache.events, cache.newest_at) == (3, completed_job(1, [4] * 5, [5] * 5)[1].at)
     assert read_head(b"{not json") is None
     assert load_cache(head, dict.fromkeys(buckets, b"tampered")) is None
+    row = buckets[".rubricate/facts/0.jsonl"].split(b"\n")[0] + b"\n"
+    assert load_cache(head, {".rubricate/facts/0.jsonl": row + row}) is None  # a job twice
+    assert load_cache(head, {".rubricate/facts/7.jsonl": row}) is None  # in the wrong bucket
 
 
 def test_a_replay_changes_nothing() -> None:
@@ -186,7 +201,7 @@ def test_badge_svgs_do_not_depend_on_how_many_were_drawn_before() -> None:
 def test_an_unreadable_cache_head_means_a_full_fold() -> None:
     tree: dict[str, bytes] = {}
     _apply(tree, completed_job(1, [4, 4, 4, 4, 4], [5, 5, 5, 5, 5]))
-    for broken in (b"[]", b'{"format": 2}', b'{"format": 2, "repos": 1, "shards": {}}', b"\xff"):
+    for broken in (b"[]", b'{"format": 3}', b'{"format": 3, "repos": 1, "shards": {}}', b"\xff"):
         copy = {**tree, CACHE_PATH: broken}
         plan = _apply(copy, [event("rated", 1, 20, "r", rating=3)])
         assert not plan.incremental

@@ -42,13 +42,33 @@ def test_an_incomplete_first_submission_is_left_out_of_rubric_quality() -> None:
     assert job.facts.state == "completed"
 
 
-def test_a_later_null_never_erases_an_earlier_value() -> None:
+NULLABLE = RubricRef(
+    id="r",
+    version="1",
+    scale=ScaleRef(min=0, max=10),
+    criteria={"a": CriterionRef(weight=1), "b": CriterionRef(weight=1, nullable=True)},
+)
+
+
+def test_a_later_explicit_null_replaces_an_earlier_value() -> None:
+    auto = scored("first_submission", 1, 0, "a", {"a": 10, "b": 0}, rubric=NULLABLE, source="auto")
+    review = scored("first_submission", 1, 1, "b", {"b": None}, rubric=NULLABLE)
+    final = scored("final_approval", 1, 2, "c", {"a": 10, "b": None}, rubric=NULLABLE)
+    job = fold_job([final, review, auto])
+    assert job.first is not None
+    assert dict(job.first.scores) == {"a": 10, "b": None}
+    assert job.first.complete
+    assert job.first.normalized == 1.0
+    assert job.facts.rubric_quality == pytest.approx(1.0)
+
+
+def test_an_absent_criterion_keeps_the_earlier_value() -> None:
     review = scored("first_submission", 1, 0, "a", [3, 3, 3, 3, 3])
-    auto = scored("first_submission", 1, 1, "b", {"quality": None}, source="auto")
+    auto = scored("first_submission", 1, 1, "b", {"quality": 5}, source="auto")
     job = fold_job([review, auto])
     assert job.first is not None
     assert job.first.complete
-    assert job.first.scores["quality"] == 3
+    assert dict(job.first.scores) == {**dict.fromkeys(review.scores or {}, 3), "quality": 5}
 
 
 def test_ties_in_time_are_broken_by_id() -> None:
@@ -73,7 +93,7 @@ def test_nullable_criteria_are_left_out_of_the_total_and_completeness() -> None:
     axes = RubricRef(
         id="axes",
         version="1",
-        scale=ScaleRef(min=0, max=100),
+        scale=ScaleRef(min=0, max=100, open=True),
         criteria={"depth": CriterionRef(weight=2), "risk": CriterionRef(weight=1, nullable=True)},
     )
     first = scored("first_submission", 1, 0, "a", {"depth": 80, "risk": None}, rubric=axes)
@@ -92,7 +112,7 @@ def test_open_scale_scores_are_clamped_to_one() -> None:
     axes = RubricRef(
         id="axes",
         version="1",
-        scale=ScaleRef(min=0, max=100),
+        scale=ScaleRef(min=0, max=100, open=True),
         criteria={"d": CriterionRef(weight=1)},
     )
     final = scored("final_approval", 1, 1, "b", {"d": 130}, rubric=axes)
@@ -133,16 +153,47 @@ def test_hand_written_events_fall_back_to_their_own_verdict_and_normalized() -> 
         (["first_submission", "abandoned"], "abandoned"),
         (["first_submission", "abandoned", "final_approval"], "completed"),
         (["first_submission", "final_approval", "disputed"], "completed"),
+        (["first_submission", "final_approval", "abandoned"], "completed"),
+        # reopened: a later lifecycle or scoring event of the job
+        (["first_submission", "abandoned", "review_scored"], "open"),
+        (["first_submission", "abandoned", "revision_requested"], "open"),
+        (["first_submission", "abandoned", "approved"], "open"),
+        (["first_submission", "abandoned", "first_submission"], "open"),
+        (["first_submission", "abandoned", "review_scored", "abandoned"], "abandoned"),
+        # a rating, a dispute or an abandonment again does not reopen it
+        (["first_submission", "abandoned", "rated", "disputed"], "abandoned"),
+        (["first_submission", "abandoned", "abandoned"], "abandoned"),
     ],
 )
 def test_job_state(kinds: list[str], state: str) -> None:
     events = [
         scored(k, 1, n, f"d{n}", [3, 3, 3, 3, 3])
         if k in ("first_submission", "final_approval")
-        else event(k, 1, n, f"d{n}")
+        else event(k, 1, n, f"d{n}", **({"rating": 4} if k == "rated" else {}))
         for n, k in enumerate(kinds)
     ]
     assert fold_job(events).facts.state == state
+    assert fold_job(reversed(events)).facts.state == state
+
+
+def test_an_abandonment_at_the_same_time_as_a_reopening_is_ordered_by_id() -> None:
+    reopen = scored("review_scored", 1, 5, "r", [3, 3, 3, 3, 3])
+    close = event("abandoned", 1, 5, "x")
+    expected = "abandoned" if close.id > reopen.id else "open"
+    assert fold_job([close, reopen]).facts.state == expected
+
+
+def test_only_each_raters_latest_rating_counts() -> None:
+    events = completed_job(1, [4, 4, 4, 4, 4], [5, 5, 5, 5, 5])
+    events += [event("rated", 1, 20 + n, f"r{n}", rating=1, actor="mallory") for n in range(10)]
+    events.append(event("rated", 1, 40, "last", rating=4, actor="mallory"))
+    events.append(event("rated", 1, 30, "other", rating=5, actor="olivia", actor_role="admin"))
+    facts = fold_job(events).facts
+    assert facts.ratings == (("admin", 5), ("write", 4))
+    # at the same time, the higher id is the later one
+    tied = [event("rated", 1, 50, d, rating=r, actor="t") for d, r in (("p", 2), ("q", 3))]
+    later = max(tied, key=lambda e: e.id)
+    assert fold_job([*reversed(tied), *events]).facts.ratings[-1] == ("write", later.rating)
 
 
 def test_the_latest_final_approval_wins_and_gives_the_gate() -> None:
@@ -163,6 +214,7 @@ def test_facts_collect_deadline_disputes_ratings_and_author() -> None:
     assert facts.disputed
     assert facts.ratings == (("maintain", 4),)
     assert facts.events == 4
+    assert facts.last_at == events[-1].at
     assert facts.rubric_quality == pytest.approx(0.625)
 
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from rubricate.config import ReputationConfig, ReputationWeights, TrustWeights
 from rubricate.ledger.event import Event
 from rubricate.ledger.reputation import compute_reputation
-from tests.ledger.factory import completed_job, event, scored
+from tests.ledger.factory import AGORA_IDS, completed_job, event, scored
 
 DEFAULT = ReputationConfig()
 
@@ -22,8 +22,8 @@ def _alice_ledger() -> list[Event]:
         scored("first_submission", 1, 0, "o1", [2, 2, 2, 2, 2], source="auto"),
         scored("first_submission", 1, 1, "c1", {"quality": 4, "spec_adherence": 5}),
         scored("final_approval", 1, 10, "m1", [5, 5, 5, 5, 5], deadline=_h(20)),
-        event("rated", 1, 11, "r1", rating=5, actor_role="maintain"),
-        event("rated", 1, 12, "r2", rating=2, actor_role="write"),
+        event("rated", 1, 11, "r1", rating=5, actor_role="maintain", actor="mia"),
+        event("rated", 1, 12, "r2", rating=2, actor_role="write", actor="walt"),
     ]
     # job 2: late (deadline 5 h), disputed, incomplete first submission → no rq
     job2 = [
@@ -61,6 +61,7 @@ def test_every_component_by_hand() -> None:
     expected = 0.27 * 0.75 + 0.2 * 0.5 + 0.2 * 2 / 3 + 0.13 * rating + 0.2 * 0.6725
     assert alice["reputation"] == pytest.approx(expected, abs=1e-6)
     assert alice["coverage"] == 1.0
+    assert alice["coverage_share"] == 1.0
     assert alice["jobs"] == {"open": 1, "completed": 3, "abandoned": 1}
 
 
@@ -75,6 +76,7 @@ def test_missing_components_are_left_out_and_weights_renormalized() -> None:
     assert bob["components"]["timeliness_score"] == {"value": None, "n": 0}
     assert bob["components"]["rating_score"] == {"value": None, "n": 0}
     assert bob["coverage"] == pytest.approx(0.67)
+    assert bob["coverage_share"] == pytest.approx(0.67)
     assert bob["reputation"] == pytest.approx(
         (0.27 * 0.5 + 0.2 * 1.0 + 0.2 * 0.825) / 0.67, abs=1e-6
     )
@@ -86,6 +88,30 @@ def test_an_author_with_only_open_jobs_has_no_reputation() -> None:
     )
     assert carol["reputation"] is None
     assert carol["coverage"] == 0.0
+    assert carol["coverage_share"] == 0.0
+
+
+def test_coverage_is_the_sum_of_the_present_weights_as_configured() -> None:
+    weights = ReputationWeights(
+        completion_rate=1, timeliness_score=1, dispute_penalty=1, rating_score=1, rubric_quality=1
+    )
+    events = [
+        event("first_submission", 2, 0, "o"),
+        scored("final_approval", 2, 1, "c", [5, 5, 5, 5, 5], gate="passed"),
+    ]
+    dana = _alice(compute_reputation(events, ReputationConfig(weights=weights)))
+    # completion_rate and dispute_penalty have data: 1 + 1 of a total weight of 5
+    assert dana["coverage"] == 2.0
+    assert dana["coverage_share"] == pytest.approx(0.4)
+    assert dana["reputation"] == 1.0
+
+
+def test_a_rater_rating_many_times_counts_once() -> None:
+    events = completed_job(1, [4, 4, 4, 4, 4], [5, 5, 5, 5, 5])
+    events += [event("rated", 1, 20 + n, f"s{n}", rating=5, actor="sock") for n in range(10)]
+    events.append(event("rated", 1, 40, "honest", rating=1, actor="judy"))
+    rating = _alice(compute_reputation(events, DEFAULT))["components"]["rating_score"]
+    assert rating == {"value": 0.5, "n": 2}
 
 
 def test_configured_weights_trust_and_sla() -> None:
@@ -109,7 +135,9 @@ def test_configured_weights_trust_and_sla() -> None:
     # the writer's rating weighs nothing: only the maintainer's 5 remains
     assert alice["components"]["rating_score"]["value"] == 1.0
     assert alice["reputation"] == pytest.approx((2 / 3 + 1.0) / 2, abs=1e-6)
-    assert alice["coverage"] == 1.0
+    # timeliness and rating have data: Σ of their weights, and all of the total weight
+    assert alice["coverage"] == 2.0
+    assert alice["coverage_share"] == 1.0
 
 
 def test_document_header_and_generation_time() -> None:
@@ -129,7 +157,16 @@ def test_reputation_is_per_repo() -> None:
     assert repos["x/y"]["authors"]["alice"]["components"]["rubric_quality"]["value"] == 0.0
 
 
-KINDS = ("first_submission", "review_scored", "final_approval", "abandoned", "rated", "disputed")
+KINDS = (
+    "first_submission",
+    "review_scored",
+    "revision_requested",
+    "approved",
+    "final_approval",
+    "abandoned",
+    "rated",
+    "disputed",
+)
 
 
 @st.composite
@@ -143,6 +180,7 @@ def ledgers(draw: st.DrawFn) -> list[Event]:
         fields: dict[str, Any] = {
             "author": draw(st.sampled_from(["a", "b"])),
             "actor_role": draw(st.sampled_from(["admin", "write", "triage", "none"])),
+            "actor": draw(st.sampled_from(["rev", "max"])),
             "version": draw(st.integers(1, 2)),
         }
         if kind == "rated":
@@ -151,7 +189,8 @@ def ledgers(draw: st.DrawFn) -> list[Event]:
             fields["deadline"] = _h(draw(st.integers(0, 6)))
         if kind in ("first_submission", "review_scored", "final_approval"):
             values = draw(st.lists(st.one_of(st.none(), st.integers(1, 5)), min_size=0, max_size=5))
-            events.append(scored(kind, pr, hours, f"d{n}", values, **fields))
+            present = {c: v for c, v in zip(AGORA_IDS, values, strict=False) if v is not None}
+            events.append(scored(kind, pr, hours, f"d{n}", present, **fields))
         else:
             events.append(event(kind, pr, hours, f"d{n}", **fields))
     return events

@@ -141,10 +141,10 @@ def test_the_default_retry_is_eight_jittered_exponential_attempts() -> None:
     assert policy.attempts == 8
     delays = [policy.delay(n) for n in range(1, 8)]
     assert delays == sorted(delays)
-    assert delays[0] == pytest.approx(0.375)
+    assert delays[0] == pytest.approx(0.75)  # base 0.5 s, times 0.5 + jitter
     assert max(delays) <= policy.max_delay * 1.5
     low = RetryPolicy(jitter=lambda: 0.0).delay(3)
-    assert low == pytest.approx(0.5)
+    assert low == pytest.approx(1.0)
 
 
 def test_extra_files_share_the_commit_and_stay_out_of_the_derived_files(tmp_path: Path) -> None:
@@ -215,3 +215,62 @@ def test_a_url_carrying_a_secret_is_never_written_to_the_repository(tmp_path: Pa
     with _store(remote, workdir=str(tmp_path / "ws2")) as store:
         store.append([event("first_submission", 1, 0, "a")])
     assert "ghp_secret" not in (tmp_path / "ws" / "config").read_text()
+
+
+def test_an_extra_given_as_a_function_is_rebuilt_from_each_new_tip(tmp_path: Path) -> None:
+    remote = bare_remote(tmp_path)
+    with _store(remote) as setup:
+        setup.write_extra("views/1.json", b"rival-0\n")
+    seen: list[bytes | None] = []
+
+    def merged(current: bytes | None) -> bytes:
+        seen.append(current)
+        return (current or b"") + b"mine\n"
+
+    with _store(remote) as store:
+        workspace = store._ws()
+        push = workspace.push
+
+        def push_after_a_rival(commit: str) -> bool:
+            if len(seen) == 1:
+                with _store(remote) as other:
+                    other.write_extra("views/1.json", b"rival-0\nrival-1\n")
+            return push(commit)
+
+        workspace.push = push_after_a_rival  # type: ignore[method-assign]
+        result = store.append([event("first_submission", 1, 0, "a")], {"views/1.json": merged})
+    assert (result.added, result.attempts) == (1, 2)
+    assert seen == [b"rival-0\n", b"rival-0\nrival-1\n"]
+    assert branch_files(remote)["views/1.json"] == b"rival-0\nrival-1\nmine\n"
+    with _store(remote) as store:
+        unchanged = store.write_extra("views/1.json", lambda current: None)
+        created = store.write_extra(
+            "views/2.json", lambda current: b"new" if current is None else b""
+        )
+    assert unchanged.commit is None
+    assert created.commit is not None
+    assert branch_files(remote)["views/2.json"] == b"new"
+
+
+def test_a_rebuild_commits_only_when_a_derived_file_is_stale(tmp_path: Path) -> None:
+    remote = bare_remote(tmp_path)
+    with _store(remote) as store:
+        store.append(completed_job(1, [4, 4, 4, 4, 4], [5, 5, 5, 5, 5]))
+        assert store.rebuild().commit is None
+    commit_files(remote, {"jobs/1.json": b"{}\n", "badges/ghost.json": b"{}"}, tmp_path / "hand")
+    with _store(remote) as store:
+        result = store.rebuild()
+    assert (result.added, result.commit is not None) == (0, True)
+    assert git("log", "-1", "--format=%s", BRANCH, cwd=remote) == "Rebuild the derived files"
+    files = branch_files(remote)
+    assert "badges/ghost.json" not in files
+    assert verify_files(files).clean
+    assert_derived_match_recompute(files)
+
+
+def test_the_same_id_twice_in_a_batch_counts_once(tmp_path: Path) -> None:
+    one = event("abandoned", 1, 0, "x")
+    other_job = event("abandoned", 2, 0, "y").model_copy(update={"id": one.id})
+    with _store(bare_remote(tmp_path)) as store:
+        result = store.append([one, other_job, one])
+    assert (result.added, result.present) == (1, 2)

@@ -32,6 +32,11 @@ def add_parser(subparsers: Any) -> None:
     append.set_defaults(handler=run_append)
     verify = commands.add_parser("verify", help="check schema, ids, shards and derived files")
     add_source_arguments(verify)
+    verify.add_argument(
+        "--fix",
+        action="store_true",
+        help="regenerate every derived file from the whole ledger in one commit when any is stale",
+    )
     verify.set_defaults(handler=run_verify)
     show = commands.add_parser("show", help="list events, or one job with --pr")
     add_source_arguments(show)
@@ -92,16 +97,19 @@ def load_reputation_config(path: str | None) -> ReputationConfig | None:
 
 
 def read_events(name: str) -> list[Event]:
-    """Validate every line of a JSONL file; any invalid line rejects the whole batch."""
+    """Validate every line of a JSONL file; any invalid line rejects the whole batch.
+
+    Lines end at "\n" only: U+2028 and other Unicode line breaks may appear inside JSON strings.
+    """
     from rubricate.ledger.codec import LedgerError, event_from_dict
 
     text = sys.stdin.read() if name == "-" else _read_text(name)
     events, errors = [], []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         try:
-            events.append(event_from_dict(json.loads(line)))
+            events.append(event_from_dict(json.loads(line, parse_constant=_not_json)))
         except ValueError as exc:
             errors.append(f"line {number}: not JSON ({exc})")
         except LedgerError as exc:
@@ -124,15 +132,31 @@ def run_append(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_verify(args: argparse.Namespace) -> int:
-    """Exit 0 when the ledger and its derived files are clean, 1 otherwise."""
+def _checked(path: str) -> bool:
+    """The files `verify` reads: the ledger and its derived files."""
     from rubricate.ledger.codec import is_shard
-    from rubricate.ledger.derive import is_derived
+    from rubricate.ledger.paths import is_derived
+
+    return is_shard(path) or is_derived(path)
+
+
+def _not_json(constant: str) -> float:
+    raise ValueError(f"{constant} is not a JSON number")
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    """Exit 0 when the ledger and its derived files are clean (after --fix), 1 otherwise."""
     from rubricate.ledger.verify import verify_files
 
     with open_store(args) as store:
-        files = store.read_files(lambda p: is_shard(p) or is_derived(p))
-    report = verify_files(files, store.config)
+        report = verify_files(store.read_files(_checked), store.config)
+        if args.fix and report.fixable:
+            for line in report.stale:
+                print(f"{line} (rebuilt)")
+            result = store.rebuild()
+            where = f"in commit {result.commit[:12]}" if result.commit else "in place"
+            print(f"rebuilt the derived files from the whole ledger {where}")
+            report = verify_files(store.read_files(_checked), store.config)
     for line in report.problems:
         print(line)
     parsed = report.parsed

@@ -1,16 +1,22 @@
 """The fold cache: every job's facts and what they were built from (pure: data to bytes and back).
 
 A derived file like the others (a full recompute rebuilds it byte for byte), it lets an append
-re-fold only the jobs it touches. `.rubricate/fold-cache.json` (the head) names the shards and
-their blob ids, the located problems, and the blob id of each bucket of job facts,
-`.rubricate/facts/<pr // 1000>.jsonl` (one job a line), so an append rewrites one small bucket.
-The cache is trusted only while every shard and bucket still has the blob id the head recorded,
-and each touched job file still has the id its row recorded; otherwise the writer folds the
-whole ledger again.
+re-fold only the jobs it touches. The job facts live in buckets, `.rubricate/facts/<pr // 1000>
+.jsonl` (one job a line), so an append rewrites one small bucket. The head,
+`.rubricate/fold-cache.json`, records:
+- the cache format and `FOLD_VERSION`: a head written by another format or fold is not used;
+- the reputation config, the shards and the buckets with their blob ids, the repositories and
+  the located problems (corrupt, duplicate and misplaced lines);
+- `derived`: a digest of the path and blob id of every other derived file (job files, badges,
+  reputation.json, buckets, the id index), so that a hand-edited or missing derived file is seen;
+- `digest`: a digest of the head itself, so that a hand-edited head is seen.
+An append trusts the cache only when all of this verifies against the tree it writes onto;
+otherwise it folds the whole ledger again. Counts (events, newest event) come from the rows.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -20,14 +26,13 @@ from typing import Any
 from pydantic import ValidationError
 
 from rubricate.config import ReputationConfig
-from rubricate.ledger.codec import LedgerProblem, git_blob_id
+from rubricate.ledger.codec import LedgerProblem
 from rubricate.ledger.event import parse_time, rfc3339
-from rubricate.ledger.fold import JobFacts
+from rubricate.ledger.fold import FOLD_VERSION, JobFacts
+from rubricate.ledger.paths import BUCKET_DIR, CACHE_PATH, is_derived
 
-CACHE_PATH = ".rubricate/fold-cache.json"
-BUCKET_DIR = ".rubricate/facts/"
 BUCKET_SIZE = 1000
-CACHE_FORMAT = 2
+CACHE_FORMAT = 3
 _STATES = ("open", "completed", "abandoned")
 
 
@@ -45,19 +50,25 @@ class FoldCache:
 
     config: ReputationConfig
     shards: Mapping[str, str] = field(default_factory=dict)
-    events: int = 0
-    newest_at: datetime | None = None
     corrupt: tuple[LedgerProblem, ...] = ()
     duplicates: tuple[LedgerProblem, ...] = ()
     misplaced: tuple[LedgerProblem, ...] = ()
     jobs: Mapping[tuple[str, int], CachedJob] = field(default_factory=dict)
-    buckets: Mapping[str, str] = field(default_factory=dict)
-    """Each bucket's path and blob id, as the head recorded them."""
 
     @property
     def repos(self) -> tuple[str, ...]:
         """The repositories the ledger holds, sorted."""
         return tuple(sorted({repo for repo, _ in self.jobs}))
+
+    @property
+    def events(self) -> int:
+        """How many valid events the ledger holds (each belongs to exactly one job)."""
+        return sum(job.facts.events for job in self.jobs.values())
+
+    @property
+    def newest_at(self) -> datetime | None:
+        """The newest event's time."""
+        return max((job.facts.last_at for job in self.jobs.values()), default=None)
 
 
 def bucket_path(pr: int) -> str:
@@ -65,34 +76,61 @@ def bucket_path(pr: int) -> str:
     return f"{BUCKET_DIR}{pr // BUCKET_SIZE}.jsonl"
 
 
-def cache_files(cache: FoldCache, touched: Iterable[str] | None = None) -> dict[str, bytes]:
-    """The head and the buckets (only the `touched` ones, when given; all otherwise)."""
+def bucket_files(cache: FoldCache, touched: Iterable[str] | None = None) -> dict[str, bytes]:
+    """The buckets of job facts (only the `touched` ones, when given; all otherwise)."""
     rows: dict[str, list[str]] = {}
     wanted = None if touched is None else set(touched)
     for key in sorted(cache.jobs):
         path = bucket_path(key[1])
         if wanted is None or path in wanted:
             rows.setdefault(path, []).append(json.dumps(_job_row(cache.jobs[key])))
-    files = {path: ("\n".join(lines) + "\n").encode() for path, lines in rows.items()}
-    kept = {} if wanted is None else {p: i for p, i in cache.buckets.items() if p not in wanted}
-    ids = {**kept, **{p: git_blob_id(d) for p, d in files.items()}}
-    files[CACHE_PATH] = _head(cache, ids)
-    return files
+    return {path: ("\n".join(lines) + "\n").encode() for path, lines in rows.items()}
+
+
+def derived_entries(tree: Mapping[str, str]) -> dict[str, str]:
+    """The derived files of a tree (path → blob id), the cache head left out."""
+    return {p: i for p, i in tree.items() if is_derived(p) and p != CACHE_PATH}
+
+
+def cache_head(cache: FoldCache, derived: Mapping[str, str]) -> bytes:
+    """The head, given every other derived file's blob id after this write."""
+    head: dict[str, Any] = {
+        "format": CACHE_FORMAT,
+        "fold": FOLD_VERSION,
+        "config": cache.config.model_dump(mode="json"),
+        "shards": dict(sorted(cache.shards.items())),
+        "buckets": {p: i for p, i in sorted(derived.items()) if p.startswith(BUCKET_DIR)},
+        "repos": list(cache.repos),
+        "corrupt": [_problem(p) for p in cache.corrupt],
+        "duplicates": [_problem(p) for p in cache.duplicates],
+        "misplaced": [_problem(p) for p in cache.misplaced],
+        "derived": derived_digest(derived),
+    }
+    head["digest"] = _digest(head)
+    return (json.dumps(head, indent=1, sort_keys=True) + "\n").encode()
+
+
+def derived_digest(derived: Mapping[str, str]) -> str:
+    """A digest of derived paths and blob ids (the cache head left out)."""
+    lines = (f"{p}\0{i}\n" for p, i in sorted(derived.items()) if p != CACHE_PATH)
+    return hashlib.sha256("".join(lines).encode("utf-8", "surrogateescape")).hexdigest()
 
 
 def read_head(data: bytes) -> dict[str, Any] | None:
-    """The parsed head, or None when it is unreadable or of another format."""
+    """The parsed head; None when it is unreadable, of another format or fold, or altered."""
     try:
         head = json.loads(data)
     except ValueError:
         return None
     if not isinstance(head, dict) or head.get("format") != CACHE_FORMAT:
         return None
+    if head.get("fold") != FOLD_VERSION or head.get("digest") != _digest(head):
+        return None
     return head
 
 
 def head_config(head: dict[str, Any] | None) -> ReputationConfig | None:
-    """The reputation config a head records, if it holds a valid one."""
+    """The reputation config a (verified) head records, if it holds a valid one."""
     try:
         return None if head is None else ReputationConfig.model_validate(head["config"])
     except (KeyError, ValidationError):
@@ -100,53 +138,33 @@ def head_config(head: dict[str, Any] | None) -> ReputationConfig | None:
 
 
 def load_cache(head: dict[str, Any], buckets: Mapping[str, bytes]) -> FoldCache | None:
-    """The cache from its head and every bucket it names; None when anything does not match."""
+    """The cache from its head and every bucket; None when anything does not fit together."""
     try:
-        recorded = {str(p): str(i) for p, i in head["buckets"].items()}
-        if set(buckets) != set(recorded):
-            return None
-        if any(git_blob_id(buckets[p]) != recorded[p] for p in recorded):
-            return None
-        jobs = {}
-        for data in buckets.values():
-            for line in data.splitlines():
+        jobs: dict[tuple[str, int], CachedJob] = {}
+        for path, data in buckets.items():
+            for line in data.decode().split("\n")[:-1]:
                 cached = _job_from_row(json.loads(line))
-                jobs[(cached.facts.repo, cached.facts.pr)] = cached
-        return _from_head(head, jobs, recorded)
-    except (ValueError, TypeError, KeyError, AttributeError, IndexError):
+                key = (cached.facts.repo, cached.facts.pr)
+                if key in jobs or bucket_path(key[1]) != path:
+                    return None
+                jobs[key] = cached
+        cache = FoldCache(
+            config=ReputationConfig.model_validate(head["config"]),
+            shards={str(k): str(v) for k, v in head["shards"].items()},
+            corrupt=_problems(head["corrupt"]),
+            duplicates=_problems(head["duplicates"]),
+            misplaced=_problems(head["misplaced"]),
+            jobs=jobs,
+        )
+    except (ValueError, TypeError, KeyError, AttributeError, IndexError, ValidationError):
         return None
+    return cache if list(cache.repos) == head["repos"] else None
 
 
-def _head(cache: FoldCache, buckets: Mapping[str, str]) -> bytes:
-    head = {
-        "format": CACHE_FORMAT,
-        "config": cache.config.model_dump(mode="json"),
-        "shards": dict(sorted(cache.shards.items())),
-        "buckets": dict(sorted(buckets.items())),
-        "repos": list(cache.repos),
-        "events": cache.events,
-        "newest_at": rfc3339(cache.newest_at),
-        "corrupt": [_problem(p) for p in cache.corrupt],
-        "duplicates": [_problem(p) for p in cache.duplicates],
-        "misplaced": [_problem(p) for p in cache.misplaced],
-    }
-    return (json.dumps(head, indent=1, sort_keys=True) + "\n").encode()
-
-
-def _from_head(
-    head: dict[str, Any], jobs: dict[tuple[str, int], CachedJob], buckets: dict[str, str]
-) -> FoldCache:
-    return FoldCache(
-        config=ReputationConfig.model_validate(head["config"]),
-        shards={str(k): str(v) for k, v in head["shards"].items()},
-        events=int(head["events"]),
-        newest_at=parse_time(head["newest_at"]),
-        corrupt=tuple(LedgerProblem(*p) for p in head["corrupt"]),
-        duplicates=tuple(LedgerProblem(*p) for p in head["duplicates"]),
-        misplaced=tuple(LedgerProblem(*p) for p in head["misplaced"]),
-        jobs=jobs,
-        buckets=buckets,
-    )
+def _digest(head: Mapping[str, Any]) -> str:
+    body = {k: v for k, v in head.items() if k != "digest"}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
 
 
 def _job_row(cached: CachedJob) -> list[Any]:
@@ -164,26 +182,15 @@ def _job_row(cached: CachedJob) -> list[Any]:
         f.rubric_quality,
         f.events,
         cached.file_id,
+        rfc3339(f.last_at),
     ]
 
 
 def _job_from_row(row: list[Any]) -> CachedJob:
-    (
-        repo,
-        pr,
-        author,
-        state,
-        opened,
-        closed,
-        deadline,
-        disputed,
-        ratings,
-        quality,
-        events,
-        file_id,
-    ) = row
-    opened_at = parse_time(opened)
-    if opened_at is None or state not in _STATES:
+    (repo, pr, author, state, opened, closed, deadline, disputed, ratings, quality) = row[:10]
+    events, file_id, last = row[10:]
+    opened_at, last_at = parse_time(opened), parse_time(last)
+    if opened_at is None or last_at is None or state not in _STATES:
         raise ValueError("bad job row")
     facts = JobFacts(
         repo=str(repo),
@@ -192,6 +199,7 @@ def _job_from_row(row: list[Any]) -> CachedJob:
         state=state,
         opened_at=opened_at,
         closed_at=parse_time(closed),
+        last_at=last_at,
         deadline=parse_time(deadline),
         disputed=bool(disputed),
         ratings=tuple((str(role), int(rating)) for role, rating in ratings),
@@ -203,3 +211,7 @@ def _job_from_row(row: list[Any]) -> CachedJob:
 
 def _problem(problem: LedgerProblem) -> list[Any]:
     return [problem.file, problem.line, problem.message]
+
+
+def _problems(rows: list[list[Any]]) -> tuple[LedgerProblem, ...]:
+    return tuple(LedgerProblem(str(f), int(n), str(m)) for f, n, m in rows)

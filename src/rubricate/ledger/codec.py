@@ -1,8 +1,9 @@
 """Ledger lines to events and back, with located problems (pure: parses given text).
 
 A line that is not JSON, or not a valid event, is never dropped silently: it becomes a
-`LedgerProblem` with its `file:line`. An id seen twice within one job keeps its first
-occurrence (in shard order, then line order) and the repeat is reported as a duplicate.
+`LedgerProblem` with its `file:line`. An id seen twice keeps its first occurrence (in shard
+order, then line order) and the repeat is reported as a duplicate, naming the job that holds the
+id first when the repeat belongs to another job (an id is unique across the whole ledger).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from rubricate.ledger.perf import bulk
 
 LEDGER_DIR = "ledger/"
 SHARD_SUFFIX = ".jsonl"
+_UNION_TAGS = frozenset({"float", "bool", "int", "str"})
 
 
 class LedgerError(RubricateError):
@@ -41,7 +43,7 @@ class LedgerProblem:
 
 @dataclass(frozen=True)
 class ParsedLedger:
-    """Valid events (first occurrence of each id per job) and every located problem."""
+    """Valid events (first occurrence of each id) and every located problem."""
 
     events: tuple[Event, ...] = ()
     corrupt: tuple[LedgerProblem, ...] = ()
@@ -96,16 +98,21 @@ def canonical(event: Event) -> Event:
 
 def describe_validation(exc: ValidationError) -> str:
     """A short human message for the first few validation errors."""
-    parts = []
-    for error in exc.errors()[:3]:
-        where = ".".join(str(p) for p in error["loc"])
+    described: dict[str, str] = {}
+    for error in exc.errors():
+        loc = list(error["loc"])
+        if len(loc) > 1 and loc[-1] in _UNION_TAGS:
+            loc.pop()  # one message per value, not one per member of `float | bool | None`
+        where = ".".join(str(p) for p in loc)
         if error["type"] == "json_invalid":
-            parts.append(f"not JSON ({error['msg'].removeprefix('Invalid JSON: ')})")
+            message = f"not JSON ({error['msg'].removeprefix('Invalid JSON: ')})"
         else:
             message = str(error["msg"]).removeprefix("Value error, ")
-            parts.append(f"{where}: {message}" if where else message)
-    extra = len(exc.errors()) - 3
-    return "; ".join(parts) + (f" (and {extra} more)" if extra > 0 else "")
+            message = f"{where}: {message}" if where else message
+        described.setdefault(where, message)
+    parts = list(described.values())
+    extra = len(parts) - 3
+    return "; ".join(parts[:3]) + (f" (and {extra} more)" if extra > 0 else "")
 
 
 @bulk
@@ -155,7 +162,7 @@ def append_lines(text: str, events: Iterable[Event]) -> str:
 
 
 class _Builder:
-    """Collects events and problems across shards, deduplicating ids per job."""
+    """Collects events and problems across shards, deduplicating ids."""
 
     def __init__(self) -> None:
         self.events: list[Event] = []
@@ -163,7 +170,7 @@ class _Builder:
         self.duplicates: list[LedgerProblem] = []
         self.misplaced: list[LedgerProblem] = []
         self.shards: dict[str, str] = {}
-        self.seen: set[tuple[str, int, str]] = set()
+        self.seen: dict[str, tuple[str, int]] = {}
 
     def add_shard(self, path: str, text: str) -> None:
         self.shards[path] = git_blob_id(encode_shard(text))
@@ -173,11 +180,11 @@ class _Builder:
             self._add_event(path, number, event)
 
     def _add_event(self, path: str, number: int, event: Event) -> None:
-        key = (event.repo, event.pr, event.id)
-        if key in self.seen:
-            self.duplicates.append(LedgerProblem(path, number, f"duplicate id {event.id}"))
+        owner = self.seen.get(event.id)
+        if owner is not None:
+            self.duplicates.append(LedgerProblem(path, number, _duplicate(event, owner)))
             return
-        self.seen.add(key)
+        self.seen[event.id] = (event.repo, event.pr)
         self.events.append(event)
         expected = shard_path(event.at)
         if expected != path:
@@ -192,6 +199,16 @@ class _Builder:
             tuple(self.misplaced),
             dict(self.shards),
         )
+
+
+def _duplicate(event: Event, owner: tuple[str, int]) -> str:
+    if owner == (event.repo, event.pr):
+        return f"duplicate id {event.id}"
+    repo, pr = owner
+    return (
+        f"duplicate id {event.id}: reused across jobs "
+        f"({event.repo}#{event.pr} here, first used by {repo}#{pr})"
+    )
 
 
 def _month(event: Event) -> str:

@@ -1,7 +1,8 @@
 """The derived files of the data branch, from the ledger alone (pure: data in, bytes out).
 
-Layout: `reputation.json`, `jobs/<pr>.json`, `badges/<author>.json|svg`, `badges/repo.json|svg`
-and `.rubricate/fold-cache.json`. When the ledger holds several repositories, each one's job and
+Layout: `reputation.json`, `jobs/<pr>.json`, `badges/<author>.json|svg`, `badges/repo.json|svg`,
+the fold cache (`.rubricate/fold-cache.json` and `.rubricate/facts/`) and the id index
+(`.rubricate/ids/`). When the ledger holds several repositories, each one's job and
 badge files go under `<owner>/<name>/` (`jobs/o/r/12.json`). Generation time is the newest
 event's `at`, so a recompute of the same ledger gives the same bytes.
 """
@@ -14,23 +15,22 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import ValidationError
+
 from rubricate.config import ReputationConfig
 from rubricate.ledger.badges import REPO_STEM, author_badge, author_stem, repo_badge
-from rubricate.ledger.cache import CachedJob, FoldCache, cache_files
+from rubricate.ledger.cache import CachedJob, FoldCache, bucket_files, cache_head
 from rubricate.ledger.codec import ParsedLedger, git_blob_id
 from rubricate.ledger.event import SCHEMA_VERSION
 from rubricate.ledger.fold import JobSummary, fold_jobs
+from rubricate.ledger.ids import id_files
+from rubricate.ledger.paths import CACHE_PATH
+from rubricate.ledger.paths import REPUTATION_PATH as REPUTATION_PATH
+from rubricate.ledger.paths import is_derived as is_derived
 from rubricate.ledger.perf import bulk
 from rubricate.ledger.reputation import LedgerCounts, reputation_document
 
-REPUTATION_PATH = "reputation.json"
-DERIVED_DIRS = ("jobs/", "badges/", ".rubricate/")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
-
-
-def is_derived(path: str) -> bool:
-    """True for paths that `derive_files` owns (stale ones are deleted on a full recompute)."""
-    return path == REPUTATION_PATH or path.startswith(DERIVED_DIRS)
 
 
 @dataclass(frozen=True)
@@ -75,14 +75,14 @@ def derive_files(parsed: ParsedLedger, config: ReputationConfig) -> dict[str, by
     cache = FoldCache(
         config=config,
         shards=dict(parsed.shards),
-        events=len(parsed.events),
-        newest_at=max((e.at for e in parsed.events), default=None),
         corrupt=parsed.corrupt,
         duplicates=parsed.duplicates,
         misplaced=parsed.misplaced,
         jobs=cached,
     )
     files.update(summary_files(cache))
+    files.update(id_files(e.id for e in parsed.events))
+    files[CACHE_PATH] = cache_head(cache, {p: git_blob_id(d) for p, d in files.items()})
     return files
 
 
@@ -114,14 +114,25 @@ def summary_files(
     authors: Mapping[str, set[str]] | None = None,
     buckets: Iterable[str] | None = None,
 ) -> dict[str, bytes]:
-    """reputation.json, badges and cache; `authors` and `buckets` limit what is rewritten."""
+    """reputation.json, badges and fact buckets; `authors` and `buckets` limit what is rewritten.
+
+    The cache head is left to the caller, who knows every derived file's blob id.
+    """
     counts = LedgerCounts(cache.events, len(cache.corrupt), len(cache.duplicates), cache.newest_at)
     facts = [cache.jobs[key].facts for key in sorted(cache.jobs)]
     document = reputation_document(facts, cache.config, counts)
     files = {REPUTATION_PATH: (json.dumps(document, indent=2, sort_keys=True) + "\n").encode()}
     files.update(badge_files(document, Layout(cache.repos), authors))
-    files.update(cache_files(cache, buckets))
+    files.update(bucket_files(cache, buckets))
     return files
+
+
+def recorded_config(data: bytes) -> ReputationConfig | None:
+    """The reputation config a `reputation.json` records, if it holds a valid one."""
+    try:
+        return ReputationConfig.model_validate(json.loads(data)["config"])
+    except (KeyError, ValueError, TypeError, ValidationError):
+        return None
 
 
 def badge_files(

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
+from collections.abc import Mapping
 from datetime import datetime, timezone
 from typing import Any, Final, Literal
 
@@ -16,7 +18,8 @@ from pydantic import (
     model_validator,
 )
 
-from rubricate.rubric.model import Rubric
+from rubricate.rubric.model import Rubric, ScoreValue
+from rubricate.rubric.scoring import TOLERANCE
 
 SCHEMA_VERSION: Final = 1
 EventKind = Literal[
@@ -35,14 +38,33 @@ Gate = Literal["passed", "overridden", "bypassed"]
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class ScaleRef(_Strict):
-    """The rubric scale's ends, so the ledger can normalize without the rubric file."""
+    """The rubric scale's ends, so the ledger can normalize without the rubric file.
+
+    `open` (recorded only when true) allows scores above `max`.
+    """
 
     min: float
     max: float
+    open: bool | None = None
+
+    @model_validator(mode="after")
+    def _ordered(self) -> ScaleRef:
+        if self.max <= self.min:
+            raise ValueError(f"rubric.scale: max ({self.max:g}) must be above min ({self.min:g})")
+        return self
+
+    def allows(self, number: float) -> bool:
+        """True when a score lies on the scale (within the scoring tolerance)."""
+        above_min = number >= self.min - TOLERANCE
+        return above_min and (bool(self.open) or number <= self.max + TOLERANCE)
+
+    def describe(self) -> str:
+        """`1-5`, or `0-100+` for an open scale."""
+        return f"{self.min:g}-{self.max:g}{'+' if self.open else ''}"
 
 
 class CriterionRef(_Strict):
@@ -84,6 +106,7 @@ class Event(_Strict):
     model_config = ConfigDict(
         extra="forbid",
         frozen=True,
+        allow_inf_nan=False,
         json_schema_extra={
             "allOf": [
                 {
@@ -130,10 +153,25 @@ class Event(_Strict):
             raise ValueError("timestamps must carry a timezone (RFC 3339)")
         return value.astimezone(timezone.utc)
 
+    @field_validator("evidence")
+    @classmethod
+    def _finite_evidence(cls, value: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:
+        if value is not None and not _finite(value):
+            raise ValueError("NaN and Infinity are not valid JSON numbers")
+        return value
+
     @model_validator(mode="after")
     def _rated_has_rating(self) -> Event:
         if self.kind == "rated" and self.rating is None:
             raise ValueError("a 'rated' event needs a rating from 1 to 5")
+        return self
+
+    @model_validator(mode="after")
+    def _scores_fit_the_rubric(self) -> Event:
+        if self.scores and self.rubric is not None:
+            problem = score_problem(self.rubric, self.scores)
+            if problem is not None:
+                raise ValueError(problem)
         return self
 
     @field_serializer("at", "deadline")
@@ -143,6 +181,40 @@ class Event(_Strict):
     def to_line(self) -> str:
         """One canonical JSONL line: keys sorted, absent fields left out."""
         return json.dumps(self.model_dump(mode="json", exclude_none=True), sort_keys=True)
+
+
+def score_problem(rubric: RubricRef, scores: Mapping[str, ScoreValue]) -> str | None:
+    """Why these scores do not fit the recorded rubric (None when they do, or it cannot tell).
+
+    Only a rubric recorded with its scale and criteria is checked: each id must be a criterion,
+    a null is allowed only on a nullable criterion, and a number must lie on the scale.
+    """
+    scale, criteria = rubric.scale, rubric.criteria
+    if scale is None or criteria is None:
+        return None
+    for criterion, value in scores.items():
+        ref = criteria.get(criterion)
+        where = f"scores.{criterion}"
+        if ref is None:
+            return f"{where}: not a criterion of rubric {rubric.id} v{rubric.version}"
+        if value is None and not ref.nullable:
+            return f"{where}: null is allowed only on a nullable criterion"
+        if value is None or isinstance(value, bool):
+            continue
+        if not scale.allows(value):
+            return f"{where}: {value:g} is outside the rubric's scale {scale.describe()}"
+    return None
+
+
+def _finite(value: object) -> bool:
+    """True when no float inside a JSON-like value is NaN or infinite."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, dict):
+        return all(_finite(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return all(_finite(v) for v in value)
+    return True
 
 
 def rfc3339(value: datetime | None) -> str | None:
@@ -166,7 +238,9 @@ def rubric_ref(rubric: Rubric) -> RubricRef:
     return RubricRef(
         id=rubric.id,
         version=rubric.version,
-        scale=ScaleRef(min=rubric.scale.min, max=rubric.scale.max),
+        scale=ScaleRef(
+            min=rubric.scale.min, max=rubric.scale.max, open=True if rubric.scale.open else None
+        ),
         criteria={
             c.id: CriterionRef(weight=c.weight, nullable=c.nullable) for c in rubric.criteria
         },

@@ -1,27 +1,34 @@
 """Fold ledger events into one summary per job (pure: events in, data out).
 
-The fold is self-contained: it needs nothing but the events.
+The fold is self-contained: it needs nothing but the events. `FOLD_VERSION` names this meaning
+(and the derived files' format); a fold cache written under another version is never used.
 - A job is `(repo, pr)`. Its events are taken in `at` order, ties broken by id.
 - FIRST_SUBMISSION: the job's `first_submission` events for version 1 are merged criterion by
   criterion; a later value replaces an earlier one (so a reviewer's v1 score overrides the
-  automatic one). A null never erases an earlier value.
+  automatic one). In `scores`, an absent criterion is no information and keeps the earlier
+  value; an explicit null means "not applicable" (valid only on a nullable criterion) and
+  replaces an earlier value.
 - FINAL_APPROVAL: the scores of the job's `final_approval` event (the latest one, if several).
 - A moment is complete when every non-nullable criterion of its recorded rubric (the newest
   event's `rubric`) has a non-null value. Its weighted total and normalized value are recomputed
   from the merged scores with the recorded weights and scale (binary values map to the scale's
-  ends); normalized is clamped to [0, 1].
+  ends; null criteria are left out); normalized is clamped to [0, 1].
 - When the recorded rubric is only `{id, version}` (hand-written ledgers), the newest event's own
   `verdict != "incomplete"` decides completeness and its own `normalized` is used, clamped.
 - rubric_quality = 0.7·first_norm + 0.3·final_norm, only when both moments are complete.
-- State: `completed` when the job has a `final_approval`; else `abandoned` when it has an
-  `abandoned` event; else `open`.
+- State: `completed` when the job has a `final_approval`. Else `abandoned` when its latest
+  `abandoned` event is not followed by a lifecycle or scoring event (`first_submission`,
+  `review_scored`, `revision_requested`, `approved`): such a later event means the pull request
+  was reopened, and the job is `open` again. Else `open`.
+- Ratings: only the latest `rated` event of each rater (`actor`) counts for a job, so a rater
+  who rates ten times is counted once, with their last rating.
 - The job's author is the `author` of its earliest event.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from operator import attrgetter
@@ -33,6 +40,10 @@ from rubricate.rubric.model import ScoreValue
 from rubricate.rubric.scoring import clamp01
 
 JobState = Literal["open", "completed", "abandoned"]
+FOLD_VERSION = 2
+"""Bump whenever the fold's meaning or a derived file's format changes."""
+REOPENING = frozenset({"first_submission", "review_scored", "revision_requested", "approved"})
+"""Kinds that, after an `abandoned` event, mean the pull request was reopened."""
 FIRST_WEIGHT = 0.7
 FINAL_WEIGHT = 0.3
 
@@ -70,6 +81,7 @@ class JobFacts:
     state: JobState
     opened_at: datetime
     closed_at: datetime | None
+    last_at: datetime
     deadline: datetime | None
     disputed: bool
     ratings: tuple[tuple[str, int], ...]
@@ -145,9 +157,7 @@ def merge_moment(events: Iterable[Event]) -> Moment | None:
         last = event
         ids.append(event.id)
         rubric = event.rubric or rubric
-        for criterion, value in (event.scores or {}).items():
-            if value is not None or criterion not in merged:
-                merged[criterion] = value
+        merged.update(event.scores or {})
     if last is None:
         return None
     if rubric is not None and rubric.scale is not None and rubric.criteria is not None:
@@ -194,23 +204,38 @@ def _facts(
 ) -> JobFacts:
     head = ordered[0]
     approvals = by_kind["final_approval"]
-    state: JobState = "open"
-    if approvals:
-        state = "completed"
-    elif by_kind.get("abandoned"):
-        state = "abandoned"
     closing = approvals[-1] if approvals else None
-    ratings = tuple((e.actor_role, e.rating) for e in by_kind.get("rated", ()) if e.rating)
     return JobFacts(
         repo=head.repo,
         pr=head.pr,
         author=head.author,
-        state=state,
+        state=lifecycle_state(ordered),
         opened_at=head.at,
         closed_at=None if closing is None else closing.at,
+        last_at=ordered[-1].at,
         deadline=None if closing is None else closing.deadline,
         disputed=bool(by_kind.get("disputed")),
-        ratings=ratings,
+        ratings=latest_ratings(by_kind.get("rated", ())),
         rubric_quality=quality,
         events=len(ordered),
     )
+
+
+def lifecycle_state(ordered: Sequence[Event]) -> JobState:
+    """`completed`, `abandoned` (not reopened since) or `open`, from events in fold order."""
+    state: JobState = "open"
+    for event in ordered:
+        if event.kind == "final_approval":
+            return "completed"
+        if event.kind == "abandoned":
+            state = "abandoned"
+        elif event.kind in REOPENING:
+            state = "open"
+    return state
+
+
+def latest_ratings(rated: Iterable[Event]) -> tuple[tuple[str, int], ...]:
+    """`(actor_role, rating)` of each rater's latest `rated` event, in fold order."""
+    latest = {event.actor: event for event in rated if event.rating}
+    kept = sorted(latest.values(), key=_ORDER)
+    return tuple((event.actor_role, event.rating) for event in kept if event.rating)

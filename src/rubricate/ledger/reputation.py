@@ -8,7 +8,8 @@
 - rating_score = Σ wᵣ·(rating − 1)/4 / Σ wᵣ over `rated` events of completed jobs, wᵣ by role.
 - rubric_quality = the mean of the completed jobs' rubric_quality values that exist.
 - reputation = Σ weight·component / Σ weight over the components with data;
-  coverage = Σ weight of those components / Σ weight of all components.
+  coverage = Σ weight of those components (as configured, so 1.0 with every component present
+  under the default weights); coverage_share = coverage / Σ weight of all components.
 """
 
 from __future__ import annotations
@@ -103,15 +104,22 @@ def author_components(jobs: Sequence[JobFacts], config: ReputationConfig) -> dic
 def combine(
     components: dict[str, Component], config: ReputationConfig
 ) -> tuple[float | None, float]:
-    """Reputation (weights renormalized over components with data) and its coverage."""
+    """Reputation (weights renormalized over components with data) and its coverage.
+
+    The coverage is Σ weight of the components with data, as the weights are configured.
+    """
     weights = config.weights.model_dump()
     present = [(weights[name], c.value) for name, c in components.items() if c.value is not None]
-    total_weight = sum(weights.values())
-    used = sum(w for w, _ in present)
-    coverage = used / total_weight if total_weight else 0.0
-    if not used:
+    coverage = sum(w for w, _ in present)
+    if not coverage:
         return None, coverage
-    return sum(w * v for w, v in present if v is not None) / used, coverage
+    return sum(w * v for w, v in present if v is not None) / coverage, coverage
+
+
+def coverage_share(coverage: float, config: ReputationConfig) -> float:
+    """The coverage as a share of the total weight (0.0 when every weight is 0)."""
+    total = sum(config.weights.model_dump().values())
+    return coverage / total if total else 0.0
 
 
 def _repo_entry(jobs: list[JobFacts], config: ReputationConfig) -> dict[str, Any]:
@@ -133,6 +141,7 @@ def _author_entry(jobs: list[JobFacts], config: ReputationConfig) -> dict[str, A
     return {
         "reputation": _round(reputation),
         "coverage": _round(coverage),
+        "coverage_share": _round(coverage_share(coverage, config)),
         "jobs": _state_counts(jobs),
         "components": {name: _component_dict(components[name]) for name in COMPONENTS},
     }

@@ -3,6 +3,8 @@
 An append fetches the tip, skips events whose id is already there, appends the rest, regenerates
 the derived files, commits with the bot identity and pushes without force. A rejected push starts
 over from the new tip after a jittered exponential backoff, at most `RetryPolicy.attempts` times.
+Extra files given as functions of their content are recomputed from each new tip. A rebuild
+regenerates every derived file from the whole ledger by the same compare-and-swap.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import time
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import TracebackType
 
@@ -24,12 +26,15 @@ from rubricate.gitio.run import GitError
 from rubricate.ledger.codec import ParsedLedger, decode_shard, git_blob_id, is_shard, parse_ledger
 from rubricate.ledger.derive import job_paths
 from rubricate.ledger.event import Event
-from rubricate.ledger.plan import AppendPlan, plan_append, prepare
+from rubricate.ledger.plan import AppendPlan, Reader, plan_append, plan_rebuild, prepare
 from rubricate.ledger.store_common import (
     AppendResult,
+    Extra,
+    callable_paths,
     check_extras,
     commit_message,
     job_file_events,
+    resolve_extras,
 )
 from rubricate.ledger.store_git import GitWorkspace
 
@@ -93,21 +98,53 @@ class DataBranchStore:
         self._git = None
 
     def append(
-        self, events: Iterable[Event], extras: Mapping[str, bytes] | None = None
+        self, events: Iterable[Event], extras: Mapping[str, Extra] | None = None
     ) -> AppendResult:
-        """Append the events not yet present (and write `extras`) in one commit, racing safely."""
-        batch = prepare(events)
+        """Append the events not yet present (and write `extras`) in one commit, racing safely.
+
+        No commit is made when every event is already present and no extra file changes.
+        """
+        given = list(events)
+        batch = prepare(given)
         extra_files = check_extras(extras or {})
+        result = self._swap(
+            lambda tree, read: plan_append(tree, read, batch, self.config), extra_files, False
+        )
+        return replace(result, present=len(given) - result.added)
+
+    def write_extra(self, path: str, data: Extra) -> AppendResult:
+        """Write one non-derived file (e.g. `views/12.json`) by the same compare-and-swap.
+
+        `data` is the new content, or a function from the content at the tip (None when
+        absent) to the new content (None to leave it), called again after a rejected push.
+        """
+        return self.append([], {path: data})
+
+    def rebuild(self) -> AppendResult:
+        """Regenerate every derived file from the whole ledger; commit only if one changes."""
+        return self._swap(lambda tree, read: plan_rebuild(tree, read, self.config), {}, True)
+
+    def _swap(
+        self,
+        planner: Callable[[Mapping[str, str], Reader], AppendPlan],
+        extras: Mapping[str, Extra],
+        rebuild: bool,
+    ) -> AppendResult:
+        """Plan on the tip, commit and push; from the new tip again when the push is rejected."""
         with self._errors():
             for attempt in range(1, self.retry.attempts + 1):
                 tip = self._ws().fetch_tip()
                 tree = self._ws().tree(tip)
-                plan = self._plan(tree, batch)
+                read = self._reader(tree)
+                plan = planner(tree, read)
+                current = read([p for p in callable_paths(extras) if p in tree])
+                extra_files = resolve_extras(extras, current)
                 changes = _changed({**plan.files, **extra_files}, tree)
                 deletions = [p for p in plan.deletions if p in tree]
-                if not plan.added and not any(p in changes for p in extra_files):
+                derived = rebuild and bool(changes or deletions)
+                if not (plan.added or derived or any(p in changes for p in extra_files)):
                     return AppendResult(0, plan.present, None, attempt)
-                message = commit_message(len(plan.added), sorted(extra_files))
+                message = commit_message(len(plan.added), sorted(extra_files), rebuilt=rebuild)
                 commit = self._ws().commit(tip, changes, deletions, message)
                 if self._ws().push(commit):
                     return AppendResult(len(plan.added), plan.present, commit, attempt)
@@ -116,10 +153,6 @@ class DataBranchStore:
         raise DataBranchError(
             f"the branch {self.branch!r} kept moving: gave up after {self.retry.attempts} attempts"
         )
-
-    def write_extra(self, path: str, data: bytes) -> AppendResult:
-        """Write one non-derived file (e.g. `views/12.json`) by the same compare-and-swap."""
-        return self.append([], {path: data})
 
     def read(self) -> ParsedLedger:
         """Every event and located problem of the ledger at the tip."""
@@ -143,12 +176,12 @@ class DataBranchStore:
         paths = job_paths(repo, pr)
         return job_file_events(self.read_files(lambda p: p in paths), repo, pr)
 
-    def _plan(self, tree: Mapping[str, str], batch: list[Event]) -> AppendPlan:
+    def _reader(self, tree: Mapping[str, str]) -> Reader:
         def read(paths: Sequence[str]) -> dict[str, bytes]:
             blobs = self._ws().read_blobs(tree[p] for p in paths)
             return {p: blobs[tree[p]] for p in paths}
 
-        return plan_append(tree, read, batch, self.config)
+        return read
 
     def _ws(self) -> GitWorkspace:
         if self._git is None:

@@ -1,11 +1,18 @@
-"""What both stores share: the append result, extra files and job-file reading (pure)."""
+"""What both stores share: the append result, extra files and job-file reading (pure).
+
+An extra file (e.g. a PR's view state under `views/`) is given either as its new content, or as
+a function of its content at the tip (None when absent) that returns the new content (None to
+leave it as it is). A function is called again on every attempt, after a rejected push too,
+so it always builds on the newest tip and never writes a stale state over a newer one.
+"""
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeAlias
 
 from pydantic import ValidationError
 
@@ -13,6 +20,8 @@ from rubricate.ledger.codec import LedgerError, is_shard
 from rubricate.ledger.derive import is_derived
 from rubricate.ledger.event import Event
 
+Extra: TypeAlias = bytes | Callable[[bytes | None], bytes | None]
+"""An extra file's new content, or a function from its content at the tip to the new content."""
 _SAFE_PATH = re.compile(r"^[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*$")
 
 
@@ -26,7 +35,7 @@ class AppendResult:
     attempts: int
 
 
-def check_extras(extras: Mapping[str, bytes]) -> dict[str, bytes]:
+def check_extras(extras: Mapping[str, Extra]) -> dict[str, Extra]:
     """Extra (non-derived, non-ledger) files, validated: e.g. view state under `views/`."""
     for path in extras:
         if not _SAFE_PATH.match(path) or ".." in path.split("/"):
@@ -36,9 +45,24 @@ def check_extras(extras: Mapping[str, bytes]) -> dict[str, bytes]:
     return dict(extras)
 
 
-def commit_message(added: int, extras: Sequence[str]) -> str:
-    """The commit message of an append."""
-    parts = []
+def resolve_extras(extras: Mapping[str, Extra], current: Mapping[str, bytes]) -> dict[str, bytes]:
+    """The content to write for each extra given the tip's files (extras left unchanged omitted)."""
+    resolved: dict[str, bytes] = {}
+    for path, extra in extras.items():
+        data = extra if isinstance(extra, bytes) else extra(current.get(path))
+        if data is not None:
+            resolved[path] = bytes(data)
+    return resolved
+
+
+def callable_paths(extras: Mapping[str, Extra]) -> list[str]:
+    """The extras whose content depends on the tip (they need it read)."""
+    return [path for path, extra in extras.items() if not isinstance(extra, bytes)]
+
+
+def commit_message(added: int, extras: Sequence[str], rebuilt: bool = False) -> str:
+    """The commit message of an append (or of a rebuild of the derived files)."""
+    parts = ["Rebuild the derived files"] if rebuilt else []
     if added:
         parts.append(f"Append {added} ledger event{'s' if added != 1 else ''}")
     if extras:

@@ -7,6 +7,7 @@ files written in place (no commit, no push, no concurrency control).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from rubricate.config import ReputationConfig
@@ -14,8 +15,14 @@ from rubricate.errors import ConfigError
 from rubricate.ledger.codec import ParsedLedger, decode_shard, git_blob_id, is_shard, parse_ledger
 from rubricate.ledger.derive import job_paths
 from rubricate.ledger.event import Event
-from rubricate.ledger.plan import plan_append, prepare
-from rubricate.ledger.store_common import AppendResult, check_extras, job_file_events
+from rubricate.ledger.plan import AppendPlan, Reader, plan_append, plan_rebuild, prepare
+from rubricate.ledger.store_common import (
+    AppendResult,
+    Extra,
+    check_extras,
+    job_file_events,
+    resolve_extras,
+)
 
 
 class DirectoryStore:
@@ -61,21 +68,44 @@ class DirectoryStore:
         return job_file_events(self.read_files(lambda p: p in paths), repo, pr)
 
     def append(
-        self, events: Iterable[Event], extras: Mapping[str, bytes] | None = None
+        self, events: Iterable[Event], extras: Mapping[str, Extra] | None = None
     ) -> AppendResult:
-        """Append new events and rewrite the derived files in place."""
-        batch = prepare(events)
+        """Append new events (and write `extras`), rewriting the derived files in place."""
+        given = list(events)
+        batch = prepare(given)
         extra_files = check_extras(extras or {})
+        result = self._apply(
+            lambda tree, read: plan_append(tree, read, batch, self.config), extra_files, False
+        )
+        return replace(result, present=len(given) - result.added)
+
+    def write_extra(self, path: str, data: Extra) -> AppendResult:
+        """Write one non-derived file (content, or a function of the current content)."""
+        return self.append([], {path: data})
+
+    def rebuild(self) -> AppendResult:
+        """Regenerate every derived file from the whole ledger."""
+        return self._apply(lambda tree, read: plan_rebuild(tree, read, self.config), {}, True)
+
+    def _apply(
+        self,
+        planner: Callable[[Mapping[str, str], Reader], AppendPlan],
+        extras: Mapping[str, Extra],
+        rebuild: bool,
+    ) -> AppendResult:
         current = self.read_files(lambda _: True)
         tree = {p: git_blob_id(d) for p, d in current.items()}
-        plan = plan_append(tree, lambda paths: {p: current[p] for p in paths}, batch, self.config)
-        if not plan.added and all(current.get(p) == d for p, d in extra_files.items()):
+        plan = planner(tree, lambda paths: {p: current[p] for p in paths})
+        extra_files = resolve_extras(extras, current)
+        changes = {p: d for p, d in {**plan.files, **extra_files}.items() if current.get(p) != d}
+        deletions = [p for p in plan.deletions if p in current]
+        derived = rebuild and bool(changes or deletions)
+        if not (plan.added or derived or any(p in changes for p in extra_files)):
             return AppendResult(0, plan.present, None, 1)
-        for path, data in {**plan.files, **extra_files}.items():
-            if current.get(path) != data:
-                self._write(path, data)
-        for path in plan.deletions:
-            (self.root / path).unlink(missing_ok=True)
+        for path, data in changes.items():
+            self._write(path, data)
+        for path in deletions:
+            (self.root / path).unlink()
         return AppendResult(len(plan.added), plan.present, None, 1)
 
     def _write(self, path: str, data: bytes) -> None:

@@ -8,9 +8,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from rubricate.config import ReputationConfig
-from rubricate.ledger.cache import CACHE_PATH, head_config, read_head
+from rubricate.ledger.cache import head_config, read_head
 from rubricate.ledger.codec import ParsedLedger, decode_shard, is_shard, parse_ledger
-from rubricate.ledger.derive import REPUTATION_PATH, derive_files, is_derived
+from rubricate.ledger.derive import derive_files
+from rubricate.ledger.derive import recorded_config as reputation_config
+from rubricate.ledger.paths import CACHE_PATH, REPUTATION_PATH, is_derived
 
 
 @dataclass(frozen=True)
@@ -34,6 +36,11 @@ class VerifyReport:
         return lines
 
     @property
+    def fixable(self) -> bool:
+        """True when some derived file differs from a full recompute (`verify --fix` rebuilds)."""
+        return bool(self.stale)
+
+    @property
     def clean(self) -> bool:
         """True when nothing is wrong."""
         return not self.problems
@@ -42,12 +49,9 @@ class VerifyReport:
 def recorded_config(files: Mapping[str, bytes]) -> ReputationConfig | None:
     """The reputation config the derived files were built with, when they say."""
     recorded = head_config(read_head(files[CACHE_PATH])) if CACHE_PATH in files else None
-    if recorded is not None:
-        return recorded
-    try:
-        return ReputationConfig.model_validate(json.loads(files[REPUTATION_PATH])["config"])
-    except (KeyError, ValueError, TypeError):
-        return None
+    if recorded is None and REPUTATION_PATH in files:
+        recorded = reputation_config(files[REPUTATION_PATH])
+    return recorded
 
 
 def verify_files(
