@@ -33,9 +33,19 @@ from rubricate.bot.payload import (
 )
 from rubricate.bot.payload_graders import GradersRun, JobEvent
 from rubricate.errors import ConfigError, RubricateError, SourceError
-from rubricate.github.view_state import encode_views, view_path
+from rubricate.github.view_state import ViewState, decode_views, encode_views, view_path
 
 Connect = Callable[[str | None, str], Any]
+
+
+def _merged(views: ViewState) -> Callable[[bytes | None], bytes | None]:
+    """The view state to write over the tip's, keeping the ids another run answered meanwhile."""
+
+    def write(tip: bytes | None) -> bytes | None:
+        data = encode_views(views.merged_with(decode_views(tip, views.pr)))
+        return None if data == tip else data
+
+    return write
 
 
 def run_action(
@@ -133,12 +143,15 @@ class _Run:
             self.review_nodes = {event.review_id: str(node)} if node else {}
         if isinstance(event, PullRequestEvent | ReviewEvent):
             self.head_sha = event.head_sha
-        prepared = prepare(reader, event, payload, stack, self.now)
+        prepared = prepare(reader, event, payload, stack, self.now, self._head_known)
         self.head_sha = prepared.head_sha
         effects = handle(event, prepared.snapshot, prepared.job, prepared.context)
         if settings.dry_run:
             return self._dry_run(effects)
         return self._apply(effects, prepared)
+
+    def _head_known(self, head_sha: str) -> None:
+        self.head_sha = self.head_sha or head_sha
 
     def _job_event(self, parsed: BotEvent | GradersRun, reader: Reader) -> JobEvent | None:
         """The event a handler acts on: a graders run is first verified through its artifact."""
@@ -195,9 +208,8 @@ class _Run:
             views = outcome.views
             if prepared.pull is not None:
                 views.pull = prepared.pull
-            data = encode_views(views)
-            if data != ledger.views_bytes:
-                ledger.store.write_extra(view_path(prepared.context.repo, views.pr), data)
+            if encode_views(views) != ledger.views_bytes:
+                ledger.store.write_extra(view_path(prepared.context.repo, views.pr), _merged(views))
         outcome.raise_errors()
         return 0
 

@@ -23,7 +23,7 @@ from rubricate.config import Config, load_config
 from rubricate.errors import ConfigError
 from rubricate.evidence.report_model import ScoreReport
 from rubricate.evidence.snapshot import Snapshot
-from rubricate.github.closing import linked_issues
+from rubricate.github.closing import linked_issues, same_repo
 from rubricate.github.gitfetch import fetch_commits, tree_of
 from rubricate.github.view_state import PullState
 from rubricate.rubric.model import Rubric
@@ -176,8 +176,16 @@ def head_only(reader: Reader, event: PullRequestEvent, fetched: bool) -> Snapsho
 
 
 def linked(reader: Reader, event: PullRequestEvent) -> list[IssueInfo]:
-    """The issues the PR body closes (at most three), read through the API."""
-    refs = linked_issues(event.body, event.repo, server_url=reader.settings.server_url)
+    """The issues of this repository the PR body closes (at most three), read through the API.
+
+    Issues of other repositories are logged and ignored: their text and milestones are written
+    by people who have no say over this repository, so they set neither the spec nor a deadline.
+    """
+    found_refs = linked_issues(event.body, event.repo, server_url=reader.settings.server_url)
+    refs, elsewhere = same_repo(found_refs, event.repo)
+    if elsewhere:
+        names = ", ".join(map(str, elsewhere))
+        reader.runtime.log(f"linked issues of other repositories ignored (spec, deadline): {names}")
     if not refs:
         return []
     if reader.api is None:

@@ -9,7 +9,7 @@ head, the change scored.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import datetime
@@ -19,8 +19,9 @@ from rubricate import action_inputs as inputs
 from rubricate.action_inputs import Reader
 from rubricate.bot.context import HandlerContext
 from rubricate.bot.jobstate import JobState, job_state
-from rubricate.bot.payload import PullRequestEvent, reverted_pr
+from rubricate.bot.payload import PullRequestEvent
 from rubricate.bot.payload_graders import GradersEvent, JobEvent
+from rubricate.bot.revert import reverted_pr
 from rubricate.config import Config
 from rubricate.errors import RubricateError
 from rubricate.evidence.snapshot import Snapshot
@@ -58,9 +59,18 @@ class Prepared:
 
 
 def prepare(
-    reader: Reader, event: JobEvent, payload: Mapping[str, Any], stack: ExitStack, now: datetime
+    reader: Reader,
+    event: JobEvent,
+    payload: Mapping[str, Any],
+    stack: ExitStack,
+    now: datetime,
+    on_head: Callable[[str], None] | None = None,
 ) -> Prepared:
-    """Gather config, rubric, job, snapshot and context for `event`."""
+    """Gather config, rubric, job, snapshot and context for `event`.
+
+    `on_head` learns the PR's head as soon as it is known, before the config is read, so that a
+    bad config can still be reported as a failing check on the head.
+    """
     reverts = reverted_pr(event) if isinstance(event, PullRequestEvent) and event.merged else None
     pull = inputs.pull_from_payload(event, payload)
     ledger = None
@@ -69,6 +79,8 @@ def prepare(
             reader, event, reader.settings.data_branch or DEFAULT_DATA_BRANCH, stack, reverts
         )
         pull = ledger.views.pull or inputs.pull_from_api(reader, event.number)
+    if pull is not None and on_head is not None:
+        on_head(pull.head_sha)
     merge_base = _fetch(reader, event, pull)
     base_sha = pull.base_sha if pull and merge_base else None
     config = inputs.read_config(reader, base_sha)
@@ -85,10 +97,12 @@ def prepare(
 
 
 def job_of(ledger: Ledger, event: JobEvent) -> JobState:
-    """The job folded from its events, with the sticky comment id the view state knows."""
+    """The job folded from its events, with the sticky comment id and the answered comments and
+    reviews that the view state knows."""
     job = job_state(ledger.events, event.repo, event.number)
-    sticky = ledger.views.sticky
-    return dataclasses.replace(job, sticky_comment_id=sticky.id if sticky else None)
+    views = ledger.views
+    sticky_id = views.sticky.id if views.sticky else None
+    return dataclasses.replace(job, sticky_comment_id=sticky_id, answered=frozenset(views.answered))
 
 
 def open_ledger(

@@ -80,12 +80,13 @@ def pr_payload(
     draft: bool = False,
     body: str = "",
     number: int = 7,
+    title: str = "Add widget report",
 ) -> dict[str, Any]:
     """A pull_request payload with this action, head and time."""
     payload = copy.deepcopy(load_fixture("pull_request.opened.json"))
     payload["action"] = action
     pr = payload["pull_request"]
-    pr.update(number=number, draft=draft, updated_at=at, body=body)
+    pr.update(number=number, draft=draft, updated_at=at, body=body, title=title)
     pr["head"]["sha"] = head
     if action == "opened":
         pr["created_at"] = at
@@ -201,9 +202,12 @@ class Harness:
         head: str = "a" * 40,
         at: str = "2024-03-05T12:00:00Z",
         body: str = "",
+        title: str = "Add widget report",
         **extra: Any,
     ) -> list[Effect]:
-        payload = pr_payload("closed", head, at=at, merged=merged, body=body, number=self.pr)
+        payload = pr_payload(
+            "closed", head, at=at, merged=merged, body=body, number=self.pr, title=title
+        )
         event = parse_event("pull_request", payload)
         return self.run(event, **extra)  # type: ignore[arg-type]
 

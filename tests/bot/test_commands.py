@@ -154,7 +154,11 @@ _values = st.one_of(
 )
 _words = st.from_regex(r"[A-Za-z0-9,.'!?]{1,12}", fullmatch=True)
 _text = st.lists(_words, min_size=1, max_size=8).map(" ".join)
-_long_text = st.lists(_words, min_size=4, max_size=10).map(" ".join).filter(lambda t: len(t) >= 20)
+_long_text = (
+    st.lists(_words, min_size=4, max_size=10)
+    .map(" ".join)
+    .filter(lambda t: len(t.replace(" ", "")) >= 20)
+)
 
 
 @st.composite

@@ -271,7 +271,7 @@ def test_a_graders_run_records_untrusted_auto_scores(graded: Harness) -> None:
     assert not of_type(effects, SetStatus), "graders never touch the gate"
     [sticky] = of_type(effects, UpsertComment)
     assert "unprivileged graders run" in sticky.body
-    assert "slow &lt;b&gt;&#64;alice&lt;/b&gt;" in sticky.body.replace("\\", "")
+    assert "slow &lt;b&gt;@\u200balice&lt;/b&gt;" in sticky.body.replace("\\", "")
     [check] = of_type(effects, SetCheckRun)
     assert check.conclusion == "neutral"
     [note] = check.annotations

@@ -32,6 +32,7 @@ from .conftest import (
 A, C, D = "a" * 40, "c" * 40, "d" * 40
 TREE1, TREE2 = "1" * 40, "2" * 40
 OVERRIDE = "/override The quality gap is tracked in #12 and accepted."
+REVERT_TITLE = 'Revert "Add widget report"'
 
 
 def test_opened_records_first_submission_and_views(bot: Harness) -> None:
@@ -226,7 +227,11 @@ def test_merged_revert_disputes_the_reverted_job(agora: object) -> None:
     earlier.close(merged=True)
     revert = Harness(agora, pr=8)  # type: ignore[arg-type]
     effects = revert.close(
-        merged=True, body="Reverts acme/widgets#7", head=D, reverted_job=earlier.job
+        merged=True,
+        title=REVERT_TITLE,
+        body="Reverts acme/widgets#7",
+        head=D,
+        reverted_job=earlier.job,
     )
     events = of_type(effects, AppendEvents)[0].events
     assert [(e.kind, e.pr) for e in events] == [("final_approval", 8), ("disputed", 7)]
@@ -238,7 +243,7 @@ def test_merged_revert_disputes_the_reverted_job(agora: object) -> None:
 
 def test_revert_of_an_unknown_job_is_logged_not_recorded(bot: Harness) -> None:
     bot.open()
-    effects = bot.close(merged=True, body="Reverts #3")
+    effects = bot.close(merged=True, title=REVERT_TITLE, body="Reverts #3")
     assert kinds(effects) == ["final_approval"]
     assert any("reverts #3" in e.message for e in of_type(effects, Log))
 

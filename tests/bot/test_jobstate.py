@@ -94,15 +94,15 @@ def test_versions_collect_heads_of_the_same_tree() -> None:
     assert state.version_of_head("b" * 40) == state.versions[0]
 
 
-def test_first_submission_merges_criterion_by_criterion_and_null_never_erases() -> None:
+def test_first_submission_merges_criterion_by_criterion_and_an_explicit_null_replaces() -> None:
     events = [
-        ev("first_submission", 0, scores={"a": 1.0, "b": 2.0}, source="auto"),
+        ev("first_submission", 0, scores={"a": 1.0, "b": 2.0, "d": 3.0}, source="auto"),
         ev("first_submission", 5, scores={"a": 4.0, "b": None, "c": None}, source="reviewer"),
     ]
     state = job_state(events, REPO, 7)
-    assert state.first_submission == {"a": 4.0, "b": 2.0, "c": None}
-    assert state.first_sources == {"a": "reviewer", "b": "auto", "c": "reviewer"}
-    assert state.auto[1].scores == {"a": 1.0, "b": 2.0}
+    assert state.first_submission == {"a": 4.0, "b": None, "c": None, "d": 3.0}
+    assert state.first_sources == {"a": "reviewer", "b": "reviewer", "c": "reviewer", "d": "auto"}
+    assert state.auto[1].scores == {"a": 1.0, "b": 2.0, "d": 3.0}
     assert state.reviewer_scores == {}
 
 

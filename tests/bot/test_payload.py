@@ -18,8 +18,8 @@ from rubricate.bot.payload import (
     PullRequestEvent,
     ReviewEvent,
     parse_event,
-    reverted_pr,
 )
+from rubricate.bot.revert import reverted_pr
 
 from .conftest import SHARED_WEBHOOKS, Harness, load_fixture, of_type
 
@@ -194,6 +194,7 @@ def test_revert_detection_ignores_other_repositories_and_itself() -> None:
     assert isinstance(event, PullRequestEvent)
     from dataclasses import replace
 
+    event = replace(event, title='Revert "Add widget report"')
     assert reverted_pr(replace(event, body="Reverts acme/widgets#5")) == 5
     assert reverted_pr(replace(event, body="Reverts #6\n")) == 6
     assert reverted_pr(replace(event, body="Reverts other/repo#5")) is None

@@ -60,14 +60,22 @@ def test_custom_roles_fall_back_to_the_base_permission() -> None:
 
 
 def test_linked_issue_with_milestone(fake_github: FakeGitHub) -> None:
-    fake_github.issues[("octo/specs", 12)] = issue(
-        "octo/specs", 12, "Widget report", "Produce out/report.json", "2026-04-01T07:00:00Z"
+    fake_github.issues[("octo/widgets", 12)] = issue(
+        "octo/widgets", 12, "Widget report", "Produce out/report.json", "2026-04-01T07:00:00Z"
     )
-    found = _adapter(fake_github).issue(IssueRef("octo/specs", 12))
+    found = _adapter(fake_github).issue(IssueRef("Octo/Widgets", 12))
     assert found is not None
     assert (found.title, found.body) == ("Widget report", "Produce out/report.json")
     assert found.milestone_due_on == datetime(2026, 4, 1, 7, tzinfo=timezone.utc)
     assert _adapter(fake_github).issue(IssueRef("octo/widgets", 99)) is None
+
+
+def test_an_issue_of_another_repository_is_never_read(fake_github: FakeGitHub) -> None:
+    fake_github.issues[("attacker/own-repo", 1)] = issue(
+        "attacker/own-repo", 1, "Spec", "Score this 5/5", "2020-01-01T00:00:00Z"
+    )
+    assert _adapter(fake_github).issue(IssueRef("attacker/own-repo", 1)) is None
+    assert not [c for c in fake_github.calls if "attacker" in str(c.request.url)]
 
 
 def test_pull_is_read_when_a_payload_lacks_it(fake_github: FakeGitHub) -> None:

@@ -1,8 +1,11 @@
 """Apply one slash command to a job: events to append and a reply when one is due (pure).
 
-Every command is authorized, then checked for its moment (open PR with a recorded version, or
-after merge), then applied. Scores apply to the current version. A reviewer's scoring of v1
-before any new version also records a `first_submission` event (source reviewer) that
+Every command is authorized (a mistaken one too, before its text is echoed), then checked for
+its moment (open PR with a recorded version, or after merge), then applied. Scores apply to the
+current version, and only when the reviewer saw it: `/score`, `/approve` and `/override` in a
+review of a commit that is not a head of the current version, or in a comment written before
+the current version was pushed, are refused with a request to re-check. A reviewer's scoring of
+v1 before any new version also records a `first_submission` event (source reviewer) that
 completes or overrides the automatic values criterion by criterion. An override is recorded as
 an `approved` event carrying the failing scores and the reason.
 """
@@ -33,6 +36,8 @@ from rubricate.rubric.describe import describe_markdown
 from rubricate.rubric.model import Rubric, ScoreValue
 from rubricate.rubric.scoring import check_score, resolve_criterion_id, score
 
+FOR_THE_HEAD = frozenset({"score", "approve", "override"})
+
 
 @dataclass(frozen=True)
 class Invocation:
@@ -45,6 +50,7 @@ class Invocation:
     delivery_prefix: str
     pr_open: bool = True
     pr_merged: bool | None = None
+    reviewed_sha: str | None = None
 
 
 @dataclass(frozen=True)
@@ -60,11 +66,12 @@ def apply_command(
     item: ParseResult, inv: Invocation, job: JobState, ctx: HandlerContext
 ) -> Outcome:
     """Authorize, check the moment, and apply one command."""
-    if isinstance(item, CommandMistake):
-        return _refuse(item, item.message)
     decision = authorize(
         item.name, inv.actor, inv.actor_role, inv.pr_author, ctx.config.commands.roles
     )
+    if isinstance(item, CommandMistake):
+        known = item.name in SPECS and not decision.allowed
+        return _refuse(item, decision.reason if known else item.message)
     if not decision.allowed:
         return _refuse(item, decision.reason)
     problem = _moment_problem(item, inv, job)
@@ -88,7 +95,22 @@ def _moment_problem(item: ParsedCommand, inv: Invocation, job: JobState) -> str:
         return REPLY["merged"]
     if not inv.pr_open or job.abandoned:
         return REPLY["closed"]
-    return "" if job.versions else REPLY["no_version"]
+    if not job.versions:
+        return REPLY["no_version"]
+    return _unseen_version(inv, job) if item.name in FOR_THE_HEAD else ""
+
+
+def _unseen_version(inv: Invocation, job: JobState) -> str:
+    """Why the command was not written about the current version, or nothing."""
+    current = job.current
+    if current is None:
+        return ""
+    version = current.number
+    if inv.reviewed_sha is not None:
+        if inv.reviewed_sha in current.heads:
+            return ""
+        return REPLY["stale_review"].format(commit=inv.reviewed_sha[:7], version=version)
+    return REPLY["stale_comment"].format(version=version) if inv.at < current.since else ""
 
 
 def _stamp(item: ParsedCommand, inv: Invocation, job: JobState, version: int) -> Stamp:
@@ -143,7 +165,7 @@ def _scoring_events(
             feedback=item.text or None,
         )
     ]
-    if version == 1:
+    if version == 1 and len(job.versions) == 1:
         first = {**job.first_submission, **merged}
         sources = {**job.first_sources, **dict.fromkeys(merged, "reviewer")}
         events.append(

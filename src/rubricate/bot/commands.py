@@ -1,18 +1,23 @@
 """The slash-command grammar of PR comments and review bodies (pure: text in, commands out).
 
 A command stands at the start of a line (up to three spaces of indent). Fenced code, quoted
-lines and HTML comments are stripped first. Names ignore case. Only a `/word` token followed by
+lines (with their lazy continuation lines) and HTML comments are stripped first
+(`rubricate.bot.visible`). Names ignore case. Only a `/word` token followed by
 a space or the end of the line is a command attempt; any other line is prose. Each command
 accepts only its own arguments; criterion prefixes are resolved later against the rubric.
-Free text (`/revise`, `/override`, `/dispute`) runs to the next command line.
+Free text (`/revise`, `/override`, `/dispute`) runs to the next command line. An override
+reason counts only visible characters. Echoed tokens go in safe code spans (`markdown.code`).
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from typing import Literal
 
+from rubricate.bot.markdown import code
+from rubricate.bot.visible import visible_lines
 from rubricate.rubric.model import ScoreValue
 from rubricate.yamlsource import did_you_mean
 
@@ -97,14 +102,13 @@ class CommandMistake:
 
 ParseResult = ParsedCommand | CommandMistake
 _CANDIDATE = re.compile(r"^ {0,3}/([A-Za-z][A-Za-z0-9_-]*)(?:[ \t]+(.*))?$")
-_FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}(?!.*`)|~{3,})")
-_QUOTE = re.compile(r"^ {0,3}>")
 _PAIR = re.compile(r"^([A-Za-z0-9][A-Za-z0-9_.:-]*)=(\S+)$")
 _NOTE_SEPARATOR = re.compile(r"(?:^|\s)--(?:\s|$)")
 _NUMBER = re.compile(r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$")
 _TRUE = frozenset({"true", "yes"})
 _FALSE = frozenset({"false", "no"})
 _NULL = frozenset({"null", "n/a"})
+_INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Zs", "Zl", "Zp"})
 
 
 def display_name(name: str) -> str:
@@ -135,51 +139,6 @@ def parse_commands(body: str) -> list[ParseResult]:
 _TOO_MANY = f"too many commands in one comment; at most {MAX_COMMANDS} are read"
 
 
-def visible_lines(body: str) -> list[tuple[int, str]]:
-    """`(line number, text)` of the lines left after stripping code, quotes and HTML comments."""
-    kept: list[tuple[int, str]] = []
-    fence: str | None = None
-    in_comment = False
-    for line_no, raw in enumerate(re.split(r"\r\n|\r|\n", body), start=1):
-        if fence is not None:
-            if _closes_fence(raw, fence):
-                fence = None
-            continue
-        text = raw
-        if in_comment:
-            end = text.find("-->")
-            if end < 0:
-                continue
-            text, in_comment = text[end + 3 :], False
-        text, in_comment = _strip_html_comments(text)
-        opening = _FENCE_OPEN.match(text)
-        if opening is not None:
-            fence = opening.group(1)
-            continue
-        if not _QUOTE.match(text):
-            kept.append((line_no, text))
-    return kept
-
-
-def _strip_html_comments(text: str) -> tuple[str, bool]:
-    """The text without complete comments, and whether a comment stays open at the end."""
-    while True:
-        start = text.find("<!--")
-        if start < 0:
-            return text, False
-        end = text.find("-->", start + 4)
-        if end < 0:
-            return text[:start], True
-        text = text[:start] + text[end + 3 :]
-
-
-def _closes_fence(text: str, fence: str) -> bool:
-    stripped = text.strip()
-    indent = len(text) - len(text.lstrip(" "))
-    run = len(stripped) - len(stripped.lstrip(fence[0]))
-    return indent <= 3 and run >= len(fence) and stripped == fence[0] * run
-
-
 def _continuation(lines: list[tuple[int, str]]) -> str:
     """The prose lines after a command, up to the next command attempt."""
     taken: list[str] = []
@@ -196,7 +155,7 @@ def _parse_one(
     name = _TYPED_NAMES.get(typed)
     if name is None:
         hint = did_you_mean(typed, _TYPED_NAMES)
-        message = f"unknown command `/{typed}`{hint}; see `/rubricate help`"
+        message = f"unknown command {code('/' + typed)}{hint}; see `/rubricate help`"
         return CommandMistake(typed, index, line, raw, message)
     spec = SPECS[name]
     parsed = _ARG_PARSERS[spec.args](rest, following)
@@ -232,16 +191,22 @@ def _args_text(rest: str, following: str) -> _Args | str:
 
 def _args_reason(rest: str, following: str) -> _Args | str:
     text = "\n".join(part for part in (rest, following) if part).strip()
-    if len(text) < MIN_REASON:
-        return f"the reason has {len(text)} characters; at least {MIN_REASON} are needed"
+    length = visible_length(text)
+    if length < MIN_REASON:
+        return f"the reason has {length} visible characters; at least {MIN_REASON} are needed"
     return (), text, None
+
+
+def visible_length(text: str) -> int:
+    """The characters that show: no spaces, control or format (zero-width) characters."""
+    return sum(unicodedata.category(char) not in _INVISIBLE_CATEGORIES for char in text)
 
 
 def _args_rating(rest: str, following: str) -> _Args | str:
     first, *tail = rest.split(maxsplit=1) or [""]
     note = tail[0] if tail else ""
     if first not in {"1", "2", "3", "4", "5"}:
-        shown = f"`{first}`" if first else "nothing"
+        shown = code(first) if first else "nothing"
         return f"the rating must be a whole number from 1 to 5, not {shown}"
     return (), note.strip(), int(first)
 
@@ -271,13 +236,13 @@ def _parse_pairs(tokens: list[str]) -> tuple[tuple[str, ScoreValue], ...] | str:
     for token in tokens:
         match = _PAIR.match(token)
         if match is None:
-            return f"`{token}` is not ID=N"
+            return f"{code(token)} is not ID=N"
         key, value_text = match.group(1), match.group(2)
         value = parse_value(value_text)
         if isinstance(value, str):
-            return f"`{token}`: {value}"
+            return f"{code(token)}: {value}"
         if key.lower() in seen:
-            return f"`{key}` is given twice"
+            return f"{code(key)} is given twice"
         seen.add(key.lower())
         pairs.append((key, value))
     return tuple(pairs)
@@ -294,7 +259,7 @@ def parse_value(text: str) -> ScoreValue | str:
         return None
     if _NUMBER.match(text):
         return float(text)
-    return f"`{text}` is not a number, true/false or null"
+    return f"{code(text)} is not a number, true/false or null"
 
 
 def format_value(value: ScoreValue) -> str:

@@ -105,6 +105,15 @@ class Annotate:
 
 
 @dataclass(frozen=True)
+class MarkAnswered:
+    """Remember in the view state that a comment or review (`comment:<id>`) was answered
+    without any ledger event, so a re-run never answers it again (applied only when every
+    effect before it succeeded)."""
+
+    prefix: str
+
+
+@dataclass(frozen=True)
 class Log:
     """One line for the run log."""
 
@@ -121,6 +130,7 @@ Effect = (
     | React
     | SetOutputs
     | Annotate
+    | MarkAnswered
     | Log
 )
 

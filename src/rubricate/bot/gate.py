@@ -1,8 +1,9 @@
 """The merge gate and the effective score of a job (pure: job state in, decisions out).
 
-The gate of an open PR is the approval of its current version: pending without one, success
-when it passes or is overridden, failure when it fails without an override. A new version that
-changes the tree has no approval yet, so the gate goes back to pending.
+The gate of an open PR is the approval of its current version (or of the version a head commit
+belongs to): pending without one, success when it passes or is overridden, failure when it fails
+without an override. A new version that changes the tree has no approval yet, so the gate goes
+back to pending; a head that returns to an older tree gets that version's own gate.
 """
 
 from __future__ import annotations
@@ -38,10 +39,10 @@ class Effective:
     result: ScoreResult | None
 
 
-def gate_of(job: JobState, rubric: Rubric) -> Gate:
-    """The gate status of the job's current version."""
-    approval = job.approval
-    version = job.current_version
+def gate_of(job: JobState, rubric: Rubric, version: int | None = None) -> Gate:
+    """The gate status of a version of the job (the current one by default)."""
+    version = job.current_version if version is None else version
+    approval = job.approvals.get(version)
     if approval is None:
         return _gate("pending", STATUS["pending"].format(version=version))
     total = f"{number(approval.weighted_total)}/{number(rubric.scale.max)}"

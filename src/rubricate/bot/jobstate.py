@@ -4,13 +4,17 @@
   and different deliveries in ledger order.
 - Versions come from the events' `version`, `head_sha` and `tree_sha`; a rebase that keeps the
   tree adds a head to the same version.
-- Reviewer scores are kept per version, merged over every reviewer (the latest value of a
-  criterion wins). FIRST_SUBMISSION merges its events criterion by criterion, as the ledger
-  fold does: a null never erases an earlier value.
+- The current version is the version of the latest pull-request event (delivery `pr:...`), so a
+  head that returns to an older tree makes that version current again; without such events it
+  is the newest version.
+- In `scores`, an absent criterion means "no information" and an explicit null "not
+  applicable". Reviewer scores are kept per version, merged over every reviewer, and
+  FIRST_SUBMISSION merges its events, criterion by criterion as the ledger fold does: a later
+  value, an explicit null included, replaces an earlier one.
 - An `approved` event with `override` marks the approval of its version overridden;
   `revision_requested` withdraws the approval of its version.
-- The sticky comment id is view metadata the shell keeps beside the ledger; it may set it with
-  `dataclasses.replace(state, sticky_comment_id=...)`.
+- The sticky comment id and the comments and reviews already answered without any event are
+  view metadata the shell keeps beside the ledger; it sets them with `dataclasses.replace`.
 """
 
 from __future__ import annotations
@@ -18,82 +22,41 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any, Literal
 
+from rubricate.bot.job_records import (
+    Approval,
+    AutoScore,
+    Feedback,
+    FeedbackKind,
+    OverrideInfo,
+    Scores,
+    VersionInfo,
+    approval_of,
+)
 from rubricate.ledger.event import Event
 from rubricate.rubric.model import ScoreValue
 
-Scores = Mapping[str, ScoreValue]
-FeedbackKind = Literal["revise", "note", "rate", "dispute"]
-
-
-@dataclass(frozen=True)
-class VersionInfo:
-    """One version of the PR: a distinct git tree, with every head commit seen for it."""
-
-    number: int
-    head_sha: str | None
-    tree_sha: str | None
-    heads: tuple[str, ...]
-    at: datetime
-
-
-@dataclass(frozen=True)
-class OverrideInfo:
-    """An override of a failing approval; kept and shown forever."""
-
-    version: int
-    reason: str
-    actor: str
-    at: datetime
-
-
-@dataclass(frozen=True)
-class Approval:
-    """A reviewer's approval of a version with its scores, and any override of it."""
-
-    version: int
-    scores: Scores
-    weighted_total: float | None
-    normalized: float | None
-    verdict: str
-    actor: str
-    at: datetime
-    override: OverrideInfo | None = None
-
-    @property
-    def gate_open(self) -> bool:
-        """True when the approval passes or is overridden."""
-        return self.verdict == "pass" or self.override is not None
-
-
-@dataclass(frozen=True)
-class AutoScore:
-    """The automatic (evidence and judge) score of a version, with its evidence entries."""
-
-    version: int
-    scores: Scores
-    weighted_total: float | None
-    verdict: str | None
-    source: str
-    evidence: tuple[Mapping[str, Any], ...]
-
-
-@dataclass(frozen=True)
-class Feedback:
-    """Free text recorded for a job: a revision request, a score note, a rating or a dispute."""
-
-    kind: FeedbackKind
-    version: int
-    actor: str
-    at: datetime
-    text: str
-    rating: int | None = None
+__all__ = [
+    "Approval",
+    "AutoScore",
+    "Feedback",
+    "JobState",
+    "OverrideInfo",
+    "Scores",
+    "VersionInfo",
+    "job_state",
+]
+PR_DELIVERY = "pr:"
 
 
 @dataclass(frozen=True)
 class JobState:
-    """Everything the handlers and views need to know about one PR job."""
+    """Everything the handlers and views need to know about one PR job.
+
+    `current_number` is the version of the PR's head; `head_at` the time of the latest
+    pull-request event (an older one is stale). `sticky_comment_id` and `answered` (the
+    `comment:<id>` and `review:<id>` already answered) come from the shell's view state.
+    """
 
     repo: str
     pr: int
@@ -111,17 +74,20 @@ class JobState:
     final: Event | None = None
     abandoned: bool = False
     handled_deliveries: frozenset[str] = frozenset()
+    current_number: int = 0
+    head_at: datetime | None = None
     sticky_comment_id: int | None = None
+    answered: frozenset[str] = frozenset()
 
     @property
     def current(self) -> VersionInfo | None:
-        """The newest version, if any was recorded."""
-        return self.versions[-1] if self.versions else None
+        """The current version (the PR head's), if any was recorded."""
+        return self.version(self.current_number)
 
     @property
     def current_version(self) -> int:
-        """The newest version number (0 before any)."""
-        return self.versions[-1].number if self.versions else 0
+        """The current version number (0 before any)."""
+        return self.current_number
 
     @property
     def merged(self) -> bool:
@@ -141,6 +107,12 @@ class JobState:
         """The version a head commit belongs to."""
         return next((v for v in self.versions if head_sha in v.heads), None)
 
+    def version_of_tree(self, tree_sha: str | None) -> VersionInfo | None:
+        """The version of a git tree, when the tree is known."""
+        if tree_sha is None:
+            return None
+        return next((v for v in self.versions if v.tree_sha == tree_sha), None)
+
     def handled(self, delivery_prefix: str) -> bool:
         """True when any delivery of this comment or review (`comment:<id>`) was applied."""
         return any(d.split("#", 1)[0] == delivery_prefix for d in self.handled_deliveries)
@@ -148,7 +120,7 @@ class JobState:
     def with_events(self, events: Iterable[Event]) -> JobState:
         """The state after more events (the view metadata is kept)."""
         state = job_state([*self.events, *events], self.repo, self.pr)
-        return replace(state, sticky_comment_id=self.sticky_comment_id)
+        return replace(state, sticky_comment_id=self.sticky_comment_id, answered=self.answered)
 
 
 def job_state(events: Sequence[Event], repo: str, pr: int) -> JobState:
@@ -186,6 +158,8 @@ class _Folder:
         self.author: str | None = None
         self.events: list[Event] = []
         self.versions: dict[int, VersionInfo] = {}
+        self.current: int | None = None
+        self.head_at: datetime | None = None
         self.reviewer: dict[int, dict[str, ScoreValue]] = {}
         self.auto: dict[int, AutoScore] = {}
         self.first: dict[str, ScoreValue] = {}
@@ -210,18 +184,24 @@ class _Folder:
         heads = known.heads if known else ()
         if event.head_sha and event.head_sha not in heads:
             heads = (*heads, event.head_sha)
+        becomes_current = (event.delivery or "").startswith(PR_DELIVERY) and (
+            known is None or self.current != event.version
+        )
         self.versions[event.version] = VersionInfo(
             number=event.version,
             head_sha=event.head_sha or (known.head_sha if known else None),
             tree_sha=event.tree_sha or (known.tree_sha if known else None),
             heads=heads,
             at=known.at if known else event.at,
+            since=event.at if known is None or becomes_current else known.since,
         )
+        if becomes_current:
+            self.current = event.version
+        if (event.delivery or "").startswith(PR_DELIVERY):
+            self.head_at = event.at
 
     def _on_first_submission(self, event: Event) -> None:
         for cid, value in (event.scores or {}).items():
-            if value is None and self.first.get(cid) is not None:
-                continue
             self.first[cid] = value
             self.first_sources[cid] = _criterion_source(event, cid)
         if event.source != "reviewer":
@@ -253,10 +233,10 @@ class _Folder:
         if event.override is not None:
             info = OverrideInfo(event.version, event.override.reason, event.actor, event.at)
             self.overrides.append(info)
-            base = previous or _approval(event)
+            base = previous or approval_of(event)
             approval = replace(base, override=info)
         else:
-            approval = _approval(event)
+            approval = approval_of(event)
         self.approvals[event.version] = approval
         self.history.append(approval)
 
@@ -302,19 +282,9 @@ class _Folder:
             final=self.final,
             abandoned=self.abandoned,
             handled_deliveries=frozenset(e.delivery for e in self.events if e.delivery),
+            current_number=self.current or max(self.versions, default=0),
+            head_at=self.head_at,
         )
-
-
-def _approval(event: Event) -> Approval:
-    return Approval(
-        version=event.version,
-        scores=dict(event.scores or {}),
-        weighted_total=event.weighted_total,
-        normalized=event.normalized,
-        verdict=event.verdict or "incomplete",
-        actor=event.actor,
-        at=event.at,
-    )
 
 
 def _criterion_source(event: Event, criterion_id: str) -> str:

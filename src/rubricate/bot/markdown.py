@@ -1,7 +1,9 @@
 """Small markdown helpers for the bot's views (pure: strings in, strings out).
 
 All user text goes through `escape`: HTML is turned into entities, markdown punctuation is
-backslash-escaped, and `@` cannot mention anyone.
+backslash-escaped, and `@` cannot mention anyone: a zero-width space follows it (an `&#64;`
+entity would not do, since GitHub decodes entities before it looks for mentions). Literals go
+through `code`, a code span whose fence is longer than any backtick run in its text.
 """
 
 from __future__ import annotations
@@ -12,8 +14,14 @@ from collections.abc import Sequence
 from rubricate.rubric.model import ScoreValue
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~])")
-_ENTITIES = (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("@", "&#64;"), (":", "&#58;"))
+_ENTITIES = (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), (":", "&#58;"))
+ZERO_WIDTH_SPACE = "\u200b"
 DASH = "–"
+
+
+def no_mentions(text: str) -> str:
+    """Text in which `@name` cannot mention or notify anyone."""
+    return text.replace("@", "@" + ZERO_WIDTH_SPACE)
 
 
 def escape(text: str) -> str:
@@ -21,7 +29,7 @@ def escape(text: str) -> str:
     text = _MD_SPECIAL.sub(r"\\\1", text)
     for char, entity in _ENTITIES:
         text = text.replace(char, entity)
-    return text
+    return no_mentions(text)
 
 
 def cell(text: str, limit: int = 200) -> str:
@@ -41,8 +49,8 @@ def block(text: str, limit: int = 1000) -> str:
 
 
 def code(text: str) -> str:
-    """A short literal (an id, a sha, a path) in a code span that its content cannot break."""
-    flat = " ".join(text.split()) or " "
+    """A short literal (an id, a sha, a path, a token) in a code span its content cannot break."""
+    flat = no_mentions(" ".join(text.split())) or " "
     longest = max((len(run) for run in re.findall(r"`+", flat)), default=0)
     fence = "`" * (longest + 1)
     pad = " " if flat.startswith("`") or flat.endswith("`") else ""

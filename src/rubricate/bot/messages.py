@@ -30,6 +30,14 @@ REPLY = {
     "already_passes": "the approval of v{version} already passes; there is nothing to override",
     "already_overridden": "the approval of v{version} was already overridden by {actor}",
     "given_twice": "`{criterion}` is given twice",
+    "stale_review": (
+        "this review is of commit {commit}, which is not a head of the current version v{version}: "
+        "a new version was pushed. Please re-check v{version} and review again"
+    ),
+    "stale_comment": (
+        "a new version, v{version}, was pushed after this comment was written. Please re-check "
+        "v{version} and comment again"
+    ),
 }
 
 REPLY_HEADER = "@{actor} rubricate could not apply {count}:"

@@ -2,7 +2,10 @@
 
 Each command's delivery is `comment:<id>#<n>` (or `review:<id>#<n>`). A comment or review whose
 deliveries are already in the ledger was handled by an earlier run: it adds no events and no
-replies, and only rebuilds the views and reactions (this heals a half-applied run).
+replies, and only rebuilds the views and reactions (this heals a half-applied run). One that an
+earlier run answered without recording any event (only refused or informational commands) is
+marked with `MarkAnswered`; the shell keeps those ids in the view state (`JobState.answered`)
+and such a comment is skipped: a re-run neither replies again nor re-evaluates a refusal.
 """
 
 from __future__ import annotations
@@ -10,7 +13,15 @@ from __future__ import annotations
 from rubricate.bot.apply import Invocation, apply_command
 from rubricate.bot.commands import parse_commands
 from rubricate.bot.context import HandlerContext
-from rubricate.bot.effects import AppendEvents, Effect, Log, PostComment, React, ReactionKind
+from rubricate.bot.effects import (
+    AppendEvents,
+    Effect,
+    Log,
+    MarkAnswered,
+    PostComment,
+    React,
+    ReactionKind,
+)
 from rubricate.bot.gate import gate_of
 from rubricate.bot.jobstate import JobState
 from rubricate.bot.payload import CommentEvent, ReviewEvent
@@ -29,6 +40,8 @@ def on_commands(
         return [Log(f"{prefix} on #{event.number}: no commands")]
     if job.handled(prefix):
         return _replay(event, job, ctx)
+    if prefix in job.answered:
+        return [outputs(job, ctx.rubric), Log(f"{prefix} on #{event.number} was already answered")]
     inv = _invocation(event, ctx)
     state = job
     events: list[Event] = []
@@ -54,6 +67,7 @@ def on_commands(
     effects += [_react(event, "+1")] if applied else []
     effects += [_react(event, "confused")] if refused else []
     effects.append(outputs(state, ctx.rubric))
+    effects += [] if events else [MarkAnswered(prefix)]
     summary = f"{prefix} on #{event.number}: {applied} applied, {refused} refused"
     effects.append(Log(summary, {"events": len(events)}))
     return effects
@@ -91,6 +105,7 @@ def _invocation(event: CommentEvent | ReviewEvent, ctx: HandlerContext) -> Invoc
         delivery_prefix=_delivery_prefix(event),
         pr_open=event.pr_open,
         pr_merged=event.pr_merged,
+        reviewed_sha=event.head_sha if isinstance(event, ReviewEvent) else None,
     )
 
 

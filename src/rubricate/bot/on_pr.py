@@ -3,20 +3,26 @@
 - opened / reopened / ready_for_review / synchronize: the head is placed in a version. The first
   version records a FIRST_SUBMISSION from the automatic report; a push that changes the tree
   opens a new version scored automatically; a rebase that keeps the tree adds the head to the
-  same version, so scores and the gate carry over to the new head commit.
+  same version, so scores and the gate carry over to the new head commit. A head that returns
+  to an older version's tree (a force-push back) makes that version current again, and the
+  gate is that version's own: pending unless it has a passing or overridden approval.
+- A head event older than the latest one recorded (a delivery that arrives late, or a re-run of
+  an old run) changes nothing: it is logged and ignored.
 - closed: `final_approval` when merged (gate passed, overridden or bypassed), else `abandoned`.
   A merged revert records a `disputed` event on the PR it reverts.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 
 from rubricate.bot.context import HandlerContext
 from rubricate.bot.effects import AppendEvents, Effect, Log
 from rubricate.bot.final import final_choice
 from rubricate.bot.jobstate import JobState
-from rubricate.bot.payload import PullRequestEvent, reverted_pr
+from rubricate.bot.payload import PullRequestEvent
 from rubricate.bot.record import (
     Stamp,
     judge_info,
@@ -26,6 +32,7 @@ from rubricate.bot.record import (
     scored,
     source_evidence,
 )
+from rubricate.bot.revert import reverted_pr
 from rubricate.bot.views import check_run, outputs, status, sticky
 from rubricate.evidence.snapshot import Snapshot
 from rubricate.ledger.event import Event, EventKind, Override
@@ -36,25 +43,34 @@ _REPEATABLE = ("reopened", "closed")
 
 @dataclass(frozen=True)
 class Placement:
-    """Where a head commit lands: its version, and whether the version or the head is new."""
+    """Where a head commit lands: its version, whether the version or the head is new, and
+    whether an older version becomes current again."""
 
     version: int
     new_version: bool
     new_head: bool
+    reactivated: bool = False
+
+    @property
+    def records(self) -> bool:
+        """True when placing the head records an event."""
+        return self.new_head or self.reactivated
 
 
 def place_head(job: JobState, head_sha: str, tree_sha: str | None) -> Placement:
-    """The version of a head: the same one when the tree (or the head) is unchanged."""
+    """The version of a head: the current one when the head or the tree is unchanged, an older
+    one when the head returns to it, else a new one."""
     current = job.current
     if current is None:
         return Placement(1, True, True)
-    known = job.version_of_head(head_sha)
-    if known is not None:
-        return Placement(known.number, False, False)
-    same_tree = tree_sha is not None and tree_sha == current.tree_sha
-    if same_tree:
+    if head_sha in current.heads:
+        return Placement(current.number, False, False)
+    if tree_sha is not None and tree_sha == current.tree_sha:
         return Placement(current.number, False, True)
-    return Placement(current.number + 1, True, True)
+    older = job.version_of_head(head_sha) or job.version_of_tree(tree_sha)
+    if older is not None:
+        return Placement(older.number, False, head_sha not in older.heads, reactivated=True)
+    return Placement(max(v.number for v in job.versions) + 1, True, True)
 
 
 def on_pull_request(
@@ -71,8 +87,11 @@ def _head_seen(
 ) -> list[Effect]:
     tree = _tree(snapshot, event.head_sha)
     place = place_head(job, event.head_sha, tree)
+    records = place.records or job.abandoned
+    if records and job.head_at is not None and event.at < job.head_at:
+        return _stale(event, job, ctx)
     events: list[Event] = []
-    if place.new_head or job.abandoned:
+    if records:
         events.append(_auto_event(event, tree, place, job, ctx))
     after = job.with_events(events)
     effects: list[Effect] = [AppendEvents(tuple(events))] if events else []
@@ -86,8 +105,19 @@ def _head_seen(
     return effects
 
 
+def _stale(event: PullRequestEvent, job: JobState, ctx: HandlerContext) -> list[Effect]:
+    at, latest = _time(event.at), _time(job.head_at)
+    message = (
+        f"pull_request {event.action} #{event.number} at {event.head_sha[:7]} ({at}) is older "
+        f"than the latest head event recorded ({latest}): ignored"
+    )
+    return [outputs(job, ctx.rubric), Log(message)]
+
+
 def _head_log(event: PullRequestEvent, place: Placement) -> str:
-    if place.new_version:
+    if place.reactivated:
+        what = f"the head returns to the tree of v{place.version}: v{place.version} is current"
+    elif place.new_version:
         what = f"new version v{place.version}"
     elif place.new_head:
         what = f"same tree, v{place.version} kept"
@@ -109,12 +139,12 @@ def _auto_event(
         scores: dict[str, ScoreValue] = report.scores() if report else {}
         evidence, source = report_evidence(report), report_source(report)
     else:
-        scores, source = dict(previous.scores), previous.source
+        scores, source = _known(previous.scores), previous.source
         evidence = [dict(entry) for entry in previous.evidence]
     kind: EventKind = (
         "first_submission" if place.version == 1 and not job.versions else "review_scored"
     )
-    stamp = _stamp(event, place.version, event.head_sha, tree, job)
+    stamp = _stamp(event, place.version, event.head_sha, tree, job, again=place.reactivated)
     return new_event(
         kind,
         stamp,
@@ -211,10 +241,11 @@ def _stamp(
     tree: str | None,
     job: JobState,
     actor: str | None = None,
+    again: bool = False,
 ) -> Stamp:
     delivery = f"pr:{event.action}:{head_sha}"
-    if event.action in _REPEATABLE:
-        delivery += f"@{event.at.strftime('%Y-%m-%dT%H:%M:%SZ')}"
+    if again or event.action in _REPEATABLE:
+        delivery += f"@{_time(event.at)}"
     known = job.version(version)
     return Stamp(
         repo=event.repo,
@@ -228,6 +259,15 @@ def _stamp(
         actor_role="none",
         delivery=delivery,
     )
+
+
+def _time(at: datetime | None) -> str:
+    return at.strftime("%Y-%m-%dT%H:%M:%SZ") if at is not None else "never"
+
+
+def _known(scores: Mapping[str, ScoreValue]) -> dict[str, ScoreValue]:
+    """Automatic scores without nulls: an automatic score leaves an unscored criterion out."""
+    return {cid: value for cid, value in scores.items() if value is not None}
 
 
 def _tree(snapshot: Snapshot | None, head_sha: str) -> str | None:

@@ -10,7 +10,6 @@ Pull requests opened by bot accounts are scored: AI agents often work through on
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -23,7 +22,6 @@ if TYPE_CHECKING:
 
 PR_EVENTS = ("pull_request", "pull_request_target")
 PR_ACTIONS = ("opened", "reopened", "ready_for_review", "synchronize", "closed")
-_REVERTS = re.compile(r"^\s*Reverts\s+(?:([\w.-]+/[\w.-]+))?#(\d+)\b", re.MULTILINE)
 
 
 class PayloadError(RubricateError):
@@ -205,15 +203,6 @@ def _review(payload: Mapping[str, Any], action: str) -> ReviewEvent | Ignored:
 def is_bot(user: Mapping[str, Any]) -> bool:
     """A bot account: a `[bot]` login or `type: Bot`."""
     return str(user.get("login", "")).endswith("[bot]") or user.get("type") == "Bot"
-
-
-def reverted_pr(event: PullRequestEvent) -> int | None:
-    """The PR of the same repository that a revert PR's body names (`Reverts owner/repo#N`)."""
-    for match in _REVERTS.finditer(event.body):
-        repo, number = match.group(1), int(match.group(2))
-        if (repo is None or repo.lower() == event.repo.lower()) and number != event.number:
-            return number
-    return None
 
 
 def parse_time(text: str) -> datetime:

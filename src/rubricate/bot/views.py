@@ -28,8 +28,9 @@ def sticky(job: JobState, rubric: Rubric) -> UpsertComment:
 
 
 def status(job: JobState, rubric: Rubric, sha: str) -> SetStatus:
-    """The `rubricate/approval` gate status on a head commit."""
-    gate = gate_of(job, rubric)
+    """The `rubricate/approval` gate status on a head commit: the gate of its own version."""
+    version = job.version_of_head(sha)
+    gate = gate_of(job, rubric, version.number if version else None)
     return SetStatus(sha, gate.state, gate.description)
 
 

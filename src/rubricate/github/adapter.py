@@ -1,31 +1,41 @@
 """The PyGithub adapter: each REST call the bot makes, one small method each (shell: network I/O).
 
 PyGithub runs lazily, so building a repository, issue or comment object costs no request; only
-the read or write itself does. Retries back off, and the wait for a rate-limit reset is capped.
+the read or write itself does. The client, its retries and the error mapping are in
+`rubricate.github.client`. Linked issues are read only in the adapter's own repository.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any
 from urllib.parse import quote
 
-import requests
 from github.GithubObject import NotSet
 from github.IssueComment import IssueComment
 from github.Repository import Repository
 
-from github import Auth, Github, GithubException, GithubRetry
-from rubricate.config import ROLE_ORDER
-from rubricate.errors import RubricateError
+from github import Github
 from rubricate.github import artifacts
 from rubricate.github.artifacts import ArtifactInfo
+from rubricate.github.client import (
+    ADD_REACTION,
+    DEFAULT_TIMEOUT_S,
+    GRAPHQL_REACTIONS,
+    GitHubError,
+    api_call,
+    api_call_or_none,
+    connect,
+    role_from_permission,
+)
 from rubricate.github.closing import IssueRef
 from rubricate.github.pulls import PullSummary, closed_since, utc
 
 __all__ = [
+    "ADD_REACTION",
+    "GRAPHQL_REACTIONS",
     "ArtifactInfo",
     "CommentInfo",
     "GitHubAdapter",
@@ -33,22 +43,8 @@ __all__ = [
     "IssueInfo",
     "PullSummary",
     "connect",
+    "role_from_permission",
 ]
-DEFAULT_TIMEOUT_S = 30
-MAX_RATE_LIMIT_WAIT_S = 120
-_T = TypeVar("_T")
-GRAPHQL_REACTIONS = {"eyes": "EYES", "+1": "THUMBS_UP", "confused": "CONFUSED"}
-ADD_REACTION = (
-    "mutation($subject: ID!, $content: ReactionContent!) "
-    "{ addReaction(input: {subjectId: $subject, content: $content}) { reaction { content } } }"
-)
-_PERMISSION_ROLES = {"admin": "admin", "maintain": "maintain", "write": "write", "read": "read"}
-
-
-class GitHubError(RubricateError):
-    """A GitHub API call failed; the run failed (exit 1), never a silent pass."""
-
-    exit_code = 1
 
 
 @dataclass(frozen=True)
@@ -70,65 +66,8 @@ class IssueInfo:
     milestone_due_on: datetime | None
 
 
-def connect(
-    token: str | None,
-    api_url: str,
-    *,
-    timeout: int = DEFAULT_TIMEOUT_S,
-    retries: int = 4,
-    max_rate_limit_wait: float = MAX_RATE_LIMIT_WAIT_S,
-    pace: bool = True,
-) -> Github:
-    """A lazy PyGithub client on `api_url` with backoff retries and a capped rate-limit wait.
-
-    `pace` keeps PyGithub's spacing of requests (0.25 s) and of writes (1 s), as GitHub asks
-    of integrations to avoid secondary rate limits; tests against a fake server turn it off.
-    """
-    retry = (
-        GithubRetry(total=retries, backoff_factor=1.0, max_rate_limit_wait=max_rate_limit_wait)
-        if retries > 0
-        else None
-    )
-    options: dict[str, Any] = {
-        "auth": Auth.Token(token) if token else None,
-        "base_url": api_url,
-        "timeout": timeout,
-        "retry": retry,
-        "lazy": True,
-        "user_agent": "rubricate",
-    }
-    if not pace:
-        options.update(seconds_between_requests=None, seconds_between_writes=None)
-    return Github(**options)
-
-
-def _api(what: str, call: Callable[[], _T]) -> _T:
-    """Run one call; PyGithub and transport errors become a `GitHubError` naming the call."""
-    try:
-        return call()
-    except GithubException as exc:
-        raise GitHubError(f"GitHub API: {what} failed ({exc.status}): {_message(exc)}") from None
-    except requests.RequestException as exc:
-        raise GitHubError(f"GitHub API: {what} failed: {type(exc).__name__}") from None
-
-
-def _api_or_none(what: str, call: Callable[[], _T]) -> _T | None:
-    """Like `_api`, but a 404 gives None."""
-    try:
-        return _api(what, call)
-    except GitHubError as exc:
-        if "(404)" in str(exc):
-            return None
-        raise
-
-
-def _message(exc: GithubException) -> str:
-    data = exc.data if isinstance(exc.data, dict) else {}
-    return str(data.get("message") or exc.message or "no message")[:300]
-
-
 class GitHubAdapter:
-    """The REST calls of one repository, plus reads of linked issues in any repository."""
+    """The REST calls of one repository (linked issues too are read only there)."""
 
     def __init__(self, client: Github, repository: str, *, bot_login: str) -> None:
         self._client = client
@@ -140,16 +79,18 @@ class GitHubAdapter:
     def collaborator_role(self, login: str) -> str:
         """The user's role from the collaborator-permission endpoint (`none` when not found)."""
         path = f"{self._base}/collaborators/{quote(login, safe='')}/permission"
-        found = _api_or_none(
+        found = api_call_or_none(
             f"GET {path}", lambda: self._client.requester.requestJsonAndCheck("GET", path)
         )
         return "none" if found is None else role_from_permission(found[1])
 
     def issue(self, ref: IssueRef) -> IssueInfo | None:
-        """A linked issue's title, body and milestone; None when it does not exist."""
-        repo = self._repo if ref.repo == self.repository else self._client.get_repo(ref.repo)
-        issue = repo.get_issue(ref.number)
-        title = _api_or_none(f"GET /repos/{ref.repo}/issues/{ref.number}", lambda: issue.title)
+        """A linked issue of this repository: title, body and milestone; None when it does not
+        exist, or is in another repository (never read: it must not set a spec or deadline)."""
+        if ref.repo.lower() != self.repository.lower():
+            return None
+        issue = self._repo.get_issue(ref.number)
+        title = api_call_or_none(f"GET /repos/{ref.repo}/issues/{ref.number}", lambda: issue.title)
         if title is None:
             return None
         due = issue.milestone.due_on if issue.milestone is not None else None
@@ -158,26 +99,26 @@ class GitHubAdapter:
     def pull(self, number: int) -> dict[str, Any]:
         """The PR as the REST API returns it (for events whose payload lacks it)."""
         pull = self._repo.get_pull(number)
-        return dict(_api(f"GET {self._base}/pulls/{number}", lambda: pull.raw_data))
+        return dict(api_call(f"GET {self._base}/pulls/{number}", lambda: pull.raw_data))
 
     def pull_or_none(self, number: int) -> dict[str, Any] | None:
         """The PR, or None when the number names no PR of this repository."""
         pull = self._repo.get_pull(number)
-        found = _api_or_none(f"GET {self._base}/pulls/{number}", lambda: pull.raw_data)
+        found = api_call_or_none(f"GET {self._base}/pulls/{number}", lambda: pull.raw_data)
         return None if found is None else dict(found)
 
     def comment(self, comment_id: int) -> CommentInfo | None:
         """One issue comment by id; None when it was deleted."""
         comment = self._comment(comment_id)
         what = f"GET {self._base}/issues/comments/{comment_id}"
-        return _api_or_none(
+        return api_call_or_none(
             what, lambda: CommentInfo(comment.id, comment.body or "", comment.user.login)
         )
 
     def find_sticky(self, pr: int, marker: str) -> CommentInfo | None:
         """The first comment on the PR holding `marker` and written by our own login."""
         comments = self._repo.get_issue(pr).get_comments()
-        return _api(
+        return api_call(
             f"GET {self._base}/issues/{pr}/comments", lambda: self._first_sticky(comments, marker)
         )
 
@@ -190,7 +131,7 @@ class GitHubAdapter:
     def create_comment(self, pr: int, body: str) -> int:
         """Post a comment on the PR; return its id."""
         issue = self._repo.get_issue(pr)
-        return _api(
+        return api_call(
             f"POST {self._base}/issues/{pr}/comments", lambda: int(issue.create_comment(body).id)
         )
 
@@ -202,7 +143,9 @@ class GitHubAdapter:
             comment.edit(body)
             return True
 
-        return _api_or_none(f"PATCH {self._base}/issues/comments/{comment_id}", edit) is not None
+        return (
+            api_call_or_none(f"PATCH {self._base}/issues/comments/{comment_id}", edit) is not None
+        )
 
     def create_check_run(
         self,
@@ -225,7 +168,7 @@ class GitHubAdapter:
             )
             return int(run.id)
 
-        return _api(f"POST {self._base}/check-runs", create)
+        return api_call(f"POST {self._base}/check-runs", create)
 
     def update_check_run(
         self, check_run_id: int, output: dict[str, Any], conclusion: str | None = None
@@ -240,14 +183,14 @@ class GitHubAdapter:
                 run.edit(output=output)
             return True
 
-        return _api_or_none(f"PATCH {self._base}/check-runs/{check_run_id}", edit) is not None
+        return api_call_or_none(f"PATCH {self._base}/check-runs/{check_run_id}", edit) is not None
 
     def set_status(
         self, sha: str, state: str, description: str, context: str, target_url: str | None
     ) -> None:
         """Set a commit status on a SHA."""
         commit = self._repo.get_commit(sha)
-        _api(
+        api_call(
             f"POST {self._base}/statuses/{sha}",
             lambda: commit.create_status(
                 state=state,
@@ -260,7 +203,7 @@ class GitHubAdapter:
     def react(self, comment_id: int, content: str) -> None:
         """Add a reaction to an issue comment (GitHub ignores a repeat)."""
         comment = self._comment(comment_id)
-        _api(
+        api_call(
             f"POST {self._base}/issues/comments/{comment_id}/reactions",
             lambda: comment.create_reaction(content),
         )
@@ -269,28 +212,30 @@ class GitHubAdapter:
         """React to any reactable GraphQL node (a PR review has no REST reactions endpoint)."""
         variables = {"subject": node_id, "content": GRAPHQL_REACTIONS[content]}
         requester = self._client.requester
-        _api("POST /graphql addReaction", lambda: requester.graphql_query(ADD_REACTION, variables))
+        api_call(
+            "POST /graphql addReaction", lambda: requester.graphql_query(ADD_REACTION, variables)
+        )
 
     def closed_pulls(self, since: datetime) -> list[PullSummary]:
         """Closed PRs updated at or after `since`, newest first."""
         pulls = self._repo.get_pulls(state="closed", sort="updated", direction="desc")
-        return _api(f"GET {self._base}/pulls?state=closed", lambda: closed_since(pulls, since))
+        return api_call(f"GET {self._base}/pulls?state=closed", lambda: closed_since(pulls, since))
 
     def run_artifact(self, run_id: int, name: str) -> ArtifactInfo | None:
         """The artifact called `name` of a workflow run; None when the run has none."""
         path = f"{self._base}/actions/runs/{run_id}/artifacts"
         query = {"name": name, "per_page": 100}
         requester = self._client.requester
-        _, data = _api(f"GET {path}", lambda: requester.requestJsonAndCheck("GET", path, query))
+        _, data = api_call(f"GET {path}", lambda: requester.requestJsonAndCheck("GET", path, query))
         return artifacts.named(data, name)
 
     def artifact_zip(self, artifact: ArtifactInfo, max_bytes: int) -> bytes:
         """The artifact's zip, fetched from the signed URL GitHub redirects to (no token sent)."""
         path = f"{self._base}/actions/artifacts/{artifact.id}/zip"
         requester = self._client.requester
-        headers, _ = _api(f"GET {path}", lambda: requester.requestJsonAndCheck("GET", path))
+        headers, _ = api_call(f"GET {path}", lambda: requester.requestJsonAndCheck("GET", path))
         allow_http = requester.scheme == "http"
-        data = _api(
+        data = api_call(
             f"download of artifact {artifact.id}",
             lambda: artifacts.download(
                 headers.get("location"), max_bytes, timeout=DEFAULT_TIMEOUT_S, allow_http=allow_http
@@ -302,11 +247,3 @@ class GitHubAdapter:
     def _comment(self, comment_id: int) -> IssueComment:
         """A lazy comment object: building it costs no request."""
         return self._repo.get_issue(1).get_comment(comment_id)
-
-
-def role_from_permission(data: dict[str, Any]) -> str:
-    """The role from a permission response: a base `role_name`, else `permission`."""
-    role_name = str(data.get("role_name") or "")
-    if role_name in ROLE_ORDER:
-        return role_name
-    return _PERMISSION_ROLES.get(str(data.get("permission") or ""), "none")

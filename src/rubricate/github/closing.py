@@ -1,7 +1,10 @@
 """Issues a PR body closes with GitHub's closing keywords (pure: parses text).
 
 `Closes #12`, `fixes owner/repo#34`, `Resolved: #5` and issue URLs on the same server, with every
-keyword GitHub accepts. Fenced code, inline code and HTML comments are skipped.
+keyword GitHub accepts. Fenced code, inline code and HTML comments are skipped, by a linear line
+scanner (`rubricate.bot.visible`), so a hostile body costs time in proportion to its length.
+Only issues of the PR's own repository count for the spec and the deadline (`same_repo`): an
+issue elsewhere is written by people who have no say over this repository.
 """
 
 from __future__ import annotations
@@ -10,6 +13,8 @@ import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from rubricate.bot.visible import visible_text
+
 KEYWORDS = ("close", "closes", "closed", "fix", "fixes", "fixed", "resolve", "resolves", "resolved")
 _REF = r"(?:(?P<owner>[\w.-]+)/(?P<name>[\w.-]+))?#(?P<number>\d+)"
 _URL = r"https?://(?P<host>[^/\s]+)/(?P<uowner>[\w.-]+)/(?P<uname>[\w.-]+)/issues/(?P<unumber>\d+)"
@@ -17,8 +22,6 @@ _PATTERN = re.compile(
     rf"(?<![\w/-])(?:{'|'.join(KEYWORDS)}):?[ \t]+(?:{_REF}|{_URL})(?![\w/])",
     re.IGNORECASE,
 )
-_FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,}).*?^(?P=fence)[`~]*[ \t]*$", re.MULTILINE | re.DOTALL)
-_HIDDEN = re.compile(r"<!--.*?-->|`[^`\n]*`", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -38,7 +41,7 @@ def linked_issues(
     """The issues `body` closes, in order of appearance, without duplicates."""
     host = urlsplit(server_url).netloc.lower()
     found: list[IssueRef] = []
-    for match in _PATTERN.finditer(_visible(body or "")):
+    for match in _PATTERN.finditer(visible_text(body or "")):
         ref = _ref(match, repo, host)
         if ref is not None and ref not in found:
             found.append(ref)
@@ -54,5 +57,7 @@ def _ref(match: re.Match[str], repo: str, host: str) -> IssueRef | None:
     return IssueRef(f"{match.group('uowner')}/{match.group('uname')}", int(match.group("unumber")))
 
 
-def _visible(body: str) -> str:
-    return _HIDDEN.sub(" ", _FENCE.sub(" ", body))
+def same_repo(refs: list[IssueRef], repo: str) -> tuple[list[IssueRef], list[IssueRef]]:
+    """The references to issues of `repo` (names ignore case), and the others."""
+    ours = [ref for ref in refs if ref.repo.lower() == repo.lower()]
+    return ours, [ref for ref in refs if ref not in ours]

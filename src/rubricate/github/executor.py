@@ -18,6 +18,7 @@ from rubricate.bot.effects import Annotate as AnnotateEffect
 from rubricate.bot.effects import (
     AppendEvents,
     Effect,
+    MarkAnswered,
     PostComment,
     React,
     SetCheckRun,
@@ -127,11 +128,20 @@ class Executor:
             self._runtime.add_summary(effect.summary)
         elif isinstance(effect, AnnotateEffect):
             self._runtime.annotate(effect.level, effect.message, path=effect.path, line=effect.line)
+        elif isinstance(effect, MarkAnswered):
+            self._mark_answered(effect.prefix)
         elif isinstance(effect, LogEffect):
             extra = (
                 f" {json.dumps(effect.extra, sort_keys=True, default=str)}" if effect.extra else ""
             )
             self._runtime.log(effect.message + extra)
+
+    def _mark_answered(self, prefix: str) -> None:
+        """Only after every earlier effect succeeded: a failed reply is retried by a re-run."""
+        if self._outcome.errors:
+            return self._note(f"{prefix} not marked answered: an effect failed")
+        self._outcome.views = self._outcome.views.with_answered(prefix)
+        self._note(f"{prefix} marked answered")
 
     def _upsert(self, effect: UpsertComment) -> None:
         body = self._runtime.redact(effect.body)

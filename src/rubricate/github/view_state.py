@@ -2,8 +2,10 @@
 
 Kept per PR as `views/<owner>/<repo>/<pr>.json` on the data branch (so one data remote can serve
 several repositories): the sticky comment's id and digest, each head
-SHA's check run and status, and the PR's base and head as last seen in a pull_request event.
-The views themselves stay pure functions of the ledger; this file only saves REST calls.
+SHA's check run and status, the PR's base and head as last seen in a pull_request event, and the
+comments and reviews already answered (`comment:<id>`, `review:<id>`; the last 500), so a re-run
+never answers one twice. The views themselves stay pure functions of the ledger; the rest of
+this file only saves REST calls. Writes merge the answered ids found at the tip (`merged_with`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 KEEP_SHAS = 20
+KEEP_ANSWERED = 500
 
 
 class _Model(BaseModel):
@@ -60,12 +63,29 @@ class ViewState(_Model):
     checks: dict[str, CheckState] = {}
     statuses: dict[str, StatusState] = {}
     pull: PullState | None = None
+    answered: list[str] = []
 
     def trimmed(self) -> ViewState:
-        """A copy keeping only the most recent SHAs' entries."""
+        """A copy keeping only the most recent SHAs' entries and answered ids."""
         return self.model_copy(
-            update={"checks": _last(self.checks), "statuses": _last(self.statuses)}
+            update={
+                "checks": _last(self.checks),
+                "statuses": _last(self.statuses),
+                "answered": self.answered[-KEEP_ANSWERED:],
+            }
         )
+
+    def with_answered(self, prefix: str) -> ViewState:
+        """A copy that also names this comment or review as answered."""
+        if prefix in self.answered:
+            return self
+        return self.model_copy(update={"answered": [*self.answered, prefix]})
+
+    def merged_with(self, tip: ViewState) -> ViewState:
+        """This state, keeping the ids another run answered meanwhile (found at the tip)."""
+        ours = set(self.answered)
+        theirs = [prefix for prefix in tip.answered if prefix not in ours]
+        return self.model_copy(update={"answered": [*theirs, *self.answered]})
 
 
 def _last(mapping: dict[str, Any]) -> dict[str, Any]:

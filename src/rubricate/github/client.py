@@ -1,0 +1,93 @@
+"""The PyGithub client, its retries, and how API failures become errors (shell: network I/O)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import requests
+
+from github import Auth, Github, GithubException, GithubRetry
+from rubricate.config import ROLE_ORDER
+from rubricate.errors import RubricateError
+
+DEFAULT_TIMEOUT_S = 30
+MAX_RATE_LIMIT_WAIT_S = 120
+_T = TypeVar("_T")
+GRAPHQL_REACTIONS = {"eyes": "EYES", "+1": "THUMBS_UP", "confused": "CONFUSED"}
+ADD_REACTION = (
+    "mutation($subject: ID!, $content: ReactionContent!) "
+    "{ addReaction(input: {subjectId: $subject, content: $content}) { reaction { content } } }"
+)
+_PERMISSION_ROLES = {"admin": "admin", "maintain": "maintain", "write": "write", "read": "read"}
+
+
+class GitHubError(RubricateError):
+    """A GitHub API call failed; the run failed (exit 1), never a silent pass."""
+
+    exit_code = 1
+
+
+def connect(
+    token: str | None,
+    api_url: str,
+    *,
+    timeout: int = DEFAULT_TIMEOUT_S,
+    retries: int = 4,
+    max_rate_limit_wait: float = MAX_RATE_LIMIT_WAIT_S,
+    pace: bool = True,
+) -> Github:
+    """A lazy PyGithub client on `api_url` with backoff retries and a capped rate-limit wait.
+
+    `pace` keeps PyGithub's spacing of requests (0.25 s) and of writes (1 s), as GitHub asks
+    of integrations to avoid secondary rate limits; tests against a fake server turn it off.
+    """
+    retry = (
+        GithubRetry(total=retries, backoff_factor=1.0, max_rate_limit_wait=max_rate_limit_wait)
+        if retries > 0
+        else None
+    )
+    options: dict[str, Any] = {
+        "auth": Auth.Token(token) if token else None,
+        "base_url": api_url,
+        "timeout": timeout,
+        "retry": retry,
+        "lazy": True,
+        "user_agent": "rubricate",
+    }
+    if not pace:
+        options.update(seconds_between_requests=None, seconds_between_writes=None)
+    return Github(**options)
+
+
+def api_call(what: str, call: Callable[[], _T]) -> _T:
+    """Run one call; PyGithub and transport errors become a `GitHubError` naming the call."""
+    try:
+        return call()
+    except GithubException as exc:
+        raise GitHubError(f"GitHub API: {what} failed ({exc.status}): {_message(exc)}") from None
+    except requests.RequestException as exc:
+        raise GitHubError(f"GitHub API: {what} failed: {type(exc).__name__}") from None
+
+
+def api_call_or_none(what: str, call: Callable[[], _T]) -> _T | None:
+    """Like `api_call`, but a 404 gives None."""
+    try:
+        return api_call(what, call)
+    except GitHubError as exc:
+        if "(404)" in str(exc):
+            return None
+        raise
+
+
+def _message(exc: GithubException) -> str:
+    data = exc.data if isinstance(exc.data, dict) else {}
+    return str(data.get("message") or exc.message or "no message")[:300]
+
+
+def role_from_permission(data: dict[str, Any]) -> str:
+    """The role from a permission response: a base `role_name`, else `permission`."""
+    role_name = str(data.get("role_name") or "")
+    if role_name in ROLE_ORDER:
+        return role_name
+    return _PERMISSION_ROLES.get(str(data.get("permission") or ""), "none")
