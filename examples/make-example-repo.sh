@@ -3,16 +3,29 @@
 #   main            one base commit: config, schema, sample data and an empty package
 #   add-wordstats   one head commit: the code, its tests, the README and the deliverable
 # Author, committer and dates are fixed, so every run builds the same commits.
-# Usage: bash examples/make-example-repo.sh DIR   (DIR must be absent or empty)
+# Usage: bash examples/make-example-repo.sh DIR
+#   DIR must be absent, empty, or an example repository this script built before (rebuilt).
 set -euo pipefail
 
 dest=${1:?usage: make-example-repo.sh DIR}
 src="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/deliverable"
 base_files=(.github/rubricate.yml schemas/result.schema.json data/sample.txt src/wordstats/__init__.py)
+first_subject="Start the wordstats project"
+
+built_here_before() {
+  [ -d "$1/.git" ] || return 1
+  root=$(git -C "$1" rev-list --max-parents=0 HEAD 2>/dev/null | tail -n 1) || return 1
+  [ "$(git -C "$1" log -1 --format=%s "$root" 2>/dev/null)" = "$first_subject" ]
+}
 
 if [ -e "$dest" ] && [ -n "$(ls -A "$dest")" ]; then
-  echo "make-example-repo.sh: $dest exists and is not empty; choose another DIR or remove it" >&2
-  exit 2
+  if built_here_before "$dest"; then
+    rm -rf "$dest"
+  else
+    echo "make-example-repo.sh: $dest exists and is not an example built by this script;" \
+      "choose another DIR or remove it" >&2
+    exit 2
+  fi
 fi
 mkdir -p "$dest"
 cd "$dest"
@@ -30,7 +43,7 @@ done
 printf '# wordstats\n\nWord frequencies of plain-text files.\n' > README.md
 git add -A
 GIT_AUTHOR_DATE="2024-01-01T10:00:00Z" GIT_COMMITTER_DATE="2024-01-01T10:00:00Z" \
-  git commit -q -m "Start the wordstats project"
+  git commit -q -m "$first_subject"
 
 git checkout -q -b add-wordstats
 cp -R "$src/." .

@@ -110,12 +110,28 @@ def test_example_repo_is_reproducible(tmp_path: Path, demo: Path) -> None:
         capture_output=True,
     )
     assert git(again, "rev-parse", "HEAD") == git(demo, "rev-parse", "HEAD")
-    refused = subprocess.run(
+    rebuilt = subprocess.run(
         ["bash", str(EXAMPLES / "make-example-repo.sh"), str(again)],
         capture_output=True,
         check=False,
     )
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    assert git(again, "rev-parse", "HEAD") == git(demo, "rev-parse", "HEAD")
+
+
+def test_example_script_refuses_a_foreign_directory(tmp_path: Path) -> None:
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    (foreign / "keep.txt").write_text("mine\n")
+    refused = subprocess.run(
+        ["bash", str(EXAMPLES / "make-example-repo.sh"), str(foreign)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert refused.returncode == 2
+    assert "not an example built by this script" in refused.stderr
+    assert (foreign / "keep.txt").read_text() == "mine\n"
 
 
 def test_errors_exit_2_with_a_clear_message(
