@@ -189,3 +189,18 @@ class Expired:
 
     def remaining(self) -> float:
         return 0.0
+
+
+@dataclass
+class FakeClock:
+    """A monotonic clock that only moves when something sleeps on it; records every sleep."""
+
+    now: float = 1000.0
+    sleeps: list[float] = field(default_factory=list)
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        self.now += seconds

@@ -10,7 +10,7 @@ import pytest
 
 from rubricate.judge.client import JudgeCallError, OpenAIJudgeClient
 
-from .helpers import BASE, KEY, MockServer, answer, completion
+from .helpers import BASE, KEY, FakeClock, MockServer, answer, completion
 
 SCHEMA = {"type": "object", "properties": {}, "required": [], "additionalProperties": False}
 MESSAGES = [{"role": "system", "content": "rules"}, {"role": "user", "content": "data"}]
@@ -59,7 +59,7 @@ def test_seed_is_left_out_when_not_set() -> None:
     assert "seed" not in server.bodies()[0]
 
 
-def test_429_then_success_is_retried_by_the_sdk() -> None:
+def test_429_then_success_is_retried() -> None:
     def respond(_request: httpx2.Request, _body: dict[str, Any]) -> httpx2.Response:
         if len(server.requests) == 1:
             return httpx2.Response(
@@ -98,8 +98,27 @@ def test_remaining_time_bounds_the_request_timeout_and_retries() -> None:
     server = MockServer(lambda _r, _b: httpx2.Response(503, json={"error": {}}, headers=FAST_RETRY))
     with pytest.raises(JudgeCallError):
         _call(server, max_retries=2, remaining_s=1.5)
-    assert len(server.requests) == 1
-    assert server.requests[0].extensions["timeout"]["read"] == pytest.approx(1.5)
+    assert len(server.requests) == 1 + 2
+    timeouts = [r.extensions["timeout"]["read"] for r in server.requests]
+    assert all(t <= 1.5 for t in timeouts)
+
+
+def test_no_retry_without_time_left_for_it() -> None:
+    clock = FakeClock()
+
+    def respond(_request: httpx2.Request, _body: dict[str, Any]) -> httpx2.Response:
+        clock.now += 1.0  # each attempt takes a second
+        return httpx2.Response(503, json={"error": {}}, headers=FAST_RETRY)
+
+    server = MockServer(respond)
+    client = OpenAIJudgeClient(
+        KEY, BASE, timeout_s=30, max_retries=5, http_client=server.client(),
+        sleep=clock.sleep, clock=clock,
+    )  # fmt: skip
+    with pytest.raises(JudgeCallError, match="no time left for a retry") as caught:
+        client.complete(MESSAGES, SCHEMA, "m", 0.0, None, remaining_s=2.5)
+    assert caught.value.kind == "server"
+    assert len(server.requests) == 2
 
 
 def test_truncated_reply_is_mapped() -> None:

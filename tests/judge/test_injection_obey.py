@@ -18,7 +18,18 @@ from rubricate.judge.scan import scan_snapshot, strip_hidden
 from rubricate.judge.service import judge_report
 from rubricate.rubric.model import Rubric
 
-from .helpers import ENV, FakeClient, NoDeadline, agora, answer, axes, reply_text, report
+from .helpers import (
+    ENV,
+    PARSER_LINE,
+    TEST_LINE,
+    FakeClient,
+    NoDeadline,
+    agora,
+    answer,
+    axes,
+    reply_text,
+    report,
+)
 from .helpers import MockServer as Server
 from .injection_corpus import BODY, DIFF, FILES, ISSUE, corpus
 
@@ -28,8 +39,9 @@ PAYLOADS = [*BODY, *ISSUE, *DIFF, *(content for _path, content in FILES)]
 
 
 def _obeying(rubric: Rubric) -> FakeClient:
-    """Gives every criterion the top score, quoting the payloads as shown and a fabrication."""
-    quotes = [strip_hidden(p).strip() for p in PAYLOADS] + [FABRICATED]
+    """Gives every criterion the top score, quoting the payloads as shown, a fabrication, and
+    genuine lines of the change (an obeying judge can quote real code just as well)."""
+    quotes = [strip_hidden(p).strip() for p in PAYLOADS] + [FABRICATED, PARSER_LINE, TEST_LINE]
 
     def decide(_messages: Sequence[dict[str, str]], ids: list[str]) -> str:
         top = {
@@ -73,7 +85,7 @@ def test_obeying_judge_on_an_open_scale_is_capped_below_the_evidence_bar() -> No
 
 
 def test_real_evidence_still_lifts_the_cap() -> None:
-    from .helpers import PARSER_LINE, snapshot
+    from .helpers import snapshot
 
     rubric = agora()
     client = FakeClient(lambda _m, ids: reply_text(dict.fromkeys(ids, 5), [PARSER_LINE]))
@@ -83,7 +95,7 @@ def test_real_evidence_still_lifts_the_cap() -> None:
 
 
 def test_obeying_server_end_to_end(tmp_path: Path) -> None:
-    quotes = [strip_hidden(p).strip() for p in PAYLOADS] + [FABRICATED]
+    quotes = [strip_hidden(p).strip() for p in PAYLOADS] + [FABRICATED, PARSER_LINE]
 
     def respond(_request: object, body: dict) -> object:  # type: ignore[type-arg]
         ids = body["response_format"]["json_schema"]["schema"]["required"]

@@ -54,6 +54,8 @@ _GENERATED_MARK = re.compile(
 _TEST_PATH = re.compile(
     r"(^|/)(tests?|spec|__tests__)/|(^|/)test_[^/]*$|_test\.[^/]+$|\.(test|spec)\."
 )
+_HEAD_CHARS = 8000
+"""How much of a file is read to tell binary (a NUL byte, as git does) and generated files."""
 _DOC_SUFFIXES = (".md", ".rst", ".txt", ".adoc")
 _CONFIG_PREFIXES = (".github/", ".gitlab/", ".circleci/")
 
@@ -115,13 +117,14 @@ def exclusion_reason(change: FileChange) -> str | None:
     parts = path.split("/")[:-1]
     if name in LOCKFILES or name.endswith(".lock"):
         return "lockfile"
-    if change.binary or path.endswith(BINARY_SUFFIXES) or _is_binary_patch(change.patch):
+    head = _head_text(change)
+    if change.binary or path.endswith(BINARY_SUFFIXES) or _looks_binary(head):
         return "binary"
     if any(part in VENDOR_DIRS for part in parts):
         return "vendored"
     if (parts[:1] and parts[0] in TOP_GENERATED_DIRS) or any(p in GENERATED_DIRS for p in parts):
         return "generated"
-    if path.endswith(GENERATED_SUFFIXES) or _GENERATED_MARK.search(change.patch[:600]):
+    if path.endswith(GENERATED_SUFFIXES) or _GENERATED_MARK.search(head[:600]):
         return "generated"
     return None
 
@@ -148,9 +151,15 @@ def truncate_lines(text: str, max_tokens: int) -> tuple[str, bool]:
     return "".join(kept), True
 
 
-def _is_binary_patch(patch: str) -> bool:
-    head = patch[:400]
-    return "\x00" in head or "Binary files " in head or "GIT binary patch" in head
+def _head_text(change: FileChange) -> str:
+    """The start of what the judge would be shown: the patch, else the head content."""
+    if change.patch.strip():
+        return change.patch[:_HEAD_CHARS]
+    return (change.content or b"")[:_HEAD_CHARS].decode("utf-8", "replace")
+
+
+def _looks_binary(head: str) -> bool:
+    return "\x00" in head or "Binary files " in head[:400] or "GIT binary patch" in head[:400]
 
 
 def _mentioned(path: str, request_text: str) -> bool:

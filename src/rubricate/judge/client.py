@@ -1,31 +1,38 @@
 """The openai adapter: one structured chat completion per call (shell: network and clock).
 
 `openai` is imported lazily, inside the constructor, so `rubricate --version` and every
-non-judge path never load it. Every SDK failure becomes a `JudgeCallError` with a short,
-secret-free reason; the caller turns it into `not assessed`, never a pass.
+non-judge path never load it. The SDK's own retries are off: this client retries 429, 5xx,
+timeouts and connection faults itself, at most `max_retries` times, and only while the wait and
+the next attempt still fit in the time left (a `Retry-After` of two minutes never overruns
+the step's deadline). Each attempt runs in a daemon thread that is abandoned when its time is
+up, so a server that trickles its reply cannot hold the step past its deadline either.
 """
 
 from __future__ import annotations
 
+import contextlib
+import math
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
+
+from rubricate.judge.client_faults import (
+    ErrorKind,
+    JudgeCallError,
+    backoff_s,
+    classify,
+    secrets_of,
+    short,
+)
+
+__all__ = ["Deadline", "ErrorKind", "JudgeCallError", "OpenAIJudgeClient", "RawReply"]
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 SCHEMA_NAME = "rubricate_judgment"
-ErrorKind = Literal[
-    "timeout", "rate_limit", "server", "auth", "http", "connection", "truncated", "refusal",
-    "malformed", "deadline", "other",
-]  # fmt: skip
-
-
-class JudgeCallError(Exception):
-    """A judge call that produced no usable reply; `kind` says which fault."""
-
-    def __init__(self, kind: ErrorKind, message: str) -> None:
-        self.kind = kind
-        super().__init__(message)
+MIN_ATTEMPT_S = 1.0
+"""A retry is made only when at least this much time is left for it after the wait."""
 
 
 @dataclass(frozen=True)
@@ -42,12 +49,13 @@ class RawReply:
 class Deadline:
     """A monotonic deadline for the whole judge step."""
 
-    def __init__(self, seconds: float) -> None:
-        self._end = time.monotonic() + seconds
+    def __init__(self, seconds: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._end = clock() + seconds
 
     def remaining(self) -> float:
         """Seconds left (never negative)."""
-        return max(0.0, self._end - time.monotonic())
+        return max(0.0, self._end - self._clock())
 
 
 class OpenAIJudgeClient:
@@ -61,22 +69,32 @@ class OpenAIJudgeClient:
         timeout_s: float,
         max_retries: int,
         http_client: Any = None,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         from openai import OpenAI
 
-        self._secret = api_key
+        self._secrets = secrets_of(api_key, base_url)
         self._timeout_s = timeout_s
         self._max_retries = max_retries
-        try:
-            self._sdk = OpenAI(
+        self._sleep = sleep
+        self._clock = clock
+        self._owns_http = http_client is None
+
+        def build() -> Any:
+            return OpenAI(
                 api_key=api_key,
                 base_url=base_url or DEFAULT_BASE_URL,
                 timeout=timeout_s,
-                max_retries=max_retries,
+                max_retries=0,
                 http_client=http_client,
             )
+
+        self._build = build
+        try:
+            self._sdk = build()
         except Exception as exc:  # a bad base URL or option is a judge fault, not a crash
-            raise self._mapped(exc) from None
+            raise classify(exc).redacted(self._secrets) from None
 
     def complete(
         self,
@@ -89,51 +107,100 @@ class OpenAIJudgeClient:
         remaining_s: float | None = None,
     ) -> RawReply:
         """One completion within `remaining_s`; raises `JudgeCallError` for every fault."""
-        started = time.monotonic()
+        deadline = Deadline(math.inf if remaining_s is None else remaining_s, self._clock)
+        request = _request(messages, schema, model, temperature, seed)
         try:
-            completion = self._create(messages, schema, model, temperature, seed, remaining_s)
+            return self._with_retries(request, deadline)
+        except JudgeCallError as exc:
+            raise exc.redacted(self._secrets) from None
+
+    def _with_retries(self, request: dict[str, Any], deadline: Deadline) -> RawReply:
+        attempt = 0
+        while True:
+            try:
+                return self._attempt(request, min(self._timeout_s, deadline.remaining()))
+            except JudgeCallError as exc:
+                wait = backoff_s(attempt, exc) if exc.retryable else None
+                if attempt >= self._max_retries or wait is None:
+                    raise
+                if deadline.remaining() - wait < MIN_ATTEMPT_S:
+                    raise JudgeCallError(
+                        exc.kind, f"{exc}; no time left for a retry before the judge's deadline"
+                    ) from None
+                self._sleep(wait)
+                attempt += 1
+
+    def _attempt(self, request: dict[str, Any], timeout: float) -> RawReply:
+        """One request that takes at most `timeout` seconds, whatever the server does."""
+        if timeout <= 0:
+            raise JudgeCallError("deadline", "the judge step ran out of time")
+        started = self._clock()
+        completion = self._bounded(lambda: self._create(request, timeout), timeout)
+        latency_ms = int((self._clock() - started) * 1000)
+        try:
+            return _reply(completion, latency_ms)
         except JudgeCallError:
             raise
+        except Exception:  # any other shape of reply is the server's fault, never a crash
+            raise JudgeCallError(
+                "malformed", "the server's reply has an unexpected shape"
+            ) from None
+
+    def _create(self, request: dict[str, Any], timeout: float) -> Any:
+        try:
+            return self._sdk.chat.completions.create(**request, timeout=timeout)
         except Exception as exc:  # every SDK fault is mapped, none escapes
-            raise self._mapped(exc) from None
-        latency_ms = int((time.monotonic() - started) * 1000)
-        return _reply(completion, latency_ms)
+            raise classify(exc) from None
 
-    def _create(
-        self,
-        messages: Sequence[dict[str, str]],
-        schema: dict[str, Any],
-        model: str,
-        temperature: float,
-        seed: int | None,
-        remaining_s: float | None,
-    ) -> Any:
-        timeout, retries = self._limits(remaining_s)
-        extra: dict[str, Any] = {} if seed is None else {"seed": seed}
-        completions: Any = self._sdk.with_options(max_retries=retries).chat.completions
-        return completions.create(
-            model=model,
-            messages=list(messages),
-            temperature=temperature,
-            response_format={
-                "type": "json_schema",
-                "json_schema": {"name": SCHEMA_NAME, "strict": True, "schema": schema},
-            },
-            timeout=timeout,
-            **extra,
-        )
+    def _bounded(self, call: Callable[[], Any], timeout: float) -> Any:
+        """Run `call` in a daemon thread; a call still running after `timeout` is abandoned."""
+        outcome: list[tuple[bool, Any]] = []
 
-    def _limits(self, remaining_s: float | None) -> tuple[float, int]:
-        """A request timeout and a retry count whose worst case fits in `remaining_s`."""
-        if remaining_s is None:
-            return self._timeout_s, self._max_retries
-        timeout = max(0.001, min(self._timeout_s, remaining_s))
-        attempts = int(remaining_s // timeout)
-        return timeout, max(0, min(self._max_retries, attempts - 1))
+        def work() -> None:
+            try:
+                outcome.append((True, call()))
+            except BaseException as exc:  # handed back to the caller's thread below
+                outcome.append((False, exc))
 
-    def _mapped(self, exc: Exception) -> JudgeCallError:
-        kind, message = _classify(exc)
-        return JudgeCallError(kind, _redact(message, self._secret))
+        worker = threading.Thread(target=work, name="rubricate-judge-call", daemon=True)
+        worker.start()
+        worker.join(timeout)
+        if not outcome:
+            self._abandon()
+            raise JudgeCallError("timeout", f"no complete reply within {timeout:.3g} s")
+        done, value = outcome[0]
+        if done:
+            return value
+        raise value
+
+    def _abandon(self) -> None:
+        """Close our own connections so the abandoned request ends; start afresh for a retry."""
+        if not self._owns_http:
+            return
+        with contextlib.suppress(Exception):  # closing is best effort; the thread is a daemon
+            self._sdk.close()
+        self._sdk = self._build()
+
+
+def _request(
+    messages: Sequence[dict[str, str]],
+    schema: dict[str, Any],
+    model: str,
+    temperature: float,
+    seed: int | None,
+) -> dict[str, Any]:
+    request: dict[str, Any] = {
+        "model": model,
+        "messages": list(messages),
+        "temperature": temperature,
+        "response_format": {
+            "type": "json_schema",
+            "json_schema": {"name": SCHEMA_NAME, "strict": True, "schema": schema},
+        },
+    }
+    if seed is not None:
+        request["seed"] = seed
+    return request
 
 
 def _reply(completion: Any, latency_ms: int) -> RawReply:
@@ -149,7 +216,7 @@ def _reply(completion: Any, latency_ms: int) -> RawReply:
     if finish == "length":
         raise JudgeCallError("truncated", "the reply was cut off at the output token limit")
     if finish == "content_filter" or refusal:
-        detail = f": {_short(str(refusal))}" if refusal else ""
+        detail = f": {short(str(refusal))}" if refusal else ""
         raise JudgeCallError("refusal", f"the model refused to answer{detail}")
     text = getattr(message, "content", None)
     if not isinstance(text, str) or not text.strip():
@@ -157,46 +224,8 @@ def _reply(completion: Any, latency_ms: int) -> RawReply:
     usage = getattr(completion, "usage", None)
     return RawReply(
         text=text,
-        tokens_in=int(getattr(usage, "prompt_tokens", 0) or 0),
-        tokens_out=int(getattr(usage, "completion_tokens", 0) or 0),
+        tokens_in=max(0, int(getattr(usage, "prompt_tokens", 0) or 0)),
+        tokens_out=max(0, int(getattr(usage, "completion_tokens", 0) or 0)),
         finish_reason=finish,
         latency_ms=latency_ms,
     )
-
-
-def _classify(exc: Exception) -> tuple[ErrorKind, str]:
-    """A fault kind and a short reason for an exception raised by the SDK."""
-    import openai
-
-    if isinstance(exc, openai.APITimeoutError):
-        return "timeout", "the request timed out"
-    if isinstance(exc, openai.APIConnectionError):
-        return "connection", f"could not reach the server ({_short(str(exc))})"
-    if isinstance(exc, openai.LengthFinishReasonError):
-        return "truncated", "the reply was cut off at the output token limit"
-    if isinstance(exc, openai.ContentFilterFinishReasonError):
-        return "refusal", "the content filter stopped the reply"
-    if isinstance(exc, openai.APIStatusError):
-        return _status_kind(exc.status_code), f"HTTP {exc.status_code}: {_short(str(exc))}"
-    if isinstance(exc, openai.APIResponseValidationError):
-        return "malformed", "the server's response did not match the API"
-    return "other", f"{type(exc).__name__}: {_short(str(exc))}"
-
-
-def _status_kind(status: int) -> ErrorKind:
-    if status == 429:
-        return "rate_limit"
-    if status >= 500:
-        return "server"
-    if status in (401, 403):
-        return "auth"
-    return "http"
-
-
-def _redact(message: str, secret: str) -> str:
-    return message.replace(secret, "***") if secret else message
-
-
-def _short(text: str, limit: int = 200) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"

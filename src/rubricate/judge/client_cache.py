@@ -39,7 +39,7 @@ class JudgeCache:
         """The stored entry, or None when absent or unreadable."""
         try:
             data = json.loads(self.path(key).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):
             return None
         return data if isinstance(data, dict) else None
 
@@ -55,8 +55,9 @@ class JudgeCache:
                 temporary = Path(handle.name)
                 json.dump(data, handle, sort_keys=True)
             os.replace(temporary, target)
-        except OSError as exc:
+        except (OSError, TypeError, ValueError) as exc:
             if temporary is not None:
                 temporary.unlink(missing_ok=True)
-            return f"could not write the judge cache at {self.directory}: {exc.strerror or exc}"
+            reason = getattr(exc, "strerror", None) or exc
+            return f"could not write the judge cache at {self.directory}: {reason}"
         return None

@@ -1,7 +1,9 @@
 """The hardening rules applied to every judge score, none left to the model (pure: no I/O).
 
 1. Evidence cap: a score at or above 0.75 normalized (4 on 1-5) needs a verbatim quote from
-   the input; without one it is capped at the highest score below that bar (3 on 1-5).
+   the input; without one it is capped at the highest score below that bar (3 on 1-5). When
+   the injection scan flagged text the call was shown, no quote lifts the cap: a judge that
+   obeyed an injection could quote genuine code just as well.
 2. Disagreement bound: where a heuristic score exists, the judge's score is kept within half
    the scale's range of it (±2 on 1-5); a larger disagreement is flagged for a reviewer.
 3. Required criteria: where a deterministic check scored a required criterion, the judge can
@@ -25,6 +27,10 @@ from rubricate.rubric.scoring import TOLERANCE, check_score, numeric
 
 NO_QUOTE = "no evidence quote"
 QUOTE_NOT_FOUND = "no quote found verbatim in the input (text flagged for injection does not count)"
+INPUT_FLAGGED = (
+    "the judge was shown text flagged as possible prompt injection, so no quote lifts the cap;"
+    " a reviewer should decide"
+)
 
 
 @dataclass(frozen=True)
@@ -68,12 +74,17 @@ def _cap(
     judgment: CriterionJudgment,
     notes: list[str],
 ) -> float:
-    if not needs_quote(rubric, value) or judgment.verified:
+    if not needs_quote(rubric, value) or (judgment.verified and not judgment.input_flagged):
         return value
     cap = evidence_cap(rubric, criterion)
-    why = NO_QUOTE if not judgment.evidence else QUOTE_NOT_FOUND
-    notes.append(f"capped at {_n(cap)} (judge gave {_n(value)}): {why}")
+    notes.append(f"capped at {_n(cap)} (judge gave {_n(value)}): {_why_capped(judgment)}")
     return min(value, cap)
+
+
+def _why_capped(judgment: CriterionJudgment) -> str:
+    if judgment.input_flagged:
+        return INPUT_FLAGGED
+    return QUOTE_NOT_FOUND if judgment.evidence else NO_QUOTE
 
 
 def _bound(

@@ -13,7 +13,7 @@ from rubricate.judge.budget import LeftOut
 from rubricate.judge.prompt import PROMPT_VERSION
 from rubricate.judge.reply import CriterionJudgment
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,9 @@
 Instructions and the rubric (trusted: read from the base branch) go in the system message.
 Untrusted text (the spec, the PR title and body, the changed files) goes in the user message,
 stripped of hidden content, each field wrapped in tags that carry the call's random marker,
-followed by a reminder. The `request` phase sees the spec and PR text only, never the diff.
+followed by a reminder. Inside the data the marker is removed and every tag-like
+`<untrusted` is escaped, so no field can close its wrapper. The `request` phase sees the spec
+and PR text only, never the diff.
 """
 
 from __future__ import annotations
@@ -25,18 +27,21 @@ from rubricate.judge.budget import (
     relevance_key,
     truncate_lines,
 )
-from rubricate.judge.quotes import collapse, without_diff_markers
+from rubricate.judge.quotes import Evidence, build_evidence, without_markers
 from rubricate.judge.rubric_text import Phase, response_schema, system_message
 from rubricate.judge.scan import REQUEST_FIELDS, scan_injection, strip_hidden
 from rubricate.rubric.model import Rubric
 
-PROMPT_VERSION = "rubricate-judge-1"
+PROMPT_VERSION = "rubricate-judge-2"
 _Fit = Literal["whole", "cut", "none"]
 _TRUNCATED = ' truncated="yes"'
 _REQUEST_TAGS = (text.FIELD_SPEC, text.FIELD_TITLE, text.FIELD_BODY)
 _SCAN_CHARS = 200_000
-"""At most this much of one field is scanned to decide whether its text may serve as evidence."""
+"""At most this much of a field's raw text is scanned (the part shown is always scanned too)."""
 _UNSAFE_ATTR = re.compile(r"[^\w./@+\-]")
+_TAG_LIKE = re.compile(r"<(?=\s*/?\s*untrusted)", re.IGNORECASE)
+LINES_TOO_LONG = "lines too long to show"
+_DIFF_HEADERS = ("@@", "diff --git", "index ", "--- ", "+++ ")
 
 
 class PromptTooLargeError(RubricateError):
@@ -56,8 +61,24 @@ class Prompt:
     files_seen: tuple[str, ...] = ()
     files_truncated: tuple[str, ...] = ()
     files_left_out: tuple[LeftOut, ...] = ()
-    evidence_text: str = field(default="", repr=False)
-    """Everything untrusted the model saw, whitespace-collapsed, for checking quotes."""
+    evidence: Evidence = field(default=Evidence(), repr=False)
+    """The untrusted fields the model saw, for checking quotes, and the trusted text."""
+    flagged: tuple[str, ...] = ()
+    """The fields shown that the injection scan flagged (their text is never evidence)."""
+
+
+@dataclass(frozen=True)
+class _Field:
+    """One untrusted field to wrap: its tag name, where the scan reports it, its attributes."""
+
+    name: str
+    where: str
+    attrs: str = ""
+    quotable: bool = True
+    """False when the scan flagged the raw text (hidden content included)."""
+    patch: bool = False
+    cut: bool = False
+    """True when the text was already truncated to the per-file limit."""
 
 
 @dataclass
@@ -67,6 +88,7 @@ class _Draft:
     free: int
     blocks: list[str] = field(default_factory=list)
     shown: list[str] = field(default_factory=list)
+    flagged: list[str] = field(default_factory=list)
 
     def add(self, block: str, shown: str) -> None:
         self.blocks.append(block)
@@ -114,8 +136,17 @@ def build_prompt(
         files_seen=seen,
         files_truncated=truncated,
         files_left_out=left_out,
-        evidence_text=collapse("\n".join(draft.shown)),
+        evidence=build_evidence(
+            draft.shown, _trusted_text(rubric, system, reminder, marker, phase)
+        ),
+        flagged=tuple(draft.flagged),
     )
+
+
+def _trusted_text(rubric: Rubric, system: str, reminder: str, marker: str, phase: Phase) -> str:
+    """Every trusted text the model may see: the whole rubric (all phases), rules and notes."""
+    whole = system_message(rubric, rubric.ids, marker, phase)
+    return "\n".join([system, whole, reminder, *text.TRUSTED_NOTES])
 
 
 def _add_request(
@@ -126,49 +157,62 @@ def _add_request(
     for (attribute, where), field_name in zip(REQUEST_FIELDS, _REQUEST_TAGS, strict=True):
         raw = getattr(snapshot, attribute)
         if raw.strip():
-            quotable = _quotable(raw, where)
-            _add_wrapped(draft, field_name, strip_hidden(raw), marker, "", cap, quotable)
+            item = _Field(field_name, where, quotable=_quotable(raw[:_SCAN_CHARS], where))
+            _add_wrapped(draft, item, strip_hidden(raw), marker, cap)
 
 
 def _add_wrapped(
-    draft: _Draft,
-    field_name: str,
-    body: str,
-    marker: str,
-    attrs: str,
-    cap: int | None = None,
-    quotable: bool = True,
+    draft: _Draft, item: _Field, body: str, marker: str, cap: int | None = None
 ) -> _Fit:
     """Wrap and add one untrusted field, truncated to the space left (and to `cap` tokens).
 
     Text of a field flagged for injection is shown but never counts as evidence.
     """
-    cut_attrs = attrs if _TRUNCATED in attrs else attrs + _TRUNCATED
+    body = _neutralised(body, marker)
+    cut_attrs = item.attrs if item.cut else item.attrs + _TRUNCATED
     room = draft.free - estimate_tokens(
-        _wrap("", field_name, marker, cut_attrs) + text.TRUNCATED_NOTE
+        _wrap("", item.name, marker, cut_attrs) + text.TRUNCATED_NOTE
     )
     room = min(room - 1, cap) if cap is not None else room - 1
     if room < MIN_USEFUL_TOKENS and estimate_tokens(body) > room:
         return "none"
     kept, cut = truncate_lines(body, max(room, 0))
+    if cut and item.name == text.FIELD_FILE and not _has_content(kept):
+        return "none"
+    quotable = item.quotable
+    if quotable and len(kept) > _SCAN_CHARS:  # more is shown than the raw scan covered
+        quotable = _quotable(kept, item.where, item.patch)
+    if not quotable:
+        draft.flagged.append(item.where)
     evidence = kept if quotable else ""
-    if not cut:
-        draft.add(_wrap(kept, field_name, marker, attrs), evidence)
+    if not (cut or item.cut):
+        draft.add(_wrap(kept, item.name, marker, item.attrs), evidence)
         return "whole"
-    draft.add(_wrap(kept + text.TRUNCATED_NOTE, field_name, marker, cut_attrs), evidence)
+    draft.add(_wrap(kept + text.TRUNCATED_NOTE, item.name, marker, cut_attrs), evidence)
     return "cut"
 
 
-def _quotable(raw: str, where: str) -> bool:
+def _quotable(raw: str, where: str, patch: bool = False) -> bool:
     """False when the scan flags the text: quotes from it must not lift the evidence cap."""
-    findings = scan_injection(raw[:_SCAN_CHARS], where)
+    findings = scan_injection(without_markers(raw) if patch else raw, where)
     return not any(f.severity == "warning" for f in findings)
 
 
+def _neutralised(body: str, marker: str) -> str:
+    """The body with every occurrence of the marker removed and tag-like text escaped."""
+    return _TAG_LIKE.sub("&lt;", _without(body, marker))
+
+
+def _without(value: str, marker: str) -> str:
+    while marker and marker in value:
+        value = value.replace(marker, "")
+    return value
+
+
 def _wrap(body: str, field_name: str, marker: str, attrs: str) -> str:
-    safe = body.replace(marker, "")
-    opening = text.WRAP_OPEN.format(marker=marker, field=field_name, attrs=attrs)
-    return f"{opening}\n{safe}\n{text.WRAP_CLOSE.format(marker=marker)}"
+    """One wrapped field; neither the body nor the attributes can carry the marker."""
+    opening = text.WRAP_OPEN.format(marker=marker, field=field_name, attrs=_without(attrs, marker))
+    return f"{opening}\n{_neutralised(body, marker)}\n{text.WRAP_CLOSE.format(marker=marker)}"
 
 
 def _add_files(
@@ -186,7 +230,9 @@ def _add_files(
             reason = "no text"
         if reason is None and draft.free < MIN_USEFUL_TOKENS:
             reason = "token budget"
-        fit = _add_file(draft, change, raw or "", budget, marker) if reason is None else "none"
+        fit: _Fit = "none"
+        if reason is None:
+            fit, reason = _add_file(draft, change, raw or "", budget, marker)
         if fit == "none":
             left_out.append(LeftOut(change.path, reason or "token budget"))
             continue
@@ -196,19 +242,26 @@ def _add_files(
     return tuple(seen), tuple(truncated), tuple(left_out)
 
 
-def _add_file(draft: _Draft, change: FileChange, raw: str, budget: Budget, marker: str) -> _Fit:
-    quotable = _quotable(without_diff_markers(raw) if change.patch else raw, change.path)
+def _add_file(
+    draft: _Draft, change: FileChange, raw: str, budget: Budget, marker: str
+) -> tuple[_Fit, str | None]:
+    """Add one file, cut at a line boundary to the per-file limit; the fit, or why left out."""
     capped, cut = truncate_lines(strip_hidden(raw), budget.max_file_tokens)
+    if cut and not _has_content(capped):
+        return "none", LINES_TOO_LONG
+    is_patch = bool(change.patch.strip())
     attrs = f' path="{_attr(change.path)}" status="{change.status}"'
     if change.old_path:
         attrs += f' from="{_attr(change.old_path)}"'
-    if cut:
-        attrs += _TRUNCATED
-        capped += text.TRUNCATED_NOTE
-    fit = _add_wrapped(draft, text.FIELD_FILE, capped, marker, attrs, None, quotable)
-    if fit != "none":
-        draft.shown[-1] = without_diff_markers(draft.shown[-1])
-    return "cut" if cut and fit == "whole" else fit
+    quotable = _quotable(raw[:_SCAN_CHARS], change.path, is_patch)
+    attrs += _TRUNCATED if cut else ""
+    item = _Field(text.FIELD_FILE, change.path, attrs, quotable, is_patch, cut)
+    return _add_wrapped(draft, item, capped, marker), None
+
+
+def _has_content(kept: str) -> bool:
+    """True when the text shows more than blank lines and diff headers."""
+    return any(line.strip() and not line.startswith(_DIFF_HEADERS) for line in kept.splitlines())
 
 
 def _file_text(change: FileChange) -> str | None:

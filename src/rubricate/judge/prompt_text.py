@@ -71,3 +71,6 @@ RETRY = """\
 rubricate could not accept your previous reply: {problems}.
 Reply again with one JSON object that matches the response schema, with each of these criterion
 ids exactly once: {ids}. Apply the same rules as before."""
+
+TRUSTED_NOTES = (TRUNCATED_NOTE, NO_CHANGES, RETRY)
+"""Fixed wording that can reach the model beside the system message: never evidence."""

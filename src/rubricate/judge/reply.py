@@ -1,12 +1,14 @@
 """Validates a judge's reply against the rubric, listing every problem (pure: no I/O).
 
 Nothing in a reply is trusted: every expected id must appear exactly once, no other id may
-appear, and each score must be one of the criterion's allowed values.
+appear, no object may repeat a key (`json.loads` would silently keep the last one), and each
+score must be one of the criterion's allowed values.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -39,6 +41,9 @@ class CriterionJudgment:
     evidence: tuple[str, ...] = ()
     verified: tuple[str, ...] = ()
     """The quotes found verbatim in the input (filled in after parsing)."""
+    input_flagged: bool = False
+    """True when the injection scan flagged text this call was shown (filled in after parsing):
+    then no quote lifts the evidence cap."""
 
     def as_dict(self) -> dict[str, Any]:
         """A JSON shape for the cache."""
@@ -48,6 +53,7 @@ class CriterionJudgment:
             "rationale": self.rationale,
             "evidence": list(self.evidence),
             "verified": list(self.verified),
+            "input_flagged": self.input_flagged,
         }
 
     @classmethod
@@ -59,6 +65,7 @@ class CriterionJudgment:
             rationale=str(data["rationale"]),
             evidence=tuple(str(q) for q in data["evidence"]),
             verified=tuple(str(q) for q in data["verified"]),
+            input_flagged=_flag(data["input_flagged"]),
         )
 
 
@@ -96,13 +103,23 @@ def parse_reply(text: str, rubric: Rubric, criteria_ids: Iterable[str]) -> Judgm
     return Judgment(tuple(judged))
 
 
+class _Object(dict[str, Any]):
+    """A decoded JSON object that remembers the keys it repeated."""
+
+    repeated: tuple[str, ...] = ()
+
+
 def _json_pairs(text: str) -> list[tuple[str, Any]]:
-    """The top-level key/value pairs of a JSON object, repeats kept."""
+    """The top-level key/value pairs of a JSON object, repeats kept (nested ones remembered)."""
     top: list[list[tuple[str, Any]]] = []
 
-    def keep(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    def keep(pairs: list[tuple[str, Any]]) -> _Object:
         top.append(pairs)
-        return dict(pairs)
+        decoded = _Object(pairs)
+        if len(decoded) != len(pairs):
+            keys = [key for key, _value in pairs]
+            decoded.repeated = tuple(dict.fromkeys(k for k in keys if keys.count(k) > 1))
+        return decoded
 
     try:
         data = json.loads(text, object_pairs_hook=keep)
@@ -120,6 +137,9 @@ def _criterion(
     if not isinstance(entry, dict):
         problems.append(f"criterion {cid!r} must be an object with score, rationale and evidence")
         return None
+    if isinstance(entry, _Object) and entry.repeated:
+        repeats = ", ".join(map(_show, entry.repeated))
+        problems.append(f"criterion {cid!r} repeats the key(s) {repeats}")
     unknown = sorted(set(entry) - {"score", "rationale", "evidence"})
     if unknown:
         problems.append(f"criterion {cid!r} has unexpected keys: {', '.join(map(_show, unknown))}")
@@ -152,10 +172,24 @@ def _score(
             f"criterion {cid!r}: score {_show(value)} is not a number; allowed: {choices}"
         )
         return None
-    if not any(abs(float(value) - v) <= TOLERANCE for v in allowed):
+    if not any(abs(_as_float(value) - v) <= TOLERANCE for v in allowed):
         problems.append(f"criterion {cid!r}: score {_show(value)} is not one of {choices}")
         return None
     return check_score(rubric, cid, float(value))
+
+
+def _as_float(value: int | float) -> float:
+    """A JSON number as a float; an integer too large for one is infinite (never an error)."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf
+
+
+def _flag(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError("input_flagged must be a boolean")
+    return value
 
 
 def _show(value: Any) -> str:

@@ -118,7 +118,7 @@ def _judge_phase(
             problems = str(exc)
             messages += _retry_messages(raw.text, problems, prompt.criteria_ids)
             continue
-        checked = tuple(_verified(j, prompt.evidence_text) for j in judgment.criteria)
+        checked = tuple(_verified(j, prompt) for j in judgment.criteria)
         return _PhaseResult(judgments=checked, usage=usage)
     return _PhaseResult(error=f"the reply was invalid twice: {problems}", usage=usage)
 
@@ -131,8 +131,9 @@ def _retry_messages(reply: str, problems: str, ids: tuple[str, ...]) -> list[dic
     ]
 
 
-def _verified(judgment: CriterionJudgment, evidence_text: str) -> CriterionJudgment:
-    return replace(judgment, verified=verified_quotes(judgment.evidence, evidence_text))
+def _verified(judgment: CriterionJudgment, prompt: Prompt) -> CriterionJudgment:
+    verified = verified_quotes(judgment.evidence, prompt.evidence)
+    return replace(judgment, verified=verified, input_flagged=bool(prompt.flagged))
 
 
 def _failed(run: JudgeRun, ids: tuple[str, ...], error: str) -> JudgeRun:

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import bisect
 import re
+import unicodedata
 
 from rubricate.evidence.report_model import Finding, Severity
 from rubricate.evidence.snapshot import Snapshot
 from rubricate.judge.budget import exclusion_reason
 from rubricate.judge.scan_rules import (
+    CONFUSABLES,
     CONTROL,
     DATA_FILE_SUFFIXES,
     HIDDEN_ELEMENT,
@@ -50,13 +52,20 @@ def scan_injection(text: str, where: str) -> list[Finding]:
     """Every injection pattern found in `text`; `where` (a path or field name) is `Finding.path`."""
     findings = _hidden_findings(text, where)
     is_data_file = where.lower().endswith(DATA_FILE_SUFFIXES)
-    visible = text if text.isascii() else INVISIBLE.sub("", text)
+    visible = text if text.isascii() else _plain_latin(text)
     lowered = visible.lower()
     lines = _LineIndex(visible)
     for rule in RULES:
         if (rule.in_data_files or not is_data_file) and any(w in lowered for w in rule.triggers):
             findings += _rule_findings(rule, visible, where, lines)
     return sorted(findings, key=lambda f: f.line or 0)
+
+
+def _plain_latin(text: str) -> str:
+    """Text as the rules read it: invisible characters dropped, NFKC-normalised (fullwidth and
+    mathematical letters become ASCII), and Cyrillic or Greek look-alikes mapped to Latin."""
+    plain = unicodedata.normalize("NFKC", INVISIBLE.sub("", text))
+    return plain.translate(CONFUSABLES)
 
 
 def scan_lines(lines: list[tuple[int, str]], where: str) -> list[Finding]:
@@ -72,9 +81,10 @@ def scan_snapshot(snapshot: Snapshot) -> list[Finding]:
     for attribute, where in REQUEST_FIELDS:
         findings += scan_injection(getattr(snapshot, attribute), where)
     for change in snapshot.changes:
+        for path in (change.path, change.old_path or ""):
+            findings += scan_injection(path, change.path) if path else []
         if exclusion_reason(change) is not None:
             continue
-        findings += scan_injection(change.path, change.path)
         if change.patch:
             findings += scan_lines(change.added_lines(), change.path)
         elif change.content is not None:

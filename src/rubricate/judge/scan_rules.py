@@ -26,6 +26,11 @@ HIDDEN_ELEMENT = re.compile(
     rf"<(?P<tag>[a-zA-Z][\w-]*)\b[^>]*{HIDDEN_ATTR}[^>]*>.*?(?:</(?P=tag)\s*>|\Z)",
     re.DOTALL | re.IGNORECASE,
 )
+CONFUSABLES = str.maketrans(
+    "аеорсухіјѕԁԛԝһӏɡАВЕКМНОРСТХУІЈЅԌԚԜοαενρτυικχΑΒΕΖΗΙΚΜΝΟΡΤΥΧ",
+    "aeopcyxijsdqwhlgABEKMHOPCTXYIJSGQWoaevptuikxABEZHIKMNOPTYX",
+)
+"""Cyrillic and Greek letters that look Latin, mapped to Latin for the rules (not for display)."""
 SUSPICIOUS_WORDS = re.compile(
     r"\b(?:ignore|disregard|instruction|prompt|system|assistant|score|grade|rating|grader|judge|"
     r"evaluator|rubric|approve|llm|ai)\b",
@@ -49,6 +54,8 @@ def _rx(text: str) -> re.Pattern[str]:
     return re.compile(text, re.IGNORECASE | re.MULTILINE)
 
 
+_GAP = r"(?:[^.\n]|\n(?![ \t]*\n)){0,40}"
+"""Up to 40 characters within one sentence and one paragraph (a single line break may split it)."""
 _VERB = r"(?:ignore|disregard|forget|override|overrule|bypass|skip|drop|abandon|neglect|discard)"
 _PRIOR = (
     r"(?:previous|prior|preceding|above|earlier|all|any|every|the|your|these|those|system|original)"
@@ -69,7 +76,7 @@ _LABEL = r"(?:notes?|output|result|verdict|metadata|report|override|decision|ass
 RULES: tuple[Rule, ...] = (
     Rule(
         "override",
-        _rx(rf"\b{_VERB}\b[^.\n]{{0,40}}\b{_PRIOR}\b[^.\n]{{0,40}}\b{_ORDERS}\b"),
+        _rx(rf"\b{_VERB}\b{_GAP}\b{_PRIOR}\b{_GAP}\b{_ORDERS}\b"),
         "text tries to override the judge's instructions",
         (
             "ignore",

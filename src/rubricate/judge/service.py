@@ -23,6 +23,7 @@ from rubricate.judge.budget import Budget
 from rubricate.judge.cache_key import cache_key
 from rubricate.judge.client import Deadline, JudgeCallError, OpenAIJudgeClient
 from rubricate.judge.client_cache import JudgeCache, resolve_cache_dir
+from rubricate.judge.client_faults import redact, secrets_of
 from rubricate.judge.merge import merge_run
 from rubricate.judge.outcome import JudgeRun
 from rubricate.judge.reply import ReplyError, parse_reply
@@ -40,7 +41,12 @@ MISSING_KEY = (
     " without a judge"
 )
 MAX_RETRIES = 2
-"""The SDK retries 429, 5xx and timeouts at most this many times per call."""
+"""The client retries 429, 5xx, timeouts and connection faults at most this many times a call,
+and only while the wait and the next attempt fit in the judge step's deadline."""
+_CORRUPT = (
+    KeyError, TypeError, ValueError, AttributeError, ArithmeticError, RecursionError, ReplyError,
+)  # fmt: skip
+"""What a corrupt cache entry can raise while it is read: each one makes it a miss."""
 STEP_DEADLINE_FACTOR = 4
 """The whole judge step may take this many times `judge.timeout_s`."""
 
@@ -72,7 +78,11 @@ def judge_report(
     run = _cached_run(cache.get(key), report.rubric, model_name)
     notes: list[str] = []
     if run is None:
-        run = _fresh_run(report.rubric, snapshot, settings, model_name, api_key, env, http_client)
+        base_url = (env.get(BASE_URL_VAR) or "").strip() or None
+        fresh = _fresh_run(
+            report.rubric, snapshot, settings, model_name, api_key, base_url, http_client
+        )
+        run = _redacted(fresh, secrets_of(api_key, base_url))
         failure = cache.put(key, run.as_cache()) if run.ok else None
         notes += [failure] if failure else []
     return _with_notes(merge_run(report, run, scan_snapshot(snapshot)), notes)
@@ -84,11 +94,10 @@ def _fresh_run(
     settings: JudgeConfig,
     model: str,
     api_key: str,
-    env: Mapping[str, str],
+    base_url: str | None,
     http_client: Any,
 ) -> JudgeRun:
     """Call the judge; a client that cannot even be built is a run error, not a crash."""
-    base_url = (env.get(BASE_URL_VAR) or "").strip() or None
     try:
         client = OpenAIJudgeClient(
             api_key,
@@ -107,21 +116,50 @@ def _fresh_run(
 
 
 def _cached_run(data: dict[str, Any] | None, rubric: Rubric, model: str) -> JudgeRun | None:
-    """A cached run, re-validated against the rubric; None when absent or unusable."""
+    """A cached run, re-validated against the rubric; None when absent, corrupt or unusable."""
     if data is None:
         return None
     try:
         run = JudgeRun.from_cache(data)
-        reply = {j.id: j.as_dict() for j in run.judgments}
-        for entry in reply.values():
-            del entry["id"], entry["verified"]
-        valid = parse_reply(json.dumps(reply), rubric, rubric.ids).by_id()
-    except (KeyError, TypeError, ValueError, AttributeError, ReplyError):
+        valid = parse_reply(_as_reply(run), rubric, rubric.ids).by_id()
+    except _CORRUPT:
         return None
     if run.model != model or any(not set(j.verified) <= set(j.evidence) for j in run.judgments):
         return None
-    judgments = tuple(replace(valid[j.id], verified=j.verified) for j in run.judgments)
+    judgments = tuple(
+        replace(valid[j.id], verified=j.verified, input_flagged=j.input_flagged)
+        for j in run.judgments
+    )
     return replace(run, judgments=judgments)
+
+
+def _as_reply(run: JudgeRun) -> str:
+    """The cached judgments as the judge's reply, repeated ids kept so that they are caught."""
+    fields = ("score", "rationale", "evidence")
+    entries = [
+        f"{json.dumps(j.id)}: {json.dumps({k: j.as_dict()[k] for k in fields})}"
+        for j in run.judgments
+    ]
+    return "{" + ", ".join(entries) + "}"
+
+
+def _redacted(run: JudgeRun, hidden: tuple[str, ...]) -> JudgeRun:
+    """The run with every secret removed from what it reports and caches (errors, rationales,
+    quotes): a server may echo the key in any text it returns."""
+
+    def clean(texts: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(redact(t, hidden) for t in texts)
+
+    judgments = tuple(
+        replace(
+            j,
+            rationale=redact(j.rationale, hidden),
+            evidence=clean(j.evidence),
+            verified=clean(j.verified),
+        )
+        for j in run.judgments
+    )
+    return replace(run, errors=clean(run.errors), judgments=judgments)
 
 
 def _new_marker() -> str:
