@@ -32,7 +32,7 @@ from rubricate.bot.payload import (
     parse_event,
 )
 from rubricate.bot.payload_graders import GradersRun, JobEvent
-from rubricate.errors import ConfigError, RubricateError, SourceError
+from rubricate.errors import ConfigError, RubricateError, SourceError, read_problem
 from rubricate.github.view_state import ViewState, decode_views, encode_views, view_path
 
 Connect = Callable[[str | None, str], Any]
@@ -103,6 +103,8 @@ class _Run:
                 return self._handle(event, payload, Path(tmp), stack)
         except RubricateError as exc:
             return self._failed(exc)
+        except BrokenPipeError:
+            raise  # stdout was closed early (`| head`): the CLI exits 1 without a traceback
         except Exception as exc:  # a bug, not a user mistake: keep the traceback in the log
             self.runtime.log(traceback.format_exc())
             return self._failed(exc)
@@ -111,10 +113,13 @@ class _Run:
         path = Path(self.settings.event_path)
         try:
             payload = json.loads(path.read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise ConfigError(f"cannot read the event payload {path}: {exc.strerror}") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            problem = read_problem(exc)
+            raise ConfigError(f"cannot read the event payload {path}: {problem}") from None
         except ValueError as exc:
             raise ConfigError(f"the event payload {path} is not JSON: {exc}") from None
+        except RecursionError:
+            raise ConfigError(f"the event payload {path} is nested too deeply") from None
         if not isinstance(payload, dict):
             raise ConfigError(f"the event payload {path} is not a JSON object")
         return parse_event(self.settings.event_name, payload), payload

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rubricate.action_runtime import ActionsRuntime
-from rubricate.action_settings import ActionSettings
+from rubricate.action_settings import DEFAULT_CONFIG_PATH, ActionSettings
 from rubricate.bot.commands import ParsedCommand, parse_commands
 from rubricate.bot.payload import CommentEvent, PullRequestEvent, ReviewEvent
 from rubricate.bot.payload_graders import GradersEvent, JobEvent
@@ -98,7 +98,11 @@ def read_config(reader: Reader, base_sha: str | None) -> Config:
     text = _read_text(reader, base_sha, path)
     if text is None:
         where = f"at base {base_sha[:12]}" if base_sha else "(no git reads)"
-        reader.runtime.log(f"no {path} {where}: using the default config")
+        message = f"no {path} {where}: using the default config"
+        if base_sha and path != DEFAULT_CONFIG_PATH:  # a `config` input that names nothing
+            reader.runtime.annotate("warning", f"rubricate: {message} (the `config` input)")
+        else:
+            reader.runtime.log(message)
         return Config()
     return load_config(text, path)
 
@@ -118,7 +122,11 @@ def read_rubric(reader: Reader, base_sha: str | None, config: Config) -> Rubric:
     if base_sha is None:
         reader.runtime.log(f"rubric {ref}: read without git (built-in or local file)")
         return resolve_rubric(ref)
-    return resolve_rubric(ref, at_base)
+    try:
+        return resolve_rubric(ref, at_base)
+    except ConfigError as exc:
+        named_by = "the `rubric` input" if reader.settings.rubric else reader.settings.config_path
+        raise ConfigError(f"{exc} (named by {named_by})") from None
 
 
 def _read_text(reader: Reader, base_sha: str | None, path: str) -> str | None:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TextIO
 
 from rubricate import action_commands as wc
+from rubricate.errors import ConfigError
 
 SUMMARY_LIMIT = 1024 * 1024
 _SUMMARY_NOTE = "\n\n_(summary cut: GitHub keeps at most 1 MiB per step)_\n"
@@ -84,7 +85,7 @@ class ActionsRuntime:
         text = "".join(
             wc.output_block(n, self.redact(v), _delimiter(v)) for n, v in outputs.items()
         )
-        _append(self._output_path, text)
+        _append(self._output_path, text, "GITHUB_OUTPUT")
 
     def add_summary(self, markdown: str) -> None:
         """Append markdown to `$GITHUB_STEP_SUMMARY`, cut to GitHub's 1 MiB limit."""
@@ -94,7 +95,9 @@ class ActionsRuntime:
         text = wc.truncate_utf8(
             self.redact(markdown), max(0, SUMMARY_LIMIT - current), _SUMMARY_NOTE
         )
-        _append(self._summary_path, text if text.endswith("\n") else text + "\n")
+        _append(
+            self._summary_path, text if text.endswith("\n") else text + "\n", "GITHUB_STEP_SUMMARY"
+        )
 
     def _write(self, line: str, *, redacted: bool = True) -> None:
         self._stream.write((self.redact(line) if redacted else line) + "\n")
@@ -113,9 +116,12 @@ def _delimiter(value: str) -> str:
             return candidate
 
 
-def _append(path: str, text: str) -> None:
-    with Path(path).open("a", encoding="utf-8") as handle:
-        handle.write(text)
+def _append(path: str, text: str, variable: str) -> None:
+    try:
+        with Path(path).open("a", encoding="utf-8") as handle:
+            handle.write(text)
+    except OSError as exc:
+        raise ConfigError(f"cannot write ${variable} ({path}): {exc.strerror or exc}") from None
 
 
 def _size(path: str) -> int:

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from rubricate.config import branch_name_problem
 from rubricate.errors import ConfigError
 
 DEFAULT_API_URL = "https://api.github.com"
@@ -106,7 +107,7 @@ def settings_from_env(
         summary_path=_get(env, "GITHUB_STEP_SUMMARY"),
         config_path=_input(env, "CONFIG") or DEFAULT_CONFIG_PATH,
         rubric=_input(env, "RUBRIC"),
-        data_branch=_input(env, "DATA-BRANCH"),
+        data_branch=_branch(_input(env, "DATA-BRANCH")),
         openai_api_key=_input(env, "OPENAI-API-KEY") or _get(env, "OPENAI_API_KEY"),
         openai_base_url=_input(env, "OPENAI-BASE-URL") or _get(env, "OPENAI_BASE_URL"),
         model=_input(env, "MODEL"),
@@ -145,6 +146,14 @@ def _url(env: Mapping[str, str], key: str, default: str) -> str:
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise ConfigError(f"{key} must be an http(s) URL, not {value!r}")
     return value.rstrip("/")
+
+
+def _branch(name: str | None) -> str | None:
+    """The `data-branch` input, checked like git checks a branch name."""
+    problem = None if name is None else branch_name_problem(name)
+    if problem is not None:
+        raise ConfigError(f"input data-branch {name!r} is not a valid branch name: {problem}")
+    return name
 
 
 def _is_full_name(text: str) -> bool:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import math
+from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from rubricate.errors import SourceError
 from rubricate.rubric.located import describe_value, validate_located
@@ -16,8 +17,34 @@ Role = Literal["admin", "maintain", "write", "triage", "read", "none"]
 ROLE_ORDER: tuple[Role, ...] = ("none", "read", "triage", "write", "maintain", "admin")
 
 
+MAX_GRADER_TIMEOUT = 24 * 3600.0
+"""A grader may run for at most a day; larger timeouts are mistakes (and overflow timers)."""
+_WeightsT = TypeVar("_WeightsT", bound=BaseModel)
+_BAD_REF_CHARS = frozenset(" ~^:?*[\\\x7f")
+
+
+def branch_name_problem(name: str) -> str | None:
+    """Why `name` cannot be a git branch name (git check-ref-format's rules), or None."""
+    if not name:
+        return "it is empty"
+    if name.startswith("-"):
+        return "it starts with '-'"
+    if any(ord(c) < 32 or c in _BAD_REF_CHARS for c in name):
+        return "it contains a space, a control character or one of ~^:?*[\\"
+    if ".." in name or "@{" in name or name == "@":
+        return "it contains '..' or '@{', or is '@'"
+    parts = name.split("/")
+    if any(not part or part.startswith(".") or part.endswith(".lock") for part in parts):
+        return "a part is empty, starts with '.' or ends with '.lock'"
+    if name.endswith("."):
+        return "it ends with '.'"
+    return None
+
+
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, populate_by_name=True, allow_inf_nan=False
+    )
 
 
 class Deliverable(_Strict):
@@ -39,6 +66,22 @@ class Grader(_Strict):
     run: str = Field(description="The shell command; reads a JSON payload on stdin.")
     criterion: str = Field(description="The criterion id (or unique prefix) it scores.")
     timeout: float = Field(default=300, gt=0, description="Seconds before the grader is stopped.")
+
+    @field_validator("run")
+    @classmethod
+    def _a_command(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("the command is empty (an empty command would always pass)")
+        return value
+
+    @field_validator("timeout")
+    @classmethod
+    def _at_most_a_day(cls, value: float) -> float:
+        if value > MAX_GRADER_TIMEOUT:
+            raise ValueError(
+                f"at most {MAX_GRADER_TIMEOUT:g} seconds (a day) allowed, got {value:g}"
+            )
+        return value
 
 
 class JudgeConfig(_Strict):
@@ -92,6 +135,17 @@ class ReputationWeights(_Strict):
     rating_score: float = Field(default=0.13, ge=0)
     rubric_quality: float = Field(default=0.20, ge=0)
 
+    @model_validator(mode="after")
+    def _finite_sum(self) -> ReputationWeights:
+        return _check_sum(self)
+
+
+def _check_sum(weights: _WeightsT) -> _WeightsT:
+    """Weights are divided by their sum: it must be a finite number."""
+    if not math.isfinite(sum(float(v) for v in weights.model_dump().values())):
+        raise ValueError("too large: their sum is not a finite number")
+    return weights
+
 
 class TrustWeights(_Strict):
     """Weight of a rater's `/rate` by their repository role."""
@@ -101,6 +155,10 @@ class TrustWeights(_Strict):
     write: float = Field(default=0.75, ge=0)
     triage: float = Field(default=0.5, ge=0)
     default: float = Field(default=0.25, ge=0)
+
+    @model_validator(mode="after")
+    def _finite_sum(self) -> TrustWeights:
+        return _check_sum(self)
 
     def for_role(self, role: str) -> float:
         """The weight for a role; roles without their own weight get `default`."""
@@ -133,6 +191,14 @@ class Config(_Strict):
     data_branch: str = Field(
         default="rubricate-data", description="The orphan branch holding the ledger."
     )
+
+    @field_validator("data_branch")
+    @classmethod
+    def _branch_name(cls, value: str) -> str:
+        problem = branch_name_problem(value)
+        if problem is not None:
+            raise ValueError(f"{value!r} is not a valid git branch name: {problem}")
+        return value
 
 
 def load_config(text: str, path: str = CONFIG_PATH) -> Config:

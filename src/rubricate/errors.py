@@ -40,3 +40,18 @@ class ScoreError(RubricateError):
 
 class ConfigError(RubricateError):
     """A configuration that cannot be used (missing file, bad value, bad schema)."""
+
+
+def read_problem(exc: OSError | UnicodeDecodeError) -> str:
+    """A short reason for a failed read: `no such file`, `is a directory`, `not UTF-8 text`."""
+    if isinstance(exc, UnicodeDecodeError):
+        return f"not UTF-8 text (byte {exc.start} cannot be decoded)"
+    if isinstance(exc, FileNotFoundError):
+        return "no such file"
+    if isinstance(exc, IsADirectoryError):
+        return "is a directory, not a file"
+    if isinstance(exc, NotADirectoryError):
+        return "a part of the path is not a directory"
+    if isinstance(exc, PermissionError):
+        return "permission denied"
+    return str(exc.strerror or exc)

@@ -22,6 +22,11 @@ _LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 """libyaml's parser when PyYAML has it (ten times faster), else the pure-Python one."""
 MAX_NODES = 200_000
 """More nodes than this (aliases expand) is refused, so a small file cannot explode."""
+MAX_DEPTH = 1000
+"""Deeper nesting is refused before libyaml composes it (its composer recurses in C and crashes
+the process on a few ten thousand levels; the Python builder stops near a thousand anyway)."""
+_OPENING = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
+_CLOSING = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
 
 
 @dataclass
@@ -172,12 +177,35 @@ def load_located(text: str, path: str) -> tuple[Any, Locator]:
 
 
 def _compose(text: str, locator: Locator) -> tuple[Any, list[Diagnostic]]:
+    _check_depth(text)
     loader = _LOADER(text)
     try:
         builder = _Builder(loader, locator)
         node = loader.get_single_node()
         data = None if node is None else builder.convert(node, ())
         return data, builder.problems
+    finally:
+        loader.dispose()
+
+
+def _check_depth(text: str) -> None:
+    """Raise RecursionError when collections nest deeper than MAX_DEPTH.
+
+    A block level needs a column of its line, a flow level a bracket: text whose brackets and
+    longest line cannot reach MAX_DEPTH is not scanned. Otherwise parser events are counted
+    (libyaml's parser keeps its own stack) until the depth is known to be too large.
+    """
+    longest = max(map(len, text.splitlines()), default=0)
+    if text.count("[") + text.count("{") + longest < MAX_DEPTH:
+        return
+    loader = _LOADER(text)
+    depth = 0
+    try:
+        while loader.check_event():
+            event = loader.get_event()  # type: ignore[no-untyped-call]
+            depth += isinstance(event, _OPENING) - isinstance(event, _CLOSING)
+            if depth > MAX_DEPTH:
+                raise RecursionError(f"nested deeper than {MAX_DEPTH} levels")
     finally:
         loader.dispose()
 

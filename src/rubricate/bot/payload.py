@@ -113,13 +113,15 @@ def parse_event(event_name: str, payload: Mapping[str, Any]) -> BotEvent | Grade
         from rubricate.bot.payload_graders import parse_graders_run  # it imports this module
 
         return parse_graders_run(payload)
-    if event_name in PR_EVENTS:
-        return _pull_request(payload, str(action))
-    if event_name == "issue_comment":
-        return _comment(payload, str(action))
-    if event_name == "pull_request_review":
-        return _review(payload, str(action))
-    return Ignored(f"event {event_name!r} is not handled")
+    handlers = {"issue_comment": _comment, "pull_request_review": _review}
+    handler = _pull_request if event_name in PR_EVENTS else handlers.get(event_name)
+    if handler is None:
+        return Ignored(f"event {event_name!r} is not handled")
+    if not isinstance(action, str):
+        raise PayloadError(
+            f"webhook payload: `action` is missing or not a string; is this a {event_name} event?"
+        )
+    return handler(payload, action)
 
 
 def _pull_request(payload: Mapping[str, Any], action: str) -> PullRequestEvent | Ignored:

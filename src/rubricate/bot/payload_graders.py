@@ -75,6 +75,10 @@ JobEvent = BotEvent | GradersEvent
 def parse_graders_run(payload: Mapping[str, Any]) -> GradersRun | Ignored:
     """The completed graders run of a `workflow_run` payload, or why it is ignored."""
     action = payload.get("action")
+    if not isinstance(action, str):
+        raise PayloadError(
+            "webhook payload: `action` is missing or not a string; is this a workflow_run event?"
+        )
     if action != "completed":
         return Ignored(f"workflow_run action {action!r} is not handled (only completed runs)")
     run = payload.get("workflow_run")

@@ -121,6 +121,7 @@ def plan_from_api(
 def catch_up_settings(env: Mapping[str, str], *, repo: str | None, dry_run: bool) -> ActionSettings:
     """The Actions settings for catch-up; it needs no event, only the repository and a token."""
     from rubricate.action_settings import settings_from_env
+    from rubricate.ledger.event import is_full_name
 
     settings = settings_from_env(
         env,
@@ -128,10 +129,11 @@ def catch_up_settings(env: Mapping[str, str], *, repo: str | None, dry_run: bool
         event_path=env.get("GITHUB_EVENT_PATH") or os.devnull,
         dry_run=dry_run,
     )
-    if repo:
+    if repo is not None:
+        if not is_full_name(repo):
+            raise ConfigError(f"--repo must look like OWNER/NAME, not {repo!r}")
         settings = settings.with_repository(repo)
-    owner, _, name = settings.repository.partition("/")
-    if not owner or not name or "/" in name:
+    if not is_full_name(settings.repository):
         raise ConfigError("catch-up needs the repository: set GITHUB_REPOSITORY or pass --repo")
     return settings
 

@@ -7,6 +7,7 @@ import dataclasses
 import json
 import os
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -66,15 +67,57 @@ def add_source_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def open_store(args: argparse.Namespace) -> DataBranchStore | DirectoryStore:
-    """The store named by `--remote` or `--data`."""
+    """The store named by `--remote` or `--data`; a bad `--remote` or `--branch` is an error."""
     config = load_reputation_config(args.config)
-    if args.data:
+    if args.data is not None:
         from rubricate.ledger.store_dir import DirectoryStore
 
         return DirectoryStore(args.data, config=config)
     from rubricate.ledger.store import DataBranchStore
 
+    check_remote(args.remote)
+    check_branch(args.branch)
     return DataBranchStore(args.remote, args.branch, token=token_for(args.remote), config=config)
+
+
+def check_remote(remote: str) -> None:
+    """A `--remote` that is a local path must be a git repository (URLs are tried as they are)."""
+    from rubricate.errors import ConfigError
+    from rubricate.gitio.run import run_git
+    from rubricate.ledger.store_git import is_url
+
+    if not remote.strip():
+        raise ConfigError("--remote is empty: give a git URL or the path of a git repository")
+    if is_url(remote):
+        return
+    path = Path(remote).expanduser()
+    if not path.exists():
+        raise ConfigError(f"--remote {remote}: no such directory")
+    if not path.is_dir():
+        raise ConfigError(f"--remote {remote}: not a directory, so not a git repository")
+    if run_git(["ls-remote", "--heads", str(path.resolve())], check=False).returncode != 0:
+        raise ConfigError(f"--remote {remote}: not a git repository")
+
+
+def check_branch(branch: str) -> None:
+    """`--branch` must be a name git accepts for a branch."""
+    from rubricate.config import branch_name_problem
+    from rubricate.errors import ConfigError
+
+    problem = branch_name_problem(branch)
+    if problem is not None:
+        raise ConfigError(f"--branch {branch!r} is not a valid branch name: {problem}")
+
+
+def require_branch(store: DataBranchStore | DirectoryStore, args: argparse.Namespace) -> None:
+    """Reading commands refuse a data branch that does not exist (a typo would show nothing)."""
+    from rubricate.errors import ConfigError
+
+    if getattr(store, "branch_found", None) is False:
+        raise ConfigError(
+            f"no branch {args.branch!r} in {args.remote}: nothing was appended yet, "
+            "or --branch names another branch"
+        )
 
 
 def token_for(remote: str) -> str | None:
@@ -91,9 +134,10 @@ def load_reputation_config(path: str | None) -> ReputationConfig | None:
     """The `reputation:` section of a config file, or None without `--config`."""
     if path is None:
         return None
+    from rubricate.cli.textfile import read_text
     from rubricate.config import load_config
 
-    return load_config(_read_text(path), path).reputation
+    return load_config(read_text(path, "--config"), path).reputation
 
 
 def read_events(name: str) -> list[Event]:
@@ -101,9 +145,10 @@ def read_events(name: str) -> list[Event]:
 
     Lines end at "\n" only: U+2028 and other Unicode line breaks may appear inside JSON strings.
     """
+    from rubricate.cli.textfile import read_stdin, read_text
     from rubricate.ledger.codec import LedgerError, event_from_dict
 
-    text = sys.stdin.read() if name == "-" else _read_text(name)
+    text = read_stdin("events") if name == "-" else read_text(name, "the events file")
     events, errors = [], []
     for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
@@ -112,6 +157,8 @@ def read_events(name: str) -> list[Event]:
             events.append(event_from_dict(json.loads(line, parse_constant=_not_json)))
         except ValueError as exc:
             errors.append(f"line {number}: not JSON ({exc})")
+        except RecursionError:
+            errors.append(f"line {number}: not an event (JSON nested too deeply)")
         except LedgerError as exc:
             errors.append(f"line {number}: {exc}")
     if errors:
@@ -150,6 +197,7 @@ def run_verify(args: argparse.Namespace) -> int:
 
     with open_store(args) as store:
         report = verify_files(store.read_files(_checked), store.config)
+        require_branch(store, args)
         if args.fix and report.fixable:
             for line in report.stale:
                 print(f"{line} (rebuilt)")
@@ -171,6 +219,7 @@ def run_show(args: argparse.Namespace) -> int:
 
     with open_store(args) as store:
         parsed = store.read()
+        require_branch(store, args)
     if args.pr is not None:
         job = select_job(parsed.events, args.pr, args.repo)
         print(json.dumps(job, indent=2, sort_keys=True) if args.json else job_text(job))
@@ -183,13 +232,3 @@ def run_show(args: argparse.Namespace) -> int:
     for problem in parsed.corrupt:
         print(f"warning: {problem}: corrupt line skipped", file=sys.stderr)
     return 0
-
-
-def _read_text(name: str) -> str:
-    from rubricate.errors import ConfigError
-
-    try:
-        with open(name, encoding="utf-8") as handle:
-            return handle.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{name}: {getattr(exc, 'strerror', None) or exc}") from None

@@ -35,12 +35,18 @@ def run_reputation(args: argparse.Namespace) -> int:
 
     with open_store(args) as store:
         files = store.read_files(lambda p: is_derived(p) or (args.recompute and is_shard(p)))
+    if getattr(store, "branch_found", None) is False:
+        raise RubricateError(
+            f"no readable reputation.json on the data branch: there is no branch {args.branch!r} "
+            f"in {args.remote} (nothing was appended yet, or --branch names another branch)"
+        )
     stored = _document(files.get(REPUTATION_PATH))
     if args.recompute:
         return _recompute(files, stored, store.config, args)
     if stored is None:
         raise RubricateError(
-            "no readable reputation.json on the data branch (append an event, or use --recompute)"
+            "no readable reputation.json on the data branch (append an event, rebuild it with "
+            "`rubricate ledger verify --fix`, or use --recompute)"
         )
     _print(stored, args)
     return 0
@@ -68,16 +74,24 @@ def _recompute(
 
 
 def _document(data: bytes | None) -> dict[str, Any] | None:
+    """The stored reputation.json, or None when it is absent or not shaped like one."""
+    from rubricate.ledger.show import reputation_text
+
     try:
         loaded = json.loads(data) if data is not None else None
-    except ValueError:
+        if not isinstance(loaded, dict) or not isinstance(loaded.get("repos"), dict):
+            return None
+        reputation_text(loaded)  # every entry the views read is there
+    except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
         return None
-    return loaded if isinstance(loaded, dict) else None
+    return loaded
 
 
 def _print(document: dict[str, Any], args: argparse.Namespace) -> None:
-    from rubricate.ledger.show import only_author, reputation_text
+    from rubricate.ledger.show import check_author, only_author, reputation_text
 
+    if args.author is not None:
+        check_author(document, args.author)
     if args.json:
         print(json.dumps(only_author(document, args.author), indent=2, sort_keys=True))
     else:

@@ -34,7 +34,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     score.add_argument("items", nargs="*", metavar="[NAME|PATH] ID=VALUE", help="scores")
     score.add_argument("--json", action="store_true", help="print JSON")
-    score.add_argument("--config", default=DEFAULT_CONFIG, help="config naming the active rubric")
+    score.add_argument(
+        "--config", help=f"config naming the active rubric (default {DEFAULT_CONFIG})"
+    )
     score.set_defaults(handler=run_score)
     listing = commands.add_parser("list", help="list the built-in rubrics")
     listing.set_defaults(handler=run_list)
@@ -45,7 +47,9 @@ def _add_ref(parser: argparse.ArgumentParser) -> None:
         "ref", nargs="?", metavar="NAME|PATH", help="built-in name, path, PATH#CASE"
     )
     parser.add_argument("--json", action="store_true", help="print JSON")
-    parser.add_argument("--config", default=DEFAULT_CONFIG, help="config naming the active rubric")
+    parser.add_argument(
+        "--config", help=f"config naming the active rubric (default {DEFAULT_CONFIG})"
+    )
 
 
 def run_show(args: argparse.Namespace) -> int:
@@ -87,19 +91,28 @@ def run_list(args: argparse.Namespace) -> int:
     return 0
 
 
-def active_rubric(ref: str | None, config_path: str) -> Rubric:
-    """The named rubric, else the config's, else the default; config paths are repo-relative."""
+def active_rubric(ref: str | None, config_path: str | None) -> Rubric:
+    """The named rubric, else the config's, else the default; config paths are repo-relative.
+
+    Without `--config`, `.github/rubricate.yml` is used when it exists; a `--config` that was
+    given must exist.
+    """
+    from rubricate.cli.textfile import read_text
     from rubricate.config import load_config
+    from rubricate.errors import ConfigError
     from rubricate.rubric.resolve import DEFAULT_RUBRIC, resolve_rubric
 
     if ref is not None:
         return resolve_rubric(ref)
-    config_file = Path(config_path)
-    if not config_file.is_file():
+    config_file = Path(config_path or DEFAULT_CONFIG)
+    if config_path is None and not config_file.exists():
         return resolve_rubric(DEFAULT_RUBRIC)
-    config = load_config(config_file.read_text(encoding="utf-8"), config_path)
+    config = load_config(read_text(str(config_file), "the config"), str(config_file))
     root = config_file.resolve().parent.parent if config_file.parent.name == ".github" else Path()
-    return resolve_rubric(config.rubric, lambda p: (root / p).read_text(encoding="utf-8"))
+    try:
+        return resolve_rubric(config.rubric, lambda p: (root / p).read_text(encoding="utf-8"))
+    except ConfigError as exc:
+        raise ConfigError(f"{exc} (named by {config_file})") from None
 
 
 def score_table(rubric: Rubric, result: ScoreResult) -> str:

@@ -70,6 +70,7 @@ def run(args: argparse.Namespace) -> int:
     """Score the change and print the report; the exit code follows `--fail-on`."""
     import dataclasses
 
+    from rubricate.config import CONFIG_PATH
     from rubricate.evidence.autoscore import auto_score
     from rubricate.evidence.deliverable_schemas import schema_paths
     from rubricate.gitio import snapshot_reader as git
@@ -83,7 +84,8 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     config = _load_config(repo, base, args.config)
-    rubric = _load_rubric(repo, base, args.rubric, config)
+    named_by = args.config or f"{CONFIG_PATH} at the base ref"
+    rubric = _load_rubric(repo, base, args.rubric, config, named_by)
     title, body = git.read_commit_log(repo, base, head)
     snapshot = git.read_snapshot(
         repo,
@@ -103,19 +105,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _load_config(repo: Path, base: str, local_path: str | None) -> Config:
-    from pathlib import Path
-
+    from rubricate.cli.textfile import read_text
     from rubricate.config import CONFIG_PATH, Config, load_config
     from rubricate.errors import ConfigError
     from rubricate.gitio.snapshot_reader import read_file_at
 
     if local_path is not None:
-        try:
-            return load_config(Path(local_path).read_text(encoding="utf-8"), local_path)
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ConfigError(
-                f"cannot read --config {local_path}: {getattr(exc, 'strerror', None) or exc}"
-            ) from None
+        return load_config(read_text(local_path, "--config"), local_path)
     try:
         raw = read_file_at(repo, base, CONFIG_PATH)
     except FileNotFoundError:
@@ -126,9 +122,10 @@ def _load_config(repo: Path, base: str, local_path: str | None) -> Config:
         raise ConfigError(f"{CONFIG_PATH} at the base ref is not UTF-8 text") from None
 
 
-def _load_rubric(repo: Path, base: str, given: str | None, config: Config) -> Rubric:
+def _load_rubric(repo: Path, base: str, given: str | None, config: Config, named_by: str) -> Rubric:
     from pathlib import Path
 
+    from rubricate.errors import ConfigError
     from rubricate.gitio.snapshot_reader import read_file_at
     from rubricate.rubric.resolve import resolve_rubric
 
@@ -140,22 +137,18 @@ def _load_rubric(repo: Path, base: str, given: str | None, config: Config) -> Ru
                 raise
             return Path(path).read_text(encoding="utf-8")
 
-    return resolve_rubric(given or config.rubric, at_base)
+    if given is not None:
+        return resolve_rubric(given, at_base)
+    try:
+        return resolve_rubric(config.rubric, at_base)
+    except ConfigError as exc:
+        raise ConfigError(f"{exc} (named by {named_by})") from None
 
 
 def _read_spec(path: str | None) -> str:
-    from pathlib import Path
+    from rubricate.cli.textfile import read_text
 
-    from rubricate.errors import RubricateError
-
-    if path is None:
-        return ""
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RubricateError(
-            f"cannot read --spec {path}: {getattr(exc, 'strerror', None) or exc}"
-        ) from None
+    return "" if path is None else read_text(path, "--spec")
 
 
 def _grade(

@@ -66,15 +66,27 @@ def compile_deliverable_schemas(
     compiled: dict[int, CompiledSchema] = {}
     for index, deliverable in enumerate(config.deliverables):
         schema = deliverable.schema_
-        if schema is None:
-            continue
-        if isinstance(schema, str):
-            if schema not in by_file:
-                by_file[schema] = compile_schema(_read_schema(schema, base_files), schema)
+        if isinstance(schema, str) and schema in by_file:
             compiled[index] = by_file[schema]
-        else:
-            compiled[index] = compile_schema(schema, _inline_name(index))
+            continue
+        found = compile_deliverable_schema(index, deliverable, base_files)
+        if found is not None:
+            compiled[index] = found
+            if isinstance(schema, str):
+                by_file[schema] = found
     return compiled
+
+
+def compile_deliverable_schema(
+    index: int, deliverable: Deliverable, base_files: Mapping[str, bytes]
+) -> CompiledSchema | None:
+    """The compiled schema of one deliverable rule (None without one); `ConfigError` if bad."""
+    schema = deliverable.schema_
+    if schema is None:
+        return None
+    if isinstance(schema, str):
+        return compile_schema(_read_schema(schema, base_files), schema)
+    return compile_schema(schema, _inline_name(index))
 
 
 def _inline_name(index: int) -> str:

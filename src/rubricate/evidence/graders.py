@@ -12,6 +12,7 @@ valid is an `error` result with value 0.0 and a finding: never a pass.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -154,17 +155,27 @@ def _answer_value(answer: dict[str, Any]) -> float:
     score = answer["score"]
     if isinstance(score, bool):
         return 1.0 if score else 0.0
-    if not isinstance(score, (int, float)) or score != score:
-        raise ValueError(f"score must be a number or a boolean, not {score!r}")
-    low, high = answer.get("min", 0), answer.get("max", 1)
-    if (
-        not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in (low, high))
-        or high <= low
-    ):
+    value = _finite(score)
+    if value is None:
+        raise ValueError(f"score must be a number or a boolean, not {score!r}"[:200])
+    raw_low, raw_high = answer.get("min", 0), answer.get("max", 1)
+    low, high = _finite(raw_low), _finite(raw_high)
+    if low is None or high is None or high <= low:
         raise ValueError("min and max must be numbers with min < max")
-    if not low <= score <= high:
-        raise ValueError(f"score {score} is outside {low}..{high}")
-    return (float(score) - float(low)) / (float(high) - float(low))
+    if not low <= value <= high:
+        raise ValueError(f"score {score} is outside {raw_low}..{raw_high}")
+    return (value - low) / (high - low)
+
+
+def _finite(value: Any) -> float | None:
+    """A JSON number as a finite float; None for anything else (booleans, NaN, overflow)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None
 
 
 def _answer_findings(cid: str, raw: Any) -> list[Finding]:

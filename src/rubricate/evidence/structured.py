@@ -112,6 +112,8 @@ def _compose_all(text: str) -> None:
         ) from None
     except yaml.YAMLError as exc:
         raise ParseProblem(f"YAML error: {exc}") from None
+    except RecursionError:
+        raise ParseProblem("YAML document is nested too deeply") from None
 
 
 def _load_toml(text: str) -> Any:
@@ -123,6 +125,8 @@ def _load_toml(text: str) -> Any:
         raise ParseProblem(
             f"invalid TOML: {message}", int(found.group(1)) if found else None
         ) from None
+    except RecursionError:
+        raise ParseProblem("invalid TOML: nested too deeply") from None
 
 
 def _plain_dates(value: Any) -> Any:

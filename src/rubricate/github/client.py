@@ -67,7 +67,19 @@ def api_call(what: str, call: Callable[[], _T]) -> _T:
     except GithubException as exc:
         raise GitHubError(f"GitHub API: {what} failed ({exc.status}): {_message(exc)}") from None
     except requests.RequestException as exc:
-        raise GitHubError(f"GitHub API: {what} failed: {type(exc).__name__}") from None
+        reason = _transport_reason(exc)
+        raise GitHubError(f"GitHub API: {what} failed: {reason} ({type(exc).__name__})") from None
+
+
+def _transport_reason(exc: requests.RequestException) -> str:
+    """What went wrong below HTTP, in words."""
+    if isinstance(exc, requests.Timeout):
+        return "the server did not answer in time"
+    if isinstance(exc, requests.ConnectionError):
+        return "could not connect to the server"
+    if isinstance(exc, requests.exceptions.RetryError):
+        return "gave up after repeated server errors"
+    return "the request failed"
 
 
 def api_call_or_none(what: str, call: Callable[[], _T]) -> _T | None:

@@ -52,8 +52,10 @@ class _Entry:
 def check_repository(repo_dir: str | Path) -> Path:
     """The repository directory; a clear error when it is missing or not a git work tree."""
     path = Path(repo_dir)
-    if not path.is_dir():
+    if not path.exists():
         raise RubricateError(f"no such directory: {repo_dir}")
+    if not path.is_dir():
+        raise RubricateError(f"not a directory: {repo_dir}")
     if run_git(["rev-parse", "--git-dir"], path, check=False).returncode != 0:
         raise RubricateError(f"not a git repository: {repo_dir}")
     return path
@@ -67,8 +69,21 @@ def resolve_commit(repo_dir: str | Path, ref: str) -> str:
         check=False,
     )
     if proc.returncode != 0:
-        raise RubricateError(f"unknown ref {ref!r} in {repo_dir}: it names no commit")
+        raise RubricateError(
+            f"unknown ref {ref!r} in {repo_dir}: it names no commit{_hint(repo_dir)}"
+        )
     return proc.stdout.decode().strip()
+
+
+def _hint(repo_dir: str | Path) -> str:
+    """Why a ref may be missing: a repository without commits, or a shallow clone."""
+    commits = run_git(["rev-list", "-n", "1", "--all"], repo_dir, check=False)
+    if commits.returncode == 0 and not commits.stdout.strip():
+        return " (the repository has no commits yet)"
+    shallow = run_git(["rev-parse", "--is-shallow-repository"], repo_dir, check=False)
+    if shallow.stdout.strip() == b"true":
+        return " (this is a shallow clone: fetch more history with `git fetch --unshallow`)"
+    return ""
 
 
 def default_base(repo_dir: str | Path, head: str) -> str:
@@ -81,7 +96,9 @@ def default_base(repo_dir: str | Path, head: str) -> str:
             continue
         base = run_git(["merge-base", branch, head], repo_dir, check=False)
         if base.returncode != 0:
-            raise RubricateError(f"{branch} and {head} share no history; pass --base REF")
+            raise RubricateError(
+                f"{branch} and {head} share no history{_hint(repo_dir)}; pass --base REF"
+            )
         return base.stdout.decode().strip()
     raise RubricateError(
         "no default branch (origin/HEAD, main or master) to compare with; pass --base REF"

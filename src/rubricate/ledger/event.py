@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 from collections.abc import Mapping
 from datetime import datetime, timezone
 from typing import Any, Final, Literal
@@ -22,6 +23,9 @@ from rubricate.rubric.model import Rubric, ScoreValue
 from rubricate.rubric.scoring import TOLERANCE
 
 SCHEMA_VERSION: Final = 1
+MAX_PR: Final = 2**31 - 1
+"""GitHub numbers issues and pull requests with 32-bit integers."""
+_NAME_PART = re.compile(r"[A-Za-z0-9_.-]+")
 EventKind = Literal[
     "first_submission",
     "review_scored",
@@ -151,7 +155,24 @@ class Event(_Strict):
             return None
         if value.tzinfo is None:
             raise ValueError("timestamps must carry a timezone (RFC 3339)")
-        return value.astimezone(timezone.utc)
+        try:
+            return value.astimezone(timezone.utc)
+        except OverflowError:
+            raise ValueError("the time is out of range in UTC") from None
+
+    @field_validator("repo")
+    @classmethod
+    def _full_name(cls, value: str) -> str:
+        if not is_full_name(value):
+            raise ValueError(f"must look like owner/name, not {value!r}")
+        return value
+
+    @field_validator("pr")
+    @classmethod
+    def _pr_number(cls, value: int) -> int:
+        if value > MAX_PR:
+            raise ValueError(f"must be at most {MAX_PR} (a GitHub pull request number)")
+        return value
 
     @field_validator("evidence")
     @classmethod
@@ -219,7 +240,18 @@ def _finite(value: object) -> bool:
 
 def rfc3339(value: datetime | None) -> str | None:
     """A UTC time as the ledger writes it: `YYYY-MM-DDTHH:MM:SSZ` (None stays None)."""
-    return None if value is None else value.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    if value is None:
+        return None
+    utc = value.astimezone(timezone.utc)
+    return f"{utc.year:04d}-{utc:%m-%dT%H:%M:%S}Z"
+
+
+def is_full_name(repo: str) -> bool:
+    """True for `owner/name`: letters, digits, `_`, `.` and `-` in each part, never `.` or `..`."""
+    parts = repo.split("/")
+    return len(parts) == 2 and all(
+        _NAME_PART.fullmatch(part) and part not in (".", "..") for part in parts
+    )
 
 
 def parse_time(value: str | None) -> datetime | None:

@@ -11,6 +11,7 @@ from rubricate.ledger.derive import job_file
 from rubricate.ledger.event import Event, rfc3339
 from rubricate.ledger.fold import event_order, fold_job
 from rubricate.ledger.reputation import COMPONENTS
+from rubricate.yamlsource import did_you_mean
 
 EVENT_COLUMNS = ("at", "pr", "v", "kind", "actor", "source", "verdict", "total")
 
@@ -41,7 +42,8 @@ def select_job(events: Sequence[Event], pr: int, repo: str | None) -> dict[str, 
     mine = [e for e in events if e.pr == pr and (repo is None or e.repo == repo)]
     repos = sorted({e.repo for e in mine})
     if not mine:
-        raise RubricateError(f"no events for pull request #{pr}")
+        where = f" in {repo}" if repo is not None else ""
+        raise RubricateError(f"no events for pull request #{pr}{where}")
     if len(repos) > 1:
         raise RubricateError(f"#{pr} exists in {', '.join(repos)}: choose one with --repo")
     body: dict[str, Any] = json.loads(job_file(fold_job(mine)))
@@ -76,6 +78,17 @@ def reputation_text(document: dict[str, Any], author: str | None = None) -> str:
         f"{ledger.get('corrupt_lines', 0)} corrupt line(s) skipped"
     )
     return table(rows) + "\n" + footer
+
+
+def check_author(document: dict[str, Any], author: str) -> None:
+    """Raise a clear error when `reputation.json` has no entry for this author."""
+    logins = sorted({login for e in document.get("repos", {}).values() for login in e["authors"]})
+    if author.lower() in {login.lower() for login in logins}:
+        return
+    known = f"authors: {', '.join(logins)}" if logins else "it has no authors yet"
+    raise RubricateError(
+        f"no author {author!r} in reputation.json{did_you_mean(author, logins)}; {known}"
+    )
 
 
 def only_author(document: dict[str, Any], author: str | None) -> dict[str, Any]:

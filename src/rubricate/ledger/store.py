@@ -81,6 +81,8 @@ class DataBranchStore:
         self._workdir = workdir
         self._cleanup: Callable[[], object] | None = None
         self._git: GitWorkspace | None = None
+        self.branch_found: bool | None = None
+        """Whether the branch existed at the last read (None before any read)."""
 
     def __enter__(self) -> DataBranchStore:
         return self
@@ -166,7 +168,9 @@ class DataBranchStore:
     def read_files(self, wanted: Callable[[str], bool]) -> dict[str, bytes]:
         """The tip's files whose path `wanted` accepts."""
         with self._errors():
-            tree = self._ws().tree(self._ws().fetch_tip())
+            tip = self._ws().fetch_tip()
+            self.branch_found = tip is not None
+            tree = self._ws().tree(tip)
             paths = [p for p in tree if wanted(p)]
             blobs = self._ws().read_blobs(tree[p] for p in paths)
         return {p: blobs[tree[p]] for p in paths}

@@ -59,7 +59,12 @@ class DirectoryStore:
         for item in sorted(self.root.rglob("*")):
             relative = item.relative_to(self.root).as_posix()
             if item.is_file() and not relative.startswith(".git/") and wanted(relative):
-                found[relative] = item.read_bytes()
+                try:
+                    found[relative] = item.read_bytes()
+                except OSError as exc:
+                    raise ConfigError(
+                        f"{self.root}: cannot read {relative}: {exc.strerror}"
+                    ) from None
         return found
 
     def read_job(self, repo: str, pr: int) -> tuple[Event, ...]:
@@ -102,13 +107,28 @@ class DirectoryStore:
         derived = rebuild and bool(changes or deletions)
         if not (plan.added or derived or any(p in changes for p in extra_files)):
             return AppendResult(0, plan.present, None, 1)
-        for path, data in changes.items():
-            self._write(path, data)
-        for path in deletions:
-            (self.root / path).unlink()
+        self._write_all(changes, deletions)
         return AppendResult(len(plan.added), plan.present, None, 1)
 
-    def _write(self, path: str, data: bytes) -> None:
-        target = self.root / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
+    def _write_all(self, changes: Mapping[str, bytes], deletions: Iterable[str]) -> None:
+        """Write every file beside its target first, then move them all in: all or nothing."""
+        staged: list[tuple[Path, Path]] = []
+        for path, data in changes.items():
+            target = self.root / path
+            temp = target.with_name(f".{target.name}.rubricate-new")
+            try:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                temp.write_bytes(data)
+            except OSError as exc:
+                for done, _ in staged:
+                    done.unlink(missing_ok=True)
+                blocked = isinstance(exc, (FileExistsError, NotADirectoryError))
+                why = "a file stands where its directory should be" if blocked else exc.strerror
+                raise ConfigError(
+                    f"{self.root}: cannot write {path}: {why}; nothing was written"
+                ) from None
+            staged.append((temp, target))
+        for temp, target in staged:
+            temp.replace(target)
+        for path in deletions:
+            (self.root / path).unlink(missing_ok=True)

@@ -41,9 +41,14 @@ _LOCAL_UPLOAD_PACK = (
 )
 
 
+def is_url(remote: str) -> bool:
+    """True for a URL (`scheme://...` or scp-like `user@host:path`), False for a local path."""
+    return "://" in remote or re.match(r"^[\w.-]+@[\w.-]+:", remote) is not None
+
+
 def remote_url(remote: str) -> str:
     """A URL git can fetch shallowly: local paths become absolute `file://` URLs."""
-    if "://" in remote or re.match(r"^[\w.-]+@[\w.-]+:", remote):
+    if is_url(remote):
         return remote
     return Path(remote).expanduser().resolve().as_uri()
 

@@ -101,6 +101,12 @@ def _marker(spec: _DialectSpec, data: dict[Any, Any]) -> str | None:
 
 def _no_dialect(data: dict[Any, Any], locator: Locator) -> Diagnostic:
     markers = [m for spec in DIALECTS.values() for m in spec.markers]
+    if "criteria" in data:  # a text `criteria:` describes an AgentV case; it lists no criteria
+        got = describe_value(data["criteria"])
+        return locator.diag(("criteria",), f"criteria should be a list of criteria, got {got}")
+    if "execution" in data:
+        message = "execution should hold an `evaluators:` list to be a rubric"
+        return locator.diag(("execution",), message, key=True)
     for key in data:
         hint = did_you_mean(str(key), markers)
         if hint:

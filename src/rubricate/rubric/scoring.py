@@ -110,13 +110,14 @@ def check_score(rubric: Rubric, criterion_id: str, value: ScoreValue) -> ScoreVa
     if isinstance(value, bool):
         if scale.kind in ("checklist", "analytic"):
             return value if scale.binary else numeric(scale, value)
+        word = "true" if value else "false"
         raise ScoreError(
-            f"{criterion_id}: {value} is out of range; expected {allowed_range(rubric, criterion)}"
+            f"{criterion_id}: {word} is out of range; expected {allowed_range(rubric, criterion)}"
         )
     expected = allowed_range(rubric, criterion)
     if not isinstance(value, (int, float)):
         raise ScoreError(f"{criterion_id}: {value!r} is not a score; expected {expected}")
-    number = float(value) if abs(value) < 1e300 else math.inf
+    number = _as_float(value)
     if scale.binary and number in (0.0, 1.0):
         return number == 1.0
     if scale.binary or not math.isfinite(number) or not _in_range(scale, number):
@@ -223,6 +224,14 @@ def _in_range(scale: Scale, number: float) -> bool:
     if number < scale.min - TOLERANCE:
         return False
     return scale.open or number <= scale.max + TOLERANCE
+
+
+def _as_float(value: float) -> float:
+    """A number as a float; an int too large for a float becomes an infinity of its sign."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
 
 
 def _fmt(number: float) -> str:

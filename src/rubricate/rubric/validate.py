@@ -1,8 +1,9 @@
 """Check one rubric or config file and report on it (pure: reads only through `read_file`).
 
 A file is a config when it is named `rubricate.yml`/`rubricate.yaml`, or when it is a mapping
-whose keys are all config keys. A config's `rubric:` must resolve too; its path is read with
-`read_file`, relative to the repository root.
+whose keys are all config keys. A config's `rubric:` must resolve too, and each deliverable
+schema must be a readable, valid JSON Schema; paths are read with `read_file`, relative to the
+repository root. A grader whose criterion the rubric lacks is a warning (it would score none).
 """
 
 from __future__ import annotations
@@ -11,10 +12,19 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from rubricate.config import CONFIG_NAMES, Config, load_config
-from rubricate.errors import Diagnostic, RubricateError, SourceError
+from rubricate.errors import (
+    ConfigError,
+    Diagnostic,
+    RubricateError,
+    ScoreError,
+    SourceError,
+    read_problem,
+)
 from rubricate.rubric.loader import load_rubrics
+from rubricate.rubric.model import Rubric
 from rubricate.rubric.resolve import ReadFile, resolve_rubric
-from rubricate.yamlsource import load_located, sorted_diagnostics
+from rubricate.rubric.scoring import resolve_criterion_id
+from rubricate.yamlsource import Locator, load_located, sorted_diagnostics
 
 
 @dataclass(frozen=True)
@@ -91,13 +101,55 @@ def check_config(text: str, path: str, read_file: ReadFile | None) -> FileReport
     except SourceError as exc:
         return FileReport(path, diagnostics=tuple(exc.diagnostics))
     try:
-        resolve_rubric(config.rubric, read_file)
+        rubric = resolve_rubric(config.rubric, read_file)
     except SourceError as exc:
         return FileReport(path, diagnostics=tuple(sorted_diagnostics(exc.diagnostics)))
     except RubricateError as exc:
         _, locator = load_located(text, path)
         return FileReport(path, diagnostics=(locator.diag(("rubric",), str(exc)),))
-    return FileReport(path, (f"ok {path} (config)",))
+    _, locator = load_located(text, path)
+    found = [
+        *_schema_problems(config, locator, read_file),
+        *_grader_problems(config, rubric, locator),
+    ]
+    return FileReport(path, (f"ok {path} (config)",), tuple(sorted_diagnostics(found)))
+
+
+def _schema_problems(
+    config: Config, locator: Locator, read_file: ReadFile | None
+) -> list[Diagnostic]:
+    """A located error for each deliverable schema that is missing, unreadable or invalid."""
+    from rubricate.evidence.deliverable_schemas import compile_deliverable_schema
+
+    problems = []
+    for index, deliverable in enumerate(config.deliverables):
+        schema = deliverable.schema_
+        files = {}
+        if isinstance(schema, str) and read_file is not None:
+            try:
+                files[schema] = read_file(schema).encode("utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                problem = read_problem(exc)
+                where = ("deliverables", index, "schema")
+                problems.append(locator.diag(where, f"schema {schema}: {problem}"))
+                continue
+        try:
+            compile_deliverable_schema(index, deliverable, files)
+        except ConfigError as exc:
+            problems.append(locator.diag(("deliverables", index, "schema"), str(exc)))
+    return problems
+
+
+def _grader_problems(config: Config, rubric: Rubric, locator: Locator) -> list[Diagnostic]:
+    """A warning for each grader whose criterion the rubric does not have (it would score none)."""
+    problems = []
+    for index, grader in enumerate(config.graders):
+        try:
+            resolve_criterion_id(rubric, grader.criterion)
+        except ScoreError as exc:
+            where = ("graders", index, "criterion")
+            problems.append(locator.diag(where, f"scores no criterion: {exc}", severity="warning"))
+    return problems
 
 
 def _count(items: tuple[object, ...]) -> str:
