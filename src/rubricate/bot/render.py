@@ -197,7 +197,8 @@ def findings_section(auto: AutoScore | None) -> str:
         else []
     )
     body = "\n".join(lines + [f"- _{note}_" for note in notes])
-    return details(f"Findings ({len(entries)})", body)
+    title = f"Findings ({len(entries)})" + (f" and notes ({len(notes)})" if notes else "")
+    return details(title, body)
 
 
 def _finding_line(entry: Mapping[str, Any]) -> str:
