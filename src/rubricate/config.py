@@ -63,9 +63,17 @@ class Grader(_Strict):
     """A command that scores one criterion; runs only where PR code may run."""
 
     id: str = Field(description="A slug naming the grader.")
-    run: str = Field(description="The shell command; reads a JSON payload on stdin.")
+    run: str = Field(
+        description="The shell command; reads a JSON payload on stdin.",
+        json_schema_extra={"pattern": r"\S"},
+    )
     criterion: str = Field(description="The criterion id (or unique prefix) it scores.")
-    timeout: float = Field(default=300, gt=0, description="Seconds before the grader is stopped.")
+    timeout: float = Field(
+        default=300,
+        gt=0,
+        description="Seconds before the grader is stopped (at most a day).",
+        json_schema_extra={"maximum": MAX_GRADER_TIMEOUT},
+    )
 
     @field_validator("run")
     @classmethod

@@ -26,6 +26,8 @@ SCHEMA_VERSION: Final = 1
 MAX_PR: Final = 2**31 - 1
 """GitHub numbers issues and pull requests with 32-bit integers."""
 _NAME_PART = re.compile(r"[A-Za-z0-9_.-]+")
+REPO_PATTERN: Final = r"^(?!\.\.?/)[A-Za-z0-9_.-]+/(?!\.\.?$)[A-Za-z0-9_.-]+$"
+"""`owner/name` for editors and other tools; `is_full_name` is the check that counts."""
 EventKind = Literal[
     "first_submission",
     "review_scored",
@@ -124,8 +126,8 @@ class Event(_Strict):
     schema_version: Literal[1] = SCHEMA_VERSION
     id: str = Field(min_length=1)
     kind: EventKind
-    repo: str = Field(min_length=1)
-    pr: int = Field(ge=1)
+    repo: str = Field(min_length=1, json_schema_extra={"pattern": REPO_PATTERN})
+    pr: int = Field(ge=1, json_schema_extra={"maximum": MAX_PR})
     author: str
     actor: str
     actor_role: ActorRole = "none"
