@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
 import pytest
 
@@ -18,36 +18,16 @@ from rubricate.ledger.cache import (
     load_cache,
     read_head,
 )
-from rubricate.ledger.codec import decode_shard, git_blob_id, is_shard, parse_ledger
-from rubricate.ledger.derive import derive_files, is_derived
-from rubricate.ledger.event import Event
+from rubricate.ledger.codec import git_blob_id
 from rubricate.ledger.ids import id_bucket, read_ids
 from rubricate.ledger.paths import CACHE_PATH
-from rubricate.ledger.plan import AppendPlan, plan_append, plan_rebuild, prepare
+from rubricate.ledger.plan import plan_rebuild
 from tests.ledger.factory import completed_job, event
+from tests.ledger.memory_branch import apply_events as _apply
+from tests.ledger.memory_branch import derived_only as _derived
+from tests.ledger.memory_branch import full_derive as _full
 
-DEFAULT = ReputationConfig()
 RATING = event("rated", 2, 30, "rating", rating=5)
-
-
-def _apply(
-    tree: dict[str, bytes], events: Sequence[Event], config: ReputationConfig | None = None
-) -> AppendPlan:
-    ids = {p: git_blob_id(d) for p, d in tree.items()}
-    plan = plan_append(ids, lambda paths: {p: tree[p] for p in paths}, prepare(events), config)
-    tree.update(plan.files)
-    for path in plan.deletions:
-        del tree[path]
-    return plan
-
-
-def _full(tree: Mapping[str, bytes], config: ReputationConfig = DEFAULT) -> dict[str, bytes]:
-    parsed = parse_ledger({p: decode_shard(d) for p, d in tree.items() if is_shard(p)})
-    return derive_files(parsed, config)
-
-
-def _derived(tree: Mapping[str, bytes]) -> dict[str, bytes]:
-    return {p: d for p, d in tree.items() if is_derived(p)}
 
 
 def _two_jobs() -> dict[str, bytes]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -17,37 +16,15 @@ from rubricate.ledger.cache import (
     load_cache,
     read_head,
 )
-from rubricate.ledger.codec import decode_shard, git_blob_id, is_shard, parse_ledger
-from rubricate.ledger.derive import derive_files, is_derived
+from rubricate.ledger.codec import git_blob_id
 from rubricate.ledger.event import Event
 from rubricate.ledger.ids import id_bucket
 from rubricate.ledger.paths import CACHE_PATH
-from rubricate.ledger.plan import AppendPlan, plan_append, prepare
 from tests.ledger.factory import completed_job, event
+from tests.ledger.memory_branch import apply_events as _apply
+from tests.ledger.memory_branch import derived_only as _derived
+from tests.ledger.memory_branch import full_derive as _full
 from tests.ledger.test_reputation import ledgers
-
-DEFAULT = ReputationConfig()
-
-
-def _apply(
-    tree: dict[str, bytes], events: Sequence[Event], config: ReputationConfig | None = None
-) -> AppendPlan:
-    """Append to an in-memory branch the way the stores do."""
-    ids = {p: git_blob_id(d) for p, d in tree.items()}
-    plan = plan_append(ids, lambda paths: {p: tree[p] for p in paths}, prepare(events), config)
-    tree.update(plan.files)
-    for path in plan.deletions:
-        del tree[path]
-    return plan
-
-
-def _full(tree: Mapping[str, bytes], config: ReputationConfig = DEFAULT) -> dict[str, bytes]:
-    parsed = parse_ledger({p: decode_shard(d) for p, d in tree.items() if is_shard(p)})
-    return derive_files(parsed, config)
-
-
-def _derived(tree: Mapping[str, bytes]) -> dict[str, bytes]:
-    return {p: d for p, d in tree.items() if is_derived(p)}
 
 
 def test_single_repository_layout_and_badges() -> None:
