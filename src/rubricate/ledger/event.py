@@ -149,6 +149,8 @@ class Event(_Strict):
     evidence: list[dict[str, Any]] | None = None
     judge: JudgeInfo | None = None
     delivery: str | None = None
+    sig: str | None = Field(default=None, max_length=200)
+    """`hmac-sha256:<hex>` over the canonical line without `sig`, when a ledger key is set."""
 
     @field_validator("at", "deadline")
     @classmethod

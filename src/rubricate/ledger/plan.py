@@ -22,44 +22,54 @@ from rubricate.ledger.perf import bulk
 from rubricate.ledger.plan_full import AppendPlan as AppendPlan
 from rubricate.ledger.plan_full import Reader as Reader
 from rubricate.ledger.plan_full import plan_full as plan_full
+from rubricate.ledger.trust import key_id, signed
 
 
-def prepare(events: Iterable[Event]) -> list[Event]:
-    """Events as they will read back from the ledger, each id once (the first kept)."""
+def prepare(events: Iterable[Event], key: bytes | None = None) -> list[Event]:
+    """Events as they will read back from the ledger, each id once (the first kept), signed
+    with the ledger `key` when there is one."""
     seen: set[str] = set()
     batch = []
     for event in events:
         if event.id not in seen:
             seen.add(event.id)
-            batch.append(canonical(event))
+            batch.append(canonical(event) if key is None else signed(canonical(event), key))
     return batch
 
 
 @bulk
 def plan_append(
-    tree: Mapping[str, str], read: Reader, batch: Sequence[Event], config: ReputationConfig | None
+    tree: Mapping[str, str],
+    read: Reader,
+    batch: Sequence[Event],
+    config: ReputationConfig | None,
+    key: bytes | None = None,
 ) -> AppendPlan:
     """Plan an append onto a tree (path → blob id), reading file contents through `read`.
 
-    Incremental when the fold cache verifies against the tree, in full otherwise. Without a
-    `config`, the one the branch records is kept (the defaults when it records none).
+    Incremental when the fold cache verifies against the tree and was built with the same
+    ledger `key`, in full otherwise. Without a `config`, the one the branch records is kept
+    (the defaults when it records none).
     """
     head = _head(tree, read)
     used = config or branch_config(tree, read, head)
-    if head is not None:
+    if head is not None and head.get("key") == key_id(key):
         plan = try_incremental(head, tree, read, batch, used)
         if plan is not None:
             return plan
-    return plan_full(read([p for p in tree if is_shard(p)]), tree, batch, used)
+    return plan_full(read([p for p in tree if is_shard(p)]), tree, batch, used, key)
 
 
 @bulk
 def plan_rebuild(
-    tree: Mapping[str, str], read: Reader, config: ReputationConfig | None
+    tree: Mapping[str, str],
+    read: Reader,
+    config: ReputationConfig | None,
+    key: bytes | None = None,
 ) -> AppendPlan:
     """Regenerate every derived file from the whole ledger, adding nothing."""
     used = config or branch_config(tree, read, _head(tree, read))
-    return plan_full(read([p for p in tree if is_shard(p)]), tree, [], used)
+    return plan_full(read([p for p in tree if is_shard(p)]), tree, [], used, key)
 
 
 def branch_config(

@@ -39,9 +39,10 @@ def plan_full(
     derived_paths: Iterable[str],
     batch: Sequence[Event],
     config: ReputationConfig,
+    key: bytes | None = None,
 ) -> AppendPlan:
     """Fold the whole ledger with the new events; delete derived files no longer produced."""
-    parsed = parse_ledger({p: decode_shard(d) for p, d in shards.items() if is_shard(p)})
+    parsed = parse_ledger({p: decode_shard(d) for p, d in shards.items() if is_shard(p)}, key)
     known = {e.id for e in parsed.events}
     added = tuple(e for e in batch if e.id not in known)
     texts = appended({p: decode_shard(d) for p, d in shards.items()}, added)

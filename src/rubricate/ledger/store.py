@@ -72,10 +72,13 @@ class DataBranchStore:
         workdir: str | None = None,
         config: ReputationConfig | None = None,
         retry: RetryPolicy | None = None,
+        key: bytes | None = None,
     ) -> None:
         self.remote = remote
         self.branch = branch
         self.config = config
+        self.key = key
+        """The ledger key: events are signed with it, and only signed events are trusted."""
         self.retry = retry or RetryPolicy()
         self._token = token
         self._workdir = workdir
@@ -107,10 +110,12 @@ class DataBranchStore:
         No commit is made when every event is already present and no extra file changes.
         """
         given = list(events)
-        batch = prepare(given)
+        batch = prepare(given, self.key)
         extra_files = check_extras(extras or {})
         result = self._swap(
-            lambda tree, read: plan_append(tree, read, batch, self.config), extra_files, False
+            lambda tree, read: plan_append(tree, read, batch, self.config, self.key),
+            extra_files,
+            False,
         )
         return replace(result, present=len(given) - result.added)
 
@@ -124,7 +129,9 @@ class DataBranchStore:
 
     def rebuild(self) -> AppendResult:
         """Regenerate every derived file from the whole ledger; commit only if one changes."""
-        return self._swap(lambda tree, read: plan_rebuild(tree, read, self.config), {}, True)
+        return self._swap(
+            lambda tree, read: plan_rebuild(tree, read, self.config, self.key), {}, True
+        )
 
     def _swap(
         self,
@@ -159,7 +166,7 @@ class DataBranchStore:
     def read(self) -> ParsedLedger:
         """Every event and located problem of the ledger at the tip."""
         files = self.read_files(is_shard)
-        return parse_ledger({p: decode_shard(d) for p, d in files.items()})
+        return parse_ledger({p: decode_shard(d) for p, d in files.items()}, self.key)
 
     def read_file(self, path: str) -> bytes | None:
         """One file of the tip, or None when it (or the branch) is absent."""
@@ -178,7 +185,7 @@ class DataBranchStore:
     def read_job(self, repo: str, pr: int) -> tuple[Event, ...]:
         """One job's events from its job file (fast: the ledger is not folded)."""
         paths = job_paths(repo, pr)
-        return job_file_events(self.read_files(lambda p: p in paths), repo, pr)
+        return job_file_events(self.read_files(lambda p: p in paths), repo, pr, self.key)
 
     def _reader(self, tree: Mapping[str, str]) -> Reader:
         def read(paths: Sequence[str]) -> dict[str, bytes]:

@@ -19,6 +19,7 @@ from pydantic import ValidationError
 from rubricate.ledger.codec import LedgerError, is_shard
 from rubricate.ledger.derive import is_derived
 from rubricate.ledger.event import Event
+from rubricate.ledger.trust import trusted
 
 Extra: TypeAlias = bytes | Callable[[bytes | None], bytes | None]
 """An extra file's new content, or a function from its content at the tip to the new content."""
@@ -70,14 +71,20 @@ def commit_message(added: int, extras: Sequence[str], rebuilt: bool = False) -> 
     return "; ".join(parts) + "\n"
 
 
-def job_file_events(files: Mapping[str, bytes], repo: str, pr: int) -> tuple[Event, ...]:
-    """The events of a job file among `files` (the first that names this job)."""
+def job_file_events(
+    files: Mapping[str, bytes], repo: str, pr: int, key: bytes | None = None
+) -> tuple[Event, ...]:
+    """The trusted events of a job file among `files` (the first that names this job).
+
+    A job file is derived, and anyone who can push to the data branch can edit it: an event
+    whose id is forged (or, with a ledger `key`, that is not signed with it) is left out.
+    """
     for path in sorted(files):
         try:
             body = json.loads(files[path])
             if body.get("repo") != repo or body.get("pr") != pr:
                 continue
-            return tuple(Event.model_validate(raw) for raw in body["events"])
+            return trusted((Event.model_validate(raw) for raw in body["events"]), key)
         except (ValueError, KeyError, TypeError, AttributeError, ValidationError) as exc:
             raise LedgerError(f"{path}: not a valid job file ({exc.__class__.__name__})") from None
     return ()

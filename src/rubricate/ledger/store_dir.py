@@ -28,9 +28,12 @@ from rubricate.ledger.store_common import (
 class DirectoryStore:
     """A data-branch checkout in a directory; `.git` is ignored."""
 
-    def __init__(self, path: str, *, config: ReputationConfig | None = None) -> None:
+    def __init__(
+        self, path: str, *, config: ReputationConfig | None = None, key: bytes | None = None
+    ) -> None:
         self.root = Path(path)
         self.config = config
+        self.key = key
         if not self.root.is_dir():
             raise ConfigError(f"{path}: not a directory")
 
@@ -46,7 +49,7 @@ class DirectoryStore:
     def read(self) -> ParsedLedger:
         """Every event and located problem of the ledger in the directory."""
         files = self.read_files(is_shard)
-        return parse_ledger({p: decode_shard(d) for p, d in files.items()})
+        return parse_ledger({p: decode_shard(d) for p, d in files.items()}, self.key)
 
     def read_file(self, path: str) -> bytes | None:
         """One file, or None when absent."""
@@ -70,17 +73,19 @@ class DirectoryStore:
     def read_job(self, repo: str, pr: int) -> tuple[Event, ...]:
         """One job's events from its job file."""
         paths = job_paths(repo, pr)
-        return job_file_events(self.read_files(lambda p: p in paths), repo, pr)
+        return job_file_events(self.read_files(lambda p: p in paths), repo, pr, self.key)
 
     def append(
         self, events: Iterable[Event], extras: Mapping[str, Extra] | None = None
     ) -> AppendResult:
         """Append new events (and write `extras`), rewriting the derived files in place."""
         given = list(events)
-        batch = prepare(given)
+        batch = prepare(given, self.key)
         extra_files = check_extras(extras or {})
         result = self._apply(
-            lambda tree, read: plan_append(tree, read, batch, self.config), extra_files, False
+            lambda tree, read: plan_append(tree, read, batch, self.config, self.key),
+            extra_files,
+            False,
         )
         return replace(result, present=len(given) - result.added)
 
@@ -90,7 +95,9 @@ class DirectoryStore:
 
     def rebuild(self) -> AppendResult:
         """Regenerate every derived file from the whole ledger."""
-        return self._apply(lambda tree, read: plan_rebuild(tree, read, self.config), {}, True)
+        return self._apply(
+            lambda tree, read: plan_rebuild(tree, read, self.config, self.key), {}, True
+        )
 
     def _apply(
         self,
