@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from rubricate.gitio.workspace import GitWorkspace, auth_env, redact
 from rubricate.ledger.codec import LedgerError
 from rubricate.ledger.store import DataBranchError, DataBranchStore, RetryPolicy
-from rubricate.ledger.store_git import GitWorkspace, auth_env, redact
 from rubricate.ledger.verify import verify_files
 from tests.ledger.factory import completed_job, event
 from tests.ledger.gitutil import (

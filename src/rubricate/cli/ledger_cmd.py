@@ -84,7 +84,7 @@ def check_remote(remote: str) -> None:
     """A `--remote` that is a local path must be a git repository (URLs are tried as they are)."""
     from rubricate.errors import ConfigError
     from rubricate.gitio.run import run_git
-    from rubricate.ledger.store_git import is_url
+    from rubricate.gitio.workspace import is_url
 
     if not remote.strip():
         raise ConfigError("--remote is empty: give a git URL or the path of a git repository")

@@ -23,6 +23,7 @@ from types import TracebackType
 from rubricate.config import ReputationConfig
 from rubricate.errors import RubricateError
 from rubricate.gitio.run import GitError
+from rubricate.gitio.workspace import GitWorkspace
 from rubricate.ledger.codec import ParsedLedger, decode_shard, git_blob_id, is_shard, parse_ledger
 from rubricate.ledger.derive import job_paths
 from rubricate.ledger.event import Event
@@ -36,7 +37,6 @@ from rubricate.ledger.store_common import (
     job_file_events,
     resolve_extras,
 )
-from rubricate.ledger.store_git import GitWorkspace
 
 
 class DataBranchError(RubricateError):
