@@ -109,9 +109,9 @@ def open_ledger(
     reader: Reader, event: JobEvent, branch: str, stack: ExitStack, reverts: int | None
 ) -> Ledger:
     """The data branch store, with this job's events and view state read in one fetch."""
+    from rubricate.ledger.backends import DataBranchStore
     from rubricate.ledger.derive import job_paths
-    from rubricate.ledger.store import DataBranchStore
-    from rubricate.ledger.store_common import job_file_events
+    from rubricate.ledger.store import job_file_events
 
     settings, pr = reader.settings, event.number
     store = stack.enter_context(DataBranchStore(settings.data_remote, branch, token=settings.token))

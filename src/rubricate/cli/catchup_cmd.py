@@ -70,7 +70,7 @@ def days_arg(text: str) -> float:
 def run(args: argparse.Namespace) -> int:
     """Plan and record the missing events; exit 0 when done (or nothing was missing)."""
     from rubricate.action.runtime import ActionsRuntime
-    from rubricate.ledger.store import DataBranchStore
+    from rubricate.ledger.backends import DataBranchStore
 
     settings = catch_up_settings(os.environ, repo=args.repo, dry_run=args.dry_run)
     runtime = ActionsRuntime(summary_path=settings.summary_path, secrets=settings.secrets)
