@@ -240,15 +240,18 @@ class Config(_Strict):
         given = {name: getattr(rules, name) for name in type(rules).model_fields}
         return self.model_copy(update={k: v for k, v in given.items() if v is not None})
 
-    def data_branch_problem(self, default_branch: str | None, base_ref: str | None) -> str | None:
-        """Why the ledger may not be written to `data_branch` here (None when it may)."""
-        for role, name in (("default branch", default_branch), ("PR's base branch", base_ref)):
-            if name is not None and name == self.data_branch:
-                return (
-                    f"data_branch {self.data_branch!r} is the repository's {role}: the ledger "
-                    "needs a branch of its own (the default is rubricate-data)"
-                )
-        return None
+
+def data_branch_problem(
+    data_branch: str, default_branch: str | None, base_ref: str | None
+) -> str | None:
+    """Why the ledger may not be written to `data_branch` here (None when it may)."""
+    for role, name in (("the default branch", default_branch), ("the PR's base", base_ref)):
+        if name and name == data_branch:
+            return (
+                f"data_branch {data_branch!r} is {role}: the ledger needs a branch of its own "
+                "(rubricate-data by default); nothing was written"
+            )
+    return None
 
 
 def load_config(text: str, path: str = CONFIG_PATH) -> Config:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.github.fake_github import FakeGitHub
-from tests.github.scenario import PR, REPORT_V2, WRITER, Scenario, git
+from tests.github.scenario import REPORT_V2, WRITER, Scenario, git
 
 APPROVE = "/approve spec=4 comp=4 qual=4 ver=4 format=4"
 
@@ -45,20 +45,6 @@ def _main_gains(scenario: Scenario, path: str, text: str) -> None:
     git(work, "checkout", "--quiet", "feature")
 
 
-def _push_head(scenario: Scenario) -> str:
-    sha = git(scenario.work, "rev-parse", "HEAD")
-    git(
-        scenario.work,
-        "push",
-        "--quiet",
-        "--force",
-        str(scenario.remote),
-        f"feature:refs/pull/{PR}/head",
-    )
-    scenario.heads.append(sha)
-    return sha
-
-
 def _gate(scenario: Scenario) -> str:
     head = scenario.heads[-1]
     states = [s["state"] for s in scenario.fake.statuses if s["sha"] == head]
@@ -75,7 +61,7 @@ def test_a_merge_that_keeps_the_tree_but_reverts_main_is_a_new_version(scenario:
     _main_gains(scenario, "SECURITY_FIX.md", "the fix\n")
     git(scenario.work, "merge", "--quiet", "-s", "ours", "-m", "merge main", "main")
     assert git(scenario.work, "rev-parse", "HEAD^{tree}") == tree
-    _push_head(scenario)
+    scenario.push_head()
     step = scenario.pr_event("synchronize")
     assert step.code == 0, step.log
     assert "new version v2" in step.log
@@ -87,7 +73,7 @@ def test_a_rebase_that_keeps_the_pr_own_diff_keeps_the_approval(scenario: Scenar
     _approved(scenario)
     _main_gains(scenario, "docs/unrelated.md", "news\n")
     git(scenario.work, "rebase", "--quiet", "main")
-    _push_head(scenario)
+    scenario.push_head()
     step = scenario.pr_event("synchronize")
     assert step.code == 0, step.log
     assert "v1 kept" in step.log

@@ -104,8 +104,12 @@ class JobState:
         return next((v for v in self.versions if v.number == number), None)
 
     def version_of_head(self, head_sha: str) -> VersionInfo | None:
-        """The version a head commit belongs to."""
-        return next((v for v in self.versions if head_sha in v.heads), None)
+        """The version a head commit belongs to: the current one when it holds the head (a
+        retarget puts the same head in a new version), else the newest that does."""
+        current = self.current
+        if current is not None and head_sha in current.heads:
+            return current
+        return next((v for v in reversed(self.versions) if head_sha in v.heads), None)
 
     def version_of_change(self, tree_sha: str | None, change_id: str | None) -> VersionInfo | None:
         """The version of a head with this tree and change (see `VersionInfo.holds`)."""

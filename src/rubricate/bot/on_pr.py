@@ -11,6 +11,8 @@
   or overridden approval.
 - A head event older than the latest one recorded (a delivery that arrives late, or a re-run of
   an old run) changes nothing: it is logged and ignored.
+- edited with a change of base (a retarget): always a new version against the new base, gate
+  pending, with the config read again for the new base.
 - closed: `final_approval` when merged (gate passed, overridden or bypassed), else `abandoned`.
   A merged revert records a `disputed` event on the PR it reverts.
 """
@@ -41,7 +43,7 @@ from rubricate.evidence.snapshot import Snapshot
 from rubricate.ledger.event import Event, EventKind, Override
 from rubricate.rubric.model import ScoreValue
 
-_REPEATABLE = ("reopened", "closed")
+_REPEATABLE = ("reopened", "closed", "edited")
 
 
 @dataclass(frozen=True)
@@ -98,6 +100,8 @@ def _head_seen(
 ) -> list[Effect]:
     tree = _bound(snapshot, event.head_sha)
     place = place_head(job, event.head_sha, tree)
+    if event.action == "edited" and job.versions:  # a retarget: another base, another change
+        place = Placement(max(v.number for v in job.versions) + 1, True, True)
     records = place.records or job.abandoned
     if records and job.head_at is not None and event.at < job.head_at:
         return _stale(event, job, ctx)
@@ -128,6 +132,8 @@ def _stale(event: PullRequestEvent, job: JobState, ctx: HandlerContext) -> list[
 def _head_log(event: PullRequestEvent, place: Placement) -> str:
     if place.reactivated:
         what = f"the head returns to the tree of v{place.version}: v{place.version} is current"
+    elif place.new_version and event.action == "edited":
+        what = f"retargeted to {event.base_ref}: new version v{place.version}, gate pending"
     elif place.new_version:
         what = f"new version v{place.version}"
     elif place.new_head:
