@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
     from rubricate.config import CONFIG_PATH
     from rubricate.evidence.autoscore import auto_score
     from rubricate.evidence.deliverable_schemas import schema_paths
-    from rubricate.gitio import snapshot_reader as git
+    from rubricate.gitio import read as git
 
     _check_judge_key(args.judge)
     repo = git.check_repository(args.repo)
@@ -134,7 +134,7 @@ def _load_config(repo: Path, base: str, local_path: str | None) -> Config:
     from rubricate.cli.textfile import read_text
     from rubricate.config import CONFIG_PATH, Config, load_config
     from rubricate.errors import ConfigError
-    from rubricate.gitio.snapshot_reader import read_file_at
+    from rubricate.gitio.read import read_file_at
 
     if local_path is not None:
         return load_config(read_text(local_path, "--config"), local_path)
@@ -152,7 +152,7 @@ def _load_rubric(repo: Path, base: str, given: str | None, config: Config, named
     from pathlib import Path
 
     from rubricate.errors import ConfigError
-    from rubricate.gitio.snapshot_reader import read_file_at
+    from rubricate.gitio.read import read_file_at
     from rubricate.rubric.resolve import resolve_rubric
 
     def at_base(path: str) -> str:
@@ -184,7 +184,7 @@ def _grade(
 
     from rubricate.evidence.graders import grader_payload, skipped_graders
     from rubricate.evidence.graders_run import run_graders
-    from rubricate.gitio.snapshot_reader import export_tree
+    from rubricate.gitio.read import export_tree
 
     if not config.graders:
         return []
@@ -221,13 +221,13 @@ def _render(report: ScoreReport, fmt: str) -> str:
     if fmt == "json":
         import json
 
-        from rubricate.render.score_report import report_json
+        from rubricate.evidence.score_report import report_json
 
         return json.dumps(report_json(report), indent=2, ensure_ascii=False) + "\n"
     if fmt == "markdown":
-        from rubricate.render.score_report import render_markdown
+        from rubricate.evidence.score_report import render_markdown
 
         return render_markdown(report)
-    from rubricate.render.score_text import render_table
+    from rubricate.evidence.score_text import render_table
 
     return render_table(report)

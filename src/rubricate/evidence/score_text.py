@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rubricate.evidence.report_model import CheckResult, ScoreReport
-from rubricate.render.score_report import (
+from rubricate.evidence.score_report import (
     format_score,
     next_step,
     scored_text,
