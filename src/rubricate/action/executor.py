@@ -51,7 +51,7 @@ class ExecutionError(RubricateError):
 
 
 @dataclass
-class Outcome:
+class ExecutionResult:
     """What applying the effects did: the new view state, log lines and failures."""
 
     views: ViewState
@@ -82,9 +82,9 @@ class Executor:
         self._ledger = ledger
         self._runtime = runtime
         self._details_url = details_url
-        self._outcome = Outcome(views=views.model_copy(deep=True))
+        self._outcome = ExecutionResult(views=views.model_copy(deep=True))
 
-    def apply(self, effects: Sequence[Effect]) -> Outcome:
+    def apply(self, effects: Sequence[Effect]) -> ExecutionResult:
         """Append every event in one write, then apply each view in order."""
         events = [
             e for effect in effects if isinstance(effect, AppendEvents) for e in effect.events
