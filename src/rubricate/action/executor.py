@@ -29,7 +29,7 @@ from rubricate.bot.effects import (
     effect_to_dict,
 )
 from rubricate.bot.effects import Log as LogEffect
-from rubricate.bot.view_state import CheckState, StatusState, StickyState, ViewState, digest
+from rubricate.bot.view_state import CheckState, StatusView, StickyState, ViewState, digest
 from rubricate.errors import RubricateError
 from rubricate.ledger.event import Event
 
@@ -211,7 +211,7 @@ class Executor:
     def _status(self, effect: SetStatus) -> None:
         description = effect.description[:140]
         key = f"{effect.context}@{effect.sha}"
-        wanted = StatusState(state=effect.state, description=description)
+        wanted = StatusView(state=effect.state, description=description)
         if self._outcome.views.statuses.get(key) == wanted:
             return self._note(f"status {effect.context} unchanged ({effect.state})")
         self._api.set_status(
