@@ -8,11 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from rubricate.gitio.workspace import GitWorkspace, auth_env, redact
+from rubricate.gitio.workspace import GitWorkspace, auth_env
 from rubricate.ledger.backends import DataBranchStore
 from rubricate.ledger.codec import LedgerError
 from rubricate.ledger.store import DataBranchError, RetryPolicy
 from rubricate.ledger.verify import verify_files
+from rubricate.redaction import redact_url as redact
 from tests.ledger.factory import completed_job, event
 from tests.ledger.gitutil import (
     BRANCH,

@@ -150,6 +150,7 @@ def read_default_branch_file(remote: str, token: str | None, path: str) -> str |
     """One file from the tip of the remote's default branch (`HEAD`); None when it is absent."""
     from rubricate.gitio.fetch import auth_env
     from rubricate.gitio.run import GitError, run_git
+    from rubricate.redaction import redact_url
 
     with tempfile.TemporaryDirectory(prefix="rubricate-catch-up-") as tmp:
         repo = Path(tmp) / "repo.git"
@@ -158,7 +159,8 @@ def read_default_branch_file(remote: str, token: str | None, path: str) -> str |
         try:
             run_git(fetch, repo, env=auth_env(remote, token))
         except GitError as exc:
-            raise ConfigError(f"cannot read the default branch of {_safe(remote)}: {exc}") from None
+            shown_remote = redact_url(remote, remote, token)
+            raise ConfigError(f"cannot read the default branch of {shown_remote}: {exc}") from None
         shown = run_git(["show", f"FETCH_HEAD:{path}"], repo, check=False)
     if shown.returncode != 0:
         return None
@@ -200,9 +202,3 @@ def describe_plan(listed: int, events: Sequence[Event], since: datetime, *, corr
             f"warning: {corrupt} corrupt ledger lines were kept aside (see `ledger verify`)"
         )
     return "\n".join(lines)
-
-
-def _safe(remote: str) -> str:
-    """A remote for messages, without any credentials in it."""
-    scheme, sep, rest = remote.partition("://")
-    return f"{scheme}{sep}{rest.rpartition('@')[2]}" if sep else remote
