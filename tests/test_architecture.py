@@ -200,3 +200,29 @@ def test_rubric_scoring_does_not_import_heavy_clients() -> None:
     )
     assert "openai" not in loaded
     assert "github" not in loaded
+
+
+# Exceptions still defined beside their code; each leaves this list when moved to errors.py.
+KNOWN_ERRORS_ELSEWHERE = {
+    ("judge/client_faults.py", "JudgeCallError"),  # judge/ is reworked separately
+    ("judge/prompt.py", "PromptTooLargeError"),
+    ("judge/reply.py", "ReplyError"),
+    ("evidence/graders_handoff.py", "HandoffRefused"),  # evidence/ internals are kept as they are
+    ("evidence/structured.py", "ParseProblem"),
+}
+
+
+def _exception_classes() -> set[tuple[str, str]]:
+    found: set[tuple[str, str]] = set()
+    for path in SRC.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+                bases = {b.id for b in node.bases if isinstance(b, ast.Name)}
+                if any(b.endswith(("Error", "Exception", "Refused", "Failed")) for b in bases):
+                    found.add((path.relative_to(SRC).as_posix(), node.name))
+    return found
+
+
+def test_every_error_is_defined_in_one_place() -> None:
+    elsewhere = {c for c in _exception_classes() if c[0] != "errors.py"}
+    assert elsewhere == KNOWN_ERRORS_ELSEWHERE, "define new errors in src/rubricate/errors.py"

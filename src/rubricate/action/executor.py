@@ -30,6 +30,7 @@ from rubricate.bot.effects import (
 )
 from rubricate.bot.effects import Log as LogEffect
 from rubricate.bot.view_state import CheckState, StatusView, StickyState, ViewState, digest
+from rubricate.errors import ExecutionError as ExecutionError
 from rubricate.errors import RubricateError
 from rubricate.ledger.event import Event
 
@@ -42,12 +43,6 @@ class LedgerSink(Protocol):
 
     def append(self, events: Sequence[Event]) -> Any:
         """Append the events; return the store's result."""
-
-
-class ExecutionError(RubricateError):
-    """Some effects could not be applied; the run failed (exit 1)."""
-
-    exit_code = 1
 
 
 @dataclass

@@ -28,7 +28,7 @@ from typing import Protocol, TypeAlias, TypeVar
 from pydantic import ValidationError
 
 from rubricate.config import ReputationConfig
-from rubricate.errors import RubricateError
+from rubricate.errors import DataBranchError as DataBranchError
 from rubricate.ledger.codec import (
     LedgerError,
     ParsedLedger,
@@ -46,12 +46,6 @@ Extra: TypeAlias = bytes | Callable[[bytes | None], bytes | None]
 Planner = Callable[[Mapping[str, str], Reader], AppendPlan]
 S = TypeVar("S", bound="LedgerStore")
 _SAFE_PATH = re.compile(r"^[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*$")
-
-
-class DataBranchError(RubricateError):
-    """The data branch could not be read or written; the run failed."""
-
-    exit_code = 1
 
 
 @dataclass(frozen=True)
