@@ -23,7 +23,7 @@ from rubricate.evidence.graders_handoff import (
 )
 
 if TYPE_CHECKING:
-    from rubricate.github.adapter import GitHubAdapter
+    from rubricate.action.ports import GitHubClient
 
 
 def graders_event(
@@ -55,7 +55,7 @@ def graders_event(
 
 
 def _verified(
-    reader: Reader, api: GitHubAdapter, run: GradersRun, handoff: Handoff, where: str
+    reader: Reader, api: GitHubClient, run: GradersRun, handoff: Handoff, where: str
 ) -> GradersEvent | Ignored:
     """The event, when the PR the artifact names really is at the run's head."""
     if handoff.head_sha != run.head_sha:

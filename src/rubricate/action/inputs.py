@@ -29,7 +29,8 @@ from rubricate.gitio.fetch import fetch_commits, tree_of
 from rubricate.rubric.model import Rubric
 
 if TYPE_CHECKING:
-    from rubricate.github.adapter import GitHubAdapter, IssueInfo
+    from rubricate.action.ports import GitHubClient
+    from rubricate.github.adapter import IssueInfo
 
 MAX_LINKED_ISSUES = 3
 SCORED_ACTIONS = ("opened", "reopened", "ready_for_review", "synchronize")
@@ -41,7 +42,7 @@ class Reader:
 
     settings: ActionSettings
     runtime: ActionsRuntime
-    api: GitHubAdapter | None
+    api: GitHubClient | None
     workdir: Path
 
     @property
