@@ -13,7 +13,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from rubricate.evidence.snapshot import MAX_PARSE_BYTES, ChangeStatus, FileChange, Snapshot
-from rubricate.gitio.refs import batch_check, batch_read, check_repository, resolve_commit
+from rubricate.gitio.refs import batch_check as _batch_check
+from rubricate.gitio.refs import batch_read as _batch_read
+from rubricate.gitio.refs import check_repository, resolve_commit
 from rubricate.gitio.run import git_text, run_git
 
 STATUS: dict[str, ChangeStatus] = {
@@ -157,7 +159,7 @@ def _read_contents(
 ) -> tuple[dict[str, tuple[int | None, bytes | None]], dict[str, bytes]]:
     blobs = sorted({e.sha for e in entries if e.status != "deleted" and e.mode != SUBMODULE_MODE})
     base_specs = [f"{base}:{path}" for path in wanted]
-    infos = batch_check(repo, [*blobs, *base_specs])
+    infos = _batch_check(repo, [*blobs, *base_specs])
     small = {
         e.sha
         for e in entries
@@ -168,7 +170,7 @@ def _read_contents(
         for path, s in zip(wanted, base_specs, strict=True)
         if infos.get(s, ("", "", 0))[1] == "blob"
     }
-    contents = batch_read(repo, sorted(small | set(base_shas.values())))
+    contents = _batch_read(repo, sorted(small | set(base_shas.values())))
     sizes = {sha: (infos[sha][2] if sha in infos else None, contents.get(sha)) for sha in blobs}
     return sizes, {path: contents[sha] for path, sha in base_shas.items()}
 
