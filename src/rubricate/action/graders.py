@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rubricate.action.inputs import Reader
 from rubricate.bot.payload import Ignored
 from rubricate.bot.payload_graders import GradersEvent, GradersRun
 from rubricate.evidence.graders_handoff import (
@@ -23,6 +22,7 @@ from rubricate.evidence.graders_handoff import (
 )
 
 if TYPE_CHECKING:
+    from rubricate.action.inputs import Reader
     from rubricate.action.ports import GitHubClient
 
 
