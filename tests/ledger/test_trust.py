@@ -10,7 +10,9 @@ import pytest
 from rubricate.cli.main import main
 from rubricate.ledger.backends import DataBranchStore
 from rubricate.ledger.codec import parse_ledger
+from rubricate.ledger.derive import job_paths
 from rubricate.ledger.event import Event
+from rubricate.ledger.store import job_file_events
 from rubricate.ledger.trust import KEY_ENV, parse_key, refusal, signature, signed
 from tests.ledger.factory import completed_job, event, scored
 from tests.ledger.gitutil import bare_remote, branch_files, commit_files
@@ -32,7 +34,8 @@ def _append_by_hand(remote: Path, work: Path, line: str) -> None:
 
 def _job_events(remote: Path, pr: int, key: bytes | None = None) -> tuple[Event, ...]:
     with DataBranchStore(str(remote), key=key) as store:
-        return store.read_job("o/r", pr)
+        paths = job_paths("o/r", pr)
+        return job_file_events(store.read_files(lambda p: p in paths), "o/r", pr, key)
 
 
 def test_a_made_up_id_is_refused_on_read_and_reported_by_verify(
@@ -55,8 +58,6 @@ def test_a_made_up_id_is_refused_on_read_and_reported_by_verify(
 def test_a_job_file_edited_by_hand_is_checked_again() -> None:
     forged = _forged()
     body = {"repo": "o/r", "pr": 1, "events": [json.loads(forged.to_line())]}
-    from rubricate.ledger.store import job_file_events
-
     assert job_file_events({"jobs/1.json": json.dumps(body).encode()}, "o/r", 1) == ()
 
 
