@@ -1,4 +1,4 @@
-"""Find a rubric by built-in name or path, optionally `PATH#CASE` (reads through `read_file`).
+"""Find a rubric by built-in name or path, or `PATH#CASE` (pure: reads through `read_file`).
 
 Built-ins ship in the wheel at `rubricate/_data/rubrics/` and live at `<repo>/rubrics/` in a
 source checkout. Every other file is read with the caller's `read_file` (the bot reads the base
