@@ -80,6 +80,7 @@ class Context:
     form: Form
     refs: References
     left_out: list[str] = field(default_factory=list)
+    criteria_text: str | None = None
 
 
 def parse_graders(entries: Located, ctx: Context) -> list[GraderDraft]:
@@ -186,21 +187,42 @@ def _object_grader(item: Located, ctx: Context) -> list[GraderDraft]:
         return []
     normal = kind.strip().replace("_", "-")
     source = next((k for k in _CRITERIA_KEYS if raw.get(k) is not None), None)
-    if normal not in CURRENT_TYPES | OLDER_TYPES or (source is None and normal != "llm-rubric"):
+    free_form = source is None and raw.get("prompt") is not None
+    if normal not in CURRENT_TYPES | OLDER_TYPES or (source is None and not free_form):
         _left_out(item, kind, normal, ctx)
         return []
-    name = _name(raw, kind)
-    grader = GraderDraft(name, normal, item)
+    grader = GraderDraft(_name(raw, kind), normal, item)
     if normal not in CURRENT_TYPES and ctx.form == "assert":
-        item.warn(
-            f"AgentV now rejects type {kind!r}; write `type: llm-rubric` with `value:`", "type"
-        )
+        item.warn(f"AgentV now rejects type {kind!r}; write `type: llm-rubric`", "type")
     _settings(grader, item, ctx)
     if source is None:
-        item.error("a rubric grader needs `value:` with its criteria", at_key=False)
-        return []
+        grader.criteria = [_prompt_criterion(grader, item, ctx)]
+        return [grader]
     grader.criteria = _grader_criteria(item, source, ctx)
     return [grader] if grader.criteria else []
+
+
+def _prompt_criterion(grader: GraderDraft, item: Located, ctx: Context) -> CriterionDraft:
+    """A free-form prompt grader as one criterion: the test's `criteria`, else its prompt.
+
+    AgentV fills the prompt's rubric with the test's `criteria` (head `graders/llm-grader.ts`
+    209-211) and asks for one verdict, so the grader is one required criterion.
+    """
+    prompt = item.value["prompt"]
+    if ctx.criteria_text:
+        outcome = ctx.criteria_text
+    elif isinstance(prompt, str) and not prompt.strip().startswith("file://"):
+        outcome = prompt.strip()
+    else:
+        where = prompt if isinstance(prompt, str) else "its prompt"
+        outcome = f"Passes the {grader.name!r} grader prompt ({where})"
+    spec = AgentVCriterion(id=_slug(grader.name), outcome=outcome)
+    return CriterionDraft(Draft(item.loc, spec), item, 1)
+
+
+def _slug(name: str) -> str:
+    kept = "".join(c if c.isalnum() or c in "_.-" else " " for c in name)
+    return "-".join(kept.split()) or "rubric"
 
 
 def _name(raw: dict[str, Any], kind: str) -> str:
@@ -214,7 +236,7 @@ def _left_out(item: Located, kind: str, normal: str, ctx: Context) -> None:
     if normal in COMMAND_TYPES:
         why = "it runs a command: configure it under `graders:` in .github/rubricate.yml"
     elif normal in CURRENT_TYPES | OLDER_TYPES:
-        why = "it names no criteria (a free-form prompt)"
+        why = "it has neither `value:` nor `prompt:`, so AgentV skips it"
     else:
         why = "it is a deterministic check, not a rubric criterion"
     ctx.left_out.append(kind)

@@ -117,6 +117,11 @@ def _case_file(where: Located, ref: str, ctx: Context) -> list[Located]:
     if ref.strip().endswith((".eval.yaml", ".eval.yml")):
         where.warn(f"{ref!r} imports another eval suite; validate that file on its own")
         return []
+    if not ref.strip().endswith((".yaml", ".yml", ".jsonl", ".json")):
+        where.warn(
+            f"{ref!r}: only YAML, JSON and JSONL case files are read; its tests are left out"
+        )
+        return []
     try:
         path = ctx.refs.resolve(where.problems.locator.path, ref)
         loaded = ctx.refs.load(path)
@@ -187,7 +192,8 @@ def _criteria_only(test: Located) -> Located | None:
 
 
 def _graders(lists: list[Located], ctx: Context, case: CaseDraft) -> list[GraderDraft]:
-    local = Context(ctx.form, ctx.refs)
+    text = case.where.value.get("criteria") if isinstance(case.where.value, dict) else None
+    local = Context(ctx.form, ctx.refs, criteria_text=text if isinstance(text, str) else None)
     graders: list[GraderDraft] = []
     for entries in lists:
         graders += parse_graders(_as_list(entries), local)
