@@ -18,11 +18,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from rubricate.rubric.agentv_graders import FORM_NAMES, Context, Form, inline_grader, parse_graders
+from rubricate.rubric.agentv_graders import (
+    FORM_NAMES,
+    Context,
+    CriterionDraft,
+    Form,
+    GraderDraft,
+    inline_grader,
+    parse_graders,
+)
 from rubricate.rubric.agentv_refs import Located, ReadFile, References
 from rubricate.rubric.agentv_rubric import CaseDraft, build_cases
 from rubricate.rubric.agentv_tests import test_cases
-from rubricate.rubric.build import Identity
+from rubricate.rubric.build import Draft, Identity
 from rubricate.rubric.model import Dialect, Rubric
 from rubricate.yamlsource import Problems
 
@@ -121,7 +129,7 @@ def _file_evaluators(root: Located) -> Located | None:
 def _shared_graders(
     root: Located, evaluators: Located | None, ctx: Context, case: CaseDraft
 ) -> list[Any]:
-    local = Context(ctx.form, ctx.refs)
+    local = Context(ctx.form, ctx.refs, criteria_text=ctx.criteria_text)
     graders = []
     if "rubrics" in root.value:
         graders += inline_grader(root.child("rubrics"), local)
@@ -143,14 +151,26 @@ def _evalcase(
         item.warn("an eval case without an `id` is skipped, as AgentV skips it")
         return None
     case = CaseDraft(str(case_id), item)
-    local = Context(ctx.form, ctx.refs)
+    outcome = next(
+        (data[k] for k in ("expected_outcome", "outcome") if isinstance(data.get(k), str)), None
+    )
+    local = Context(ctx.form, ctx.refs, criteria_text=outcome)
     if "rubrics" in data:
         case.graders += inline_grader(item.child("rubrics"), local)
     own = _case_evaluators(item)
     if own is not None:
         case.graders += parse_graders(own, local)
     else:
-        case.graders += _shared_graders(root, shared, ctx, case)
+        case.graders += _shared_graders(root, shared, local, case)
+    if not case.graders and not case.left_out and not local.left_out and outcome:
+        # v2 `yaml-parser.ts` 122, 214: no evaluators means the default llm_judge, which
+        # judges the case's `expected_outcome`: one required criterion.
+        key = "expected_outcome" if "expected_outcome" in data else "outcome"
+        where = item.child(key)
+        grader = GraderDraft("llm_judge", "llm-judge", where)
+        draft = Draft(where.loc, outcome.strip(), plain_required=True)
+        grader.criteria = [CriterionDraft(draft, where, 1)]
+        case.graders.append(grader)
     case.left_out += local.left_out
     return case
 

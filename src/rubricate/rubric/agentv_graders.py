@@ -187,7 +187,8 @@ def _object_grader(item: Located, ctx: Context) -> list[GraderDraft]:
         return []
     normal = kind.strip().replace("_", "-")
     source = next((k for k in _CRITERIA_KEYS if raw.get(k) is not None), None)
-    free_form = source is None and raw.get("prompt") is not None
+    judge = normal in ("llm-grader", "llm-judge") and bool(ctx.criteria_text)
+    free_form = source is None and (raw.get("prompt") is not None or judge)
     if normal not in CURRENT_TYPES | OLDER_TYPES or (source is None and not free_form):
         _left_out(item, kind, normal, ctx)
         return []
@@ -208,7 +209,7 @@ def _prompt_criterion(grader: GraderDraft, item: Located, ctx: Context) -> Crite
     AgentV fills the prompt's rubric with the test's `criteria` (head `graders/llm-grader.ts`
     209-211) and asks for one verdict, so the grader is one required criterion.
     """
-    prompt = item.value["prompt"]
+    prompt = item.value.get("prompt")
     if ctx.criteria_text:
         outcome = ctx.criteria_text
     elif isinstance(prompt, str) and not prompt.strip().startswith("file://"):

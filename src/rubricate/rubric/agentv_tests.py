@@ -170,7 +170,7 @@ def _case(
 
 def _own_list(test: Located, form: Form) -> Located | None:
     data = test.value
-    keys = ("assert",) if form == "assert" else ("assertions", "assert", "evaluators")
+    keys = ("assert", "assertions") if form == "assert" else ("assertions", "assert", "evaluators")
     for key in keys:
         if key in data:
             return test.child(key)
@@ -208,11 +208,11 @@ def _as_list(entries: Located) -> Located:
         and entries.loc
         and entries.loc[-1] in ("criteria", "expected_outcome")
     ):
-        return _OneText(entries.value, entries.loc, entries.problems)
+        return OneText(entries.value, entries.loc, entries.problems)
     return entries
 
 
-class _OneText(Located):
+class OneText(Located):
     """A one-item list whose item is located at the list itself."""
 
     def child(self, key: Any) -> Located:
