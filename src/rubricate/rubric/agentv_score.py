@@ -245,16 +245,18 @@ def _test_result(
     missing = tuple(cid for g in graders for cid in g.missing)
     by_id = {g.id: g for g in rubric.graders}
     band = None
+    span = rubric.scale.max - rubric.scale.min
+    best_total = None
     if missing:
         best = _best_case(rubric, earned, threshold, legacy)
         verdict = "fail" if not at_least(best, threshold) else "incomplete"
         total = normalized = None
+        best_total = round(rubric.scale.min + best * span, 10)
     else:
         value = _test_score(rubric, [(by_id[g.id], g.score or 0.0) for g in graders], threshold)
         verdict = "pass" if at_least(value, threshold) else "fail"
         if legacy:
             band = _band(value, GRADER_PASS, legacy)
-        span = rubric.scale.max - rubric.scale.min
         total = round(rubric.scale.min + value * span, 10)
         normalized = round(value, 10)
     return AgentVScoreResult(
@@ -266,6 +268,7 @@ def _test_result(
         criteria,
         failed,
         missing,
+        best_total=best_total,
         graders=graders,
         threshold=threshold,
         band=band,
