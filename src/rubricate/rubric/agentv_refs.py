@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from rubricate.errors import SourceError
+from rubricate.errors import SourceError, read_problem
 from rubricate.yamlsource import Loc, Locator, Problems, load_located
 
 ReadFile = Callable[[str], str]
@@ -91,13 +91,11 @@ class References:
             raise RefError(f"cannot read {path}: no file reader was given")
         try:
             return self.read(path)
-        except FileNotFoundError:
-            raise RefError(f"{path}: no such file") from None
         except PermissionError:
             raise RefError(f"{path}: outside the repository or not readable") from None
-        except UnicodeDecodeError:
-            raise RefError(f"{path}: not UTF-8 text") from None
-        except (OSError, ValueError) as exc:
+        except (OSError, UnicodeDecodeError) as exc:
+            raise RefError(f"{path}: {read_problem(exc)}") from None
+        except ValueError as exc:
             raise RefError(f"cannot read {path}: {exc}") from None
 
     def load(self, path: str) -> Located:
