@@ -19,20 +19,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from rubricate.errors import SourceError, read_problem
+from rubricate.errors import FileReferenceError, SourceError, read_problem
 from rubricate.yamlsource import Loc, Locator, Problems, load_located
 
 ReadFile = Callable[[str], str]
+RefError = FileReferenceError
 FILE_SCHEME = "file://"
 MAX_INCLUDE_DEPTH = 3
 TEMPLATE_DIR = ".agentv/templates"
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
 _GLOB = re.compile(r"[*?\[{]")
-
-
-class RefError(Exception):
-    """A reference that cannot be followed; the message says why."""
 
 
 @dataclass(frozen=True)
