@@ -149,7 +149,7 @@ def snapshot(
 ) -> Snapshot:
     """The change from the merge base to the head, with schemas read at the base commit."""
     from rubricate.evidence.deliverable_schemas import schema_paths
-    from rubricate.gitio.read import read_file_at, read_snapshot
+    from rubricate.gitio.read import BaseTree, read_snapshot
 
     if merge_base is None:
         reader.runtime.log("no git reads: scoring an empty change built from the payload")
@@ -164,12 +164,9 @@ def snapshot(
     snap = read_snapshot(
         reader.repo_dir, merge_base, event.head_sha, title=event.title, body=event.body, spec=spec
     )
-    schemas: dict[str, bytes] = {}
+    schemas = BaseTree(reader.repo_dir, event.base_sha)
     for path in schema_paths(config):
-        try:
-            schemas[path] = read_file_at(reader.repo_dir, event.base_sha, path)
-        except FileNotFoundError:
-            continue
+        schemas.get(path)
     return dataclasses.replace(snap, base_files=schemas, repo=event.repo)
 
 

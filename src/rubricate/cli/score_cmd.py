@@ -98,7 +98,8 @@ def run(args: argparse.Namespace) -> int:
         spec=_read_spec(args.spec),
         base_files_wanted=schema_paths(config),
     )
-    snapshot = dataclasses.replace(snapshot, spec_source=args.spec)
+    schema_files = git.BaseTree(repo, base, snapshot.base_files)
+    snapshot = dataclasses.replace(snapshot, spec_source=args.spec, base_files=schema_files)
     graders = _grade(repo, snapshot, rubric, config, enabled=not args.no_graders)
     report = auto_score(snapshot, rubric, config, grader_results=graders)
     report = _judge(report, snapshot, config, args)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import io
 import tarfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -321,6 +321,73 @@ def _batch_read(repo: str | Path, shas: Sequence[str]) -> dict[str, bytes]:
             found[sha] = out[pos : pos + size]
             pos += size + 1
     return found
+
+
+class BaseTree(Mapping[str, bytes]):
+    """The files of one commit, read on demand and kept: schema files and what they `$ref`.
+
+    One `ls-tree` lists the blobs (so an absent path costs nothing); a file is read together
+    with its siblings of the same extension, in one `cat-file` run, and kept. Iteration covers
+    only the files read so far. Files over `max_bytes` read as absent.
+    """
+
+    def __init__(
+        self,
+        repo_dir: str | Path,
+        commit: str,
+        preloaded: Mapping[str, bytes] | None = None,
+        *,
+        max_bytes: int = 8 * MAX_PARSE_BYTES,
+    ) -> None:
+        self._repo = Path(repo_dir)
+        self._commit = commit
+        self._files: dict[str, bytes] = dict(preloaded or {})
+        self._blobs: dict[str, tuple[str, int]] | None = None
+        self._max_bytes = max_bytes
+
+    def __getitem__(self, path: str) -> bytes:
+        if path in self._files:
+            return self._files[path]
+        sha, size = self._listing().get(path, ("", -1))
+        if not sha or size > self._max_bytes:
+            raise KeyError(path)
+        self._read_folder(path)
+        return self._files[path]
+
+    def _read_folder(self, path: str) -> None:
+        """Read the wanted file and its siblings of the same kind in one `cat-file` run."""
+        folder, _, name = path.rpartition("/")
+        suffix = name.rpartition(".")[2]
+        wanted = {
+            other: sha
+            for other, (sha, size) in self._listing().items()
+            if other.rpartition("/")[0] == folder
+            and other.endswith("." + suffix)
+            and size <= self._max_bytes
+            and other not in self._files
+        }
+        wanted[path] = self._listing()[path][0]
+        blobs = _batch_read(self._repo, sorted(set(wanted.values())))
+        self._files.update({other: blobs[sha] for other, sha in wanted.items() if sha in blobs})
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self._files))
+
+    def __len__(self) -> int:
+        return len(self._files)
+
+    def _listing(self) -> dict[str, tuple[str, int]]:
+        if self._blobs is None:
+            args = ["ls-tree", "-r", "-z", "--full-tree", "--long", self._commit]
+            out = run_git(args, self._repo).stdout
+            self._blobs = {}
+            for line in out.split(b"\0"):
+                meta, _, name = line.partition(b"\t")
+                parts = meta.split()
+                if len(parts) == 4 and parts[1] == b"blob" and parts[3].isdigit():
+                    path = name.decode("utf-8", "replace")
+                    self._blobs[path] = (parts[2].decode(), int(parts[3]))
+        return self._blobs
 
 
 def export_tree(repo_dir: str | Path, ref: str, dest: str | Path) -> None:
