@@ -159,3 +159,37 @@ def test_score_reads_referenced_schemas_from_the_base_tree(
     data = json.loads(capsys.readouterr().out)
     fmt = next(c for c in data["checks"] if c["id"] == "format")
     assert fmt["findings"][0]["message"].startswith("/n: 'x' is not of type 'integer'")
+
+
+def _score_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], config: str, data: bytes
+) -> Any:
+    schema = '{"type": "array", "items": {"type": "integer"}}'
+    base = {".github/rubricate.yml": config, "s.json": schema}
+    change = make_change(tmp_path, base, {"out/big.json": data})
+    main(["score", "--repo", str(change.repo), "--format", "json", "--judge", "none"])
+    return json.loads(capsys.readouterr().out)
+
+
+BIG_CONFIG = 'deliverables:\n  - glob: "out/*.json"\n    schema: s.json\n'
+
+
+def test_a_deliverable_over_1_mib_is_validated_up_to_max_bytes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = b"[" + b"1," * (1024 * 1024) + b"1]"
+    result = _score_json(tmp_path, capsys, BIG_CONFIG, data)
+    fmt = next(c for c in result["checks"] if c["id"] == "format")
+    assert fmt["status"] == "pass"
+    assert "deliverables valid: out/big.json" in fmt["evidence"]
+
+
+def test_a_deliverable_over_max_bytes_is_not_validated(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = BIG_CONFIG + "    max_bytes: 10\n"
+    result = _score_json(tmp_path, capsys, config, b"[1, 2, 3, 4, 5]")
+    fmt = next(c for c in result["checks"] if c["id"] == "format")
+    assert fmt["findings"][0]["message"] == "not validated (size): 15 bytes, over max_bytes 10"
+    scored = {c["id"]: c["score"] for c in result["criteria"]}
+    assert scored["format_correctness"] == 1.0

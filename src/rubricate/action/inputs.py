@@ -149,6 +149,7 @@ def snapshot(
 ) -> Snapshot:
     """The change from the merge base to the head, with schemas read at the base commit."""
     from rubricate.evidence.deliverable_schemas import schema_paths
+    from rubricate.evidence.format_check import read_limit
     from rubricate.gitio.read import BaseTree, read_snapshot
 
     if merge_base is None:
@@ -162,7 +163,13 @@ def snapshot(
             spec=spec,
         )
     snap = read_snapshot(
-        reader.repo_dir, merge_base, event.head_sha, title=event.title, body=event.body, spec=spec
+        reader.repo_dir,
+        merge_base,
+        event.head_sha,
+        title=event.title,
+        body=event.body,
+        spec=spec,
+        read_limit=read_limit(config),
     )
     schemas = BaseTree(reader.repo_dir, event.base_sha)
     for path in schema_paths(config):

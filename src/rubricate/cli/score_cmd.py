@@ -78,6 +78,7 @@ def run(args: argparse.Namespace) -> int:
     from rubricate.config import CONFIG_PATH
     from rubricate.evidence.autoscore import auto_score
     from rubricate.evidence.deliverable_schemas import schema_paths
+    from rubricate.evidence.format_check import read_limit
     from rubricate.gitio import read as git
 
     _check_judge_key(args.judge)
@@ -97,6 +98,7 @@ def run(args: argparse.Namespace) -> int:
         body=body,
         spec=_read_spec(args.spec),
         base_files_wanted=schema_paths(config),
+        read_limit=read_limit(config),
     )
     schema_files = git.BaseTree(repo, base, snapshot.base_files)
     snapshot = dataclasses.replace(snapshot, spec_source=args.spec, base_files=schema_files)

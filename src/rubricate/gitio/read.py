@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import io
 import tarfile
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -148,8 +148,12 @@ def read_snapshot(
     body: str = "",
     spec: str = "",
     base_files_wanted: Iterable[str] = (),
+    read_limit: Callable[[str], int] | None = None,
 ) -> Snapshot:
-    """The change from `base_ref` to `head_ref` as a Snapshot, with the wanted base-ref files."""
+    """The change from `base_ref` to `head_ref` as a Snapshot, with the wanted base-ref files.
+
+    Head files are read up to 1 MiB, or up to `read_limit(path)` bytes (deliverables).
+    """
     repo = check_repository(repo_dir)
     base, head = resolve_commit(repo, base_ref), resolve_commit(repo, head_ref)
     base_tree, head_tree = git_text(
@@ -158,7 +162,7 @@ def read_snapshot(
     entries, patches = _diff(repo, base, head)
     head_paths = _tree_paths(repo, head)
     wanted = sorted({p.strip().removeprefix("./") for p in base_files_wanted if "\n" not in p})
-    changes, base_files = _read_contents(repo, base, entries, wanted)
+    changes, base_files = _read_contents(repo, base, entries, wanted, read_limit)
     return Snapshot(
         base_sha=base,
         head_sha=head,
@@ -246,7 +250,11 @@ def _readable(entry: _Entry) -> bool:
 
 
 def _read_contents(
-    repo: Path, base: str, entries: Sequence[_Entry], wanted: Sequence[str]
+    repo: Path,
+    base: str,
+    entries: Sequence[_Entry],
+    wanted: Sequence[str],
+    read_limit: Callable[[str], int] | None = None,
 ) -> tuple[dict[str, tuple[int | None, bytes | None]], dict[str, bytes]]:
     blobs = sorted({e.sha for e in entries if e.status != "deleted" and e.mode != SUBMODULE_MODE})
     base_specs = [f"{base}:{path}" for path in wanted]
@@ -256,6 +264,13 @@ def _read_contents(
         for e in entries
         if _readable(e) and infos.get(e.sha, ("", "", 0))[2] <= MAX_PARSE_BYTES
     }
+    if read_limit is not None:
+        small |= {
+            e.sha
+            for e in entries
+            if _readable(replace(e, binary=False))
+            and MAX_PARSE_BYTES < infos.get(e.sha, ("", "", 0))[2] <= read_limit(e.path)
+        }
     base_shas = {
         path: infos[s][0]
         for path, s in zip(wanted, base_specs, strict=True)
@@ -283,7 +298,7 @@ def _change(
         binary=entry.binary and not too_large,
         symlink=entry.mode == SYMLINK_MODE,
         size=size,
-        content=content if _readable(entry) else None,
+        content=content if _readable(entry) or too_large else None,
         submodule=entry.mode == SUBMODULE_MODE,
     )
 
