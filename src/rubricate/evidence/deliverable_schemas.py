@@ -20,10 +20,9 @@ from referencing.exceptions import Unresolvable
 from referencing.jsonschema import specification_with
 
 from rubricate.config import CONFIG_PATH, Config, Deliverable
-from rubricate.errors import ConfigError
+from rubricate.errors import ConfigError, SchemaRefError
 from rubricate.evidence.schema_refs import (
     ROOT,
-    RefProblem,
     SchemaFiles,
     check_refs,
     file_uri,
@@ -141,7 +140,7 @@ def compile_schema(
         check_refs(
             files.registry(spec).with_resource(uri, resource), resource, uri, spec, files.checked
         )
-    except RefProblem as exc:
+    except SchemaRefError as exc:
         raise ConfigError(f"schema {name}: {exc}") from None
     registry = files.registry(spec).with_resource(uri, resource)
     wrapper = {"$ref": uri}

@@ -25,14 +25,11 @@ from referencing import Registry, Resource, Specification
 from referencing.exceptions import NoSuchResource, Unresolvable
 
 from rubricate.errors import ConfigError
+from rubricate.errors import SchemaRefError as RefProblem
 
 ROOT = "file:///"
 """The base URI of the repository root (a scheme `urljoin` resolves relative refs against)."""
 FileReader = Callable[[str], "bytes | None"]
-
-
-class RefProblem(ConfigError):
-    """A `$ref` that names no file in the repository, or a URL that is never fetched."""
 
 
 def file_uri(path: str) -> str:
