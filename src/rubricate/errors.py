@@ -107,6 +107,10 @@ def gist(stderr: str) -> str:
     return "; ".join(errors or lines)
 
 
+class SchemaRefError(ConfigError):
+    """A schema `$ref` that names no file in the repository, or a URL that is never fetched."""
+
+
 def read_problem(exc: OSError | UnicodeDecodeError) -> str:
     """A short reason for a failed read: `no such file`, `is a directory`, `not UTF-8 text`."""
     if isinstance(exc, UnicodeDecodeError):

@@ -2,8 +2,9 @@
 
 A file is a config when it is named `rubricate.yml`/`rubricate.yaml`, or when it is a mapping
 whose keys are all config keys. A config's `rubric:` must resolve too, and each deliverable
-schema must be a readable, valid JSON Schema; paths are read with `read_file`, relative to the
-repository root. A grader whose criterion the rubric lacks is a warning (it would score none).
+schema must be a readable, valid JSON Schema whose `$ref`s all resolve; paths are read with
+`read_file`, relative to the repository root. A grader whose criterion the rubric lacks is a
+warning (it would score none).
 """
 
 from __future__ import annotations
@@ -123,14 +124,21 @@ def _schema_problems(
 ) -> list[Diagnostic]:
     """A located error for each deliverable schema that is missing, unreadable or invalid."""
     from rubricate.evidence.deliverable_schemas import compile_deliverable_schema
+    from rubricate.evidence.schema_refs import SchemaFiles
 
+    def read_bytes(path: str) -> bytes | None:
+        try:
+            return None if read_file is None else read_file(path).encode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+
+    files = SchemaFiles(read_bytes)
     problems = []
     for index, deliverable in enumerate(config.deliverables):
         schema = deliverable.schema_
-        files = {}
         if isinstance(schema, str) and read_file is not None:
             try:
-                files[schema] = read_file(schema).encode("utf-8")
+                read_file(schema)
             except (OSError, UnicodeDecodeError) as exc:
                 problem = read_problem(exc)
                 where = ("deliverables", index, "schema")
