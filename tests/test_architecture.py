@@ -26,6 +26,7 @@ SHELL_PREFIXES = (
     "cli/",
     "judge/client",
     "ledger/store",
+    "ledger/backends",
     "evidence/graders_run",
     "action",
     "schemas",

@@ -23,7 +23,7 @@ from rubricate.bot.messages import (
 from rubricate.bot.render import criteria_table, findings_section, gate_line
 from rubricate.config import Role
 from rubricate.evidence.report_model import ScoreReport
-from rubricate.render.score_report import render_markdown
+from rubricate.evidence.score_report import render_markdown
 from rubricate.rubric.model import Rubric
 from rubricate.rubric.scoring import ScoreResult
 

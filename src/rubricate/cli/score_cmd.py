@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     from rubricate.config import CONFIG_PATH
     from rubricate.evidence.autoscore import auto_score
     from rubricate.evidence.deliverable_schemas import schema_paths
-    from rubricate.gitio import snapshot_reader as git
+    from rubricate.gitio import read as git
 
     repo = git.check_repository(args.repo)
     head = git.resolve_commit(repo, args.head)
@@ -108,7 +108,7 @@ def _load_config(repo: Path, base: str, local_path: str | None) -> Config:
     from rubricate.cli.textfile import read_text
     from rubricate.config import CONFIG_PATH, Config, load_config
     from rubricate.errors import ConfigError
-    from rubricate.gitio.snapshot_reader import read_file_at
+    from rubricate.gitio.read import read_file_at
 
     if local_path is not None:
         return load_config(read_text(local_path, "--config"), local_path)
@@ -126,7 +126,7 @@ def _load_rubric(repo: Path, base: str, given: str | None, config: Config, named
     from pathlib import Path
 
     from rubricate.errors import ConfigError
-    from rubricate.gitio.snapshot_reader import read_file_at
+    from rubricate.gitio.read import read_file_at
     from rubricate.rubric.resolve import resolve_rubric
 
     def at_base(path: str) -> str:
@@ -158,7 +158,7 @@ def _grade(
 
     from rubricate.evidence.graders import grader_payload, skipped_graders
     from rubricate.evidence.graders_run import run_graders
-    from rubricate.gitio.snapshot_reader import export_tree
+    from rubricate.gitio.read import export_tree
 
     if not config.graders:
         return []
@@ -195,13 +195,13 @@ def _render(report: ScoreReport, fmt: str) -> str:
     if fmt == "json":
         import json
 
-        from rubricate.render.score_report import report_json
+        from rubricate.evidence.score_report import report_json
 
         return json.dumps(report_json(report), indent=2, ensure_ascii=False) + "\n"
     if fmt == "markdown":
-        from rubricate.render.score_report import render_markdown
+        from rubricate.evidence.score_report import render_markdown
 
         return render_markdown(report)
-    from rubricate.render.score_text import render_table
+    from rubricate.evidence.score_text import render_table
 
     return render_table(report)

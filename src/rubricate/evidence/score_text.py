@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rubricate.evidence.report_model import CheckResult, ScoreReport
-from rubricate.render.score_report import format_score, verdict_text
+from rubricate.evidence.score_report import format_score, verdict_text
 
 EVIDENCE_WIDTH = 64
 MAX_FINDINGS_SHOWN = 20
