@@ -48,7 +48,8 @@ def run_report(args: argparse.Namespace) -> int:
         from rubricate.report.site import write_json, write_markdown, write_site
     except ImportError as exc:
         raise ConfigError(
-            f"rubricate report needs the optional extra: pip install 'rubricate[report]' ({exc.name} is missing)"
+            "rubricate report needs the optional extra: "
+            f"pip install 'rubricate[report]' ({exc.name} is missing)"
         ) from None
     progress = _progress(sys.stderr.isatty())
     progress("reading the ledger")

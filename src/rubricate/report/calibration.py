@@ -87,4 +87,4 @@ def _categories(pairs: list[tuple[Scored, Scored]]) -> tuple[int, int]:
 
 
 def _category(value: float, low: int, high: int) -> int:
-    return min(max(int(math.floor(value + 0.5)), low), high) - low
+    return min(max(math.floor(value + 0.5), low), high) - low

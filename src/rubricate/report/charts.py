@@ -143,7 +143,9 @@ def grouped_bars(
     """Bars for each label, one colour per series."""
     extra: dict[str, Any] = {"range": value_range} if value_range is not None else {}
     if counts:
-        extra["y_labels"] = count_ticks(max((v or 0 for vs in series.values() for v in vs), default=0))
+        extra["y_labels"] = count_ticks(
+            max((v or 0 for vs in series.values() for v in vs), default=0)
+        )
     chart = pygal.Bar(
         **_config(x_title=x_title, y_title=y_title, value_formatter=formatter, **extra)
     )

@@ -11,7 +11,8 @@ from collections.abc import Iterable, Sequence
 from html import escape
 
 CSS = """
-:root{color-scheme:light;--fg:#1f2328;--muted:#57606a;--line:#d0d7de;--bg:#f6f8fa;--accent:#0b5cad}
+:root{color-scheme:light;--fg:#1f2328;--muted:#57606a;--line:#d0d7de;--bg:#f6f8fa;
+--accent:#0b5cad}
 *{box-sizing:border-box}
 body{margin:0;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;
 color:var(--fg);background:#fff}
@@ -19,19 +20,22 @@ header.top{background:#0d1117;color:#f0f6fc;padding:18px 32px}
 header.top a{color:#9ecbff}
 header.top h1{margin:0;font-size:22px}
 header.top p{margin:4px 0 0;color:#c9d1d9;font-size:13px}
-nav.sections{display:flex;flex-wrap:wrap;gap:6px 18px;padding:10px 32px;border-bottom:1px solid var(--line);
+nav.sections{display:flex;flex-wrap:wrap;gap:6px 18px;padding:10px 32px;
+border-bottom:1px solid var(--line);
 background:var(--bg);position:sticky;top:0}
 nav.sections a{color:var(--accent);text-decoration:none;font-weight:600}
 main{max-width:1200px;margin:0 auto;padding:8px 32px 48px}
 h2{margin:32px 0 8px;padding-bottom:4px;border-bottom:1px solid var(--line);font-size:20px}
 h3{margin:24px 0 6px;font-size:16px}
 p.lead{color:var(--muted);margin:4px 0 12px;max-width:80ch}
-.cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(170px,1fr));gap:12px;margin:12px 0}
+.cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(170px,1fr));gap:12px;
+margin:12px 0}
 .card{border:1px solid var(--line);border-radius:8px;padding:10px 14px;background:#fff}
 .card b{display:block;font-size:22px}
 .card span{color:var(--muted);font-size:13px}
 .grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(460px,1fr));gap:16px}
-figure.chart{margin:12px 0;border:1px solid var(--line);border-radius:8px;padding:12px;background:#fff;
+figure.chart{margin:12px 0;border:1px solid var(--line);border-radius:8px;padding:12px;
+background:#fff;
 min-width:0}
 figure.chart figcaption{font-weight:600;margin-bottom:6px}
 figure.chart svg{width:100%;height:auto;display:block}
@@ -48,11 +52,13 @@ th a:hover,th a:focus{text-decoration:underline}
 th[aria-sort] a::after{content:" \\25BE"}
 td.reason{text-align:left;max-width:48ch}
 .muted{color:var(--muted)}
-.warn{border-left:4px solid #9a6700;background:#fff8c5;padding:8px 12px;margin:12px 0;border-radius:4px}
+.warn{border-left:4px solid #9a6700;background:#fff8c5;padding:8px 12px;margin:12px 0;
+border-radius:4px}
 .warn ul{margin:4px 0;padding-left:20px;font-family:ui-monospace,monospace;font-size:12px}
 .empty{border:1px dashed var(--line);border-radius:8px;padding:24px;text-align:center;
 color:var(--muted);margin:16px 0}
-.badge{display:inline-block;border-radius:10px;padding:0 8px;font-size:12px;background:#ddf4ff;color:#0b3d6e}
+.badge{display:inline-block;border-radius:10px;padding:0 8px;font-size:12px;background:#ddf4ff;
+color:#0b3d6e}
 .badge.low{background:#ffebe9;color:#82071e}
 footer{color:var(--muted);font-size:12px;padding:24px 32px;border-top:1px solid var(--line)}
 a:focus-visible{outline:2px solid var(--accent);outline-offset:2px}
@@ -118,7 +124,8 @@ def table(
         for row in rows
     )
     cap = f"<caption>{escape(caption)}</caption>" if caption else ""
-    return f'<div class="table-wrap"><table>{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
+    inner = f"{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody>"
+    return f'<div class="table-wrap"><table>{inner}</table></div>'
 
 
 def cell(value: object) -> str:

@@ -45,7 +45,7 @@ def _reputation(report: Mapping[str, Any]) -> list[str]:
         for a in authors[:TOP_AUTHORS]
     ]
     more = len(authors) - TOP_AUTHORS
-    note = [f"", f"…and {more} more authors."] if more > 0 else []
+    note = ["", f"…and {more} more authors."] if more > 0 else []
     head = ["author", "repo", "reputation", *(c.replace("_", " ") for c in COMPONENTS)]
     return ["### Reputation", "", *_table(head, rows), *note]
 
@@ -96,7 +96,8 @@ def _weights(report: Mapping[str, Any]) -> list[str]:
     return [
         "### Weights",
         "",
-        f"Spearman ρ between rubric_quality and the trust-weighted rating: {_n(w['spearman'])} {interval} "
+        "Spearman ρ between rubric_quality and the trust-weighted rating: "
+        f"{_n(w['spearman'])} {interval} "
         f"over {w['jobs']:,} jobs (Agora's threshold of ~{w['threshold_jobs']}: {state}).",
     ]
 
@@ -106,7 +107,8 @@ def _audit(report: Mapping[str, Any]) -> list[str]:
     lines = [
         "### Audit",
         "",
-        f"{len(a['overrides'])} override(s), {len(a['bypassed'])} bypassed gate(s), {len(a['disputes'])} dispute(s).",
+        f"{len(a['overrides'])} override(s), {len(a['bypassed'])} bypassed gate(s), "
+        f"{len(a['disputes'])} dispute(s).",
     ]
     if a["overrides"]:
         rows = [

@@ -93,8 +93,9 @@ def author_table(report: Mapping[str, Any], key: str) -> str:
 
 def _author_row(entry: Mapping[str, Any]) -> list[str]:
     link = f'<a href="authors/{escape(entry["slug"])}.html">{escape(entry["author"])}</a>'
+    parts = entry["components"]
     components = [
-        f'{_num(entry["components"][name]["value"])} <span class="muted">n={entry["components"][name]["n"]}</span>'
+        f'{_num(parts[name]["value"])} <span class="muted">n={parts[name]["n"]}</span>'
         for name in COMPONENTS
     ]
     jobs = entry["jobs"]

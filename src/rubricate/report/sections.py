@@ -42,14 +42,18 @@ def reputation(report: Doc, authors_table: str) -> str:
         counts=True,
     )
     chart = figure(
-        "Authors by reputation", svg, table(["reputation", "authors"], zip(BANDS, counts, strict=True))
+        "Authors by reputation",
+        svg,
+        table(["reputation", "authors"], zip(BANDS, counts, strict=True)),
     )
     lead = (
         "Each author's reputation from the same fold as reputation.json, with the share of the "
         "weight that had data (coverage) and n per component. Click a column to sort by it; "
         "an author's name opens their reputation over time."
     )
-    return section("reputation", "1 · Reputation", lead, f'<div class="grid">{chart}</div>' + authors_table)
+    return section(
+        "reputation", "1 · Reputation", lead, f'<div class="grid">{chart}</div>' + authors_table
+    )
 
 
 def scores(report: Doc) -> str:
@@ -162,7 +166,8 @@ def calibration(report: Doc) -> str:
     svg = charts.intervals(
         "kappa",
         "Weighted kappa per criterion",
-        "Quadratic-weighted kappa with 95% intervals, per criterion, for judge and heuristics against reviewers.",
+        "Quadratic-weighted kappa with 95% intervals, per criterion, "
+        "for judge and heuristics against reviewers.",
         list(usable),
         series,
         y_title="weighted κ",
@@ -213,7 +218,8 @@ def weights(report: Doc) -> str:
         "weights-growth",
         data["growth"],
         data["threshold_jobs"],
-        f"Completed jobs with both signals over time, against Agora's threshold of about {data['threshold_jobs']}.",
+        "Completed jobs with both signals over time, against Agora's threshold of about "
+        f"{data['threshold_jobs']}.",
     )
     growth_fig = figure(
         "Jobs with both signals",
@@ -258,7 +264,10 @@ def audit(report: Doc) -> str:
         "<h3>Disputes</h3>",
         _audit_table(data["disputes"], ["feedback"]) if data["disputes"] else empty("No dispute."),
     ]
-    lead = "Every override with its reason, approver and version; every merge that bypassed the gate; every dispute."
+    lead = (
+        "Every override with its reason, approver and version; "
+        "every merge that bypassed the gate; every dispute."
+    )
     return section("audit", "5 · Audit", lead, "".join(parts))
 
 
@@ -279,7 +288,10 @@ def author_section(entry: Doc, jobs: Sequence[Doc]) -> str:
             for name in COMPONENTS
         ]
     )
-    desc = f"{entry['author']}'s reputation and its five components as of each completed job ({len(points)} points)."
+    desc = (
+        f"{entry['author']}'s reputation and its five components "
+        f"as of each completed job ({len(points)} points)."
+    )
     svg = charts.reputation_over_time(f"series-{entry['slug']}", points, desc)
     headers = ["time", "completed PR", "reputation", *(n.replace("_", " ") for n in COMPONENTS)]
     rows = [

@@ -15,9 +15,9 @@ from datetime import datetime
 from typing import Any
 
 from rubricate.config import ReputationConfig
+from rubricate.ledger.codec import bulk
 from rubricate.ledger.event import Event, rfc3339
 from rubricate.ledger.fold import JobFacts, event_order, fold_job
-from rubricate.ledger.perf import bulk
 from rubricate.ledger.reputation import author_entry
 
 AuthorKey = tuple[str, str]

@@ -63,7 +63,7 @@ def _by_rating(quality: list[float], ratings: list[float]) -> dict[str, dict[str
     """Mean rubric_quality of the jobs at each (rounded) star rating."""
     stars = [1 + round(r * 4) for r in ratings]
     counts = Counter(stars)
-    sums: Counter[int] = Counter()
+    sums: dict[int, float] = dict.fromkeys(counts, 0.0)
     for star, value in zip(stars, quality, strict=True):
         sums[star] += value
     return {
