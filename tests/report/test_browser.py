@@ -53,13 +53,12 @@ def test_page_renders_cleanly(site: Path, chromium: str, page: str) -> None:
 
 def test_checks_catch_a_broken_chart(site: Path, chromium: str, tmp_path: Path) -> None:
     page = (site / "index.html").read_text(encoding="utf-8")
-    broken = page.replace('class="axis x', 'class="axis-gone x', 1).replace(
-        "<td",
-        '<td style="white-space:nowrap;overflow:visible"><span style="display:inline-block;width:4000px">wide</span',
-        1,
-    )
+    wide = '<span style="white-space:nowrap">' + "overflowing text " * 40 + "</span>"
+    broken = page.replace('class="axis x', 'class="axis-gone x', 1)
+    broken = broken.replace('<div class="card"><b>', f'<div class="card">{wide}<b>', 1)
     (tmp_path / "index.html").write_text(broken, encoding="utf-8")
     with browser(chromium) as tab:
         tab.open((tmp_path / "index.html").as_uri())
         result = tab.evaluate(CHECKS)
     assert any("no x axis" in p for p in result["problems"])
+    assert any(p.startswith(("overflow", "page is wider")) for p in result["problems"])

@@ -43,9 +43,12 @@ def test_html_site_is_self_contained_and_accessible(data: Path, tmp_path: Path) 
         svgs = re.findall(r"<svg.*?</svg>", page, re.S)
         assert svgs
         for svg in svgs:
-            assert 'role="img"' in svg and "<title " in svg and "<desc " in svg
+            assert 'role="img"' in svg
+            assert "<title " in svg
+            assert "<desc " in svg
         assert page.count("<figure") == page.count("Data table")
-    assert "ledger/2024-04.jsonl:" in index and "corrupt line" in index
+    assert "ledger/2024-04.jsonl:" in index
+    assert "corrupt line" in index
     assert "authors/dependabot_bot_.html" in index
     assert (tmp_path / "authors-by-reputation.html").exists()
     report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
@@ -72,16 +75,19 @@ def test_json_holds_the_numbers_and_reputation_matches(data: Path, tmp_path: Pat
         assert entry["reputation"] == expected[entry["author"]]["reputation"]
         assert entry["series"][-1]["reputation"] == entry["reputation"]
     kappa = report["calibration"]["criteria"]["quality"]["judge"]
-    assert kappa["status"] == "ok" and kappa["n"] >= MIN_PAIRS
+    assert kappa["status"] == "ok"
+    assert kappa["n"] >= MIN_PAIRS
     assert kappa["kappa_low"] <= kappa["kappa"] <= kappa["kappa_high"]
     assert report["calibration"]["criteria"]["quality"]["heuristic"]["status"] == (
         "insufficient data"
     )
     assert report["calibration"]["criteria"]["verifiability"]["heuristic"]["status"] == "ok"
-    assert report["weights"]["reached"] and report["weights"]["jobs"] >= 50
+    assert report["weights"]["reached"]
+    assert report["weights"]["jobs"] >= 50
     audit = report["audit"]
     assert audit["overrides"][0]["reason"].startswith("the failing check")
-    assert audit["bypassed"] and audit["disputes"]
+    assert audit["bypassed"]
+    assert audit["disputes"]
 
 
 def test_markdown_is_compact_with_a_mermaid_chart(data: Path, tmp_path: Path) -> None:

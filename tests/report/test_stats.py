@@ -50,7 +50,8 @@ def test_kappa_of_perfect_agreement_is_one_and_interval_is_seeded() -> None:
     other = kappa_estimate(table, seed=4)
     assert first == again
     assert first != other
-    assert first.low is not None and first.high is not None
+    assert first.low is not None
+    assert first.high is not None
     assert first.low < (first.value or 0) < first.high
     assert kappa_table([[5, 0], [0, 5]]) == pytest.approx(1.0)
 
@@ -72,11 +73,14 @@ def test_spearman_interval_is_reproducible_and_covers_the_estimate() -> None:
     y = [v + rng.random() * 3 for v in x]
     first = spearman_estimate(x, y, seed=9)
     assert first == spearman_estimate(x, y, seed=9)
-    assert first.low is not None and first.high is not None
+    assert first.low is not None
+    assert first.high is not None
     assert first.low <= (first.value or 0) <= first.high
     many = [rng.random() for _ in range(300)]  # mostly distinct values: the other resampler
     wide = spearman_estimate(many, y, seed=9)
-    assert wide.low is not None and wide.high is not None and wide.low < wide.high
+    assert wide.low is not None
+    assert wide.high is not None
+    assert wide.low < wide.high
 
 
 def test_spearman_needs_three_points() -> None:

@@ -8,13 +8,13 @@ it; `author` narrows everything to that author's jobs.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 from rubricate.config import ReputationConfig
+from rubricate.ledger.badges import author_stem
 from rubricate.ledger.codec import ParsedLedger
 from rubricate.ledger.event import Event, rfc3339
 from rubricate.ledger.fold import fold_jobs
@@ -27,7 +27,6 @@ from rubricate.report.timeline import reputation_series, since
 from rubricate.report.weights import weights_section
 
 REPORT_SCHEMA_VERSION = 1
-_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
 
 @dataclass(frozen=True)
@@ -78,11 +77,6 @@ def build_report(
     }
 
 
-def slug(login: str) -> str:
-    """A file-name-safe form of a login."""
-    return _UNSAFE.sub("_", login) or "_"
-
-
 def _ledger(parsed: ParsedLedger) -> dict[str, Any]:
     problems = [f"{p}: corrupt line (kept aside, skipped by the fold)" for p in parsed.corrupt]
     problems += [str(p) for p in (*parsed.duplicates, *parsed.misplaced)]
@@ -105,7 +99,7 @@ def _authors(
             {
                 "repo": repo,
                 "author": author,
-                "slug": slug(author),
+                "slug": author_stem(author),
                 **entry,
                 "series": [_point(p) for p in since(points, cutoff)],
             }
