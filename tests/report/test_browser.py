@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from rubricate.cli.main import main
-from tests.report.cdp import browser, chromium_path
+from tests.report.cdp import Page, browser, chromium_path
 from tests.report.sample import sample_events, write_ledger
 
 CHECKS = (Path(__file__).parent / "checks.js").read_text(encoding="utf-8")
@@ -35,14 +36,20 @@ def chromium() -> str:
     return found
 
 
+@pytest.fixture(scope="module")
+def tab(chromium: str) -> Iterator[Page]:
+    with browser(chromium) as page:
+        yield page
+
+
 @pytest.mark.parametrize("page", ["index.html", "authors/alice.html"])
-def test_page_renders_cleanly(site: Path, chromium: str, page: str) -> None:
+def test_page_renders_cleanly(site: Path, tab: Page, page: str) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
-    with browser(chromium) as tab:
-        tab.open((site / page).as_uri(), 1280, 800)
-        shot = tab.screenshot(SHOTS / f"{page.replace('/', '-')[:-5]}.png")
-        result: dict[str, Any] = tab.evaluate(CHECKS)
-        errors = list(tab.errors)
+    tab.errors.clear()
+    tab.open((site / page).as_uri(), 1280, 800)
+    shot = tab.screenshot(SHOTS / f"{page.replace('/', '-')[:-5]}.png")
+    result: dict[str, Any] = tab.evaluate(CHECKS)
+    errors = list(tab.errors)
     print(f"screenshot: {shot}")
     assert shot.stat().st_size > 10_000
     assert result["charts"] >= 1
@@ -51,14 +58,13 @@ def test_page_renders_cleanly(site: Path, chromium: str, page: str) -> None:
     assert errors == []
 
 
-def test_checks_catch_a_broken_chart(site: Path, chromium: str, tmp_path: Path) -> None:
+def test_checks_catch_a_broken_chart(site: Path, tab: Page, tmp_path: Path) -> None:
     page = (site / "index.html").read_text(encoding="utf-8")
     wide = '<span style="white-space:nowrap">' + "overflowing text " * 40 + "</span>"
     broken = page.replace('class="axis x', 'class="axis-gone x', 1)
     broken = broken.replace('<div class="card"><b>', f'<div class="card">{wide}<b>', 1)
     (tmp_path / "index.html").write_text(broken, encoding="utf-8")
-    with browser(chromium) as tab:
-        tab.open((tmp_path / "index.html").as_uri())
-        result = tab.evaluate(CHECKS)
+    tab.open((tmp_path / "index.html").as_uri())
+    result = tab.evaluate(CHECKS)
     assert any("no x axis" in p for p in result["problems"])
     assert any(p.startswith(("overflow", "page is wider")) for p in result["problems"])

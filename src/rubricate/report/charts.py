@@ -139,9 +139,12 @@ def grouped_bars(
     formatter: Callable[[float], str] = lambda v: f"{v:g}",
     value_range: tuple[float, float] | None = None,
     counts: bool = False,
+    rotate: int = 0,
 ) -> str:
-    """Bars for each label, one colour per series."""
+    """Bars for each label, one colour per series (`counts`: whole-number ticks)."""
     extra: dict[str, Any] = {"range": value_range} if value_range is not None else {}
+    if rotate:
+        extra["x_label_rotation"] = rotate
     if counts:
         extra["y_labels"] = count_ticks(
             max((v or 0 for vs in series.values() for v in vs), default=0)

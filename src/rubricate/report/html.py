@@ -28,7 +28,7 @@ main{max-width:1200px;margin:0 auto;padding:8px 32px 48px}
 h2{margin:32px 0 8px;padding-bottom:4px;border-bottom:1px solid var(--line);font-size:20px}
 h3{margin:24px 0 6px;font-size:16px}
 p.lead{color:var(--muted);margin:4px 0 12px;max-width:80ch}
-.cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(170px,1fr));gap:12px;
+.cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(145px,1fr));gap:12px;
 margin:12px 0}
 .card{border:1px solid var(--line);border-radius:8px;padding:10px 14px;background:#fff}
 .card b{display:block;font-size:22px}
@@ -61,6 +61,7 @@ color:var(--muted);margin:16px 0}
 color:#0b3d6e}
 .badge.low{background:#ffebe9;color:#82071e}
 footer{color:var(--muted);font-size:12px;padding:24px 32px;border-top:1px solid var(--line)}
+a{color:var(--accent)}
 a:focus-visible{outline:2px solid var(--accent);outline-offset:2px}
 """.strip()
 

@@ -40,6 +40,7 @@ def reputation(report: Doc, authors_table: str) -> str:
         x_title="reputation",
         y_title="authors",
         counts=True,
+        rotate=30,
     )
     chart = figure(
         "Authors by reputation",
@@ -51,9 +52,31 @@ def reputation(report: Doc, authors_table: str) -> str:
         "weight that had data (coverage) and n per component. Click a column to sort by it; "
         "an author's name opens their reputation over time."
     )
-    return section(
-        "reputation", "1 · Reputation", lead, f'<div class="grid">{chart}</div>' + authors_table
+    body = f'<div class="grid">{chart}{_component_means(report["authors"])}</div>'
+    return section("reputation", "1 · Reputation", lead, body + authors_table)
+
+
+def _component_means(authors: Sequence[Doc]) -> str:
+    """The mean of each component over the authors who have it."""
+    rows = []
+    for name in COMPONENTS:
+        values = [a["components"][name]["value"] for a in authors]
+        known = [v for v in values if v is not None]
+        rows.append((name, sum(known) / len(known) if known else None, len(known)))
+    svg = charts.grouped_bars(
+        "component-means",
+        "Reputation components",
+        "The mean of each reputation component over the authors who have data for it.",
+        [name.replace("_", " ") for name, _, _ in rows],
+        {"mean over authors": [mean for _, mean, _ in rows]},
+        x_title="component",
+        y_title="mean (0–1)",
+        formatter=lambda v: f"{v:.2f}",
+        value_range=(0, 1),
+        rotate=15,
     )
+    data = table(["component", "mean", "authors with data"], rows)
+    return figure("Reputation components (mean over authors)", svg, data)
 
 
 def scores(report: Doc) -> str:
