@@ -159,3 +159,18 @@ def test_under_thirty_pairs_is_insufficient_data() -> None:
         (s["heuristic"], s["reviewer"]) for (_, _, _, c), s in scores.items() if c == "quality"
     ]
     assert agreement(pairs) == {"n": MIN_PAIRS - 1, "status": "insufficient data"}
+
+
+def test_parallel_author_pages_match_serial(data: Path, tmp_path: Path) -> None:
+    from rubricate.report.site import write_site
+
+    parsed = parse_ledger(
+        {p.relative_to(data).as_posix(): p.read_text() for p in data.rglob("*.jsonl")}
+    )
+    report = build_report(parsed, ReputationConfig(), Options(now=NOW))
+    serial = write_site(report, tmp_path / "serial", lambda _: None, workers=1)
+    parallel = write_site(report, tmp_path / "parallel", lambda _: None, workers=2, parallel_from=1)
+    assert len(serial) == len(parallel)
+    for path in (tmp_path / "serial").rglob("*.html"):
+        twin = tmp_path / "parallel" / path.relative_to(tmp_path / "serial")
+        assert twin.read_bytes() == path.read_bytes()

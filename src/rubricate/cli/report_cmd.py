@@ -62,6 +62,9 @@ def run_report(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if args.format == "html":
         written = write_site(report, out, progress)
+        progress("")
+        if sys.stderr.isatty():
+            print(file=sys.stderr)
         print(f"wrote {len(written)} files to {out}/ (open {out / 'index.html'})")
     elif args.format == "markdown":
         print(f"wrote {write_markdown(report, out)}")

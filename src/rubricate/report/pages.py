@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from html import escape
 from typing import Any
 
@@ -48,17 +48,25 @@ def index_page(report: Mapping[str, Any]) -> str:
     return page(title, _subtitle(report), NAV, body, _footer(report))
 
 
-def author_pages(report: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
-    """`(file name, page)` for each author, one at a time."""
+def author_slugs(report: Mapping[str, Any]) -> list[str]:
+    """The file-name stems of the author pages, sorted."""
+    return sorted({entry["slug"] for entry in report["authors"]})
+
+
+def author_pages(
+    report: Mapping[str, Any], only: Collection[str] | None = None
+) -> Iterator[tuple[str, str]]:
+    """`(file name, page)` for each author (or those whose slug is in `only`), one at a time."""
     by_login: dict[str, list[Mapping[str, Any]]] = {}
     for entry in report["authors"]:
-        by_login.setdefault(entry["slug"], []).append(entry)
+        if only is None or entry["slug"] in only:
+            by_login.setdefault(entry["slug"], []).append(entry)
     jobs: dict[str, list[Mapping[str, Any]]] = {}
     for row in report["scores"]["jobs"]:
         jobs.setdefault(row["author"], []).append(row)
     for slug, entries in sorted(by_login.items()):
         login = entries[0]["author"]
-        body = "".join(sections.author_section(e, jobs.get(login, [])) for e in entries)
+        body = "".join(sections.author_section(e, jobs.get(e["author"], [])) for e in entries)
         back = '<p><a href="../index.html">← all authors</a></p>'
         yield (
             f"{slug}.html",
