@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import math
+from fnmatch import fnmatchcase
 from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from rubricate.bot.command_table import default_roles
 from rubricate.errors import SourceError
 from rubricate.rubric.located import describe_value, validate_located
 from rubricate.yamlsource import did_you_mean, load_located
@@ -47,6 +49,10 @@ class _Strict(BaseModel):
     )
 
 
+DEFAULT_MAX_BYTES = 16 * 1024 * 1024
+"""The default size limit of a deliverable file that is parsed and validated."""
+
+
 class Deliverable(_Strict):
     """A glob of deliverable files and the JSON Schema they must match."""
 
@@ -57,6 +63,12 @@ class Deliverable(_Strict):
         description="A schema path in the repository (read at the base ref), or an inline schema.",
     )
     required: bool = Field(default=False, description="A missing deliverable is a finding.")
+    max_bytes: int = Field(
+        default=DEFAULT_MAX_BYTES,
+        ge=1,
+        le=2**40,
+        description="A larger file is reported as not validated (size) and is never parsed.",
+    )
 
 
 class Grader(_Strict):
@@ -104,34 +116,29 @@ class JudgeConfig(_Strict):
     seed: int | None = Field(default=0, description="Sampling seed, where the server honours one.")
 
 
-def _default_roles() -> dict[str, Role]:
-    return {
-        "score": "write",
-        "approve": "write",
-        "revise": "write",
-        "rate": "write",
-        "override": "maintain",
-        "dispute": "maintain",
-        "rubric": "none",
-        "help": "none",
-    }
-
-
 class CommandsConfig(_Strict):
     """Minimum repository role for each slash command."""
 
-    roles: dict[str, Role] = Field(default_factory=_default_roles)
+    roles: dict[str, Role] = Field(
+        default_factory=default_roles, json_schema_extra=lambda schema: _role_keys(schema)
+    )
 
     @field_validator("roles", mode="before")
     @classmethod
     def _merge_defaults(cls, value: Any) -> Any:
         if isinstance(value, dict):
-            unknown = sorted(set(value) - set(_default_roles()))
+            unknown = sorted(set(value) - set(default_roles()))
             if unknown:
-                hint = did_you_mean(unknown[0], _default_roles())
+                hint = did_you_mean(unknown[0], default_roles())
                 raise ValueError(f"unknown command {unknown[0]!r}{hint}")
-            return {**_default_roles(), **value}
+            return {**default_roles(), **value}
         return value
+
+
+def _role_keys(schema: dict[str, Any]) -> None:
+    """The schema of `commands.roles`: one key per command in the table, with its default."""
+    schema["propertyNames"] = {"enum": list(default_roles())}
+    schema["default"] = default_roles()
 
 
 class ReputationWeights(_Strict):
@@ -184,6 +191,17 @@ class ReputationConfig(_Strict):
     sla_hours: float | None = Field(default=None, gt=0, description="Deadline after PR creation.")
 
 
+class BranchRules(_Strict):
+    """Rules of their own for PRs into the base branches a `branches:` pattern names."""
+
+    rubric: str | None = Field(default=None, description="The rubric for these base branches.")
+    deliverables: tuple[Deliverable, ...] | None = None
+    scope: tuple[str, ...] | None = None
+    graders: tuple[Grader, ...] | None = None
+    judge: JudgeConfig | None = None
+    commands: CommandsConfig | None = None
+
+
 class Config(_Strict):
     """The whole `.github/rubricate.yml`; every key is optional."""
 
@@ -197,7 +215,15 @@ class Config(_Strict):
     commands: CommandsConfig = Field(default_factory=CommandsConfig)
     reputation: ReputationConfig = Field(default_factory=ReputationConfig)
     data_branch: str = Field(
-        default="rubricate-data", description="The orphan branch holding the ledger."
+        default="rubricate-data",
+        description="The orphan branch holding the ledger; never the default or a base branch.",
+    )
+    branches: dict[str, BranchRules] = Field(
+        default_factory=dict,
+        description=(
+            "Rules of their own for PRs into some base branches: a branch name or an fnmatch "
+            "pattern (`release-*`); an exact name wins, else the first pattern that matches."
+        ),
     )
 
     @field_validator("data_branch")
@@ -207,6 +233,31 @@ class Config(_Strict):
         if problem is not None:
             raise ValueError(f"{value!r} is not a valid git branch name: {problem}")
         return value
+
+    def for_base(self, base_ref: str | None) -> Config:
+        """The config for a PR into `base_ref`: the `branches:` entry that names it laid over
+        the rest (the config itself when none does)."""
+        rules = self.branches.get(base_ref) if base_ref is not None else None
+        if rules is None and base_ref is not None:
+            matches = (r for pattern, r in self.branches.items() if fnmatchcase(base_ref, pattern))
+            rules = next(matches, None)
+        if rules is None:
+            return self
+        given = {name: getattr(rules, name) for name in type(rules).model_fields}
+        return self.model_copy(update={k: v for k, v in given.items() if v is not None})
+
+
+def data_branch_problem(
+    data_branch: str, default_branch: str | None, base_ref: str | None
+) -> str | None:
+    """Why the ledger may not be written to `data_branch` here (None when it may)."""
+    for role, name in (("the default branch", default_branch), ("the PR's base", base_ref)):
+        if name and name == data_branch:
+            return (
+                f"data_branch {data_branch!r} is {role}: the ledger needs a branch of its own "
+                "(rubricate-data by default); nothing was written"
+            )
+    return None
 
 
 def load_config(text: str, path: str = CONFIG_PATH) -> Config:

@@ -1,6 +1,8 @@
 """Gather what a handler needs for one event: base, config, rubric, snapshot, spec, role (shell).
 
-Config and rubric are read at the BASE commit; PR content is fetched with git into a private
+Config and rubric come from the repository's default branch: at the PR's base commit when the
+PR targets the default branch, else at the default branch's tip, with the `branches:` rules of
+the PR's base laid over them. PR content is fetched with git into a private
 bare repository and read, never checked out or executed. Each read says in the log what it did,
 and a dry run without a token reads neither the API nor GitHub's git remote.
 """
@@ -21,7 +23,7 @@ from rubricate.bot.commands import ParsedCommand, parse_commands
 from rubricate.bot.payload import CommentEvent, PullRequestEvent, ReviewEvent
 from rubricate.bot.payload_graders import GradersEvent, JobEvent
 from rubricate.bot.view_state import PullState
-from rubricate.config import Config, load_config
+from rubricate.config import Config
 from rubricate.errors import ConfigError
 from rubricate.evidence.report_model import ScoreReport
 from rubricate.evidence.snapshot import Snapshot
@@ -29,10 +31,11 @@ from rubricate.gitio.fetch import fetch_commits, tree_of
 from rubricate.rubric.model import Rubric
 
 if TYPE_CHECKING:
-    from rubricate.github.adapter import GitHubAdapter, IssueInfo
+    from rubricate.action.ports import GitHubClient
+    from rubricate.github.adapter import IssueInfo
 
 MAX_LINKED_ISSUES = 3
-SCORED_ACTIONS = ("opened", "reopened", "ready_for_review", "synchronize")
+SCORED_ACTIONS = ("opened", "reopened", "ready_for_review", "synchronize", "edited")
 
 
 @dataclass
@@ -41,7 +44,7 @@ class Reader:
 
     settings: ActionSettings
     runtime: ActionsRuntime
-    api: GitHubAdapter | None
+    api: GitHubClient | None
     workdir: Path
 
     @property
@@ -92,11 +95,38 @@ def fetch(reader: Reader, pull: PullState, *, with_head: bool) -> str | None:
     return merge_base
 
 
+def config_commit(
+    reader: Reader, pull: PullState, default_branch: str | None, base_fetched: bool
+) -> str | None:
+    """The commit to read config and rubric at: the base when it is the default branch (or the
+    default branch is unknown), else the default branch's tip, fetched once."""
+    from rubricate.config import branch_name_problem
+    from rubricate.gitio.fetch import fetch_branch
+
+    if not base_fetched:
+        return None
+    if default_branch is None or pull.base_ref in ("", default_branch):
+        return pull.base_sha
+    if branch_name_problem(default_branch) is not None:
+        raise ConfigError(f"the repository's default branch {default_branch!r} is not a branch")
+    remote, token = reader.settings.repo_remote, reader.settings.token
+    sha = fetch_branch(remote, default_branch, reader.repo_dir, token=token)
+    reader.runtime.log(
+        f"base {pull.base_ref} is not the default branch: config read on "
+        f"{default_branch} at {sha[:12]}"
+    )
+    return sha
+
+
 def read_config(reader: Reader, base_sha: str | None) -> Config:
     """The config at the base commit; the defaults when it is absent or git is off."""
+    from rubricate.gitio.refs import config_at
+
     path = reader.settings.config_path
-    text = _read_text(reader, base_sha, path)
-    if text is None:
+    config = None
+    if base_sha is not None:
+        config = config_at(reader.repo_dir, base_sha, path, "at the base commit")
+    if config is None:
         where = f"at base {base_sha[:12]}" if base_sha else "(no git reads)"
         message = f"no {path} {where}: using the default config"
         if base_sha and path != DEFAULT_CONFIG_PATH:  # a `config` input that names nothing
@@ -104,7 +134,7 @@ def read_config(reader: Reader, base_sha: str | None) -> Config:
         else:
             reader.runtime.log(message)
         return Config()
-    return load_config(text, path)
+    return config
 
 
 def read_rubric(reader: Reader, base_sha: str | None, config: Config) -> Rubric:
@@ -120,8 +150,10 @@ def read_rubric(reader: Reader, base_sha: str | None, config: Config) -> Rubric:
         return text
 
     if base_sha is None:
+        from rubricate.cli.repo_reader import local_reader
+
         reader.runtime.log(f"rubric {ref}: read without git (built-in or local file)")
-        return resolve_rubric(ref)
+        return resolve_rubric(ref, local_reader(reader.repo_dir))
     try:
         return resolve_rubric(ref, at_base)
     except ConfigError as exc:
@@ -130,18 +162,11 @@ def read_rubric(reader: Reader, base_sha: str | None, config: Config) -> Rubric:
 
 
 def _read_text(reader: Reader, base_sha: str | None, path: str) -> str | None:
-    from rubricate.gitio.read import read_file_at
+    from rubricate.gitio.refs import read_text_at
 
     if base_sha is None:
         return None
-    try:
-        data = read_file_at(reader.repo_dir, base_sha, path)
-    except FileNotFoundError:
-        return None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path} at the base commit is not UTF-8 text") from None
+    return read_text_at(reader.repo_dir, base_sha, path, "at the base commit")
 
 
 def snapshot(
@@ -149,7 +174,8 @@ def snapshot(
 ) -> Snapshot:
     """The change from the merge base to the head, with schemas read at the base commit."""
     from rubricate.evidence.deliverable_schemas import schema_paths
-    from rubricate.gitio.read import read_file_at, read_snapshot
+    from rubricate.evidence.format_check import read_limit
+    from rubricate.gitio.read import BaseTree, read_snapshot
 
     if merge_base is None:
         reader.runtime.log("no git reads: scoring an empty change built from the payload")
@@ -162,14 +188,17 @@ def snapshot(
             spec=spec,
         )
     snap = read_snapshot(
-        reader.repo_dir, merge_base, event.head_sha, title=event.title, body=event.body, spec=spec
+        reader.repo_dir,
+        merge_base,
+        event.head_sha,
+        title=event.title,
+        body=event.body,
+        spec=spec,
+        read_limit=read_limit(config),
     )
-    schemas: dict[str, bytes] = {}
+    schemas = BaseTree(reader.repo_dir, event.base_sha)
     for path in schema_paths(config):
-        try:
-            schemas[path] = read_file_at(reader.repo_dir, event.base_sha, path)
-        except FileNotFoundError:
-            continue
+        schemas.get(path)
     return dataclasses.replace(snap, base_files=schemas, repo=event.repo)
 
 

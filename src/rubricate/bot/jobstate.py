@@ -2,8 +2,8 @@
 
 - Events apply in time order; at the same time, the commands of one comment apply as written
   and different deliveries in ledger order.
-- Versions come from the events' `version`, `head_sha` and `tree_sha`; a rebase that keeps the
-  tree adds a head to the same version.
+- Versions come from the events' `version`, `head_sha`, `tree_sha` and `change_id`; a rebase
+  that keeps the PR's own change adds a head to the same version.
 - The current version is the version of the latest pull-request event (delivery `pr:...`), so a
   head that returns to an older tree makes that version current again; without such events it
   is the newest version.
@@ -11,6 +11,8 @@
   applicable". Reviewer scores are kept per version, merged over every reviewer, and
   FIRST_SUBMISSION merges its events, criterion by criterion as the ledger fold does: a later
   value, an explicit null included, replaces an earlier one.
+- Whether the job is abandoned comes from the ledger's one lifecycle rule
+  (`rubricate.ledger.fold.job_lifecycle`): a job reopened after `abandoned` is open again.
 - An `approved` event with `override` marks the approval of its version overridden;
   `revision_requested` withdraws the approval of its version.
 - The sticky comment id and the comments and reviews already answered without any event are
@@ -34,6 +36,7 @@ from rubricate.bot.job_records import (
     approval_of,
 )
 from rubricate.ledger.event import Event
+from rubricate.ledger.fold import job_lifecycle
 from rubricate.rubric.model import ScoreValue
 
 __all__ = [
@@ -104,14 +107,16 @@ class JobState:
         return next((v for v in self.versions if v.number == number), None)
 
     def version_of_head(self, head_sha: str) -> VersionInfo | None:
-        """The version a head commit belongs to."""
-        return next((v for v in self.versions if head_sha in v.heads), None)
+        """The version a head commit belongs to: the current one when it holds the head (a
+        retarget puts the same head in a new version), else the newest that does."""
+        current = self.current
+        if current is not None and head_sha in current.heads:
+            return current
+        return next((v for v in reversed(self.versions) if head_sha in v.heads), None)
 
-    def version_of_tree(self, tree_sha: str | None) -> VersionInfo | None:
-        """The version of a git tree, when the tree is known."""
-        if tree_sha is None:
-            return None
-        return next((v for v in self.versions if v.tree_sha == tree_sha), None)
+    def version_of_change(self, tree_sha: str | None, change_id: str | None) -> VersionInfo | None:
+        """The version of a head with this tree and change (see `VersionInfo.holds`)."""
+        return next((v for v in self.versions if v.holds(tree_sha, change_id)), None)
 
     def handled(self, delivery_prefix: str) -> bool:
         """True when any delivery of this comment or review (`comment:<id>`) was applied."""
@@ -169,7 +174,6 @@ class _Folder:
         self.overrides: list[OverrideInfo] = []
         self.feedback: list[Feedback] = []
         self.final: Event | None = None
-        self.abandoned = False
 
     def apply(self, event: Event) -> None:
         """Apply one event."""
@@ -191,6 +195,7 @@ class _Folder:
             number=event.version,
             head_sha=event.head_sha or (known.head_sha if known else None),
             tree_sha=event.tree_sha or (known.tree_sha if known else None),
+            change_id=event.change_id or (known.change_id if known else None),
             heads=heads,
             at=known.at if known else event.at,
             since=event.at if known is None or becomes_current else known.since,
@@ -206,7 +211,6 @@ class _Folder:
             self.first_sources[cid] = _criterion_source(event, cid)
         if event.source != "reviewer":
             self._auto(event)
-        self.abandoned = False
 
     def _on_review_scored(self, event: Event) -> None:
         if event.source == "reviewer":
@@ -216,7 +220,6 @@ class _Folder:
                 self._feedback("note", event)
         else:
             self._auto(event)
-        self.abandoned = False
 
     def _auto(self, event: Event) -> None:
         self.auto[event.version] = AutoScore(
@@ -246,10 +249,9 @@ class _Folder:
 
     def _on_final_approval(self, event: Event) -> None:
         self.final = event
-        self.abandoned = False
 
     def _on_abandoned(self, event: Event) -> None:
-        self.abandoned = self.final is None
+        """The lifecycle is `job_lifecycle`'s to decide."""
 
     def _on_rated(self, event: Event) -> None:
         self._feedback("rate", event)
@@ -280,7 +282,7 @@ class _Folder:
             overrides=tuple(self.overrides),
             feedback=tuple(self.feedback),
             final=self.final,
-            abandoned=self.abandoned,
+            abandoned=job_lifecycle(self.events) == "abandoned",
             handled_deliveries=frozenset(e.delivery for e in self.events if e.delivery),
             current_number=self.current or max(self.versions, default=0),
             head_at=self.head_at,

@@ -8,14 +8,15 @@ treats them as binary (`core.bigFileThreshold`), so their patch is not produced 
 
 from __future__ import annotations
 
-import io
-import tarfile
-from collections.abc import Iterable, Sequence
+import hashlib
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from rubricate.errors import RubricateError
 from rubricate.evidence.snapshot import MAX_PARSE_BYTES, ChangeStatus, FileChange, Snapshot
+from rubricate.gitio.refs import batch_check as _batch_check
+from rubricate.gitio.refs import batch_read as _batch_read
+from rubricate.gitio.refs import check_repository, resolve_commit
 from rubricate.gitio.run import git_text, run_git
 
 STATUS: dict[str, ChangeStatus] = {
@@ -29,7 +30,6 @@ STATUS: dict[str, ChangeStatus] = {
 SYMLINK_MODE = "120000"
 SUBMODULE_MODE = "160000"
 NULL_SHA = "0" * 40
-DEFAULT_BRANCHES = ("origin/HEAD", "main", "master")
 DIFF_OPTIONS = (
     "--raw --numstat --patch -z --find-renames --no-abbrev --no-color --no-ext-diff"
     " --no-textconv --no-relative --src-prefix=a/ --dst-prefix=b/"
@@ -49,96 +49,6 @@ class _Entry:
     binary: bool = False
 
 
-def check_repository(repo_dir: str | Path) -> Path:
-    """The repository directory; a clear error when it is missing or not a git work tree."""
-    path = Path(repo_dir)
-    if not path.exists():
-        raise RubricateError(f"no such directory: {repo_dir}")
-    if not path.is_dir():
-        raise RubricateError(f"not a directory: {repo_dir}")
-    if run_git(["rev-parse", "--git-dir"], path, check=False).returncode != 0:
-        raise RubricateError(f"not a git repository: {repo_dir}")
-    return path
-
-
-def resolve_commit(repo_dir: str | Path, ref: str) -> str:
-    """The full commit SHA a ref names; a clear error when it names no commit."""
-    proc = run_git(
-        ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"],
-        repo_dir,
-        check=False,
-    )
-    if proc.returncode != 0:
-        raise RubricateError(
-            f"unknown ref {ref!r} in {repo_dir}: it names no commit{_hint(repo_dir)}"
-        )
-    return proc.stdout.decode().strip()
-
-
-def _hint(repo_dir: str | Path) -> str:
-    """Why a ref may be missing: a repository without commits, or a shallow clone."""
-    commits = run_git(["rev-list", "-n", "1", "--all"], repo_dir, check=False)
-    if commits.returncode == 0 and not commits.stdout.strip():
-        return " (the repository has no commits yet)"
-    shallow = run_git(["rev-parse", "--is-shallow-repository"], repo_dir, check=False)
-    if shallow.stdout.strip() == b"true":
-        return " (this is a shallow clone: fetch more history with `git fetch --unshallow`)"
-    return ""
-
-
-def default_base(repo_dir: str | Path, head: str) -> str:
-    """The merge-base of `head` with the default branch (origin/HEAD, else main, else master)."""
-    for branch in DEFAULT_BRANCHES:
-        found = run_git(
-            ["rev-parse", "--verify", "--quiet", f"{branch}^{{commit}}"], repo_dir, check=False
-        )
-        if found.returncode != 0:
-            continue
-        base = run_git(["merge-base", branch, head], repo_dir, check=False)
-        if base.returncode != 0:
-            raise RubricateError(
-                f"{branch} and {head} share no history{_hint(repo_dir)}; pass --base REF"
-            )
-        return base.stdout.decode().strip()
-    raise RubricateError(
-        "no default branch (origin/HEAD, main or master) to compare with; pass --base REF"
-    )
-
-
-def merge_base(repo_dir: str | Path, ref: str, head: str) -> str:
-    """The merge-base of `ref` and `head` (three-dot, as a pull request shows its change)."""
-    base = resolve_commit(repo_dir, ref)
-    found = run_git(["merge-base", base, head], repo_dir, check=False)
-    if found.returncode != 0:
-        raise RubricateError(f"{ref} and {head[:12]} share no history{_hint(repo_dir)}")
-    return found.stdout.decode().strip()
-
-
-def read_commit_log(repo_dir: str | Path, base: str, head: str) -> tuple[str, str]:
-    """A PR title and body from the commits in base..head: first subject, then all messages."""
-    out = run_git(["log", "--reverse", "-z", "--format=%B", f"{base}..{head}", "--"], repo_dir)
-    messages = [m.strip() for m in out.stdout.decode("utf-8", "replace").split("\0") if m.strip()]
-    if not messages:
-        return "", ""
-    title, _, rest = messages[0].partition("\n")
-    body = rest.strip() if len(messages) == 1 else "\n\n".join(messages)
-    return title.strip(), body
-
-
-def read_file_at(repo_dir: str | Path, ref: str, path: str) -> bytes:
-    """The content of `path` at `ref`; FileNotFoundError when the path is absent there."""
-    commit = resolve_commit(repo_dir, ref)
-    clean = path.strip().removeprefix("./").lstrip("/")
-    if not clean or "\n" in clean or ".." in clean.split("/"):
-        raise FileNotFoundError(f"{path} is not a file in the repository")
-    spec = f"{commit}:{clean}"
-    infos = _batch_check(repo_dir, [spec])
-    sha, kind, _ = infos.get(spec, ("", "missing", 0))
-    if kind != "blob":
-        raise FileNotFoundError(f"{path} is not a file at {ref}")
-    return _batch_read(repo_dir, [sha])[sha]
-
-
 def read_snapshot(
     repo_dir: str | Path,
     base_ref: str,
@@ -148,22 +58,27 @@ def read_snapshot(
     body: str = "",
     spec: str = "",
     base_files_wanted: Iterable[str] = (),
+    read_limit: Callable[[str], int] | None = None,
 ) -> Snapshot:
-    """The change from `base_ref` to `head_ref` as a Snapshot, with the wanted base-ref files."""
+    """The change from `base_ref` to `head_ref` as a Snapshot, with the wanted base-ref files.
+
+    Head files are read up to 1 MiB, or up to `read_limit(path)` bytes (deliverables).
+    """
     repo = check_repository(repo_dir)
     base, head = resolve_commit(repo, base_ref), resolve_commit(repo, head_ref)
     base_tree, head_tree = git_text(
         ["rev-parse", f"{base}^{{tree}}", f"{head}^{{tree}}"], repo
     ).split()
-    entries, patches = _diff(repo, base, head)
+    entries, patches, change_id = _diff(repo, base, head)
     head_paths = _tree_paths(repo, head)
     wanted = sorted({p.strip().removeprefix("./") for p in base_files_wanted if "\n" not in p})
-    changes, base_files = _read_contents(repo, base, entries, wanted)
+    changes, base_files = _read_contents(repo, base, entries, wanted, read_limit)
     return Snapshot(
         base_sha=base,
         head_sha=head,
         base_tree=base_tree,
         head_tree=head_tree,
+        change_id=change_id,
         repo=str(repo.resolve()),
         title=title,
         body=body,
@@ -174,15 +89,26 @@ def read_snapshot(
     )
 
 
-def _diff(repo: Path, base: str, head: str) -> tuple[list[_Entry], dict[int, str]]:
+def _diff(repo: Path, base: str, head: str) -> tuple[list[_Entry], dict[int, str], str]:
     config = ["-c", "core.quotePath=false", "-c", f"core.bigFileThreshold={MAX_PARSE_BYTES}"]
     args = [*config, "diff", *DIFF_OPTIONS.split(), base, head, "--"]
     out = run_git(args, repo).stdout
-    entries, pos = _raw_entries(out)
-    entries, pos = _numstat(out, pos, entries)
+    entries, raw_end = _raw_entries(out)
+    entries, pos = _numstat(out, raw_end, entries)
     chunks = _patch_chunks(out[pos:])
     patches = dict(enumerate(chunks)) if len(chunks) == len(entries) else {}
-    return entries, patches
+    return entries, patches, change_digest(out[:raw_end])
+
+
+def change_digest(raw: bytes) -> str:
+    """The id of a change: sha256 of `git diff --raw -z --no-abbrev` from the merge base.
+
+    Each changed path with its old and new mode and blob id, so it is exact (whitespace, modes
+    and binary content count, unlike `git patch-id --stable`) and the same after a rebase or a
+    merge of the base that leaves the PR's own files as they were. A base change to a file the
+    PR also changes makes it a new change, to be looked at again.
+    """
+    return "diff-raw-sha256:" + hashlib.sha256(raw).hexdigest()
 
 
 def _token(out: bytes, pos: int) -> tuple[str, int]:
@@ -246,7 +172,11 @@ def _readable(entry: _Entry) -> bool:
 
 
 def _read_contents(
-    repo: Path, base: str, entries: Sequence[_Entry], wanted: Sequence[str]
+    repo: Path,
+    base: str,
+    entries: Sequence[_Entry],
+    wanted: Sequence[str],
+    read_limit: Callable[[str], int] | None = None,
 ) -> tuple[dict[str, tuple[int | None, bytes | None]], dict[str, bytes]]:
     blobs = sorted({e.sha for e in entries if e.status != "deleted" and e.mode != SUBMODULE_MODE})
     base_specs = [f"{base}:{path}" for path in wanted]
@@ -256,6 +186,13 @@ def _read_contents(
         for e in entries
         if _readable(e) and infos.get(e.sha, ("", "", 0))[2] <= MAX_PARSE_BYTES
     }
+    if read_limit is not None:
+        small |= {
+            e.sha
+            for e in entries
+            if _readable(replace(e, binary=False))
+            and MAX_PARSE_BYTES < infos.get(e.sha, ("", "", 0))[2] <= read_limit(e.path)
+        }
     base_shas = {
         path: infos[s][0]
         for path, s in zip(wanted, base_specs, strict=True)
@@ -283,51 +220,73 @@ def _change(
         binary=entry.binary and not too_large,
         symlink=entry.mode == SYMLINK_MODE,
         size=size,
-        content=content if _readable(entry) else None,
+        content=content if _readable(entry) or too_large else None,
         submodule=entry.mode == SUBMODULE_MODE,
     )
 
 
-def _batch_check(repo: str | Path, specs: Sequence[str]) -> dict[str, tuple[str, str, int]]:
-    """`spec -> (sha, type, size)` for each object that exists."""
-    if not specs:
-        return {}
-    stdin = "".join(f"{s}\n" for s in specs).encode("utf-8")
-    out = run_git(["cat-file", "--batch-check"], repo, input_bytes=stdin).stdout.decode(
-        "utf-8", "replace"
-    )
-    found: dict[str, tuple[str, str, int]] = {}
-    for spec, line in zip(specs, out.splitlines(), strict=False):
-        parts = line.rsplit(" ", 2)
-        if len(parts) == 3 and parts[2].isdigit():
-            found[spec] = (parts[0], parts[1], int(parts[2]))
-    return found
+class BaseTree(Mapping[str, bytes]):
+    """The files of one commit, read on demand and kept: schema files and what they `$ref`.
 
+    One `ls-tree` lists the blobs (so an absent path costs nothing); a file is read together
+    with its siblings of the same extension, in one `cat-file` run, and kept. Iteration covers
+    only the files read so far. Files over `max_bytes` read as absent.
+    """
 
-def _batch_read(repo: str | Path, shas: Sequence[str]) -> dict[str, bytes]:
-    """The content of each blob SHA, read in one `cat-file --batch` run."""
-    if not shas:
-        return {}
-    stdin = "".join(f"{s}\n" for s in shas).encode("ascii")
-    out = run_git(["cat-file", "--batch"], repo, input_bytes=stdin).stdout
-    found: dict[str, bytes] = {}
-    pos = 0
-    for sha in shas:
-        end = out.index(b"\n", pos)
-        header = out[pos:end].split()
-        pos = end + 1
-        if len(header) == 3:
-            size = int(header[2])
-            found[sha] = out[pos : pos + size]
-            pos += size + 1
-    return found
+    def __init__(
+        self,
+        repo_dir: str | Path,
+        commit: str,
+        preloaded: Mapping[str, bytes] | None = None,
+        *,
+        max_bytes: int = 8 * MAX_PARSE_BYTES,
+    ) -> None:
+        self._repo = Path(repo_dir)
+        self._commit = commit
+        self._files: dict[str, bytes] = dict(preloaded or {})
+        self._blobs: dict[str, tuple[str, int]] | None = None
+        self._max_bytes = max_bytes
 
+    def __getitem__(self, path: str) -> bytes:
+        if path in self._files:
+            return self._files[path]
+        sha, size = self._listing().get(path, ("", -1))
+        if not sha or size > self._max_bytes:
+            raise KeyError(path)
+        self._read_folder(path)
+        return self._files[path]
 
-def export_tree(repo_dir: str | Path, ref: str, dest: str | Path) -> None:
-    """Write the files of `ref` into `dest` (for graders), without touching the repository."""
-    tar = run_git(["archive", "--format=tar", resolve_commit(repo_dir, ref)], repo_dir).stdout
-    with tarfile.open(fileobj=io.BytesIO(tar)) as archive:
-        if hasattr(tarfile, "data_filter"):
-            archive.extractall(dest, filter="data")
-        else:  # pragma: no cover - Python without tar extraction filters
-            archive.extractall(dest)
+    def _read_folder(self, path: str) -> None:
+        """Read the wanted file and its siblings of the same kind in one `cat-file` run."""
+        folder, _, name = path.rpartition("/")
+        suffix = name.rpartition(".")[2]
+        wanted = {
+            other: sha
+            for other, (sha, size) in self._listing().items()
+            if other.rpartition("/")[0] == folder
+            and other.endswith("." + suffix)
+            and size <= self._max_bytes
+            and other not in self._files
+        }
+        wanted[path] = self._listing()[path][0]
+        blobs = _batch_read(self._repo, sorted(set(wanted.values())))
+        self._files.update({other: blobs[sha] for other, sha in wanted.items() if sha in blobs})
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self._files))
+
+    def __len__(self) -> int:
+        return len(self._files)
+
+    def _listing(self) -> dict[str, tuple[str, int]]:
+        if self._blobs is None:
+            args = ["ls-tree", "-r", "-z", "--full-tree", "--long", self._commit]
+            out = run_git(args, self._repo).stdout
+            self._blobs = {}
+            for line in out.split(b"\0"):
+                meta, _, name = line.partition(b"\t")
+                parts = meta.split()
+                if len(parts) == 4 and parts[1] == b"blob" and parts[3].isdigit():
+                    path = name.decode("utf-8", "replace")
+                    self._blobs[path] = (parts[2].decode(), int(parts[3]))
+        return self._blobs

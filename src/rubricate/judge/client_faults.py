@@ -10,7 +10,9 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from typing import Literal
-from urllib.parse import urlsplit
+
+from rubricate.redaction import redact as redact
+from rubricate.redaction import url_credentials
 
 ErrorKind = Literal[
     "timeout", "rate_limit", "server", "auth", "http", "connection", "truncated", "refusal",
@@ -44,21 +46,8 @@ class JudgeCallError(Exception):
 
 def secrets_of(api_key: str, base_url: str | None) -> tuple[str, ...]:
     """The strings that must never be shown: the key, and credentials inside the base URL."""
-    found = [api_key]
-    if base_url:
-        try:
-            parts = urlsplit(base_url)
-            found += [parts.password or "", parts.username or ""]
-        except ValueError:
-            pass
+    found = [api_key, *url_credentials(base_url or "")]
     return tuple(s for s in found if len(s) >= _MIN_SECRET_CHARS)
-
-
-def redact(message: str, secrets: Iterable[str]) -> str:
-    """`message` with each secret replaced by `***`."""
-    for secret in secrets:
-        message = message.replace(secret, "***")
-    return message
 
 
 def backoff_s(attempt: int, error: JudgeCallError) -> float | None:
