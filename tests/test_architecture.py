@@ -30,6 +30,7 @@ SHELL_PREFIXES = (
     "judge/client",
     "ledger/store",
     "ledger/backends",
+    "report/site",
     "evidence/graders_run",
     "action",
     "schemas",
