@@ -25,6 +25,7 @@ SHELL_PREFIXES = (
     "gitio/",
     "cli/",
     "judge/client",
+    "judge/service",
     "ledger/store",
     "evidence/graders_run",
     "action",

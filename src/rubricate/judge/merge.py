@@ -72,6 +72,8 @@ def judge_record(run: JudgeRun, flags: Sequence[str] = ()) -> dict[str, Any]:
         "latency_ms": run.usage.latency_ms,
         "cached": run.cached,
         "calls": run.usage.calls,
+        "attempts": run.usage.attempts,
+        "mode": run.usage.mode,
         "not_assessed": list(run.not_assessed),
         "flags": list(flags),
         "errors": list(run.errors),
@@ -117,8 +119,9 @@ def _judge_check(run: JudgeRun, guarded: Sequence[Guarded], flags: Sequence[str]
     usage = run.usage
     evidence = (
         f"model {run.model}, prompt {run.prompt_version}",
-        f"{usage.tokens_in} tokens in, {usage.tokens_out} out, {usage.latency_ms} ms"
-        + (" (cached)" if run.cached else ""),
+        f"{usage.tokens_in} tokens in, {usage.tokens_out} out, {usage.latency_ms} ms,"
+        f" {usage.attempts} request(s), mode {usage.mode or 'none'}"
+        + (" (cached: what the run originally cost)" if run.cached else ""),
         f"{len(run.shown.files_seen)} files seen, {len(run.shown.files_left_out)} left out",
     )
     return CheckResult(JUDGE_CHECK, status, tuple(findings), evidence=evidence)

@@ -32,7 +32,7 @@ from rubricate.judge.rubric_text import Phase, response_schema, system_message
 from rubricate.judge.scan import REQUEST_FIELDS, scan_injection, strip_hidden
 from rubricate.rubric.model import Rubric
 
-PROMPT_VERSION = "rubricate-judge-2"
+PROMPT_VERSION = "rubricate-judge-3"
 _Fit = Literal["whole", "cut", "none"]
 _TRUNCATED = ' truncated="yes"'
 _REQUEST_TAGS = (text.FIELD_SPEC, text.FIELD_TITLE, text.FIELD_BODY)
@@ -106,7 +106,7 @@ def build_prompt(
 ) -> Prompt:
     """The messages and schema for one judge call that fit `budget.max_input_tokens`."""
     ids = phase_criteria(rubric, phase)
-    system = system_message(rubric, ids, marker, phase)
+    system = system_message(rubric, ids, marker, phase, budget.open_ceiling)
     reminder = text.REMINDER.format(marker=marker, ids=", ".join(ids))
     fixed = estimate_tokens(system) + estimate_tokens(reminder) + 2 * MESSAGE_OVERHEAD_TOKENS
     reserve = budget.left_out_tokens if phase == "submission" else 0
@@ -130,7 +130,7 @@ def build_prompt(
         phase=phase,
         marker=marker,
         messages=messages,
-        schema=response_schema(rubric, ids),
+        schema=response_schema(rubric, ids, budget.open_ceiling),
         criteria_ids=ids,
         tokens_estimate=fixed + sum(estimate_tokens(b) + 1 for b in draft.blocks),
         files_seen=seen,
