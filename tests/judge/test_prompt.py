@@ -86,7 +86,6 @@ def test_allowed_values_per_scale_kind_in_schema() -> None:
     assert enum(analytic(), "correctness") == [0, 3, 5, 7, 10]
 
 
-
 def test_open_scale_allows_whole_numbers_up_to_the_ceiling() -> None:
     def score(cid: str, ceiling: float = 150) -> dict[str, object]:
         phase = axes().criterion(cid).judged_from

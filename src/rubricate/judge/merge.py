@@ -21,9 +21,11 @@ from rubricate.evidence.report_model import (
 from rubricate.judge.guard import Guarded, guard
 from rubricate.judge.outcome import JudgeRun
 from rubricate.judge.scan import CHECK_ID as INJECTION_CHECK
+from rubricate.judge.scan import REQUEST_FIELDS
 from rubricate.rubric.scoring import score
 
 JUDGE_CHECK = "judge"
+REQUEST_WHERE = tuple(where for _attribute, where in REQUEST_FIELDS)
 INJECTION_FLAG = "{count} possible prompt-injection finding(s) in the PR: review the judge's scores"
 
 
@@ -81,6 +83,7 @@ def judge_record(run: JudgeRun, flags: Sequence[str] = ()) -> dict[str, Any]:
         "files_truncated": list(run.shown.files_truncated),
         "files_left_out": [item.as_dict() for item in run.shown.files_left_out],
         "tokens_estimate": run.shown.tokens_estimate,
+        "stripped": [item.as_dict() for item in run.shown.stripped],
     }
 
 
@@ -110,6 +113,7 @@ def _injection_check(findings: Sequence[Finding]) -> CheckResult:
 def _judge_check(run: JudgeRun, guarded: Sequence[Guarded], flags: Sequence[str]) -> CheckResult:
     findings = [Finding(JUDGE_CHECK, message, severity="error") for message in run.errors]
     findings += [Finding(JUDGE_CHECK, message) for message in flags]
+    findings += _stripped_findings(run)
     findings += [
         Finding(JUDGE_CHECK, f"{result.id}: {note}", severity="info")
         for result in guarded
@@ -125,6 +129,22 @@ def _judge_check(run: JudgeRun, guarded: Sequence[Guarded], flags: Sequence[str]
         f"{len(run.shown.files_seen)} files seen, {len(run.shown.files_left_out)} left out",
     )
     return CheckResult(JUDGE_CHECK, status, tuple(findings), evidence=evidence)
+
+
+def _stripped_findings(run: JudgeRun) -> list[Finding]:
+    """Hidden text stripped from a changed file: the judge saw less than the diff shows."""
+    fields = set(REQUEST_WHERE)
+    return [
+        Finding(
+            JUDGE_CHECK,
+            f"the judge saw less than the diff: {item.what} ({item.removed} bytes) was stripped",
+            item.path,
+            item.line,
+            "info" if item.what == "HTML comment" else "warning",
+        )
+        for item in run.shown.stripped
+        if item.path not in fields
+    ]
 
 
 def _notes(run: JudgeRun) -> list[str]:

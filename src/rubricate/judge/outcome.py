@@ -11,6 +11,7 @@ from typing import Any
 
 from rubricate.judge.budget import LeftOut
 from rubricate.judge.calls import Spent
+from rubricate.judge.hidden import Stripped
 from rubricate.judge.prompt import PROMPT_VERSION
 from rubricate.judge.reply import CriterionJudgment
 
@@ -79,6 +80,8 @@ class Shown:
     files_truncated: tuple[str, ...] = ()
     files_left_out: tuple[LeftOut, ...] = ()
     tokens_estimate: int = 0
+    stripped: tuple[Stripped, ...] = ()
+    """Hidden text removed before the judge saw it (request fields and files)."""
 
 
 @dataclass(frozen=True)
@@ -112,6 +115,7 @@ class JudgeRun:
                 "files_truncated": list(self.shown.files_truncated),
                 "files_left_out": [item.as_dict() for item in self.shown.files_left_out],
                 "tokens_estimate": self.shown.tokens_estimate,
+                "stripped": [item.as_dict() for item in self.shown.stripped],
             },
         }
 
@@ -130,6 +134,7 @@ class JudgeRun:
                 tuple(str(p) for p in shown["files_truncated"]),
                 tuple(LeftOut(str(i["path"]), str(i["reason"])) for i in shown["files_left_out"]),
                 int(shown["tokens_estimate"]),
+                tuple(Stripped.from_dict(i) for i in shown["stripped"]),
             ),
             usage=Usage.from_dict(data["usage"]),
             cached=True,

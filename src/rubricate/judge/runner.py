@@ -18,6 +18,7 @@ from rubricate.evidence.snapshot import Snapshot
 from rubricate.judge import prompt_text
 from rubricate.judge.budget import Budget
 from rubricate.judge.calls import JudgeCallError, RawReply
+from rubricate.judge.hidden import Stripped
 from rubricate.judge.outcome import JudgeRun, Shown, Usage
 from rubricate.judge.prompt import Prompt, PromptTooLargeError, build_prompt, phase_criteria
 from rubricate.judge.quotes import verified_quotes
@@ -88,7 +89,9 @@ def run_judge(
             run = _failed(run, ids, f"{phase} criteria: {exc}")
             continue
         if phase == "submission":
-            run = replace(run, shown=_shown(prompt))
+            run = replace(run, shown=_shown(prompt, run.shown.stripped))
+        else:
+            run = replace(run, shown=replace(run.shown, stripped=prompt.stripped))
         result = _judge_phase(client, rubric, prompt, call, deadline, budget)
         run = replace(
             run, usage=run.usage + result.usage, judgments=run.judgments + result.judgments
@@ -151,7 +154,12 @@ def _failed(run: JudgeRun, ids: tuple[str, ...], error: str) -> JudgeRun:
     return replace(run, not_assessed=run.not_assessed + ids, errors=(*run.errors, error))
 
 
-def _shown(prompt: Prompt) -> Shown:
+def _shown(prompt: Prompt, earlier: tuple[Stripped, ...]) -> Shown:
+    stripped = tuple(dict.fromkeys([*earlier, *prompt.stripped]))
     return Shown(
-        prompt.files_seen, prompt.files_truncated, prompt.files_left_out, prompt.tokens_estimate
+        prompt.files_seen,
+        prompt.files_truncated,
+        prompt.files_left_out,
+        prompt.tokens_estimate,
+        stripped,
     )

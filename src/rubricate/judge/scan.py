@@ -14,14 +14,11 @@ import unicodedata
 from rubricate.evidence.report_model import Finding, Severity
 from rubricate.evidence.snapshot import Snapshot
 from rubricate.judge.budget import exclusion_reason
+from rubricate.judge.hidden import find_hidden, strip_hidden
 from rubricate.judge.scan_rules import (
     CONFUSABLES,
-    CONTROL,
     DATA_FILE_SUFFIXES,
-    HIDDEN_ELEMENT,
-    HTML_COMMENT,
     INVISIBLE,
-    MD_COMMENT,
     RULES,
     SUSPICIOUS_WORDS,
     Rule,
@@ -29,23 +26,8 @@ from rubricate.judge.scan_rules import (
 
 CHECK_ID = "injection"
 _NEWLINE = re.compile("\n")
-_HIDDEN_BLOCKS = (
-    ("<", HIDDEN_ELEMENT, "hidden HTML element"),
-    ("]:", MD_COMMENT, "markdown comment"),
-)
 REQUEST_FIELDS = (("spec", "spec"), ("title", "PR title"), ("body", "PR description"))
-
-
-def strip_hidden(text: str) -> str:
-    """Remove hidden HTML comments and elements, markdown comments, invisible and control chars."""
-    if "<!--" in text:
-        text = HTML_COMMENT.sub("", text)
-    if "<" in text:
-        text = HIDDEN_ELEMENT.sub("", text)
-    if "]:" in text:
-        text = MD_COMMENT.sub("", text)
-    text = CONTROL.sub("", text)
-    return text if text.isascii() else INVISIBLE.sub("", text)
+__all__ = ["CHECK_ID", "REQUEST_FIELDS", "scan_injection", "scan_snapshot", "strip_hidden"]
 
 
 def scan_injection(text: str, where: str) -> list[Finding]:
@@ -122,35 +104,20 @@ def _rule_findings(rule: Rule, visible: str, where: str, lines: _LineIndex) -> l
 
 
 def _hidden_findings(text: str, where: str) -> list[Finding]:
+    """One finding per strip: what a reader cannot see is never shown to the judge either."""
     found: list[Finding] = []
-    if "<!--" in text:
-        for match in HTML_COMMENT.finditer(text):
-            body = match.group(0)[4:].removesuffix("-->").strip()
-            severity: Severity = "warning" if SUSPICIOUS_WORDS.search(body) else "info"
-            message = f"hidden HTML comment ({len(body)} characters) is not shown to the judge"
-            found.append(Finding(CHECK_ID, message, where, _line_of(text, match.start()), severity))
-    for needle, pattern, what in _HIDDEN_BLOCKS:
-        if needle not in text:
-            continue
-        for match in pattern.finditer(text):
-            message = f"{what} is not shown to the judge: {_excerpt(match.group(0))}"
-            line_no = _line_of(text, match.start())
-            found.append(Finding(CHECK_ID, message, where, line_no, "warning"))
-    found.extend(_character_findings(text, where))
-    return found
-
-
-def _character_findings(text: str, where: str) -> list[Finding]:
-    found: list[Finding] = []
-    kinds: tuple[tuple[re.Pattern[str], str], ...] = ((CONTROL, "control or ANSI escape"),)
-    if not text.isascii():
-        kinds = ((INVISIBLE, "invisible or bidi"), *kinds)
-    for pattern, what in kinds:
-        hits = [m.start() for m in pattern.finditer(text) if m.start() or text[0] != "\ufeff"]
-        if hits:
-            codes = sorted({f"U+{ord(text[i]):04X}" for i in hits})[:5]
-            message = f"{len(hits)} {what} character(s) ({', '.join(codes)}) removed before judging"
-            found.append(Finding(CHECK_ID, message, where, _line_of(text, hits[0]), "warning"))
+    for strip in find_hidden(text)[1]:
+        severity: Severity = "warning"
+        if strip.what == "HTML comment":
+            body = strip.text[4:].removesuffix("-->").strip()
+            severity = "warning" if SUSPICIOUS_WORDS.search(body) else "info"
+            detail = f"({len(body)} characters)"
+        elif strip.what.startswith("hidden <") or strip.what == "markdown comment":
+            detail = _excerpt(strip.text)
+        else:
+            detail = "removed"
+        message = f"{strip.what} {detail} is not shown to the judge ({strip.removed} bytes)"
+        found.append(Finding(CHECK_ID, message, where, strip.line, severity))
     return found
 
 

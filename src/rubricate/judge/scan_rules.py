@@ -21,11 +21,6 @@ HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 MD_COMMENT = re.compile(
     r"^[ \t]*\[[^\]\n]*\]:[ \t]*(?:#|<>)[ \t]*(?:\([^\n]*\)|\"[^\n]*\")[ \t]*$", re.M
 )
-HIDDEN_ATTR = r"(?:\bhidden\b|display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0)"
-HIDDEN_ELEMENT = re.compile(
-    rf"<(?P<tag>[a-zA-Z][\w-]*)\b[^>]*{HIDDEN_ATTR}[^>]*>.*?(?:</(?P=tag)\s*>|\Z)",
-    re.DOTALL | re.IGNORECASE,
-)
 CONFUSABLES = str.maketrans(
     "аеорсухіјѕԁԛԝһӏɡАВЕКМНОРСТХУІЈЅԌԚԜοαενρτυικχΑΒΕΖΗΙΚΜΝΟΡΤΥΧ",
     "aeopcyxijsdqwhlgABEKMHOPCTXYIJSGQWoaevptuikxABEZHIKMNOPTYX",
