@@ -27,8 +27,9 @@ LLAMA_CPP_PYTHON_500 = {
         "message": (
             "1 validation error:\n  {'type': 'literal_error', 'loc': ('body', 'response_format',"
             " 'type'), 'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema',"
-            " 'ctx': {'expected': \"'text' or 'json_object'\"}}\n\n  File \"llama_cpp/server/app.py\","
-            " line 376, in create_chat_completion\n    POST /v1/chat/completions"
+            " 'ctx': {'expected': \"'text' or 'json_object'\"}}\n\n"
+            '  File "llama_cpp/server/app.py", line 376, in create_chat_completion\n'
+            "    POST /v1/chat/completions"
         ),
         "type": "internal_server_error",
         "param": None,

@@ -233,7 +233,7 @@ def test_retries_never_run_past_the_call_timeout() -> None:
 
     server = MockServer(respond)
     client = _client(server, timeout_s=10, max_retries=9, sleep=clock.sleep, clock=clock)
-    with pytest.raises(JudgeCallError, match="no time left for a retry within judge.timeout_s"):
+    with pytest.raises(JudgeCallError, match=r"no time left for a retry within judge\.timeout_s"):
         client.complete(MESSAGES, SCHEMA, "m", 0.0, None)
     assert len(server.requests) == 3  # at 0, 4 and 8 s; none left for a fourth
     timeouts = [r.extensions["timeout"]["read"] for r in server.requests]
