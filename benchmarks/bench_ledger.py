@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from rubricate.config import ReputationConfig
+from rubricate.ledger.backends import DataBranchStore
 from rubricate.ledger.codec import parse_ledger
 from rubricate.ledger.derive import derive_files
 from rubricate.ledger.event import CriterionRef, Event, RubricRef, ScaleRef, natural_key
 from rubricate.ledger.reputation import compute_reputation
-from rubricate.ledger.store import DataBranchStore
 
 START = datetime(2023, 1, 1, tzinfo=timezone.utc)
 AGORA = RubricRef(

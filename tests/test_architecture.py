@@ -27,6 +27,7 @@ SHELL_PREFIXES = (
     "judge/client",
     "judge/service",
     "ledger/store",
+    "ledger/backends",
     "evidence/graders_run",
     "action",
     "schemas",

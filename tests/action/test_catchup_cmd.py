@@ -15,8 +15,8 @@ import responses
 from rubricate.bot.record import Stamp, new_event
 from rubricate.cli.main import main
 from rubricate.gitio.run import run_git
+from rubricate.ledger.backends import DataBranchStore
 from rubricate.ledger.event import Event
-from rubricate.ledger.store import DataBranchStore
 from tests.github.contract import load_openapi, validate_calls
 from tests.github.fake_github import API, issue, pull
 

@@ -127,6 +127,16 @@ def test_approve_with_missing_criteria_lists_them(bot: Harness) -> None:
     assert "missing: `completeness`, `verifiability`, `format_correctness`" in text
     assert "/approve completeness=N verifiability=N format_correctness=N" in text
     assert reactions(effects) == ["eyes", "confused"]
+    assert "already fails" not in text
+
+
+def test_approve_with_missing_criteria_reports_a_decided_fail_at_once(bot: Harness) -> None:
+    bot.open(scores=AGORA_AUTO)
+    effects = bot.say("/approve spec=4 quality=1", comment_id=1002)
+    assert not of_type(effects, AppendEvents)
+    text = reply(effects)
+    assert "missing: `completeness`" in text
+    assert "it already fails the rubric: below the bar: `quality` (1)" in text
 
 
 def test_approve_passing_turns_the_gate_green(bot: Harness) -> None:

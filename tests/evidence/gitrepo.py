@@ -11,7 +11,7 @@ from pathlib import Path
 from rubricate.config import Config, load_config
 from rubricate.evidence.deliverable_schemas import schema_paths
 from rubricate.evidence.snapshot import Snapshot
-from rubricate.gitio.snapshot_reader import read_snapshot
+from rubricate.gitio.read import read_snapshot
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Test Author",

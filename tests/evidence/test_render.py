@@ -7,8 +7,8 @@ import re
 import pytest
 
 from rubricate.evidence.report_model import CheckResult, CriterionScore, Finding, ScoreReport
-from rubricate.render.score_report import code, escape, render_markdown, report_json
-from rubricate.render.score_text import render_table
+from rubricate.evidence.score_report import code, escape, render_markdown, report_json
+from rubricate.evidence.score_text import render_table
 from rubricate.rubric.resolve import resolve_rubric
 from rubricate.rubric.scoring import score
 

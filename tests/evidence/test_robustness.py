@@ -7,10 +7,10 @@ from hypothesis import strategies as st
 
 from rubricate.config import Config, Deliverable
 from rubricate.evidence.autoscore import auto_score
+from rubricate.evidence.score_report import render_markdown, report_json
+from rubricate.evidence.score_text import render_table
 from rubricate.evidence.snapshot import FileChange, Snapshot
 from rubricate.evidence.spec import parse_spec
-from rubricate.render.score_report import render_markdown, report_json
-from rubricate.render.score_text import render_table
 from rubricate.rubric.resolve import resolve_rubric
 
 NAMES = st.sampled_from(

@@ -210,7 +210,6 @@ def test_same_base_and_head_is_an_empty_change(
     repo = init_repo(tmp_path / "r")
     commit(repo, {"a.txt": "1\n"})
     code, out, err = score(capsys, "--repo", str(repo), "--format", "json", "--judge", "none")
-    assert code == 0
-    assert "base and head are the same commit" in err
-    completeness = next(c for c in json.loads(out)["criteria"] if c["id"] == "completeness")
-    assert completeness["score"] == 1.0
+    assert code == 2
+    assert out == ""
+    assert "nothing to score" in err

@@ -8,9 +8,9 @@ import pytest
 
 from rubricate.errors import RubricateError
 from rubricate.evidence.snapshot import MAX_PARSE_BYTES
+from rubricate.gitio import read as snapshot_reader
 from rubricate.gitio import run as git_run
-from rubricate.gitio import snapshot_reader
-from rubricate.gitio.snapshot_reader import (
+from rubricate.gitio.read import (
     default_base,
     export_tree,
     read_commit_log,

@@ -14,9 +14,9 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from rubricate.action import run_action
-from rubricate.action_runtime import ActionsRuntime
-from rubricate.action_settings import settings_from_env
+from rubricate.action.main import run_action
+from rubricate.action.runtime import ActionsRuntime
+from rubricate.action.settings import settings_from_env
 from rubricate.github.adapter import connect
 from tests.github.fake_github import FakeGitHub, issue
 from tests.github.payloads import REPO, issue_comment_event, pull_request_event

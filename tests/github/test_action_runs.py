@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from rubricate.action import run_action
-from rubricate.action_runtime import ActionsRuntime
-from rubricate.action_settings import settings_from_env
+from rubricate.action.main import run_action
+from rubricate.action.runtime import ActionsRuntime
+from rubricate.action.settings import settings_from_env
 from tests.github.contract import SHARED
 from tests.github.fake_github import FakeGitHub, pull
 from tests.github.payloads import REPO, issue_comment_event, review_event

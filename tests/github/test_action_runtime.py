@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rubricate import action_commands as wc
-from rubricate.action_runtime import SUMMARY_LIMIT, ActionsRuntime
-from rubricate.action_settings import ActionSettings, parse_bool, settings_from_env
+from rubricate.action import workflow_commands as wc
+from rubricate.action.runtime import SUMMARY_LIMIT, ActionsRuntime
+from rubricate.action.settings import ActionSettings, parse_bool, settings_from_env
 from rubricate.errors import ConfigError
 
 

@@ -10,10 +10,8 @@ from typing import Any
 import pytest
 import responses
 
-from rubricate.github.adapter import GitHubAdapter, GitHubError, connect, role_from_permission
-from rubricate.github.closing import IssueRef, linked_issues
-from rubricate.github.gitfetch import auth_env, fetch_commits, tree_of
-from rubricate.github.view_state import (
+from rubricate.bot.closing import IssueRef, linked_issues
+from rubricate.bot.view_state import (
     StatusState,
     StickyState,
     ViewState,
@@ -21,6 +19,8 @@ from rubricate.github.view_state import (
     encode_views,
     view_path,
 )
+from rubricate.github.adapter import GitHubAdapter, GitHubError, connect, role_from_permission
+from rubricate.gitio.fetch import auth_env, fetch_commits, tree_of
 from tests.github.contract import api_path, validate_calls
 from tests.github.fake_github import FakeGitHub, issue, pull
 from tests.github.payloads import REPO

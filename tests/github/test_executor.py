@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from rubricate.action_runtime import ActionsRuntime
+from rubricate.action.executor import ExecutionError, Executor, print_effects
+from rubricate.action.runtime import ActionsRuntime
 from rubricate.bot.effects import (
     Annotate,
     Annotation,
@@ -24,9 +25,8 @@ from rubricate.bot.effects import (
     SetStatus,
     UpsertComment,
 )
+from rubricate.bot.view_state import ViewState
 from rubricate.github.adapter import GitHubAdapter, connect
-from rubricate.github.executor import ExecutionError, Executor, print_effects
-from rubricate.github.view_state import ViewState
 from rubricate.ledger.event import Event, natural_key
 from tests.github.fake_github import FakeGitHub
 

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from rubricate.gitio.workspace import GitWorkspace, auth_env, redact
+from rubricate.ledger.backends import DataBranchStore
 from rubricate.ledger.codec import LedgerError
-from rubricate.ledger.store import DataBranchError, DataBranchStore, RetryPolicy
-from rubricate.ledger.store_git import GitWorkspace, auth_env, redact
+from rubricate.ledger.store import DataBranchError, RetryPolicy
 from rubricate.ledger.verify import verify_files
 from tests.ledger.factory import completed_job, event
 from tests.ledger.gitutil import (
@@ -94,7 +95,7 @@ def test_a_push_rejected_midway_is_retried_from_the_new_tip(tmp_path: Path) -> N
         setup.append(completed_job(1, [4, 4, 4, 4, 4], [5, 5, 5, 5, 5]))
     rival = completed_job(2, [3, 3, 3, 3, 3], [3, 3, 3, 3, 3], author="bob")
     with _store(remote) as store:
-        workspace = store._ws()
+        workspace = store.backend._ws()  # type: ignore[attr-defined]
         push = workspace.push
         raced: list[bool] = []
 
@@ -119,7 +120,7 @@ def test_a_branch_that_keeps_moving_fails_loudly(tmp_path: Path) -> None:
     sleeps: list[float] = []
     policy = RetryPolicy(attempts=3, base_delay=0.5, sleep=sleeps.append, jitter=lambda: 0.5)
     with DataBranchStore(str(remote), retry=policy) as store:
-        workspace = store._ws()
+        workspace = store.backend._ws()  # type: ignore[attr-defined]
         push = workspace.push
         counter = iter(range(100))
 
@@ -228,7 +229,7 @@ def test_an_extra_given_as_a_function_is_rebuilt_from_each_new_tip(tmp_path: Pat
         return (current or b"") + b"mine\n"
 
     with _store(remote) as store:
-        workspace = store._ws()
+        workspace = store.backend._ws()  # type: ignore[attr-defined]
         push = workspace.push
 
         def push_after_a_rival(commit: str) -> bool:

@@ -164,6 +164,7 @@ def test_score_json_shape(capsys: Capture) -> None:
         ],
         "failed": [],
         "missing": [],
+        "best_total": None,
     }
 
 
@@ -171,7 +172,7 @@ def test_score_missing_and_failing_criteria_still_exit_zero(capsys: Capture) -> 
     code, out, _ = run(capsys, "rubric", "score", "spec=5", "quality=1", "--json")
     data = json.loads(out)
     assert code == 0
-    assert data["verdict"] == "incomplete"
+    assert data["verdict"] == "fail"
     assert data["failed"] == ["quality"]
     assert data["missing"] == ["completeness", "verifiability", "format_correctness"]
 

@@ -27,7 +27,7 @@ from rubricate.bot.commands import (
 )
 from rubricate.bot.context import HandlerContext
 from rubricate.bot.jobstate import JobState
-from rubricate.bot.messages import REPLY
+from rubricate.bot.messages import ALREADY_FAILS, REPLY
 from rubricate.bot.record import Stamp, known_scores, new_event, scored, source_evidence
 from rubricate.bot.render_replies import Reply, fail_reasons, help_markdown
 from rubricate.errors import ScoreError
@@ -200,6 +200,9 @@ def _approve(item: ParsedCommand, inv: Invocation, job: JobState, ctx: HandlerCo
         text = REPLY["missing"].format(
             missing=", ".join(f"`{cid}`" for cid in missing), example=example
         )
+        partial = score(ctx.rubric, merged)
+        if partial.verdict == "fail":
+            text += ALREADY_FAILS.format(why=fail_reasons(partial, ctx.rubric))
         return _refuse(item, text)
     events = _scoring_events(item, inv, job, ctx, merged) if new else []
     stamp = _stamp(item, inv, job, version)

@@ -43,6 +43,8 @@ REPLY = {
 REPLY_HEADER = "@{actor} rubricate could not apply {count}:"
 REPLY_INFO_HEADER = "@{actor}"
 FAIL_TOTAL = "the weighted total {total} is below {bar}"
+FAIL_BEST = "even top scores for the missing criteria reach only {total}, below {bar}"
+ALREADY_FAILS = " Whatever the missing scores, it already fails the rubric: {why}."
 FAIL_CRITERIA = "below the bar: {criteria}"
 HELP_INTRO = (
     "rubricate reads commands at the start of a line in a pull-request comment or review. "

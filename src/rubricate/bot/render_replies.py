@@ -14,6 +14,7 @@ from rubricate.bot.jobstate import AutoScore, JobState
 from rubricate.bot.markdown import block, code, number, score_text, table, truncate
 from rubricate.bot.messages import (
     CHECK_NOTE,
+    FAIL_BEST,
     FAIL_CRITERIA,
     FAIL_TOTAL,
     HELP_INTRO,
@@ -23,7 +24,7 @@ from rubricate.bot.messages import (
 from rubricate.bot.render import criteria_table, findings_section, gate_line
 from rubricate.config import Role
 from rubricate.evidence.report_model import ScoreReport
-from rubricate.render.score_report import render_markdown
+from rubricate.evidence.score_report import render_markdown
 from rubricate.rubric.model import Rubric
 from rubricate.rubric.scoring import ScoreResult
 
@@ -71,11 +72,13 @@ def _role_text(role: str | None) -> str:
 
 
 def fail_reasons(result: ScoreResult, rubric: Rubric) -> str:
-    """Why a complete score fails the rubric, in a few words."""
+    """Why a score fails the rubric (already decided when scores are missing), in a few words."""
     reasons = []
     bar = rubric.pass_rule.min_total
-    total = result.weighted_total
-    if bar is not None and total is not None and total < bar - 1e-9:
+    total = result.weighted_total if not result.missing else result.best_total
+    if result.missing and bar is not None and total is not None and total < bar - 1e-9:
+        reasons.append(FAIL_BEST.format(total=number(total), bar=number(bar)))
+    elif bar is not None and total is not None and total < bar - 1e-9:
         reasons.append(FAIL_TOTAL.format(total=number(total), bar=number(bar)))
     if result.failed:
         scored = {c.id: c.score for c in result.criteria}

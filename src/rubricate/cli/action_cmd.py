@@ -31,9 +31,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 def run(args: argparse.Namespace) -> int:
     """Read the settings from the environment and handle the event."""
-    from rubricate.action import run_action
-    from rubricate.action_runtime import ActionsRuntime
-    from rubricate.action_settings import settings_from_env
+    from rubricate.action.main import run_action
+    from rubricate.action.runtime import ActionsRuntime
+    from rubricate.action.settings import settings_from_env
     from rubricate.errors import RubricateError
 
     runtime = ActionsRuntime()

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from rubricate.errors import ConfigError
 
 if TYPE_CHECKING:
-    from rubricate.action_settings import ActionSettings
+    from rubricate.action.settings import ActionSettings
     from rubricate.config import Config
     from rubricate.github.adapter import GitHubAdapter, PullSummary
     from rubricate.ledger.event import Event
@@ -69,8 +69,8 @@ def days_arg(text: str) -> float:
 
 def run(args: argparse.Namespace) -> int:
     """Plan and record the missing events; exit 0 when done (or nothing was missing)."""
-    from rubricate.action_runtime import ActionsRuntime
-    from rubricate.ledger.store import DataBranchStore
+    from rubricate.action.runtime import ActionsRuntime
+    from rubricate.ledger.backends import DataBranchStore
 
     settings = catch_up_settings(os.environ, repo=args.repo, dry_run=args.dry_run)
     runtime = ActionsRuntime(summary_path=settings.summary_path, secrets=settings.secrets)
@@ -120,7 +120,7 @@ def plan_from_api(
 
 def catch_up_settings(env: Mapping[str, str], *, repo: str | None, dry_run: bool) -> ActionSettings:
     """The Actions settings for catch-up; it needs no event, only the repository and a token."""
-    from rubricate.action_settings import settings_from_env
+    from rubricate.action.settings import settings_from_env
     from rubricate.ledger.event import is_full_name
 
     settings = settings_from_env(
@@ -148,7 +148,7 @@ def default_branch_config(settings: ActionSettings) -> Config:
 
 def read_default_branch_file(remote: str, token: str | None, path: str) -> str | None:
     """One file from the tip of the remote's default branch (`HEAD`); None when it is absent."""
-    from rubricate.github.gitfetch import auth_env
+    from rubricate.gitio.fetch import auth_env
     from rubricate.gitio.run import GitError, run_git
 
     with tempfile.TemporaryDirectory(prefix="rubricate-catch-up-") as tmp:
@@ -172,7 +172,7 @@ def linked_due_dates(
     adapter: GitHubAdapter, pulls: Sequence[PullSummary], server_url: str
 ) -> dict[int, datetime]:
     """The milestone due date of the first linked issue of each merged PR without a milestone."""
-    from rubricate.github.closing import linked_issues
+    from rubricate.bot.closing import linked_issues
 
     found: dict[int, datetime] = {}
     for pull in pulls:

@@ -13,9 +13,9 @@ from urllib.parse import urlsplit
 
 if TYPE_CHECKING:
     from rubricate.config import ReputationConfig
+    from rubricate.ledger.backends import DataBranchStore, DirectoryStore
     from rubricate.ledger.event import Event
-    from rubricate.ledger.store import DataBranchStore
-    from rubricate.ledger.store_dir import DirectoryStore
+    from rubricate.ledger.store import LedgerStore
 
 TOKEN_ENV = "RUBRICATE_DATA_TOKEN"
 
@@ -70,10 +70,10 @@ def open_store(args: argparse.Namespace) -> DataBranchStore | DirectoryStore:
     """The store named by `--remote` or `--data`; a bad `--remote` or `--branch` is an error."""
     config = load_reputation_config(args.config)
     if args.data is not None:
-        from rubricate.ledger.store_dir import DirectoryStore
+        from rubricate.ledger.backends import DirectoryStore
 
         return DirectoryStore(args.data, config=config)
-    from rubricate.ledger.store import DataBranchStore
+    from rubricate.ledger.backends import DataBranchStore
 
     check_remote(args.remote)
     check_branch(args.branch)
@@ -84,7 +84,7 @@ def check_remote(remote: str) -> None:
     """A `--remote` that is a local path must be a git repository (URLs are tried as they are)."""
     from rubricate.errors import ConfigError
     from rubricate.gitio.run import run_git
-    from rubricate.ledger.store_git import is_url
+    from rubricate.gitio.workspace import is_url
 
     if not remote.strip():
         raise ConfigError("--remote is empty: give a git URL or the path of a git repository")
@@ -109,11 +109,11 @@ def check_branch(branch: str) -> None:
         raise ConfigError(f"--branch {branch!r} is not a valid branch name: {problem}")
 
 
-def require_branch(store: DataBranchStore | DirectoryStore, args: argparse.Namespace) -> None:
+def require_branch(store: LedgerStore, args: argparse.Namespace) -> None:
     """Reading commands refuse a data branch that does not exist (a typo would show nothing)."""
     from rubricate.errors import ConfigError
 
-    if getattr(store, "branch_found", None) is False:
+    if store.branch_found is False:
         raise ConfigError(
             f"no branch {args.branch!r} in {args.remote}: nothing was appended yet, "
             "or --branch names another branch"

@@ -35,7 +35,7 @@ def run_reputation(args: argparse.Namespace) -> int:
 
     with open_store(args) as store:
         files = store.read_files(lambda p: is_derived(p) or (args.recompute and is_shard(p)))
-    if getattr(store, "branch_found", None) is False:
+    if store.branch_found is False:
         raise RubricateError(
             f"no readable reputation.json on the data branch: there is no branch {args.branch!r} "
             f"in {args.remote} (nothing was appended yet, or --branch names another branch)"

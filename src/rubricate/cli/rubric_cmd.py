@@ -126,13 +126,17 @@ def score_table(rubric: Rubric, result: ScoreResult) -> str:
             passed = "missing"
         rows.append((item.id, _show(item.score), passed))
     lines = [f"{rubric.id}  version {rubric.version}", "", *format_table(rows), ""]
-    lines.append(f"weighted total  {_show(result.weighted_total)}")
-    lines.append(f"normalized      {_show(result.normalized)}")
-    lines.append(f"verdict         {result.verdict}")
+    scored = f" ({result.scored_count} of {len(result.criteria)} scored)" if result.missing else ""
+    lines.append(f"weighted total  {_show(result.weighted_total)}{scored}")
+    lines.append(f"normalized      {_show(result.normalized)}{scored}")
+    decided = ", already decided" if result.missing and result.decided else ""
+    lines.append(f"verdict         {result.verdict}{decided}")
     if result.failed:
         lines.append(f"failed          {', '.join(result.failed)}")
     if result.missing:
         lines.append(f"missing         {', '.join(result.missing)}")
+    if result.best_total is not None:
+        lines.append(f"best reachable  {_show(result.best_total)}")
     return "\n".join(lines) + "\n"
 
 

@@ -5,7 +5,9 @@ Config and schemas come from the BASE ref (`.github/rubricate.yml` there, else d
 built-in name, or a path read at the base ref (a `--rubric` path absent there is read from the
 local file system). The PR body is the log of the head commits; `--spec FILE` is the linked
 issue. Graders run in a fresh export of the head tree (local mode is trusted) unless
-`--no-graders`. Exit codes: 0 acceptable under `--fail-on`, 1 not acceptable, 2 errors.
+`--no-graders`. The change is scored from the merge-base of `--base` and `--head`, as GitHub
+shows a pull request (three-dot); an empty change is a usage error. Exit codes: 0 acceptable
+under `--fail-on`, 1 not acceptable, 2 errors (bad input, empty change, missing judge key).
 """
 
 from __future__ import annotations
@@ -40,7 +42,10 @@ def add_parser(subparsers: Any) -> None:
         "--repo", default=".", metavar="DIR", help="the git repository (default: .)"
     )
     parser.add_argument(
-        "--base", metavar="REF", help="default: merge-base with origin/HEAD, main or master"
+        "--base",
+        metavar="REF",
+        help="score the change since the merge-base of REF and --head, as the pull request "
+        "shows it (default: origin/HEAD, main or master)",
     )
     parser.add_argument("--head", default="HEAD", metavar="REF", help="default: HEAD")
     parser.add_argument(
@@ -73,16 +78,13 @@ def run(args: argparse.Namespace) -> int:
     from rubricate.config import CONFIG_PATH
     from rubricate.evidence.autoscore import auto_score
     from rubricate.evidence.deliverable_schemas import schema_paths
-    from rubricate.gitio import snapshot_reader as git
+    from rubricate.gitio import read as git
 
+    _check_judge_key(args.judge)
     repo = git.check_repository(args.repo)
     head = git.resolve_commit(repo, args.head)
-    base = git.resolve_commit(repo, args.base) if args.base else git.default_base(repo, head)
-    if base == head:
-        print(
-            f"rubricate: base and head are the same commit ({head[:12]}); pass --base",
-            file=sys.stderr,
-        )
+    base = git.merge_base(repo, args.base, head) if args.base else git.default_base(repo, head)
+    _check_not_empty(base, head, args)
     config = _load_config(repo, base, args.config)
     named_by = args.config or f"{CONFIG_PATH} at the base ref"
     rubric = _load_rubric(repo, base, args.rubric, config, named_by)
@@ -104,11 +106,35 @@ def run(args: argparse.Namespace) -> int:
     return 1 if report.result.verdict in UNACCEPTABLE[args.fail_on] else 0
 
 
+def _check_judge_key(mode: str) -> None:
+    """`--judge openai` without a key fails before any grader runs."""
+    import os
+
+    from rubricate.errors import ConfigError
+    from rubricate.judge.service import KEY_VAR, MISSING_KEY
+
+    if mode == "openai" and not os.environ.get(KEY_VAR, "").strip():
+        raise ConfigError(MISSING_KEY)
+
+
+def _check_not_empty(base: str, head: str, args: argparse.Namespace) -> None:
+    """An empty change (head is the base, or an ancestor of it) is a usage error."""
+    from rubricate.errors import RubricateError
+
+    if base != head:
+        return
+    against = f"--base {args.base}" if args.base else "the default branch"
+    raise RubricateError(
+        f"nothing to score: {args.head} ({head[:12]}) has no commits that {against} lacks; "
+        "pass --base REF of the branch the change will merge into"
+    )
+
+
 def _load_config(repo: Path, base: str, local_path: str | None) -> Config:
     from rubricate.cli.textfile import read_text
     from rubricate.config import CONFIG_PATH, Config, load_config
     from rubricate.errors import ConfigError
-    from rubricate.gitio.snapshot_reader import read_file_at
+    from rubricate.gitio.read import read_file_at
 
     if local_path is not None:
         return load_config(read_text(local_path, "--config"), local_path)
@@ -126,7 +152,7 @@ def _load_rubric(repo: Path, base: str, given: str | None, config: Config, named
     from pathlib import Path
 
     from rubricate.errors import ConfigError
-    from rubricate.gitio.snapshot_reader import read_file_at
+    from rubricate.gitio.read import read_file_at
     from rubricate.rubric.resolve import resolve_rubric
 
     def at_base(path: str) -> str:
@@ -158,7 +184,7 @@ def _grade(
 
     from rubricate.evidence.graders import grader_payload, skipped_graders
     from rubricate.evidence.graders_run import run_graders
-    from rubricate.gitio.snapshot_reader import export_tree
+    from rubricate.gitio.read import export_tree
 
     if not config.graders:
         return []
@@ -195,13 +221,13 @@ def _render(report: ScoreReport, fmt: str) -> str:
     if fmt == "json":
         import json
 
-        from rubricate.render.score_report import report_json
+        from rubricate.evidence.score_report import report_json
 
         return json.dumps(report_json(report), indent=2, ensure_ascii=False) + "\n"
     if fmt == "markdown":
-        from rubricate.render.score_report import render_markdown
+        from rubricate.evidence.score_report import render_markdown
 
         return render_markdown(report)
-    from rubricate.render.score_text import render_table
+    from rubricate.evidence.score_text import render_table
 
     return render_table(report)

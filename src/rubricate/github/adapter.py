@@ -18,6 +18,7 @@ from github.IssueComment import IssueComment
 from github.Repository import Repository
 
 from github import Github
+from rubricate.bot.closing import IssueRef
 from rubricate.github import artifacts
 from rubricate.github.artifacts import ArtifactInfo
 from rubricate.github.client import (
@@ -30,7 +31,6 @@ from rubricate.github.client import (
     connect,
     role_from_permission,
 )
-from rubricate.github.closing import IssueRef
 from rubricate.github.pulls import PullSummary, closed_since, utc
 
 __all__ = [

@@ -8,21 +8,49 @@ id first when the repeat belongs to another job (an id is unique across the whol
 
 from __future__ import annotations
 
+import gc
 import hashlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from functools import wraps
+from typing import Any, ParamSpec, TypeVar
 
 from pydantic import ValidationError
 
 from rubricate.errors import RubricateError
 from rubricate.ledger.event import Event, natural_key
-from rubricate.ledger.perf import bulk
 
 LEDGER_DIR = "ledger/"
 SHARD_SUFFIX = ".jsonl"
 _UNION_TAGS = frozenset({"float", "bool", "int", "str"})
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Disable automatic collection inside the block, restoring the previous state after."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def bulk(function: Callable[P, R]) -> Callable[P, R]:
+    """Run a function with the collector paused."""
+
+    @wraps(function)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        with gc_paused():
+            return function(*args, **kwargs)
+
+    return wrapper
 
 
 class LedgerError(RubricateError):

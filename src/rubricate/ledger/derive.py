@@ -20,14 +20,13 @@ from pydantic import ValidationError
 from rubricate.config import ReputationConfig
 from rubricate.ledger.badges import REPO_STEM, author_badge, author_stem, repo_badge
 from rubricate.ledger.cache import CachedJob, FoldCache, bucket_files, cache_head
-from rubricate.ledger.codec import ParsedLedger, git_blob_id
+from rubricate.ledger.codec import ParsedLedger, bulk, git_blob_id
 from rubricate.ledger.event import SCHEMA_VERSION
 from rubricate.ledger.fold import JobSummary, fold_jobs
 from rubricate.ledger.ids import id_files
 from rubricate.ledger.paths import CACHE_PATH
 from rubricate.ledger.paths import REPUTATION_PATH as REPUTATION_PATH
 from rubricate.ledger.paths import is_derived as is_derived
-from rubricate.ledger.perf import bulk
 from rubricate.ledger.reputation import LedgerCounts, reputation_document
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")

@@ -34,8 +34,8 @@ from datetime import datetime
 from operator import attrgetter
 from typing import Literal
 
+from rubricate.ledger.codec import bulk
 from rubricate.ledger.event import CriterionRef, Event, RubricRef, ScaleRef
-from rubricate.ledger.perf import bulk
 from rubricate.rubric.model import ScoreValue
 from rubricate.rubric.scoring import clamp01
 

@@ -1,27 +1,92 @@
 """Decide what an append writes: new shard lines and regenerated derived files (pure).
 
 Two ways, one result: `plan_full` folds the whole ledger; `try_incremental` re-folds only the
-jobs the new events touch, using the fold cache. Both give exactly the files a full recompute
-gives (a test pins this); the incremental way declines whenever anything about the cache does
-not verify, and the append plans in full.
+jobs the new events touch, from the fold cache. Both give exactly the files a full recompute
+gives (a test pins this). The cache is used only when everything verifies against the tree
+being written onto: the head (its format, fold version and own digest), the shards it names, the
+digest of every derived file, the rows of the fact buckets, and each touched job, whose job file
+must be exactly what the fold gives for its events, with the facts its row records. Ids already
+present anywhere in the ledger are found through the id index. Whenever something does not
+verify, the append folds the whole ledger.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from pydantic import ValidationError
+
 from rubricate.config import ReputationConfig
-from rubricate.ledger.cache import head_config, read_head
-from rubricate.ledger.codec import canonical, is_shard
-from rubricate.ledger.derive import recorded_config
+from rubricate.ledger.cache import (
+    CachedJob,
+    FoldCache,
+    bucket_path,
+    cache_head,
+    derived_digest,
+    derived_entries,
+    head_config,
+    load_cache,
+    read_head,
+)
+from rubricate.ledger.codec import (
+    append_lines,
+    bulk,
+    canonical,
+    decode_shard,
+    encode_shard,
+    git_blob_id,
+    is_shard,
+    parse_ledger,
+    shard_path,
+)
+from rubricate.ledger.derive import Layout, derive_files, job_file, recorded_config, summary_files
 from rubricate.ledger.event import Event
-from rubricate.ledger.incremental import try_incremental
-from rubricate.ledger.paths import CACHE_PATH, REPUTATION_PATH
-from rubricate.ledger.perf import bulk
-from rubricate.ledger.plan_full import AppendPlan as AppendPlan
-from rubricate.ledger.plan_full import Reader as Reader
-from rubricate.ledger.plan_full import plan_full as plan_full
+from rubricate.ledger.fold import fold_job
+from rubricate.ledger.ids import encode_ids, id_bucket, read_ids
+from rubricate.ledger.paths import BUCKET_DIR, CACHE_PATH, REPUTATION_PATH, is_derived
+
+Reader = Callable[[Sequence[str]], Mapping[str, bytes]]
+"""Reads files of the tree being planned on: paths → contents."""
+
+
+@dataclass(frozen=True)
+class AppendPlan:
+    """What to write: the events that are new, and the files with their new content."""
+
+    added: tuple[Event, ...]
+    present: int
+    files: Mapping[str, bytes] = field(default_factory=dict)
+    deletions: tuple[str, ...] = ()
+    incremental: bool = False
+
+
+def plan_full(
+    shards: Mapping[str, bytes],
+    derived_paths: Iterable[str],
+    batch: Sequence[Event],
+    config: ReputationConfig,
+) -> AppendPlan:
+    """Fold the whole ledger with the new events; delete derived files no longer produced."""
+    parsed = parse_ledger({p: decode_shard(d) for p, d in shards.items() if is_shard(p)})
+    known = {e.id for e in parsed.events}
+    added = tuple(e for e in batch if e.id not in known)
+    texts = appended({p: decode_shard(d) for p, d in shards.items()}, added)
+    new_shards = {**parsed.shards, **{p: git_blob_id(d) for p, d in texts.items()}}
+    grown = replace(parsed, events=parsed.events + added, shards=new_shards)
+    files = {**texts, **derive_files(grown, config)}
+    stale = tuple(sorted(p for p in derived_paths if is_derived(p) and p not in files))
+    return AppendPlan(added, len(batch) - len(added), files, stale)
+
+
+def appended(texts: Mapping[str, str], added: Sequence[Event]) -> dict[str, bytes]:
+    """The shards that receive new lines, with those lines appended."""
+    by_shard: dict[str, list[Event]] = {}
+    for event in added:
+        by_shard.setdefault(shard_path(event.at), []).append(event)
+    return {p: encode_shard(append_lines(texts.get(p, ""), evs)) for p, evs in by_shard.items()}
 
 
 def prepare(events: Iterable[Event]) -> list[Event]:
@@ -75,3 +140,153 @@ def branch_config(
 def _head(tree: Mapping[str, str], read: Reader) -> dict[str, Any] | None:
     """The verified cache head of the tree, if it has one."""
     return read_head(read([CACHE_PATH])[CACHE_PATH]) if CACHE_PATH in tree else None
+
+
+JobKey = tuple[str, int]
+
+
+def try_incremental(
+    head: dict[str, Any],
+    tree: Mapping[str, str],
+    read: Reader,
+    batch: Sequence[Event],
+    config: ReputationConfig,
+) -> AppendPlan | None:
+    """The incremental plan, reading only what it needs in one read; None if it cannot be used."""
+    if not head_matches(head, tree):
+        return None
+    reads = incremental_reads(head["repos"], batch)
+    if reads is None:
+        return None
+    buckets = sorted(head["buckets"])
+    files = read(buckets + [p for p in reads if p in tree])
+    cache = load_cache(head, {p: files[p] for p in buckets})
+    if cache is None:
+        return None
+    return plan_incremental(cache, files, batch, config, derived_entries(tree))
+
+
+def head_matches(head: dict[str, Any], tree: Mapping[str, str]) -> bool:
+    """True when the tree holds exactly the shards, buckets and derived files the head records."""
+    try:
+        shards = {p: blob for p, blob in tree.items() if is_shard(p)}
+        buckets = {p: blob for p, blob in tree.items() if p.startswith(BUCKET_DIR)}
+        named = isinstance(head["repos"], list) and all(isinstance(r, str) for r in head["repos"])
+        derived = head["derived"] == derived_digest(derived_entries(tree))
+        return bool(named and derived and (head["shards"], head["buckets"]) == (shards, buckets))
+    except (KeyError, AttributeError, TypeError):
+        return False
+
+
+def incremental_reads(known: Sequence[str], batch: Sequence[Event]) -> list[str] | None:
+    """The files `plan_incremental` needs, or None when the repositories would change the layout."""
+    repos = set(known) | {e.repo for e in batch}
+    if len(repos) > 1 and repos != set(known):
+        return None
+    layout = Layout(tuple(sorted(repos)))
+    jobs = {layout.job_path(e.repo, e.pr) for e in batch}
+    return sorted(jobs | {shard_path(e.at) for e in batch} | {id_bucket(e.id) for e in batch})
+
+
+def plan_incremental(
+    cache: FoldCache,
+    files: Mapping[str, bytes],
+    batch: Sequence[Event],
+    config: ReputationConfig,
+    derived: Mapping[str, str],
+) -> AppendPlan | None:
+    """Re-fold only the touched jobs; None when what the cache names does not verify.
+
+    `files` holds the touched shards, job files and id-index files that exist; `derived` is
+    every derived file's blob id in the tree (the cache head left out).
+    """
+    known = _known_ids(files, {id_bucket(e.id) for e in batch})
+    if known is None:
+        return None
+    added = tuple(e for e in batch if e.id not in known[id_bucket(e.id)])
+    if not added:
+        return AppendPlan((), len(batch), {}, (), True)
+    layout = Layout(tuple(sorted(set(cache.repos) | {e.repo for e in added})))
+    by_job: dict[JobKey, list[Event]] = {}
+    for event in added:
+        by_job.setdefault((event.repo, event.pr), []).append(event)
+    existing = {key: verified_job(cache, layout, files, key) for key in by_job}
+    if any(events is None for events in existing.values()):
+        return None
+    written = appended({p: decode_shard(d) for p, d in files.items() if is_shard(p)}, added)
+    for path in {id_bucket(e.id) for e in added}:
+        written[path] = encode_ids(known[path] | {e.id for e in added if id_bucket(e.id) == path})
+    jobs, authors = _refold(cache, layout, existing, by_job, written)
+    grown = replace(
+        cache,
+        config=config,
+        shards={**cache.shards, **{p: git_blob_id(d) for p, d in written.items() if is_shard(p)}},
+        jobs=jobs,
+    )
+    touched = {bucket_path(pr) for _, pr in by_job}
+    written.update(summary_files(grown, authors if cache.config == config else None, touched))
+    gone = _departed_authors(authors, jobs.values())
+    deletions = tuple(layout.author_badge(r, a, ext) for r, a in gone for ext in ("json", "svg"))
+    after = {p: i for p, i in derived.items() if p not in deletions}
+    after.update({p: git_blob_id(d) for p, d in written.items() if is_derived(p)})
+    written[CACHE_PATH] = cache_head(grown, after)
+    return AppendPlan(added, len(batch) - len(added), written, deletions, True)
+
+
+def verified_job(
+    cache: FoldCache, layout: Layout, files: Mapping[str, bytes], key: JobKey
+) -> list[Event] | None:
+    """A job's recorded events, when its job file and cached facts are what the fold gives."""
+    data = files.get(layout.job_path(*key))
+    cached = cache.jobs.get(key)
+    if cached is None:
+        return [] if data is None else None
+    if data is None or git_blob_id(data) != cached.file_id:
+        return None
+    try:
+        events = [Event.model_validate(raw) for raw in json.loads(data)["events"]]
+        summary = fold_job(events)
+    except (ValueError, KeyError, TypeError, ValidationError):
+        return None
+    if summary.facts != cached.facts or job_file(summary) != data:
+        return None
+    return events
+
+
+def _known_ids(files: Mapping[str, bytes], paths: Iterable[str]) -> dict[str, set[str]] | None:
+    """The ids in each of these index files (empty when absent); None when one is unreadable."""
+    try:
+        return {p: read_ids(files[p]) if p in files else set() for p in paths}
+    except (ValueError, UnicodeDecodeError):
+        return None
+
+
+def _refold(
+    cache: FoldCache,
+    layout: Layout,
+    existing: Mapping[JobKey, list[Event] | None],
+    by_job: Mapping[JobKey, list[Event]],
+    written: dict[str, bytes],
+) -> tuple[dict[JobKey, CachedJob], dict[str, set[str]]]:
+    """Fold each touched job again, writing its job file; the new rows and touched authors."""
+    jobs = dict(cache.jobs)
+    authors: dict[str, set[str]] = {}
+    for key, new in by_job.items():
+        summary = fold_job([*(existing[key] or []), *new])
+        path = layout.job_path(*key)
+        written[path] = job_file(summary)
+        if key in jobs:
+            authors.setdefault(key[0], set()).add(jobs[key].facts.author)
+        authors.setdefault(key[0], set()).add(summary.facts.author)
+        jobs[key] = CachedJob(summary.facts, git_blob_id(written[path]))
+    return jobs, authors
+
+
+def _departed_authors(
+    touched: Mapping[str, set[str]], jobs: Iterable[CachedJob]
+) -> list[tuple[str, str]]:
+    """Touched `(repo, author)` pairs left without any job (a job's author can change)."""
+    remaining = {(j.facts.repo, j.facts.author) for j in jobs}
+    return sorted(
+        (r, a) for r, logins in touched.items() for a in logins if (r, a) not in remaining
+    )

@@ -21,9 +21,9 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from rubricate.config import ReputationConfig
+from rubricate.ledger.codec import bulk
 from rubricate.ledger.event import SCHEMA_VERSION, Event, rfc3339
 from rubricate.ledger.fold import JobFacts, fold_jobs
-from rubricate.ledger.perf import bulk
 
 COMPONENTS = (
     "completion_rate",

@@ -1,48 +1,67 @@
-"""The ledger on a git data branch, written by compare-and-swap (shell: runs git).
+"""The ledger and its derived files in one store with two backends (shell: runs git, writes files).
 
-An append fetches the tip, skips events whose id is already there, appends the rest, regenerates
-the derived files, commits with the bot identity and pushes without force. A rejected push starts
-over from the new tip after a jittered exponential backoff, at most `RetryPolicy.attempts` times.
-Extra files given as functions of their content are recomputed from each new tip. A rebuild
-regenerates every derived file from the whole ledger by the same compare-and-swap.
+An append reads the tip, skips events whose id is already there, appends the rest, regenerates
+the derived files and writes them in one step. The git backend (`DataBranchStore`) commits with
+the bot identity and pushes without force; a rejected push starts over from the new tip after a
+jittered exponential backoff, at most `RetryPolicy.attempts` times. The directory backend
+(`DirectoryStore`, e.g. a checkout of the data branch) writes the files in place, all or
+nothing, with no concurrency control. A rebuild regenerates every derived file from the whole
+ledger the same way.
+
+An extra file (e.g. a PR's view state under `views/`) is given either as its new content, or as
+a function of its content at the tip (None when absent) that returns the new content (None to
+leave it as it is). A function is called again on every attempt, after a rejected push too, so
+it always builds on the newest tip and never writes a stale state over a newer one.
 """
 
 from __future__ import annotations
 
+import json
 import random
-import shutil
-import tempfile
+import re
 import time
-import weakref
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from types import TracebackType
+from typing import Protocol, TypeAlias, TypeVar
+
+from pydantic import ValidationError
 
 from rubricate.config import ReputationConfig
 from rubricate.errors import RubricateError
-from rubricate.gitio.run import GitError
-from rubricate.ledger.codec import ParsedLedger, decode_shard, git_blob_id, is_shard, parse_ledger
-from rubricate.ledger.derive import job_paths
+from rubricate.ledger.codec import (
+    LedgerError,
+    ParsedLedger,
+    decode_shard,
+    git_blob_id,
+    is_shard,
+    parse_ledger,
+)
+from rubricate.ledger.derive import is_derived, job_paths
 from rubricate.ledger.event import Event
 from rubricate.ledger.plan import AppendPlan, Reader, plan_append, plan_rebuild, prepare
-from rubricate.ledger.store_common import (
-    AppendResult,
-    Extra,
-    callable_paths,
-    check_extras,
-    commit_message,
-    job_file_events,
-    resolve_extras,
-)
-from rubricate.ledger.store_git import GitWorkspace
+
+Extra: TypeAlias = bytes | Callable[[bytes | None], bytes | None]
+"""An extra file's new content, or a function from its content at the tip to the new content."""
+Planner = Callable[[Mapping[str, str], Reader], AppendPlan]
+S = TypeVar("S", bound="LedgerStore")
+_SAFE_PATH = re.compile(r"^[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*$")
 
 
 class DataBranchError(RubricateError):
     """The data branch could not be read or written; the run failed."""
 
     exit_code = 1
+
+
+@dataclass(frozen=True)
+class AppendResult:
+    """How an append went: events added, events already present, the commit, the attempts."""
+
+    added: int
+    present: int
+    commit: str | None
+    attempts: int
 
 
 @dataclass(frozen=True)
@@ -60,31 +79,56 @@ class RetryPolicy:
         return min(self.max_delay, self.base_delay * 2.0 ** (attempt - 1)) * (0.5 + self.jitter())
 
 
-class DataBranchStore:
-    """The ledger and its derived files on one branch of one git remote (URL or local path)."""
+@dataclass(frozen=True)
+class Tip:
+    """A backend's current state: an opaque tip id, the files as path → blob id, and a reader."""
+
+    id: str | None
+    tree: Mapping[str, str]
+    read: Reader
+
+
+class Backend(Protocol):
+    """Where the files live: a git branch or a directory."""
+
+    where: str
+    found: bool | None
+
+    def read_files(self, wanted: Callable[[str], bool]) -> dict[str, bytes]:
+        """The current files whose path `wanted` accepts."""
+
+    def tip(self) -> Tip:
+        """The current state, to plan a write on."""
+
+    def write(
+        self, tip: Tip, changes: Mapping[str, bytes], deletions: Sequence[str], message: str
+    ) -> tuple[bool, str | None]:
+        """Write over `tip`: whether it landed (False: the tip moved), and the commit if any."""
+
+    def close(self) -> None:
+        """Release what the backend holds."""
+
+
+class LedgerStore:
+    """The ledger and its derived files over one backend."""
 
     def __init__(
         self,
-        remote: str,
-        branch: str = "rubricate-data",
+        backend: Backend,
         *,
-        token: str | None = None,
-        workdir: str | None = None,
         config: ReputationConfig | None = None,
         retry: RetryPolicy | None = None,
     ) -> None:
-        self.remote = remote
-        self.branch = branch
+        self.backend = backend
         self.config = config
         self.retry = retry or RetryPolicy()
-        self._token = token
-        self._workdir = workdir
-        self._cleanup: Callable[[], object] | None = None
-        self._git: GitWorkspace | None = None
-        self.branch_found: bool | None = None
-        """Whether the branch existed at the last read (None before any read)."""
 
-    def __enter__(self) -> DataBranchStore:
+    @property
+    def branch_found(self) -> bool | None:
+        """Whether the branch existed at the last read (None before any read, or no branch)."""
+        return self.backend.found
+
+    def __enter__(self: S) -> S:
         return self
 
     def __exit__(
@@ -93,18 +137,15 @@ class DataBranchStore:
         self.close()
 
     def close(self) -> None:
-        """Remove the private temporary repository, if one was made."""
-        if self._cleanup is not None:
-            self._cleanup()
-        self._cleanup = None
-        self._git = None
+        """Release the backend (a private temporary repository, if one was made)."""
+        self.backend.close()
 
     def append(
         self, events: Iterable[Event], extras: Mapping[str, Extra] | None = None
     ) -> AppendResult:
-        """Append the events not yet present (and write `extras`) in one commit, racing safely.
+        """Append the events not yet present (and write `extras`) in one write, racing safely.
 
-        No commit is made when every event is already present and no extra file changes.
+        Nothing is written when every event is already present and no extra file changes.
         """
         given = list(events)
         batch = prepare(given)
@@ -115,7 +156,7 @@ class DataBranchStore:
         return replace(result, present=len(given) - result.added)
 
     def write_extra(self, path: str, data: Extra) -> AppendResult:
-        """Write one non-derived file (e.g. `views/12.json`) by the same compare-and-swap.
+        """Write one non-derived file (e.g. `views/12.json`) the same way.
 
         `data` is the new content, or a function from the content at the tip (None when
         absent) to the new content (None to leave it), called again after a rejected push.
@@ -123,37 +164,31 @@ class DataBranchStore:
         return self.append([], {path: data})
 
     def rebuild(self) -> AppendResult:
-        """Regenerate every derived file from the whole ledger; commit only if one changes."""
+        """Regenerate every derived file from the whole ledger; write only if one changes."""
         return self._swap(lambda tree, read: plan_rebuild(tree, read, self.config), {}, True)
 
-    def _swap(
-        self,
-        planner: Callable[[Mapping[str, str], Reader], AppendPlan],
-        extras: Mapping[str, Extra],
-        rebuild: bool,
-    ) -> AppendResult:
-        """Plan on the tip, commit and push; from the new tip again when the push is rejected."""
-        with self._errors():
-            for attempt in range(1, self.retry.attempts + 1):
-                tip = self._ws().fetch_tip()
-                tree = self._ws().tree(tip)
-                read = self._reader(tree)
-                plan = planner(tree, read)
-                current = read([p for p in callable_paths(extras) if p in tree])
-                extra_files = resolve_extras(extras, current)
-                changes = _changed({**plan.files, **extra_files}, tree)
-                deletions = [p for p in plan.deletions if p in tree]
-                derived = rebuild and bool(changes or deletions)
-                if not (plan.added or derived or any(p in changes for p in extra_files)):
-                    return AppendResult(0, plan.present, None, attempt)
-                message = commit_message(len(plan.added), sorted(extra_files), rebuilt=rebuild)
-                commit = self._ws().commit(tip, changes, deletions, message)
-                if self._ws().push(commit):
-                    return AppendResult(len(plan.added), plan.present, commit, attempt)
-                if attempt < self.retry.attempts:
-                    self.retry.sleep(self.retry.delay(attempt))
+    def _swap(self, planner: Planner, extras: Mapping[str, Extra], rebuild: bool) -> AppendResult:
+        """Plan on the tip and write; from the new tip again when the write is rejected."""
+        for attempt in range(1, self.retry.attempts + 1):
+            tip = self.backend.tip()
+            plan = planner(tip.tree, tip.read)
+            current = tip.read(
+                [p for p in extras if not isinstance(extras[p], bytes) and p in tip.tree]
+            )
+            extra_files = resolve_extras(extras, current)
+            changes = _changed({**plan.files, **extra_files}, tip.tree)
+            deletions = [p for p in plan.deletions if p in tip.tree]
+            derived = rebuild and bool(changes or deletions)
+            if not (plan.added or derived or any(p in changes for p in extra_files)):
+                return AppendResult(0, plan.present, None, attempt)
+            message = commit_message(len(plan.added), sorted(extra_files), rebuilt=rebuild)
+            landed, commit = self.backend.write(tip, changes, deletions, message)
+            if landed:
+                return AppendResult(len(plan.added), plan.present, commit, attempt)
+            if attempt < self.retry.attempts:
+                self.retry.sleep(self.retry.delay(attempt))
         raise DataBranchError(
-            f"the branch {self.branch!r} kept moving: gave up after {self.retry.attempts} attempts"
+            f"{self.backend.where} kept moving: gave up after {self.retry.attempts} attempts"
         )
 
     def read(self) -> ParsedLedger:
@@ -167,46 +202,56 @@ class DataBranchStore:
 
     def read_files(self, wanted: Callable[[str], bool]) -> dict[str, bytes]:
         """The tip's files whose path `wanted` accepts."""
-        with self._errors():
-            tip = self._ws().fetch_tip()
-            self.branch_found = tip is not None
-            tree = self._ws().tree(tip)
-            paths = [p for p in tree if wanted(p)]
-            blobs = self._ws().read_blobs(tree[p] for p in paths)
-        return {p: blobs[tree[p]] for p in paths}
+        return self.backend.read_files(wanted)
 
     def read_job(self, repo: str, pr: int) -> tuple[Event, ...]:
         """One job's events from its job file (fast: the ledger is not folded)."""
         paths = job_paths(repo, pr)
         return job_file_events(self.read_files(lambda p: p in paths), repo, pr)
 
-    def _reader(self, tree: Mapping[str, str]) -> Reader:
-        def read(paths: Sequence[str]) -> dict[str, bytes]:
-            blobs = self._ws().read_blobs(tree[p] for p in paths)
-            return {p: blobs[tree[p]] for p in paths}
-
-        return read
-
-    def _ws(self) -> GitWorkspace:
-        if self._git is None:
-            gitdir = self._workdir
-            if gitdir is None:
-                gitdir = tempfile.mkdtemp(prefix="rubricate-data-")
-                self._cleanup = weakref.finalize(self, _remove_tree, gitdir)
-            self._git = GitWorkspace(Path(gitdir), self.remote, self.branch, self._token)
-        return self._git
-
-    @contextmanager
-    def _errors(self) -> Iterator[None]:
-        try:
-            yield
-        except GitError as exc:
-            raise DataBranchError(f"data branch {self.branch!r}: {exc}") from None
-
-
-def _remove_tree(path: str) -> None:
-    shutil.rmtree(path, ignore_errors=True)
-
 
 def _changed(files: Mapping[str, bytes], tree: Mapping[str, str]) -> dict[str, bytes]:
     return {p: d for p, d in files.items() if tree.get(p) != git_blob_id(d)}
+
+
+def check_extras(extras: Mapping[str, Extra]) -> dict[str, Extra]:
+    """Extra (non-derived, non-ledger) files, validated: e.g. view state under `views/`."""
+    for path in extras:
+        if not _SAFE_PATH.match(path) or ".." in path.split("/"):
+            raise LedgerError(f"{path!r} is not a safe relative path for an extra file")
+        if is_shard(path) or path.startswith("ledger/") or is_derived(path):
+            raise LedgerError(f"{path!r} belongs to the ledger or its derived files")
+    return dict(extras)
+
+
+def resolve_extras(extras: Mapping[str, Extra], current: Mapping[str, bytes]) -> dict[str, bytes]:
+    """The content to write for each extra given the tip's files (extras left unchanged omitted)."""
+    resolved: dict[str, bytes] = {}
+    for path, extra in extras.items():
+        data = extra if isinstance(extra, bytes) else extra(current.get(path))
+        if data is not None:
+            resolved[path] = bytes(data)
+    return resolved
+
+
+def commit_message(added: int, extras: Sequence[str], rebuilt: bool = False) -> str:
+    """The commit message of an append (or of a rebuild of the derived files)."""
+    parts = ["Rebuild the derived files"] if rebuilt else []
+    if added:
+        parts.append(f"Append {added} ledger event{'s' if added != 1 else ''}")
+    if extras:
+        parts.append("Update " + ", ".join(extras))
+    return "; ".join(parts) + "\n"
+
+
+def job_file_events(files: Mapping[str, bytes], repo: str, pr: int) -> tuple[Event, ...]:
+    """The events of a job file among `files` (the first that names this job)."""
+    for path in sorted(files):
+        try:
+            body = json.loads(files[path])
+            if body.get("repo") != repo or body.get("pr") != pr:
+                continue
+            return tuple(Event.model_validate(raw) for raw in body["events"])
+        except (ValueError, KeyError, TypeError, AttributeError, ValidationError) as exc:
+            raise LedgerError(f"{path}: not a valid job file ({exc.__class__.__name__})") from None
+    return ()

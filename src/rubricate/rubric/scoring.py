@@ -2,7 +2,9 @@
 
 - `weighted_total = sum(w*s) / sum(w)` over criteria that have a score; nulls are left out.
 - `normalized = (x - min) / (max - min)`.
-- verdict `incomplete` when a non-nullable criterion has no score, else `pass` or `fail`.
+- verdict `pass` only when complete and every bar is cleared; `fail` as soon as it is decided
+  (a scored criterion below a bar, or the best reachable total below `min_total`, even with
+  scores missing); else `incomplete` (not decided yet).
 - every comparison uses a tolerance of 1e-9.
 """
 
@@ -47,6 +49,18 @@ class ScoreResult:
     criteria: tuple[CriterionResult, ...]
     failed: tuple[str, ...] = field(default=())
     missing: tuple[str, ...] = field(default=())
+    best_total: float | None = None
+    """With scores missing: the highest weighted total still reachable (None when unbounded)."""
+
+    @property
+    def decided(self) -> bool:
+        """True when no score still to come can change the verdict."""
+        return self.verdict != "incomplete"
+
+    @property
+    def scored_count(self) -> int:
+        """How many criteria have a score (null on a nullable criterion counts as scored)."""
+        return len(self.criteria) - len(self.missing)
 
     def as_dict(self) -> dict[str, object]:
         """The `rubricate rubric score --json` shape."""
@@ -58,6 +72,7 @@ class ScoreResult:
             "criteria": [{"id": c.id, "score": c.score, "passed": c.passed} for c in self.criteria],
             "failed": list(self.failed),
             "missing": list(self.missing),
+            "best_total": self.best_total,
         }
 
 
@@ -157,32 +172,61 @@ def score(rubric: Rubric, scores: Mapping[str, ScoreValue]) -> ScoreResult:
     raw = weighted_total(rubric, scores)
     total = None if raw is None else round(raw, 10)
     normalized = None if raw is None else round(normalize(rubric.scale, raw), 10)
+    best = best_reachable_total(rubric, scores, missing) if missing else None
     verdict: Verdict
     if missing or raw is None:
-        verdict = "incomplete"
+        blocking = _blocking(rubric, results)
+        verdict = "fail" if _decided_fail(rubric, blocking, best) else "incomplete"
     elif _passes(rubric, raw, results):
         verdict = "pass"
     else:
         verdict = "fail"
+    best_shown = None if best is None else round(best, 10)
     return ScoreResult(
-        rubric.id, rubric.version, total, normalized, verdict, results, failed, missing
+        rubric.id, rubric.version, total, normalized, verdict, results, failed, missing, best_shown
     )
+
+
+def best_reachable_total(
+    rubric: Rubric, scores: Mapping[str, ScoreValue], missing: tuple[str, ...]
+) -> float | None:
+    """The weighted total when every missing criterion gets the top score (None: unbounded)."""
+    if rubric.scale.open or not missing:
+        return None
+    best: dict[str, ScoreValue] = {**scores, **dict.fromkeys(missing, rubric.scale.max)}
+    return weighted_total(rubric, best)
+
+
+def _decided_fail(rubric: Rubric, blocking: tuple[str, ...], best: float | None) -> bool:
+    """True when no values of the missing scores could make the rubric pass."""
+    if blocking:
+        return True
+    floor = rubric.pass_rule.min_total
+    return floor is not None and best is not None and not at_least(best, floor)
 
 
 def _passes(rubric: Rubric, raw_total: float, results: tuple[CriterionResult, ...]) -> bool:
     rule = rubric.pass_rule
     if rule.min_total is not None and not at_least(raw_total, rule.min_total):
         return False
+    return not _blocking(rubric, results)
+
+
+def _blocking(rubric: Rubric, results: tuple[CriterionResult, ...]) -> tuple[str, ...]:
+    """Scored criteria below `min_each` or their own bar: each one alone fails the rubric."""
     by_id = {c.id: c for c in rubric.criteria}
+    floor = rubric.pass_rule.min_each
+    blocking: list[str] = []
     for result in results:
         if result.score is None:
             continue
         value = numeric(rubric.scale, result.score)
-        if rule.min_each is not None and not at_least(value, rule.min_each):
-            return False
-        if _has_own_bar(by_id[result.id]) and not _clears_own_bar(rubric, by_id[result.id], value):
-            return False
-    return True
+        criterion = by_id[result.id]
+        below_floor = floor is not None and not at_least(value, floor)
+        own = _has_own_bar(criterion) and not _clears_own_bar(rubric, criterion, value)
+        if below_floor or own:
+            blocking.append(result.id)
+    return tuple(blocking)
 
 
 def _has_own_bar(criterion: Criterion) -> bool:

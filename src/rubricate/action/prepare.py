@@ -15,17 +15,17 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from rubricate import action_inputs as inputs
-from rubricate.action_inputs import Reader
+from rubricate.action import inputs
+from rubricate.action.inputs import Reader
 from rubricate.bot.context import HandlerContext
 from rubricate.bot.jobstate import JobState, job_state
 from rubricate.bot.payload import PullRequestEvent
 from rubricate.bot.payload_graders import GradersEvent, JobEvent
 from rubricate.bot.revert import reverted_pr
+from rubricate.bot.view_state import PullState, ViewState, decode_views, view_path
 from rubricate.config import Config
 from rubricate.errors import RubricateError
 from rubricate.evidence.snapshot import Snapshot
-from rubricate.github.view_state import PullState, ViewState, decode_views, view_path
 from rubricate.ledger.event import Event
 
 DEFAULT_DATA_BRANCH = Config().data_branch
@@ -109,9 +109,9 @@ def open_ledger(
     reader: Reader, event: JobEvent, branch: str, stack: ExitStack, reverts: int | None
 ) -> Ledger:
     """The data branch store, with this job's events and view state read in one fetch."""
+    from rubricate.ledger.backends import DataBranchStore
     from rubricate.ledger.derive import job_paths
-    from rubricate.ledger.store import DataBranchStore
-    from rubricate.ledger.store_common import job_file_events
+    from rubricate.ledger.store import job_file_events
 
     settings, pr = reader.settings, event.number
     store = stack.enter_context(DataBranchStore(settings.data_remote, branch, token=settings.token))

@@ -13,7 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
-from rubricate.action_runtime import ActionsRuntime
+from rubricate.action.runtime import ActionsRuntime
+from rubricate.bot import check_output
 from rubricate.bot.effects import Annotate as AnnotateEffect
 from rubricate.bot.effects import (
     AppendEvents,
@@ -28,9 +29,8 @@ from rubricate.bot.effects import (
     effect_to_dict,
 )
 from rubricate.bot.effects import Log as LogEffect
+from rubricate.bot.view_state import CheckState, StatusState, StickyState, ViewState, digest
 from rubricate.errors import RubricateError
-from rubricate.github import check_output
-from rubricate.github.view_state import CheckState, StatusState, StickyState, ViewState, digest
 from rubricate.ledger.event import Event
 
 if TYPE_CHECKING:

@@ -14,6 +14,7 @@ from typing import Any
 
 from rubricate.evidence.report_model import CheckResult, Finding, ScoreReport
 from rubricate.rubric.model import Rubric, ScoreValue
+from rubricate.rubric.scoring import ScoreResult, at_least
 
 MAX_FINDINGS_SHOWN = 50
 MAX_EVIDENCE_SHOWN = 4
@@ -71,13 +72,48 @@ def verdict_text(report: ScoreReport) -> str:
     result = report.result
     if result.verdict == "incomplete":
         missing = ", ".join(result.missing) or "every criterion"
-        below = f"; already below the bar: {', '.join(result.failed)}" if result.failed else ""
-        return f"incomplete: not scored yet: {missing}{below}; missing scores never count as zero"
+        return f"incomplete: not scored yet: {missing}; missing scores never count as zero"
     total = format_score(result.weighted_total)
+    rule = pass_rule_text(report.rubric)
     if result.verdict == "pass":
-        return f"pass: total {total}; the rule is {pass_rule_text(report.rubric)}"
+        return f"pass: total {total}; the rule is {rule}"
+    if result.missing:
+        return f"fail, already decided: {decided_reason(report.rubric, result)}; the rule is {rule}"
     failed = f"; below the bar: {', '.join(result.failed)}" if result.failed else ""
-    return f"fail: total {total}; the rule is {pass_rule_text(report.rubric)}{failed}"
+    return f"fail: total {total}; the rule is {rule}{failed}"
+
+
+def decided_reason(rubric: Rubric, result: ScoreResult) -> str:
+    """Why a verdict with scores missing is already a fail."""
+    missing = ", ".join(result.missing)
+    floor = rubric.pass_rule.min_total
+    best = result.best_total
+    if floor is not None and best is not None and not at_least(best, floor):
+        reach = f"{format_score(best)} < {format_score(floor)}"
+        return f"even with the top score for {missing}, the total reaches only {reach}"
+    return f"below the bar: {', '.join(result.failed)} (whatever {missing} will score)"
+
+
+def next_step(report: ScoreReport) -> str:
+    """One line that says what to do next."""
+    result = report.result
+    if result.verdict == "incomplete":
+        missing = ", ".join(result.missing) or "every criterion"
+        return (
+            f"next: {missing} need a reviewer (/score ID=N on the pull request) or the judge "
+            "(--judge openai with OPENAI_API_KEY set)"
+        )
+    if result.verdict == "pass":
+        return "next: the verdict is final (pass); open the pull request for a reviewer's /approve"
+    what = ", ".join(result.failed) or "the weighted total"
+    return f"next: the verdict is final (fail); improve {what} and run rubricate score again"
+
+
+def scored_text(rubric: Rubric, result: ScoreResult) -> str:
+    """`4 of 5 scored` while a criterion is unscored, else empty."""
+    if not result.missing:
+        return ""
+    return f"{len(rubric.criteria) - len(result.missing)} of {len(rubric.criteria)} scored"
 
 
 def render_markdown(report: ScoreReport) -> str:
@@ -102,8 +138,8 @@ def _heading(report: ScoreReport) -> list[str]:
     total = format_score(result.weighted_total)
     top = format_score(report.rubric.scale.max)
     rubric = report.rubric
-    scored = f" ({len(report.criteria)} of {len(rubric.criteria)} criteria scored)"
-    partial = scored if result.verdict == "incomplete" else ""
+    scored = scored_text(rubric, result)
+    partial = f" ({scored.replace(' scored', ' criteria scored')})" if scored else ""
     return [
         f"### {icon} rubricate: **{result.verdict}** · {total} / {top}{partial}",
         "",
@@ -131,6 +167,9 @@ def _score_table(report: ScoreReport) -> list[str]:
             f"| {name}{code(criterion.id)} | {weight} | {score} | {scored.source} | {evidence} |"
         )
     total = format_score(report.result.weighted_total)
+    counted = scored_text(report.rubric, report.result)
+    if counted:
+        total += f" ({counted})"
     rule = escape(pass_rule_text(report.rubric))
     rows.append(f"| **Weighted total** | | **{total}** | | a pass needs {rule} |")
     return rows
@@ -201,6 +240,8 @@ def report_json(report: ScoreReport) -> dict[str, Any]:
         "checks": [check.as_dict() for check in report.checks],
         "not_scored": list(report.not_scored),
         "failed": list(result.failed),
+        "missing": list(result.missing),
+        "decided": result.decided,
         "notes": list(report.notes),
         "judge": report.judge,
     }

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rubricate.action_inputs import Reader
+from rubricate.action.inputs import Reader
 from rubricate.bot.payload import Ignored
 from rubricate.bot.payload_graders import GradersEvent, GradersRun
 from rubricate.evidence.graders_handoff import (

@@ -14,18 +14,18 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rubricate.action_runtime import ActionsRuntime
-from rubricate.action_settings import DEFAULT_CONFIG_PATH, ActionSettings
+from rubricate.action.runtime import ActionsRuntime
+from rubricate.action.settings import DEFAULT_CONFIG_PATH, ActionSettings
+from rubricate.bot.closing import linked_issues, same_repo
 from rubricate.bot.commands import ParsedCommand, parse_commands
 from rubricate.bot.payload import CommentEvent, PullRequestEvent, ReviewEvent
 from rubricate.bot.payload_graders import GradersEvent, JobEvent
+from rubricate.bot.view_state import PullState
 from rubricate.config import Config, load_config
 from rubricate.errors import ConfigError
 from rubricate.evidence.report_model import ScoreReport
 from rubricate.evidence.snapshot import Snapshot
-from rubricate.github.closing import linked_issues, same_repo
-from rubricate.github.gitfetch import fetch_commits, tree_of
-from rubricate.github.view_state import PullState
+from rubricate.gitio.fetch import fetch_commits, tree_of
 from rubricate.rubric.model import Rubric
 
 if TYPE_CHECKING:
@@ -130,7 +130,7 @@ def read_rubric(reader: Reader, base_sha: str | None, config: Config) -> Rubric:
 
 
 def _read_text(reader: Reader, base_sha: str | None, path: str) -> str | None:
-    from rubricate.gitio.snapshot_reader import read_file_at
+    from rubricate.gitio.read import read_file_at
 
     if base_sha is None:
         return None
@@ -149,7 +149,7 @@ def snapshot(
 ) -> Snapshot:
     """The change from the merge base to the head, with schemas read at the base commit."""
     from rubricate.evidence.deliverable_schemas import schema_paths
-    from rubricate.gitio.snapshot_reader import read_file_at, read_snapshot
+    from rubricate.gitio.read import read_file_at, read_snapshot
 
     if merge_base is None:
         reader.runtime.log("no git reads: scoring an empty change built from the payload")

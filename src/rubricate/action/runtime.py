@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
 
-from rubricate import action_commands as wc
+from rubricate.action import workflow_commands as wc
 from rubricate.errors import ConfigError
 
 SUMMARY_LIMIT = 1024 * 1024

@@ -105,6 +105,15 @@ def default_base(repo_dir: str | Path, head: str) -> str:
     )
 
 
+def merge_base(repo_dir: str | Path, ref: str, head: str) -> str:
+    """The merge-base of `ref` and `head` (three-dot, as a pull request shows its change)."""
+    base = resolve_commit(repo_dir, ref)
+    found = run_git(["merge-base", base, head], repo_dir, check=False)
+    if found.returncode != 0:
+        raise RubricateError(f"{ref} and {head[:12]} share no history{_hint(repo_dir)}")
+    return found.stdout.decode().strip()
+
+
 def read_commit_log(repo_dir: str | Path, base: str, head: str) -> tuple[str, str]:
     """A PR title and body from the commits in base..head: first subject, then all messages."""
     out = run_git(["log", "--reverse", "-z", "--format=%B", f"{base}..{head}", "--"], repo_dir)

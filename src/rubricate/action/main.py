@@ -19,10 +19,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TextIO
 
-from rubricate.action_inputs import Reader
-from rubricate.action_prepare import Prepared, prepare
-from rubricate.action_runtime import ActionsRuntime
-from rubricate.action_settings import ActionSettings
+from rubricate.action.inputs import Reader
+from rubricate.action.prepare import Prepared, prepare
+from rubricate.action.runtime import ActionsRuntime
+from rubricate.action.settings import ActionSettings
 from rubricate.bot.payload import (
     BotEvent,
     CommentEvent,
@@ -32,8 +32,8 @@ from rubricate.bot.payload import (
     parse_event,
 )
 from rubricate.bot.payload_graders import GradersRun, JobEvent
+from rubricate.bot.view_state import ViewState, decode_views, encode_views, view_path
 from rubricate.errors import ConfigError, RubricateError, SourceError, read_problem
-from rubricate.github.view_state import ViewState, decode_views, encode_views, view_path
 
 Connect = Callable[[str | None, str], Any]
 
@@ -162,7 +162,7 @@ class _Run:
         """The event a handler acts on: a graders run is first verified through its artifact."""
         if not isinstance(parsed, GradersRun):
             return parsed
-        from rubricate.action_graders import graders_event
+        from rubricate.action.graders import graders_event
 
         event = graders_event(reader, parsed)
         if isinstance(event, Ignored):
@@ -188,7 +188,7 @@ class _Run:
         return GitHubAdapter(client, settings.repository, bot_login=settings.bot_login)
 
     def _dry_run(self, effects: list[Any]) -> int:
-        from rubricate.github.executor import apply_local, print_effects
+        from rubricate.action.executor import apply_local, print_effects
 
         print_effects(effects, self.stdout, self.runtime)
         for effect in effects:
@@ -197,7 +197,7 @@ class _Run:
         return 0
 
     def _apply(self, effects: list[Any], prepared: Prepared) -> int:
-        from rubricate.github.executor import Executor
+        from rubricate.action.executor import Executor
 
         ledger = prepared.ledger
         executor = Executor(

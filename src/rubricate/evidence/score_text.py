@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 from rubricate.evidence.report_model import CheckResult, ScoreReport
-from rubricate.render.score_report import format_score, verdict_text
+from rubricate.evidence.score_report import (
+    format_score,
+    next_step,
+    scored_text,
+    verdict_text,
+)
 
 EVIDENCE_WIDTH = 64
 MAX_FINDINGS_SHOWN = 20
@@ -25,6 +30,7 @@ def render_table(report: ScoreReport) -> str:
     width = max((len(check.id) for check in report.checks), default=5)
     for check in report.checks:
         lines += _check_lines(check, width)
+    lines += ["", next_step(report)]
     return "\n".join(_plain(line) for line in lines) + "\n"
 
 
@@ -41,7 +47,9 @@ def _criteria_rows(report: ScoreReport) -> list[str]:
         rows.append(f"{criterion.id:<{width}}  {weight:>6}  {score:>5}  {source:<8}  {evidence}")
     total = format_score(report.result.weighted_total)
     normalized = format_score(report.result.normalized)
-    rows.append(f"{'total':<{width}}  {'':>6}  {total:>5}  normalized {normalized}")
+    counted = scored_text(report.rubric, report.result)
+    tail = f"{counted}, so far" if counted else f"normalized {normalized}"
+    rows.append(f"{'total':<{width}}  {'':>6}  {total:>5}  {tail}")
     return rows
 
 

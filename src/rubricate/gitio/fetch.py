@@ -11,15 +11,15 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from rubricate.gitio import workspace
 from rubricate.gitio.run import GitError, git_text, run_git
-from rubricate.ledger import store_git
 
 DEEPEN_STEPS = (1, 16, 256)
 
 
 def auth_env(remote: str, token: str | None) -> dict[str, str]:
     """Environment that authenticates git over HTTPS to `remote`'s host with the token, if any."""
-    return store_git.auth_env(store_git.remote_url(remote), token, os.environ)
+    return workspace.auth_env(workspace.remote_url(remote), token, os.environ)
 
 
 def fetch_commits(
@@ -27,7 +27,7 @@ def fetch_commits(
 ) -> str:
     """Fetch both commits into a bare repo at `dest`; return their merge base (else the base)."""
     env = auth_env(remote, token)
-    remote = store_git.remote_url(remote)
+    remote = workspace.remote_url(remote)
     if not (dest / "HEAD").exists():
         run_git(["init", "--bare", "--quiet", str(dest)], env=env)
     for depth in DEEPEN_STEPS:

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from urllib.parse import urlsplit
 
 from rubricate.bot.visible import visible_text
 
 KEYWORDS = ("close", "closes", "closed", "fix", "fixes", "fixed", "resolve", "resolves", "resolved")
 _REF = r"(?:(?P<owner>[\w.-]+)/(?P<name>[\w.-]+))?#(?P<number>\d+)"
 _URL = r"https?://(?P<host>[^/\s]+)/(?P<uowner>[\w.-]+)/(?P<uname>[\w.-]+)/issues/(?P<unumber>\d+)"
+_SERVER = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://(?P<netloc>[^/?#]*)")
 _PATTERN = re.compile(
     rf"(?<![\w/-])(?:{'|'.join(KEYWORDS)}):?[ \t]+(?:{_REF}|{_URL})(?![\w/])",
     re.IGNORECASE,
@@ -39,7 +39,7 @@ def linked_issues(
     body: str, repo: str, *, server_url: str = "https://github.com"
 ) -> list[IssueRef]:
     """The issues `body` closes, in order of appearance, without duplicates."""
-    host = urlsplit(server_url).netloc.lower()
+    host = _host(server_url)
     found: list[IssueRef] = []
     for match in _PATTERN.finditer(visible_text(body or "")):
         ref = _ref(match, repo, host)
@@ -61,3 +61,9 @@ def same_repo(refs: list[IssueRef], repo: str) -> tuple[list[IssueRef], list[Iss
     """The references to issues of `repo` (names ignore case), and the others."""
     ours = [ref for ref in refs if ref.repo.lower() == repo.lower()]
     return ours, [ref for ref in refs if ref not in ours]
+
+
+def _host(server_url: str) -> str:
+    """The server's `host[:port]`, lower-cased, as `urlsplit(...).netloc` gives it."""
+    match = _SERVER.match(server_url.strip())
+    return match.group("netloc").lower() if match else ""

@@ -1,0 +1,189 @@
+"""Measure the package's shape and print JSON.
+
+Reports the module count, the longest internal import chain (over every `import` the
+source contains, lazy ones included, `TYPE_CHECKING` blocks excluded), internal import
+edges per module, the rubricate modules that `rubricate action --dry-run` loads on the
+bundled `pull_request` event, the longest module in lines and the median function length.
+Run: `python benchmarks/architecture.py` (add `--chain` to print the longest chain).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SRC = ROOT / "src"
+PACKAGE = SRC / "rubricate"
+FIXTURE = ROOT / "tests" / "action" / "fixtures" / "pull_request.opened.json"
+
+
+def module_name(path: Path) -> str:
+    """The dotted module name of a source file."""
+    parts = list(path.relative_to(SRC).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _type_checking_lines(tree: ast.AST) -> set[int]:
+    lines: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            for child in node.body:
+                lines.update(range(child.lineno, (child.end_lineno or child.lineno) + 1))
+    return lines
+
+
+def _resolve(name: str, node: ast.ImportFrom, current: str, is_package: bool) -> str:
+    if node.level == 0:
+        return name
+    base = current.split(".")
+    drop = node.level - 1 if is_package else node.level
+    base = base[: len(base) - drop]
+    return ".".join([*base, name] if name else base)
+
+
+def imports_of(path: Path, modules: set[str]) -> set[str]:
+    """The internal modules one source file imports."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skip = _type_checking_lines(tree)
+    current = module_name(path)
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if getattr(node, "lineno", 0) in skip:
+            continue
+        if isinstance(node, ast.Import):
+            candidates = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            head = _resolve(node.module or "", node, current, path.name == "__init__.py")
+            candidates = [f"{head}.{alias.name}" for alias in node.names] + [head]
+        else:
+            continue
+        for name in candidates:
+            if name in modules and name != current:
+                found.add(name)
+                break
+    return found
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Internal imports per module (the root package `rubricate` itself left out)."""
+    files = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+    names = set(files)
+    graph = {name: imports_of(path, names) for name, path in files.items()}
+    for deps in graph.values():
+        deps.discard("rubricate")
+    return graph
+
+
+def longest_chain(graph: dict[str, set[str]]) -> list[str]:
+    """The longest import chain with no module repeated (depth-first, memoized on the DAG)."""
+    best: dict[str, list[str]] = {}
+    visiting: set[str] = set()
+
+    def walk(node: str) -> list[str]:
+        if node in best:
+            return best[node]
+        visiting.add(node)
+        longest: list[str] = []
+        for dep in graph.get(node, set()):
+            if dep in visiting:
+                continue
+            chain = walk(dep)
+            if len(chain) > len(longest):
+                longest = chain
+        visiting.discard(node)
+        best[node] = [node, *longest]
+        return best[node]
+
+    return max((walk(n) for n in graph), key=len, default=[])
+
+
+def dry_run_modules() -> list[str]:
+    """The rubricate modules one `rubricate action --dry-run` on the bundled event loads."""
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {
+            "PATH": os.environ.get("PATH", ""),
+            "HOME": tmp,
+            "PYTHONPATH": str(SRC),
+            "GITHUB_EVENT_NAME": "pull_request_target",
+            "GITHUB_EVENT_PATH": str(FIXTURE),
+            "GITHUB_REPOSITORY": "example-org/rubricate-self-test",
+            "GITHUB_API_URL": "http://127.0.0.1:9",
+            "GITHUB_SERVER_URL": "http://127.0.0.1:9",
+            "GITHUB_OUTPUT": str(Path(tmp) / "output"),
+            "GITHUB_RUN_ID": "1",
+            "INPUT_DRY-RUN": "true",
+        }
+        code = (
+            "import sys\n"
+            "from rubricate.cli.main import main\n"
+            "try:\n    main(['action', '--dry-run'])\n"
+            "except SystemExit:\n    pass\n"
+            "print('\\n'.join(sorted(m for m in sys.modules if m.startswith('rubricate'))),"
+            " file=sys.stderr)\n"
+        )
+        proc = subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False
+        )
+    return [line for line in proc.stderr.splitlines() if line.startswith("rubricate")]
+
+
+def function_lengths() -> list[int]:
+    """The line count of every function and method in the package."""
+    lengths: list[int] = []
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                lengths.append((node.end_lineno or node.lineno) - node.lineno + 1)
+    return lengths
+
+
+def measure() -> dict[str, object]:
+    """All the numbers, as one JSON-ready mapping."""
+    graph = import_graph()
+    chain = longest_chain(graph)
+    edges = sum(len(deps) for deps in graph.values())
+    sizes = {
+        module_name(p): len(p.read_text(encoding="utf-8").splitlines())
+        for p in PACKAGE.rglob("*.py")
+    }
+    biggest = max(sizes, key=lambda name: sizes[name])
+    loaded = dry_run_modules()
+    return {
+        "modules": len(graph),
+        "import_edges": edges,
+        "edges_per_module": round(edges / len(graph), 2),
+        "longest_chain": len(chain),
+        "longest_chain_modules": chain,
+        "dry_run_modules_loaded": len(loaded),
+        "max_module_lines": sizes[biggest],
+        "max_module": biggest,
+        "modules_over_300_lines": sorted(n for n, s in sizes.items() if s > 300),
+        "median_function_lines": statistics.median(function_lengths()),
+    }
+
+
+def main() -> None:
+    """Print the measurements as JSON."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument(
+        "--loaded", action="store_true", help="also list the modules a dry run loads"
+    )
+    args = parser.parse_args()
+    result = measure()
+    if args.loaded:
+        result["dry_run_loaded"] = dry_run_modules()
+    print(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()

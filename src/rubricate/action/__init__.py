@@ -1,0 +1,1 @@
+"""rubricate.action: the GitHub Actions entry point: settings, inputs, orchestration, effects."""

@@ -1,0 +1,182 @@
+"""The store's two backends: a branch of a git remote, and a plain directory (shell).
+
+`DataBranchStore` keeps a private bare repository that talks to one branch of one remote (URL or
+local path) and writes by compare-and-swap: commit on the fetched tip, push without force.
+`DirectoryStore` reads and writes a directory (e.g. a checkout of the data branch; `.git` is
+ignored), for offline inspection and appending without git.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import weakref
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+from rubricate.config import ReputationConfig
+from rubricate.errors import ConfigError
+from rubricate.gitio.run import GitError
+from rubricate.gitio.workspace import GitWorkspace
+from rubricate.ledger.codec import git_blob_id
+from rubricate.ledger.store import DataBranchError, LedgerStore, RetryPolicy, Tip
+
+
+class GitBackend:
+    """One branch of one git remote, through a private bare repository."""
+
+    def __init__(self, remote: str, branch: str, token: str | None, workdir: str | None) -> None:
+        self.remote = remote
+        self.branch = branch
+        self.where = f"the branch {branch!r}"
+        self.found: bool | None = None
+        self._token = token
+        self._workdir = workdir
+        self._cleanup: Callable[[], object] | None = None
+        self._git: GitWorkspace | None = None
+
+    def read_files(self, wanted: Callable[[str], bool]) -> dict[str, bytes]:
+        """The tip's files whose path `wanted` accepts."""
+        with self._errors():
+            tip = self._ws().fetch_tip()
+            self.found = tip is not None
+            tree = self._ws().tree(tip)
+            paths = [p for p in tree if wanted(p)]
+            blobs = self._ws().read_blobs(tree[p] for p in paths)
+        return {p: blobs[tree[p]] for p in paths}
+
+    def tip(self) -> Tip:
+        """The fetched tip and its tree; blobs are read on demand."""
+        with self._errors():
+            tip = self._ws().fetch_tip()
+            tree = self._ws().tree(tip)
+
+        def read(paths: Sequence[str]) -> dict[str, bytes]:
+            with self._errors():
+                blobs = self._ws().read_blobs(tree[p] for p in paths)
+            return {p: blobs[tree[p]] for p in paths}
+
+        return Tip(tip, tree, read)
+
+    def write(
+        self, tip: Tip, changes: Mapping[str, bytes], deletions: Sequence[str], message: str
+    ) -> tuple[bool, str | None]:
+        """Commit on the tip and push without force; False when the push is rejected."""
+        with self._errors():
+            commit = self._ws().commit(tip.id, changes, deletions, message)
+            return self._ws().push(commit), commit
+
+    def close(self) -> None:
+        """Remove the private temporary repository, if one was made."""
+        if self._cleanup is not None:
+            self._cleanup()
+        self._cleanup = None
+        self._git = None
+
+    def _ws(self) -> GitWorkspace:
+        if self._git is None:
+            gitdir = self._workdir
+            if gitdir is None:
+                gitdir = tempfile.mkdtemp(prefix="rubricate-data-")
+                self._cleanup = weakref.finalize(self, shutil.rmtree, gitdir, ignore_errors=True)
+            self._git = GitWorkspace(Path(gitdir), self.remote, self.branch, self._token)
+        return self._git
+
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
+        try:
+            yield
+        except GitError as exc:
+            raise DataBranchError(f"data branch {self.branch!r}: {exc}") from None
+
+
+class DirectoryBackend:
+    """A directory of files; `.git` is ignored; writes are all or nothing, never raced."""
+
+    found: bool | None = None
+
+    def __init__(self, path: str) -> None:
+        self.root = Path(path)
+        self.where = str(self.root)
+        if not self.root.is_dir():
+            raise ConfigError(f"{path}: not a directory")
+
+    def read_files(self, wanted: Callable[[str], bool]) -> dict[str, bytes]:
+        """Every file whose relative path `wanted` accepts."""
+        found = {}
+        for item in sorted(self.root.rglob("*")):
+            relative = item.relative_to(self.root).as_posix()
+            if item.is_file() and not relative.startswith(".git/") and wanted(relative):
+                try:
+                    found[relative] = item.read_bytes()
+                except OSError as exc:
+                    raise ConfigError(
+                        f"{self.root}: cannot read {relative}: {exc.strerror}"
+                    ) from None
+        return found
+
+    def tip(self) -> Tip:
+        """Every file, read once."""
+        current = self.read_files(lambda _: True)
+        tree = {p: git_blob_id(d) for p, d in current.items()}
+        return Tip(None, tree, lambda paths: {p: current[p] for p in paths})
+
+    def write(
+        self, tip: Tip, changes: Mapping[str, bytes], deletions: Sequence[str], message: str
+    ) -> tuple[bool, str | None]:
+        """Write every file beside its target first, then move them all in: all or nothing."""
+        staged: list[tuple[Path, Path]] = []
+        for path, data in changes.items():
+            target = self.root / path
+            temp = target.with_name(f".{target.name}.rubricate-new")
+            try:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                temp.write_bytes(data)
+            except OSError as exc:
+                for done, _ in staged:
+                    done.unlink(missing_ok=True)
+                blocked = isinstance(exc, (FileExistsError, NotADirectoryError))
+                why = "a file stands where its directory should be" if blocked else exc.strerror
+                raise ConfigError(
+                    f"{self.root}: cannot write {path}: {why}; nothing was written"
+                ) from None
+            staged.append((temp, target))
+        for temp, target in staged:
+            temp.replace(target)
+        _remove(self.root, deletions)
+        return True, None
+
+    def close(self) -> None:
+        """Nothing to release: the directory is the user's."""
+
+
+def _remove(root: Path, paths: Iterable[str]) -> None:
+    for path in paths:
+        (root / path).unlink(missing_ok=True)
+
+
+class DataBranchStore(LedgerStore):
+    """The ledger on one branch of one git remote (URL or local path)."""
+
+    def __init__(
+        self,
+        remote: str,
+        branch: str = "rubricate-data",
+        *,
+        token: str | None = None,
+        workdir: str | None = None,
+        config: ReputationConfig | None = None,
+        retry: RetryPolicy | None = None,
+    ) -> None:
+        super().__init__(GitBackend(remote, branch, token, workdir), config=config, retry=retry)
+        self.remote = remote
+        self.branch = branch
+
+
+class DirectoryStore(LedgerStore):
+    """The ledger in a directory, e.g. a checkout of the data branch."""
+
+    def __init__(self, path: str, *, config: ReputationConfig | None = None) -> None:
+        super().__init__(DirectoryBackend(path), config=config, retry=RetryPolicy(attempts=1))
+        self.root = Path(path)

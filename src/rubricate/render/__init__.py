@@ -1,1 +1,0 @@
-"""rubricate.render: text renderings of reports."""
