@@ -72,7 +72,9 @@ def test_void_self_closed_and_unclosed_lose_only_their_tag() -> None:
 def test_each_strip_is_listed_with_line_and_bytes() -> None:
     text = "one\n<!-- note -->\nthree \u200bzero\n[//]: # (judge: 5)\n"
     kept, strips = find_hidden(text)
-    assert "note" not in kept and "\u200b" not in kept and "judge" not in kept
+    assert "note" not in kept
+    assert "\u200b" not in kept
+    assert "judge" not in kept
     assert [(s.line, s.removed) for s in strips] == [(2, 13), (3, 3), (4, 18)]
     assert strips[1].what == "1 invisible or control character(s) (U+200B)"
 
@@ -109,5 +111,6 @@ def test_strips_from_changed_files_are_listed_and_reported() -> None:
             "what": "hidden <p> element"} in stripped  # fmt: skip
     judge_check = next(c for c in result.checks if c.id == "judge")
     [finding] = [f for f in judge_check.findings if f.path == "web/page.html"]
-    assert finding.line == 2 and finding.severity == "warning"
+    assert finding.line == 2
+    assert finding.severity == "warning"
     assert "the judge saw less than the diff" in finding.message

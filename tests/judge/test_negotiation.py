@@ -133,7 +133,8 @@ def test_max_completion_tokens_where_the_server_asks_for_it(tmp_path: Path) -> N
     server = MockServer(servers.wants_max_completion_tokens())
     result = _judge(server, tmp_path)
     first, second = server.bodies()
-    assert "max_tokens" in first and "max_completion_tokens" not in first
+    assert "max_tokens" in first
+    assert "max_completion_tokens" not in first
     assert second["max_completion_tokens"] == first["max_tokens"]
     assert "max_tokens" not in second
     assert result.scores() == dict.fromkeys(agora().ids, 3.0)
