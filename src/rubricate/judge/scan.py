@@ -18,6 +18,8 @@ from rubricate.judge.hidden import find_hidden, strip_hidden
 from rubricate.judge.scan_rules import (
     CONFUSABLES,
     DATA_FILE_SUFFIXES,
+    DOC_SUFFIXES,
+    GRADER_WORDS,
     INVISIBLE,
     RULES,
     SUSPICIOUS_WORDS,
@@ -27,20 +29,34 @@ from rubricate.judge.scan_rules import (
 CHECK_ID = "injection"
 _NEWLINE = re.compile("\n")
 REQUEST_FIELDS = (("spec", "spec"), ("title", "PR title"), ("body", "PR description"))
+_REQUEST_WHERE = frozenset(where for _attribute, where in REQUEST_FIELDS)
+SMUGGLING = re.compile("[\U000e0000-\U000e007f\u202a-\u202e\u2066-\u2069\x1b]")
+"""Tag characters, bidi overrides and terminal escapes: hidden text that is never innocent."""
 __all__ = ["CHECK_ID", "REQUEST_FIELDS", "scan_injection", "scan_snapshot", "strip_hidden"]
 
 
 def scan_injection(text: str, where: str) -> list[Finding]:
     """Every injection pattern found in `text`; `where` (a path or field name) is `Finding.path`."""
-    findings = _hidden_findings(text, where)
+    findings = _hidden_findings(text, where, where.lower().endswith(DOC_SUFFIXES))
     is_data_file = where.lower().endswith(DATA_FILE_SUFFIXES)
     visible = text if text.isascii() else _plain_latin(text)
     lowered = visible.lower()
     lines = _LineIndex(visible)
+    is_doc = where.lower().endswith(DOC_SUFFIXES) and where not in _REQUEST_WHERE
     for rule in RULES:
         if (rule.in_data_files or not is_data_file) and any(w in lowered for w in rule.triggers):
-            findings += _rule_findings(rule, visible, where, lines)
+            severity = rule.in_docs if is_doc else "warning"
+            findings += _rule_findings(rule, visible, where, lines, severity)
     return sorted(findings, key=lambda f: f.line or 0)
+
+
+def _rules_hit(text: str) -> bool:
+    """True when any rule matches `text` (for hidden text: a reason to warn, not just note)."""
+    plain = text if text.isascii() else _plain_latin(text)
+    lowered = plain.lower()
+    return any(
+        any(w in lowered for w in rule.triggers) and rule.pattern.search(plain) for rule in RULES
+    )
 
 
 def _plain_latin(text: str) -> str:
@@ -91,30 +107,35 @@ class _LineIndex:
         return bisect.bisect_right(self._starts, offset)
 
 
-def _rule_findings(rule: Rule, visible: str, where: str, lines: _LineIndex) -> list[Finding]:
-    """One finding per line where the rule's pattern matches."""
+def _rule_findings(
+    rule: Rule, visible: str, where: str, lines: _LineIndex, severity: Severity
+) -> list[Finding]:
+    """One finding per line where the rule's pattern matches, quoting the text it matched."""
     found: dict[int, Finding] = {}
     for match in rule.pattern.finditer(visible):
         line_no = lines.line_of(match.start())
         if line_no not in found:
             message = f"possible prompt injection ({rule.name}): {rule.message}"
             message += f": {_excerpt(match.group(0))}"
-            found[line_no] = Finding(CHECK_ID, message, where, line_no, "warning")
+            found[line_no] = Finding(CHECK_ID, message, where, line_no, severity)
     return list(found.values())
 
 
-def _hidden_findings(text: str, where: str) -> list[Finding]:
+def _hidden_findings(text: str, where: str, is_doc: bool) -> list[Finding]:
     """One finding per strip: what a reader cannot see is never shown to the judge either."""
     found: list[Finding] = []
     for strip in find_hidden(text)[1]:
-        severity: Severity = "warning"
+        severity: Severity = "info"
         if strip.what == "HTML comment":
             body = strip.text[4:].removesuffix("-->").strip()
-            severity = "warning" if SUSPICIOUS_WORDS.search(body) else "info"
+            severity = "warning" if _rules_hit(body) or GRADER_WORDS.search(body) else "info"
             detail = f"({len(body)} characters)"
         elif strip.what.startswith("hidden <") or strip.what == "markdown comment":
+            suspicious = _rules_hit(strip.text) or SUSPICIOUS_WORDS.search(strip.text)
+            severity = "warning" if suspicious else "info"
             detail = _excerpt(strip.text)
         else:
+            severity = "warning" if SMUGGLING.search(strip.text) or not is_doc else "info"
             detail = "removed"
         message = f"{strip.what} {detail} is not shown to the judge ({strip.removed} bytes)"
         found.append(Finding(CHECK_ID, message, where, strip.line, severity))
