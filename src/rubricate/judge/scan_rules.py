@@ -252,6 +252,7 @@ RULES: tuple[Rule, ...] = (
             r"\bfor\s+(?:the\s+)?automated\s+(?:systems?|tools?|software|readers?|scans?|screen\w*|"
             r"analy\w*)\b|"
             r"\b(?:invisible|hidden)\s+(?:to|from)\s+(?:humans?|people|reviewers?|readers?)\b|"
+            rf"\battention\s*,?\s+(?:the\s+|all\s+|any\s+)?{_AUTOMATON}\b|"
             r"\bvisible\s+(?:only\s+)?to\s+(?:the\s+)?(?:ai|llms?|models?|machines?|bots?)\b"
         ),
         "text addresses automated screening, review or scoring",
@@ -284,7 +285,8 @@ RULES: tuple[Rule, ...] = (
             r"\b(?:focus|report)\s+(?:exclusively|only)\s+on\s+(?:the\s+)?(?:positive|strengths?|good)|"
             r"\brate\s+(?:this|it|me|us|the\s+\w+)\s+(?:very\s+)?(?:highly|high|positively|favou?rably|"
             r"as\s+(?:excellent|outstanding|perfect|exceptional))\b|"
-            r"\b(?:give|assign|award|grant)\s+(?:this|it|me|us|the\s+\w+\s+)?\s*(?:a\s+|an\s+)?"
+            r"\b(?:give|assign|award|grant)\s+(?:(?:this|the|my|our)\s+(?:[\w-]+\s+){0,2}|it\s+|me\s+|"
+            r"us\s+)?(?:a\s+|an\s+|the\s+)?"
             r"(?:very\s+)?(?:high|higher|highest|positive|favou?rable|glowing|perfect|excellent)\s+"
             r"(?:scores?|ratings?|grades?|marks?|reviews?|evaluations?|rankings?)\b|"
             r"\b(?:positive|favou?rable|glowing)\s+reviews?\s+only\b|"
