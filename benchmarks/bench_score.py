@@ -25,7 +25,8 @@ from rubricate.config import CONFIG_PATH, load_config
 from rubricate.evidence.autoscore import auto_score
 from rubricate.evidence.deliverable_schemas import schema_paths
 from rubricate.evidence.score_report import render_markdown, report_json
-from rubricate.gitio.read import read_commit_log, read_file_at, read_snapshot
+from rubricate.gitio.read import read_snapshot
+from rubricate.gitio.refs import read_commit_log, read_file_at
 from rubricate.rubric.resolve import resolve_rubric
 
 SCHEMA_COUNT = 5

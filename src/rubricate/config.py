@@ -7,6 +7,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from rubricate.bot.command_table import default_roles
 from rubricate.errors import SourceError
 from rubricate.rubric.located import describe_value, validate_located
 from rubricate.yamlsource import did_you_mean, load_located
@@ -122,34 +123,29 @@ class JudgeConfig(_Strict):
     seed: int | None = Field(default=0, description="Sampling seed, where the server honours one.")
 
 
-def _default_roles() -> dict[str, Role]:
-    return {
-        "score": "write",
-        "approve": "write",
-        "revise": "write",
-        "rate": "write",
-        "override": "maintain",
-        "dispute": "maintain",
-        "rubric": "none",
-        "help": "none",
-    }
-
-
 class CommandsConfig(_Strict):
     """Minimum repository role for each slash command."""
 
-    roles: dict[str, Role] = Field(default_factory=_default_roles)
+    roles: dict[str, Role] = Field(
+        default_factory=default_roles, json_schema_extra=lambda schema: _role_keys(schema)
+    )
 
     @field_validator("roles", mode="before")
     @classmethod
     def _merge_defaults(cls, value: Any) -> Any:
         if isinstance(value, dict):
-            unknown = sorted(set(value) - set(_default_roles()))
+            unknown = sorted(set(value) - set(default_roles()))
             if unknown:
-                hint = did_you_mean(unknown[0], _default_roles())
+                hint = did_you_mean(unknown[0], default_roles())
                 raise ValueError(f"unknown command {unknown[0]!r}{hint}")
-            return {**_default_roles(), **value}
+            return {**default_roles(), **value}
         return value
+
+
+def _role_keys(schema: dict[str, Any]) -> None:
+    """The schema of `commands.roles`: one key per command in the table, with its default."""
+    schema["propertyNames"] = {"enum": list(default_roles())}
+    schema["default"] = default_roles()
 
 
 class ReputationWeights(_Strict):

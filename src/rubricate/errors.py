@@ -1,7 +1,20 @@
-"""Typed errors shared by every part of rubricate (pure: no I/O)."""
+"""Every error rubricate reports to a user, in one hierarchy (pure: no I/O).
+
+Exit code 2 is a mistake in what the user gave (a config, a rubric, a payload, a ledger line);
+exit code 1 is a run that failed (git, the GitHub API, the data branch, applying effects).
+
+    RubricateError
+      SourceError, ScoreError, ConfigError, PayloadError, LedgerError    (exit 2)
+      RunFailed: GitError, GitHubError, DataBranchError, ExecutionError  (exit 1)
+
+Errors of the judge (`judge.client_faults.JudgeCallError`, `judge.prompt.PromptTooLargeError`,
+`judge.reply.ReplyError`) and of the evidence checks (`evidence.graders_handoff.HandoffRefused`,
+`evidence.structured.ParseProblem`) are still defined beside their code.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 
@@ -40,6 +53,54 @@ class ScoreError(RubricateError):
 
 class ConfigError(RubricateError):
     """A configuration that cannot be used (missing file, bad value, bad schema)."""
+
+
+class PayloadError(RubricateError):
+    """A webhook payload without a field the bot needs."""
+
+
+class LedgerError(RubricateError):
+    """An event that is not valid, or a ledger that cannot be used."""
+
+
+class RunFailed(RubricateError):
+    """The run itself failed (exit 1), never a silent pass."""
+
+    exit_code = 1
+
+
+class GitError(RunFailed):
+    """A git command failed; the message carries git's own words, never credentials.
+
+    A run failure: a remote that cannot be reached, a timeout. Mistakes in what the user gave
+    (an unknown ref, a path that is not a repository) are checked before git runs and reported
+    as their own errors.
+    """
+
+    def __init__(self, args: Sequence[str], returncode: int, stderr: str) -> None:
+        self.args_ = tuple(args)
+        self.returncode = returncode
+        self.stderr = stderr
+        super().__init__(f"git {' '.join(args[:2])} failed ({returncode}): {gist(stderr)[:500]}")
+
+
+class GitHubError(RunFailed):
+    """A GitHub API call failed."""
+
+
+class DataBranchError(RunFailed):
+    """The data branch could not be read or written."""
+
+
+class ExecutionError(RunFailed):
+    """Some effects could not be applied."""
+
+
+def gist(stderr: str) -> str:
+    """Git's error lines (`fatal:`/`error:`) on one line; all of stderr when it has none."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    errors = [line for line in lines if line.startswith(("fatal:", "error:"))]
+    return "; ".join(errors or lines)
 
 
 def read_problem(exc: OSError | UnicodeDecodeError) -> str:

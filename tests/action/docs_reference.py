@@ -19,8 +19,8 @@ SCHEMA = ROOT / "schemas" / "config.schema.json"
 DOCS = ROOT / "docs"
 Row = tuple[str, str, str, str]
 FALLBACK_DESCRIPTIONS = {
-    "commands.roles": "Minimum role per command (score, approve, revise, rate, override, "
-    "dispute, rubric, help); unnamed commands keep their defaults.",
+    "commands.roles": "Minimum role per command (the default lists them); unnamed commands "
+    "keep their defaults.",
     "reputation.weights.": "Weight of this reputation component; the weights of components "
     "with data are renormalized.",
     "reputation.trust.": "Weight of a `/rate` by a rater with this role (`default`: any other).",
@@ -102,13 +102,11 @@ def _cell(text: str) -> str:
 
 def command_table() -> str:
     """The slash commands, their default minimum role and what they do."""
-    from rubricate.bot.commands import COMMANDS
-    from rubricate.config import CommandsConfig
+    from rubricate.bot.command_table import COMMANDS
 
-    roles = CommandsConfig().roles
     lines = ["| command | minimum role | when | what it does |", "|---|---|---|---|"]
     for spec in COMMANDS:
-        role = roles.get(spec.name, "none")
+        role = spec.role
         who = "anyone" if role == "none" else role
         when = MOMENTS.get(spec.moment, spec.moment)
         lines.append(f"| `{spec.usage}` | {who} | {when} | {_cell(spec.summary)} |")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from rubricate.bot.authz import NOT_BY_AUTHOR, authorize
-from rubricate.bot.commands import COMMANDS
+from rubricate.bot.authz import authorize
+from rubricate.bot.command_table import COMMANDS
 from rubricate.bot.payload import Ignored, parse_event
 from rubricate.config import ROLE_ORDER, Config, load_config
 
@@ -22,6 +22,7 @@ DEFAULT_MINIMUM = {
     "help": "none",
 }
 ROLES = Config().commands.roles
+NOT_BY_AUTHOR = {"score", "approve", "override", "rate"}
 
 
 @pytest.mark.parametrize("role", ROLE_ORDER)

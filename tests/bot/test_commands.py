@@ -6,14 +6,25 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rubricate.bot.command_table import COMMANDS, display_name
 from rubricate.bot.commands import (
-    COMMANDS,
     MAX_COMMANDS,
     CommandMistake,
     ParsedCommand,
-    format_command,
+    format_value,
     parse_commands,
 )
+
+
+def format_command(command: ParsedCommand) -> str:
+    """The canonical text of a parsed command (what `parse_commands` reads back)."""
+    pairs = " ".join(f"{key}={format_value(value)}" for key, value in command.scores)
+    parts = [display_name(command.name), pairs]
+    if command.name == "rate":
+        parts.append(str(command.rating))
+    if command.text:
+        parts.append(f"-- {command.text}" if command.name == "score" else command.text)
+    return " ".join(part for part in parts if part)
 
 
 def only(body: str) -> ParsedCommand | CommandMistake:

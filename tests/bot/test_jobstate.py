@@ -152,3 +152,13 @@ def test_with_events_keeps_the_sticky_comment_id() -> None:
     after = state.with_events([ev("first_submission", 0, scores={}, source="auto")])
     assert after.sticky_comment_id == 99
     assert after.current_version == 1
+
+
+def test_a_job_reopened_after_abandoned_is_open_again_as_the_ledger_says() -> None:
+    from rubricate.ledger.fold import job_lifecycle
+
+    for later in ("first_submission", "review_scored", "revision_requested", "approved"):
+        events = [ev("first_submission", 0, scores={}, source="auto"), ev("abandoned", 5)]
+        events.append(ev(later, 9, scores={}, source="auto"))
+        assert job_lifecycle(events) == "open"
+        assert not job_state(events, REPO, 7).abandoned, later

@@ -9,13 +9,14 @@ import pytest
 from rubricate.errors import RubricateError
 from rubricate.evidence.snapshot import MAX_PARSE_BYTES
 from rubricate.gitio import read as snapshot_reader
+from rubricate.gitio import refs
 from rubricate.gitio import run as git_run
-from rubricate.gitio.read import (
+from rubricate.gitio.read import read_snapshot
+from rubricate.gitio.refs import (
     default_base,
     export_tree,
     read_commit_log,
     read_file_at,
-    read_snapshot,
     resolve_commit,
 )
 
@@ -112,6 +113,7 @@ def test_git_calls_do_not_grow_with_the_number_of_files(
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(snapshot_reader, "run_git", counting)
+    monkeypatch.setattr(refs, "run_git", counting)
     for size in (3, 60):
         files = {f"f{i}.py": f"x = {i}\n" for i in range(size)}
         change = make_change(tmp_path / str(size), {"README.md": "r\n"}, files)

@@ -12,7 +12,7 @@ import responses
 
 from rubricate.bot.closing import IssueRef, linked_issues
 from rubricate.bot.view_state import (
-    StatusState,
+    StatusView,
     StickyState,
     ViewState,
     decode_views,
@@ -128,7 +128,7 @@ def test_closing_keywords() -> None:
 def test_view_state_round_trips_and_tolerates_garbage() -> None:
     state = ViewState(pr=3, sticky=StickyState(id=9, digest="d"))
     for n in range(30):
-        state.statuses[f"c@{n}"] = StatusState(state="pending", description=str(n))
+        state.statuses[f"c@{n}"] = StatusView(state="pending", description=str(n))
     encoded = encode_views(state)
     decoded = decode_views(encoded, 3)
     assert decoded.sticky == state.sticky

@@ -1,1 +1,1 @@
-"""rubricate.action: the GitHub Actions entry point: settings, inputs, orchestration, effects."""
+"""The GitHub Actions entry point: settings, inputs, one orchestration, effects (shell)."""

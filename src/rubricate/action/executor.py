@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Protocol, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from rubricate.action.runtime import ActionsRuntime
 from rubricate.bot import check_output
@@ -29,29 +29,19 @@ from rubricate.bot.effects import (
     effect_to_dict,
 )
 from rubricate.bot.effects import Log as LogEffect
-from rubricate.bot.view_state import CheckState, StatusState, StickyState, ViewState, digest
+from rubricate.bot.view_state import CheckState, StatusView, StickyState, ViewState, digest
+from rubricate.errors import ExecutionError as ExecutionError
 from rubricate.errors import RubricateError
 from rubricate.ledger.event import Event
 
 if TYPE_CHECKING:
-    from rubricate.github.adapter import CommentInfo, GitHubAdapter
-
-
-class LedgerSink(Protocol):
-    """Where events go: the data-branch store (`append` skips ids already present)."""
-
-    def append(self, events: Sequence[Event]) -> Any:
-        """Append the events; return the store's result."""
-
-
-class ExecutionError(RubricateError):
-    """Some effects could not be applied; the run failed (exit 1)."""
-
-    exit_code = 1
+    from rubricate.action.ports import DataStore, GitHubClient
+    from rubricate.github.adapter import CommentInfo
+    from rubricate.ledger.store import AppendResult
 
 
 @dataclass
-class Outcome:
+class ExecutionResult:
     """What applying the effects did: the new view state, log lines and failures."""
 
     views: ViewState
@@ -69,8 +59,8 @@ class Executor:
 
     def __init__(
         self,
-        api: GitHubAdapter,
-        ledger: LedgerSink,
+        api: GitHubClient,
+        ledger: DataStore,
         runtime: ActionsRuntime,
         views: ViewState,
         *,
@@ -82,9 +72,9 @@ class Executor:
         self._ledger = ledger
         self._runtime = runtime
         self._details_url = details_url
-        self._outcome = Outcome(views=views.model_copy(deep=True))
+        self._outcome = ExecutionResult(views=views.model_copy(deep=True))
 
-    def apply(self, effects: Sequence[Effect]) -> Outcome:
+    def apply(self, effects: Sequence[Effect]) -> ExecutionResult:
         """Append every event in one write, then apply each view in order."""
         events = [
             e for effect in effects if isinstance(effect, AppendEvents) for e in effect.events
@@ -112,6 +102,8 @@ class Executor:
             self._runtime.annotate("error", f"{type(effect).__name__} failed: {message}")
 
     def _dispatch(self, effect: Effect) -> None:
+        if apply_local(effect, self._runtime):
+            return
         if isinstance(effect, UpsertComment):
             self._upsert(effect)
         elif isinstance(effect, PostComment):
@@ -123,18 +115,8 @@ class Executor:
             self._status(effect)
         elif isinstance(effect, React):
             self._react(effect)
-        elif isinstance(effect, SetOutputs):
-            self._runtime.set_outputs(effect.outputs)
-            self._runtime.add_summary(effect.summary)
-        elif isinstance(effect, AnnotateEffect):
-            self._runtime.annotate(effect.level, effect.message, path=effect.path, line=effect.line)
         elif isinstance(effect, MarkAnswered):
             self._mark_answered(effect.prefix)
-        elif isinstance(effect, LogEffect):
-            extra = (
-                f" {json.dumps(effect.extra, sort_keys=True, default=str)}" if effect.extra else ""
-            )
-            self._runtime.log(effect.message + extra)
 
     def _mark_answered(self, prefix: str) -> None:
         """Only after every earlier effect succeeded: a failed reply is retried by a re-run."""
@@ -211,7 +193,7 @@ class Executor:
     def _status(self, effect: SetStatus) -> None:
         description = effect.description[:140]
         key = f"{effect.context}@{effect.sha}"
-        wanted = StatusState(state=effect.state, description=description)
+        wanted = StatusView(state=effect.state, description=description)
         if self._outcome.views.statuses.get(key) == wanted:
             return self._note(f"status {effect.context} unchanged ({effect.state})")
         self._api.set_status(
@@ -260,7 +242,7 @@ def print_effects(effects: Sequence[Effect], stream: TextIO, runtime: ActionsRun
     stream.flush()
 
 
-def _describe_append(result: Any, total: int) -> str:
+def _describe_append(result: AppendResult, total: int) -> str:
     added = getattr(result, "added", None)
     if added is None:
         return f"{total} event(s) appended"

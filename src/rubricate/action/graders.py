@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rubricate.action.inputs import Reader
 from rubricate.bot.payload import Ignored
 from rubricate.bot.payload_graders import GradersEvent, GradersRun
 from rubricate.evidence.graders_handoff import (
@@ -23,7 +22,8 @@ from rubricate.evidence.graders_handoff import (
 )
 
 if TYPE_CHECKING:
-    from rubricate.github.adapter import GitHubAdapter
+    from rubricate.action.inputs import Reader
+    from rubricate.action.ports import GitHubClient
 
 
 def graders_event(
@@ -55,7 +55,7 @@ def graders_event(
 
 
 def _verified(
-    reader: Reader, api: GitHubAdapter, run: GradersRun, handoff: Handoff, where: str
+    reader: Reader, api: GitHubClient, run: GradersRun, handoff: Handoff, where: str
 ) -> GradersEvent | Ignored:
     """The event, when the PR the artifact names really is at the run's head."""
     if handoff.head_sha != run.head_sha:

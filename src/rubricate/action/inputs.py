@@ -21,7 +21,7 @@ from rubricate.bot.commands import ParsedCommand, parse_commands
 from rubricate.bot.payload import CommentEvent, PullRequestEvent, ReviewEvent
 from rubricate.bot.payload_graders import GradersEvent, JobEvent
 from rubricate.bot.view_state import PullState
-from rubricate.config import Config, load_config
+from rubricate.config import Config
 from rubricate.errors import ConfigError
 from rubricate.evidence.report_model import ScoreReport
 from rubricate.evidence.snapshot import Snapshot
@@ -29,7 +29,8 @@ from rubricate.gitio.fetch import fetch_commits, tree_of
 from rubricate.rubric.model import Rubric
 
 if TYPE_CHECKING:
-    from rubricate.github.adapter import GitHubAdapter, IssueInfo
+    from rubricate.action.ports import GitHubClient
+    from rubricate.github.adapter import IssueInfo
 
 MAX_LINKED_ISSUES = 3
 SCORED_ACTIONS = ("opened", "reopened", "ready_for_review", "synchronize")
@@ -41,7 +42,7 @@ class Reader:
 
     settings: ActionSettings
     runtime: ActionsRuntime
-    api: GitHubAdapter | None
+    api: GitHubClient | None
     workdir: Path
 
     @property
@@ -94,9 +95,13 @@ def fetch(reader: Reader, pull: PullState, *, with_head: bool) -> str | None:
 
 def read_config(reader: Reader, base_sha: str | None) -> Config:
     """The config at the base commit; the defaults when it is absent or git is off."""
+    from rubricate.gitio.refs import config_at
+
     path = reader.settings.config_path
-    text = _read_text(reader, base_sha, path)
-    if text is None:
+    config = None
+    if base_sha is not None:
+        config = config_at(reader.repo_dir, base_sha, path, "at the base commit")
+    if config is None:
         where = f"at base {base_sha[:12]}" if base_sha else "(no git reads)"
         message = f"no {path} {where}: using the default config"
         if base_sha and path != DEFAULT_CONFIG_PATH:  # a `config` input that names nothing
@@ -104,7 +109,7 @@ def read_config(reader: Reader, base_sha: str | None) -> Config:
         else:
             reader.runtime.log(message)
         return Config()
-    return load_config(text, path)
+    return config
 
 
 def read_rubric(reader: Reader, base_sha: str | None, config: Config) -> Rubric:
@@ -130,18 +135,11 @@ def read_rubric(reader: Reader, base_sha: str | None, config: Config) -> Rubric:
 
 
 def _read_text(reader: Reader, base_sha: str | None, path: str) -> str | None:
-    from rubricate.gitio.read import read_file_at
+    from rubricate.gitio.refs import read_text_at
 
     if base_sha is None:
         return None
-    try:
-        data = read_file_at(reader.repo_dir, base_sha, path)
-    except FileNotFoundError:
-        return None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path} at the base commit is not UTF-8 text") from None
+    return read_text_at(reader.repo_dir, base_sha, path, "at the base commit")
 
 
 def snapshot(
@@ -149,7 +147,8 @@ def snapshot(
 ) -> Snapshot:
     """The change from the merge base to the head, with schemas read at the base commit."""
     from rubricate.evidence.deliverable_schemas import schema_paths
-    from rubricate.gitio.read import read_file_at, read_snapshot
+    from rubricate.gitio.read import read_snapshot
+    from rubricate.gitio.refs import read_file_at
 
     if merge_base is None:
         reader.runtime.log("no git reads: scoring an empty change built from the payload")

@@ -15,14 +15,17 @@ import tempfile
 import traceback
 from collections.abc import Callable, Mapping
 from contextlib import ExitStack
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TextIO
 
 from rubricate.action.inputs import Reader
+from rubricate.action.ports import GitHubClient
 from rubricate.action.prepare import Prepared, prepare
 from rubricate.action.runtime import ActionsRuntime
 from rubricate.action.settings import ActionSettings
+from rubricate.bot.effects import Effect
 from rubricate.bot.payload import (
     BotEvent,
     CommentEvent,
@@ -31,11 +34,25 @@ from rubricate.bot.payload import (
     ReviewEvent,
     parse_event,
 )
-from rubricate.bot.payload_graders import GradersRun, JobEvent
+from rubricate.bot.payload_graders import GradersEvent, GradersRun, JobEvent
 from rubricate.bot.view_state import ViewState, decode_views, encode_views, view_path
 from rubricate.errors import ConfigError, RubricateError, SourceError, read_problem
 
 Connect = Callable[[str | None, str], Any]
+
+
+@dataclass
+class FailureTarget:
+    """Where a failure is shown on GitHub, filled in as the run learns it."""
+
+    api: GitHubClient | None = None
+    head_sha: str | None = None
+    comment_id: int | None = None
+    review_nodes: dict[int, str] = field(default_factory=dict)
+
+    def learn_head(self, head_sha: str) -> None:
+        """The PR's head, as soon as it is known (a bad config is then shown on it)."""
+        self.head_sha = self.head_sha or head_sha
 
 
 def _merged(views: ViewState) -> Callable[[bytes | None], bytes | None]:
@@ -62,190 +79,184 @@ def run_action(
     )
     for secret in settings.secrets:
         runtime.mask(secret)
-    run = _Run(settings, runtime, stdout or sys.stdout, now or datetime.now(timezone.utc), connect)
-    return run.main()
-
-
-class _Run:
-    """One invocation: keeps what is known so far, so a failure can be reported where it helps."""
-
-    def __init__(
-        self,
-        settings: ActionSettings,
-        runtime: ActionsRuntime,
-        stdout: TextIO,
-        now: datetime,
-        connect: Connect | None,
-    ) -> None:
-        self.settings = settings
-        self.runtime = runtime
-        self.stdout = stdout
-        self.now = now
-        self.connect = connect
-        self.api: Any = None
-        self.head_sha: str | None = None
-        self.comment_id: int | None = None
-        self.review_nodes: dict[int, str] = {}
-
-    def main(self) -> int:
-        try:
-            event, payload = self._event()
-        except RubricateError as exc:
-            return self._failed(exc)
-        if isinstance(event, Ignored):
-            self.runtime.log(f"rubricate: ignored {self.settings.event_name}: {event.reason}")
+    target = FailureTarget()
+    try:
+        parsed, payload = read_event(settings)
+        if isinstance(parsed, Ignored):
+            runtime.log(f"rubricate: ignored {settings.event_name}: {parsed.reason}")
             return 0
-        try:
-            with (
-                tempfile.TemporaryDirectory(prefix="rubricate-action-") as tmp,
-                ExitStack() as stack,
-            ):
-                return self._handle(event, payload, Path(tmp), stack)
-        except RubricateError as exc:
-            return self._failed(exc)
-        except BrokenPipeError:
-            raise  # stdout was closed early (`| head`): the CLI exits 1 without a traceback
-        except Exception as exc:  # a bug, not a user mistake: keep the traceback in the log
-            self.runtime.log(traceback.format_exc())
-            return self._failed(exc)
+        settings = settings_for(settings, parsed)
+        target.api = client(settings, connect)
+        with (
+            tempfile.TemporaryDirectory(prefix="rubricate-action-") as tmp,
+            ExitStack() as stack,
+        ):
+            reader = Reader(settings, runtime, target.api, Path(tmp))
+            if not settings.token:
+                runtime.log("dry run without a token: no API reads, no git reads from GitHub")
+            event = job_event(parsed, reader)
+            if event is None:
+                return 0
+            aim(target, event, payload)
+            from rubricate.bot.handlers import handle
 
-    def _event(self) -> tuple[BotEvent | GradersRun | Ignored, dict[str, Any]]:
-        path = Path(self.settings.event_path)
-        try:
-            payload = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError) as exc:
-            problem = read_problem(exc)
-            raise ConfigError(f"cannot read the event payload {path}: {problem}") from None
-        except ValueError as exc:
-            raise ConfigError(f"the event payload {path} is not JSON: {exc}") from None
-        except RecursionError:
-            raise ConfigError(f"the event payload {path} is nested too deeply") from None
-        if not isinstance(payload, dict):
-            raise ConfigError(f"the event payload {path} is not a JSON object")
-        return parse_event(self.settings.event_name, payload), payload
+            prepared = prepare(reader, event, payload, stack, now or _utcnow(), target.learn_head)
+            target.head_sha = prepared.head_sha
+            effects = handle(event, prepared.snapshot, prepared.job, prepared.context)
+            if settings.dry_run:
+                return dry_run(effects, stdout or sys.stdout, runtime)
+            return apply(effects, prepared, target, settings, runtime)
+    except RubricateError as exc:
+        return failed(exc, settings, runtime, target)
+    except BrokenPipeError:
+        raise  # stdout was closed early (`| head`): the CLI exits 1 without a traceback
+    except Exception as exc:  # a bug, not a user mistake: keep the traceback in the log
+        runtime.log(traceback.format_exc())
+        return failed(exc, settings, runtime, target)
 
-    def _handle(
-        self,
-        parsed: BotEvent | GradersRun,
-        payload: Mapping[str, Any],
-        tmp: Path,
-        stack: ExitStack,
-    ) -> int:
-        from rubricate.bot.handlers import handle
 
-        settings = self.settings = self._settings_for(parsed)
-        self.api = self._client(settings)
-        reader = Reader(settings, self.runtime, self.api, tmp)
-        if not settings.token:
-            self.runtime.log("dry run without a token: no API reads, no git reads from GitHub")
-        event = self._job_event(parsed, reader)
-        if event is None:
-            return 0
-        if isinstance(event, CommentEvent):
-            self.comment_id = event.comment_id
-        if isinstance(event, ReviewEvent):
-            node = payload.get("review", {}).get("node_id")
-            self.review_nodes = {event.review_id: str(node)} if node else {}
-        if isinstance(event, PullRequestEvent | ReviewEvent):
-            self.head_sha = event.head_sha
-        prepared = prepare(reader, event, payload, stack, self.now, self._head_known)
-        self.head_sha = prepared.head_sha
-        effects = handle(event, prepared.snapshot, prepared.job, prepared.context)
-        if settings.dry_run:
-            return self._dry_run(effects)
-        return self._apply(effects, prepared)
+def _utcnow() -> datetime:
+    return datetime.now(timezone.utc)
 
-    def _head_known(self, head_sha: str) -> None:
-        self.head_sha = self.head_sha or head_sha
 
-    def _job_event(self, parsed: BotEvent | GradersRun, reader: Reader) -> JobEvent | None:
-        """The event a handler acts on: a graders run is first verified through its artifact."""
-        if not isinstance(parsed, GradersRun):
-            return parsed
-        from rubricate.action.graders import graders_event
+def read_event(settings: ActionSettings) -> tuple[BotEvent | GradersRun | Ignored, dict[str, Any]]:
+    """The event payload, parsed; a payload that cannot be read is a config error."""
+    path = Path(settings.event_path)
+    try:
+        payload = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        problem = read_problem(exc)
+        raise ConfigError(f"cannot read the event payload {path}: {problem}") from None
+    except ValueError as exc:
+        raise ConfigError(f"the event payload {path} is not JSON: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"the event payload {path} is nested too deeply") from None
+    if not isinstance(payload, dict):
+        raise ConfigError(f"the event payload {path} is not a JSON object")
+    return parse_event(settings.event_name, payload), payload
 
-        event = graders_event(reader, parsed)
-        if isinstance(event, Ignored):
-            self.runtime.log(f"rubricate: ignored {self.settings.event_name}: {event.reason}")
-            return None
-        self.head_sha = event.head_sha
-        return event
 
-    def _settings_for(self, event: BotEvent | GradersRun) -> ActionSettings:
-        settings = self.settings
-        if not settings.repository:
-            settings = settings.with_repository(event.repo)
-        if not settings.token and not settings.dry_run:
-            raise ConfigError("no GitHub token: set GITHUB_TOKEN or the github-token input")
-        return settings
+def settings_for(settings: ActionSettings, event: BotEvent | GradersRun) -> ActionSettings:
+    """The settings with the event's repository; a real run needs a token."""
+    if not settings.repository:
+        settings = settings.with_repository(event.repo)
+    if not settings.token and not settings.dry_run:
+        raise ConfigError("no GitHub token: set GITHUB_TOKEN or the github-token input")
+    return settings
 
-    def _client(self, settings: ActionSettings) -> Any:
-        if not settings.token:
-            return None
-        from rubricate.github.adapter import GitHubAdapter, connect
 
-        client = (self.connect or connect)(settings.token, settings.api_url)
-        return GitHubAdapter(client, settings.repository, bot_login=settings.bot_login)
+def client(settings: ActionSettings, connect: Connect | None) -> GitHubClient | None:
+    """The GitHub client for the repository, or None without a token."""
+    if not settings.token:
+        return None
+    from rubricate.github.adapter import GitHubAdapter
+    from rubricate.github.adapter import connect as connect_github
 
-    def _dry_run(self, effects: list[Any]) -> int:
-        from rubricate.action.executor import apply_local, print_effects
+    github = (connect or connect_github)(settings.token, settings.api_url)
+    return GitHubAdapter(github, settings.repository, bot_login=settings.bot_login)
 
-        print_effects(effects, self.stdout, self.runtime)
-        for effect in effects:
-            apply_local(effect, self.runtime)
-        self.runtime.log(f"dry run: {len(effects)} effects printed, nothing written")
-        return 0
 
-    def _apply(self, effects: list[Any], prepared: Prepared) -> int:
-        from rubricate.action.executor import Executor
+def job_event(parsed: BotEvent | GradersRun, reader: Reader) -> JobEvent | None:
+    """The event a handler acts on: a graders run is first verified through its artifact."""
+    if not isinstance(parsed, GradersRun):
+        return parsed
+    from rubricate.action.graders import graders_event
 
-        ledger = prepared.ledger
-        executor = Executor(
-            self.api,
-            ledger.store,
-            self.runtime,
-            ledger.views,
-            details_url=self._details_url(),
-            review_nodes=self.review_nodes,
-        )
-        with self.runtime.group("rubricate: apply"):
-            outcome = executor.apply(effects)
-            views = outcome.views
-            if prepared.pull is not None:
-                views.pull = prepared.pull
-            if encode_views(views) != ledger.views_bytes:
-                ledger.store.write_extra(view_path(prepared.context.repo, views.pr), _merged(views))
-        outcome.raise_errors()
-        return 0
+    event = graders_event(reader, parsed)
+    if isinstance(event, Ignored):
+        reader.runtime.log(f"rubricate: ignored {reader.settings.event_name}: {event.reason}")
+        return None
+    return event
 
-    def _details_url(self) -> str | None:
-        settings = self.settings
-        if not settings.run_id or not settings.repository:
-            return None
-        return f"{settings.server_url}/{settings.repository}/actions/runs/{settings.run_id}"
 
-    def _failed(self, exc: BaseException) -> int:
-        code = exc.exit_code if isinstance(exc, RubricateError) else 1
-        lines = [str(d) for d in exc.diagnostics] if isinstance(exc, SourceError) else [str(exc)]
-        reason = self.runtime.redact("\n".join(lines) or type(exc).__name__)
-        for line in lines:
-            self.runtime.annotate("error", f"rubricate: {line}")
-        if not self.settings.dry_run and self.api is not None:
-            self._report_failure(reason, code)
-        return code
+def aim(target: FailureTarget, event: JobEvent, payload: Mapping[str, Any]) -> None:
+    """Point the failure report at the event's comment, review and head."""
+    if isinstance(event, CommentEvent):
+        target.comment_id = event.comment_id
+    if isinstance(event, ReviewEvent):
+        node = payload.get("review", {}).get("node_id")
+        target.review_nodes = {event.review_id: str(node)} if node else {}
+    if isinstance(event, PullRequestEvent | ReviewEvent | GradersEvent):
+        target.head_sha = event.head_sha
 
-    def _report_failure(self, reason: str, code: int) -> None:
-        """A failing check run with the reason, and 😕 on the comment; best effort."""
-        title = "rubricate: configuration error" if code == 2 else "rubricate could not run"
-        try:
-            if self.head_sha:
-                output = {"title": title, "summary": f"{title}.\n\n```\n{reason[:60000]}\n```"}
-                self.api.create_check_run(
-                    self.head_sha, "rubricate", "failure", output, self._details_url()
-                )
-            if self.comment_id is not None:
-                self.api.react(self.comment_id, "confused")
-            for node in self.review_nodes.values():
-                self.api.react_to_node(node, "confused")
-        except RubricateError as exc:
-            self.runtime.annotate("warning", f"could not report the failure on GitHub: {exc}")
+
+def dry_run(effects: list[Effect], stdout: TextIO, runtime: ActionsRuntime) -> int:
+    """Print the effects and apply only those that stay on the runner."""
+    from rubricate.action.executor import apply_local, print_effects
+
+    print_effects(effects, stdout, runtime)
+    for effect in effects:
+        apply_local(effect, runtime)
+    runtime.log(f"dry run: {len(effects)} effects printed, nothing written")
+    return 0
+
+
+def apply(
+    effects: list[Effect],
+    prepared: Prepared,
+    target: FailureTarget,
+    settings: ActionSettings,
+    runtime: ActionsRuntime,
+) -> int:
+    """Apply the effects, the ledger first, then save the view state."""
+    from rubricate.action.executor import Executor
+
+    assert target.api is not None  # a real run has a token, so a client
+    ledger = prepared.ledger
+    executor = Executor(
+        target.api,
+        ledger.store,
+        runtime,
+        ledger.views,
+        details_url=details_url(settings),
+        review_nodes=target.review_nodes,
+    )
+    with runtime.group("rubricate: apply"):
+        result = executor.apply(effects)
+        views = result.views
+        if prepared.pull is not None:
+            views.pull = prepared.pull
+        if encode_views(views) != ledger.views_bytes:
+            ledger.store.write_extra(view_path(prepared.context.repo, views.pr), _merged(views))
+    result.raise_errors()
+    return 0
+
+
+def details_url(settings: ActionSettings) -> str | None:
+    """The workflow run's page, linked from the check run."""
+    if not settings.run_id or not settings.repository:
+        return None
+    return f"{settings.server_url}/{settings.repository}/actions/runs/{settings.run_id}"
+
+
+def failed(
+    exc: BaseException, settings: ActionSettings, runtime: ActionsRuntime, target: FailureTarget
+) -> int:
+    """Show the failure in the log, and on GitHub where it helps; the exit code."""
+    code = exc.exit_code if isinstance(exc, RubricateError) else 1
+    lines = [str(d) for d in exc.diagnostics] if isinstance(exc, SourceError) else [str(exc)]
+    reason = runtime.redact("\n".join(lines) or type(exc).__name__)
+    for line in lines:
+        runtime.annotate("error", f"rubricate: {line}")
+    if not settings.dry_run and target.api is not None:
+        report_failure(target, reason, code, details_url(settings), runtime)
+    return code
+
+
+def report_failure(
+    target: FailureTarget, reason: str, code: int, url: str | None, runtime: ActionsRuntime
+) -> None:
+    """A failing check run with the reason, and 😕 on the comment; best effort."""
+    title = "rubricate: configuration error" if code == 2 else "rubricate could not run"
+    api = target.api
+    assert api is not None
+    try:
+        if target.head_sha:
+            output = {"title": title, "summary": f"{title}.\n\n```\n{reason[:60000]}\n```"}
+            api.create_check_run(target.head_sha, "rubricate", "failure", output, url)
+        if target.comment_id is not None:
+            api.react(target.comment_id, "confused")
+        for node in target.review_nodes.values():
+            api.react_to_node(node, "confused")
+    except RubricateError as exc:
+        runtime.annotate("warning", f"could not report the failure on GitHub: {exc}")

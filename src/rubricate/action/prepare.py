@@ -17,6 +17,7 @@ from typing import Any
 
 from rubricate.action import inputs
 from rubricate.action.inputs import Reader
+from rubricate.action.ports import DataStore
 from rubricate.bot.context import HandlerContext
 from rubricate.bot.jobstate import JobState, job_state
 from rubricate.bot.payload import PullRequestEvent
@@ -35,7 +36,7 @@ DEFAULT_DATA_BRANCH = Config().data_branch
 class Ledger:
     """The data branch as this run sees it: the job's events and the stored view state."""
 
-    store: Any
+    store: DataStore
     events: tuple[Event, ...]
     reverted: tuple[Event, ...]
     views: ViewState

@@ -15,6 +15,7 @@ from typing import TextIO
 
 from rubricate.action import workflow_commands as wc
 from rubricate.errors import ConfigError
+from rubricate.redaction import redact
 
 SUMMARY_LIMIT = 1024 * 1024
 _SUMMARY_NOTE = "\n\n_(summary cut: GitHub keeps at most 1 MiB per step)_\n"
@@ -47,7 +48,7 @@ class ActionsRuntime:
 
     def redact(self, text: str) -> str:
         """The text with every registered secret replaced by `***`."""
-        return wc.redact(text, self._secrets)
+        return redact(text, self._secrets)
 
     def log(self, message: str) -> None:
         """Plain log lines; a line that would read as a workflow command is defused."""

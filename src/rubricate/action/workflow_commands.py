@@ -5,10 +5,9 @@ The escaping follows `@actions/core`: data escapes `%`, CR and LF; properties al
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 
 AnnotationLevel = str
-MASK = "***"
 
 
 def escape_data(text: str) -> str:
@@ -68,13 +67,6 @@ def output_block(name: str, value: str, delimiter: str) -> str:
     if delimiter in value or delimiter in name:
         raise ValueError("the delimiter occurs in the output; choose another")
     return f"{name}<<{delimiter}\n{value}\n{delimiter}\n"
-
-
-def redact(text: str, secrets: Iterable[str]) -> str:
-    """Replace every secret (longest first) with `***`."""
-    for secret in sorted({s for s in secrets if s}, key=len, reverse=True):
-        text = text.replace(secret, MASK)
-    return text
 
 
 def truncate_utf8(text: str, limit: int, note: str) -> str:

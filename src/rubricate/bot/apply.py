@@ -17,14 +17,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from rubricate.bot.authz import authorize
-from rubricate.bot.commands import (
-    MIN_REASON,
-    SPECS,
-    CommandMistake,
-    ParsedCommand,
-    ParseResult,
-    display_name,
-)
+from rubricate.bot.command_table import MIN_REASON, command, display_name
+from rubricate.bot.commands import CommandMistake, ParsedCommand, ParseResult
 from rubricate.bot.context import HandlerContext
 from rubricate.bot.jobstate import JobState
 from rubricate.bot.messages import ALREADY_FAILS, REPLY
@@ -54,7 +48,7 @@ class Invocation:
 
 
 @dataclass(frozen=True)
-class Outcome:
+class CommandResult:
     """What one command did: the events it records and its reply, if any."""
 
     events: tuple[Event, ...] = ()
@@ -62,30 +56,46 @@ class Outcome:
     applied: bool = False
 
 
+Handler = Callable[[ParsedCommand, "Invocation", JobState, HandlerContext], "CommandResult"]
+HANDLERS: dict[str, Handler] = {}
+"""Each command's handler, by name (filled by `@handles`)."""
+
+
+def handles(name: str) -> Callable[[Handler], Handler]:
+    """Mark a function as the handler of the command `name` in the command table."""
+
+    def register(handler: Handler) -> Handler:
+        HANDLERS[name] = handler
+        return handler
+
+    return register
+
+
 def apply_command(
     item: ParseResult, inv: Invocation, job: JobState, ctx: HandlerContext
-) -> Outcome:
+) -> CommandResult:
     """Authorize, check the moment, and apply one command."""
     decision = authorize(
         item.name, inv.actor, inv.actor_role, inv.pr_author, ctx.config.commands.roles
     )
     if isinstance(item, CommandMistake):
-        known = item.name in SPECS and not decision.allowed
+        known = command(item.name) is not None and not decision.allowed
         return _refuse(item, decision.reason if known else item.message)
     if not decision.allowed:
         return _refuse(item, decision.reason)
     problem = _moment_problem(item, inv, job)
     if problem:
         return _refuse(item, problem)
-    return _APPLY[item.name](item, inv, job, ctx)
+    return HANDLERS[item.name](item, inv, job, ctx)
 
 
-def _refuse(item: ParseResult, why: str) -> Outcome:
-    return Outcome(reply=Reply(item, why, refused=True))
+def _refuse(item: ParseResult, why: str) -> CommandResult:
+    return CommandResult(reply=Reply(item, why, refused=True))
 
 
 def _moment_problem(item: ParsedCommand, inv: Invocation, job: JobState) -> str:
-    moment = SPECS[item.name].moment
+    spec = command(item.name)
+    moment = spec.moment if spec else "any"
     merged = job.merged or bool(inv.pr_merged)
     if moment == "merged" and not merged:
         return REPLY["not_merged"].format(command=display_name(item.name))
@@ -180,15 +190,21 @@ def _scoring_events(
     return events
 
 
-def _score(item: ParsedCommand, inv: Invocation, job: JobState, ctx: HandlerContext) -> Outcome:
+@handles("score")
+def _score(
+    item: ParsedCommand, inv: Invocation, job: JobState, ctx: HandlerContext
+) -> CommandResult:
     new = resolve_scores(ctx.rubric, item.scores)
     if isinstance(new, str):
         return _refuse(item, new)
     merged = {**job.reviewer_scores.get(job.current_version, {}), **new}
-    return Outcome(tuple(_scoring_events(item, inv, job, ctx, merged)), applied=True)
+    return CommandResult(tuple(_scoring_events(item, inv, job, ctx, merged)), applied=True)
 
 
-def _approve(item: ParsedCommand, inv: Invocation, job: JobState, ctx: HandlerContext) -> Outcome:
+@handles("approve")
+def _approve(
+    item: ParsedCommand, inv: Invocation, job: JobState, ctx: HandlerContext
+) -> CommandResult:
     new = resolve_scores(ctx.rubric, item.scores)
     if isinstance(new, str):
         return _refuse(item, new)
@@ -213,15 +229,23 @@ def _approve(item: ParsedCommand, inv: Invocation, job: JobState, ctx: HandlerCo
         why = fail_reasons(result, ctx.rubric)
         text = REPLY["approval_fails"].format(version=version, why=why, min_reason=MIN_REASON)
         reply = Reply(item, text, refused=False)
-    return Outcome(tuple(events), reply, applied=True)
+    return CommandResult(tuple(events), reply, applied=True)
 
 
-def _revise(item: ParsedCommand, inv: Invocation, job: JobState, ctx: HandlerContext) -> Outcome:
+@handles("revise")
+def _revise(
+    item: ParsedCommand, inv: Invocation, job: JobState, ctx: HandlerContext
+) -> CommandResult:
     stamp = _stamp(item, inv, job, job.current_version)
-    return Outcome((new_event("revision_requested", stamp, feedback=item.text),), applied=True)
+    return CommandResult(
+        (new_event("revision_requested", stamp, feedback=item.text),), applied=True
+    )
 
 
-def _override(item: ParsedCommand, inv: Invocation, job: JobState, ctx: HandlerContext) -> Outcome:
+@handles("override")
+def _override(
+    item: ParsedCommand, inv: Invocation, job: JobState, ctx: HandlerContext
+) -> CommandResult:
     version = job.current_version
     approval = job.approval
     if approval is None:
@@ -238,41 +262,42 @@ def _override(item: ParsedCommand, inv: Invocation, job: JobState, ctx: HandlerC
         source="reviewer",
         override=Override(reason=item.text),
     )
-    return Outcome((event,), applied=True)
+    return CommandResult((event,), applied=True)
 
 
 def _after_merge_version(job: JobState) -> int:
     return job.final.version if job.final is not None else max(job.current_version, 1)
 
 
-def _rate(item: ParsedCommand, inv: Invocation, job: JobState, ctx: HandlerContext) -> Outcome:
+@handles("rate")
+def _rate(
+    item: ParsedCommand, inv: Invocation, job: JobState, ctx: HandlerContext
+) -> CommandResult:
     stamp = _stamp(item, inv, job, _after_merge_version(job))
     event = new_event("rated", stamp, rating=item.rating, feedback=item.text or None)
-    return Outcome((event,), applied=True)
+    return CommandResult((event,), applied=True)
 
 
-def _dispute(item: ParsedCommand, inv: Invocation, job: JobState, ctx: HandlerContext) -> Outcome:
+@handles("dispute")
+def _dispute(
+    item: ParsedCommand, inv: Invocation, job: JobState, ctx: HandlerContext
+) -> CommandResult:
     stamp = _stamp(item, inv, job, _after_merge_version(job))
-    return Outcome((new_event("disputed", stamp, feedback=item.text),), applied=True)
+    return CommandResult((new_event("disputed", stamp, feedback=item.text),), applied=True)
 
 
-def _rubric(item: ParsedCommand, inv: Invocation, job: JobState, ctx: HandlerContext) -> Outcome:
-    return Outcome(reply=Reply(item, describe_markdown(ctx.rubric), refused=False), applied=True)
+@handles("rubric")
+def _rubric(
+    item: ParsedCommand, inv: Invocation, job: JobState, ctx: HandlerContext
+) -> CommandResult:
+    return CommandResult(
+        reply=Reply(item, describe_markdown(ctx.rubric), refused=False), applied=True
+    )
 
 
-def _help(item: ParsedCommand, inv: Invocation, job: JobState, ctx: HandlerContext) -> Outcome:
+@handles("help")
+def _help(
+    item: ParsedCommand, inv: Invocation, job: JobState, ctx: HandlerContext
+) -> CommandResult:
     text = help_markdown(ctx.config.commands.roles)
-    return Outcome(reply=Reply(item, text, refused=False), applied=True)
-
-
-_Apply = Callable[[ParsedCommand, Invocation, JobState, HandlerContext], Outcome]
-_APPLY: dict[str, _Apply] = {
-    "score": _score,
-    "approve": _approve,
-    "revise": _revise,
-    "override": _override,
-    "rate": _rate,
-    "dispute": _dispute,
-    "rubric": _rubric,
-    "help": _help,
-}
+    return CommandResult(reply=Reply(item, text, refused=False), applied=True)

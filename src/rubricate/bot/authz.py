@@ -1,8 +1,9 @@
 """Who may run which command (pure: decides from the role the shell looked up).
 
 Roles come from the collaborator-permission endpoint, never `author_association`, and are
-ordered none < read < triage < write < maintain < admin. The PR author may not score, approve,
-override or rate their own PR. Bots are ignored before this is asked.
+ordered none < read < triage < write < maintain < admin. The command table says which commands
+the PR author may use on their own PR, and each command's default role. Bots are ignored before
+this is asked.
 """
 
 from __future__ import annotations
@@ -10,10 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from rubricate.bot.commands import SPECS, display_name
+from rubricate.bot.command_table import command, display_name
 from rubricate.config import ROLE_ORDER, Role
-
-NOT_BY_AUTHOR = frozenset({"score", "approve", "override", "rate"})
 
 
 @dataclass(frozen=True)
@@ -39,11 +38,12 @@ def authorize(
 ) -> Decision:
     """Decide whether `actor` (with `actor_role`) may run a command on a PR by `pr_author`."""
     shown = display_name(command_name)
-    if command_name not in SPECS:
+    spec = command(command_name)
+    if spec is None:
         return Decision(False, f"`{shown}` is not a rubricate command")
-    if command_name in NOT_BY_AUTHOR and actor.lower() == pr_author.lower():
+    if not spec.by_author and actor.lower() == pr_author.lower():
         return Decision(False, f"the author of a pull request cannot use `{shown}` on it")
-    needed = roles.get(command_name, "none")
+    needed = roles.get(command_name, spec.role)
     if role_rank(actor_role) < role_rank(needed):
         have = known_role(actor_role)
         return Decision(False, f"`{shown}` needs the {needed} role or higher; you have {have}")

@@ -14,73 +14,21 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from typing import Literal
 
+from rubricate.bot.command_table import MIN_REASON, command, typed_names
 from rubricate.bot.markdown import code
 from rubricate.bot.visible import visible_lines
 from rubricate.rubric.model import ScoreValue
 from rubricate.yamlsource import did_you_mean
 
-CommandName = Literal["score", "approve", "revise", "override", "rate", "dispute", "rubric", "help"]
-ArgKind = Literal["scores_note", "scores", "text", "reason", "rating", "none", "help"]
-Moment = Literal["open", "merged", "any"]
-MIN_REASON = 20
 MAX_COMMANDS = 10
-
-
-@dataclass(frozen=True)
-class CommandSpec:
-    """One command's definition: the data that parsing, help and authorization read."""
-
-    name: CommandName
-    usage: str
-    summary: str
-    args: ArgKind
-    moment: Moment
-
-
-COMMANDS: tuple[CommandSpec, ...] = (
-    CommandSpec(
-        "score",
-        "/score ID=N [ID=N...] [-- note]",
-        "Score criteria of the head version; partial scores merge into earlier ones.",
-        "scores_note",
-        "open",
-    ),
-    CommandSpec(
-        "approve",
-        "/approve [ID=N...]",
-        "Approve the head version with these and earlier scores; all criteria must be scored.",
-        "scores",
-        "open",
-    ),
-    CommandSpec(
-        "revise", "/revise <feedback>", "Request changes (feedback required).", "text", "open"
-    ),
-    CommandSpec(
-        "override",
-        f"/override <reason of at least {MIN_REASON} characters>",
-        "Turn a failing approval green; the reason is kept forever.",
-        "reason",
-        "open",
-    ),
-    CommandSpec("rate", "/rate 1-5 [note]", "Rate the merged work.", "rating", "merged"),
-    CommandSpec("dispute", "/dispute <reason>", "Dispute the merged work.", "text", "merged"),
-    CommandSpec("rubric", "/rubric", "Show the active rubric.", "none", "any"),
-    CommandSpec("help", "/rubricate help", "Show this help.", "help", "any"),
-)
-SPECS: dict[str, CommandSpec] = {spec.name: spec for spec in COMMANDS}
-_TYPED_NAMES: dict[str, CommandName] = {
-    **{spec.name: spec.name for spec in COMMANDS if spec.name != "help"},
-    "rubricate": "help",
-}
 
 
 @dataclass(frozen=True)
 class ParsedCommand:
     """A well-formed command; `index` numbers it among the comment's command attempts."""
 
-    name: CommandName
+    name: str
     index: int
     line: int
     raw: str
@@ -109,11 +57,6 @@ _TRUE = frozenset({"true", "yes"})
 _FALSE = frozenset({"false", "no"})
 _NULL = frozenset({"null", "n/a"})
 _INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Zs", "Zl", "Zp"})
-
-
-def display_name(name: str) -> str:
-    """How a command is written: `/score`, or `/rubricate help`."""
-    return "/rubricate help" if name == "help" else f"/{name}"
 
 
 def parse_commands(body: str) -> list[ParseResult]:
@@ -152,12 +95,13 @@ def _continuation(lines: list[tuple[int, str]]) -> str:
 def _parse_one(
     typed: str, rest: str, following: str, index: int, line: int, raw: str
 ) -> ParseResult:
-    name = _TYPED_NAMES.get(typed)
-    if name is None:
-        hint = did_you_mean(typed, _TYPED_NAMES)
+    names = typed_names()
+    spec = command(names.get(typed, ""))
+    if spec is None:
+        hint = did_you_mean(typed, names)
         message = f"unknown command {code('/' + typed)}{hint}; see `/rubricate help`"
         return CommandMistake(typed, index, line, raw, message)
-    spec = SPECS[name]
+    name = spec.name
     parsed = _ARG_PARSERS[spec.args](rest, following)
     if isinstance(parsed, str):
         return CommandMistake(name, index, line, raw, f"{spec.usage}: {parsed}")
@@ -269,14 +213,3 @@ def format_value(value: ScoreValue) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return f"{value:g}"
-
-
-def format_command(command: ParsedCommand) -> str:
-    """The canonical text of a parsed command (what `parse_commands` reads back)."""
-    pairs = " ".join(f"{key}={format_value(value)}" for key, value in command.scores)
-    parts = [display_name(command.name), pairs]
-    if command.name == "rate":
-        parts.append(str(command.rating))
-    if command.text:
-        parts.append(f"-- {command.text}" if command.name == "score" else command.text)
-    return " ".join(part for part in parts if part)

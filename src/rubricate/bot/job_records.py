@@ -56,11 +56,6 @@ class Approval:
     at: datetime
     override: OverrideInfo | None = None
 
-    @property
-    def gate_open(self) -> bool:
-        """True when the approval passes or is overridden."""
-        return self.verdict == "pass" or self.override is not None
-
 
 def approval_of(event: Event) -> Approval:
     """The approval an `approved` event records (without any override)."""

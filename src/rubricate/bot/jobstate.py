@@ -11,6 +11,8 @@
   applicable". Reviewer scores are kept per version, merged over every reviewer, and
   FIRST_SUBMISSION merges its events, criterion by criterion as the ledger fold does: a later
   value, an explicit null included, replaces an earlier one.
+- Whether the job is abandoned comes from the ledger's one lifecycle rule
+  (`rubricate.ledger.fold.job_lifecycle`): a job reopened after `abandoned` is open again.
 - An `approved` event with `override` marks the approval of its version overridden;
   `revision_requested` withdraws the approval of its version.
 - The sticky comment id and the comments and reviews already answered without any event are
@@ -34,6 +36,7 @@ from rubricate.bot.job_records import (
     approval_of,
 )
 from rubricate.ledger.event import Event
+from rubricate.ledger.fold import job_lifecycle
 from rubricate.rubric.model import ScoreValue
 
 __all__ = [
@@ -169,7 +172,6 @@ class _Folder:
         self.overrides: list[OverrideInfo] = []
         self.feedback: list[Feedback] = []
         self.final: Event | None = None
-        self.abandoned = False
 
     def apply(self, event: Event) -> None:
         """Apply one event."""
@@ -206,7 +208,6 @@ class _Folder:
             self.first_sources[cid] = _criterion_source(event, cid)
         if event.source != "reviewer":
             self._auto(event)
-        self.abandoned = False
 
     def _on_review_scored(self, event: Event) -> None:
         if event.source == "reviewer":
@@ -216,7 +217,6 @@ class _Folder:
                 self._feedback("note", event)
         else:
             self._auto(event)
-        self.abandoned = False
 
     def _auto(self, event: Event) -> None:
         self.auto[event.version] = AutoScore(
@@ -246,10 +246,9 @@ class _Folder:
 
     def _on_final_approval(self, event: Event) -> None:
         self.final = event
-        self.abandoned = False
 
     def _on_abandoned(self, event: Event) -> None:
-        self.abandoned = self.final is None
+        """The lifecycle is `job_lifecycle`'s to decide."""
 
     def _on_rated(self, event: Event) -> None:
         self._feedback("rate", event)
@@ -280,7 +279,7 @@ class _Folder:
             overrides=tuple(self.overrides),
             feedback=tuple(self.feedback),
             final=self.final,
-            abandoned=self.abandoned,
+            abandoned=job_lifecycle(self.events) == "abandoned",
             handled_deliveries=frozenset(e.delivery for e in self.events if e.delivery),
             current_number=self.current or max(self.versions, default=0),
             head_at=self.head_at,

@@ -15,17 +15,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from rubricate.errors import RubricateError
+from rubricate.errors import PayloadError as PayloadError
 
 if TYPE_CHECKING:
     from rubricate.bot.payload_graders import GradersRun
 
 PR_EVENTS = ("pull_request", "pull_request_target")
 PR_ACTIONS = ("opened", "reopened", "ready_for_review", "synchronize", "closed")
-
-
-class PayloadError(RubricateError):
-    """A webhook payload without a field the bot needs."""
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from rubricate.bot.markdown import (
     table,
     truncate,
 )
-from rubricate.rubric.model import Rubric, ScoreValue
+from rubricate.rubric.model import Rubric
 from rubricate.rubric.scoring import ScoreResult
 
 STICKY_MARKER = "<!-- rubricate:sticky -->"
@@ -227,8 +227,3 @@ def _evidence_cell(auto: AutoScore | None, criterion_id: str) -> str:
             texts = [str(text) for text in entry.get("evidence") or ()]
             return cell("; ".join(texts)) if texts else DASH
     return DASH
-
-
-def scores_inline(scores: Mapping[str, ScoreValue]) -> str:
-    """Scores as `id=value` pairs, as a command writes them."""
-    return " ".join(f"{cid}={score_text(value)}" for cid, value in scores.items())

@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from rubricate.bot.commands import COMMANDS, CommandMistake, ParsedCommand
+from rubricate.bot import command_table
+from rubricate.bot.commands import CommandMistake, ParsedCommand
 from rubricate.bot.jobstate import AutoScore, JobState
 from rubricate.bot.markdown import block, code, number, score_text, table, truncate
 from rubricate.bot.messages import (
@@ -60,8 +61,13 @@ def reply_body(actor: str, replies: Sequence[Reply]) -> str:
 def help_markdown(roles: Mapping[str, Role]) -> str:
     """The command reference, generated from the command definitions and the configured roles."""
     rows = [
-        [code(spec.usage), spec.summary, _role_text(roles.get(spec.name)), _MOMENTS[spec.moment]]
-        for spec in COMMANDS
+        [
+            code(spec.usage),
+            spec.summary,
+            _role_text(roles.get(spec.name, spec.role)),
+            _MOMENTS[spec.moment],
+        ]
+        for spec in command_table.COMMANDS
     ]
     reference = table(["command", "what it does", "minimum role", "when"], rows)
     return f"{HELP_INTRO}\n\n{reference}"

@@ -40,7 +40,7 @@ class CheckState(_Model):
     annotations: str = ""
 
 
-class StatusState(_Model):
+class StatusView(_Model):
     """The commit status last set on one SHA."""
 
     state: str
@@ -61,7 +61,7 @@ class ViewState(_Model):
     pr: int
     sticky: StickyState | None = None
     checks: dict[str, CheckState] = {}
-    statuses: dict[str, StatusState] = {}
+    statuses: dict[str, StatusView] = {}
     pull: PullState | None = None
     answered: list[str] = []
 

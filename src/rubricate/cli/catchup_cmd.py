@@ -140,17 +140,13 @@ def catch_up_settings(env: Mapping[str, str], *, repo: str | None, dry_run: bool
 
 def default_branch_config(settings: ActionSettings) -> Config:
     """The config file as it is on the default branch; the built-in defaults when it is absent."""
-    from rubricate.config import Config, load_config
-
-    text = read_default_branch_file(settings.repo_remote, settings.token, settings.config_path)
-    return Config() if text is None else load_config(text, settings.config_path)
-
-
-def read_default_branch_file(remote: str, token: str | None, path: str) -> str | None:
-    """One file from the tip of the remote's default branch (`HEAD`); None when it is absent."""
+    from rubricate.config import Config
     from rubricate.gitio.fetch import auth_env
+    from rubricate.gitio.refs import config_at
     from rubricate.gitio.run import GitError, run_git
+    from rubricate.redaction import redact_url
 
+    remote, token = settings.repo_remote, settings.token
     with tempfile.TemporaryDirectory(prefix="rubricate-catch-up-") as tmp:
         repo = Path(tmp) / "repo.git"
         run_git(["init", "--bare", "--quiet", str(repo)])
@@ -158,14 +154,10 @@ def read_default_branch_file(remote: str, token: str | None, path: str) -> str |
         try:
             run_git(fetch, repo, env=auth_env(remote, token))
         except GitError as exc:
-            raise ConfigError(f"cannot read the default branch of {_safe(remote)}: {exc}") from None
-        shown = run_git(["show", f"FETCH_HEAD:{path}"], repo, check=False)
-    if shown.returncode != 0:
-        return None
-    try:
-        return shown.stdout.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path} on the default branch is not UTF-8 text") from None
+            shown_remote = redact_url(remote, remote, token)
+            raise ConfigError(f"cannot read the default branch of {shown_remote}: {exc}") from None
+        config = config_at(repo, "FETCH_HEAD", settings.config_path, "on the default branch")
+    return config or Config()
 
 
 def linked_due_dates(
@@ -200,9 +192,3 @@ def describe_plan(listed: int, events: Sequence[Event], since: datetime, *, corr
             f"warning: {corrupt} corrupt ledger lines were kept aside (see `ledger verify`)"
         )
     return "\n".join(lines)
-
-
-def _safe(remote: str) -> str:
-    """A remote for messages, without any credentials in it."""
-    scheme, sep, rest = remote.partition("://")
-    return f"{scheme}{sep}{rest.rpartition('@')[2]}" if sep else remote

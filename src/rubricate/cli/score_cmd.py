@@ -78,7 +78,8 @@ def run(args: argparse.Namespace) -> int:
     from rubricate.config import CONFIG_PATH
     from rubricate.evidence.autoscore import auto_score
     from rubricate.evidence.deliverable_schemas import schema_paths
-    from rubricate.gitio import read as git
+    from rubricate.gitio import refs as git
+    from rubricate.gitio.read import read_snapshot
 
     _check_judge_key(args.judge)
     repo = git.check_repository(args.repo)
@@ -89,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
     named_by = args.config or f"{CONFIG_PATH} at the base ref"
     rubric = _load_rubric(repo, base, args.rubric, config, named_by)
     title, body = git.read_commit_log(repo, base, head)
-    snapshot = git.read_snapshot(
+    snapshot = read_snapshot(
         repo,
         base,
         head,
@@ -133,26 +134,18 @@ def _check_not_empty(base: str, head: str, args: argparse.Namespace) -> None:
 def _load_config(repo: Path, base: str, local_path: str | None) -> Config:
     from rubricate.cli.textfile import read_text
     from rubricate.config import CONFIG_PATH, Config, load_config
-    from rubricate.errors import ConfigError
-    from rubricate.gitio.read import read_file_at
+    from rubricate.gitio.refs import config_at
 
     if local_path is not None:
         return load_config(read_text(local_path, "--config"), local_path)
-    try:
-        raw = read_file_at(repo, base, CONFIG_PATH)
-    except FileNotFoundError:
-        return Config()
-    try:
-        return load_config(raw.decode("utf-8"), CONFIG_PATH)
-    except UnicodeDecodeError:
-        raise ConfigError(f"{CONFIG_PATH} at the base ref is not UTF-8 text") from None
+    return config_at(repo, base, CONFIG_PATH, "at the base ref") or Config()
 
 
 def _load_rubric(repo: Path, base: str, given: str | None, config: Config, named_by: str) -> Rubric:
     from pathlib import Path
 
     from rubricate.errors import ConfigError
-    from rubricate.gitio.read import read_file_at
+    from rubricate.gitio.refs import read_file_at
     from rubricate.rubric.resolve import resolve_rubric
 
     def at_base(path: str) -> str:
@@ -184,7 +177,7 @@ def _grade(
 
     from rubricate.evidence.graders import grader_payload, skipped_graders
     from rubricate.evidence.graders_run import run_graders
-    from rubricate.gitio.read import export_tree
+    from rubricate.gitio.refs import export_tree
 
     if not config.graders:
         return []

@@ -1,1 +1,1 @@
-"""The GitHub shell: the PyGithub adapter and the effect executor."""
+"""The GitHub shell: the PyGithub adapter, its client and the REST listings it reads."""

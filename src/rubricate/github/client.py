@@ -9,7 +9,7 @@ import requests
 
 from github import Auth, Github, GithubException, GithubRetry
 from rubricate.config import ROLE_ORDER
-from rubricate.errors import RubricateError
+from rubricate.errors import GitHubError as GitHubError
 
 DEFAULT_TIMEOUT_S = 30
 MAX_RATE_LIMIT_WAIT_S = 120
@@ -20,12 +20,6 @@ ADD_REACTION = (
     "{ addReaction(input: {subjectId: $subject, content: $content}) { reaction { content } } }"
 )
 _PERMISSION_ROLES = {"admin": "admin", "maintain": "maintain", "write": "write", "read": "read"}
-
-
-class GitHubError(RubricateError):
-    """A GitHub API call failed; the run failed (exit 1), never a silent pass."""
-
-    exit_code = 1
 
 
 def connect(

@@ -7,6 +7,7 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from rubricate.errors import GitError as GitError
 from rubricate.errors import RubricateError
 
 _NEUTRAL_ENV = {
@@ -14,30 +15,6 @@ _NEUTRAL_ENV = {
     "GIT_CONFIG_NOSYSTEM": "1",
     "LC_ALL": "C",
 }
-
-
-class GitError(RubricateError):
-    """A git command failed; the message carries git's own words, never credentials.
-
-    Exit code 1: the run failed (a remote that cannot be reached, a timeout). Mistakes in what
-    the user gave (an unknown ref, a path that is not a repository) are checked before git runs
-    and reported as their own errors.
-    """
-
-    exit_code = 1
-
-    def __init__(self, args: Sequence[str], returncode: int, stderr: str) -> None:
-        self.args_ = tuple(args)
-        self.returncode = returncode
-        self.stderr = stderr
-        super().__init__(f"git {' '.join(args[:2])} failed ({returncode}): {gist(stderr)[:500]}")
-
-
-def gist(stderr: str) -> str:
-    """Git's error lines (`fatal:`/`error:`) on one line; all of stderr when it has none."""
-    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
-    errors = [line for line in lines if line.startswith(("fatal:", "error:"))]
-    return "; ".join(errors or lines)
 
 
 def git_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:

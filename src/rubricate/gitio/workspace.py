@@ -16,9 +16,10 @@ import re
 import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 from rubricate.gitio.run import GitError, run_git
+from rubricate.redaction import redact_url
 
 BOT_NAME = "rubricate-bot"
 BOT_EMAIL = "rubricate-bot@users.noreply.github.com"
@@ -51,18 +52,6 @@ def remote_url(remote: str) -> str:
     if is_url(remote):
         return remote
     return Path(remote).expanduser().resolve().as_uri()
-
-
-def redact(text: str, url: str, token: str | None) -> str:
-    """Text with the token and any credentials in the URL replaced by `***`."""
-    parts = urlsplit(url)
-    if parts.username or parts.password:
-        host = parts.hostname or ""
-        text = text.replace(url, urlunsplit(parts._replace(netloc=f"***@{host}")))
-    for secret in (token, parts.password):
-        if secret:
-            text = text.replace(secret, "***")
-    return text
 
 
 def auth_env(url: str, token: str | None, base: Mapping[str, str]) -> dict[str, str]:
@@ -199,7 +188,7 @@ class GitWorkspace:
         return self._redact(self.url)
 
     def _redact(self, text: str) -> str:
-        return redact(text, self.url, self.token)
+        return redact_url(text, self.url, self.token)
 
     def _git(self, *args: str, input_bytes: bytes | None = None, check: bool = True) -> bytes:
         try:

@@ -12,6 +12,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
+from rubricate.redaction import redact
+
 ErrorKind = Literal[
     "timeout", "rate_limit", "server", "auth", "http", "connection", "truncated", "refusal",
     "malformed", "deadline", "unsupported", "other",
@@ -105,13 +107,6 @@ class JudgeCallError(Exception):
     def costing(self, spent: Spent) -> JudgeCallError:
         """The same fault with its cost replaced by `spent`."""
         return JudgeCallError(self.kind, str(self), self.retry_after, spent, self.unsupported)
-
-
-def redact(message: str, secrets: Iterable[str]) -> str:
-    """`message` with each secret replaced by `***`."""
-    for secret in secrets:
-        message = message.replace(secret, "***")
-    return message
 
 
 @dataclass(frozen=True)

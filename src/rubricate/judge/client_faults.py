@@ -11,9 +11,9 @@ import json
 import math
 import re
 from typing import Any
-from urllib.parse import urlsplit
 
-from rubricate.judge.calls import ErrorKind, JudgeCallError, Unsupported, redact
+from rubricate.judge.calls import ErrorKind, JudgeCallError, Unsupported
+from rubricate.redaction import redact, url_credentials
 
 __all__ = ["ErrorKind", "JudgeCallError", "backoff_s", "classify", "redact", "secrets_of", "short"]
 
@@ -31,13 +31,7 @@ _GENERIC_500 = re.compile(
 
 def secrets_of(api_key: str, base_url: str | None) -> tuple[str, ...]:
     """The strings that must never be shown: the key, and credentials inside the base URL."""
-    found = [api_key]
-    if base_url:
-        try:
-            parts = urlsplit(base_url)
-            found += [parts.password or "", parts.username or ""]
-        except ValueError:
-            pass
+    found = [api_key, *url_credentials(base_url or "")]
     return tuple(s for s in found if len(s) >= _MIN_SECRET_CHARS)
 
 

@@ -19,7 +19,7 @@ from typing import Any, ParamSpec, TypeVar
 
 from pydantic import ValidationError
 
-from rubricate.errors import RubricateError
+from rubricate.errors import LedgerError as LedgerError
 from rubricate.ledger.event import Event, natural_key
 
 LEDGER_DIR = "ledger/"
@@ -51,10 +51,6 @@ def bulk(function: Callable[P, R]) -> Callable[P, R]:
             return function(*args, **kwargs)
 
     return wrapper
-
-
-class LedgerError(RubricateError):
-    """An event that is not valid, or a ledger that cannot be used."""
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,7 @@ from rubricate.ledger.event import CriterionRef, Event, RubricRef, ScaleRef
 from rubricate.rubric.model import ScoreValue
 from rubricate.rubric.scoring import clamp01
 
-JobState = Literal["open", "completed", "abandoned"]
+JobStatus = Literal["open", "completed", "abandoned"]
 FOLD_VERSION = 2
 """Bump whenever the fold's meaning or a derived file's format changes."""
 REOPENING = frozenset({"first_submission", "review_scored", "revision_requested", "approved"})
@@ -78,7 +78,7 @@ class JobFacts:
     repo: str
     pr: int
     author: str
-    state: JobState
+    state: JobStatus
     opened_at: datetime
     closed_at: datetime | None
     last_at: datetime
@@ -221,9 +221,14 @@ def _facts(
     )
 
 
-def lifecycle_state(ordered: Sequence[Event]) -> JobState:
+def job_lifecycle(events: Iterable[Event]) -> JobStatus:
+    """A job's lifecycle from its events in any order: the one rule every view derives from."""
+    return lifecycle_state(sorted(events, key=_ORDER))
+
+
+def lifecycle_state(ordered: Sequence[Event]) -> JobStatus:
     """`completed`, `abandoned` (not reopened since) or `open`, from events in fold order."""
-    state: JobState = "open"
+    state: JobStatus = "open"
     for event in ordered:
         if event.kind == "final_approval":
             return "completed"

@@ -28,7 +28,7 @@ from typing import Protocol, TypeAlias, TypeVar
 from pydantic import ValidationError
 
 from rubricate.config import ReputationConfig
-from rubricate.errors import RubricateError
+from rubricate.errors import DataBranchError as DataBranchError
 from rubricate.ledger.codec import (
     LedgerError,
     ParsedLedger,
@@ -37,7 +37,7 @@ from rubricate.ledger.codec import (
     is_shard,
     parse_ledger,
 )
-from rubricate.ledger.derive import is_derived, job_paths
+from rubricate.ledger.derive import is_derived
 from rubricate.ledger.event import Event
 from rubricate.ledger.plan import AppendPlan, Reader, plan_append, plan_rebuild, prepare
 
@@ -46,12 +46,6 @@ Extra: TypeAlias = bytes | Callable[[bytes | None], bytes | None]
 Planner = Callable[[Mapping[str, str], Reader], AppendPlan]
 S = TypeVar("S", bound="LedgerStore")
 _SAFE_PATH = re.compile(r"^[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*$")
-
-
-class DataBranchError(RubricateError):
-    """The data branch could not be read or written; the run failed."""
-
-    exit_code = 1
 
 
 @dataclass(frozen=True)
@@ -203,11 +197,6 @@ class LedgerStore:
     def read_files(self, wanted: Callable[[str], bool]) -> dict[str, bytes]:
         """The tip's files whose path `wanted` accepts."""
         return self.backend.read_files(wanted)
-
-    def read_job(self, repo: str, pr: int) -> tuple[Event, ...]:
-        """One job's events from its job file (fast: the ledger is not folded)."""
-        paths = job_paths(repo, pr)
-        return job_file_events(self.read_files(lambda p: p in paths), repo, pr)
 
 
 def _changed(files: Mapping[str, bytes], tree: Mapping[str, str]) -> dict[str, bytes]:

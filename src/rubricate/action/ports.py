@@ -1,0 +1,98 @@
+"""What the action needs from GitHub and from the data branch, as `Protocol`s (shell boundary).
+
+`rubricate.github.adapter.GitHubAdapter` and `rubricate.ledger.backends.DataBranchStore` are
+the real ones; tests may pass any object with these methods.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from rubricate.bot.closing import IssueRef
+    from rubricate.config import ReputationConfig
+    from rubricate.github.adapter import CommentInfo, IssueInfo
+    from rubricate.github.artifacts import ArtifactInfo
+    from rubricate.ledger.event import Event
+    from rubricate.ledger.store import AppendResult, Extra
+
+
+class GitHubClient(Protocol):
+    """The REST and GraphQL calls the action makes, for one repository."""
+
+    bot_login: str
+
+    def collaborator_role(self, login: str) -> str:
+        """The login's permission on the repository (`none` when not a collaborator)."""
+
+    def issue(self, ref: IssueRef) -> IssueInfo | None:
+        """A linked issue of this repository, or None."""
+
+    def pull(self, number: int) -> dict[str, Any]:
+        """A pull request's JSON."""
+
+    def pull_or_none(self, number: int) -> dict[str, Any] | None:
+        """A pull request's JSON, or None when there is no such PR."""
+
+    def comment(self, comment_id: int) -> CommentInfo | None:
+        """One issue comment, or None when it is gone."""
+
+    def find_sticky(self, pr: int, marker: str) -> CommentInfo | None:
+        """The bot's own comment on the PR that carries the marker."""
+
+    def create_comment(self, pr: int, body: str) -> int:
+        """Post a comment; its id."""
+
+    def edit_comment(self, comment_id: int, body: str) -> bool:
+        """Edit a comment; False when it is gone."""
+
+    def create_check_run(
+        self,
+        head_sha: str,
+        name: str,
+        conclusion: str,
+        output: dict[str, Any],
+        details_url: str | None,
+    ) -> int:
+        """Create a completed check run; its id."""
+
+    def update_check_run(
+        self, check_run_id: int, output: dict[str, Any], conclusion: str | None = None
+    ) -> bool:
+        """Update a check run's output; False when it is gone."""
+
+    def set_status(
+        self, sha: str, state: str, description: str, context: str, target_url: str | None
+    ) -> None:
+        """Set a commit status."""
+
+    def react(self, comment_id: int, content: str) -> None:
+        """React to an issue comment."""
+
+    def react_to_node(self, node_id: str, content: str) -> None:
+        """React to a review (by its GraphQL node id)."""
+
+    def run_artifact(self, run_id: int, name: str) -> ArtifactInfo | None:
+        """A workflow run's artifact by name, or None."""
+
+    def artifact_zip(self, artifact: ArtifactInfo, max_bytes: int) -> bytes:
+        """An artifact's zip, at most `max_bytes`."""
+
+
+class DataStore(Protocol):
+    """The ledger store of the data branch, as the action uses it."""
+
+    branch: str
+    config: ReputationConfig | None
+
+    def append(
+        self, events: Iterable[Event], extras: Mapping[str, Extra] | None = None
+    ) -> AppendResult:
+        """Append the events not yet present, racing safely."""
+
+    def write_extra(self, path: str, data: Extra) -> AppendResult:
+        """Write one non-derived file by the same compare-and-swap."""
+
+    def read_files(self, wanted: Callable[[str], bool]) -> dict[str, bytes]:
+        """The tip's files whose path `wanted` accepts."""

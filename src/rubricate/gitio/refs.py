@@ -1,0 +1,170 @@
+"""Read refs, commit logs and single files of a local git repository (shell: runs git).
+
+Also "the config at a ref", read once here for the action, `rubricate score` and `catch-up`.
+"""
+
+from __future__ import annotations
+
+import io
+import tarfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from rubricate.config import Config, load_config
+from rubricate.errors import ConfigError, RubricateError
+from rubricate.gitio.run import run_git
+
+DEFAULT_BRANCHES = ("origin/HEAD", "main", "master")
+
+
+def check_repository(repo_dir: str | Path) -> Path:
+    """The repository directory; a clear error when it is missing or not a git work tree."""
+    path = Path(repo_dir)
+    if not path.exists():
+        raise RubricateError(f"no such directory: {repo_dir}")
+    if not path.is_dir():
+        raise RubricateError(f"not a directory: {repo_dir}")
+    if run_git(["rev-parse", "--git-dir"], path, check=False).returncode != 0:
+        raise RubricateError(f"not a git repository: {repo_dir}")
+    return path
+
+
+def resolve_commit(repo_dir: str | Path, ref: str) -> str:
+    """The full commit SHA a ref names; a clear error when it names no commit."""
+    proc = run_git(
+        ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"],
+        repo_dir,
+        check=False,
+    )
+    if proc.returncode != 0:
+        raise RubricateError(
+            f"unknown ref {ref!r} in {repo_dir}: it names no commit{_hint(repo_dir)}"
+        )
+    return proc.stdout.decode().strip()
+
+
+def _hint(repo_dir: str | Path) -> str:
+    """Why a ref may be missing: a repository without commits, or a shallow clone."""
+    commits = run_git(["rev-list", "-n", "1", "--all"], repo_dir, check=False)
+    if commits.returncode == 0 and not commits.stdout.strip():
+        return " (the repository has no commits yet)"
+    shallow = run_git(["rev-parse", "--is-shallow-repository"], repo_dir, check=False)
+    if shallow.stdout.strip() == b"true":
+        return " (this is a shallow clone: fetch more history with `git fetch --unshallow`)"
+    return ""
+
+
+def default_base(repo_dir: str | Path, head: str) -> str:
+    """The merge-base of `head` with the default branch (origin/HEAD, else main, else master)."""
+    for branch in DEFAULT_BRANCHES:
+        found = run_git(
+            ["rev-parse", "--verify", "--quiet", f"{branch}^{{commit}}"], repo_dir, check=False
+        )
+        if found.returncode != 0:
+            continue
+        base = run_git(["merge-base", branch, head], repo_dir, check=False)
+        if base.returncode != 0:
+            raise RubricateError(
+                f"{branch} and {head} share no history{_hint(repo_dir)}; pass --base REF"
+            )
+        return base.stdout.decode().strip()
+    raise RubricateError(
+        "no default branch (origin/HEAD, main or master) to compare with; pass --base REF"
+    )
+
+
+def merge_base(repo_dir: str | Path, ref: str, head: str) -> str:
+    """The merge-base of `ref` and `head` (three-dot, as a pull request shows its change)."""
+    base = resolve_commit(repo_dir, ref)
+    found = run_git(["merge-base", base, head], repo_dir, check=False)
+    if found.returncode != 0:
+        raise RubricateError(f"{ref} and {head[:12]} share no history{_hint(repo_dir)}")
+    return found.stdout.decode().strip()
+
+
+def read_commit_log(repo_dir: str | Path, base: str, head: str) -> tuple[str, str]:
+    """A PR title and body from the commits in base..head: first subject, then all messages."""
+    out = run_git(["log", "--reverse", "-z", "--format=%B", f"{base}..{head}", "--"], repo_dir)
+    messages = [m.strip() for m in out.stdout.decode("utf-8", "replace").split("\0") if m.strip()]
+    if not messages:
+        return "", ""
+    title, _, rest = messages[0].partition("\n")
+    body = rest.strip() if len(messages) == 1 else "\n\n".join(messages)
+    return title.strip(), body
+
+
+def read_file_at(repo_dir: str | Path, ref: str, path: str) -> bytes:
+    """The content of `path` at `ref`; FileNotFoundError when the path is absent there."""
+    commit = resolve_commit(repo_dir, ref)
+    clean = path.strip().removeprefix("./").lstrip("/")
+    if not clean or "\n" in clean or ".." in clean.split("/"):
+        raise FileNotFoundError(f"{path} is not a file in the repository")
+    spec = f"{commit}:{clean}"
+    infos = batch_check(repo_dir, [spec])
+    sha, kind, _ = infos.get(spec, ("", "missing", 0))
+    if kind != "blob":
+        raise FileNotFoundError(f"{path} is not a file at {ref}")
+    return batch_read(repo_dir, [sha])[sha]
+
+
+def batch_check(repo: str | Path, specs: Sequence[str]) -> dict[str, tuple[str, str, int]]:
+    """`spec -> (sha, type, size)` for each object that exists."""
+    if not specs:
+        return {}
+    stdin = "".join(f"{s}\n" for s in specs).encode("utf-8")
+    out = run_git(["cat-file", "--batch-check"], repo, input_bytes=stdin).stdout.decode(
+        "utf-8", "replace"
+    )
+    found: dict[str, tuple[str, str, int]] = {}
+    for spec, line in zip(specs, out.splitlines(), strict=False):
+        parts = line.rsplit(" ", 2)
+        if len(parts) == 3 and parts[2].isdigit():
+            found[spec] = (parts[0], parts[1], int(parts[2]))
+    return found
+
+
+def batch_read(repo: str | Path, shas: Sequence[str]) -> dict[str, bytes]:
+    """The content of each blob SHA, read in one `cat-file --batch` run."""
+    if not shas:
+        return {}
+    stdin = "".join(f"{s}\n" for s in shas).encode("ascii")
+    out = run_git(["cat-file", "--batch"], repo, input_bytes=stdin).stdout
+    found: dict[str, bytes] = {}
+    pos = 0
+    for sha in shas:
+        end = out.index(b"\n", pos)
+        header = out[pos:end].split()
+        pos = end + 1
+        if len(header) == 3:
+            size = int(header[2])
+            found[sha] = out[pos : pos + size]
+            pos += size + 1
+    return found
+
+
+def export_tree(repo_dir: str | Path, ref: str, dest: str | Path) -> None:
+    """Write the files of `ref` into `dest` (for graders), without touching the repository."""
+    tar = run_git(["archive", "--format=tar", resolve_commit(repo_dir, ref)], repo_dir).stdout
+    with tarfile.open(fileobj=io.BytesIO(tar)) as archive:
+        if hasattr(tarfile, "data_filter"):
+            archive.extractall(dest, filter="data")
+        else:  # pragma: no cover - Python without tar extraction filters
+            archive.extractall(dest)
+
+
+def read_text_at(repo_dir: str | Path, ref: str, path: str, where: str) -> str | None:
+    """A UTF-8 text file at `ref`; None when it is absent (`where` names the ref in errors)."""
+    try:
+        data = read_file_at(repo_dir, ref, path)
+    except FileNotFoundError:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path} {where} is not UTF-8 text") from None
+
+
+def config_at(repo_dir: str | Path, ref: str, path: str, where: str) -> Config | None:
+    """The config file at `ref`, validated; None when it is absent there."""
+    text = read_text_at(repo_dir, ref, path, where)
+    return None if text is None else load_config(text, path)

@@ -1,0 +1,19 @@
+"""One redaction helper: secrets and URL credentials never reach text a person reads."""
+
+from __future__ import annotations
+
+from rubricate.redaction import redact, redact_url, url_credentials
+
+
+def test_redact_masks_the_longest_secret_first_and_skips_empty_ones() -> None:
+    assert redact("key sk-abc and sk-abcdef", ["sk-abc", "sk-abcdef", "", None]) == (
+        "key *** and ***"
+    )
+
+
+def test_url_credentials_and_redact_url() -> None:
+    url = "https://bot:hunter2@git.example.com/acme/data.git"
+    assert url_credentials(url) == ("bot", "hunter2")
+    assert url_credentials("https://git.example.com/a@b") == ()
+    shown = redact_url(f"fatal: cannot reach {url} with ghp_x1", url, "ghp_x1")
+    assert shown == "fatal: cannot reach https://***@git.example.com/acme/data.git with ***"
