@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from fnmatch import fnmatchcase
 from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -198,6 +199,17 @@ class ReputationConfig(_Strict):
     sla_hours: float | None = Field(default=None, gt=0, description="Deadline after PR creation.")
 
 
+class BranchRules(_Strict):
+    """Rules of their own for PRs into the base branches a `branches:` pattern names."""
+
+    rubric: str | None = Field(default=None, description="The rubric for these base branches.")
+    deliverables: tuple[Deliverable, ...] | None = None
+    scope: tuple[str, ...] | None = None
+    graders: tuple[Grader, ...] | None = None
+    judge: JudgeConfig | None = None
+    commands: CommandsConfig | None = None
+
+
 class Config(_Strict):
     """The whole `.github/rubricate.yml`; every key is optional."""
 
@@ -211,7 +223,15 @@ class Config(_Strict):
     commands: CommandsConfig = Field(default_factory=CommandsConfig)
     reputation: ReputationConfig = Field(default_factory=ReputationConfig)
     data_branch: str = Field(
-        default="rubricate-data", description="The orphan branch holding the ledger."
+        default="rubricate-data",
+        description="The orphan branch holding the ledger; never the default or a base branch.",
+    )
+    branches: dict[str, BranchRules] = Field(
+        default_factory=dict,
+        description=(
+            "Rules of their own for PRs into some base branches: a branch name or an fnmatch "
+            "pattern (`release-*`); an exact name wins, else the first pattern that matches."
+        ),
     )
 
     @field_validator("data_branch")
@@ -221,6 +241,31 @@ class Config(_Strict):
         if problem is not None:
             raise ValueError(f"{value!r} is not a valid git branch name: {problem}")
         return value
+
+    def for_base(self, base_ref: str | None) -> Config:
+        """The config for a PR into `base_ref`: the `branches:` entry that names it laid over
+        the rest (the config itself when none does)."""
+        rules = self.branches.get(base_ref) if base_ref is not None else None
+        if rules is None and base_ref is not None:
+            matches = (r for pattern, r in self.branches.items() if fnmatchcase(base_ref, pattern))
+            rules = next(matches, None)
+        if rules is None:
+            return self
+        given = {name: getattr(rules, name) for name in type(rules).model_fields}
+        return self.model_copy(update={k: v for k, v in given.items() if v is not None})
+
+
+def data_branch_problem(
+    data_branch: str, default_branch: str | None, base_ref: str | None
+) -> str | None:
+    """Why the ledger may not be written to `data_branch` here (None when it may)."""
+    for role, name in (("the default branch", default_branch), ("the PR's base", base_ref)):
+        if name and name == data_branch:
+            return (
+                f"data_branch {data_branch!r} is {role}: the ledger needs a branch of its own "
+                "(rubricate-data by default); nothing was written"
+            )
+    return None
 
 
 def load_config(text: str, path: str = CONFIG_PATH) -> Config:

@@ -1,6 +1,8 @@
 """Gather what a handler needs for one event: base, config, rubric, snapshot, spec, role (shell).
 
-Config and rubric are read at the BASE commit; PR content is fetched with git into a private
+Config and rubric come from the repository's default branch: at the PR's base commit when the
+PR targets the default branch, else at the default branch's tip, with the `branches:` rules of
+the PR's base laid over them. PR content is fetched with git into a private
 bare repository and read, never checked out or executed. Each read says in the log what it did,
 and a dry run without a token reads neither the API nor GitHub's git remote.
 """
@@ -33,7 +35,7 @@ if TYPE_CHECKING:
     from rubricate.github.adapter import IssueInfo
 
 MAX_LINKED_ISSUES = 3
-SCORED_ACTIONS = ("opened", "reopened", "ready_for_review", "synchronize")
+SCORED_ACTIONS = ("opened", "reopened", "ready_for_review", "synchronize", "edited")
 
 
 @dataclass
@@ -91,6 +93,29 @@ def fetch(reader: Reader, pull: PullState, *, with_head: bool) -> str | None:
         merge_base = fetch_commits(remote, pull.base_sha, head, reader.repo_dir, token=token)
         reader.runtime.log(f"fetched base {pull.base_sha[:12]} and head {head[:12]} (read only)")
     return merge_base
+
+
+def config_commit(
+    reader: Reader, pull: PullState, default_branch: str | None, base_fetched: bool
+) -> str | None:
+    """The commit to read config and rubric at: the base when it is the default branch (or the
+    default branch is unknown), else the default branch's tip, fetched once."""
+    from rubricate.config import branch_name_problem
+    from rubricate.gitio.fetch import fetch_branch
+
+    if not base_fetched:
+        return None
+    if default_branch is None or pull.base_ref in ("", default_branch):
+        return pull.base_sha
+    if branch_name_problem(default_branch) is not None:
+        raise ConfigError(f"the repository's default branch {default_branch!r} is not a branch")
+    remote, token = reader.settings.repo_remote, reader.settings.token
+    sha = fetch_branch(remote, default_branch, reader.repo_dir, token=token)
+    reader.runtime.log(
+        f"base {pull.base_ref} is not the default branch: config read on "
+        f"{default_branch} at {sha[:12]}"
+    )
+    return sha
 
 
 def read_config(reader: Reader, base_sha: str | None) -> Config:

@@ -8,6 +8,7 @@ treats them as binary (`core.bigFileThreshold`), so their patch is not produced 
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -64,7 +65,7 @@ def read_snapshot(
     base_tree, head_tree = git_text(
         ["rev-parse", f"{base}^{{tree}}", f"{head}^{{tree}}"], repo
     ).split()
-    entries, patches = _diff(repo, base, head)
+    entries, patches, change_id = _diff(repo, base, head)
     head_paths = _tree_paths(repo, head)
     wanted = sorted({p.strip().removeprefix("./") for p in base_files_wanted if "\n" not in p})
     changes, base_files = _read_contents(repo, base, entries, wanted)
@@ -73,6 +74,7 @@ def read_snapshot(
         head_sha=head,
         base_tree=base_tree,
         head_tree=head_tree,
+        change_id=change_id,
         repo=str(repo.resolve()),
         title=title,
         body=body,
@@ -83,15 +85,26 @@ def read_snapshot(
     )
 
 
-def _diff(repo: Path, base: str, head: str) -> tuple[list[_Entry], dict[int, str]]:
+def _diff(repo: Path, base: str, head: str) -> tuple[list[_Entry], dict[int, str], str]:
     config = ["-c", "core.quotePath=false", "-c", f"core.bigFileThreshold={MAX_PARSE_BYTES}"]
     args = [*config, "diff", *DIFF_OPTIONS.split(), base, head, "--"]
     out = run_git(args, repo).stdout
-    entries, pos = _raw_entries(out)
-    entries, pos = _numstat(out, pos, entries)
+    entries, raw_end = _raw_entries(out)
+    entries, pos = _numstat(out, raw_end, entries)
     chunks = _patch_chunks(out[pos:])
     patches = dict(enumerate(chunks)) if len(chunks) == len(entries) else {}
-    return entries, patches
+    return entries, patches, change_digest(out[:raw_end])
+
+
+def change_digest(raw: bytes) -> str:
+    """The id of a change: sha256 of `git diff --raw -z --no-abbrev` from the merge base.
+
+    Each changed path with its old and new mode and blob id, so it is exact (whitespace, modes
+    and binary content count, unlike `git patch-id --stable`) and the same after a rebase or a
+    merge of the base that leaves the PR's own files as they were. A base change to a file the
+    PR also changes makes it a new change, to be looked at again.
+    """
+    return "diff-raw-sha256:" + hashlib.sha256(raw).hexdigest()
 
 
 def _token(out: bytes, pos: int) -> tuple[str, int]:
