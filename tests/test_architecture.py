@@ -31,6 +31,7 @@ SHELL_PREFIXES = (
     "judge/service",
     "ledger/store",
     "ledger/backends",
+    "report/site",
     "evidence/graders_run",
     "action",
     "schemas",

@@ -49,6 +49,10 @@ class _Strict(BaseModel):
     )
 
 
+DEFAULT_MAX_BYTES = 16 * 1024 * 1024
+"""The default size limit of a deliverable file that is parsed and validated."""
+
+
 class Deliverable(_Strict):
     """A glob of deliverable files and the JSON Schema they must match."""
 
@@ -59,6 +63,12 @@ class Deliverable(_Strict):
         description="A schema path in the repository (read at the base ref), or an inline schema.",
     )
     required: bool = Field(default=False, description="A missing deliverable is a finding.")
+    max_bytes: int = Field(
+        default=DEFAULT_MAX_BYTES,
+        ge=1,
+        le=2**40,
+        description="A larger file is reported as not validated (size) and is never parsed.",
+    )
 
 
 class Grader(_Strict):
