@@ -49,6 +49,10 @@ class _Strict(BaseModel):
     )
 
 
+DEFAULT_MAX_BYTES = 16 * 1024 * 1024
+"""The default size limit of a deliverable file that is parsed and validated."""
+
+
 class Deliverable(_Strict):
     """A glob of deliverable files and the JSON Schema they must match."""
 
@@ -59,6 +63,12 @@ class Deliverable(_Strict):
         description="A schema path in the repository (read at the base ref), or an inline schema.",
     )
     required: bool = Field(default=False, description="A missing deliverable is a finding.")
+    max_bytes: int = Field(
+        default=DEFAULT_MAX_BYTES,
+        ge=1,
+        le=2**40,
+        description="A larger file is reported as not validated (size) and is never parsed.",
+    )
 
 
 class Grader(_Strict):
@@ -101,7 +111,25 @@ class JudgeConfig(_Strict):
         default="gpt-4.1-mini", description="Model name on the OpenAI-compatible server."
     )
     max_input_tokens: int = Field(default=32000, gt=0, description="Input token budget per call.")
-    timeout_s: float = Field(default=60, gt=0, description="Timeout of one request, in seconds.")
+    max_output_tokens: int = Field(
+        default=4096,
+        gt=0,
+        description=(
+            "Ceiling on the max_tokens of one judge call; the limit sent is the number of"
+            " criteria times the tokens of one longest valid answer (rationale and quotes),"
+            " up to this."
+        ),
+    )
+    open_scale_ceiling: int = Field(
+        default=150,
+        gt=0,
+        description="Highest score the judge may give on an open scale (axes rubrics).",
+    )
+    timeout_s: float = Field(
+        default=60,
+        gt=0,
+        description="Time for one judge call, all its attempts included, in seconds.",
+    )
     temperature: float = Field(default=0.0, ge=0, le=2, description="Sampling temperature.")
     seed: int | None = Field(default=0, description="Sampling seed, where the server honours one.")
 

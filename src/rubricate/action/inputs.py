@@ -150,8 +150,10 @@ def read_rubric(reader: Reader, base_sha: str | None, config: Config) -> Rubric:
         return text
 
     if base_sha is None:
+        from rubricate.cli.repo_reader import local_reader
+
         reader.runtime.log(f"rubric {ref}: read without git (built-in or local file)")
-        return resolve_rubric(ref)
+        return resolve_rubric(ref, local_reader(reader.repo_dir))
     try:
         return resolve_rubric(ref, at_base)
     except ConfigError as exc:
@@ -172,8 +174,8 @@ def snapshot(
 ) -> Snapshot:
     """The change from the merge base to the head, with schemas read at the base commit."""
     from rubricate.evidence.deliverable_schemas import schema_paths
-    from rubricate.gitio.read import read_snapshot
-    from rubricate.gitio.refs import read_file_at
+    from rubricate.evidence.format_check import read_limit
+    from rubricate.gitio.read import BaseTree, read_snapshot
 
     if merge_base is None:
         reader.runtime.log("no git reads: scoring an empty change built from the payload")
@@ -186,14 +188,17 @@ def snapshot(
             spec=spec,
         )
     snap = read_snapshot(
-        reader.repo_dir, merge_base, event.head_sha, title=event.title, body=event.body, spec=spec
+        reader.repo_dir,
+        merge_base,
+        event.head_sha,
+        title=event.title,
+        body=event.body,
+        spec=spec,
+        read_limit=read_limit(config),
     )
-    schemas: dict[str, bytes] = {}
+    schemas = BaseTree(reader.repo_dir, event.base_sha)
     for path in schema_paths(config):
-        try:
-            schemas[path] = read_file_at(reader.repo_dir, event.base_sha, path)
-        except FileNotFoundError:
-            continue
+        schemas.get(path)
     return dataclasses.replace(snap, base_files=schemas, repo=event.repo)
 
 
