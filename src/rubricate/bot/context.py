@@ -33,3 +33,17 @@ class HandlerContext:
     run_id: str = ""
     reverts_pr: int | None = None
     reverted_job: JobState | None = None
+
+
+@dataclass(frozen=True)
+class Invocation:
+    """Who ran the commands of one comment or review, when, and on what PR state."""
+
+    actor: str
+    actor_role: str
+    pr_author: str
+    at: datetime
+    delivery_prefix: str
+    pr_open: bool = True
+    pr_merged: bool | None = None
+    reviewed_sha: str | None = None

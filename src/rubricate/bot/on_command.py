@@ -10,9 +10,9 @@ and such a comment is skipped: a re-run neither replies again nor re-evaluates a
 
 from __future__ import annotations
 
-from rubricate.bot.apply import Invocation, apply_command
+from rubricate.bot.apply import apply_command
 from rubricate.bot.commands import parse_commands
-from rubricate.bot.context import HandlerContext
+from rubricate.bot.context import HandlerContext, Invocation
 from rubricate.bot.effects import (
     AppendEvents,
     Effect,
