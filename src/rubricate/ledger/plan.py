@@ -42,11 +42,11 @@ from rubricate.ledger.codec import (
     parse_ledger,
     shard_path,
 )
-from rubricate.ledger.derive import Layout, derive_files, job_file, recorded_config, summary_files
+from rubricate.ledger.derive import derive_files, job_file, recorded_config, summary_files
 from rubricate.ledger.event import Event
 from rubricate.ledger.fold import fold_job
 from rubricate.ledger.ids import encode_ids, id_bucket, read_ids
-from rubricate.ledger.paths import BUCKET_DIR, CACHE_PATH, REPUTATION_PATH, is_derived
+from rubricate.ledger.paths import BUCKET_DIR, CACHE_PATH, REPUTATION_PATH, Layout, is_derived
 
 Reader = Callable[[Sequence[str]], Mapping[str, bytes]]
 """Reads files of the tree being planned on: paths → contents."""
