@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
-from rubricate.bot.jobstate import JobState
-from rubricate.config import Config
-from rubricate.evidence.report_model import ScoreReport
-from rubricate.rubric.model import Rubric
+if TYPE_CHECKING:
+    from rubricate.bot.jobstate import JobState
+    from rubricate.config import Config
+    from rubricate.evidence.report_model import ScoreReport
+    from rubricate.rubric.model import Rubric
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING, Protocol, TypeAlias, TypeVar
 
 from pydantic import ValidationError
 
-from rubricate.config import ReputationConfig
 from rubricate.errors import DataBranchError as DataBranchError
 from rubricate.ledger.codec import (
     LedgerError,
@@ -41,6 +40,7 @@ from rubricate.ledger.event import Event
 from rubricate.ledger.paths import is_derived
 
 if TYPE_CHECKING:
+    from rubricate.config import ReputationConfig
     from rubricate.ledger.plan import AppendPlan, Reader
 
 Extra: TypeAlias = bytes | Callable[[bytes | None], bytes | None]
