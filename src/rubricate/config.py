@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from fnmatch import fnmatchcase
 from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -48,6 +49,10 @@ class _Strict(BaseModel):
     )
 
 
+DEFAULT_MAX_BYTES = 16 * 1024 * 1024
+"""The default size limit of a deliverable file that is parsed and validated."""
+
+
 class Deliverable(_Strict):
     """A glob of deliverable files and the JSON Schema they must match."""
 
@@ -58,6 +63,12 @@ class Deliverable(_Strict):
         description="A schema path in the repository (read at the base ref), or an inline schema.",
     )
     required: bool = Field(default=False, description="A missing deliverable is a finding.")
+    max_bytes: int = Field(
+        default=DEFAULT_MAX_BYTES,
+        ge=1,
+        le=2**40,
+        description="A larger file is reported as not validated (size) and is never parsed.",
+    )
 
 
 class Grader(_Strict):
@@ -100,7 +111,25 @@ class JudgeConfig(_Strict):
         default="gpt-4.1-mini", description="Model name on the OpenAI-compatible server."
     )
     max_input_tokens: int = Field(default=32000, gt=0, description="Input token budget per call.")
-    timeout_s: float = Field(default=60, gt=0, description="Timeout of one request, in seconds.")
+    max_output_tokens: int = Field(
+        default=4096,
+        gt=0,
+        description=(
+            "Ceiling on the max_tokens of one judge call; the limit sent is the number of"
+            " criteria times the tokens of one longest valid answer (rationale and quotes),"
+            " up to this."
+        ),
+    )
+    open_scale_ceiling: int = Field(
+        default=150,
+        gt=0,
+        description="Highest score the judge may give on an open scale (axes rubrics).",
+    )
+    timeout_s: float = Field(
+        default=60,
+        gt=0,
+        description="Time for one judge call, all its attempts included, in seconds.",
+    )
     temperature: float = Field(default=0.0, ge=0, le=2, description="Sampling temperature.")
     seed: int | None = Field(default=0, description="Sampling seed, where the server honours one.")
 
@@ -180,6 +209,17 @@ class ReputationConfig(_Strict):
     sla_hours: float | None = Field(default=None, gt=0, description="Deadline after PR creation.")
 
 
+class BranchRules(_Strict):
+    """Rules of their own for PRs into the base branches a `branches:` pattern names."""
+
+    rubric: str | None = Field(default=None, description="The rubric for these base branches.")
+    deliverables: tuple[Deliverable, ...] | None = None
+    scope: tuple[str, ...] | None = None
+    graders: tuple[Grader, ...] | None = None
+    judge: JudgeConfig | None = None
+    commands: CommandsConfig | None = None
+
+
 class Config(_Strict):
     """The whole `.github/rubricate.yml`; every key is optional."""
 
@@ -193,7 +233,15 @@ class Config(_Strict):
     commands: CommandsConfig = Field(default_factory=CommandsConfig)
     reputation: ReputationConfig = Field(default_factory=ReputationConfig)
     data_branch: str = Field(
-        default="rubricate-data", description="The orphan branch holding the ledger."
+        default="rubricate-data",
+        description="The orphan branch holding the ledger; never the default or a base branch.",
+    )
+    branches: dict[str, BranchRules] = Field(
+        default_factory=dict,
+        description=(
+            "Rules of their own for PRs into some base branches: a branch name or an fnmatch "
+            "pattern (`release-*`); an exact name wins, else the first pattern that matches."
+        ),
     )
 
     @field_validator("data_branch")
@@ -203,6 +251,31 @@ class Config(_Strict):
         if problem is not None:
             raise ValueError(f"{value!r} is not a valid git branch name: {problem}")
         return value
+
+    def for_base(self, base_ref: str | None) -> Config:
+        """The config for a PR into `base_ref`: the `branches:` entry that names it laid over
+        the rest (the config itself when none does)."""
+        rules = self.branches.get(base_ref) if base_ref is not None else None
+        if rules is None and base_ref is not None:
+            matches = (r for pattern, r in self.branches.items() if fnmatchcase(base_ref, pattern))
+            rules = next(matches, None)
+        if rules is None:
+            return self
+        given = {name: getattr(rules, name) for name in type(rules).model_fields}
+        return self.model_copy(update={k: v for k, v in given.items() if v is not None})
+
+
+def data_branch_problem(
+    data_branch: str, default_branch: str | None, base_ref: str | None
+) -> str | None:
+    """Why the ledger may not be written to `data_branch` here (None when it may)."""
+    for role, name in (("the default branch", default_branch), ("the PR's base", base_ref)):
+        if name and name == data_branch:
+            return (
+                f"data_branch {data_branch!r} is {role}: the ledger needs a branch of its own "
+                "(rubricate-data by default); nothing was written"
+            )
+    return None
 
 
 def load_config(text: str, path: str = CONFIG_PATH) -> Config:

@@ -55,6 +55,10 @@ class ConfigError(RubricateError):
     """A configuration that cannot be used (missing file, bad value, bad schema)."""
 
 
+class FileReferenceError(ConfigError):
+    """A file a rubric file refers to (`include:`, `file://`) that cannot be read or is refused."""
+
+
 class PayloadError(RubricateError):
     """A webhook payload without a field the bot needs."""
 
@@ -101,6 +105,10 @@ def gist(stderr: str) -> str:
     lines = [line.strip() for line in stderr.splitlines() if line.strip()]
     errors = [line for line in lines if line.startswith(("fatal:", "error:"))]
     return "; ".join(errors or lines)
+
+
+class SchemaRefError(ConfigError):
+    """A schema `$ref` that names no file in the repository, or a URL that is never fetched."""
 
 
 def read_problem(exc: OSError | UnicodeDecodeError) -> str:

@@ -125,7 +125,12 @@ class Scenario:
         """Commit files on the PR branch and push it (and `refs/pull/N/head`, like GitHub)."""
         for path, text in files.items():
             self._write(path, text)
-        sha = self._commit(message)
+        self._commit(message)
+        return self.push_head()
+
+    def push_head(self) -> str:
+        """Push the PR branch as it is to `refs/pull/N/head`; it is the PR's new head."""
+        sha = git(self.work, "rev-parse", "HEAD")
         git(
             self.work,
             "push",

@@ -77,7 +77,10 @@ def test_event_from_dict_fills_the_natural_key_and_explains_errors() -> None:
     made = event_from_dict(raw)
     assert made.id == natural_key("rated", "o/r", 3, 1, "comment:9#0")
     raw["id"] = "given-id"
-    assert event_from_dict(raw).id == "given-id"
+    with pytest.raises(LedgerError, match="not the hash of its natural key"):
+        event_from_dict(raw)
+    with pytest.raises(LedgerError, match="needs a delivery"):
+        event_from_dict({k: v for k, v in raw.items() if k != "delivery"})
     with pytest.raises(LedgerError, match="pr: Input should be greater than or equal to 1"):
         event_from_dict({**raw, "pr": 0})
     with pytest.raises(LedgerError, match="'rated' event needs a rating"):
@@ -96,14 +99,14 @@ def test_the_event_json_schema_requires_a_rating_on_rated_events() -> None:
     } in schema["allOf"]
 
 
-def test_an_id_is_unique_across_the_whole_ledger() -> None:
+def test_an_id_reused_by_another_job_is_refused_as_forged() -> None:
     one = event("abandoned", 1, 0, "a")
     reused = event("abandoned", 2, 1, "b").model_copy(update={"id": one.id})
     parsed = parse_ledger({SHARD: _text(one, reused)})
     assert parsed.events == (one,)
-    assert [(p.line, p.message) for p in parsed.duplicates] == [
-        (2, f"duplicate id {one.id}: reused across jobs (o/r#2 here, first used by o/r#1)")
-    ]
+    [problem] = parsed.corrupt
+    assert problem.line == 2
+    assert problem.message.startswith(f"refused: id {one.id[:16]} is not the hash")
 
 
 RUBRIC = {

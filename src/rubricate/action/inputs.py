@@ -1,6 +1,8 @@
 """Gather what a handler needs for one event: base, config, rubric, snapshot, spec, role (shell).
 
-Config and rubric are read at the BASE commit; PR content is fetched with git into a private
+Config and rubric come from the repository's default branch: at the PR's base commit when the
+PR targets the default branch, else at the default branch's tip, with the `branches:` rules of
+the PR's base laid over them. PR content is fetched with git into a private
 bare repository and read, never checked out or executed. Each read says in the log what it did,
 and a dry run without a token reads neither the API nor GitHub's git remote.
 """
@@ -33,7 +35,7 @@ if TYPE_CHECKING:
     from rubricate.github.adapter import IssueInfo
 
 MAX_LINKED_ISSUES = 3
-SCORED_ACTIONS = ("opened", "reopened", "ready_for_review", "synchronize")
+SCORED_ACTIONS = ("opened", "reopened", "ready_for_review", "synchronize", "edited")
 
 
 @dataclass
@@ -93,6 +95,29 @@ def fetch(reader: Reader, pull: PullState, *, with_head: bool) -> str | None:
     return merge_base
 
 
+def config_commit(
+    reader: Reader, pull: PullState, default_branch: str | None, base_fetched: bool
+) -> str | None:
+    """The commit to read config and rubric at: the base when it is the default branch (or the
+    default branch is unknown), else the default branch's tip, fetched once."""
+    from rubricate.config import branch_name_problem
+    from rubricate.gitio.fetch import fetch_branch
+
+    if not base_fetched:
+        return None
+    if default_branch is None or pull.base_ref in ("", default_branch):
+        return pull.base_sha
+    if branch_name_problem(default_branch) is not None:
+        raise ConfigError(f"the repository's default branch {default_branch!r} is not a branch")
+    remote, token = reader.settings.repo_remote, reader.settings.token
+    sha = fetch_branch(remote, default_branch, reader.repo_dir, token=token)
+    reader.runtime.log(
+        f"base {pull.base_ref} is not the default branch: config read on "
+        f"{default_branch} at {sha[:12]}"
+    )
+    return sha
+
+
 def read_config(reader: Reader, base_sha: str | None) -> Config:
     """The config at the base commit; the defaults when it is absent or git is off."""
     from rubricate.gitio.refs import config_at
@@ -125,8 +150,10 @@ def read_rubric(reader: Reader, base_sha: str | None, config: Config) -> Rubric:
         return text
 
     if base_sha is None:
+        from rubricate.cli.repo_reader import local_reader
+
         reader.runtime.log(f"rubric {ref}: read without git (built-in or local file)")
-        return resolve_rubric(ref)
+        return resolve_rubric(ref, local_reader(reader.repo_dir))
     try:
         return resolve_rubric(ref, at_base)
     except ConfigError as exc:
@@ -147,8 +174,8 @@ def snapshot(
 ) -> Snapshot:
     """The change from the merge base to the head, with schemas read at the base commit."""
     from rubricate.evidence.deliverable_schemas import schema_paths
-    from rubricate.gitio.read import read_snapshot
-    from rubricate.gitio.refs import read_file_at
+    from rubricate.evidence.format_check import read_limit
+    from rubricate.gitio.read import BaseTree, read_snapshot
 
     if merge_base is None:
         reader.runtime.log("no git reads: scoring an empty change built from the payload")
@@ -161,14 +188,17 @@ def snapshot(
             spec=spec,
         )
     snap = read_snapshot(
-        reader.repo_dir, merge_base, event.head_sha, title=event.title, body=event.body, spec=spec
+        reader.repo_dir,
+        merge_base,
+        event.head_sha,
+        title=event.title,
+        body=event.body,
+        spec=spec,
+        read_limit=read_limit(config),
     )
-    schemas: dict[str, bytes] = {}
+    schemas = BaseTree(reader.repo_dir, event.base_sha)
     for path in schema_paths(config):
-        try:
-            schemas[path] = read_file_at(reader.repo_dir, event.base_sha, path)
-        except FileNotFoundError:
-            continue
+        schemas.get(path)
     return dataclasses.replace(snap, base_files=schemas, repo=event.repo)
 
 

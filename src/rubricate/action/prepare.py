@@ -24,8 +24,8 @@ from rubricate.bot.payload import PullRequestEvent
 from rubricate.bot.payload_graders import GradersEvent, JobEvent
 from rubricate.bot.revert import reverted_pr
 from rubricate.bot.view_state import PullState, ViewState, decode_views, view_path
-from rubricate.config import Config
-from rubricate.errors import RubricateError
+from rubricate.config import Config, data_branch_problem
+from rubricate.errors import ConfigError, RubricateError
 from rubricate.evidence.snapshot import Snapshot
 from rubricate.ledger.event import Event
 
@@ -82,11 +82,16 @@ def prepare(
         pull = ledger.views.pull or inputs.pull_from_api(reader, event.number)
     if pull is not None and on_head is not None:
         on_head(pull.head_sha)
-    merge_base = _fetch(reader, event, pull)
-    base_sha = pull.base_sha if pull and merge_base else None
-    config = inputs.read_config(reader, base_sha)
-    rubric = inputs.read_rubric(reader, base_sha, config)
+    merge_base, fetched = _fetch(reader, event, pull)
+    default_branch = _default_branch(payload)
+    base_ref = pull.base_ref if pull else None
+    at = inputs.config_commit(reader, pull, default_branch, fetched) if pull else None
+    config = inputs.read_config(reader, at).for_base(base_ref)
+    rubric = inputs.read_rubric(reader, at, config)
     branch = reader.settings.data_branch or config.data_branch
+    problem = data_branch_problem(branch, default_branch, base_ref)
+    if problem is not None:
+        raise ConfigError(problem)
     if ledger is None or ledger.store.branch != branch:
         ledger = open_ledger(reader, event, branch, stack, reverts)
     ledger.store.config = config.reputation
@@ -115,7 +120,10 @@ def open_ledger(
     from rubricate.ledger.store import job_file_events
 
     settings, pr = reader.settings, event.number
-    store = stack.enter_context(DataBranchStore(settings.data_remote, branch, token=settings.token))
+    key = ledger_key(settings.ledger_key)
+    store = stack.enter_context(
+        DataBranchStore(settings.data_remote, branch, token=settings.token, key=key)
+    )
     if not (settings.token or settings.data_remote_override):
         reader.runtime.log("no token: the data branch is not read (an empty ledger is assumed)")
         return Ledger(store, (), (), ViewState(pr=pr), None)
@@ -124,26 +132,48 @@ def open_ledger(
         paths.update(job_paths(event.repo, reverts))
     files = store.read_files(lambda p: p in paths)
     raw = files.get(view_path(event.repo, pr))
-    reverted = job_file_events(files, event.repo, reverts) if reverts else ()
-    events = job_file_events(files, event.repo, pr)
+    reverted = job_file_events(files, event.repo, reverts, key) if reverts else ()
+    events = job_file_events(files, event.repo, pr, key)
     reader.runtime.log(f"data branch {branch}: {len(events)} events for #{pr}")
     return Ledger(store, events, reverted, decode_views(raw, pr), raw)
 
 
-def _fetch(reader: Reader, event: JobEvent, pull: PullState | None) -> str | None:
+def _fetch(reader: Reader, event: JobEvent, pull: PullState | None) -> tuple[str | None, bool]:
+    """The merge base (None when unknown) and whether the base commit was fetched.
+
+    A merged head that cannot be fetched leaves its tree unknown, but the base must still be
+    read: a config that cannot be read fails the run, never falls back to the defaults.
+    """
     is_pr = isinstance(event, PullRequestEvent)
     if pull is None:
         reader.runtime.log("the PR's base is unknown (no token): using the default config")
-        return None
+        return None, False
     try:
-        return inputs.fetch(reader, pull, with_head=is_pr)
+        merge_base = inputs.fetch(reader, pull, with_head=is_pr)
     except RubricateError:
-        if is_pr and event.action == "closed":  # type: ignore[union-attr]
-            reader.runtime.annotate(
-                "warning", "could not fetch the merged head: its tree is unknown"
-            )
-            return None
-        raise
+        if not (is_pr and event.action == "closed"):  # type: ignore[union-attr]
+            raise
+        reader.runtime.annotate("warning", "could not fetch the merged head: its tree is unknown")
+        inputs.fetch(reader, pull, with_head=False)
+        return None, True
+    return merge_base, merge_base is not None
+
+
+def ledger_key(text: str | None) -> bytes | None:
+    """The ledger key of the `ledger-key` input; a key that is too short fails the run."""
+    from rubricate.ledger.trust import parse_key
+
+    try:
+        return parse_key(text)
+    except ValueError as exc:
+        raise ConfigError(f"ledger-key: {exc}") from None
+
+
+def _default_branch(payload: Mapping[str, Any]) -> str | None:
+    """The repository's default branch as the payload names it."""
+    repository = payload.get("repository")
+    name = repository.get("default_branch") if isinstance(repository, Mapping) else None
+    return name if isinstance(name, str) and name else None
 
 
 def _for_event(

@@ -39,6 +39,7 @@ class ActionSettings:
     rubric: str | None = None
     data_branch: str | None = None
     openai_api_key: str | None = None
+    ledger_key: str | None = None
     openai_base_url: str | None = None
     model: str | None = None
     judge_cache_dir: str | None = None
@@ -62,7 +63,7 @@ class ActionSettings:
     @property
     def secrets(self) -> tuple[str, ...]:
         """Values that must never appear in logs, comments or the ledger."""
-        return tuple(s for s in (self.token, self.openai_api_key) if s)
+        return tuple(s for s in (self.token, self.openai_api_key, self.ledger_key) if s)
 
     def judge_env(self) -> dict[str, str]:
         """The environment the judge reads its key and server from."""
@@ -109,6 +110,7 @@ def settings_from_env(
         rubric=_input(env, "RUBRIC"),
         data_branch=_branch(_input(env, "DATA-BRANCH")),
         openai_api_key=_input(env, "OPENAI-API-KEY") or _get(env, "OPENAI_API_KEY"),
+        ledger_key=_input(env, "LEDGER-KEY") or _get(env, "RUBRICATE_LEDGER_KEY"),
         openai_base_url=_input(env, "OPENAI-BASE-URL") or _get(env, "OPENAI_BASE_URL"),
         model=_input(env, "MODEL"),
         judge_cache_dir=_input(env, "JUDGE-CACHE-DIR"),

@@ -117,6 +117,7 @@ def _stamp(item: ParsedCommand, inv: Invocation, job: JobState, version: int) ->
         version=version,
         head_sha=info.head_sha if info else None,
         tree_sha=info.tree_sha if info else None,
+        change_id=info.change_id if info else None,
         at=inv.at,
         actor=inv.actor,
         actor_role=inv.actor_role,

@@ -19,10 +19,12 @@ FeedbackKind = Literal["revise", "note", "rate", "dispute"]
 
 @dataclass(frozen=True)
 class VersionInfo:
-    """One version of the PR: a distinct git tree, with every head commit seen for it.
+    """One version of the PR: a distinct change, with every head commit seen for it.
 
-    `at` is when the version was first recorded; `since` when it last became the current
-    version (a head that returns to this tree makes it current again).
+    `change_id` digests the PR's own change (merge base to head); versions recorded before
+    it existed have only their `tree_sha`. `at` is when the version was first recorded;
+    `since` when it last became the current version (a head that returns to this change makes
+    it current again).
     """
 
     number: int
@@ -31,6 +33,18 @@ class VersionInfo:
     heads: tuple[str, ...]
     at: datetime
     since: datetime
+    change_id: str | None = None
+
+    def holds(self, tree_sha: str | None, change_id: str | None) -> bool:
+        """True when a head with this tree and change is this version.
+
+        With a known change, the change must be this version's. Without one (git was off), a
+        version bound to a change is never matched by tree alone; an older version without a
+        change matches by tree, as it always did.
+        """
+        if change_id is not None:
+            return self.change_id == change_id
+        return self.change_id is None and tree_sha is not None and self.tree_sha == tree_sha
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,8 @@
 
 - Events apply in time order; at the same time, the commands of one comment apply as written
   and different deliveries in ledger order.
-- Versions come from the events' `version`, `head_sha` and `tree_sha`; a rebase that keeps the
-  tree adds a head to the same version.
+- Versions come from the events' `version`, `head_sha`, `tree_sha` and `change_id`; a rebase
+  that keeps the PR's own change adds a head to the same version.
 - The current version is the version of the latest pull-request event (delivery `pr:...`), so a
   head that returns to an older tree makes that version current again; without such events it
   is the newest version.
@@ -107,14 +107,16 @@ class JobState:
         return next((v for v in self.versions if v.number == number), None)
 
     def version_of_head(self, head_sha: str) -> VersionInfo | None:
-        """The version a head commit belongs to."""
-        return next((v for v in self.versions if head_sha in v.heads), None)
+        """The version a head commit belongs to: the current one when it holds the head (a
+        retarget puts the same head in a new version), else the newest that does."""
+        current = self.current
+        if current is not None and head_sha in current.heads:
+            return current
+        return next((v for v in reversed(self.versions) if head_sha in v.heads), None)
 
-    def version_of_tree(self, tree_sha: str | None) -> VersionInfo | None:
-        """The version of a git tree, when the tree is known."""
-        if tree_sha is None:
-            return None
-        return next((v for v in self.versions if v.tree_sha == tree_sha), None)
+    def version_of_change(self, tree_sha: str | None, change_id: str | None) -> VersionInfo | None:
+        """The version of a head with this tree and change (see `VersionInfo.holds`)."""
+        return next((v for v in self.versions if v.holds(tree_sha, change_id)), None)
 
     def handled(self, delivery_prefix: str) -> bool:
         """True when any delivery of this comment or review (`comment:<id>`) was applied."""
@@ -193,6 +195,7 @@ class _Folder:
             number=event.version,
             head_sha=event.head_sha or (known.head_sha if known else None),
             tree_sha=event.tree_sha or (known.tree_sha if known else None),
+            change_id=event.change_id or (known.change_id if known else None),
             heads=heads,
             at=known.at if known else event.at,
             since=event.at if known is None or becomes_current else known.since,

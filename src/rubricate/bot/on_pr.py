@@ -1,13 +1,18 @@
 """Pull-request lifecycle events: versions, automatic scores, merge and abandonment (pure).
 
 - opened / reopened / ready_for_review / synchronize: the head is placed in a version. The first
-  version records a FIRST_SUBMISSION from the automatic report; a push that changes the tree
-  opens a new version scored automatically; a rebase that keeps the tree adds the head to the
-  same version, so scores and the gate carry over to the new head commit. A head that returns
-  to an older version's tree (a force-push back) makes that version current again, and the
-  gate is that version's own: pending unless it has a passing or overridden approval.
+  version records a FIRST_SUBMISSION from the automatic report. A version is bound to the PR's
+  own change, the diff from the merge base to the head (`change_id`): a push that changes it
+  opens a new version scored automatically, even when the tree stays the same (a
+  `git merge -s ours` of the base); a rebase or a merge of the base that leaves the change as
+  it was adds the head to the same version, so scores and the gate carry over to the new head
+  commit. A head that returns to an older version's change (a force-push back) makes that
+  version current again, and the gate is that version's own: pending unless it has a passing
+  or overridden approval.
 - A head event older than the latest one recorded (a delivery that arrives late, or a re-run of
   an old run) changes nothing: it is logged and ignored.
+- edited with a change of base (a retarget): always a new version against the new base, gate
+  pending, with the config read again for the new base.
 - closed: `final_approval` when merged (gate passed, overridden or bypassed), else `abandoned`.
   A merged revert records a `disputed` event on the PR it reverts.
 """
@@ -38,7 +43,15 @@ from rubricate.evidence.snapshot import Snapshot
 from rubricate.ledger.event import Event, EventKind, Override
 from rubricate.rubric.model import ScoreValue
 
-_REPEATABLE = ("reopened", "closed")
+_REPEATABLE = ("reopened", "closed", "edited")
+
+
+@dataclass(frozen=True)
+class Bound:
+    """What a head's version is bound to: its tree and the digest of the PR's own change."""
+
+    tree_sha: str | None = None
+    change_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -57,17 +70,17 @@ class Placement:
         return self.new_head or self.reactivated
 
 
-def place_head(job: JobState, head_sha: str, tree_sha: str | None) -> Placement:
-    """The version of a head: the current one when the head or the tree is unchanged, an older
-    one when the head returns to it, else a new one."""
+def place_head(job: JobState, head_sha: str, head: Bound) -> Placement:
+    """The version of a head: the current one when the head or the PR's own change is unchanged,
+    an older one when the head returns to it, else a new one."""
     current = job.current
     if current is None:
         return Placement(1, True, True)
     if head_sha in current.heads:
         return Placement(current.number, False, False)
-    if tree_sha is not None and tree_sha == current.tree_sha:
+    if current.holds(head.tree_sha, head.change_id):
         return Placement(current.number, False, True)
-    older = job.version_of_head(head_sha) or job.version_of_tree(tree_sha)
+    older = job.version_of_head(head_sha) or job.version_of_change(head.tree_sha, head.change_id)
     if older is not None:
         return Placement(older.number, False, head_sha not in older.heads, reactivated=True)
     return Placement(max(v.number for v in job.versions) + 1, True, True)
@@ -85,8 +98,10 @@ def on_pull_request(
 def _head_seen(
     event: PullRequestEvent, snapshot: Snapshot | None, job: JobState, ctx: HandlerContext
 ) -> list[Effect]:
-    tree = _tree(snapshot, event.head_sha)
+    tree = _bound(snapshot, event.head_sha)
     place = place_head(job, event.head_sha, tree)
+    if event.action == "edited" and job.versions:  # a retarget: another base, another change
+        place = Placement(max(v.number for v in job.versions) + 1, True, True)
     records = place.records or job.abandoned
     if records and job.head_at is not None and event.at < job.head_at:
         return _stale(event, job, ctx)
@@ -117,6 +132,8 @@ def _stale(event: PullRequestEvent, job: JobState, ctx: HandlerContext) -> list[
 def _head_log(event: PullRequestEvent, place: Placement) -> str:
     if place.reactivated:
         what = f"the head returns to the tree of v{place.version}: v{place.version} is current"
+    elif place.new_version and event.action == "edited":
+        what = f"retargeted to {event.base_ref}: new version v{place.version}, gate pending"
     elif place.new_version:
         what = f"new version v{place.version}"
     elif place.new_head:
@@ -128,7 +145,7 @@ def _head_log(event: PullRequestEvent, place: Placement) -> str:
 
 def _auto_event(
     event: PullRequestEvent,
-    tree: str | None,
+    tree: Bound,
     place: Placement,
     job: JobState,
     ctx: HandlerContext,
@@ -181,7 +198,7 @@ def _closed(
 def _final(
     event: PullRequestEvent, snapshot: Snapshot | None, job: JobState, ctx: HandlerContext
 ) -> Event:
-    tree = _tree(snapshot, event.head_sha)
+    tree = _bound(snapshot, event.head_sha)
     version = place_head(job, event.head_sha, tree).version
     choice = final_choice(job, version)
     if choice.scores is not None:
@@ -206,7 +223,7 @@ def _final(
 def _abandoned(event: PullRequestEvent, job: JobState) -> Event:
     current = job.current
     version = current.number if current else 1
-    tree = current.tree_sha if current else None
+    tree = Bound(current.tree_sha, current.change_id) if current else Bound()
     return new_event("abandoned", _stamp(event, version, event.head_sha, tree, job))
 
 
@@ -238,7 +255,7 @@ def _stamp(
     event: PullRequestEvent,
     version: int,
     head_sha: str,
-    tree: str | None,
+    tree: Bound,
     job: JobState,
     actor: str | None = None,
     again: bool = False,
@@ -253,7 +270,8 @@ def _stamp(
         author=job.author or event.author,
         version=version,
         head_sha=head_sha,
-        tree_sha=tree or (known.tree_sha if known else None),
+        tree_sha=tree.tree_sha or (known.tree_sha if known else None),
+        change_id=tree.change_id or (known.change_id if known else None),
         at=event.at,
         actor=actor or event.sender or event.author,
         actor_role="none",
@@ -270,8 +288,8 @@ def _known(scores: Mapping[str, ScoreValue]) -> dict[str, ScoreValue]:
     return {cid: value for cid, value in scores.items() if value is not None}
 
 
-def _tree(snapshot: Snapshot | None, head_sha: str) -> str | None:
-    """The head tree from the snapshot, when the snapshot is of this head."""
+def _bound(snapshot: Snapshot | None, head_sha: str) -> Bound:
+    """The head tree and change from the snapshot, when the snapshot is of this head."""
     if snapshot is None or not snapshot.head_tree or snapshot.head_sha != head_sha:
-        return None
-    return snapshot.head_tree
+        return Bound()
+    return Bound(snapshot.head_tree, snapshot.change_id or None)

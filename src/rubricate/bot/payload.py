@@ -21,7 +21,9 @@ if TYPE_CHECKING:
     from rubricate.bot.payload_graders import GradersRun
 
 PR_EVENTS = ("pull_request", "pull_request_target")
-PR_ACTIONS = ("opened", "reopened", "ready_for_review", "synchronize", "closed")
+PR_ACTIONS = ("opened", "reopened", "ready_for_review", "synchronize", "closed", "edited")
+RETARGET = "edited"
+"""An `edited` event is handled only when it changes the base branch (a retarget)."""
 
 
 @dataclass(frozen=True)
@@ -123,6 +125,9 @@ def parse_event(event_name: str, payload: Mapping[str, Any]) -> BotEvent | Grade
 def _pull_request(payload: Mapping[str, Any], action: str) -> PullRequestEvent | Ignored:
     if action not in PR_ACTIONS:
         return Ignored(f"pull_request action {action!r} is not handled")
+    changes = payload.get("changes")
+    if action == RETARGET and not (isinstance(changes, Mapping) and "base" in changes):
+        return Ignored("pull_request edited without a change of base (title or body only)")
     pr = _mapping(payload, "pull_request")
     event = PullRequestEvent(
         action=action,

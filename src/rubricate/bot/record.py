@@ -40,6 +40,7 @@ class Stamp:
     actor: str
     actor_role: str
     delivery: str
+    change_id: str | None = None
 
 
 def new_event(kind: EventKind, stamp: Stamp, **fields: Any) -> Event:
@@ -56,6 +57,7 @@ def new_event(kind: EventKind, stamp: Stamp, **fields: Any) -> Event:
         version=stamp.version,
         head_sha=stamp.head_sha,
         tree_sha=stamp.tree_sha,
+        change_id=stamp.change_id,
         delivery=stamp.delivery,
         **fields,
     )

@@ -69,15 +69,28 @@ def add_source_arguments(parser: argparse.ArgumentParser) -> None:
 def open_store(args: argparse.Namespace) -> DataBranchStore | DirectoryStore:
     """The store named by `--remote` or `--data`; a bad `--remote` or `--branch` is an error."""
     config = load_reputation_config(args.config)
+    key = ledger_key()
     if args.data is not None:
         from rubricate.ledger.backends import DirectoryStore
 
-        return DirectoryStore(args.data, config=config)
+        return DirectoryStore(args.data, config=config, key=key)
     from rubricate.ledger.backends import DataBranchStore
 
     check_remote(args.remote)
     check_branch(args.branch)
-    return DataBranchStore(args.remote, args.branch, token=token_for(args.remote), config=config)
+    token = token_for(args.remote)
+    return DataBranchStore(args.remote, args.branch, token=token, config=config, key=key)
+
+
+def ledger_key() -> bytes | None:
+    """The ledger key from `RUBRICATE_LEDGER_KEY` (None when unset); a short key is an error."""
+    from rubricate.errors import ConfigError
+    from rubricate.ledger.trust import KEY_ENV, parse_key
+
+    try:
+        return parse_key(os.environ.get(KEY_ENV))
+    except ValueError as exc:
+        raise ConfigError(f"{KEY_ENV}: {exc}") from None
 
 
 def check_remote(remote: str) -> None:
@@ -196,7 +209,7 @@ def run_verify(args: argparse.Namespace) -> int:
     from rubricate.ledger.verify import verify_files
 
     with open_store(args) as store:
-        report = verify_files(store.read_files(_checked), store.config)
+        report = verify_files(store.read_files(_checked), store.config, store.key)
         require_branch(store, args)
         if args.fix and report.fixable:
             for line in report.stale:
@@ -204,7 +217,7 @@ def run_verify(args: argparse.Namespace) -> int:
             result = store.rebuild()
             where = f"in commit {result.commit[:12]}" if result.commit else "in place"
             print(f"rebuilt the derived files from the whole ledger {where}")
-            report = verify_files(store.read_files(_checked), store.config)
+            report = verify_files(store.read_files(_checked), store.config, store.key)
     for line in report.problems:
         print(line)
     parsed = report.parsed

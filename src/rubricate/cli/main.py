@@ -25,6 +25,7 @@ SUBCOMMANDS: dict[str, str] = {
     "reputation": "rubricate.cli.reputation_cmd",
     "action": "rubricate.cli.action_cmd",
     "catch-up": "rubricate.cli.catchup_cmd",
+    "report": "rubricate.cli.report_cmd",
 }
 
 Handler = Callable[[argparse.Namespace], int]

@@ -78,8 +78,9 @@ def run(args: argparse.Namespace) -> int:
     from rubricate.config import CONFIG_PATH
     from rubricate.evidence.autoscore import auto_score
     from rubricate.evidence.deliverable_schemas import schema_paths
+    from rubricate.evidence.format_check import read_limit
     from rubricate.gitio import refs as git
-    from rubricate.gitio.read import read_snapshot
+    from rubricate.gitio.read import BaseTree, read_snapshot
 
     _check_judge_key(args.judge)
     repo = git.check_repository(args.repo)
@@ -98,8 +99,10 @@ def run(args: argparse.Namespace) -> int:
         body=body,
         spec=_read_spec(args.spec),
         base_files_wanted=schema_paths(config),
+        read_limit=read_limit(config),
     )
-    snapshot = dataclasses.replace(snapshot, spec_source=args.spec)
+    schema_files = BaseTree(repo, base, snapshot.base_files)
+    snapshot = dataclasses.replace(snapshot, spec_source=args.spec, base_files=schema_files)
     graders = _grade(repo, snapshot, rubric, config, enabled=not args.no_graders)
     report = auto_score(snapshot, rubric, config, grader_results=graders)
     report = _judge(report, snapshot, config, args)

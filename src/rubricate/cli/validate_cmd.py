@@ -43,6 +43,7 @@ def run(args: argparse.Namespace) -> int:
 
 def validate_path(path: str, *, strict: bool = False) -> tuple[bool, list[str]]:
     """Whether one file is valid, and its report lines."""
+    from rubricate.cli.repo_reader import reader_for
     from rubricate.rubric.validate import check_text
 
     try:
@@ -55,7 +56,7 @@ def validate_path(path: str, *, strict: bool = False) -> tuple[bool, list[str]]:
         return False, [f"{path}: not UTF-8 text"]
     except OSError as exc:
         return False, [f"{path}: {exc.strerror or exc}"]
-    report = check_text(text, path, _repo_reader(Path(path)))
+    report = check_text(text, path, _repo_reader(Path(path)), reader_for(path))
     return report.valid(strict=strict), report.lines()
 
 

@@ -3,23 +3,30 @@
 A schema is a file read at the BASE ref (`Snapshot.base_files`) or inline in the config. Its
 `$schema` picks the validator class (Draft 2020-12 when absent; Draft 7, 2019-09, 6 and 4 are
 also known) and the class's format checker is always on. A schema that is missing, does not
-parse or is not a valid schema is a `ConfigError` naming the schema file.
+parse or is not a valid schema is a `ConfigError` naming the schema file. `$ref`s to other
+files of the base tree are resolved with `referencing` (see `schema_refs`), all of them when the
+schema is compiled; `base_files` may be a lazy mapping that reads the base tree on demand.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import yaml
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import SchemaError
 from referencing.exceptions import Unresolvable
+from referencing.jsonschema import specification_with
 
 from rubricate.config import CONFIG_PATH, Config, Deliverable
-from rubricate.errors import ConfigError
+from rubricate.errors import ConfigError, SchemaRefError
+from rubricate.evidence.schema_refs import (
+    ROOT,
+    SchemaFiles,
+    check_refs,
+    file_uri,
+)
 
 
 @dataclass(frozen=True)
@@ -62,6 +69,7 @@ def compile_deliverable_schemas(
     config: Config, base_files: Mapping[str, bytes]
 ) -> dict[int, CompiledSchema]:
     """A compiled schema for each deliverable (by index) that has one; each file compiled once."""
+    files = SchemaFiles(base_files)
     by_file: dict[str, CompiledSchema] = {}
     compiled: dict[int, CompiledSchema] = {}
     for index, deliverable in enumerate(config.deliverables):
@@ -69,7 +77,7 @@ def compile_deliverable_schemas(
         if isinstance(schema, str) and schema in by_file:
             compiled[index] = by_file[schema]
             continue
-        found = compile_deliverable_schema(index, deliverable, base_files)
+        found = compile_deliverable_schema(index, deliverable, files)
         if found is not None:
             compiled[index] = found
             if isinstance(schema, str):
@@ -78,39 +86,36 @@ def compile_deliverable_schemas(
 
 
 def compile_deliverable_schema(
-    index: int, deliverable: Deliverable, base_files: Mapping[str, bytes]
+    index: int, deliverable: Deliverable, files: SchemaFiles | Mapping[str, bytes]
 ) -> CompiledSchema | None:
     """The compiled schema of one deliverable rule (None without one); `ConfigError` if bad."""
     schema = deliverable.schema_
     if schema is None:
         return None
+    files = files if isinstance(files, SchemaFiles) else SchemaFiles(files)
     if isinstance(schema, str):
-        return compile_schema(_read_schema(schema, base_files), schema)
-    return compile_schema(schema, _inline_name(index))
+        return compile_schema(_read_schema(schema, files), schema, files, schema)
+    return compile_schema(schema, _inline_name(index), files)
 
 
 def _inline_name(index: int) -> str:
     return f"{CONFIG_PATH} (deliverables[{index}].schema)"
 
 
-def _read_schema(path: str, base_files: Mapping[str, bytes]) -> Any:
-    raw = base_files.get(path)
-    if raw is None:
+def _read_schema(path: str, files: SchemaFiles) -> Any:
+    found = files.contents(path)
+    if found is None:
         raise ConfigError(
             f"schema {path} is not in the repository at the base ref "
             "(schemas are read from the base, never from the change)"
         )
-    try:
-        text = raw.decode("utf-8")
-        if path.endswith((".yml", ".yaml")):
-            return yaml.safe_load(text)
-        return json.loads(text)
-    except (UnicodeDecodeError, ValueError, yaml.YAMLError) as exc:
-        raise ConfigError(f"schema {path} does not parse: {_one_line(str(exc))}") from None
+    return found
 
 
-def compile_schema(schema: Any, name: str) -> CompiledSchema:
-    """Check a schema against its draft's metaschema and build its validator with formats on."""
+def compile_schema(
+    schema: Any, name: str, files: SchemaFiles | None = None, path: str | None = None
+) -> CompiledSchema:
+    """Check a schema against its metaschema, resolve its `$ref`s, and build its validator."""
     if not isinstance(schema, (dict, bool)):
         raise ConfigError(f"schema {name} is not a JSON Schema: expected an object or a boolean")
     cls = _validator_class(schema, name)
@@ -121,7 +126,25 @@ def compile_schema(schema: Any, name: str) -> CompiledSchema:
         raise ConfigError(
             f"schema {name} is not a valid JSON Schema: {exc.message} at {where}"
         ) from None
-    return CompiledSchema(name, cls(schema, format_checker=cls.FORMAT_CHECKER))
+    checker = cls.FORMAT_CHECKER
+    if isinstance(schema, bool):
+        return CompiledSchema(name, cls(schema, format_checker=checker))
+    files = files or SchemaFiles({})
+    meta = cls.META_SCHEMA
+    spec = specification_with(str(meta.get("$id") or meta.get("id")))
+    uri = file_uri(path) if path else ROOT + "(inline)"
+    root_id = schema.get("id" if "id" in meta else "$id")
+    resource = spec.create_resource(schema)
+    files.use_root(path or "", root_id if isinstance(root_id, str) else None)
+    try:
+        check_refs(
+            files.registry(spec).with_resource(uri, resource), resource, uri, spec, files.checked
+        )
+    except SchemaRefError as exc:
+        raise ConfigError(f"schema {name}: {exc}") from None
+    registry = files.registry(spec).with_resource(uri, resource)
+    wrapper = {"$ref": uri}
+    return CompiledSchema(name, cls(wrapper, registry=registry, format_checker=checker))
 
 
 def _validator_class(schema: dict[str, Any] | bool, name: str) -> Any:
@@ -134,10 +157,6 @@ def _validator_class(schema: dict[str, Any] | bool, name: str) -> Any:
             "use https://json-schema.org/draft/2020-12/schema or http://json-schema.org/draft-07/schema#"
         )
     return found
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())[:300]
 
 
 def deliverable_label(index: int, deliverable: Deliverable) -> str:

@@ -8,14 +8,14 @@ The value is the share of good outcomes; no outcome at all leaves `format_correc
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from rubricate.config import Config, Deliverable
 from rubricate.evidence.deliverable_schemas import CompiledSchema, SchemaIssue, deliverable_label
 from rubricate.evidence.paths import glob_match, glob_regex, is_glob, structured_kind
 from rubricate.evidence.report_model import CheckResult, Finding, check_result, short_list
-from rubricate.evidence.snapshot import FileChange, Snapshot
+from rubricate.evidence.snapshot import MAX_PARSE_BYTES, FileChange, Snapshot
 from rubricate.evidence.spec import Spec
 from rubricate.evidence.structured import ParseProblem, check_syntax, parse_structured
 
@@ -88,11 +88,31 @@ def _check_rule(
             tally.add("a deliverable is deleted by the change", change.path, severity="warning")
         elif change.path not in tally.done:
             tally.done.add(change.path)
-            _check_deliverable(change, schema, tally)
+            _check_deliverable(change, rule, schema, tally)
 
 
-def _check_deliverable(change: FileChange, schema: CompiledSchema | None, tally: _Tally) -> None:
-    reason = change.unreadable_reason
+def read_limit(config: Config) -> Callable[[str], int]:
+    """How many bytes of a changed file to read: a deliverable's `max_bytes`, else 1 MiB."""
+    rules = [(glob_regex(rule.glob), rule.max_bytes) for rule in config.deliverables]
+
+    def limit(path: str) -> int:
+        return max((size for regex, size in rules if regex.match(path)), default=MAX_PARSE_BYTES)
+
+    return limit
+
+
+def _check_deliverable(
+    change: FileChange, rule: Deliverable, schema: CompiledSchema | None, tally: _Tally
+) -> None:
+    if change.size is not None and change.size > rule.max_bytes:
+        tally.add(
+            f"not validated (size): {change.size} bytes, over max_bytes {rule.max_bytes}",
+            change.path,
+        )
+        tally.outcomes.append(False)
+        return
+    read_in_full = change.too_large and change.content is not None
+    reason = None if read_in_full and not change.not_utf8 else change.unreadable_reason
     kind = structured_kind(change.path)
     if schema is None and kind is None and (reason is None or change.binary):
         tally.outcomes.append(True)

@@ -128,6 +128,8 @@ class Snapshot:
     head_sha: str
     base_tree: str = ""
     head_tree: str = ""
+    change_id: str = ""
+    """A digest of the change itself (see `gitio.snapshot_reader.change_digest`); "" if unknown."""
     repo: str = ""
     title: str = ""
     body: str = ""

@@ -39,6 +39,17 @@ def fetch_commits(
     return merge_base(dest, base_sha, head_sha) or base_sha
 
 
+def fetch_branch(remote: str, branch: str, dest: Path, *, token: str | None) -> str:
+    """Fetch the tip of `branch` (depth 1) into the bare repo at `dest`; return its commit."""
+    env = auth_env(remote, token)
+    remote = workspace.remote_url(remote)
+    if not (dest / "HEAD").exists():
+        run_git(["init", "--bare", "--quiet", str(dest)], env=env)
+    ref = f"refs/rubricate/branches/{branch}"
+    _fetch(dest, remote, [f"+refs/heads/{branch}:{ref}"], env, ["--depth", "1"])
+    return git_text(["rev-parse", "--verify", "--end-of-options", f"{ref}^{{commit}}"], dest)
+
+
 def merge_base(repo: Path, left: str, right: str) -> str | None:
     """The best common ancestor of two commits present in `repo`, or None."""
     proc = run_git(["merge-base", left, right], repo, check=False)

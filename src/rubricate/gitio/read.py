@@ -8,7 +8,8 @@ treats them as binary (`core.bigFileThreshold`), so their patch is not produced 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import hashlib
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -57,22 +58,27 @@ def read_snapshot(
     body: str = "",
     spec: str = "",
     base_files_wanted: Iterable[str] = (),
+    read_limit: Callable[[str], int] | None = None,
 ) -> Snapshot:
-    """The change from `base_ref` to `head_ref` as a Snapshot, with the wanted base-ref files."""
+    """The change from `base_ref` to `head_ref` as a Snapshot, with the wanted base-ref files.
+
+    Head files are read up to 1 MiB, or up to `read_limit(path)` bytes (deliverables).
+    """
     repo = check_repository(repo_dir)
     base, head = resolve_commit(repo, base_ref), resolve_commit(repo, head_ref)
     base_tree, head_tree = git_text(
         ["rev-parse", f"{base}^{{tree}}", f"{head}^{{tree}}"], repo
     ).split()
-    entries, patches = _diff(repo, base, head)
+    entries, patches, change_id = _diff(repo, base, head)
     head_paths = _tree_paths(repo, head)
     wanted = sorted({p.strip().removeprefix("./") for p in base_files_wanted if "\n" not in p})
-    changes, base_files = _read_contents(repo, base, entries, wanted)
+    changes, base_files = _read_contents(repo, base, entries, wanted, read_limit)
     return Snapshot(
         base_sha=base,
         head_sha=head,
         base_tree=base_tree,
         head_tree=head_tree,
+        change_id=change_id,
         repo=str(repo.resolve()),
         title=title,
         body=body,
@@ -83,15 +89,26 @@ def read_snapshot(
     )
 
 
-def _diff(repo: Path, base: str, head: str) -> tuple[list[_Entry], dict[int, str]]:
+def _diff(repo: Path, base: str, head: str) -> tuple[list[_Entry], dict[int, str], str]:
     config = ["-c", "core.quotePath=false", "-c", f"core.bigFileThreshold={MAX_PARSE_BYTES}"]
     args = [*config, "diff", *DIFF_OPTIONS.split(), base, head, "--"]
     out = run_git(args, repo).stdout
-    entries, pos = _raw_entries(out)
-    entries, pos = _numstat(out, pos, entries)
+    entries, raw_end = _raw_entries(out)
+    entries, pos = _numstat(out, raw_end, entries)
     chunks = _patch_chunks(out[pos:])
     patches = dict(enumerate(chunks)) if len(chunks) == len(entries) else {}
-    return entries, patches
+    return entries, patches, change_digest(out[:raw_end])
+
+
+def change_digest(raw: bytes) -> str:
+    """The id of a change: sha256 of `git diff --raw -z --no-abbrev` from the merge base.
+
+    Each changed path with its old and new mode and blob id, so it is exact (whitespace, modes
+    and binary content count, unlike `git patch-id --stable`) and the same after a rebase or a
+    merge of the base that leaves the PR's own files as they were. A base change to a file the
+    PR also changes makes it a new change, to be looked at again.
+    """
+    return "diff-raw-sha256:" + hashlib.sha256(raw).hexdigest()
 
 
 def _token(out: bytes, pos: int) -> tuple[str, int]:
@@ -155,7 +172,11 @@ def _readable(entry: _Entry) -> bool:
 
 
 def _read_contents(
-    repo: Path, base: str, entries: Sequence[_Entry], wanted: Sequence[str]
+    repo: Path,
+    base: str,
+    entries: Sequence[_Entry],
+    wanted: Sequence[str],
+    read_limit: Callable[[str], int] | None = None,
 ) -> tuple[dict[str, tuple[int | None, bytes | None]], dict[str, bytes]]:
     blobs = sorted({e.sha for e in entries if e.status != "deleted" and e.mode != SUBMODULE_MODE})
     base_specs = [f"{base}:{path}" for path in wanted]
@@ -165,6 +186,13 @@ def _read_contents(
         for e in entries
         if _readable(e) and infos.get(e.sha, ("", "", 0))[2] <= MAX_PARSE_BYTES
     }
+    if read_limit is not None:
+        small |= {
+            e.sha
+            for e in entries
+            if _readable(replace(e, binary=False))
+            and MAX_PARSE_BYTES < infos.get(e.sha, ("", "", 0))[2] <= read_limit(e.path)
+        }
     base_shas = {
         path: infos[s][0]
         for path, s in zip(wanted, base_specs, strict=True)
@@ -192,6 +220,73 @@ def _change(
         binary=entry.binary and not too_large,
         symlink=entry.mode == SYMLINK_MODE,
         size=size,
-        content=content if _readable(entry) else None,
+        content=content if _readable(entry) or too_large else None,
         submodule=entry.mode == SUBMODULE_MODE,
     )
+
+
+class BaseTree(Mapping[str, bytes]):
+    """The files of one commit, read on demand and kept: schema files and what they `$ref`.
+
+    One `ls-tree` lists the blobs (so an absent path costs nothing); a file is read together
+    with its siblings of the same extension, in one `cat-file` run, and kept. Iteration covers
+    only the files read so far. Files over `max_bytes` read as absent.
+    """
+
+    def __init__(
+        self,
+        repo_dir: str | Path,
+        commit: str,
+        preloaded: Mapping[str, bytes] | None = None,
+        *,
+        max_bytes: int = 8 * MAX_PARSE_BYTES,
+    ) -> None:
+        self._repo = Path(repo_dir)
+        self._commit = commit
+        self._files: dict[str, bytes] = dict(preloaded or {})
+        self._blobs: dict[str, tuple[str, int]] | None = None
+        self._max_bytes = max_bytes
+
+    def __getitem__(self, path: str) -> bytes:
+        if path in self._files:
+            return self._files[path]
+        sha, size = self._listing().get(path, ("", -1))
+        if not sha or size > self._max_bytes:
+            raise KeyError(path)
+        self._read_folder(path)
+        return self._files[path]
+
+    def _read_folder(self, path: str) -> None:
+        """Read the wanted file and its siblings of the same kind in one `cat-file` run."""
+        folder, _, name = path.rpartition("/")
+        suffix = name.rpartition(".")[2]
+        wanted = {
+            other: sha
+            for other, (sha, size) in self._listing().items()
+            if other.rpartition("/")[0] == folder
+            and other.endswith("." + suffix)
+            and size <= self._max_bytes
+            and other not in self._files
+        }
+        wanted[path] = self._listing()[path][0]
+        blobs = _batch_read(self._repo, sorted(set(wanted.values())))
+        self._files.update({other: blobs[sha] for other, sha in wanted.items() if sha in blobs})
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self._files))
+
+    def __len__(self) -> int:
+        return len(self._files)
+
+    def _listing(self) -> dict[str, tuple[str, int]]:
+        if self._blobs is None:
+            args = ["ls-tree", "-r", "-z", "--full-tree", "--long", self._commit]
+            out = run_git(args, self._repo).stdout
+            self._blobs = {}
+            for line in out.split(b"\0"):
+                meta, _, name = line.partition(b"\t")
+                parts = meta.split()
+                if len(parts) == 4 and parts[1] == b"blob" and parts[3].isdigit():
+                    path = name.decode("utf-8", "replace")
+                    self._blobs[path] = (parts[2].decode(), int(parts[3]))
+        return self._blobs

@@ -171,8 +171,10 @@ class DataBranchStore(LedgerStore):
         workdir: str | None = None,
         config: ReputationConfig | None = None,
         retry: RetryPolicy | None = None,
+        key: bytes | None = None,
     ) -> None:
-        super().__init__(GitBackend(remote, branch, token, workdir), config=config, retry=retry)
+        backend = GitBackend(remote, branch, token, workdir)
+        super().__init__(backend, config=config, retry=retry, key=key)
         self.remote = remote
         self.branch = branch
 
@@ -180,6 +182,9 @@ class DataBranchStore(LedgerStore):
 class DirectoryStore(LedgerStore):
     """The ledger in a directory, e.g. a checkout of the data branch."""
 
-    def __init__(self, path: str, *, config: ReputationConfig | None = None) -> None:
-        super().__init__(DirectoryBackend(path), config=config, retry=RetryPolicy(attempts=1))
+    def __init__(
+        self, path: str, *, config: ReputationConfig | None = None, key: bytes | None = None
+    ) -> None:
+        single = RetryPolicy(attempts=1)
+        super().__init__(DirectoryBackend(path), config=config, retry=single, key=key)
         self.root = Path(path)

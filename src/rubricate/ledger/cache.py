@@ -54,6 +54,8 @@ class FoldCache:
     duplicates: tuple[LedgerProblem, ...] = ()
     misplaced: tuple[LedgerProblem, ...] = ()
     jobs: Mapping[tuple[str, int], CachedJob] = field(default_factory=dict)
+    key_id: str | None = None
+    """The public id of the ledger key the events were checked with (None: ids only)."""
 
     @property
     def repos(self) -> tuple[str, ...]:
@@ -106,6 +108,8 @@ def cache_head(cache: FoldCache, derived: Mapping[str, str]) -> bytes:
         "misplaced": [_problem(p) for p in cache.misplaced],
         "derived": derived_digest(derived),
     }
+    if cache.key_id is not None:
+        head["key"] = cache.key_id
     head["digest"] = _digest(head)
     return (json.dumps(head, indent=1, sort_keys=True) + "\n").encode()
 
@@ -155,6 +159,7 @@ def load_cache(head: dict[str, Any], buckets: Mapping[str, bytes]) -> FoldCache 
             duplicates=_problems(head["duplicates"]),
             misplaced=_problems(head["misplaced"]),
             jobs=jobs,
+            key_id=head.get("key"),
         )
     except (ValueError, TypeError, KeyError, AttributeError, IndexError, ValidationError):
         return None

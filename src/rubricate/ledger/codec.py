@@ -21,6 +21,7 @@ from pydantic import ValidationError
 
 from rubricate.errors import LedgerError as LedgerError
 from rubricate.ledger.event import Event, natural_key
+from rubricate.ledger.trust import key_id, refusal
 
 LEDGER_DIR = "ledger/"
 SHARD_SUFFIX = ".jsonl"
@@ -75,6 +76,8 @@ class ParsedLedger:
     misplaced: tuple[LedgerProblem, ...] = ()
     shards: Mapping[str, str] = field(default_factory=dict)
     """Each shard's path and git blob id, so derived files can say what they were built from."""
+    key_id: str | None = None
+    """The public id of the ledger key the events were checked with (None: ids only)."""
 
 
 def shard_path(at: datetime) -> str:
@@ -93,18 +96,21 @@ def git_blob_id(data: bytes) -> str:
 
 
 def event_from_dict(data: Mapping[str, Any]) -> Event:
-    """Validate one event; a missing id is the natural key of its delivery."""
+    """Validate one event; a missing id is the natural key of its delivery, a given one must be."""
     if not isinstance(data, Mapping):
         raise LedgerError("an event must be a JSON object")
     values = dict(data)
-    if "id" not in values:
-        if not isinstance(values.get("delivery"), str):
-            raise LedgerError("an event needs an id, or a delivery to derive its id from")
-        values["id"] = _natural_id(values)
+    if not isinstance(values.get("delivery"), str):
+        raise LedgerError("an event needs a delivery: its id is the hash of its natural key")
+    values.setdefault("id", _natural_id(values))
     try:
-        return Event.model_validate(values)
+        event = Event.model_validate(values)
     except ValidationError as exc:
         raise LedgerError(describe_validation(exc)) from None
+    problem = refusal(event)
+    if problem is not None:
+        raise LedgerError(problem)
+    return event
 
 
 def event_from_line(line: str) -> Event:
@@ -140,18 +146,22 @@ def describe_validation(exc: ValidationError) -> str:
 
 
 @bulk
-def parse_ledger(files: Mapping[str, str]) -> ParsedLedger:
-    """Parse ledger shards (path → text); other paths are ignored."""
-    builder = _Builder()
+def parse_ledger(files: Mapping[str, str], key: bytes | None = None) -> ParsedLedger:
+    """Parse ledger shards (path → text); other paths are ignored.
+
+    A line whose event is not trusted (a forged id; with a `key`, a missing or bad signature) is
+    kept aside with the corrupt lines.
+    """
+    builder = _Builder(key)
     for path in sorted(p for p in files if is_shard(p)):
         builder.add_shard(path, files[path])
     return builder.result()
 
 
 def parse_lines(
-    path: str, lines: Iterable[tuple[int, str]]
+    path: str, lines: Iterable[tuple[int, str]], key: bytes | None = None
 ) -> tuple[list[tuple[int, Event]], list[LedgerProblem]]:
-    """Parse numbered lines of one shard into numbered events and corrupt-line problems."""
+    """Parse numbered lines of one shard into numbered trusted events and refused lines."""
     events: list[tuple[int, Event]] = []
     problems: list[LedgerProblem] = []
     for number, line in lines:
@@ -159,11 +169,18 @@ def parse_lines(
             continue
         try:
             line.encode("utf-8")
-            events.append((number, event_from_line(line)))
+            event = event_from_line(line)
         except UnicodeEncodeError:
             problems.append(LedgerProblem(path, number, "not valid UTF-8"))
+            continue
         except LedgerError as exc:
             problems.append(LedgerProblem(path, number, str(exc)))
+            continue
+        problem = refusal(event, key)
+        if problem is None:
+            events.append((number, event))
+        else:
+            problems.append(LedgerProblem(path, number, problem))
     return events, problems
 
 
@@ -188,7 +205,8 @@ def append_lines(text: str, events: Iterable[Event]) -> str:
 class _Builder:
     """Collects events and problems across shards, deduplicating ids."""
 
-    def __init__(self) -> None:
+    def __init__(self, key: bytes | None) -> None:
+        self.key = key
         self.events: list[Event] = []
         self.corrupt: list[LedgerProblem] = []
         self.duplicates: list[LedgerProblem] = []
@@ -198,7 +216,7 @@ class _Builder:
 
     def add_shard(self, path: str, text: str) -> None:
         self.shards[path] = git_blob_id(encode_shard(text))
-        events, problems = parse_lines(path, enumerate(text.split("\n"), start=1))
+        events, problems = parse_lines(path, enumerate(text.split("\n"), start=1), self.key)
         self.corrupt.extend(problems)
         for number, event in events:
             self._add_event(path, number, event)
@@ -222,6 +240,7 @@ class _Builder:
             tuple(self.duplicates),
             tuple(self.misplaced),
             dict(self.shards),
+            key_id(self.key),
         )
 
 

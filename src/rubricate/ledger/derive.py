@@ -46,6 +46,7 @@ def derive_files(parsed: ParsedLedger, config: ReputationConfig) -> dict[str, by
         duplicates=parsed.duplicates,
         misplaced=parsed.misplaced,
         jobs=cached,
+        key_id=parsed.key_id,
     )
     files.update(summary_files(cache))
     files.update(id_files(e.id for e in parsed.events))

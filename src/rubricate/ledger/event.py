@@ -135,6 +135,8 @@ class Event(_Strict):
     version: int = Field(default=1, ge=1)
     head_sha: str | None = None
     tree_sha: str | None = None
+    change_id: str | None = Field(default=None, max_length=100)
+    """What the version is bound to: a digest of the PR's own change (see `change_digest`)."""
     rubric: RubricRef | None = None
     scores: dict[str, float | bool | None] | None = None
     weighted_total: float | None = None
@@ -149,6 +151,8 @@ class Event(_Strict):
     evidence: list[dict[str, Any]] | None = None
     judge: JudgeInfo | None = None
     delivery: str | None = None
+    sig: str | None = Field(default=None, max_length=200)
+    """`hmac-sha256:<hex>` over the canonical line without `sig`, when a ledger key is set."""
 
     @field_validator("at", "deadline")
     @classmethod

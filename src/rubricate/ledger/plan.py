@@ -47,6 +47,7 @@ from rubricate.ledger.event import Event
 from rubricate.ledger.fold import fold_job
 from rubricate.ledger.ids import encode_ids, id_bucket, read_ids
 from rubricate.ledger.paths import BUCKET_DIR, CACHE_PATH, REPUTATION_PATH, Layout, is_derived
+from rubricate.ledger.trust import key_id, signed
 
 Reader = Callable[[Sequence[str]], Mapping[str, bytes]]
 """Reads files of the tree being planned on: paths → contents."""
@@ -68,9 +69,10 @@ def plan_full(
     derived_paths: Iterable[str],
     batch: Sequence[Event],
     config: ReputationConfig,
+    key: bytes | None = None,
 ) -> AppendPlan:
     """Fold the whole ledger with the new events; delete derived files no longer produced."""
-    parsed = parse_ledger({p: decode_shard(d) for p, d in shards.items() if is_shard(p)})
+    parsed = parse_ledger({p: decode_shard(d) for p, d in shards.items() if is_shard(p)}, key)
     known = {e.id for e in parsed.events}
     added = tuple(e for e in batch if e.id not in known)
     texts = appended({p: decode_shard(d) for p, d in shards.items()}, added)
@@ -89,42 +91,51 @@ def appended(texts: Mapping[str, str], added: Sequence[Event]) -> dict[str, byte
     return {p: encode_shard(append_lines(texts.get(p, ""), evs)) for p, evs in by_shard.items()}
 
 
-def prepare(events: Iterable[Event]) -> list[Event]:
-    """Events as they will read back from the ledger, each id once (the first kept)."""
+def prepare(events: Iterable[Event], key: bytes | None = None) -> list[Event]:
+    """Events as they will read back from the ledger, each id once (the first kept), signed
+    with the ledger `key` when there is one."""
     seen: set[str] = set()
     batch = []
     for event in events:
         if event.id not in seen:
             seen.add(event.id)
-            batch.append(canonical(event))
+            batch.append(canonical(event) if key is None else signed(canonical(event), key))
     return batch
 
 
 @bulk
 def plan_append(
-    tree: Mapping[str, str], read: Reader, batch: Sequence[Event], config: ReputationConfig | None
+    tree: Mapping[str, str],
+    read: Reader,
+    batch: Sequence[Event],
+    config: ReputationConfig | None,
+    key: bytes | None = None,
 ) -> AppendPlan:
     """Plan an append onto a tree (path → blob id), reading file contents through `read`.
 
-    Incremental when the fold cache verifies against the tree, in full otherwise. Without a
-    `config`, the one the branch records is kept (the defaults when it records none).
+    Incremental when the fold cache verifies against the tree and was built with the same
+    ledger `key`, in full otherwise. Without a `config`, the one the branch records is kept
+    (the defaults when it records none).
     """
     head = _head(tree, read)
     used = config or branch_config(tree, read, head)
-    if head is not None:
+    if head is not None and head.get("key") == key_id(key):
         plan = try_incremental(head, tree, read, batch, used)
         if plan is not None:
             return plan
-    return plan_full(read([p for p in tree if is_shard(p)]), tree, batch, used)
+    return plan_full(read([p for p in tree if is_shard(p)]), tree, batch, used, key)
 
 
 @bulk
 def plan_rebuild(
-    tree: Mapping[str, str], read: Reader, config: ReputationConfig | None
+    tree: Mapping[str, str],
+    read: Reader,
+    config: ReputationConfig | None,
+    key: bytes | None = None,
 ) -> AppendPlan:
     """Regenerate every derived file from the whole ledger, adding nothing."""
     used = config or branch_config(tree, read, _head(tree, read))
-    return plan_full(read([p for p in tree if is_shard(p)]), tree, [], used)
+    return plan_full(read([p for p in tree if is_shard(p)]), tree, [], used, key)
 
 
 def branch_config(

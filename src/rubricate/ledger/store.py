@@ -38,6 +38,7 @@ from rubricate.ledger.codec import (
 )
 from rubricate.ledger.event import Event
 from rubricate.ledger.paths import is_derived
+from rubricate.ledger.trust import trusted
 
 if TYPE_CHECKING:
     from rubricate.config import ReputationConfig
@@ -114,10 +115,13 @@ class LedgerStore:
         *,
         config: ReputationConfig | None = None,
         retry: RetryPolicy | None = None,
+        key: bytes | None = None,
     ) -> None:
         self.backend = backend
         self.config = config
         self.retry = retry or RetryPolicy()
+        self.key = key
+        """The ledger key: events are signed with it, and only signed events are trusted."""
 
     @property
     def branch_found(self) -> bool | None:
@@ -146,10 +150,12 @@ class LedgerStore:
         from rubricate.ledger.plan import plan_append, prepare  # only a write needs the fold
 
         given = list(events)
-        batch = prepare(given)
+        batch = prepare(given, self.key)
         extra_files = check_extras(extras or {})
         result = self._swap(
-            lambda tree, read: plan_append(tree, read, batch, self.config), extra_files, False
+            lambda tree, read: plan_append(tree, read, batch, self.config, self.key),
+            extra_files,
+            False,
         )
         return replace(result, present=len(given) - result.added)
 
@@ -165,7 +171,9 @@ class LedgerStore:
         """Regenerate every derived file from the whole ledger; write only if one changes."""
         from rubricate.ledger.plan import plan_rebuild
 
-        return self._swap(lambda tree, read: plan_rebuild(tree, read, self.config), {}, True)
+        return self._swap(
+            lambda tree, read: plan_rebuild(tree, read, self.config, self.key), {}, True
+        )
 
     def _swap(self, planner: Planner, extras: Mapping[str, Extra], rebuild: bool) -> AppendResult:
         """Plan on the tip and write; from the new tip again when the write is rejected."""
@@ -194,7 +202,7 @@ class LedgerStore:
     def read(self) -> ParsedLedger:
         """Every event and located problem of the ledger at the tip."""
         files = self.read_files(is_shard)
-        return parse_ledger({p: decode_shard(d) for p, d in files.items()})
+        return parse_ledger({p: decode_shard(d) for p, d in files.items()}, self.key)
 
     def read_file(self, path: str) -> bytes | None:
         """One file of the tip, or None when it (or the branch) is absent."""
@@ -239,14 +247,20 @@ def commit_message(added: int, extras: Sequence[str], rebuilt: bool = False) -> 
     return "; ".join(parts) + "\n"
 
 
-def job_file_events(files: Mapping[str, bytes], repo: str, pr: int) -> tuple[Event, ...]:
-    """The events of a job file among `files` (the first that names this job)."""
+def job_file_events(
+    files: Mapping[str, bytes], repo: str, pr: int, key: bytes | None = None
+) -> tuple[Event, ...]:
+    """The trusted events of a job file among `files` (the first that names this job).
+
+    A job file is derived, and anyone who can push to the data branch can edit it: an event
+    whose id is forged (or, with a ledger `key`, that is not signed with it) is left out.
+    """
     for path in sorted(files):
         try:
             body = json.loads(files[path])
             if body.get("repo") != repo or body.get("pr") != pr:
                 continue
-            return tuple(Event.model_validate(raw) for raw in body["events"])
+            return trusted((Event.model_validate(raw) for raw in body["events"]), key)
         except (ValueError, KeyError, TypeError, AttributeError, ValidationError) as exc:
             raise LedgerError(f"{path}: not a valid job file ({exc.__class__.__name__})") from None
     return ()

@@ -55,10 +55,11 @@ def recorded_config(files: Mapping[str, bytes]) -> ReputationConfig | None:
 
 
 def verify_files(
-    files: Mapping[str, bytes], config: ReputationConfig | None = None
+    files: Mapping[str, bytes], config: ReputationConfig | None = None, key: bytes | None = None
 ) -> VerifyReport:
-    """Parse the ledger and compare every derived file with a full recompute."""
-    parsed = parse_ledger({p: decode_shard(d) for p, d in files.items() if is_shard(p)})
+    """Parse the ledger (checking ids, and signatures with a `key`) and compare every derived
+    file with a full recompute."""
+    parsed = parse_ledger({p: decode_shard(d) for p, d in files.items() if is_shard(p)}, key)
     used = config or recorded_config(files) or ReputationConfig()
     expected = derive_files(parsed, used)
     stale = [f"{p}: missing" for p in sorted(expected) if p not in files]

@@ -2,8 +2,9 @@
 
 A file is a config when it is named `rubricate.yml`/`rubricate.yaml`, or when it is a mapping
 whose keys are all config keys. A config's `rubric:` must resolve too, and each deliverable
-schema must be a readable, valid JSON Schema; paths are read with `read_file`, relative to the
-repository root. A grader whose criterion the rubric lacks is a warning (it would score none).
+schema must be a readable, valid JSON Schema whose `$ref`s all resolve; paths are read with
+`read_file`, relative to the repository root. A grader whose criterion the rubric lacks is a
+warning (it would score none).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from rubricate.errors import (
     SourceError,
     read_problem,
 )
+from rubricate.rubric.agentv import form_name
 from rubricate.rubric.loader import load_rubrics
 from rubricate.rubric.model import Rubric
 from rubricate.rubric.resolve import ReadFile, resolve_rubric
@@ -70,20 +72,22 @@ def config_keys() -> set[str]:
     return {field.alias or name for name, field in Config.model_fields.items()}
 
 
-def check_text(text: str, path: str, read_file: ReadFile | None = None) -> FileReport:
-    """Validate a rubric or config file's text."""
+def check_text(
+    text: str, path: str, read_file: ReadFile | None = None, read_near: ReadFile | None = None
+) -> FileReport:
+    """Validate a rubric or config file's text (`read_near` reads the files a rubric names)."""
     if is_config(text, path):
         return check_config(text, path, read_file)
-    return check_rubric(text, path)
+    return check_rubric(text, path, read_near)
 
 
-def check_rubric(text: str, path: str) -> FileReport:
+def check_rubric(text: str, path: str, read_file: ReadFile | None = None) -> FileReport:
     """Validate a rubric file: one `ok` line per rubric (per case in a multi-case file)."""
     try:
-        loaded = load_rubrics(text, path)
+        loaded = load_rubrics(text, path, read_file)
     except SourceError as exc:
         return FileReport(path, diagnostics=tuple(exc.diagnostics))
-    dialect = loaded.dialect
+    dialect = form_name(loaded.dialect)
     several = len(loaded.rubrics) > 1
     ok = tuple(
         f"ok {path}#{r.case} ({dialect}, {_count(r.criteria)})"
@@ -120,14 +124,21 @@ def _schema_problems(
 ) -> list[Diagnostic]:
     """A located error for each deliverable schema that is missing, unreadable or invalid."""
     from rubricate.evidence.deliverable_schemas import compile_deliverable_schema
+    from rubricate.evidence.schema_refs import SchemaFiles
 
+    def read_bytes(path: str) -> bytes | None:
+        try:
+            return None if read_file is None else read_file(path).encode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+
+    files = SchemaFiles(read_bytes)
     problems = []
     for index, deliverable in enumerate(config.deliverables):
         schema = deliverable.schema_
-        files = {}
         if isinstance(schema, str) and read_file is not None:
             try:
-                files[schema] = read_file(schema).encode("utf-8")
+                read_file(schema)
             except (OSError, UnicodeDecodeError) as exc:
                 problem = read_problem(exc)
                 where = ("deliverables", index, "schema")

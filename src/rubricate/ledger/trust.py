@@ -1,0 +1,85 @@
+"""Which ledger events can be trusted: natural-key ids and optional HMAC signatures (pure).
+
+An event's `id` is the hash of its natural key `(kind, repo, pr, version, delivery)`; a line
+whose id is anything else was not written by rubricate and is refused. Anyone who can push to
+the data branch can still compute a natural key, so a repository that wants more configures a
+ledger key (`RUBRICATE_LEDGER_KEY`): every event is then signed with an HMAC-SHA256 over its
+canonical JSON line without the `sig` field, and an event that is unsigned or badly signed is
+refused like a corrupt line, so it never reaches the gate, the job files or reputation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Iterable
+from typing import Final
+
+from rubricate.ledger.event import Event, natural_key
+
+KEY_ENV: Final = "RUBRICATE_LEDGER_KEY"
+SIGNATURE_PREFIX: Final = "hmac-sha256:"
+MIN_KEY_BYTES: Final = 16
+_KEY_ID_LABEL: Final = b"rubricate ledger key id"
+
+
+def expected_id(event: Event) -> str | None:
+    """The id an event must have; None when it names no delivery to derive it from."""
+    if event.delivery is None:
+        return None
+    return natural_key(event.kind, event.repo, event.pr, event.version, event.delivery)
+
+
+def signed(event: Event, key: bytes) -> Event:
+    """The event with its signature under `key`."""
+    return event.model_copy(update={"sig": signature(event, key)})
+
+
+def signature(event: Event, key: bytes) -> str:
+    """`hmac-sha256:<hex>` over the event's canonical line without its `sig`."""
+    body = event.model_copy(update={"sig": None}).to_line().encode("utf-8", "surrogatepass")
+    return SIGNATURE_PREFIX + hmac.new(key, body, hashlib.sha256).hexdigest()
+
+
+def key_id(key: bytes | None) -> str | None:
+    """A short public name for a key (derived with the key, so it reveals nothing of it)."""
+    if key is None:
+        return None
+    return hmac.new(key, _KEY_ID_LABEL, hashlib.sha256).hexdigest()[:16]
+
+
+def refusal(event: Event, key: bytes | None = None) -> str | None:
+    """Why an event is not trusted (None when it is): a forged id, or a missing or bad signature."""
+    wanted = expected_id(event)
+    if wanted is None:
+        return "refused: no delivery, so its id cannot be checked against its natural key"
+    if event.id != wanted:
+        return (
+            f"refused: id {event.id[:16]} is not the hash of its natural key "
+            "(kind, repo, pr, version, delivery)"
+        )
+    if key is None:
+        return None
+    if event.sig is None:
+        return "refused: not signed with the ledger key"
+    if not hmac.compare_digest(event.sig, signature(event, key)):
+        return "refused: its signature does not match the ledger key"
+    return None
+
+
+def trusted(events: Iterable[Event], key: bytes | None = None) -> tuple[Event, ...]:
+    """The events that are trusted, in order (a job file is derived, so it is checked again)."""
+    return tuple(event for event in events if refusal(event, key) is None)
+
+
+def parse_key(text: str | None) -> bytes | None:
+    """The ledger key from its configured text (None when unset); ValueError when too short."""
+    if text is None or not text.strip():
+        return None
+    key = text.strip().encode("utf-8")
+    if len(key) < MIN_KEY_BYTES:
+        raise ValueError(
+            f"the ledger key must be at least {MIN_KEY_BYTES} bytes (it has {len(key)}): "
+            "use a random secret, e.g. `openssl rand -hex 32`"
+        )
+    return key
