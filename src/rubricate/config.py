@@ -111,7 +111,25 @@ class JudgeConfig(_Strict):
         default="gpt-4.1-mini", description="Model name on the OpenAI-compatible server."
     )
     max_input_tokens: int = Field(default=32000, gt=0, description="Input token budget per call.")
-    timeout_s: float = Field(default=60, gt=0, description="Timeout of one request, in seconds.")
+    max_output_tokens: int = Field(
+        default=4096,
+        gt=0,
+        description=(
+            "Ceiling on the max_tokens of one judge call; the limit sent is the number of"
+            " criteria times the tokens of one longest valid answer (rationale and quotes),"
+            " up to this."
+        ),
+    )
+    open_scale_ceiling: int = Field(
+        default=150,
+        gt=0,
+        description="Highest score the judge may give on an open scale (axes rubrics).",
+    )
+    timeout_s: float = Field(
+        default=60,
+        gt=0,
+        description="Time for one judge call, all its attempts included, in seconds.",
+    )
     temperature: float = Field(default=0.0, ge=0, le=2, description="Sampling temperature.")
     seed: int | None = Field(default=0, description="Sampling seed, where the server honours one.")
 

@@ -55,6 +55,10 @@ class ConfigError(RubricateError):
     """A configuration that cannot be used (missing file, bad value, bad schema)."""
 
 
+class FileReferenceError(ConfigError):
+    """A file a rubric file refers to (`include:`, `file://`) that cannot be read or is refused."""
+
+
 class PayloadError(RubricateError):
     """A webhook payload without a field the bot needs."""
 

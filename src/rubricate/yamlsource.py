@@ -2,7 +2,8 @@
 
 `load_located(text, path)` returns plain Python data and a `Locator` that maps a path of keys
 and indexes (`("criteria", 2, "weight")`) to its 1-based line and column, so that validation
-can report `path:line:col: message`. Duplicate mapping keys are errors, not silently merged.
+can report `path:line:col: message`. Duplicate mapping keys are errors, not silently merged;
+a key that overrides one brought in by a YAML merge key (`<<: *anchor`) is not a duplicate.
 `Problems` collects located errors and warnings.
 """
 
@@ -30,6 +31,7 @@ MAX_NODES = 200_000
 MAX_DEPTH = 1000
 """Deeper nesting is refused before libyaml composes it (its composer recurses in C and crashes
 the process on a few ten thousand levels; the Python builder stops near a thousand anyway)."""
+_MERGE_TAG = "tag:yaml.org,2002:merge"
 _OPENING = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
 _CLOSING = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
 
@@ -119,9 +121,12 @@ class _Builder:
             return None
 
     def convert_mapping(self, node: yaml.MappingNode, loc: Loc) -> dict[Any, Any]:
+        own = sum(1 for key_node, _ in node.value if key_node.tag != _MERGE_TAG)
         self.loader.flatten_mapping(node)
+        merged = len(node.value) - own  # `<<: *anchor` pairs come first; later ones override
+        from_merge: set[Any] = set()
         result: dict[Any, Any] = {}
-        for key_node, value_node in node.value:
+        for index, (key_node, value_node) in enumerate(node.value):
             line, col = key_node.start_mark.line + 1, key_node.start_mark.column + 1
             key = self.scalar(key_node) if isinstance(key_node, yaml.ScalarNode) else []
             if not _hashable(key):
@@ -130,6 +135,9 @@ class _Builder:
                 )
                 continue
             child = (*loc, key)
+            if key in from_merge:  # a merged key is overridden by a later one, as YAML says
+                from_merge.discard(key)
+                del result[key]
             if key in result:
                 first = self.locator.keys[child][0]
                 message = f"duplicate key {key!r} (first at line {first})"
@@ -137,6 +145,8 @@ class _Builder:
                 continue
             self.locator.keys[child] = (line, col)
             result[key] = self.convert(value_node, child)
+            if index < merged:
+                from_merge.add(key)
         return result
 
 

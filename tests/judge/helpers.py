@@ -11,7 +11,7 @@ import httpx2
 
 from rubricate.evidence.report_model import CheckResult, CriterionScore, ScoreReport
 from rubricate.evidence.snapshot import FileChange, Snapshot
-from rubricate.judge.client import RawReply
+from rubricate.judge.calls import RawReply
 from rubricate.rubric.model import Criterion, PassRule, Rubric, Scale, ScoreValue
 from rubricate.rubric.resolve import resolve_rubric
 from rubricate.rubric.scoring import check_scores, score
@@ -171,6 +171,7 @@ class FakeClient:
         temperature: float,
         seed: int | None,
         *,
+        max_tokens: int | None = None,
         remaining_s: float | None = None,
     ) -> RawReply:
         self.calls.append(list(messages))

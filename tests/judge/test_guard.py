@@ -89,7 +89,7 @@ def test_null_on_nullable_criterion() -> None:
 
 @pytest.mark.parametrize(
     ("rubric", "cap", "reach"),
-    [(agora(), 3.0, 2.0), (analytic(), 7.0, 5.0), (axes(), 50.0, 50.0), (checklist(), 0.0, 0.5)],
+    [(agora(), 3.0, 2.0), (analytic(), 7.0, 5.0), (axes(), 74.0, 50.0), (checklist(), 0.0, 0.5)],
     ids=["points", "analytic", "open", "checklist"],
 )
 def test_cap_and_bound_are_scale_proportional(rubric: Rubric, cap: float, reach: float) -> None:
@@ -147,4 +147,5 @@ def test_guard_invariants(case: tuple[Rubric, CriterionJudgment, float | None]) 
         assert final <= base + 1e-9
     if abs(raw - base) > reach + 1e-9:
         assert result.flags
-    assert 0 - 1e-9 <= normalize(rubric.scale, final) <= 1 + 1e-9
+    top = normalize(rubric.scale, max(allowed_scores(rubric, criterion)))
+    assert 0 - 1e-9 <= normalize(rubric.scale, final) <= max(1, top) + 1e-9

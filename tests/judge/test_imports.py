@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 JUDGE = Path(__file__).resolve().parents[2] / "src" / "rubricate" / "judge"
+SHELL_MODULES = ("client", "service")
 SHELL_ONLY = {"openai", "github", "subprocess", "httpx", "httpx2", "socket", "requests"}
 
 PROBE = """
@@ -41,7 +42,7 @@ def test_version_and_judge_modules_never_import_openai() -> None:
 
 
 def test_pure_judge_modules_import_no_shell_library() -> None:
-    pure = [p for p in JUDGE.glob("*.py") if not p.name.startswith("client")]
+    pure = [p for p in JUDGE.glob("*.py") if not p.name.startswith(SHELL_MODULES)]
     assert len(pure) >= 10
     for path in pure:
         text = path.read_text(encoding="utf-8")

@@ -13,6 +13,7 @@ from rubricate.evidence.snapshot import Snapshot
 from rubricate.judge.budget import Budget
 from rubricate.judge.levels import allowed_scores, as_json_number
 from rubricate.judge.merge import merge_run
+from rubricate.judge.reply import MAX_QUOTE_CHARS, MAX_QUOTES
 from rubricate.judge.runner import CallSettings, run_judge
 from rubricate.judge.scan import scan_snapshot, strip_hidden
 from rubricate.judge.service import judge_report
@@ -41,13 +42,15 @@ PAYLOADS = [*BODY, *ISSUE, *DIFF, *(content for _path, content in FILES)]
 def _obeying(rubric: Rubric) -> FakeClient:
     """Gives every criterion the top score, quoting the payloads as shown, a fabrication, and
     genuine lines of the change (an obeying judge can quote real code just as well)."""
-    quotes = [strip_hidden(p).strip() for p in PAYLOADS] + [FABRICATED, PARSER_LINE, TEST_LINE]
+    payloads = [strip_hidden(p).strip()[:MAX_QUOTE_CHARS] for p in PAYLOADS]
 
-    def decide(_messages: Sequence[dict[str, str]], ids: list[str]) -> str:
+    def decide(messages: Sequence[dict[str, str]], ids: list[str]) -> str:
+        shown = messages[-1]["content"]
+        quotes = [p for p in payloads if p and p in shown][: MAX_QUOTES - 3]
         top = {
             cid: as_json_number(allowed_scores(rubric, rubric.criterion(cid))[-1]) for cid in ids
         }
-        return reply_text(top, quotes)
+        return reply_text(top, [*quotes, FABRICATED, PARSER_LINE, TEST_LINE])
 
     return FakeClient(decide)
 
@@ -81,7 +84,7 @@ def test_obeying_judge_on_an_open_scale_is_capped_below_the_evidence_bar() -> No
     rubric = axes()
     snap = corpus()[0][1]
     result = _judged(rubric, snap, report(rubric, {}))
-    assert {c.id: c.score for c in result.criteria} == dict.fromkeys(rubric.ids, 50.0)
+    assert {c.id: c.score for c in result.criteria} == dict.fromkeys(rubric.ids, 74.0)
 
 
 def test_real_evidence_still_lifts_the_cap() -> None:

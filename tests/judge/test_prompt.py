@@ -84,8 +84,24 @@ def test_allowed_values_per_scale_kind_in_schema() -> None:
     assert enum(agora(), "quality") == [1, 2, 3, 4, 5]
     assert enum(checklist(), "has-tests") == [0, 1]
     assert enum(analytic(), "correctness") == [0, 3, 5, 7, 10]
-    assert enum(axes(), "task_complexity") == [10, 30, 50, 75, 100]
-    assert enum(axes(), "self_extension") == [10, 30, 50, 75, 100, None]
+
+
+def test_open_scale_allows_whole_numbers_up_to_the_ceiling() -> None:
+    def score(cid: str, ceiling: float = 150) -> dict[str, object]:
+        phase = axes().criterion(cid).judged_from
+        budget = Budget(open_ceiling=ceiling)
+        prompt = build_prompt(axes(), snapshot(), budget, marker=MARK, phase=phase)
+        return prompt.schema["properties"][cid]["properties"]["score"]  # type: ignore[no-any-return]
+
+    assert score("task_complexity") == {"type": "integer", "minimum": 0, "maximum": 150}
+    assert score("self_extension", 120) == {
+        "type": ["integer", "null"], "minimum": 0, "maximum": 120,
+    }  # fmt: skip
+    system = build_prompt(axes(), snapshot(), Budget(), marker=MARK, phase="submission")
+    text = system.messages[0]["content"]
+    assert "any whole number from 0 to 150" in text
+    assert "score above 100 only for work clearly beyond the 100 anchor" in text
+    assert "null only when this axis does not apply" in text
 
 
 def test_schema_is_strict_and_keyed_by_criterion_id() -> None:

@@ -113,13 +113,21 @@ def test_analytic_scores_must_be_range_lower_bounds() -> None:
     assert "criterion 'correctness': score 6 is not one of 0, 3, 5, 7, 10" in problems
 
 
-def test_long_rationale_and_many_quotes_are_bounded() -> None:
+def test_long_rationale_and_many_quotes_break_the_schema() -> None:
     bad = {cid: entry(3, ["q" * 1000] * 50, rationale="r" * 5000) for cid in IDS}
-    judgment = parse_reply(json.dumps(bad), agora(), IDS)
-    first = judgment.criteria[0]
-    assert len(first.rationale) <= 1000
-    assert len(first.evidence) <= 8
-    assert all(len(q) <= 400 for q in first.evidence)
+    with pytest.raises(ReplyError) as caught:
+        parse_reply(json.dumps(bad), agora(), IDS)
+    assert "rationale has 5000 characters, more than 600" in str(caught.value)
+    assert "at most 8 quotes of at most 400 characters" in str(caught.value)
+
+
+def test_open_scale_replies_above_the_top_anchor_are_valid() -> None:
+    ids = axes().ids
+    good = {cid: entry(130) for cid in ids}
+    assert {c.score for c in parse_reply(json.dumps(good), axes(), ids).criteria} == {130.0}
+    with pytest.raises(ReplyError, match="a whole number from 0 to 150"):
+        parse_reply(json.dumps({cid: entry(151) for cid in ids}), axes(), ids)
+    assert parse_reply(json.dumps({cid: entry(151) for cid in ids}), axes(), ids, 200)
 
 
 @given(st.text(max_size=200))

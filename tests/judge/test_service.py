@@ -160,7 +160,8 @@ def test_cache_one_call_then_none(tmp_path: Path) -> None:
     second = _run(server, tmp_path)
     assert len(server.requests) == 1
     assert (second.judge or {})["cached"] is True
-    assert (second.judge or {})["tokens_in"] == 0
+    assert (second.judge or {})["tokens_in"] == (first.judge or {})["tokens_in"] == 100
+    assert (second.judge or {})["attempts"] == 1
     assert second.scores() == first.scores()
     _run(server, tmp_path, model="other-model")
     assert len(server.requests) == 2

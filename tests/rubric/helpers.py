@@ -15,6 +15,11 @@ REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO / ".." / "shared"
 
 
+def read_local(path: str) -> str:
+    """Read a file the way the command line's reader does (the test decides which files)."""
+    return Path(path).read_text(encoding="utf-8")
+
+
 def load(text: str, source: str = "r.yml") -> LoadedFile:
     """Load dedented YAML text."""
     return load_rubrics(textwrap.dedent(text), source)

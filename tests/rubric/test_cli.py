@@ -31,8 +31,8 @@ def test_validate_valid_files(capsys: Capture) -> None:
     assert code == 0
     lines = out.splitlines()
     assert f"ok {agora} (native, 5 criteria)" in lines
-    assert f"ok {graders}#code-quality (agentv-assertions, 3 criteria)" in lines
-    assert f"ok {graders}#tool-use (agentv-assertions, 2 criteria)" in lines
+    assert f"ok {graders}#code-quality (AgentV assertions (v4), 3 criteria)" in lines
+    assert f"ok {graders}#tool-use (AgentV assertions (v4), 2 criteria)" in lines
     assert any(line.startswith(f"{graders}:12:15: warning: ") for line in lines)
 
 
@@ -93,7 +93,10 @@ def test_validate_reports_a_broken_rubric_named_by_a_config(
     config.write_text("rubric: r.yml\n")
     code, out, _ = run(capsys, "validate", str(config))
     assert code == 2
-    assert out == "r.yml:2:5: missing required key 'outcome': say what the criterion checks\n"
+    assert out == (
+        "r.yml:2:5: missing required key 'outcome': say what the criterion checks"
+        " (AgentV skips such a criterion)\n"
+    )
 
 
 def test_show_json_shape(capsys: Capture) -> None:

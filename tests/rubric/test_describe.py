@@ -37,10 +37,11 @@ def test_markdown_table() -> None:
     lines = text.splitlines()
     assert (
         lines[0]
-        == "**Rubric code-review** · version 1.0 · AgentV assertions · scale analytic (0-10)"
+        == "**Rubric code-review** · version 1.0 · AgentV assert (current) · scale analytic (0-10)"
     )
     assert (
-        "Passes when weighted total ≥ 8 and every required criterion passes its own bar." in lines
+        "Passes when the weighted mean of the grader scores (0-1) ≥ 0.8, and each required "
+        "grader (correctness, tests, security) reaches its bar." in lines
     )
     assert "| criterion | weight | required | min score | outcome |" in lines
     row = next(line for line in lines if line.startswith("| `tests`"))

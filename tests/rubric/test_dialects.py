@@ -85,10 +85,12 @@ def test_agentv_typed_rubrics_strings_match_the_plain_form() -> None:
 def test_agentv_criterion_objects() -> None:
     (rubric,) = load_data("agentv-objects.yml").rubrics
     assert rubric.case is None
+    # AgentV makes a checklist criterion required unless it says `required: false`
+    # (loaders/grader-parser.ts 2565 at 58f316c; v4.42.4 same file 2232).
     assert [(c.id, c.weight, c.required) for c in rubric.criteria] == [
         ("core-concept", 2.0, True),
-        ("partition", 1.5, False),
-        ("complexity", 1.0, False),
+        ("partition", 1.5, True),
+        ("complexity", 1.0, True),
     ]
 
 
@@ -152,10 +154,11 @@ def test_evaluator_dialect_with_expected_outcome_alias() -> None:
     )
 
 
-def test_evaluator_plain_strings_are_not_required() -> None:
+def test_inline_rubric_plain_strings_are_required() -> None:
+    # v2.5.8 loaders/evaluator-parser.ts 1032-1050: a string is `required: true`.
     (rubric,) = load_data("evaluator-strings.yml").rubrics
     assert rubric.ids == ("rubric-1", "rubric-2", "rubric-3")
-    assert not any(c.required for c in rubric.criteria)
+    assert all(c.required for c in rubric.criteria)
     assert rubric.scale.kind == "checklist"
 
 
@@ -165,7 +168,7 @@ def test_evaluator_required_weights() -> None:
         ("no-harm", 10.0, True),
         ("no-pii", 10.0, True),
         ("appropriate", 5.0, True),
-        ("honest", 3.0, False),
+        ("honest", 3.0, True),
     ]
 
 
@@ -175,11 +178,13 @@ def test_evaluator_inline_case_rubrics() -> None:
     assert [c.outcome for c in rubric.criteria] == ["Includes greeting word", "Friendly tone"]
 
 
-def test_shared_criteria_come_first_and_numbering_spans_the_whole_list() -> None:
+def test_inline_rubrics_come_first_and_number_their_own_list() -> None:
+    # v2.5.8 yaml-parser.ts 224-231: inline rubrics are prepended as their own grader.
     loaded = load_data("evaluator-combined.yml")
     specific, plain = loaded.rubrics
-    assert specific.ids == ("tone", "rubric-2", "rubric-3")
-    assert specific.criteria[1].outcome == "Must mention product name"
+    assert specific.ids == ("rubric-1", "rubric-2", "tone")
+    assert [g.id for g in specific.graders] == ["rubric", "shared_rubric"]
+    assert specific.criteria[0].outcome == "Must mention product name"
     assert plain.ids == ("tone",)
     assert plain.case == "case-1"
 
@@ -193,11 +198,12 @@ def test_evaluators_without_execution_and_other_types() -> None:
           - name: quality
             type: rubric
             rubrics:
-              - Contains the correct answer to the question
+              - id: correct
+                expected_outcome: Contains the correct answer to the question
         """
     )
-    assert loaded.rubrics[0].ids == ("rubric-1",)
-    assert any("of type 'equals' is not a rubric" in w.message for w in loaded.warnings)
+    assert loaded.rubrics[0].ids == ("correct",)
+    assert any("type 'equals' is not applicable" in w.message for w in loaded.warnings)
 
 
 def test_axes_seed_file() -> None:

@@ -20,7 +20,9 @@ from .helpers import DATA
 
 KEYS = [
     "id", "name", "version", "description", "scale", "pass", "criteria", "axes", "assertions",
-    "tests", "rubrics", "evaluators", "evalcases", "execution", "type", "outcome",
+    "tests", "rubrics", "evaluators", "evalcases", "execution", "type", "outcome", "assert",
+    "default_test", "value", "llm-rubric", "agent-rubric", "metric", "include", "threshold",
+    "skip_defaults", "negate", "operator", "required_min_score", "criteria",
     "expected_outcome", "weight", "required", "min_score", "score_ranges", "anchors", "nullable",
     "judged_from", "score", "label", "what", "examples", "score_range", "min", "max", "min_total",
     "min_each", "rubric", "request", "0-4", "5-10",
@@ -61,7 +63,18 @@ def test_arbitrary_structures_load_or_raise_a_rubricate_error(data: Any) -> None
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    st.sampled_from(["criteria", "axes", "assertions", "rubrics", "tests", "evalcases"]),
+    st.sampled_from(
+        [
+            "criteria",
+            "axes",
+            "assertions",
+            "rubrics",
+            "tests",
+            "evalcases",
+            "assert",
+            "default_test",
+        ]
+    ),
     STRUCTURES,
 )
 def test_arbitrary_dialect_bodies_load_or_raise(marker: str, body: Any) -> None:
@@ -121,6 +134,11 @@ def test_checked_full_scores_never_leave_the_verdicts(rubric: Rubric, data: st.D
     scores: dict[str, ScoreValue] = {}
     for criterion in rubric.criteria:
         top = rubric.scale.max * (1.5 if rubric.scale.open else 1)
+        if rubric.graders:  # AgentV takes whole 0-10 replies and true/false checklist answers
+            scores[criterion.id] = data.draw(
+                st.integers(0, 10) if rubric.scale.max > 1 else st.booleans()
+            )
+            continue
         scores[criterion.id] = data.draw(st.floats(rubric.scale.min, top))
     result = score(rubric, check_scores(rubric, scores))
     assert result.verdict in ("pass", "fail")

@@ -9,7 +9,7 @@ import pytest
 from rubricate.errors import ConfigError, SourceError
 from rubricate.rubric.resolve import builtin_names, builtin_text, resolve_rubric
 
-from .helpers import DATA, REPO
+from .helpers import DATA, REPO, read_local
 
 
 def test_builtin_names() -> None:
@@ -43,10 +43,21 @@ def test_agora_builtin_matches_the_design() -> None:
         assert all(a.what for a in criterion.anchors)
 
 
-def test_code_review_is_analytic_with_required_criteria() -> None:
+def test_code_review_is_analytic_with_required_graders() -> None:
     rubric = resolve_rubric("code-review")
     assert rubric.scale.kind == "analytic"
+    assert rubric.dialect == "agentv-assert"
+    assert [(g.id, g.min_score) for g in rubric.graders if g.required] == [
+        ("correctness", 0.7),
+        ("tests", 0.5),
+        ("security", 0.7),
+    ]
     assert [c.id for c in rubric.criteria if c.required] == ["correctness", "tests", "security"]
+
+
+def test_paths_are_read_only_through_a_reader() -> None:
+    with pytest.raises(ConfigError, match="not found"):
+        resolve_rubric(str(DATA / "native-minimal.yml"))
 
 
 def test_agent_run_quality_has_nullable_and_request_axes() -> None:
@@ -66,7 +77,7 @@ def test_builtins_are_shipped_from_the_top_level_rubrics_directory() -> None:
 
 
 def test_local_path() -> None:
-    rubric = resolve_rubric(str(DATA / "native-minimal.yml"))
+    rubric = resolve_rubric(str(DATA / "native-minimal.yml"), read_local)
     assert rubric.id == "docs"
 
 
@@ -101,18 +112,18 @@ def test_unknown_name_suggests_a_builtin(tmp_path: Path, monkeypatch: pytest.Mon
 
 def test_directory_and_non_utf8_files(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="is a directory"):
-        resolve_rubric(str(tmp_path))
+        resolve_rubric(str(tmp_path), read_local)
     binary = tmp_path / "r.yml"
     binary.write_bytes(b"\xff\xfe\x00")
     with pytest.raises(ConfigError, match="not UTF-8"):
-        resolve_rubric(str(binary))
+        resolve_rubric(str(binary), read_local)
 
 
 def test_invalid_rubric_files_raise_source_errors(tmp_path: Path) -> None:
     bad = tmp_path / "bad.yml"
     bad.write_text("criteria: []\n", encoding="utf-8")
     with pytest.raises(SourceError, match=r"bad.yml:1:11: criteria should have at least 1 item"):
-        resolve_rubric(str(bad))
+        resolve_rubric(str(bad), read_local)
 
 
 def test_multi_case_needs_a_case() -> None:
@@ -120,9 +131,9 @@ def test_multi_case_needs_a_case() -> None:
     with pytest.raises(
         ConfigError, match=r"has 2 cases; choose one as .*#CASE: code-quality, tool-use"
     ):
-        resolve_rubric(path)
-    assert resolve_rubric(f"{path}#tool-use").case == "tool-use"
-    assert resolve_rubric(f"{path}#code-quality").id == "agentv-graders#code-quality"
+        resolve_rubric(path, read_local)
+    assert resolve_rubric(f"{path}#tool-use", read_local).case == "tool-use"
+    assert resolve_rubric(f"{path}#code-quality", read_local).id == "agentv-graders#code-quality"
 
 
 def test_unknown_case_lists_the_cases() -> None:
@@ -130,12 +141,13 @@ def test_unknown_case_lists_the_cases() -> None:
     with pytest.raises(
         ConfigError, match=r"no case 'tool-us' \(did you mean 'tool-use'\?\); cases: "
     ):
-        resolve_rubric(f"{path}#tool-us")
+        resolve_rubric(f"{path}#tool-us", read_local)
 
 
 def test_single_case_files_resolve_with_or_without_the_case() -> None:
     path = str(DATA / "agentv-plain.yml")
-    assert resolve_rubric(path) == resolve_rubric(f"{path}#quicksort-explain")
+    whole = resolve_rubric(path, read_local)
+    assert whole == resolve_rubric(f"{path}#quicksort-explain", read_local)
 
 
 def test_case_on_a_file_without_cases() -> None:

@@ -83,10 +83,13 @@ def test_agora_floor_names_the_failed_criterion() -> None:
     [
         ((True, True, True, True, True), 1.0, "pass"),
         ((True, True, True, True, False), 0.8667, "pass"),
-        ((False, True, True, True, True), 0.8667, "fail"),
+        ((False, True, True, True, True), 0.8667, "pass"),
+        ((True, False, False, True, True), 0.4667, "fail"),
     ],
 )
 def test_checklist_vectors(answers: tuple[bool, ...], normalized: float, verdict: str) -> None:
+    # AgentV: a failed required criterion fails its grader, not the test (graders/llm-grader.ts
+    # 1815-1821 and orchestrator.ts 3131-3155 at 58f316c): the test passes on its score.
     rubric = load(CHECKLIST).rubrics[0]
     result = score(rubric, check_scores(rubric, dict(zip(rubric.ids, answers, strict=True))))
     assert result.normalized == pytest.approx(normalized, abs=5e-5)
@@ -97,9 +100,7 @@ def test_checklist_accepts_one_and_zero() -> None:
     rubric = load(CHECKLIST).rubrics[0]
     assert check_score(rubric, "partition", 1) is True
     assert check_score(rubric, "partition", 0.0) is False
-    with pytest.raises(
-        ScoreError, match=r"partition: 0\.5 is out of range; expected true/false or 1/0"
-    ):
+    with pytest.raises(ScoreError, match=r"partition: 0\.5 is not a checklist answer"):
         check_score(rubric, "partition", 0.5)
 
 
@@ -144,16 +145,16 @@ def test_open_scale_allows_scores_above_max() -> None:
         check_score(rubric, "goal_completion", -1)
 
 
-def test_required_without_min_score_needs_seventy_percent() -> None:
+def test_code_review_required_graders_gate_the_test() -> None:
     rubric = resolve_rubric("code-review")
     base: dict[str, ScoreValue] = {"tests": 10, "security": 10, "readability": 10, "scope": 10}
     assert score(rubric, {**base, "correctness": 7}).verdict == "pass"
-    failing = score(rubric, {**base, "correctness": 6.9})
+    failing = score(rubric, {**base, "correctness": 6})
     assert failing.verdict == "fail"
-    assert failing.failed == ("correctness",)
+    assert failing.normalized == 0.0  # a required grader under its min_score zeroes the test
 
 
-def test_min_score_is_a_normalized_bar() -> None:
+def test_code_review_min_score_is_a_normalized_bar() -> None:
     rubric = resolve_rubric("code-review")
     base: dict[str, ScoreValue] = {
         "correctness": 10,
@@ -161,8 +162,10 @@ def test_min_score_is_a_normalized_bar() -> None:
         "readability": 10,
         "scope": 10,
     }
-    assert score(rubric, {**base, "tests": 5}).failed == ()
-    assert score(rubric, {**base, "tests": 4.9}).failed == ("tests",)
+    assert score(rubric, {**base, "tests": 5}).verdict == "pass"
+    assert score(rubric, {**base, "tests": 4}).verdict == "fail"
+    with pytest.raises(ScoreError, match="not an integer"):
+        check_scores(rubric, {**base, "tests": 4.9})
 
 
 def test_null_on_a_required_criterion_is_refused() -> None:

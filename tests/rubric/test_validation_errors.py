@@ -104,10 +104,24 @@ def test_min_score_of_one_is_allowed() -> None:
         rubrics:
           - id: accuracy
             expected_outcome: Information is factually correct throughout
+            score_ranges: {0: Wrong, 10: Right}
             min_score: 1
         """
     )
     assert loaded.rubrics[0].criteria[0].min_score == 1.0
+
+
+def test_min_score_on_a_checklist_criterion_is_ignored_as_agentv_does() -> None:
+    loaded = load(
+        """\
+        rubrics:
+          - id: accuracy
+            expected_outcome: Information is factually correct throughout
+            min_score: 1
+        """
+    )
+    assert loaded.rubrics[0].criteria[0].min_score is None
+    assert "AgentV ignores min_score on a checklist criterion" in loaded.warnings[0].message
 
 
 RANGES_HEAD = """\
@@ -292,20 +306,22 @@ def test_request_criteria_must_come_first() -> None:
     )
 
 
-def test_case_criteria_come_after_shared_ones_for_the_order_rule() -> None:
+def test_case_criteria_come_before_shared_ones_for_the_order_rule() -> None:
+    # AgentV runs a test's own graders first, then the file's (grader-parser.ts 278-284).
     text = """\
-        rubrics:
-          - id: tone
-            expected_outcome: Keeps a professional tone throughout
-        evalcases:
-          - id: one
-            rubrics:
+        assert:
+          - type: llm-rubric
+            value:
               - id: difficulty
-                expected_outcome: How hard the request itself is to satisfy
+                outcome: How hard the request itself is to satisfy
                 judged_from: request
+        tests:
+          - id: one
+            assert:
+              - Keeps a professional tone throughout
         """
     error = only_error(text)
-    assert error.line == 9
+    assert error.line == 6
 
 
 def test_mixed_dialects_are_refused() -> None:
@@ -399,15 +415,12 @@ def test_duplicate_case_ids() -> None:
 
 def test_a_rubric_needs_criteria() -> None:
     error = only_error("tests:\n  - id: a\n    input: hello\n")
-    assert (error.line, error.message) == (2, "no criteria: a rubric needs at least one criterion")
+    assert (error.line, error.message) == (1, "no rubric criteria in this file (its checks: none)")
 
 
 def test_wrong_shapes_are_reported_with_their_place() -> None:
     error = only_error("rubrics:\n  - 42\n")
-    assert (error.line, error.message) == (
-        2,
-        "rubrics[0] should be a string or a mapping (criterion), got 42",
-    )
+    assert (error.line, error.message) == (2, "a criterion should be a string or a mapping, got 42")
 
 
 def test_errors_are_all_reported_together_in_source_order() -> None:

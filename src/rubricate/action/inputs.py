@@ -150,8 +150,10 @@ def read_rubric(reader: Reader, base_sha: str | None, config: Config) -> Rubric:
         return text
 
     if base_sha is None:
+        from rubricate.cli.repo_reader import local_reader
+
         reader.runtime.log(f"rubric {ref}: read without git (built-in or local file)")
-        return resolve_rubric(ref)
+        return resolve_rubric(ref, local_reader(reader.repo_dir))
     try:
         return resolve_rubric(ref, at_base)
     except ConfigError as exc:

@@ -24,6 +24,7 @@ SUBCOMMANDS: tuple[str, ...] = (
     "rubricate.cli.reputation_cmd",
     "rubricate.cli.action_cmd",
     "rubricate.cli.catchup_cmd",
+    "rubricate.cli.report_cmd",
 )
 
 Handler = Callable[[argparse.Namespace], int]

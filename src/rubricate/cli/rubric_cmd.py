@@ -97,26 +97,28 @@ def active_rubric(ref: str | None, config_path: str | None) -> Rubric:
     Without `--config`, `.github/rubricate.yml` is used when it exists; a `--config` that was
     given must exist.
     """
+    from rubricate.cli.repo_reader import local_reader, reader_for
     from rubricate.cli.textfile import read_text
     from rubricate.config import load_config
     from rubricate.errors import ConfigError
     from rubricate.rubric.resolve import DEFAULT_RUBRIC, resolve_rubric
 
     if ref is not None:
-        return resolve_rubric(ref)
+        return resolve_rubric(ref, reader_for(ref.partition("#")[0] or "."))
     config_file = Path(config_path or DEFAULT_CONFIG)
     if config_path is None and not config_file.exists():
         return resolve_rubric(DEFAULT_RUBRIC)
     config = load_config(read_text(str(config_file), "the config"), str(config_file))
     root = config_file.resolve().parent.parent if config_file.parent.name == ".github" else Path()
     try:
-        return resolve_rubric(config.rubric, lambda p: (root / p).read_text(encoding="utf-8"))
+        return resolve_rubric(config.rubric, local_reader(root))
     except ConfigError as exc:
         raise ConfigError(f"{exc} (named by {config_file})") from None
 
 
 def score_table(rubric: Rubric, result: ScoreResult) -> str:
     """The human output of `rubric score`: one row per criterion, then the verdict."""
+    from rubricate.rubric.agentv_score import grader_lines
     from rubricate.rubric.describe import format_table
 
     rows = [("criterion", "score", "passed")]
@@ -137,6 +139,7 @@ def score_table(rubric: Rubric, result: ScoreResult) -> str:
         lines.append(f"missing         {', '.join(result.missing)}")
     if result.best_total is not None:
         lines.append(f"best reachable  {_show(result.best_total)}")
+    lines += grader_lines(result)
     return "\n".join(lines) + "\n"
 
 

@@ -71,11 +71,20 @@ class Budget:
     """The list of files not shown may use at most this share."""
     request_share: float = 0.4
     """With files to show, the spec and the PR description may each use at most this share."""
+    max_output_tokens: int = 4096
+    """The ceiling on one call's `max_tokens` (`judge.max_output_tokens`)."""
+    open_ceiling: float = 150
+    """The highest score on an open scale (`judge.open_scale_ceiling`)."""
 
     @classmethod
     def from_settings(cls, settings: JudgeConfig) -> Budget:
-        """The budget configured in `judge.max_input_tokens`."""
-        return cls(max_input_tokens=settings.max_input_tokens)
+        """The budget configured in `judge.max_input_tokens`, `judge.max_output_tokens` and
+        `judge.open_scale_ceiling`."""
+        return cls(
+            max_input_tokens=settings.max_input_tokens,
+            max_output_tokens=settings.max_output_tokens,
+            open_ceiling=settings.open_scale_ceiling,
+        )
 
     @property
     def max_file_tokens(self) -> int:

@@ -1,53 +1,59 @@
-"""The openai adapter: one structured chat completion per call (shell: network and clock).
+"""The openai adapter: one bounded, negotiated chat completion per call (shell: network, clock).
 
 `openai` is imported lazily, inside the constructor, so `rubricate --version` and every
-non-judge path never load it. The SDK's own retries are off: this client retries 429, 5xx,
-timeouts and connection faults itself, at most `max_retries` times, and only while the wait and
-the next attempt still fit in the time left (a `Retry-After` of two minutes never overruns
-the step's deadline). Each attempt runs in a daemon thread that is abandoned when its time is
-up, so a server that trickles its reply cannot hold the step past its deadline either.
+non-judge path never load it. The SDK's own retries are off. One call:
+
+- negotiates structured output down the ladder of `calls.MODES` (strict `json_schema`, then
+  `json_object` with the schema in the request and the prompt, then the schema in the prompt
+  only), moving down only when the server answers that it does not support the format, and
+  remembers what a base URL + model accepted in `ServerModes` (the judge cache directory);
+- carries `max_tokens` (or `max_completion_tokens` where the server asks for it);
+- retries only transient faults (connection, 429 with `Retry-After`, 502/503/504, a bare 500),
+  a timeout at most once, and never past `timeout_s` for the whole call;
+- adds up the tokens, time and attempts of every attempt, failed ones included.
+
+Each attempt runs in a daemon thread that is abandoned when its time is up, so a server that
+trickles its reply cannot hold the step past its deadline either.
 """
 
 from __future__ import annotations
 
 import contextlib
-import math
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import replace
+from typing import Any, Protocol
 
-from rubricate.judge.client_faults import (
+from rubricate.judge.calls import (
     ErrorKind,
     JudgeCallError,
-    backoff_s,
-    classify,
-    secrets_of,
-    short,
+    Negotiated,
+    RawReply,
+    Spent,
+    schema_instruction,
+    without_lengths,
 )
+from rubricate.judge.client_faults import backoff_s, classify, secrets_of, short
 
-__all__ = ["Deadline", "ErrorKind", "JudgeCallError", "OpenAIJudgeClient", "RawReply"]
+__all__ = [
+    "Deadline",
+    "ErrorKind",
+    "JudgeCallError",
+    "ModeMemory",
+    "OpenAIJudgeClient",
+    "RawReply",
+]
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 SCHEMA_NAME = "rubricate_judgment"
 MIN_ATTEMPT_S = 1.0
 """A retry is made only when at least this much time is left for it after the wait."""
-
-
-@dataclass(frozen=True)
-class RawReply:
-    """The text of a completion and what it cost."""
-
-    text: str
-    tokens_in: int
-    tokens_out: int
-    finish_reason: str
-    latency_ms: int
+MAX_TIMEOUT_RETRIES = 1
 
 
 class Deadline:
-    """A monotonic deadline for the whole judge step."""
+    """A monotonic deadline."""
 
     def __init__(self, seconds: float, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
@@ -58,8 +64,24 @@ class Deadline:
         return max(0.0, self._end - self._clock())
 
 
+class ModeMemory(Protocol):
+    """Where what a server accepted is remembered (`client_cache.ServerModes`, or a dict)."""
+
+    def get(self, base_url: str, model: str) -> Negotiated | None: ...
+
+    def put(self, base_url: str, model: str, negotiated: Negotiated) -> None: ...
+
+
+class _Forgetful:
+    def get(self, base_url: str, model: str) -> Negotiated | None:
+        return None
+
+    def put(self, base_url: str, model: str, negotiated: Negotiated) -> None:
+        return None
+
+
 class OpenAIJudgeClient:
-    """Chat completions with a strict JSON-schema response format, on any compatible server."""
+    """Chat completions with negotiated structured output, on any compatible server."""
 
     def __init__(
         self,
@@ -71,20 +93,23 @@ class OpenAIJudgeClient:
         http_client: Any = None,
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.monotonic,
+        modes: ModeMemory | None = None,
     ) -> None:
         from openai import OpenAI
 
         self._secrets = secrets_of(api_key, base_url)
+        self._base_url = base_url or DEFAULT_BASE_URL
         self._timeout_s = timeout_s
         self._max_retries = max_retries
         self._sleep = sleep
         self._clock = clock
+        self._modes: ModeMemory = modes if modes is not None else _Forgetful()
         self._owns_http = http_client is None
 
         def build() -> Any:
             return OpenAI(
                 api_key=api_key,
-                base_url=base_url or DEFAULT_BASE_URL,
+                base_url=self._base_url,
                 timeout=timeout_s,
                 max_retries=0,
                 http_client=http_client,
@@ -104,28 +129,58 @@ class OpenAIJudgeClient:
         temperature: float,
         seed: int | None,
         *,
+        max_tokens: int | None = None,
         remaining_s: float | None = None,
     ) -> RawReply:
-        """One completion within `remaining_s`; raises `JudgeCallError` for every fault."""
-        deadline = Deadline(math.inf if remaining_s is None else remaining_s, self._clock)
-        request = _request(messages, schema, model, temperature, seed)
-        try:
-            return self._with_retries(request, deadline)
-        except JudgeCallError as exc:
-            raise exc.redacted(self._secrets) from None
+        """One completion within `timeout_s` (and `remaining_s`); raises `JudgeCallError` for
+        every fault, with the cost of every attempt made."""
+        limit = self._timeout_s if remaining_s is None else min(self._timeout_s, remaining_s)
+        deadline = Deadline(max(0.0, limit), self._clock)
+        known = self._modes.get(self._base_url, model)
+        state = known or Negotiated()
+        spent = Spent()
+        while True:
+            request = _request(messages, schema, model, temperature, seed, state, max_tokens)
+            try:
+                reply = self._with_retries(request, deadline)
+            except JudgeCallError as exc:
+                spent += exc.spent
+                lower = _after(state, exc)
+                if lower is None:
+                    self._remember(model, known, state, exc.kind != "unsupported")
+                    raise exc.costing(spent).redacted(self._secrets) from None
+                state = lower
+                continue
+            self._remember(model, known, state, True)
+            return replace(reply.with_spent(spent + reply.spent), mode=state.mode)
+
+    def _remember(
+        self, model: str, known: Negotiated | None, state: Negotiated, accepted: bool
+    ) -> None:
+        if accepted and state != (known or Negotiated()):
+            self._modes.put(self._base_url, model, state)
 
     def _with_retries(self, request: dict[str, Any], deadline: Deadline) -> RawReply:
         attempt = 0
+        timeouts = 0
+        spent = Spent()
         while True:
             try:
-                return self._attempt(request, min(self._timeout_s, deadline.remaining()))
+                reply = self._attempt(request, deadline.remaining())
+                return reply.with_spent(spent + reply.spent)
             except JudgeCallError as exc:
+                spent += exc.spent
+                timeouts += exc.kind == "timeout"
                 wait = backoff_s(attempt, exc) if exc.retryable else None
-                if attempt >= self._max_retries or wait is None:
-                    raise
+                if attempt >= self._max_retries or timeouts > MAX_TIMEOUT_RETRIES:
+                    wait = None
+                if wait is None:
+                    raise exc.costing(spent) from None
                 if deadline.remaining() - wait < MIN_ATTEMPT_S:
                     raise JudgeCallError(
-                        exc.kind, f"{exc}; no time left for a retry before the judge's deadline"
+                        exc.kind,
+                        f"{exc}; no time left for a retry within judge.timeout_s",
+                        spent=spent,
                     ) from None
                 self._sleep(wait)
                 attempt += 1
@@ -133,17 +188,23 @@ class OpenAIJudgeClient:
     def _attempt(self, request: dict[str, Any], timeout: float) -> RawReply:
         """One request that takes at most `timeout` seconds, whatever the server does."""
         if timeout <= 0:
-            raise JudgeCallError("deadline", "the judge step ran out of time")
+            raise JudgeCallError("deadline", "the judge call ran out of time (judge.timeout_s)")
         started = self._clock()
-        completion = self._bounded(lambda: self._create(request, timeout), timeout)
-        latency_ms = int((self._clock() - started) * 1000)
+
+        def elapsed() -> Spent:
+            return Spent(latency_ms=int((self._clock() - started) * 1000), attempts=1)
+
         try:
-            return _reply(completion, latency_ms)
+            completion = self._bounded(lambda: self._create(request, timeout), timeout)
+        except JudgeCallError as exc:
+            raise exc.costing(elapsed()) from None
+        try:
+            return _reply(completion, elapsed())
         except JudgeCallError:
             raise
         except Exception:  # any other shape of reply is the server's fault, never a crash
             raise JudgeCallError(
-                "malformed", "the server's reply has an unexpected shape"
+                "malformed", "the server's reply has an unexpected shape", spent=elapsed()
             ) from None
 
     def _create(self, request: dict[str, Any], timeout: float) -> Any:
@@ -182,50 +243,94 @@ class OpenAIJudgeClient:
         self._sdk = self._build()
 
 
+def _after(state: Negotiated, exc: JudgeCallError) -> Negotiated | None:
+    """What to try next after a fault: a lower rung for an unsupported format, another token
+    parameter or a schema without length keywords; None when there is nothing left to try."""
+    if exc.kind != "unsupported":
+        return None
+    if exc.unsupported == "token_param":
+        if state.token_param == "max_tokens":
+            return replace(state, token_param="max_completion_tokens")
+        return None
+    if exc.unsupported == "lengths" and state.lengths:
+        return replace(state, lengths=False)
+    return state.lower()
+
+
 def _request(
     messages: Sequence[dict[str, str]],
     schema: dict[str, Any],
     model: str,
     temperature: float,
     seed: int | None,
+    state: Negotiated,
+    max_tokens: int | None,
 ) -> dict[str, Any]:
-    request: dict[str, Any] = {
-        "model": model,
-        "messages": list(messages),
-        "temperature": temperature,
-        "response_format": {
+    sent = schema if state.lengths else without_lengths(schema)
+    request: dict[str, Any] = {"model": model, "temperature": temperature}
+    if state.mode == "json_schema":
+        request["messages"] = list(messages)
+        request["response_format"] = {
             "type": "json_schema",
-            "json_schema": {"name": SCHEMA_NAME, "strict": True, "schema": schema},
-        },
-    }
+            "json_schema": {"name": SCHEMA_NAME, "strict": True, "schema": sent},
+        }
+    else:
+        request["messages"] = _with_schema_text(messages, sent)
+        if state.mode == "json_object":
+            request["response_format"] = {"type": "json_object", "schema": sent}
+    if max_tokens is not None:
+        request[state.token_param] = max_tokens
     if seed is not None:
         request["seed"] = seed
     return request
 
 
-def _reply(completion: Any, latency_ms: int) -> RawReply:
+def _with_schema_text(
+    messages: Sequence[dict[str, str]], schema: dict[str, Any]
+) -> list[dict[str, str]]:
+    """The messages with the schema appended to the system message (or in a new one)."""
+    extra = schema_instruction(schema)
+    out = [dict(m) for m in messages]
+    for message in out:
+        if message.get("role") == "system":
+            message["content"] = message.get("content", "") + extra
+            return out
+    return [{"role": "system", "content": extra.strip()}, *out]
+
+
+def _reply(completion: Any, elapsed: Spent) -> RawReply:
     """Check a completion's shape, finish reason and refusal; return its text and usage."""
     choices = getattr(completion, "choices", None)
     if not choices:
         what = "a non-JSON body" if isinstance(completion, str) else "no choices"
-        raise JudgeCallError("malformed", f"the server returned {what}")
+        raise JudgeCallError("malformed", f"the server returned {what}", spent=elapsed)
+    usage = getattr(completion, "usage", None)
+    spent = replace(
+        elapsed,
+        tokens_in=max(0, int(getattr(usage, "prompt_tokens", 0) or 0)),
+        tokens_out=max(0, int(getattr(usage, "completion_tokens", 0) or 0)),
+    )
     choice = choices[0]
     finish = str(getattr(choice, "finish_reason", "") or "")
     message = getattr(choice, "message", None)
     refusal = getattr(message, "refusal", None)
     if finish == "length":
-        raise JudgeCallError("truncated", "the reply was cut off at the output token limit")
+        raise JudgeCallError(
+            "truncated",
+            f"the reply was cut off at the output token limit ({spent.tokens_out} tokens)",
+            spent=spent,
+        )
     if finish == "content_filter" or refusal:
         detail = f": {short(str(refusal))}" if refusal else ""
-        raise JudgeCallError("refusal", f"the model refused to answer{detail}")
+        raise JudgeCallError("refusal", f"the model refused to answer{detail}", spent=spent)
     text = getattr(message, "content", None)
     if not isinstance(text, str) or not text.strip():
-        raise JudgeCallError("malformed", "the reply has no content")
-    usage = getattr(completion, "usage", None)
+        raise JudgeCallError("malformed", "the reply has no content", spent=spent)
     return RawReply(
         text=text,
-        tokens_in=max(0, int(getattr(usage, "prompt_tokens", 0) or 0)),
-        tokens_out=max(0, int(getattr(usage, "completion_tokens", 0) or 0)),
+        tokens_in=spent.tokens_in,
+        tokens_out=spent.tokens_out,
         finish_reason=finish,
-        latency_ms=latency_ms,
+        latency_ms=spent.latency_ms,
+        attempts=1,
     )

@@ -7,41 +7,26 @@ has been removed; the caller turns it into `not assessed`, never a pass.
 
 from __future__ import annotations
 
+import json
 import math
-from collections.abc import Iterable
-from typing import Literal
+import re
+from typing import Any
 
-from rubricate.redaction import redact as redact
-from rubricate.redaction import url_credentials
+from rubricate.judge.calls import ErrorKind, JudgeCallError, Unsupported
+from rubricate.redaction import redact, url_credentials
 
-ErrorKind = Literal[
-    "timeout", "rate_limit", "server", "auth", "http", "connection", "truncated", "refusal",
-    "malformed", "deadline", "other",
-]  # fmt: skip
-RETRYABLE: frozenset[ErrorKind] = frozenset({"timeout", "rate_limit", "server", "connection"})
+__all__ = ["ErrorKind", "JudgeCallError", "backoff_s", "classify", "redact", "secrets_of", "short"]
+
 INITIAL_BACKOFF_S = 0.5
 MAX_BACKOFF_S = 8.0
 MAX_RETRY_AFTER_S = 120.0
 """A server that asks to wait longer than this is not retried (the SDK's own limit)."""
 _MIN_SECRET_CHARS = 4
-
-
-class JudgeCallError(Exception):
-    """A judge call that produced no usable reply; `kind` says which fault."""
-
-    def __init__(self, kind: ErrorKind, message: str, retry_after: float | None = None) -> None:
-        self.kind = kind
-        self.retry_after = retry_after
-        super().__init__(message)
-
-    @property
-    def retryable(self) -> bool:
-        """True for faults that a later attempt may not meet: timeouts, 429, 5xx, connection."""
-        return self.kind in RETRYABLE
-
-    def redacted(self, secrets: Iterable[str]) -> JudgeCallError:
-        """The same fault with every secret replaced by `***` in its message."""
-        return JudgeCallError(self.kind, redact(str(self), secrets), self.retry_after)
+_FORMAT_WORDS = ("response_format", "json_schema", "json_object")
+_GENERIC_500 = re.compile(
+    r"^(?:internal server error|internal error|server error|error|unknown error)?\.?$", re.I
+)
+"""A 500 whose message says no more than this names nothing in the request: it may pass."""
 
 
 def secrets_of(api_key: str, base_url: str | None) -> tuple[str, ...]:
@@ -51,7 +36,10 @@ def secrets_of(api_key: str, base_url: str | None) -> tuple[str, ...]:
 
 
 def backoff_s(attempt: int, error: JudgeCallError) -> float | None:
-    """How long to wait before retry `attempt + 1`; None when the server asks for too long."""
+    """How long to wait before retry `attempt + 1`; None when the server asks for too long,
+    or is rate-limiting without saying when to come back (a quota, not a burst)."""
+    if error.kind == "rate_limit" and error.retry_after is None:
+        return None
     if error.retry_after is not None:
         return error.retry_after if error.retry_after <= MAX_RETRY_AFTER_S else None
     return min(INITIAL_BACKOFF_S * 2.0**attempt, MAX_BACKOFF_S)
@@ -70,9 +58,7 @@ def classify(exc: Exception) -> JudgeCallError:
     if isinstance(exc, openai.ContentFilterFinishReasonError):
         return JudgeCallError("refusal", "the content filter stopped the reply")
     if isinstance(exc, openai.APIStatusError):
-        kind = _status_kind(exc.status_code)
-        message = f"HTTP {exc.status_code}: {short(str(exc))}"
-        return JudgeCallError(kind, message, _retry_after(exc.response.headers))
+        return _status_error(exc.status_code, _server_message(exc), exc.response.headers)
     if isinstance(exc, openai.APIResponseValidationError):
         return JudgeCallError("malformed", "the server's response did not match the API")
     return JudgeCallError("other", f"{type(exc).__name__}: {short(str(exc))}")
@@ -84,16 +70,55 @@ def short(text: str, limit: int = 200) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-def _status_kind(status: int) -> ErrorKind:
+def _status_error(status: int, said: str, headers: object) -> JudgeCallError:
+    """The fault for an HTTP error status and the server's message."""
+    message = f"HTTP {status}: {short(said) if said else '(no message)'}"
+    lowered = said.lower()
+    unsupported = _unsupported(lowered) if status in (400, 422, 500) else None
+    if unsupported is not None:
+        return JudgeCallError("unsupported", message, unsupported=unsupported)
+    return JudgeCallError(_status_kind(status, said), message, _retry_after(headers))
+
+
+def _unsupported(lowered: str) -> Unsupported | None:
+    """What a 400/422/500 message says the server does not support, if anything."""
+    if "max_completion_tokens" in lowered:
+        return "token_param"
+    if "maxlength" in lowered or "minlength" in lowered or "maxitems" in lowered:
+        return "lengths"
+    if any(word in lowered for word in _FORMAT_WORDS):
+        return "format"
+    return None
+
+
+def _status_kind(status: int, said: str) -> ErrorKind:
     if status == 429:
         return "rate_limit"
-    if status >= 500:
+    if status in (502, 503, 504) or (status == 500 and _GENERIC_500.match(said.strip())):
         return "server"
     if status == 408:
         return "timeout"
     if status in (401, 403):
         return "auth"
     return "http"
+
+
+def _server_message(exc: Any) -> str:
+    """The error message in the server's body, else the body's text ('' when there is none)."""
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        error = body.get("error", body.get("detail", body))
+        if isinstance(error, dict) and isinstance(error.get("message"), str):
+            return str(error["message"])
+        if not error:
+            return ""
+        return error if isinstance(error, str) else json.dumps(error, default=str)[:2000]
+    if isinstance(body, str):
+        return body
+    try:
+        return str(exc.response.text)[:2000]
+    except Exception:  # a streamed or closed body: nothing more to say
+        return ""
 
 
 def _retry_after(headers: object) -> float | None:

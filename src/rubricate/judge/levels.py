@@ -3,7 +3,8 @@
 - points scales (Agora 1-5): every whole number from min to max;
 - checklists: 0 or 1;
 - analytic (0-10): the criterion's `score_ranges` lower bounds, else 0..10;
-- open scales (axes): the anchor scores.
+- open scales (axes): every whole number from min up to a ceiling above the top anchor
+  (`judge.open_scale_ceiling`, default 150), so the judge can score work beyond the anchors.
 """
 
 from __future__ import annotations
@@ -18,9 +19,13 @@ EVIDENCE_BAR = 0.75
 DISAGREEMENT_SHARE = 0.5
 """The judge stays within this share of the scale's range of the heuristic (2 on 1-5)."""
 _MAX_WHOLE_LEVELS = 101
+OPEN_CEILING = 150
+"""The highest score on an open scale unless `judge.open_scale_ceiling` says otherwise."""
 
 
-def allowed_scores(rubric: Rubric, criterion: Criterion) -> tuple[float, ...]:
+def allowed_scores(
+    rubric: Rubric, criterion: Criterion, ceiling: float = OPEN_CEILING
+) -> tuple[float, ...]:
     """The scores the judge may choose for a criterion, ascending (null not included)."""
     scale = rubric.scale
     if scale.binary:
@@ -28,10 +33,17 @@ def allowed_scores(rubric: Rubric, criterion: Criterion) -> tuple[float, ...]:
     if scale.kind == "analytic":
         lows = tuple(float(r.low) for r in criterion.score_ranges)
         return tuple(sorted(set(lows))) if lows else _whole_numbers(0.0, 10.0)
-    if scale.kind == "open" or not _whole_range_fits(scale.min, scale.max):
+    if is_open(rubric):
+        return _whole_numbers(scale.min, max(ceiling, scale.max))
+    if not _whole_range_fits(scale.min, scale.max):
         anchors = tuple(sorted({a.score for a in criterion.anchors}))
         return anchors or _whole_numbers(scale.min, scale.max)
     return _whole_numbers(scale.min, scale.max)
+
+
+def is_open(rubric: Rubric) -> bool:
+    """True for an open scale (axes): scores above the top anchor are allowed."""
+    return rubric.scale.open or rubric.scale.kind == "open"
 
 
 def needs_quote(rubric: Rubric, value: float) -> bool:
@@ -40,7 +52,7 @@ def needs_quote(rubric: Rubric, value: float) -> bool:
 
 
 def evidence_cap(rubric: Rubric, criterion: Criterion) -> float:
-    """The highest allowed score that needs no quote (3 on a 1-5 scale)."""
+    """The highest allowed score that needs no quote (3 on a 1-5 scale, 74 on 0-100+)."""
     below = [v for v in allowed_scores(rubric, criterion) if not needs_quote(rubric, v)]
     return max(below) if below else rubric.scale.min
 

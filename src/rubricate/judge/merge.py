@@ -21,9 +21,11 @@ from rubricate.evidence.report_model import (
 from rubricate.judge.guard import Guarded, guard
 from rubricate.judge.outcome import JudgeRun
 from rubricate.judge.scan import CHECK_ID as INJECTION_CHECK
+from rubricate.judge.scan import REQUEST_FIELDS
 from rubricate.rubric.scoring import score
 
 JUDGE_CHECK = "judge"
+REQUEST_WHERE = tuple(where for _attribute, where in REQUEST_FIELDS)
 INJECTION_FLAG = "{count} possible prompt-injection finding(s) in the PR: review the judge's scores"
 
 
@@ -72,6 +74,8 @@ def judge_record(run: JudgeRun, flags: Sequence[str] = ()) -> dict[str, Any]:
         "latency_ms": run.usage.latency_ms,
         "cached": run.cached,
         "calls": run.usage.calls,
+        "attempts": run.usage.attempts,
+        "mode": run.usage.mode,
         "not_assessed": list(run.not_assessed),
         "flags": list(flags),
         "errors": list(run.errors),
@@ -79,6 +83,7 @@ def judge_record(run: JudgeRun, flags: Sequence[str] = ()) -> dict[str, Any]:
         "files_truncated": list(run.shown.files_truncated),
         "files_left_out": [item.as_dict() for item in run.shown.files_left_out],
         "tokens_estimate": run.shown.tokens_estimate,
+        "stripped": [item.as_dict() for item in run.shown.stripped],
     }
 
 
@@ -108,6 +113,7 @@ def _injection_check(findings: Sequence[Finding]) -> CheckResult:
 def _judge_check(run: JudgeRun, guarded: Sequence[Guarded], flags: Sequence[str]) -> CheckResult:
     findings = [Finding(JUDGE_CHECK, message, severity="error") for message in run.errors]
     findings += [Finding(JUDGE_CHECK, message) for message in flags]
+    findings += _stripped_findings(run)
     findings += [
         Finding(JUDGE_CHECK, f"{result.id}: {note}", severity="info")
         for result in guarded
@@ -117,11 +123,28 @@ def _judge_check(run: JudgeRun, guarded: Sequence[Guarded], flags: Sequence[str]
     usage = run.usage
     evidence = (
         f"model {run.model}, prompt {run.prompt_version}",
-        f"{usage.tokens_in} tokens in, {usage.tokens_out} out, {usage.latency_ms} ms"
-        + (" (cached)" if run.cached else ""),
+        f"{usage.tokens_in} tokens in, {usage.tokens_out} out, {usage.latency_ms} ms,"
+        f" {usage.attempts} request(s), mode {usage.mode or 'none'}"
+        + (" (cached: what the run originally cost)" if run.cached else ""),
         f"{len(run.shown.files_seen)} files seen, {len(run.shown.files_left_out)} left out",
     )
     return CheckResult(JUDGE_CHECK, status, tuple(findings), evidence=evidence)
+
+
+def _stripped_findings(run: JudgeRun) -> list[Finding]:
+    """Hidden text stripped from a changed file: the judge saw less than the diff shows."""
+    fields = set(REQUEST_WHERE)
+    return [
+        Finding(
+            JUDGE_CHECK,
+            f"the judge saw less than the diff: {item.what} ({item.removed} bytes) was stripped",
+            item.path,
+            item.line,
+            "info" if item.what == "HTML comment" else "warning",
+        )
+        for item in run.shown.stripped
+        if item.path not in fields
+    ]
 
 
 def _notes(run: JudgeRun) -> list[str]:

@@ -27,12 +27,13 @@ from rubricate.judge.budget import (
     relevance_key,
     truncate_lines,
 )
+from rubricate.judge.hidden import Stripped, find_hidden, strip_hidden
 from rubricate.judge.quotes import Evidence, build_evidence, without_markers
 from rubricate.judge.rubric_text import Phase, response_schema, system_message
-from rubricate.judge.scan import REQUEST_FIELDS, scan_injection, strip_hidden
+from rubricate.judge.scan import REQUEST_FIELDS, scan_injection
 from rubricate.rubric.model import Rubric
 
-PROMPT_VERSION = "rubricate-judge-2"
+PROMPT_VERSION = "rubricate-judge-3"
 _Fit = Literal["whole", "cut", "none"]
 _TRUNCATED = ' truncated="yes"'
 _REQUEST_TAGS = (text.FIELD_SPEC, text.FIELD_TITLE, text.FIELD_BODY)
@@ -42,6 +43,7 @@ _UNSAFE_ATTR = re.compile(r"[^\w./@+\-]")
 _TAG_LIKE = re.compile(r"<(?=\s*/?\s*untrusted)", re.IGNORECASE)
 LINES_TOO_LONG = "lines too long to show"
 _DIFF_HEADERS = ("@@", "diff --git", "index ", "--- ", "+++ ")
+_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)")
 
 
 class PromptTooLargeError(RubricateError):
@@ -65,6 +67,8 @@ class Prompt:
     """The untrusted fields the model saw, for checking quotes, and the trusted text."""
     flagged: tuple[str, ...] = ()
     """The fields shown that the injection scan flagged (their text is never evidence)."""
+    stripped: tuple[Stripped, ...] = ()
+    """Hidden text removed from what was shown (field or file, line, bytes, what)."""
 
 
 @dataclass(frozen=True)
@@ -89,6 +93,17 @@ class _Draft:
     blocks: list[str] = field(default_factory=list)
     shown: list[str] = field(default_factory=list)
     flagged: list[str] = field(default_factory=list)
+    stripped: list[Stripped] = field(default_factory=list)
+
+    def visible(self, where: str, raw: str, line_map: list[int] | None = None) -> str:
+        """`raw` without hidden text; each strip is recorded (patch lines mapped to the file)."""
+        text, strips = find_hidden(raw)
+        for strip in strips:
+            line = strip.line
+            if line_map is not None and 0 < line <= len(line_map):
+                line = line_map[line - 1]
+            self.stripped.append(Stripped(where, line, strip.removed, strip.what))
+        return text
 
     def add(self, block: str, shown: str) -> None:
         self.blocks.append(block)
@@ -106,7 +121,7 @@ def build_prompt(
 ) -> Prompt:
     """The messages and schema for one judge call that fit `budget.max_input_tokens`."""
     ids = phase_criteria(rubric, phase)
-    system = system_message(rubric, ids, marker, phase)
+    system = system_message(rubric, ids, marker, phase, budget.open_ceiling)
     reminder = text.REMINDER.format(marker=marker, ids=", ".join(ids))
     fixed = estimate_tokens(system) + estimate_tokens(reminder) + 2 * MESSAGE_OVERHEAD_TOKENS
     reserve = budget.left_out_tokens if phase == "submission" else 0
@@ -130,7 +145,7 @@ def build_prompt(
         phase=phase,
         marker=marker,
         messages=messages,
-        schema=response_schema(rubric, ids),
+        schema=response_schema(rubric, ids, budget.open_ceiling),
         criteria_ids=ids,
         tokens_estimate=fixed + sum(estimate_tokens(b) + 1 for b in draft.blocks),
         files_seen=seen,
@@ -140,6 +155,7 @@ def build_prompt(
             draft.shown, _trusted_text(rubric, system, reminder, marker, phase)
         ),
         flagged=tuple(draft.flagged),
+        stripped=tuple(draft.stripped),
     )
 
 
@@ -158,7 +174,7 @@ def _add_request(
         raw = getattr(snapshot, attribute)
         if raw.strip():
             item = _Field(field_name, where, quotable=_quotable(raw[:_SCAN_CHARS], where))
-            _add_wrapped(draft, item, strip_hidden(raw), marker, cap)
+            _add_wrapped(draft, item, draft.visible(where, raw), marker, cap)
 
 
 def _add_wrapped(
@@ -246,10 +262,11 @@ def _add_file(
     draft: _Draft, change: FileChange, raw: str, budget: Budget, marker: str
 ) -> tuple[_Fit, str | None]:
     """Add one file, cut at a line boundary to the per-file limit; the fit, or why left out."""
-    capped, cut = truncate_lines(strip_hidden(raw), budget.max_file_tokens)
+    is_patch = bool(change.patch.strip())
+    line_map = _patch_lines(change.patch) if is_patch else None
+    capped, cut = truncate_lines(draft.visible(change.path, raw, line_map), budget.max_file_tokens)
     if cut and not _has_content(capped):
         return "none", LINES_TOO_LONG
-    is_patch = bool(change.patch.strip())
     attrs = f' path="{_attr(change.path)}" status="{change.status}"'
     if change.old_path:
         attrs += f' from="{_attr(change.old_path)}"'
@@ -257,6 +274,22 @@ def _add_file(
     attrs += _TRUNCATED if cut else ""
     item = _Field(text.FIELD_FILE, change.path, attrs, quotable, is_patch, cut)
     return _add_wrapped(draft, item, capped, marker), None
+
+
+def _patch_lines(patch: str) -> list[int]:
+    """For each line of a patch, the line of the head file it stands at."""
+    numbers: list[int] = []
+    head = 0
+    for line in patch.split("\n"):
+        hunk = _HUNK.match(line)
+        if hunk:
+            head = int(hunk.group(1))
+            numbers.append(head)
+            continue
+        numbers.append(head)
+        if line.startswith((" ", "+")) and not line.startswith("+++"):
+            head += 1
+    return numbers
 
 
 def _has_content(kept: str) -> bool:

@@ -45,6 +45,15 @@ TITLE = " ({title})"
 QUOTE_RULE = ". Needs a quote: {values}"
 REQUIRED_FLAG = ", required"
 NULL_ALLOWED = ". null when the criterion does not apply (never for missing work)"
+OPEN_ALLOWED = (
+    "any whole number from {low} to {ceiling}; the levels below are anchors, not the only"
+    " choices; score above {top} only for work clearly beyond the {top} anchor"
+)
+OPEN_QUOTE_RULE = ". Needs a quote: {value} or more"
+OPEN_NULL = (
+    ". null only when this axis does not apply to the run at all (the mechanics it describes"
+    " were never used); never null for work that was missing or poor"
+)
 LEVELS_HEADER = "\nLevels:"
 LEVEL = "\n- {score}: {text}"
 RANGE_LEVEL = "\n- {low} to {high}: {text}"

@@ -14,13 +14,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from rubricate.errors import RubricateError
-from rubricate.judge.levels import allowed_scores, as_json_number
+from rubricate.judge.levels import OPEN_CEILING, allowed_scores, as_json_number, is_open
 from rubricate.rubric.model import Criterion, Rubric, ScoreValue
 from rubricate.rubric.scoring import TOLERANCE, check_score
 
-MAX_RATIONALE_CHARS = 1000
+MAX_RATIONALE_CHARS = 600
+"""The rationale's `maxLength` in the response schema (a reply over it is invalid)."""
 MAX_QUOTES = 8
 MAX_QUOTE_CHARS = 400
+PER_CRITERION_TOKENS = (MAX_RATIONALE_CHARS + 3 * MAX_QUOTE_CHARS) // 4 + 40
+"""The output tokens one criterion may take: its longest rationale, three of the longest quotes
+(about 4 characters a token), and the JSON around them."""
+REPLY_OVERHEAD_TOKENS = 64
 
 
 class ReplyError(RubricateError):
@@ -80,7 +85,15 @@ class Judgment:
         return {c.id: c for c in self.criteria}
 
 
-def parse_reply(text: str, rubric: Rubric, criteria_ids: Iterable[str]) -> Judgment:
+def max_output_tokens(criteria: int, ceiling: int) -> int:
+    """`max_tokens` for a call scoring `criteria` criteria: enough for the longest valid reply,
+    never more than `ceiling` (`judge.max_output_tokens`)."""
+    return max(1, min(ceiling, REPLY_OVERHEAD_TOKENS + criteria * PER_CRITERION_TOKENS))
+
+
+def parse_reply(
+    text: str, rubric: Rubric, criteria_ids: Iterable[str], ceiling: float = OPEN_CEILING
+) -> Judgment:
     """Parse and validate a reply for `criteria_ids`; raise `ReplyError` listing every problem."""
     expected = tuple(criteria_ids)
     pairs = _json_pairs(text)
@@ -95,7 +108,7 @@ def parse_reply(text: str, rubric: Rubric, criteria_ids: Iterable[str]) -> Judgm
     problems += [f"criterion {cid!r} is missing" for cid in expected if cid not in seen]
     judged: list[CriterionJudgment] = []
     for cid in (c for c in expected if c in seen):
-        judgment = _criterion(rubric, rubric.criterion(cid), seen[cid], problems)
+        judgment = _criterion(rubric, rubric.criterion(cid), seen[cid], problems, ceiling)
         if judgment is not None:
             judged.append(judgment)
     if problems:
@@ -131,7 +144,7 @@ def _json_pairs(text: str) -> list[tuple[str, Any]]:
 
 
 def _criterion(
-    rubric: Rubric, criterion: Criterion, entry: Any, problems: list[str]
+    rubric: Rubric, criterion: Criterion, entry: Any, problems: list[str], ceiling: float
 ) -> CriterionJudgment | None:
     cid = criterion.id
     if not isinstance(entry, dict):
@@ -143,25 +156,44 @@ def _criterion(
     unknown = sorted(set(entry) - {"score", "rationale", "evidence"})
     if unknown:
         problems.append(f"criterion {cid!r} has unexpected keys: {', '.join(map(_show, unknown))}")
-    score = _score(rubric, criterion, entry.get("score"), problems, "score" in entry)
+    score = _score(rubric, criterion, entry.get("score"), problems, "score" in entry, ceiling)
     rationale = entry.get("rationale")
     if not isinstance(rationale, str):
         problems.append(f"criterion {cid!r}: rationale must be a string")
         rationale = ""
+    elif len(rationale) > MAX_RATIONALE_CHARS:
+        problems.append(
+            f"criterion {cid!r}: rationale has {len(rationale)} characters,"
+            f" more than {MAX_RATIONALE_CHARS}"
+        )
     evidence = entry.get("evidence")
     if not isinstance(evidence, list) or not all(isinstance(q, str) for q in evidence):
         problems.append(f"criterion {cid!r}: evidence must be a list of strings")
         evidence = []
-    quotes = tuple(q[:MAX_QUOTE_CHARS] for q in evidence[:MAX_QUOTES] if q.strip())
-    return CriterionJudgment(cid, score, rationale.strip()[:MAX_RATIONALE_CHARS], quotes)
+    elif len(evidence) > MAX_QUOTES or any(len(q) > MAX_QUOTE_CHARS for q in evidence):
+        problems.append(
+            f"criterion {cid!r}: evidence must be at most {MAX_QUOTES} quotes of at most"
+            f" {MAX_QUOTE_CHARS} characters each"
+        )
+    quotes = tuple(q for q in evidence if q.strip())
+    return CriterionJudgment(cid, score, rationale.strip(), quotes)
 
 
 def _score(
-    rubric: Rubric, criterion: Criterion, value: Any, problems: list[str], present: bool
+    rubric: Rubric,
+    criterion: Criterion,
+    value: Any,
+    problems: list[str],
+    present: bool,
+    ceiling: float,
 ) -> ScoreValue:
     cid = criterion.id
-    allowed = allowed_scores(rubric, criterion)
-    choices = ", ".join(str(as_json_number(v)) for v in allowed)
+    allowed = allowed_scores(rubric, criterion, ceiling)
+    choices = (
+        f"a whole number from {as_json_number(allowed[0])} to {as_json_number(allowed[-1])}"
+        if is_open(rubric)
+        else ", ".join(str(as_json_number(v)) for v in allowed)
+    )
     if not present:
         problems.append(f"criterion {cid!r}: score is missing")
         return None

@@ -10,15 +10,25 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from rubricate.judge import prompt_text as text
-from rubricate.judge.levels import allowed_scores, as_json_number, needs_quote
+from rubricate.judge.levels import (
+    OPEN_CEILING,
+    allowed_scores,
+    as_json_number,
+    is_open,
+    needs_quote,
+)
+from rubricate.judge.reply import MAX_QUOTE_CHARS, MAX_QUOTES, MAX_RATIONALE_CHARS
 from rubricate.rubric.model import Criterion, Rubric
 
 Phase = Literal["request", "submission"]
 
 
-def response_schema(rubric: Rubric, ids: tuple[str, ...]) -> dict[str, Any]:
-    """A strict JSON Schema: one object per criterion id with an enum score, rationale, quotes."""
-    properties = {cid: _criterion_schema(rubric, rubric.criterion(cid)) for cid in ids}
+def response_schema(
+    rubric: Rubric, ids: tuple[str, ...], ceiling: float = OPEN_CEILING
+) -> dict[str, Any]:
+    """A strict JSON Schema: one object per criterion id with its score (an enum, or a range of
+    whole numbers on an open scale), a bounded rationale and bounded quotes."""
+    properties = {cid: _criterion_schema(rubric, rubric.criterion(cid), ceiling) for cid in ids}
     return _object(properties)
 
 
@@ -31,26 +41,40 @@ def _object(properties: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _criterion_schema(rubric: Rubric, criterion: Criterion) -> dict[str, Any]:
-    values: list[int | float | None] = [
-        as_json_number(v) for v in allowed_scores(rubric, criterion)
-    ]
-    kind = "integer" if all(isinstance(v, int) for v in values) else "number"
-    score: dict[str, Any] = {"type": kind, "enum": values}
-    if criterion.nullable:
-        score = {"type": [kind, "null"], "enum": [*values, None]}
+def _criterion_schema(rubric: Rubric, criterion: Criterion, ceiling: float) -> dict[str, Any]:
     return _object(
         {
-            "score": score,
-            "rationale": {"type": "string"},
-            "evidence": {"type": "array", "items": {"type": "string"}},
+            "score": _score_schema(rubric, criterion, ceiling),
+            "rationale": {"type": "string", "maxLength": MAX_RATIONALE_CHARS},
+            "evidence": {
+                "type": "array",
+                "items": {"type": "string", "maxLength": MAX_QUOTE_CHARS},
+                "maxItems": MAX_QUOTES,
+            },
         }
     )
 
 
-def system_message(rubric: Rubric, ids: tuple[str, ...], marker: str, phase: Phase) -> str:
+def _score_schema(rubric: Rubric, criterion: Criterion, ceiling: float) -> dict[str, Any]:
+    values = [as_json_number(v) for v in allowed_scores(rubric, criterion, ceiling)]
+    if is_open(rubric):
+        kinds: Any = ["integer", "null"] if criterion.nullable else "integer"
+        return {"type": kinds, "minimum": values[0], "maximum": values[-1]}
+    kind = "integer" if all(isinstance(v, int) for v in values) else "number"
+    if criterion.nullable:
+        return {"type": [kind, "null"], "enum": [*values, None]}
+    return {"type": kind, "enum": values}
+
+
+def system_message(
+    rubric: Rubric,
+    ids: tuple[str, ...],
+    marker: str,
+    phase: Phase,
+    ceiling: float = OPEN_CEILING,
+) -> str:
     """The rules, the phase, and every criterion of `ids` with its levels."""
-    criteria = "\n\n".join(_criterion_text(rubric, rubric.criterion(cid)) for cid in ids)
+    criteria = "\n\n".join(_criterion_text(rubric, rubric.criterion(cid), ceiling) for cid in ids)
     return text.SYSTEM.format(
         marker=marker,
         phase_rule=text.PHASE_RULES[phase],
@@ -60,9 +84,11 @@ def system_message(rubric: Rubric, ids: tuple[str, ...], marker: str, phase: Pha
     )
 
 
-def _criterion_text(rubric: Rubric, criterion: Criterion) -> str:
-    allowed = allowed_scores(rubric, criterion)
+def _criterion_text(rubric: Rubric, criterion: Criterion, ceiling: float) -> str:
+    allowed = allowed_scores(rubric, criterion, ceiling)
     high = [_num(v) for v in allowed if needs_quote(rubric, v)]
+    if is_open(rubric):
+        return _open_text(rubric, criterion, allowed, high)
     flags = text.REQUIRED_FLAG if criterion.required else ""
     head = text.CRITERION.format(
         id=criterion.id,
@@ -74,6 +100,26 @@ def _criterion_text(rubric: Rubric, criterion: Criterion) -> str:
         quote_rule=text.QUOTE_RULE.format(values=", ".join(high)) if high else "",
     )
     null_rule = text.NULL_ALLOWED if criterion.nullable else ""
+    return head + null_rule + _levels_text(rubric, criterion)
+
+
+def _open_text(
+    rubric: Rubric, criterion: Criterion, allowed: tuple[float, ...], high: list[str]
+) -> str:
+    """An axis on an open scale: any whole number up to the ceiling, above the top anchor only
+    for work beyond it; null, where allowed, only when the axis does not apply."""
+    head = text.CRITERION.format(
+        id=criterion.id,
+        title=text.TITLE.format(title=criterion.name) if criterion.name else "",
+        weight=_num(criterion.weight),
+        flags=text.REQUIRED_FLAG if criterion.required else "",
+        outcome=" ".join(criterion.outcome.split()),
+        allowed=text.OPEN_ALLOWED.format(
+            low=_num(allowed[0]), top=_num(rubric.scale.max), ceiling=_num(allowed[-1])
+        ),
+        quote_rule=text.OPEN_QUOTE_RULE.format(value=high[0]) if high else "",
+    )
+    null_rule = text.OPEN_NULL if criterion.nullable else ""
     return head + null_rule + _levels_text(rubric, criterion)
 
 

@@ -1,9 +1,11 @@
 """Runs the judge's calls for one submission over an injected client (pure logic: no I/O).
 
 Criteria judged from the request go first, in their own call that sees no diff; the rest
-follow in a second call. Each reply is validated; an invalid one is retried once with the
-problems, then its criteria are `not assessed`. A call that fails is never retried here (the
-SDK already retried it within bounds) and never raises: it becomes an error of the run.
+follow in a second call. Each call carries `max_tokens` for its criteria. Each reply is
+validated; an invalid one is retried once with the problems, then its criteria are `not
+assessed`. A call that fails (a reply cut off at `max_tokens` included) is never retried here
+(the client already retried transient faults within bounds) and never raises: it becomes an
+error of the run. Every attempt's tokens and time count, failed ones too.
 """
 
 from __future__ import annotations
@@ -15,11 +17,12 @@ from typing import Any, Protocol
 from rubricate.evidence.snapshot import Snapshot
 from rubricate.judge import prompt_text
 from rubricate.judge.budget import Budget
-from rubricate.judge.client import JudgeCallError, RawReply
+from rubricate.judge.calls import JudgeCallError, RawReply
+from rubricate.judge.hidden import Stripped
 from rubricate.judge.outcome import JudgeRun, Shown, Usage
 from rubricate.judge.prompt import Prompt, PromptTooLargeError, build_prompt, phase_criteria
 from rubricate.judge.quotes import verified_quotes
-from rubricate.judge.reply import CriterionJudgment, ReplyError, parse_reply
+from rubricate.judge.reply import CriterionJudgment, ReplyError, max_output_tokens, parse_reply
 from rubricate.judge.rubric_text import Phase
 from rubricate.rubric.model import Rubric
 
@@ -40,6 +43,7 @@ class JudgeClient(Protocol):
         temperature: float,
         seed: int | None,
         *,
+        max_tokens: int | None = None,
         remaining_s: float | None = None,
     ) -> RawReply: ...
 
@@ -85,8 +89,10 @@ def run_judge(
             run = _failed(run, ids, f"{phase} criteria: {exc}")
             continue
         if phase == "submission":
-            run = replace(run, shown=_shown(prompt))
-        result = _judge_phase(client, rubric, prompt, call, deadline)
+            run = replace(run, shown=_shown(prompt, run.shown.stripped))
+        else:
+            run = replace(run, shown=replace(run.shown, stripped=prompt.stripped))
+        result = _judge_phase(client, rubric, prompt, call, deadline, budget)
         run = replace(
             run, usage=run.usage + result.usage, judgments=run.judgments + result.judgments
         )
@@ -96,24 +102,32 @@ def run_judge(
 
 
 def _judge_phase(
-    client: JudgeClient, rubric: Rubric, prompt: Prompt, call: CallSettings, deadline: Clock
+    client: JudgeClient,
+    rubric: Rubric,
+    prompt: Prompt,
+    call: CallSettings,
+    deadline: Clock,
+    budget: Budget,
 ) -> _PhaseResult:
     messages = list(prompt.messages)
     usage = Usage()
     problems = ""
+    limit = max_output_tokens(len(prompt.criteria_ids), budget.max_output_tokens)
     for _attempt in range(2):
         if deadline.remaining() < MIN_CALL_SECONDS:
             return _PhaseResult(error="the judge step ran out of time", usage=usage)
         try:
             raw = client.complete(
                 messages, prompt.schema, call.model, call.temperature, call.seed,
-                remaining_s=deadline.remaining(),
+                max_tokens=limit, remaining_s=deadline.remaining(),
             )  # fmt: skip
         except JudgeCallError as exc:
-            return _PhaseResult(error=f"the judge call failed ({exc.kind}): {exc}", usage=usage)
-        usage = usage.plus(raw.tokens_in, raw.tokens_out, raw.latency_ms)
+            usage = usage.plus(exc.spent)
+            reason = f"max_tokens={limit}: {exc}" if exc.kind == "truncated" else str(exc)
+            return _PhaseResult(error=f"the judge call failed ({exc.kind}): {reason}", usage=usage)
+        usage = usage.plus(raw.spent, raw.mode)
         try:
-            judgment = parse_reply(raw.text, rubric, prompt.criteria_ids)
+            judgment = parse_reply(raw.text, rubric, prompt.criteria_ids, budget.open_ceiling)
         except ReplyError as exc:
             problems = str(exc)
             messages += _retry_messages(raw.text, problems, prompt.criteria_ids)
@@ -140,7 +154,12 @@ def _failed(run: JudgeRun, ids: tuple[str, ...], error: str) -> JudgeRun:
     return replace(run, not_assessed=run.not_assessed + ids, errors=(*run.errors, error))
 
 
-def _shown(prompt: Prompt) -> Shown:
+def _shown(prompt: Prompt, earlier: tuple[Stripped, ...]) -> Shown:
+    stripped = tuple(dict.fromkeys([*earlier, *prompt.stripped]))
     return Shown(
-        prompt.files_seen, prompt.files_truncated, prompt.files_left_out, prompt.tokens_estimate
+        prompt.files_seen,
+        prompt.files_truncated,
+        prompt.files_left_out,
+        prompt.tokens_estimate,
+        stripped,
     )

@@ -14,14 +14,13 @@ import unicodedata
 from rubricate.evidence.report_model import Finding, Severity
 from rubricate.evidence.snapshot import Snapshot
 from rubricate.judge.budget import exclusion_reason
+from rubricate.judge.hidden import find_hidden, strip_hidden
 from rubricate.judge.scan_rules import (
     CONFUSABLES,
-    CONTROL,
     DATA_FILE_SUFFIXES,
-    HIDDEN_ELEMENT,
-    HTML_COMMENT,
+    DOC_SUFFIXES,
+    GRADER_WORDS,
     INVISIBLE,
-    MD_COMMENT,
     RULES,
     SUSPICIOUS_WORDS,
     Rule,
@@ -29,36 +28,35 @@ from rubricate.judge.scan_rules import (
 
 CHECK_ID = "injection"
 _NEWLINE = re.compile("\n")
-_HIDDEN_BLOCKS = (
-    ("<", HIDDEN_ELEMENT, "hidden HTML element"),
-    ("]:", MD_COMMENT, "markdown comment"),
-)
 REQUEST_FIELDS = (("spec", "spec"), ("title", "PR title"), ("body", "PR description"))
-
-
-def strip_hidden(text: str) -> str:
-    """Remove hidden HTML comments and elements, markdown comments, invisible and control chars."""
-    if "<!--" in text:
-        text = HTML_COMMENT.sub("", text)
-    if "<" in text:
-        text = HIDDEN_ELEMENT.sub("", text)
-    if "]:" in text:
-        text = MD_COMMENT.sub("", text)
-    text = CONTROL.sub("", text)
-    return text if text.isascii() else INVISIBLE.sub("", text)
+_REQUEST_WHERE = frozenset(where for _attribute, where in REQUEST_FIELDS)
+SMUGGLING = re.compile("[\U000e0000-\U000e007f\u202a-\u202e\u2066-\u2069\x1b]")
+"""Tag characters, bidi overrides and terminal escapes: hidden text that is never innocent."""
+__all__ = ["CHECK_ID", "REQUEST_FIELDS", "scan_injection", "scan_snapshot", "strip_hidden"]
 
 
 def scan_injection(text: str, where: str) -> list[Finding]:
     """Every injection pattern found in `text`; `where` (a path or field name) is `Finding.path`."""
-    findings = _hidden_findings(text, where)
+    findings = _hidden_findings(text, where, where.lower().endswith(DOC_SUFFIXES))
     is_data_file = where.lower().endswith(DATA_FILE_SUFFIXES)
     visible = text if text.isascii() else _plain_latin(text)
     lowered = visible.lower()
     lines = _LineIndex(visible)
+    is_doc = where.lower().endswith(DOC_SUFFIXES) and where not in _REQUEST_WHERE
     for rule in RULES:
         if (rule.in_data_files or not is_data_file) and any(w in lowered for w in rule.triggers):
-            findings += _rule_findings(rule, visible, where, lines)
+            severity = rule.in_docs if is_doc else "warning"
+            findings += _rule_findings(rule, visible, where, lines, severity)
     return sorted(findings, key=lambda f: f.line or 0)
+
+
+def _rules_hit(text: str) -> bool:
+    """True when any rule matches `text` (for hidden text: a reason to warn, not just note)."""
+    plain = text if text.isascii() else _plain_latin(text)
+    lowered = plain.lower()
+    return any(
+        any(w in lowered for w in rule.triggers) and rule.pattern.search(plain) for rule in RULES
+    )
 
 
 def _plain_latin(text: str) -> str:
@@ -109,48 +107,38 @@ class _LineIndex:
         return bisect.bisect_right(self._starts, offset)
 
 
-def _rule_findings(rule: Rule, visible: str, where: str, lines: _LineIndex) -> list[Finding]:
-    """One finding per line where the rule's pattern matches."""
+def _rule_findings(
+    rule: Rule, visible: str, where: str, lines: _LineIndex, severity: Severity
+) -> list[Finding]:
+    """One finding per line where the rule's pattern matches, quoting the text it matched."""
     found: dict[int, Finding] = {}
     for match in rule.pattern.finditer(visible):
         line_no = lines.line_of(match.start())
         if line_no not in found:
             message = f"possible prompt injection ({rule.name}): {rule.message}"
             message += f": {_excerpt(match.group(0))}"
-            found[line_no] = Finding(CHECK_ID, message, where, line_no, "warning")
+            found[line_no] = Finding(CHECK_ID, message, where, line_no, severity)
     return list(found.values())
 
 
-def _hidden_findings(text: str, where: str) -> list[Finding]:
+def _hidden_findings(text: str, where: str, is_doc: bool) -> list[Finding]:
+    """One finding per strip: what a reader cannot see is never shown to the judge either."""
     found: list[Finding] = []
-    if "<!--" in text:
-        for match in HTML_COMMENT.finditer(text):
-            body = match.group(0)[4:].removesuffix("-->").strip()
-            severity: Severity = "warning" if SUSPICIOUS_WORDS.search(body) else "info"
-            message = f"hidden HTML comment ({len(body)} characters) is not shown to the judge"
-            found.append(Finding(CHECK_ID, message, where, _line_of(text, match.start()), severity))
-    for needle, pattern, what in _HIDDEN_BLOCKS:
-        if needle not in text:
-            continue
-        for match in pattern.finditer(text):
-            message = f"{what} is not shown to the judge: {_excerpt(match.group(0))}"
-            line_no = _line_of(text, match.start())
-            found.append(Finding(CHECK_ID, message, where, line_no, "warning"))
-    found.extend(_character_findings(text, where))
-    return found
-
-
-def _character_findings(text: str, where: str) -> list[Finding]:
-    found: list[Finding] = []
-    kinds: tuple[tuple[re.Pattern[str], str], ...] = ((CONTROL, "control or ANSI escape"),)
-    if not text.isascii():
-        kinds = ((INVISIBLE, "invisible or bidi"), *kinds)
-    for pattern, what in kinds:
-        hits = [m.start() for m in pattern.finditer(text) if m.start() or text[0] != "\ufeff"]
-        if hits:
-            codes = sorted({f"U+{ord(text[i]):04X}" for i in hits})[:5]
-            message = f"{len(hits)} {what} character(s) ({', '.join(codes)}) removed before judging"
-            found.append(Finding(CHECK_ID, message, where, _line_of(text, hits[0]), "warning"))
+    for strip in find_hidden(text)[1]:
+        severity: Severity = "info"
+        if strip.what == "HTML comment":
+            body = strip.text[4:].removesuffix("-->").strip()
+            severity = "warning" if _rules_hit(body) or GRADER_WORDS.search(body) else "info"
+            detail = f"({len(body)} characters)"
+        elif strip.what.startswith("hidden <") or strip.what == "markdown comment":
+            suspicious = _rules_hit(strip.text) or SUSPICIOUS_WORDS.search(strip.text)
+            severity = "warning" if suspicious else "info"
+            detail = _excerpt(strip.text)
+        else:
+            severity = "warning" if SMUGGLING.search(strip.text) or not is_doc else "info"
+            detail = "removed"
+        message = f"{strip.what} {detail} is not shown to the judge ({strip.removed} bytes)"
+        found.append(Finding(CHECK_ID, message, where, strip.line, severity))
     return found
 
 

@@ -5,6 +5,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from rubricate.evidence.report_model import Severity
+
+DOC_SUFFIXES = (".md", ".markdown", ".rst", ".txt", ".adoc", ".ipynb")
 DATA_FILE_SUFFIXES = (".yml", ".yaml", ".toml", ".ini", ".cfg", ".json", ".env", ".properties")
 
 INVISIBLE_CLASS = (
@@ -21,16 +24,17 @@ HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 MD_COMMENT = re.compile(
     r"^[ \t]*\[[^\]\n]*\]:[ \t]*(?:#|<>)[ \t]*(?:\([^\n]*\)|\"[^\n]*\")[ \t]*$", re.M
 )
-HIDDEN_ATTR = r"(?:\bhidden\b|display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0)"
-HIDDEN_ELEMENT = re.compile(
-    rf"<(?P<tag>[a-zA-Z][\w-]*)\b[^>]*{HIDDEN_ATTR}[^>]*>.*?(?:</(?P=tag)\s*>|\Z)",
-    re.DOTALL | re.IGNORECASE,
-)
 CONFUSABLES = str.maketrans(
     "аеорсухіјѕԁԛԝһӏɡАВЕКМНОРСТХУІЈЅԌԚԜοαενρτυικχΑΒΕΖΗΙΚΜΝΟΡΤΥΧ",
     "aeopcyxijsdqwhlgABEKMHOPCTXYIJSGQWoaevptuikxABEZHIKMNOPTYX",
 )
 """Cyrillic and Greek letters that look Latin, mapped to Latin for the rules (not for display)."""
+GRADER_WORDS = re.compile(
+    r"\b(?:score|scores|scoring|grade|grading|rating|grader|judge|evaluator|rubric|llm|prompt|"
+    r"instructions?|ai\s+(?:reviewers?|graders?|judges?|models?|assistants?|systems?))\b",
+    re.IGNORECASE,
+)
+"""Words that make a hidden HTML comment worth a warning rather than a note."""
 SUSPICIOUS_WORDS = re.compile(
     r"\b(?:ignore|disregard|instruction|prompt|system|assistant|score|grade|rating|grader|judge|"
     r"evaluator|rubric|approve|llm|ai)\b",
@@ -48,6 +52,9 @@ class Rule:
     triggers: tuple[str, ...]
     """Lower-case words one of which must occur for the pattern to match (a fast filter)."""
     in_data_files: bool = True
+    in_docs: Severity = "warning"
+    """The severity of a hit in a changed documentation file (`DOC_SUFFIXES`): docs that
+    discuss scoring or chat templates get a note; code, data, the PR text and the spec warn."""
 
 
 def _rx(text: str) -> re.Pattern[str]:
@@ -57,13 +64,19 @@ def _rx(text: str) -> re.Pattern[str]:
 _GAP = r"(?:[^.\n]|\n(?![ \t]*\n)){0,40}"
 """Up to 40 characters within one sentence and one paragraph (a single line break may split it)."""
 _VERB = r"(?:ignore|disregard|forget|override|overrule|bypass|skip|drop|abandon|neglect|discard)"
-_PRIOR = (
-    r"(?:previous|prior|preceding|above|earlier|all|any|every|the|your|these|those|system|original)"
-)
+_PRIOR = r"(?:previous|prior|preceding|above|earlier|your|system|original|initial|former)"
+_ANY = r"(?:all|any|every|the|these|those)"
 _ORDERS = (
     r"(?:instructions?|prompts?|rules?|directions?|directives?|guidelines?|context|messages?|orders?|"
     r"constraints?|rubric)"
 )
+_STRONG_ORDERS = r"(?:instructions?|prompts?|directions|directives?|guidelines|rubric)"
+_NEAR = r"(?:[^.\n]){0,20}?"
+_AUTOMATON = (
+    r"(?:automated|automatic|ai|llm|machine|screening|ranking|scoring|grading|evaluation|"
+    r"analysis|review(?:ing)?)"
+)
+_ASSESS = r"(?:scor\w*|grad\w*|ratings?|rank\w*|reviews?|evaluation|assessment|verdict|screening)"
 _ACTOR = r"(?:ai|llm|language model|model|assistant|grader|judge|evaluator|scorer|bot|gpt|claude)"
 _SCORE_WORD = r"(?:score|rating|grade|verdict|marks?|points?)"
 _HIGH = (
@@ -76,7 +89,13 @@ _LABEL = r"(?:notes?|output|result|verdict|metadata|report|override|decision|ass
 RULES: tuple[Rule, ...] = (
     Rule(
         "override",
-        _rx(rf"\b{_VERB}\b{_GAP}\b{_PRIOR}\b{_GAP}\b{_ORDERS}\b"),
+        _rx(
+            rf"\b{_VERB}\b{_GAP}\b{_PRIOR}\b{_NEAR}\b{_ORDERS}\b|"
+            rf"\b{_VERB}\s+(?:{_ANY}\s+)?(?:of\s+)?(?:the\s+|your\s+)?{_STRONG_ORDERS}\b|"
+            r"\b(?:ignore|disregard|forget)\s+(?:the\s+)?(?:rest|remainder)\s+of\s+(?:this|the)\b|"
+            rf"\b{_VERB}\s+(?:everything|anything)\s+(?:above|before|else|previous)|"
+            r"\bstop\s+everything\b"
+        ),
         "text tries to override the judge's instructions",
         (
             "ignore",
@@ -96,7 +115,8 @@ RULES: tuple[Rule, ...] = (
         "new-instructions",
         _rx(
             r"\b(?:new|updated|real|actual|true|hidden|secret)\s+(?:system\s+)?"
-            r"(?:instructions?|prompt|task|rules)\s*(?::|are\b|follow)"
+            r"(?:instructions?|prompt|task)\s*(?::|are\b|follow|\*{2,}|!)|"
+            r"\bimportant\s+new\s+instructions\b"
         ),
         "text announces new instructions",
         ("instruction", "prompt", "task", "rules"),
@@ -104,7 +124,8 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "persona",
         _rx(
-            r"\b(?:you\s+are\s+now|from\s+now\s+on\s*,?\s+you|act\s+as\s+(?:a|an|the)\s+\w*\s*"
+            r"\b(?:you\s+are\s+now|from\s+now\s+on\s*,?\s+you|i\s+want\s+you\s+to\s+act\s+as|"
+            r"act\s+as\s+(?:a|an|the)\s+\w*\s*"
             r"(?:judge|grader|evaluator|reviewer|assistant|ai|model)|pretend\s+(?:to\s+be|you\s+are)|"
             r"roleplay\s+as|developer\s+mode|jailbreak)"
         ),
@@ -165,7 +186,8 @@ RULES: tuple[Rule, ...] = (
             r"\b(?:final|overall|total|judge|grader)\s+(?:score|grade|rating|verdict)\s*[:=]"
         ),
         "text looks like a score or verdict block",
-        ("score", "rating", "grade", "verdict", "mark", "point", "weighted_total"),
+        in_docs="info",
+        triggers=("score", "rating", "grade", "verdict", "mark", "point", "weighted_total"),
         in_data_files=False,
     ),
     Rule(
@@ -178,7 +200,16 @@ RULES: tuple[Rule, ...] = (
             rf"\b(?:grader|judge|evaluator|rubricate)[\s_-]*{_LABEL}\s*[:=]"
         ),
         "text imitates a grader, metadata or review block",
-        ("grader", "judge", "evaluat", "rubricate", "grading", "metadata", "review", "llm"),
+        triggers=(
+            "grader",
+            "judge",
+            "evaluat",
+            "rubricate",
+            "grading",
+            "metadata",
+            "review",
+            "llm",
+        ),
         in_data_files=False,
     ),
     Rule(
@@ -198,7 +229,8 @@ RULES: tuple[Rule, ...] = (
             r"\[/?INST\]|<</?SYS>>|</?\s*(?:system|assistant|untrusted[\w-]*|instructions?|scores?)\s*>"
         ),
         "text contains chat-template or wrapper tags",
-        (
+        in_docs="info",
+        triggers=(
             "<|",
             "inst]",
             "<<sys",
@@ -209,5 +241,110 @@ RULES: tuple[Rule, ...] = (
             "instruction",
             "score",
         ),
+    ),
+    Rule(
+        "addressed-to-automation",
+        _rx(
+            r"\b(?:notes?|messages?|instructions?|hints?|reminders?|attention|notice|directive)\s+"
+            rf"(?:to|for)\s+(?:the\s+|any\s+|all\s+)?{_AUTOMATON}\b|"
+            r"\bfor\s+(?:the\s+)?(?:automated|ai|llm)\s+(?:screen\w*|rank\w*|review\w*|scor\w*|"
+            r"grad\w*|evaluat\w*|analy\w*)\s+(?:systems?|tools?|software|readers?|bots?|models?)\b|"
+            r"\bfor\s+(?:the\s+)?automated\s+(?:systems?|tools?|software|readers?|scans?|screen\w*|"
+            r"analy\w*)\b|"
+            r"\b(?:invisible|hidden)\s+(?:to|from)\s+(?:humans?|people|reviewers?|readers?)\b|"
+            rf"\battention\s*,?\s+(?:the\s+|all\s+|any\s+)?{_AUTOMATON}\b|"
+            r"\bvisible\s+(?:only\s+)?to\s+(?:the\s+)?(?:ai|llms?|models?|machines?|bots?)\b"
+        ),
+        "text addresses automated screening, review or scoring",
+        (
+            "note",
+            "message",
+            "instruction",
+            "hint",
+            "reminder",
+            "attention",
+            "notice",
+            "directive",
+            "automated",
+            "ai ",
+            "llm",
+            "invisible",
+            "hidden",
+            "visible",
+        ),
+    ),
+    Rule(
+        "grader-manipulation",
+        _rx(
+            rf"\b(?:override|overrule|bypass|skip|disregard|ignore)\s+(?:the\s+|any\s+|all\s+)?"
+            rf"(?:manual|human|normal|usual|standard|previous|prior|other)\s+{_ASSESS}|"
+            r"\b(?:do\s+not|don'?t|never)\s+(?:evaluate|assess|score|grade|rate|judge|analy[sz]e|"
+            r"penali[sz]e|criticise|criticize)\s+(?:the|this|my|our|it)\b|"
+            r"\b(?:ignore|disregard|overlook|skip)\s+(?:all\s+|any\s+)?(?:negative|bad|critical|weak)\s+"
+            r"(?:indicators?|signals?|points?|aspects?|findings?|feedback|issues?|parts?)|"
+            r"\b(?:focus|report)\s+(?:exclusively|only)\s+on\s+(?:the\s+)?(?:positive|strengths?|good)|"
+            r"\brate\s+(?:this|it|me|us|the\s+\w+)\s+(?:very\s+)?(?:highly|high|positively|favou?rably|"
+            r"as\s+(?:excellent|outstanding|perfect|exceptional))\b|"
+            r"\b(?:give|assign|award|grant)\s+(?:(?:this|the|my|our)\s+(?:[\w-]+\s+){0,2}|it\s+|me\s+|"
+            r"us\s+)?(?:a\s+|an\s+|the\s+)?"
+            r"(?:very\s+)?(?:high|higher|highest|positive|favou?rable|glowing|perfect|excellent)\s+"
+            r"(?:scores?|ratings?|grades?|marks?|reviews?|evaluations?|rankings?)\b|"
+            r"\b(?:positive|favou?rable|glowing)\s+reviews?\s+only\b|"
+            r"\brank\s+(?:this|it|me|us|the\s+\w+)\s+(?:first|highest|at\s+the\s+top|above)\b|"
+            r"\bpre-?(?:verified|approved|screened|vetted)\s+by\b"
+        ),
+        "text tries to steer the grader's assessment",
+        (
+            "overrid",
+            "overrul",
+            "bypass",
+            "skip",
+            "disregard",
+            "ignore",
+            "overlook",
+            "not ",
+            "don",
+            "never",
+            "focus",
+            "report",
+            "rate",
+            "give",
+            "assign",
+            "award",
+            "grant",
+            "review",
+            "rank",
+            "pre",
+        ),
+    ),
+    Rule(
+        "scripted-answer",
+        _rx(
+            r"\b(?:simply|just|only)\s+(?:respond|reply|answer|say|print|output|write|return)\s+"
+            r"(?:with\s+|that\s+)?[\"'“‘<]|"
+            r"\b(?:simply|just|only)\s+(?:respond|reply|answer)\s+(?:with|that)\b|"
+            r"\bif\s+(?:you\s+are\s+|you're\s+|anyone\s+)?(?:ever\s+)?(?:asked|questioned|queried)\b"
+            r"[^.\n]{0,80}?\b(?:respond|reply|answer|report|say|state|output)\b|"
+            r"\b(?:please\s+)?repeat\s+(?:the\s+following|after\s+me|this\s+(?:sentence|phrase|text))\b|"
+            r"\brespond\s+to\s+every\s+prompt\b|"
+            r"\bjust\s+(?:print|say|output|write)\s+[\"'“]"
+        ),
+        "text scripts the judge's answer",
+        ("simply", "just", "only", "asked", "questioned", "queried", "repeat", "every prompt"),
+    ),
+    Rule(
+        "prompt-leak",
+        _rx(
+            r"\brepeat\s+(?:the\s+|all\s+)?(?:words|text|everything|lines)\s+above\b|"
+            r"\bverbatim\b[^.\n]{0,30}\byour\s+(?:\w+\s+)?(?:prompt|instructions)\b|"
+            r"\b(?:repeat|reveal|print|show|paste|share|output|display|tell|give|list|leak|dump|put|"
+            r"copy|spell\s+check|what\s+(?:is|are))\b[^.\n]{0,40}?(?:\byour\s+(?:\w+\s+){0,2}"
+            r"(?:prompt|instructions|configuration|guidelines)|\bthe\s+(?:exact\s+|full\s+)?"
+            r"(?:system|initial|original|hidden|previous)\s+(?:prompt|instructions))\b|"
+            r"\b(?:i\s*am|i'm|as)\s+your\s+(?:\w+\s+)?(?:developer|creator|maintainer|admin\w*|"
+            r"owner|operator|programmer)\b"
+        ),
+        "text tries to read out or take over the judge's instructions",
+        ("prompt", "instruction", "configuration", "guideline", "your", "above"),
     ),
 )

@@ -1,5 +1,6 @@
-"""`judge_report`: the judge step of `rubricate score` and the bot (pure: no I/O of its own;
-it wires the pure judge to `client.py` (network, clock) and `client_cache.py` (files)).
+"""`judge_report`: the judge step of `rubricate score` and the bot (shell: it wires the pure
+judge to `client.py` (network, clock), `client_cache.py` (files) and the random markers; each
+of these can be passed in).
 
 Modes: `none` returns the report unchanged; `auto` judges when `OPENAI_API_KEY` is set and
 otherwise notes once that there is no judge; `openai` without a key is a `ConfigError`. The
@@ -11,8 +12,8 @@ from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import Mapping
-from dataclasses import replace
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
 from rubricate.config import JudgeConfig
@@ -22,7 +23,7 @@ from rubricate.evidence.snapshot import Snapshot
 from rubricate.judge.budget import Budget
 from rubricate.judge.cache_key import cache_key
 from rubricate.judge.client import Deadline, JudgeCallError, OpenAIJudgeClient
-from rubricate.judge.client_cache import JudgeCache, resolve_cache_dir
+from rubricate.judge.client_cache import JudgeCache, ServerModes, resolve_cache_dir
 from rubricate.judge.client_faults import redact, secrets_of
 from rubricate.judge.merge import merge_run
 from rubricate.judge.outcome import JudgeRun
@@ -61,8 +62,12 @@ def judge_report(
     env: Mapping[str, str],
     cache_dir: str | None,
     http_client: Any = None,
+    new_marker: Callable[[], str] | None = None,
 ) -> ScoreReport:
-    """The report with the judge's scores merged in, or unchanged when there is no judge."""
+    """The report with the judge's scores merged in, or unchanged when there is no judge.
+
+    The cache (and the memory of what each server accepted) lives in `cache_dir`; the random
+    wrapper marker of each call comes from `new_marker` (a fresh random hex by default)."""
     if mode not in MODES:
         raise ConfigError(f"unknown judge mode {mode!r}; use one of {', '.join(MODES)}")
     if mode == "none":
@@ -73,14 +78,17 @@ def judge_report(
             raise ConfigError(MISSING_KEY)
         return _with_notes(report, [NO_KEY_NOTE])
     model_name = model or settings.model
-    cache = JudgeCache(resolve_cache_dir(cache_dir, env))
+    directory = resolve_cache_dir(cache_dir, env)
+    cache = JudgeCache(directory)
     key = cache_key(snapshot, report.rubric, model_name, settings.max_input_tokens)
-    run = _cached_run(cache.get(key), report.rubric, model_name)
+    ceiling = settings.open_scale_ceiling
+    run = _cached_run(cache.get(key), report.rubric, model_name, ceiling)
     notes: list[str] = []
     if run is None:
         base_url = (env.get(BASE_URL_VAR) or "").strip() or None
+        connection = _Connection(api_key, base_url, http_client, ServerModes(directory))
         fresh = _fresh_run(
-            report.rubric, snapshot, settings, model_name, api_key, base_url, http_client
+            report.rubric, snapshot, settings, model_name, connection, new_marker or _new_marker
         )
         run = _redacted(fresh, secrets_of(api_key, base_url))
         failure = cache.put(key, run.as_cache()) if run.ok else None
@@ -88,23 +96,31 @@ def judge_report(
     return _with_notes(merge_run(report, run, scan_snapshot(snapshot)), notes)
 
 
+@dataclass(frozen=True)
+class _Connection:
+    api_key: str
+    base_url: str | None
+    http_client: Any
+    modes: ServerModes
+
+
 def _fresh_run(
     rubric: Rubric,
     snapshot: Snapshot,
     settings: JudgeConfig,
     model: str,
-    api_key: str,
-    base_url: str | None,
-    http_client: Any,
+    connection: _Connection,
+    new_marker: Callable[[], str],
 ) -> JudgeRun:
     """Call the judge; a client that cannot even be built is a run error, not a crash."""
     try:
         client = OpenAIJudgeClient(
-            api_key,
-            base_url,
+            connection.api_key,
+            connection.base_url,
             timeout_s=settings.timeout_s,
             max_retries=MAX_RETRIES,
-            http_client=http_client,
+            http_client=connection.http_client,
+            modes=connection.modes,
         )
     except JudgeCallError as exc:
         ids = rubric.ids
@@ -112,16 +128,18 @@ def _fresh_run(
     call = CallSettings(model, settings.temperature, settings.seed)
     deadline = Deadline(settings.timeout_s * STEP_DEADLINE_FACTOR)
     budget = Budget.from_settings(settings)
-    return run_judge(client, rubric, snapshot, budget, call, deadline, _new_marker)
+    return run_judge(client, rubric, snapshot, budget, call, deadline, new_marker)
 
 
-def _cached_run(data: dict[str, Any] | None, rubric: Rubric, model: str) -> JudgeRun | None:
+def _cached_run(
+    data: dict[str, Any] | None, rubric: Rubric, model: str, ceiling: float
+) -> JudgeRun | None:
     """A cached run, re-validated against the rubric; None when absent, corrupt or unusable."""
     if data is None:
         return None
     try:
         run = JudgeRun.from_cache(data)
-        valid = parse_reply(_as_reply(run), rubric, rubric.ids).by_id()
+        valid = parse_reply(_as_reply(run), rubric, rubric.ids, ceiling).by_id()
     except _CORRUPT:
         return None
     if run.model != model or any(not set(j.verified) <= set(j.evidence) for j in run.judgments):

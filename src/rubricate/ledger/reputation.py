@@ -135,6 +135,11 @@ def _repo_entry(jobs: list[JobFacts], config: ReputationConfig) -> dict[str, Any
     }
 
 
+def author_entry(jobs: Sequence[JobFacts], config: ReputationConfig) -> dict[str, Any]:
+    """One author's entry of `reputation.json`, from that author's jobs in one repo."""
+    return _author_entry(list(jobs), config)
+
+
 def _author_entry(jobs: list[JobFacts], config: ReputationConfig) -> dict[str, Any]:
     components = author_components(jobs, config)
     reputation, coverage = combine(components, config)

@@ -1,153 +1,184 @@
-"""The two AgentV dialects: `assertions:` and the `rubric` evaluator (pure: no I/O).
+"""The AgentV dialects: detect the form of an eval file and load one rubric per test (pure: no I/O).
 
-File-level criteria are shared; each case (`tests[]` or `evalcases[]`) adds its own after them
-and yields its own rubric. A rubric is analytic (0-10) when any criterion has score ranges,
-else a checklist (0-1); it passes at a normalized 0.8. Plain strings in `assertions:` are
-required criteria; plain strings in evaluator `rubrics:` are not.
+Three forms, each with the rules of the AgentV version that used it (EntityProcess/agentv,
+paths under `packages/core/src/evaluation/`):
+
+- `agentv-assert`, AgentV's current syntax (`tests[].assert`, `default_test.assert`; 58f316c);
+- `agentv-assertions`, v4 (`assertions:`; v4.42.4);
+- `agentv-evaluator`, v2 and earlier (`evalcases[]` with `rubrics:` and
+  `execution.evaluators`; v2.5.8). There, a case's own evaluators replace the file's
+  (v2 `loaders/evaluator-parser.ts` 27-33), its inline `rubrics:` come first as one grader
+  (v2 `yaml-parser.ts` 224-231), and a score from 0.6 to 0.8 is `borderline`
+  (v2 `evaluators/scoring.ts` 3-11).
+
+Referenced files are read only through the `read` function the caller gives.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
-from rubricate.rubric.build import Draft, Identity, Shape, build_rubric
-from rubricate.rubric.files import AgentVCriterion, AssertionsFile, EvaluatorFile, Execution
-from rubricate.rubric.model import Dialect, PassRule, Rubric, Scale
-from rubricate.yamlsource import Loc, Problems, did_you_mean
-
-CHECKLIST = Shape(
-    "agentv-assertions", Scale(min=0, max=1, kind="checklist"), PassRule(min_total=0.8)
+from rubricate.rubric.agentv_graders import (
+    FORM_NAMES,
+    Context,
+    CriterionDraft,
+    Form,
+    GraderDraft,
+    inline_grader,
+    parse_graders,
 )
-ANALYTIC = Shape(
-    "agentv-assertions", Scale(min=0, max=10, kind="analytic"), PassRule(min_total=8.0)
+from rubricate.rubric.agentv_refs import Located, ReadFile, References
+from rubricate.rubric.agentv_rubric import CaseDraft, build_cases
+from rubricate.rubric.agentv_tests import test_cases
+from rubricate.rubric.build import Draft, Identity
+from rubricate.rubric.model import Dialect, Rubric
+from rubricate.yamlsource import Problems
+
+DIALECT_OF_FORM: dict[Form, Dialect] = {
+    "assert": "agentv-assert",
+    "assertions": "agentv-assertions",
+    "evalcases": "agentv-evaluator",
+}
+FORM_OF_DIALECT: dict[str, Form] = {d: f for f, d in DIALECT_OF_FORM.items()}
+MARKERS = (
+    "tests",
+    "assert",
+    "default_test",
+    "assertions",
+    "evalcases",
+    "eval_cases",
+    "rubrics",
+    "evaluators",
 )
-RUBRICS_ASSERTION = "rubrics"
-RUBRIC_EVALUATOR = "rubric"
 
 
-@dataclass(frozen=True)
-class _Case:
-    id: str
-    loc: Loc
-    drafts: list[Draft]
+def form_name(dialect: str) -> str:
+    """`AgentV assert (current)` and the like, for an AgentV dialect."""
+    form = FORM_OF_DIALECT.get(dialect)
+    return FORM_NAMES[form] if form else dialect
 
 
-def assertions_rubrics(
-    file: AssertionsFile, identity: Identity, problems: Problems
-) -> list[Rubric]:
-    """One rubric per test (or one for the file), from `assertions:` lists."""
-    shared = _assertion_drafts(file.assertions or [], ("assertions",), problems)
-    cases = [
-        _Case(
-            test.id,
-            ("tests", i),
-            _assertion_drafts(test.assertions or [], ("tests", i, "assertions"), problems),
-        )
-        for i, test in enumerate(file.tests or [])
-    ]
-    return _combine("agentv-assertions", identity, shared, cases, problems)
+def detect_form(data: dict[Any, Any]) -> Form | None:
+    """The AgentV form of a file's top-level mapping, or None when it is not AgentV."""
+    if "evalcases" in data or "eval_cases" in data:
+        return "evalcases"
+    if "assertions" in data or _tests_use(data, "assertions", "rubrics", "evaluators"):
+        return "assertions"
+    if any(key in data for key in ("tests", "assert", "default_test")):
+        return "assert"
+    execution = data.get("execution")
+    if "rubrics" in data or "evaluators" in data:
+        return "evalcases"
+    if isinstance(execution, dict) and "evaluators" in execution:
+        return "evalcases"
+    if isinstance(execution, dict) and "assertions" in execution:
+        return "assertions"
+    return None
 
 
-def evaluator_rubrics(file: EvaluatorFile, identity: Identity, problems: Problems) -> list[Rubric]:
-    """One rubric per eval case (or one for the file), from evaluator `rubrics:` lists."""
-    shared = _rubric_drafts(file.rubrics or [], ("rubrics",))
-    shared += _evaluator_drafts(file.execution, ("execution",), problems)
-    shared += _evaluators_drafts(file.evaluators or [], ("evaluators",), problems)
-    cases = []
-    for i, case in enumerate(file.evalcases or []):
-        loc: Loc = ("evalcases", i)
-        own = _rubric_drafts(case.rubrics or [], (*loc, "rubrics"))
-        own += _evaluator_drafts(case.execution, (*loc, "execution"), problems)
-        cases.append(_Case(case.id, loc, own))
-    return _combine("agentv-evaluator", identity, shared, cases, problems)
+def _tests_use(data: dict[Any, Any], *keys: str) -> bool:
+    tests = data.get("tests")
+    if not isinstance(tests, list):
+        return False
+    return any(isinstance(t, dict) and any(k in t for k in keys) for t in tests)
 
 
-def _assertion_drafts(items: Sequence[Any], loc: Loc, problems: Problems) -> list[Draft]:
-    drafts: list[Draft] = []
-    for i, item in enumerate(items):
-        here = (*loc, i)
-        if isinstance(item, str):
-            drafts.append(Draft(here, item, plain_required=True))
-        elif item.type != RUBRICS_ASSERTION:
-            _ignored(problems, here, "assertion", item.type, RUBRICS_ASSERTION)
-        elif item.criteria is None:
-            problems.error(here, "missing required key 'criteria' in a `type: rubrics` assertion")
-        else:
-            criteria = item.criteria
-            drafts += [
-                Draft((*here, "criteria", j), c, plain_required=True)
-                for j, c in enumerate(criteria)
-            ]
-    return drafts
-
-
-def _rubric_drafts(items: Sequence[str | AgentVCriterion], loc: Loc) -> list[Draft]:
-    return [Draft((*loc, i), item) for i, item in enumerate(items)]
-
-
-def _evaluator_drafts(execution: Execution | None, loc: Loc, problems: Problems) -> list[Draft]:
-    if execution is None:
-        return []
-    return _evaluators_drafts(execution.evaluators or [], (*loc, "evaluators"), problems)
-
-
-def _evaluators_drafts(evaluators: Sequence[Any], loc: Loc, problems: Problems) -> list[Draft]:
-    drafts: list[Draft] = []
-    for i, evaluator in enumerate(evaluators):
-        here = (*loc, i)
-        if evaluator.type != RUBRIC_EVALUATOR:
-            _ignored(problems, here, "evaluator", evaluator.type, RUBRIC_EVALUATOR)
-        elif evaluator.rubrics is None:
-            problems.error(here, "missing required key 'rubrics' in a `type: rubric` evaluator")
-        else:
-            drafts += _rubric_drafts(evaluator.rubrics, (*here, "rubrics"))
-    return drafts
-
-
-def _ignored(problems: Problems, loc: Loc, what: str, kind: str, wanted: str) -> None:
-    hint = did_you_mean(kind, [wanted])
-    problems.warn((*loc, "type"), f"{what} of type {kind!r} is not a rubric and is ignored{hint}")
-
-
-def _combine(
-    dialect: Dialect,
+def agentv_rubrics(
+    form: Form,
+    root: Located,
     identity: Identity,
-    shared: list[Draft],
-    cases: list[_Case],
-    problems: Problems,
-) -> list[Rubric]:
-    if not cases:
-        rubric = build_rubric(problems, identity, _shape(dialect, shared), shared, None)
-        return [] if rubric is None else [rubric]
-    _check_case_ids(cases, problems)
-    rubrics = []
-    for case in cases:
-        drafts = shared + case.drafts
-        rubric = build_rubric(
-            problems, identity, _shape(dialect, drafts), drafts, (case.id, case.loc)
-        )
-        if rubric is not None:
-            rubrics.append(rubric)
-    return rubrics
+    read: ReadFile | None,
+) -> tuple[list[Rubric], list[Problems]]:
+    """The rubrics of each test, and the problems of every file that was read."""
+    refs = References(identity.source, read)
+    ctx = Context(form, refs)
+    cases = test_cases(root, ctx) if form != "evalcases" else _evalcases(root, ctx)
+    rubrics = build_cases(DIALECT_OF_FORM[form], identity, cases, root.problems)
+    return rubrics, refs.sources
 
 
-def _shape(dialect: Dialect, drafts: list[Draft]) -> Shape:
-    analytic = any(getattr(d.spec, "score_ranges", None) is not None for d in drafts)
-    base = ANALYTIC if analytic else CHECKLIST
-    return Shape(dialect, base.scale, base.pass_rule)
+def _evalcases(root: Located, ctx: Context) -> list[CaseDraft]:
+    data = root.value
+    shared = _file_evaluators(root)
+    key = "evalcases" if "evalcases" in data else "eval_cases"
+    if key not in data:
+        case = CaseDraft(None, root)
+        case.graders = _shared_graders(root, shared, ctx, case)
+        return [case]
+    cases_at = root.child(key)
+    if not isinstance(cases_at.value, list):
+        cases_at.error(f"{key} should be a list of eval cases")
+        return []
+    cases = []
+    for item in cases_at.items():
+        made = _evalcase(item, shared, root, ctx)
+        if made is not None:
+            cases.append(made)
+    return cases
 
 
-def _check_case_ids(cases: list[_Case], problems: Problems) -> None:
-    first: dict[str, int] = {}
-    for case in cases:
-        loc = (*case.loc, "id")
-        if not case.id.strip() or "#" in case.id:
-            problems.error(loc, f"case id {case.id!r} should be non-empty and must not contain '#'")
-        elif case.id in first:
-            problems.error(
-                loc, f"duplicate case id {case.id!r} (first defined at line {first[case.id]})"
-            )
-        else:
-            first[case.id] = problems.locator.at(loc)[0]
+def _file_evaluators(root: Located) -> Located | None:
+    execution = root.value.get("execution")
+    if isinstance(execution, dict) and "evaluators" in execution:
+        return root.child("execution").child("evaluators")
+    if "evaluators" in root.value:
+        return root.child("evaluators")
+    return None
+
+
+def _shared_graders(
+    root: Located, evaluators: Located | None, ctx: Context, case: CaseDraft
+) -> list[Any]:
+    local = Context(ctx.form, ctx.refs, criteria_text=ctx.criteria_text)
+    graders = []
+    if "rubrics" in root.value:
+        graders += inline_grader(root.child("rubrics"), local)
+    if evaluators is not None:
+        graders += parse_graders(evaluators, local)
+    case.left_out += local.left_out
+    return graders
+
+
+def _evalcase(
+    item: Located, shared: Located | None, root: Located, ctx: Context
+) -> CaseDraft | None:
+    data = item.value
+    if not isinstance(data, dict):
+        item.error("an eval case should be a mapping")
+        return None
+    case_id = data.get("id")
+    if not isinstance(case_id, (str, int)) or isinstance(case_id, bool):
+        item.warn("an eval case without an `id` is skipped, as AgentV skips it")
+        return None
+    case = CaseDraft(str(case_id), item)
+    outcome = next(
+        (data[k] for k in ("expected_outcome", "outcome") if isinstance(data.get(k), str)), None
+    )
+    local = Context(ctx.form, ctx.refs, criteria_text=outcome)
+    if "rubrics" in data:
+        case.graders += inline_grader(item.child("rubrics"), local)
+    own = _case_evaluators(item)
+    if own is not None:
+        case.graders += parse_graders(own, local)
+    else:
+        case.graders += _shared_graders(root, shared, local, case)
+    if not case.graders and not case.left_out and not local.left_out and outcome:
+        # v2 `yaml-parser.ts` 122, 214: no evaluators means the default llm_judge, which
+        # judges the case's `expected_outcome`: one required criterion.
+        key = "expected_outcome" if "expected_outcome" in data else "outcome"
+        where = item.child(key)
+        grader = GraderDraft("llm_judge", "llm-judge", where)
+        draft = Draft(where.loc, outcome.strip(), plain_required=True)
+        grader.criteria = [CriterionDraft(draft, where, 1)]
+        case.graders.append(grader)
+    case.left_out += local.left_out
+    return case
+
+
+def _case_evaluators(item: Located) -> Located | None:
+    execution = item.value.get("execution")
+    if isinstance(execution, dict) and execution.get("evaluators") is not None:
+        return item.child("execution").child("evaluators")
+    if item.value.get("evaluators") is not None:
+        return item.child("evaluators")
+    return None

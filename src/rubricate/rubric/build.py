@@ -36,7 +36,7 @@ _WITH_ID = (NativeCriterion, AgentVCriterion)
 SLUG = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 VAGUE_ID = re.compile(r"^[A-Za-z]{1,6}[0-9]+$")
 MIN_OUTCOME_WORDS = 4
-_OUTCOME_KEYS = ("outcome", "description", "expected_outcome")
+_OUTCOME_KEYS = ("outcome", "description", "expected_outcome", "criteria")
 
 
 @dataclass(frozen=True)
@@ -115,7 +115,7 @@ def build_rubric(
     built = [(build_criterion(problems, d, n, shape.scale), d) for n, d in enumerate(drafts, 1)]
     criteria = [(c, d) for c, d in built if c is not None]
     _check_unique(criteria, problems)
-    _check_request_first(criteria, problems)
+    check_request_first(criteria, problems)
     if len(problems.errors) > before:
         return None
     case_id = case[0] if case else None
@@ -153,6 +153,7 @@ def build_criterion(
         nullable=spec.nullable,
         judged_from=spec.judged_from,
         name=spec.name.strip(),
+        operator=getattr(spec, "operator", None),
     )
     return criterion if len(problems.errors) == before else None
 
@@ -254,7 +255,8 @@ def _check_unique(criteria: list[tuple[Criterion, Draft]], problems: Problems) -
         problems.error(loc, message, key=key)
 
 
-def _check_request_first(criteria: list[tuple[Criterion, Draft]], problems: Problems) -> None:
+def check_request_first(criteria: list[tuple[Criterion, Draft]], problems: Problems) -> None:
+    """Criteria judged from the request must come before those judged from the submission."""
     submission: tuple[Criterion, Draft] | None = None
     for criterion, draft in criteria:
         if criterion.judged_from == "submission":

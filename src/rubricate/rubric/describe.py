@@ -16,8 +16,9 @@ from rubricate.rubric.scoring import REQUIRED_NORMALIZED
 
 DIALECT_NAMES = {
     "native": "native",
-    "agentv-assertions": "AgentV assertions",
-    "agentv-evaluator": "AgentV evaluator",
+    "agentv-assert": "AgentV assert (current)",
+    "agentv-assertions": "AgentV assertions (v4)",
+    "agentv-evaluator": "AgentV evalcases",
     "axes": "axes",
 }
 
@@ -31,6 +32,7 @@ def describe_json(rubric: Rubric) -> dict[str, Any]:
         "scale": {"min": rubric.scale.min, "max": rubric.scale.max, "open": rubric.scale.open},
         "pass": {"min_total": rubric.pass_rule.min_total, "min_each": rubric.pass_rule.min_each},
         "criteria": [_criterion_json(c) for c in rubric.criteria],
+        **({"graders": [g.model_dump() for g in rubric.graders]} if rubric.graders else {}),
     }
 
 
@@ -48,6 +50,8 @@ def _criterion_json(criterion: Criterion) -> dict[str, Any]:
 
 def pass_text(rubric: Rubric) -> str:
     """The pass rule in words, e.g. `weighted total ≥ 3.5 and every score ≥ 2`."""
+    if rubric.graders:
+        return _graders_pass_text(rubric)
     rule = rubric.pass_rule
     parts = []
     if rule.min_total is not None:
@@ -57,6 +61,29 @@ def pass_text(rubric: Rubric) -> str:
     if any(c.required or c.min_score is not None for c in rubric.criteria):
         parts.append("every required criterion passes its own bar")
     return " and ".join(parts) if parts else "every criterion scored"
+
+
+def _graders_pass_text(rubric: Rubric) -> str:
+    """AgentV's rule: the weighted mean of the graders' 0-1 scores reaches the threshold."""
+    span = rubric.scale.max - rubric.scale.min
+    threshold = ((rubric.pass_rule.min_total or 0) - rubric.scale.min) / span
+    text = f"the weighted mean of the grader scores (0-1) ≥ {threshold:g}"
+    required = [g.id for g in rubric.graders if g.required]
+    if required:
+        text += f", and each required grader ({', '.join(required)}) reaches its bar"
+    return text
+
+
+def graders_rows(rubric: Rubric) -> list[tuple[str, str, str, str, str]]:
+    """One row per AgentV grader: id, weight, required, mode and its criteria."""
+    rows = []
+    for grader in rubric.graders:
+        bar = f"≥ {grader.min_score:g}" if grader.min_score is not None else "yes"
+        mode = "analytic (0-10)" if grader.analytic else "checklist"
+        mode += ", negated" if grader.negate else ""
+        required = bar if grader.required else ""
+        rows.append((grader.id, f"{grader.weight:g}", required, mode, ", ".join(grader.criteria)))
+    return rows
 
 
 def scale_words(rubric: Rubric) -> str:
@@ -76,6 +103,8 @@ def bar_text(rubric: Rubric, criterion: Criterion) -> str:
     """A criterion's own pass bar: its `min_score`, or the required default."""
     if criterion.min_score is not None:
         return f"≥ {criterion.min_score:.0%}"
+    if criterion.required and rubric.graders:
+        return "met"
     if criterion.required:
         return "met" if rubric.scale.binary else f"≥ {REQUIRED_NORMALIZED:.0%}"
     return ""
@@ -93,6 +122,16 @@ def describe_markdown(rubric: Rubric) -> str:
         "|---|---:|:---:|---:|---|",
     ]
     lines += [_markdown_row(rubric, c) for c in rubric.criteria]
+    if rubric.graders:
+        lines += [
+            "",
+            "| grader | weight | required | mode | criteria |",
+            "|---|---:|:---:|---|---|",
+        ]
+        lines += [
+            "| " + " | ".join(escape_markdown(cell) for cell in row) + " |"
+            for row in graders_rows(rubric)
+        ]
     notes = _markdown_notes(rubric)
     return "\n".join(lines + (["", *notes] if notes else [])) + "\n"
 
@@ -138,7 +177,11 @@ def describe_text(rubric: Rubric) -> str:
         flags += " (null ok)" if c.nullable else ""
         flags += " (request)" if c.judged_from == "request" else ""
         rows.append((c.id, f"{c.weight:g}", flags.strip(), bar_text(rubric, c), c.outcome))
-    return "\n".join(header + format_table(rows)) + "\n"
+    lines = header + format_table(rows)
+    if rubric.graders:
+        grader_rows = [("grader", "weight", "required", "mode", "criteria"), *graders_rows(rubric)]
+        lines += ["", *format_table(grader_rows)]
+    return "\n".join(lines) + "\n"
 
 
 def format_table(rows: Sequence[Sequence[str]]) -> list[str]:

@@ -108,12 +108,20 @@ class NativeCriterion(_CriterionBase):
 
 
 class AgentVCriterion(_CriterionBase):
-    """An AgentV criterion object (`assertions` or evaluator `rubrics`)."""
+    """An AgentV criterion object (`assert`, `assertions` or evaluator `rubrics`)."""
 
     id: str | None = None
     outcome: str | None = Field(default=None, description="What is checked.")
+    criteria: str | None = Field(default=None, description="An alias of `outcome` (AgentV 4+).")
     expected_outcome: str | None = Field(default=None, description="An alias of `outcome`.")
+    description: str | None = Field(default=None, description="An alias of `outcome` (AgentV 2).")
     score_ranges: ScoreRanges | None = None
+    required_min_score: Annotated[int, Field(ge=0, le=10)] | None = Field(
+        default=None, description="AgentV 2-4: the lowest passing 0-10 score; now `min_score`."
+    )
+    operator: Literal["correctness", "contradiction"] | None = Field(
+        default=None, description="How the judge reads the outcome (AgentV 4+)."
+    )
 
 
 class AxisSpec(_CriterionBase):
@@ -185,6 +193,77 @@ class AxesFile(_Strict, RubricHeader):
     axes: Annotated[dict[str, AxisSpec], Field(min_length=1)]
 
 
+Threshold = Annotated[
+    float, Field(ge=0, le=1, allow_inf_nan=False, description="The passing test score, 0-1.")
+]
+
+
+class RubricGrader(_Open):
+    """An AgentV assertion; `llm-rubric`/`agent-rubric` carry criteria, others are not rubrics."""
+
+    type: str = Field(description="`llm-rubric` or `agent-rubric` for rubric criteria.")
+    metric: str | None = Field(default=None, description="The grader's name.")
+    value: Any = Field(
+        default=None,
+        description="The criteria: a list of strings and criterion objects, or a text.",
+    )
+    criteria: list[AgentVItem] | None = None
+    weight: Annotated[float, Field(ge=0, allow_inf_nan=False)] | None = None
+    required: bool | None = Field(default=None, description="A low score fails the whole test.")
+    min_score: MinScore | None = None
+    negate: bool | None = None
+
+
+class IncludeEntry(_Strict):
+    """`include: NAME` splices the `assert:` list of `.agentv/templates/NAME.yaml` (or a path)."""
+
+    include: str
+
+
+AssertEntry = Annotated[
+    Annotated[str, Tag(TAG_TEXT)] | Annotated[RubricGrader | IncludeEntry, Tag(TAG_MAPPING)],
+    _shapes("assertion"),
+]
+
+
+class TestExecution(_Open):
+    """A test's `execution:` block."""
+
+    threshold: Threshold | None = None
+    skip_defaults: bool | None = Field(default=None, description="Leave out the file's defaults.")
+
+
+class AssertTest(_Open):
+    """An AgentV test: its own `assert:` graders run first, then the file's defaults."""
+
+    id: str | int
+    assert_: list[AssertEntry] | None = Field(default=None, alias="assert")
+    criteria: str | None = Field(default=None, description="Alone, the one required criterion.")
+    execution: TestExecution | None = None
+
+
+class DefaultTest(_Open):
+    """AgentV's `default_test:` block."""
+
+    assert_: list[AssertEntry] | None = Field(default=None, alias="assert")
+    threshold: Threshold | None = None
+
+
+class AssertFile(_Open, RubricHeader):
+    """An AgentV eval file in the current form: `tests[].assert`, `default_test`, `assert`."""
+
+    model_config = ConfigDict(
+        title="AgentV assert",
+        json_schema_extra={
+            "anyOf": [{"required": [key]} for key in ("tests", "assert", "default_test")]
+        },
+    )
+    assert_: list[AssertEntry] | None = Field(default=None, alias="assert")
+    default_test: DefaultTest | str | None = None
+    tests: list[AssertTest | str] | str | None = None
+    threshold: Threshold | None = None
+
+
 class RubricsAssertion(_Open):
     """An AgentV assertion; `type: rubrics` carries criteria, other types are ignored."""
 
@@ -254,4 +333,4 @@ class EvaluatorFile(_Open, RubricHeader):
     evalcases: list[EvalCase] | None = None
 
 
-RubricFile = NativeFile | AxesFile | AssertionsFile | EvaluatorFile
+RubricFile = NativeFile | AxesFile | AssertFile | AssertionsFile | EvaluatorFile

@@ -1,8 +1,9 @@
 """Load rubric text in any of the four dialects into `Rubric`s (pure: parses the text it is given).
 
-`load_rubrics(text, source)` detects the dialect from the top-level keys, checks the file's
-shape and meaning, and returns one rubric per case. Every problem is reported together, as
-`path:line:col: message`, in one `SourceError`.
+`load_rubrics(text, source, read=...)` detects the dialect from the top-level keys, checks the
+file's shape and meaning, and returns one rubric per case. Every problem is reported together,
+as `path:line:col: message`, in one `SourceError`. Files an AgentV file refers to (`include:`,
+`tests: file://...`) are read only through the caller's `read`, inside the repository.
 """
 
 from __future__ import annotations
@@ -13,10 +14,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from rubricate.errors import Diagnostic, SourceError
-from rubricate.rubric.agentv import assertions_rubrics, evaluator_rubrics
+from rubricate.rubric.agentv import DIALECT_OF_FORM, MARKERS, agentv_rubrics, detect_form
+from rubricate.rubric.agentv_refs import Located, ReadFile
 from rubricate.rubric.axes import axes_rubrics
 from rubricate.rubric.build import Identity, identity_of
-from rubricate.rubric.files import AssertionsFile, AxesFile, EvaluatorFile, NativeFile, RubricHeader
+from rubricate.rubric.files import AxesFile, NativeFile, RubricHeader
 from rubricate.rubric.located import describe_value, validate_located
 from rubricate.rubric.model import Dialect, Rubric
 from rubricate.rubric.native import native_rubrics
@@ -37,12 +39,9 @@ class _DialectSpec:
 
 DIALECTS: dict[Dialect, _DialectSpec] = {
     "native": _DialectSpec(("criteria",), NativeFile, native_rubrics),
-    "agentv-assertions": _DialectSpec(("assertions", "tests"), AssertionsFile, assertions_rubrics),
-    "agentv-evaluator": _DialectSpec(
-        ("rubrics", "evaluators", "evalcases", "execution"), EvaluatorFile, evaluator_rubrics
-    ),
     "axes": _DialectSpec(("axes",), AxesFile, axes_rubrics),
 }
+AGENTV = "agentv"
 
 
 @dataclass(frozen=True)
@@ -59,8 +58,12 @@ class LoadedFile:
         return tuple(r.case for r in self.rubrics if r.case is not None)
 
 
-def load_rubrics(text: str, source: str) -> LoadedFile:
-    """Load every rubric in a file; raise `SourceError` with every located problem."""
+def load_rubrics(text: str, source: str, read: ReadFile | None = None) -> LoadedFile:
+    """Load every rubric in a file; raise `SourceError` with every located problem.
+
+    `read(path)` returns the text of a file the rubric file refers to (a path inside the
+    repository, relative to its root); without it, such references are errors.
+    """
     data, locator = load_located(text, source)
     if data is None:
         raise SourceError([locator.diag((), "the rubric file is empty")])
@@ -68,19 +71,41 @@ def load_rubrics(text: str, source: str) -> LoadedFile:
         message = f"a rubric file must be a mapping of keys to values, got {describe_value(data)}"
         raise SourceError([locator.diag((), message)])
     dialect = detect_dialect(data, locator)
-    spec = DIALECTS[dialect]
-    file = validate_located(spec.model, data, locator)
     problems = Problems(locator)
-    identity = identity_of(file, text, source, problems)
-    rubrics = spec.build(file, identity, problems)
-    if problems.errors:
-        raise SourceError(sorted_diagnostics([*problems.errors, *problems.warnings]))
-    return LoadedFile(dialect, tuple(rubrics), tuple(sorted_diagnostics(problems.warnings)))
+    form = detect_form(data)
+    if form is not None and dialect == DIALECT_OF_FORM[form]:
+        header = RubricHeader.model_validate(_header(data))
+        identity = identity_of(header, text, source, problems)
+        rubrics, others = agentv_rubrics(form, Located(data, (), problems), identity, read)
+        found = [problems, *others]
+    else:
+        spec = DIALECTS[dialect]
+        file = validate_located(spec.model, data, locator)
+        identity = identity_of(file, text, source, problems)
+        rubrics, found = spec.build(file, identity, problems), [problems]
+    errors = [d for p in found for d in p.errors]
+    warnings = [d for p in found for d in p.warnings]
+    if errors:
+        raise SourceError(sorted_diagnostics([*errors, *warnings]))
+    return LoadedFile(dialect, tuple(rubrics), tuple(sorted_diagnostics(warnings)))
+
+
+def _header(data: dict[Any, Any]) -> dict[str, Any]:
+    """The id, name, version and description of an AgentV file, where they are text."""
+    header = {k: data[k] for k in ("id", "name", "description") if isinstance(data.get(k), str)}
+    if isinstance(data.get("version"), (str, int, float)) and not isinstance(data["version"], bool):
+        header["version"] = data["version"]
+    return header
 
 
 def detect_dialect(data: dict[Any, Any], locator: Locator) -> Dialect:
     """The one dialect whose marker keys the file uses."""
-    found = {name: _marker(spec, data) for name, spec in DIALECTS.items()}
+    found: dict[Dialect, str | None] = {
+        name: _marker(spec, data) for name, spec in DIALECTS.items()
+    }
+    form = detect_form(data)
+    if form is not None:
+        found[DIALECT_OF_FORM[form]] = next((k for k in MARKERS if k in data), "execution")
     matches = [(name, marker) for name, marker in found.items() if marker is not None]
     if len(matches) == 1:
         return matches[0][0]
@@ -104,19 +129,21 @@ def _marker(spec: _DialectSpec, data: dict[Any, Any]) -> str | None:
 
 
 def _no_dialect(data: dict[Any, Any], locator: Locator) -> Diagnostic:
-    markers = [m for spec in DIALECTS.values() for m in spec.markers]
+    markers = [m for spec in DIALECTS.values() for m in spec.markers] + list(MARKERS)
     if "criteria" in data:  # a text `criteria:` describes an AgentV case; it lists no criteria
         got = describe_value(data["criteria"])
         return locator.diag(("criteria",), f"criteria should be a list of criteria, got {got}")
     if "execution" in data:
-        message = "execution should hold an `evaluators:` list to be a rubric"
+        message = "execution should hold an `evaluators:` or `assertions:` list to be a rubric"
         return locator.diag(("execution",), message, key=True)
     for key in data:
         close = difflib.get_close_matches(str(key), markers, n=1, cutoff=TYPO_CUTOFF)
         if close:
             message = f"unknown key {key!r} (did you mean {close[0]!r}?)"
             return locator.diag((key,), message, key=True)
-    keys = ", ".join(
-        f"{'/'.join(f'`{m}:`' for m in spec.markers)} ({name})" for name, spec in DIALECTS.items()
-    )
+    groups: list[tuple[str, tuple[str, ...]]] = [
+        (name, spec.markers) for name, spec in DIALECTS.items()
+    ]
+    groups.append((AGENTV, ("tests", "assert", "assertions", "evalcases")))
+    keys = ", ".join(f"{'/'.join(f'`{m}:`' for m in marks)} ({name})" for name, marks in groups)
     return locator.diag((), f"no criteria: the file has none of the rubric keys {keys}")

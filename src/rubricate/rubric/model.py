@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Dialect = Literal["native", "agentv-assertions", "agentv-evaluator", "axes"]
+Dialect = Literal["native", "agentv-assert", "agentv-assertions", "agentv-evaluator", "axes"]
 ScaleKind = Literal["points", "checklist", "analytic", "open"]
 JudgedFrom = Literal["request", "submission"]
 ScoreValue = float | bool | None
@@ -47,6 +47,7 @@ class Criterion(_Frozen):
     nullable: bool = False
     judged_from: JudgedFrom = "submission"
     name: str = ""
+    operator: str | None = None
 
     @property
     def title(self) -> str:
@@ -75,6 +76,19 @@ class PassRule(_Frozen):
     min_each: float | None = None
 
 
+class Grader(_Frozen):
+    """An AgentV rubric grader: its own criteria, scored apart and combined per test."""
+
+    id: str
+    type: str
+    criteria: tuple[str, ...]
+    weight: float = Field(default=1.0, ge=0)
+    required: bool = False
+    min_score: float | None = Field(default=None, gt=0, le=1)
+    negate: bool = False
+    analytic: bool = False
+
+
 class Rubric(_Frozen):
     """A loaded rubric: criteria on one scale, with a pass rule, id and version."""
 
@@ -87,6 +101,7 @@ class Rubric(_Frozen):
     source: str = ""
     case: str | None = None
     description: str = ""
+    graders: tuple[Grader, ...] = ()
 
     @property
     def request_criteria(self) -> tuple[str, ...]:

@@ -1,8 +1,8 @@
-"""Find a rubric by built-in name or path, optionally `PATH#CASE` (pure: reads only that file).
+"""Find a rubric by built-in name or path, or `PATH#CASE` (pure: reads through `read_file`).
 
 Built-ins ship in the wheel at `rubricate/_data/rubrics/` and live at `<repo>/rubrics/` in a
-source checkout. Paths are read with the caller's `read_file` (the bot reads the base ref),
-else from the local filesystem.
+source checkout. Every other file is read with the caller's `read_file` (the bot reads the base
+ref; the command line reads the working tree), and so are the files a rubric file refers to.
 """
 
 from __future__ import annotations
@@ -44,13 +44,13 @@ def resolve_rubric(ref: str, read_file: ReadFile | None = None) -> Rubric:
     if path in _builtin_files():
         loaded = _load_builtin(path)
     else:
-        loaded = load_rubrics(_read(path, read_file), path)
+        loaded = load_rubrics(_read(path, read_file), path, read_file)
     return select_case(loaded, path, case.strip() or None)
 
 
 def load_file(path: str, read_file: ReadFile | None = None) -> LoadedFile:
     """Load every rubric of a file, read like `resolve_rubric` reads it."""
-    return load_rubrics(_read(path, read_file), path)
+    return load_rubrics(_read(path, read_file), path, read_file)
 
 
 def select_case(loaded: LoadedFile, path: str, case: str | None) -> Rubric:
@@ -73,16 +73,18 @@ def select_case(loaded: LoadedFile, path: str, case: str | None) -> Rubric:
 
 
 def _read(path: str, read_file: ReadFile | None) -> str:
+    if read_file is None:
+        raise ConfigError(_not_found(path))
     try:
-        if read_file is not None:
-            return read_file(path)
-        return Path(path).read_text(encoding="utf-8")
+        return read_file(path)
     except FileNotFoundError:
         raise ConfigError(_not_found(path)) from None
     except IsADirectoryError:
         raise ConfigError(f"rubric {path!r} is a directory, not a file") from None
     except UnicodeDecodeError:
         raise ConfigError(f"rubric {path!r} is not UTF-8 text") from None
+    except PermissionError:
+        raise ConfigError(f"rubric {path!r} is outside the repository or not readable") from None
     except OSError as exc:
         raise ConfigError(f"cannot read rubric {path!r}: {exc.strerror or exc}") from None
 

@@ -133,6 +133,10 @@ def check_score(rubric: Rubric, criterion_id: str, value: ScoreValue) -> ScoreVa
     if not isinstance(value, (int, float)):
         raise ScoreError(f"{criterion_id}: {value!r} is not a score; expected {expected}")
     number = _as_float(value)
+    if rubric.graders:  # AgentV: whole 0-10 replies, checklist answers at the ends
+        from rubricate.rubric.agentv_score import check_grader_value
+
+        check_grader_value(rubric, criterion, number)
     if scale.binary and number in (0.0, 1.0):
         return number == 1.0
     if scale.binary or not math.isfinite(number) or not _in_range(scale, number):
@@ -160,6 +164,10 @@ def weighted_total(rubric: Rubric, scores: Mapping[str, ScoreValue]) -> float | 
 
 def score(rubric: Rubric, scores: Mapping[str, ScoreValue]) -> ScoreResult:
     """Apply the scoring rules to already checked scores (see `check_scores`)."""
+    if rubric.graders:  # an AgentV test: per-grader scores, combined as AgentV combines them
+        from rubricate.rubric.agentv_score import score_graders
+
+        return score_graders(rubric, scores)
     unknown = sorted(set(scores) - set(rubric.ids))
     if unknown:
         raise ScoreError(f"unknown criterion {unknown[0]!r}; valid ids: {', '.join(rubric.ids)}")

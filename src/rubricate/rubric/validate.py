@@ -21,6 +21,7 @@ from rubricate.errors import (
     SourceError,
     read_problem,
 )
+from rubricate.rubric.agentv import form_name
 from rubricate.rubric.loader import load_rubrics
 from rubricate.rubric.model import Rubric
 from rubricate.rubric.resolve import ReadFile, resolve_rubric
@@ -71,20 +72,22 @@ def config_keys() -> set[str]:
     return {field.alias or name for name, field in Config.model_fields.items()}
 
 
-def check_text(text: str, path: str, read_file: ReadFile | None = None) -> FileReport:
-    """Validate a rubric or config file's text."""
+def check_text(
+    text: str, path: str, read_file: ReadFile | None = None, read_near: ReadFile | None = None
+) -> FileReport:
+    """Validate a rubric or config file's text (`read_near` reads the files a rubric names)."""
     if is_config(text, path):
         return check_config(text, path, read_file)
-    return check_rubric(text, path)
+    return check_rubric(text, path, read_near)
 
 
-def check_rubric(text: str, path: str) -> FileReport:
+def check_rubric(text: str, path: str, read_file: ReadFile | None = None) -> FileReport:
     """Validate a rubric file: one `ok` line per rubric (per case in a multi-case file)."""
     try:
-        loaded = load_rubrics(text, path)
+        loaded = load_rubrics(text, path, read_file)
     except SourceError as exc:
         return FileReport(path, diagnostics=tuple(exc.diagnostics))
-    dialect = loaded.dialect
+    dialect = form_name(loaded.dialect)
     several = len(loaded.rubrics) > 1
     ok = tuple(
         f"ok {path}#{r.case} ({dialect}, {_count(r.criteria)})"

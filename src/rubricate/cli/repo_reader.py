@@ -1,0 +1,46 @@
+"""Read repository files for the rubric loader, never outside the repository (shell: reads).
+
+The core loads rubric text and asks for every other file through a `read(path)` function;
+this is the one the command line passes. Relative paths are taken from the repository root;
+a path that resolves outside it (through `..` or a symbolic link) is refused. Relative paths
+start at the repository root, or at the current directory for paths a user typed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+ReadFile = Callable[[str], str]
+
+
+def repository_root(start: Path) -> Path:
+    """The nearest directory at or above `start` that holds `.git`, else `start` itself."""
+    here = start.resolve()
+    for directory in (here, *here.parents):
+        if (directory / ".git").exists():
+            return directory
+    return here
+
+
+def local_reader(root: Path, base: Path | None = None) -> ReadFile:
+    """Read UTF-8 files under `root`; anything that resolves outside it is a PermissionError.
+
+    Relative paths are taken from `base` (default: `root`).
+    """
+    top = root.resolve()
+    start = top if base is None else base.resolve()
+
+    def read(path: str) -> str:
+        candidate = Path(path)
+        full = (candidate if candidate.is_absolute() else start / candidate).resolve()
+        if full != top and top not in full.parents:
+            raise PermissionError(f"{path} is outside the repository {top}")
+        return full.read_text(encoding="utf-8")
+
+    return read
+
+
+def reader_for(path: str) -> ReadFile:
+    """A reader for the repository that holds `path`; relative paths start at the cwd."""
+    return local_reader(repository_root(Path(path).parent), Path.cwd())

@@ -1,0 +1,210 @@
+"""Finds the text a GitHub reader cannot see, exactly, and strips it (pure: no I/O).
+
+Only these are stripped, each listed as a `Strip` (line, bytes removed, what):
+- HTML comments (an unclosed one hides the rest of the text, as it does on GitHub);
+- an element whose start tag has the `hidden` attribute or a `style` that hides it
+  (`display:none`, `visibility:hidden`, `opacity:0`, `font-size:0`, zero width and height):
+  from its start tag to its matching end tag, never further. A void element (`<input>`,
+  `<img>` ...) or a self-closed or unclosed one loses its tag only. A class name such as
+  `overflow-hidden` and `<input type="hidden">` (no `hidden` attribute) are never hidden;
+- markdown comments (`[//]: # (...)`, a link definition that nothing shows);
+- Unicode tag, zero-width, bidi and other invisible characters, and control characters.
+
+One pass over the tags (a stack per tag name pairs start and end tags) keeps it linear.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+
+from rubricate.judge.scan_rules import CONTROL, HTML_COMMENT, INVISIBLE, MD_COMMENT
+
+_TAG = re.compile(r"<(/?)([A-Za-z][\w:-]*)((?:[^<>\"']|\"[^\"]*\"|'[^']*')*)>")
+_ATTR = re.compile(r"([^\s=/>\"']+)(?:\s*=\s*(\"[^\"]*\"|'[^']*'|[^\s\"'>]+))?")
+_HIDING_STYLE = re.compile(
+    r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse)|opacity\s*:\s*0*\.?0+"
+    r"|font-size\s*:\s*0*\.?0+[a-z%]*)\s*(?:!important\s*)?(?:;|$)",
+    re.IGNORECASE,
+)
+_ZERO = r"\s*:\s*0*\.?0+[a-z%]*\s*(?:!important\s*)?(?:;|$)"
+_ZERO_WIDTH = re.compile(rf"(?:^|;)\s*(?:max-)?width{_ZERO}", re.IGNORECASE)
+_ZERO_HEIGHT = re.compile(rf"(?:^|;)\s*(?:max-)?height{_ZERO}", re.IGNORECASE)
+VOID_ELEMENTS = frozenset(
+    {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
+     "track", "wbr", "param", "keygen"}
+)  # fmt: skip
+_NEWLINE = re.compile("\n")
+
+
+@dataclass(frozen=True)
+class Strip:
+    """One piece of hidden text removed: where it started, its size in UTF-8 bytes, and what."""
+
+    line: int
+    removed: int
+    what: str
+    text: str = ""
+    """The removed text (for the scan's findings; never shown to the judge)."""
+
+
+@dataclass(frozen=True)
+class Stripped:
+    """A strip in the report: which field or file, which line, bytes removed, what."""
+
+    path: str
+    line: int
+    removed: int
+    what: str
+
+    def as_dict(self) -> dict[str, str | int]:
+        """The `{path, line, bytes, what}` JSON shape."""
+        return {"path": self.path, "line": self.line, "bytes": self.removed, "what": self.what}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, object]) -> Stripped:
+        """The inverse of `as_dict` (KeyError, TypeError or ValueError if bad)."""
+        return cls(
+            str(data["path"]), int(str(data["line"])), int(str(data["bytes"])), str(data["what"])
+        )
+
+
+def strip_hidden(text: str) -> str:
+    """`text` without anything a GitHub reader cannot see."""
+    return find_hidden(text)[0]
+
+
+def find_hidden(text: str) -> tuple[str, tuple[Strip, ...]]:
+    """`text` without anything hidden, and every strip made, in order."""
+    if not _may_hide(text):
+        return text, ()
+    spans = _comment_spans(text)
+    spans += _element_spans(text, spans)
+    if "]:" in text:
+        spans += [(m.start(), m.end(), "markdown comment") for m in MD_COMMENT.finditer(text)]
+    kept, removed = _cut(text, _merged(spans))
+    strips = list(removed)
+    cleaned, characters = _characters(kept, text)
+    return cleaned, tuple(sorted([*strips, *characters], key=lambda s: s.line))
+
+
+def _may_hide(text: str) -> bool:
+    return "<" in text or "]:" in text or not text.isascii() or bool(CONTROL.search(text))
+
+
+def _comment_spans(text: str) -> list[tuple[int, int, str]]:
+    if "<!--" not in text:
+        return []
+    return [(m.start(), m.end(), "HTML comment") for m in HTML_COMMENT.finditer(text)]
+
+
+def _element_spans(text: str, comments: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """The spans of hidden elements: start tag to matching end tag (or the tag alone)."""
+    if "<" not in text:
+        return []
+    starts = [s for s, _e, _w in comments]
+    ends = [e for _s, e, _w in comments]
+    opened: dict[str, list[int]] = {}
+    closes: dict[int, int] = {}
+    tags: list[tuple[int, int, str, bool]] = []  # start, end, name, hides
+    for match in _TAG.finditer(text):
+        index = bisect.bisect_right(starts, match.start()) - 1
+        if index >= 0 and match.start() < ends[index]:
+            continue  # inside a comment
+        closing, name, attrs = match.group(1) == "/", match.group(2).lower(), match.group(3)
+        if closing:
+            stack = opened.get(name)
+            if stack:
+                closes[stack.pop()] = match.end()
+            continue
+        position = len(tags)
+        self_closed = attrs.rstrip().endswith("/") or name in VOID_ELEMENTS
+        tags.append((match.start(), match.end(), name, _hides(attrs)))
+        if not self_closed:
+            opened.setdefault(name, []).append(position)
+    spans: list[tuple[int, int, str]] = []
+    for position, (start, end, name, hides) in enumerate(tags):
+        if not hides:
+            continue
+        close = closes.get(position)
+        if close is None:
+            spans.append((start, end, f"hidden <{name}> tag (no content: void or unclosed)"))
+        else:
+            spans.append((start, close, f"hidden <{name}> element"))
+    return spans
+
+
+def _hides(attrs: str) -> bool:
+    """True when a start tag's attributes hide the element."""
+    if "hidden" not in attrs.lower() and "style" not in attrs.lower():
+        return False
+    for match in _ATTR.finditer(attrs):
+        name = match.group(1).lower()
+        if name == "hidden":
+            return True
+        if name == "style" and match.group(2):
+            style = match.group(2).strip("\"'")
+            if _HIDING_STYLE.search(style) or (
+                _ZERO_WIDTH.search(style) and _ZERO_HEIGHT.search(style)
+            ):
+                return True
+    return False
+
+
+def _merged(spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """Spans in order, any span inside an earlier one dropped, overlaps joined."""
+    out: list[tuple[int, int, str]] = []
+    for start, end, what in sorted(spans, key=lambda s: (s[0], -s[1])):
+        if out and start < out[-1][1]:
+            if end > out[-1][1]:
+                out[-1] = (out[-1][0], end, out[-1][2])
+            continue
+        out.append((start, end, what))
+    return out
+
+
+class _Lines:
+    def __init__(self, text: str) -> None:
+        self._starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
+
+    def of(self, offset: int) -> int:
+        return bisect.bisect_right(self._starts, offset)
+
+
+def _cut(text: str, spans: list[tuple[int, int, str]]) -> tuple[str, list[Strip]]:
+    if not spans:
+        return text, []
+    lines = _Lines(text)
+    parts: list[str] = []
+    strips: list[Strip] = []
+    last = 0
+    for start, end, what in spans:
+        parts.append(text[last:start])
+        piece = text[start:end]
+        strips.append(Strip(lines.of(start), len(piece.encode("utf-8", "replace")), what, piece))
+        last = end
+    parts.append(text[last:])
+    return "".join(parts), strips
+
+
+def _characters(kept: str, original: str) -> tuple[str, list[Strip]]:
+    """`kept` without invisible and control characters; one strip per line of `original`
+    that had some (a byte-order mark at the very start is removed but not reported)."""
+    patterns = [CONTROL] if original.isascii() else [INVISIBLE, CONTROL]
+    found: dict[int, list[str]] = {}
+    lines = _Lines(original)
+    for pattern in patterns:
+        for match in pattern.finditer(original):
+            if match.start() == 0 and match.group(0) == "\ufeff":
+                continue
+            found.setdefault(lines.of(match.start()), []).append(match.group(0))
+    for pattern in patterns:
+        kept = pattern.sub("", kept)
+    strips = []
+    for line, chars in sorted(found.items()):
+        codes = ", ".join(sorted({f"U+{ord(c[0]):04X}" for c in chars})[:5])
+        size = sum(len(c.encode("utf-8", "replace")) for c in chars)
+        what = f"{len(chars)} invisible or control character(s) ({codes})"
+        strips.append(Strip(line, size, what, "".join(chars)))
+    return kept, strips

@@ -1,0 +1,251 @@
+"""SVG charts for the report, drawn by pygal (pure: numbers in, SVG text out).
+
+Every chart is self-contained and script-free: pygal's scripts and comments are removed, its
+random element id is replaced by a stable one, and the `<svg>` gets `role="img"` with a `<title>`
+and a `<desc>` that say what it shows. The data table beside each chart is the page's job.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+import pygal
+from pygal.style import Style
+
+from rubricate.ledger.event import parse_time
+
+PALETTE = ("#0b5cad", "#b3470c", "#1a7f37", "#8250df", "#9a6700", "#cf222e")
+"""Colours with at least 4.5:1 contrast on white, told apart by hue and lightness."""
+FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, 'DejaVu Sans', sans-serif"
+STYLE = Style(
+    background="#ffffff",
+    plot_background="#ffffff",
+    foreground="#1f2328",
+    foreground_strong="#1f2328",
+    foreground_subtle="#57606a",
+    font_family=FONT,
+    label_font_size=12,
+    major_label_font_size=12,
+    title_font_size=15,
+    legend_font_size=12,
+    value_font_size=11,
+    no_data_font_size=18,
+    guide_stroke_color="#d0d7de",
+    major_guide_stroke_color="#afb8c1",
+    opacity=".85",
+    opacity_hover=".95",
+    stroke_width="2",
+    colors=PALETTE,
+)
+WIDTH, HEIGHT = 640, 360
+WIDE = 1100
+MAX_POINTS = 120
+
+
+def _config(**extra: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "style": STYLE,
+        "width": WIDTH,
+        "height": HEIGHT,
+        "js": [],
+        "disable_xml_declaration": True,
+        "explicit_size": False,
+        "legend_at_bottom": True,
+        "legend_at_bottom_columns": 3,
+        "truncate_legend": -1,
+        "truncate_label": -1,
+        "margin": 16,
+        "margin_right": 36,
+        "show_x_guides": False,
+        "no_data_text": "No data yet",
+    }
+    base.update(extra)
+    return base
+
+
+def render(chart: Any, chart_id: str, title: str, desc: str) -> str:
+    """The chart as inline SVG: no scripts, a stable id, a title and a description."""
+    chart.uuid = chart_id
+    chart.config.title = None
+    series = len(chart.raw_series)
+    chart.config.show_legend = series > 1
+    # pygal counts legend rows as series // columns: keep that at least 1.
+    chart.config.legend_at_bottom_columns = series if series <= 4 else 3
+
+    def accessible(root: Any) -> Any:
+        for comment in [c for c in root if not isinstance(c.tag, str)]:
+            root.remove(comment)
+        for defs in root.iter("defs"):
+            for script in [s for s in defs if s.tag == "script"]:
+                defs.remove(script)
+        for old in [t for t in root if t.tag == "title"]:
+            root.remove(old)
+        root.set("role", "img")
+        root.set("aria-labelledby", f"{chart_id}-title {chart_id}-desc")
+        root.set("class", f"{root.get('class', '')} chart-svg".strip())
+        heading = root.makeelement("title", {"id": f"{chart_id}-title"})
+        heading.text = title
+        described = root.makeelement("desc", {"id": f"{chart_id}-desc"})
+        described.text = desc
+        root.insert(0, described)
+        root.insert(0, heading)
+        return root
+
+    chart.add_xml_filter(accessible)
+    return str(chart.render(is_unicode=True))
+
+
+def reputation_over_time(chart_id: str, points: Sequence[Mapping[str, Any]], desc: str) -> str:
+    """Reputation and its five components over time, one line each."""
+    from rubricate.ledger.reputation import COMPONENTS
+
+    shown = thin(points)
+    stamps = [_time(p["at"]) for p in shown]
+    chart = pygal.DateTimeLine(
+        **_config(
+            width=WIDE,
+            height=400,
+            range=(0, 1),
+            x_title="time (UTC)",
+            y_title="value (0–1)",
+            value_formatter=lambda v: f"{v:.2f}",
+            dots_size=3,
+            **_time_axis(stamps),
+        )
+    )
+    chart.add(
+        "reputation",
+        [(t, p["reputation"]) for t, p in zip(stamps, shown, strict=True)],
+        stroke_style={"width": 3},
+    )
+    for name in COMPONENTS:
+        values = [(t, p["components"][name]["value"]) for t, p in zip(stamps, shown, strict=True)]
+        chart.add(name.replace("_", " "), values, show_dots=False, stroke_style={"width": 1.5})
+    return render(chart, chart_id, "Reputation over time", desc)
+
+
+def grouped_bars(
+    chart_id: str,
+    title: str,
+    desc: str,
+    labels: Sequence[str],
+    series: Mapping[str, Sequence[float | None]],
+    *,
+    x_title: str,
+    y_title: str,
+    formatter: Callable[[float], str] = lambda v: f"{v:g}",
+    value_range: tuple[float, float] | None = None,
+    counts: bool = False,
+    rotate: int = 0,
+) -> str:
+    """Bars for each label, one colour per series (`counts`: whole-number ticks)."""
+    extra: dict[str, Any] = {"range": value_range} if value_range is not None else {}
+    if rotate:
+        extra["x_label_rotation"] = rotate
+    if counts:
+        extra["y_labels"] = count_ticks(
+            max((v or 0 for vs in series.values() for v in vs), default=0)
+        )
+    chart = pygal.Bar(
+        **_config(x_title=x_title, y_title=y_title, value_formatter=formatter, **extra)
+    )
+    chart.x_labels = list(labels)
+    for name, values in series.items():
+        chart.add(name, list(values))
+    return render(chart, chart_id, title, desc)
+
+
+def intervals(
+    chart_id: str,
+    title: str,
+    desc: str,
+    labels: Sequence[str],
+    series: Mapping[str, Sequence[tuple[float, float, float] | None]],
+    *,
+    y_title: str,
+) -> str:
+    """Bars with 95% intervals drawn as error bars: `(value, low, high)` per label."""
+    chart = pygal.Bar(
+        **_config(
+            x_title="criterion",
+            y_title=y_title,
+            x_label_rotation=20,
+            range=(-1, 1),
+            value_formatter=lambda v: f"{v:.2f}",
+        )
+    )
+    chart.x_labels = list(labels)
+    for name, values in series.items():
+        chart.add(name, [_with_interval(v) for v in values])
+    return render(chart, chart_id, title, desc)
+
+
+def growth(chart_id: str, points: Sequence[Mapping[str, Any]], threshold: int, desc: str) -> str:
+    """Jobs with both signals over time, against the threshold."""
+    stamps = [_time(p["at"]) for p in points]
+    chart = pygal.DateTimeLine(
+        **_config(
+            x_title="time (UTC)",
+            y_title="jobs",
+            value_formatter=lambda v: f"{v:.0f}",
+            include_x_axis=True,
+            **_time_axis(stamps),
+        )
+    )
+    chart.add("jobs", [(t, p["jobs"]) for t, p in zip(stamps, points, strict=True)])
+    if stamps:
+        line = [(stamps[0], threshold), (stamps[-1], threshold)]
+        chart.add(
+            f"threshold (~{threshold})",
+            line,
+            show_dots=False,
+            stroke_style={"dasharray": "6,4", "width": 2},
+        )
+    return render(chart, chart_id, "Jobs with rubric_quality and a rating", desc)
+
+
+def count_ticks(highest: float, most: int = 6) -> list[int]:
+    """Whole-number ticks from 0 to at least `highest`, at most about `most` of them."""
+    top = max(1, math.ceil(highest))
+    step = min(c * 10**e for c in (1, 2, 5) for e in range(10) if top / (c * 10**e) <= most)
+    return list(range(0, top + step, step))
+
+
+def thin(points: Sequence[Mapping[str, Any]], limit: int = MAX_POINTS) -> list[Mapping[str, Any]]:
+    """At most `limit` evenly spread points, always with the first and the last."""
+    if len(points) <= limit:
+        return list(points)
+    step = (len(points) - 1) / (limit - 1)
+    return [points[round(i * step)] for i in range(limit)]
+
+
+def _time_axis(stamps: Sequence[datetime], labels: int = 5) -> dict[str, Any]:
+    """At most `labels` evenly spaced time labels: dates, or times when the span is short."""
+    if not stamps:
+        return {}
+    first, last = min(stamps), max(stamps)
+    span = last - first
+    count = 1 if not span else labels
+    ticks = [first + span * i / max(count - 1, 1) for i in range(count)]
+    short = span.total_seconds() < 3 * 86400
+    return {
+        "x_labels": ticks,
+        "x_value_formatter": lambda d: d.strftime("%m-%d %H:%M" if short else "%Y-%m-%d"),
+    }
+
+
+def _with_interval(value: tuple[float, float, float] | None) -> Any:
+    if value is None:
+        return None
+    point, low, high = value
+    return {"value": point, "ci": {"low": low, "high": high}}
+
+
+def _time(stamp: str) -> datetime:
+    parsed = parse_time(stamp)
+    if parsed is None:
+        raise ValueError("a point needs a time")
+    return parsed.replace(tzinfo=None)

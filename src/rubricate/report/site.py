@@ -1,0 +1,103 @@
+"""Write the report: a static site, a markdown summary or JSON (shell: writes files).
+
+Pages are made and written one at a time, so the site is never held in memory as a whole.
+With many authors, the author pages (one chart each) are drawn by a pool of processes, one per
+core; each writes its own pages. Progress goes to `progress` (the CLI passes stderr when it is
+a terminal).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+Progress = Callable[[str], None]
+PARALLEL_FROM = 64
+"""Draw author pages in parallel from this many authors on."""
+_worker: dict[str, Any] = {}
+
+
+def write_site(
+    report: Mapping[str, Any],
+    out: Path,
+    progress: Progress,
+    *,
+    workers: int | None = None,
+    parallel_from: int = PARALLEL_FROM,
+) -> list[Path]:
+    """`index.html`, the sorted author tables, one page per author, and `report.json`."""
+    from rubricate.report.pages import author_slugs, index_page, sort_pages
+
+    (out / "authors").mkdir(parents=True, exist_ok=True)
+    written = [_write(out / "index.html", index_page(report))]
+    progress("index.html")
+    written += [_write(out / name, text) for name, text in sort_pages(report)]
+    slugs = author_slugs(report)
+    count = workers or min(os.cpu_count() or 1, 8)
+    if count > 1 and len(slugs) >= parallel_from:
+        written += _parallel_authors(report, out, slugs, count, progress)
+    else:
+        written += _write_authors(report, out, slugs, progress)
+    written.append(write_json(report, out / "report.json"))
+    return written
+
+
+def _write_authors(
+    report: Mapping[str, Any], out: Path, slugs: Sequence[str], progress: Progress
+) -> list[Path]:
+    from rubricate.report.pages import author_pages
+
+    written = []
+    for done, (name, text) in enumerate(author_pages(report, set(slugs)), start=1):
+        written.append(_write(out / "authors" / name, text))
+        if done == len(slugs) or done % 25 == 0:
+            progress(f"author pages {done}/{len(slugs)}")
+    return written
+
+
+def _parallel_authors(
+    report: Mapping[str, Any], out: Path, slugs: Sequence[str], workers: int, progress: Progress
+) -> list[Path]:
+    chunks = [list(slugs[i : i + 25]) for i in range(0, len(slugs), 25)]
+    written: list[Path] = []
+    with ProcessPoolExecutor(workers, initializer=_start_worker, initargs=(report, out)) as pool:
+        for paths in pool.map(_draw_chunk, chunks):
+            written += [Path(p) for p in paths]
+            progress(f"author pages {len(written)}/{len(slugs)}")
+    return written
+
+
+def _start_worker(report: Mapping[str, Any], out: Path) -> None:
+    _worker["report"], _worker["out"] = report, out
+
+
+def _draw_chunk(slugs: list[str]) -> list[str]:
+    paths = _write_authors(_worker["report"], _worker["out"], slugs, lambda _: None)
+    return [str(p) for p in paths]
+
+
+def write_markdown(report: Mapping[str, Any], out: Path) -> Path:
+    """`report.md`, compact enough for `$GITHUB_STEP_SUMMARY`."""
+    from rubricate.report.markdown import report_markdown
+
+    out.mkdir(parents=True, exist_ok=True)
+    return _write(out / "report.md", report_markdown(report))
+
+
+def write_json(report: Mapping[str, Any], path: Path) -> Path:
+    """Every number the pages show, as JSON."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as handle:
+        # Compact: the C encoder; an indented dump is several times slower on large ledgers.
+        json.dump(report, handle, sort_keys=True, allow_nan=False, separators=(",", ":"))
+        handle.write("\n")
+    return path
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path

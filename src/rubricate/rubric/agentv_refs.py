@@ -1,0 +1,153 @@
+"""Files an AgentV eval file refers to, read inside the repository only (pure: uses `read`).
+
+AgentV splices `include:` entries of an assertion list (a template name looked up as
+`.agentv/templates/NAME.yaml`, or a path) and `tests: file://cases.yaml` references into the
+file (AgentV `packages/core/src/evaluation/loaders/grader-parser.ts` at 58f316c, lines 313-447:
+at most 3 levels of includes, a cycle is an error; `yaml-parser.ts` lines 2550-2600 and
+`loaders/case-file-loader.ts` lines 556-600 for case files). rubricate never opens a file
+itself: the caller passes `read(path) -> text`. A reference is resolved against the directory
+of the file that holds it; one that is absolute, a URL, or climbs out of the repository is
+refused before anything is read.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from rubricate.errors import FileReferenceError, SourceError, read_problem
+from rubricate.yamlsource import Loc, Locator, Problems, load_located
+
+ReadFile = Callable[[str], str]
+RefError = FileReferenceError
+FILE_SCHEME = "file://"
+MAX_INCLUDE_DEPTH = 3
+TEMPLATE_DIR = ".agentv/templates"
+_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+_WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
+_GLOB = re.compile(r"[*?\[{]")
+
+
+@dataclass(frozen=True)
+class Located:
+    """A value, where it is, and the problems list of the file it is in."""
+
+    value: Any
+    loc: Loc
+    problems: Problems
+
+    def child(self, key: Any) -> Located:
+        """The located value under `key` (a mapping key or a list index)."""
+        return Located(self.value[key], (*self.loc, key), self.problems)
+
+    def items(self) -> list[Located]:
+        """The located entries of a list value."""
+        return [self.child(i) for i in range(len(self.value))]
+
+    def error(self, message: str, *key: Any, at_key: bool = False) -> None:
+        """Record an error here (or under `key`)."""
+        self.problems.error((*self.loc, *key), message, key=at_key)
+
+    def warn(self, message: str, *key: Any, at_key: bool = False) -> None:
+        """Record a warning here (or under `key`)."""
+        self.problems.warn((*self.loc, *key), message, key=at_key)
+
+
+@dataclass
+class References:
+    """Follows references from one eval file; every file read gets its own `Problems`."""
+
+    source: str
+    read: ReadFile | None
+    sources: list[Problems] = field(default_factory=list)
+
+    def resolve(self, base: str, ref: str) -> str:
+        """The path `ref` names, relative to the file `base`; raise `RefError` when refused."""
+        raw = ref.strip()
+        raw = raw[len(FILE_SCHEME) :] if raw.startswith(FILE_SCHEME) else raw
+        if not raw:
+            raise RefError("an empty reference names no file")
+        if _URL.match(raw):
+            raise RefError(f"{ref!r} is a URL; only files inside the repository are read")
+        if raw.startswith(("/", "\\")) or _WINDOWS_DRIVE.match(raw):
+            raise RefError(f"{ref!r} is an absolute path; use a path inside the repository")
+        if _GLOB.search(raw):
+            raise RefError(f"{ref!r} is a glob pattern; rubricate reads named files only")
+        joined = posixpath.normpath(posixpath.join(posixpath.dirname(base), raw))
+        if joined == ".." or joined.startswith("../"):
+            raise RefError(f"{ref!r} points outside the repository")
+        return joined
+
+    def text(self, path: str) -> str:
+        """The text of a referenced file; raise `RefError` when it cannot be read."""
+        if self.read is None:
+            raise RefError(f"cannot read {path}: no file reader was given")
+        try:
+            return self.read(path)
+        except PermissionError:
+            raise RefError(f"{path}: outside the repository or not readable") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise RefError(f"{path}: {read_problem(exc)}") from None
+        except ValueError as exc:
+            raise RefError(f"cannot read {path}: {exc}") from None
+
+    def load(self, path: str) -> Located:
+        """Parse a referenced YAML or JSONL file into located data with its own problems."""
+        text = self.text(path)
+        if path.endswith(".jsonl"):
+            return self._jsonl(text, path)
+        try:
+            data, locator = load_located(text, path)
+        except SourceError as exc:
+            raise RefError(f"{path}: {exc.diagnostics[0].message}") from None
+        problems = Problems(locator)
+        self.sources.append(problems)
+        return Located(data, (), problems)
+
+    def _jsonl(self, text: str, path: str) -> Located:
+        locator = Locator(path)
+        rows = []
+        for number, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                rows.append(json.loads(line))
+            except ValueError as exc:
+                raise RefError(f"{path}:{number}: not a JSON object: {exc}") from None
+            locator.values[(len(rows) - 1,)] = (number, 1)
+        problems = Problems(locator)
+        self.sources.append(problems)
+        return Located(rows, (), problems)
+
+    def template(self, base: str, name: str) -> tuple[str, Located]:
+        """An `include:` target: a template name under `.agentv/templates/`, or a path."""
+        if "/" in name or "\\" in name or name.startswith("."):
+            path = self.resolve(base, name)
+            return path, self.load(path)
+        tried = []
+        for directory in _ancestors(posixpath.dirname(base)):
+            for suffix in (".yaml", ".yml"):
+                candidate = posixpath.join(directory, TEMPLATE_DIR, name + suffix)
+                tried.append(candidate)
+                try:
+                    return candidate, self.load(candidate)
+                except RefError as exc:
+                    if "no such file" not in str(exc) and "outside" not in str(exc):
+                        raise
+        raise RefError(f"assertion template {name!r} not found (tried {', '.join(tried[:4])})")
+
+
+def _ancestors(directory: str) -> list[str]:
+    """The directory, then each parent up to the repository root."""
+    found = []
+    current = posixpath.normpath(directory) if directory else "."
+    while True:
+        found.append("" if current == "." else current)
+        if current in (".", "/", ""):
+            return found
+        parent = posixpath.dirname(current)
+        current = parent or "."

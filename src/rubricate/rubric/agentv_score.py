@@ -1,0 +1,300 @@
+"""Score an AgentV test as AgentV does: per grader, then the test (pure: no I/O).
+
+EntityProcess/agentv at 58f316c, `packages/core/src/evaluation/`:
+
+- checklist grader: score = satisfied weight / total weight; an unsatisfied required criterion
+  makes the grader `fail` (`graders/llm-grader.ts` 1785-1823);
+- analytic grader: each integer 0-10 reply ÷ 10, weighted mean; a criterion under its
+  `min_score` makes the grader `fail`; a criterion "passes" at 7 (`llm-grader.ts` 1858-1923); a
+  reply that is not an integer is refused by AgentV's reply schema (`llm-grader.ts` 170-175)
+  and the grader is skipped (765-775), so rubricate refuses it as a score;
+- otherwise a grader passes at 0.8 (`graders/scoring.ts` 24-28); `negate` gives 1 - score
+  and swaps pass and fail (`graders/scoring.ts` 103-125, `orchestrator.ts` 3114-3129);
+- the test score is the weighted mean of its graders' scores, or 0 when a required grader
+  scores below its `min_score` (else the threshold); it passes at the threshold
+  (`orchestrator.ts` 3131-3155, 3940-3953).
+- v2 (`agentv-evaluator`): no required graders, and 0.6 to 0.8 is `borderline`
+  (v2.5.8 `evaluators/scoring.ts` 3-11); v4 and v2 read `required: true` on an analytic
+  criterion as a bar of 10/10 (v4.42.4 `graders/llm-grader.ts` 1314-1330).
+
+Two deliberate differences: an unscored criterion leaves the result `incomplete` (AgentV drops
+it from the denominator), and every comparison has the 1e-9 tolerance.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+from rubricate.errors import ScoreError
+from rubricate.rubric.model import Criterion, Grader, Rubric, ScoreValue
+from rubricate.rubric.scoring import CriterionResult, ScoreResult, at_least, numeric
+
+ANALYTIC_PASS = 7
+GRADER_PASS = 0.8
+BORDERLINE = 0.6
+TOLERANCE = 1e-9
+GraderVerdict = Literal["pass", "fail", "borderline", "incomplete"]
+
+
+@dataclass(frozen=True)
+class GraderResult:
+    """One grader's score (0-1, after `negate`) and verdict; None while criteria are missing."""
+
+    id: str
+    score: float | None
+    verdict: GraderVerdict
+    weight: float
+    required: bool
+    failed: tuple[str, ...] = ()
+    missing: tuple[str, ...] = ()
+
+    def as_dict(self) -> dict[str, object]:
+        """The JSON shape of one grader's result."""
+        return {
+            "id": self.id,
+            "score": self.score,
+            "verdict": self.verdict,
+            "weight": self.weight,
+            "required": self.required,
+            "failed": list(self.failed),
+            "missing": list(self.missing),
+        }
+
+
+@dataclass(frozen=True)
+class AgentVScoreResult(ScoreResult):
+    """A test's result with its graders' results and AgentV's threshold and band."""
+
+    graders: tuple[GraderResult, ...] = field(default=())
+    threshold: float = GRADER_PASS
+    band: str | None = None
+
+    def as_dict(self) -> dict[str, object]:
+        """The common shape, plus `graders`, `threshold` and (v2) `band`."""
+        data = super().as_dict()
+        data["graders"] = [g.as_dict() for g in self.graders]
+        data["threshold"] = self.threshold
+        if self.band is not None:
+            data["band"] = self.band
+        return data
+
+
+def grader_lines(result: ScoreResult) -> list[str]:
+    """Text lines for the graders and the test of an AgentV result (empty for other results)."""
+    if not isinstance(result, AgentVScoreResult) or not result.graders:
+        return []
+    width = max(len(g.id) for g in result.graders)
+    lines = ["", f"{'grader':<{width}}  weight  score   verdict"]
+    for grader in result.graders:
+        value = "-" if grader.score is None else f"{round(grader.score, 4):g}"
+        flag = "  (required)" if grader.required else ""
+        lines.append(
+            f"{grader.id:<{width}}  {grader.weight:>6g}  {value:<6}  {grader.verdict}{flag}"
+        )
+    test = "-" if result.normalized is None else f"{result.normalized:g}"
+    band = f" ({result.band})" if result.band else ""
+    lines.append(f"test score {test} (threshold {result.threshold:g}): {result.verdict}{band}")
+    return lines
+
+
+@dataclass(frozen=True)
+class _Grade:
+    score: float
+    verdict: GraderVerdict
+    failed: tuple[str, ...]
+
+
+def score_graders(rubric: Rubric, scores: Mapping[str, ScoreValue]) -> AgentVScoreResult:
+    """Score every grader, then the test; see the module docstring for the rules."""
+    unknown = sorted(set(scores) - set(rubric.ids))
+    if unknown:
+        raise ScoreError(f"unknown criterion {unknown[0]!r}; valid ids: {', '.join(rubric.ids)}")
+    by_id = {c.id: c for c in rubric.criteria}
+    earned = {cid: _earned(rubric, by_id[cid], v) for cid, v in scores.items() if v is not None}
+    threshold = _threshold(rubric)
+    legacy = rubric.dialect == "agentv-evaluator"
+    results = []
+    for grader in rubric.graders:
+        criteria = [by_id[cid] for cid in grader.criteria]
+        missing = tuple(c.id for c in criteria if c.id not in earned and not c.nullable)
+        grade = _grade(grader, criteria, earned, legacy)
+        verdict: GraderVerdict = grade.verdict
+        if missing:
+            verdict = "fail" if grade.failed and not grader.negate else "incomplete"
+        failed = grade.failed
+        results.append(
+            GraderResult(
+                grader.id,
+                None if missing else grade.score,
+                verdict,
+                grader.weight,
+                grader.required,
+                failed,
+                missing,
+            )
+        )
+    return _test_result(rubric, scores, earned, tuple(results), threshold, legacy)
+
+
+def _threshold(rubric: Rubric) -> float:
+    rule = rubric.pass_rule.min_total
+    if rule is None:
+        return GRADER_PASS
+    return (rule - rubric.scale.min) / (rubric.scale.max - rubric.scale.min)
+
+
+def check_grader_value(rubric: Rubric, criterion: Criterion, number: float) -> None:
+    """Raise `ScoreError` for a number AgentV would not accept for this criterion."""
+    _earned(rubric, criterion, number)
+
+
+def _earned(rubric: Rubric, criterion: Criterion, value: ScoreValue) -> float:
+    """A criterion's score as AgentV counts it: 0-1 (satisfied, or the 0-10 reply ÷ 10)."""
+    grader = next(g for g in rubric.graders if criterion.id in g.criteria)
+    number = numeric(rubric.scale, value) if value is not None else 0.0
+    span = rubric.scale.max - rubric.scale.min
+    if not rubric.scale.min <= number <= rubric.scale.max:
+        return min(1.0, max(0.0, (number - rubric.scale.min) / span))
+    if grader.analytic:
+        if abs(number - round(number)) > TOLERANCE:
+            raise ScoreError(
+                f"{criterion.id}: {number:g} is not an integer; AgentV scores analytic criteria "
+                "as whole numbers from 0 to 10"
+            )
+        return round(number) / 10
+    fraction = (number - rubric.scale.min) / span
+    if fraction not in (0.0, 1.0):
+        top = f"{rubric.scale.max:g}"
+        raise ScoreError(
+            f"{criterion.id}: {number:g} is not a checklist answer; "
+            f"score it true/false (0 or {top})"
+        )
+    return fraction
+
+
+def _grade(
+    grader: Grader, criteria: list[Criterion], earned: Mapping[str, float], legacy: bool
+) -> _Grade:
+    total = 0.0
+    gained = 0.0
+    failed = []
+    for criterion in criteria:
+        if criterion.id not in earned:
+            continue
+        value = earned[criterion.id]
+        total += criterion.weight
+        gained += criterion.weight * value
+        if _fails_grader(grader, criterion, value):
+            failed.append(criterion.id)
+    score = min(1.0, max(0.0, gained / total)) if total > 0 else 0.0
+    verdict = "fail" if failed else _band(score, GRADER_PASS, legacy)
+    if grader.negate:
+        score = min(1.0, max(0.0, 1 - score))
+        verdict = {"pass": "fail", "fail": "pass"}.get(verdict, verdict)  # type: ignore[assignment]
+    return _Grade(score, verdict, tuple(failed))
+
+
+def _fails_grader(grader: Grader, criterion: Criterion, value: float) -> bool:
+    if grader.analytic:
+        bar = criterion.min_score
+        return bar is not None and not at_least(value, bar)
+    return criterion.required and not at_least(value, 1.0)
+
+
+def _band(score: float, threshold: float, legacy: bool) -> GraderVerdict:
+    if at_least(score, threshold):
+        return "pass"
+    if legacy and at_least(score, BORDERLINE):
+        return "borderline"
+    return "fail"
+
+
+def _filled(
+    criteria: list[Criterion], earned: Mapping[str, float], negate: bool
+) -> dict[str, float]:
+    """The scores with every missing criterion at its best for the test."""
+    best = 0.0 if negate else 1.0
+    return {c.id: earned.get(c.id, best) for c in criteria}
+
+
+def _test_score(rubric: Rubric, grades: list[tuple[Grader, float]], threshold: float) -> float:
+    for grader, value in grades:
+        if grader.required:
+            bar = grader.min_score if grader.min_score is not None else threshold
+            if not at_least(value, bar):
+                return 0.0
+    total = sum(g.weight for g, _ in grades)
+    return sum(g.weight * v for g, v in grades) / total if total > 0 else 0.0
+
+
+def _test_result(
+    rubric: Rubric,
+    scores: Mapping[str, ScoreValue],
+    earned: Mapping[str, float],
+    graders: tuple[GraderResult, ...],
+    threshold: float,
+    legacy: bool,
+) -> AgentVScoreResult:
+    criteria = tuple(
+        CriterionResult(c.id, scores.get(c.id), _criterion_passed(rubric, c, earned))
+        for c in rubric.criteria
+    )
+    failed = tuple(cid for g in graders for cid in g.failed)
+    missing = tuple(cid for g in graders for cid in g.missing)
+    by_id = {g.id: g for g in rubric.graders}
+    band = None
+    span = rubric.scale.max - rubric.scale.min
+    best_total = None
+    if missing:
+        best = _best_case(rubric, earned, threshold, legacy)
+        verdict = "fail" if not at_least(best, threshold) else "incomplete"
+        total = normalized = None
+        best_total = round(rubric.scale.min + best * span, 10)
+    else:
+        value = _test_score(rubric, [(by_id[g.id], g.score or 0.0) for g in graders], threshold)
+        verdict = "pass" if at_least(value, threshold) else "fail"
+        if legacy:
+            band = _band(value, GRADER_PASS, legacy)
+        total = round(rubric.scale.min + value * span, 10)
+        normalized = round(value, 10)
+    return AgentVScoreResult(
+        rubric.id,
+        rubric.version,
+        total,
+        normalized,
+        verdict,  # type: ignore[arg-type]
+        criteria,
+        failed,
+        missing,
+        best_total=best_total,
+        graders=graders,
+        threshold=threshold,
+        band=band,
+    )
+
+
+def _best_case(
+    rubric: Rubric, earned: Mapping[str, float], threshold: float, legacy: bool
+) -> float:
+    by_id = {c.id: c for c in rubric.criteria}
+    grades = []
+    for grader in rubric.graders:
+        criteria = [by_id[cid] for cid in grader.criteria]
+        filled = _filled(criteria, earned, grader.negate)
+        grades.append((grader, _grade(grader, criteria, filled, legacy).score))
+    return _test_score(rubric, grades, threshold)
+
+
+def _criterion_passed(
+    rubric: Rubric, criterion: Criterion, earned: Mapping[str, float]
+) -> bool | None:
+    if criterion.id not in earned:
+        return None
+    grader = next(g for g in rubric.graders if criterion.id in g.criteria)
+    value = earned[criterion.id]
+    if grader.analytic:
+        bar = criterion.min_score
+        return (bar is None or at_least(value, bar)) and at_least(value * 10, ANALYTIC_PASS)
+    return at_least(value, 1.0)

@@ -1,0 +1,119 @@
+"""Emulations of the OpenAI-compatible servers the judge was measured against.
+
+Each behaviour was observed with SmolLM2-135M-Instruct (Q4_1 GGUF) on 127.0.0.1 (see the
+README's judge section and `benchmarks/judge_live.py`); the bodies below keep the shape and the
+words that matter, so CI checks every path without a model:
+
+- llama-cpp-python's `python -m llama_cpp.server` (0.3.x) answers a `json_schema` response
+  format with HTTP 500 and a validation error that names `response_format`; it accepts
+  `{"type": "json_object", "schema": ...}` and constrains the reply to the schema;
+- llama.cpp's `llama-server` accepts the strict schema; a small model can loop inside a string
+  until `max_tokens`, and then the reply ends with `finish_reason: "length"`;
+- OpenAI's newer models refuse `max_tokens` and ask for `max_completion_tokens`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import httpx2
+
+from .helpers import completion, entry
+
+LLAMA_CPP_PYTHON_500 = {
+    "error": {
+        "message": (
+            "1 validation error:\n  {'type': 'literal_error', 'loc': ('body', 'response_format',"
+            " 'type'), 'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema',"
+            " 'ctx': {'expected': \"'text' or 'json_object'\"}}\n\n"
+            '  File "llama_cpp/server/app.py", line 376, in create_chat_completion\n'
+            "    POST /v1/chat/completions"
+        ),
+        "type": "internal_server_error",
+        "param": None,
+        "code": None,
+    }
+}
+MAX_COMPLETION_TOKENS_400 = {
+    "error": {
+        "message": (
+            "Unsupported parameter: 'max_tokens' is not supported with this model."
+            " Use 'max_completion_tokens' instead."
+        ),
+        "type": "invalid_request_error",
+        "param": "max_tokens",
+        "code": "unsupported_parameter",
+    }
+}
+RUNAWAY = "The change is good because " + "it is good and " * 4000
+
+
+def schema_of(body: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The response schema a request carries, in whichever form."""
+    fmt = body.get("response_format") or {}
+    if fmt.get("type") == "json_schema":
+        return dict(fmt["json_schema"]["schema"])
+    if fmt.get("type") == "json_object" and "schema" in fmt:
+        return dict(fmt["schema"])
+    return None
+
+
+def schema_in_prompt(body: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The schema given in the system message, if any."""
+    system = next((m["content"] for m in body["messages"] if m["role"] == "system"), "")
+    marker = "It must match this JSON Schema exactly:\n"
+    if marker not in system:
+        return None
+    return dict(json.loads(system.split(marker, 1)[1]))
+
+
+def valid_reply(schema: Mapping[str, Any], score: int = 3) -> str:
+    """A reply that fits `schema`: every criterion with `score`."""
+    return json.dumps({cid: entry(score) for cid in schema["required"]})
+
+
+def ok(content: str, tokens_out: int = 20) -> httpx2.Response:
+    body = completion(content)
+    body["usage"] = {"prompt_tokens": 100, "completion_tokens": tokens_out, "total_tokens": 120}
+    return httpx2.Response(200, json=body)
+
+
+Respond = Callable[[httpx2.Request, dict[str, Any]], httpx2.Response]
+
+
+def llama_cpp_python(score: int = 3) -> Respond:
+    """`python -m llama_cpp.server`: 500 for `json_schema`, the schema honoured in JSON mode."""
+
+    def respond(_request: httpx2.Request, body: dict[str, Any]) -> httpx2.Response:
+        fmt = body.get("response_format") or {}
+        if fmt.get("type") not in (None, "text", "json_object"):
+            return httpx2.Response(500, json=LLAMA_CPP_PYTHON_500)
+        schema = schema_of(body) or schema_in_prompt(body)
+        if schema is None:
+            return ok("The code looks fine to me.")
+        return ok(valid_reply(schema, score))
+
+    return respond
+
+
+def llama_server_runaway(_request: httpx2.Request, body: dict[str, Any]) -> httpx2.Response:
+    """`llama-server` with a model that loops in the rationale: cut at `max_tokens`."""
+    limit = int(body.get("max_tokens") or body.get("max_completion_tokens") or 8192)
+    ids = (schema_of(body) or {"required": ["x"]})["required"]
+    cut = ('{"' + ids[0] + '": {"score": 3, "rationale": "' + RUNAWAY)[: limit * 4]
+    data = completion(cut, finish="length")
+    data["usage"] = {"prompt_tokens": 1500, "completion_tokens": limit, "total_tokens": limit}
+    return httpx2.Response(200, json=data)
+
+
+def wants_max_completion_tokens(score: int = 3) -> Respond:
+    """An OpenAI model that refuses `max_tokens`."""
+
+    def respond(_request: httpx2.Request, body: dict[str, Any]) -> httpx2.Response:
+        if "max_tokens" in body:
+            return httpx2.Response(400, json=MAX_COMPLETION_TOKENS_400)
+        return ok(valid_reply(schema_of(body) or {"required": []}, score))
+
+    return respond

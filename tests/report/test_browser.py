@@ -1,0 +1,70 @@
+"""The generated site in a real headless browser: charts, text, layout, console, contrast."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rubricate.cli.main import main
+from tests.report.cdp import Page, browser, chromium_path
+from tests.report.sample import sample_events, write_ledger
+
+CHECKS = (Path(__file__).parent / "checks.js").read_text(encoding="utf-8")
+SHOTS = Path(os.environ.get("RUNNER_TEMP") or tempfile.gettempdir()) / "rubricate-screenshots"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("report")
+    write_ledger(root / "data", sample_events(), {"ledger/2024-03.jsonl": "{broken"})
+    assert main(["report", "--data", str(root / "data"), "--out", str(root / "site")]) == 0
+    return root / "site"
+
+
+@pytest.fixture(scope="module")
+def chromium() -> str:
+    found = chromium_path()
+    if found is None:
+        if os.environ.get("CI"):
+            pytest.fail("chromium is not installed (.ci/run installs it with apt-get)")
+        pytest.skip("chromium is not installed (apt-get install chromium)")
+    return found
+
+
+@pytest.fixture(scope="module")
+def tab(chromium: str) -> Iterator[Page]:
+    with browser(chromium) as page:
+        yield page
+
+
+@pytest.mark.parametrize("page", ["index.html", "authors/alice.html"])
+def test_page_renders_cleanly(site: Path, tab: Page, page: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    tab.errors.clear()
+    tab.open((site / page).as_uri(), 1280, 800)
+    shot = tab.screenshot(SHOTS / f"{page.replace('/', '-')[:-5]}.png")
+    result: dict[str, Any] = tab.evaluate(CHECKS)
+    errors = list(tab.errors)
+    print(f"screenshot: {shot}")
+    assert shot.stat().st_size > 10_000
+    assert result["charts"] >= 1
+    assert result["scripts"] == 0
+    assert result["problems"] == []
+    assert errors == []
+
+
+def test_checks_catch_a_broken_chart(site: Path, tab: Page, tmp_path: Path) -> None:
+    page = (site / "index.html").read_text(encoding="utf-8")
+    wide = '<span style="white-space:nowrap">' + "overflowing text " * 40 + "</span>"
+    broken = page.replace('class="axis x', 'class="axis-gone x', 1)
+    broken = broken.replace('<div class="card"><b>', f'<div class="card">{wide}<b>', 1)
+    (tmp_path / "index.html").write_text(broken, encoding="utf-8")
+    tab.open((tmp_path / "index.html").as_uri())
+    result = tab.evaluate(CHECKS)
+    assert any("no x axis" in p for p in result["problems"])
+    assert any(p.startswith(("overflow", "page is wider")) for p in result["problems"])

@@ -1,0 +1,176 @@
+"""`rubricate report`: formats, filters, empty and corrupt ledgers, accessibility markup."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from rubricate.cli.main import main
+from rubricate.config import ReputationConfig
+from rubricate.ledger.codec import parse_ledger
+from rubricate.ledger.reputation import compute_reputation
+from rubricate.report.calibration import MIN_PAIRS, agreement
+from rubricate.report.model import Options, build_report
+from rubricate.report.pairs import latest_scores
+from tests.ledger.factory import scored
+from tests.report.sample import sample_events, write_ledger
+
+NOW = datetime(2024, 7, 1, tzinfo=timezone.utc)
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("ledger")
+    return write_ledger(root, sample_events(), {"ledger/2024-04.jsonl": '{"kind": "rated"'})
+
+
+def _run(*args: str) -> int:
+    return main(["report", *args])
+
+
+def test_html_site_is_self_contained_and_accessible(data: Path, tmp_path: Path) -> None:
+    assert _run("--data", str(data), "--out", str(tmp_path)) == 0
+    index = (tmp_path / "index.html").read_text(encoding="utf-8")
+    pages = [index, *(p.read_text(encoding="utf-8") for p in (tmp_path / "authors").glob("*.html"))]
+    assert len(pages) == 6
+    for page in pages:
+        assert "<script" not in page
+        assert not re.search(r'(src|href)="(https?:)?//', page)  # nothing loaded from outside
+        svgs = re.findall(r"<svg.*?</svg>", page, re.S)
+        assert svgs
+        for svg in svgs:
+            assert 'role="img"' in svg
+            assert "<title " in svg
+            assert "<desc " in svg
+        assert page.count("<figure") == page.count("Data table")
+    assert "ledger/2024-04.jsonl:" in index
+    assert "corrupt line" in index
+    assert "authors/dependabot_bot_.html" in index
+    assert (tmp_path / "authors-by-reputation.html").exists()
+    report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
+    assert report["ledger"]["corrupt_lines"] == 1
+
+
+def test_pages_are_reproducible(data: Path, tmp_path: Path) -> None:
+    parsed = parse_ledger(
+        {p.relative_to(data).as_posix(): p.read_text() for p in data.rglob("*.jsonl")}
+    )
+    from rubricate.report.pages import index_page
+
+    first = build_report(parsed, ReputationConfig(), Options(now=NOW))
+    again = build_report(parsed, ReputationConfig(), Options(now=NOW))
+    assert index_page(first) == index_page(again)
+
+
+def test_json_holds_the_numbers_and_reputation_matches(data: Path, tmp_path: Path) -> None:
+    assert _run("--data", str(data), "--out", str(tmp_path), "--format", "json") == 0
+    report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
+    events = sample_events()
+    expected = compute_reputation(events, ReputationConfig())["repos"]["o/r"]["authors"]
+    for entry in report["authors"]:
+        assert entry["reputation"] == expected[entry["author"]]["reputation"]
+        assert entry["series"][-1]["reputation"] == entry["reputation"]
+    kappa = report["calibration"]["criteria"]["quality"]["judge"]
+    assert kappa["status"] == "ok"
+    assert kappa["n"] >= MIN_PAIRS
+    assert kappa["kappa_low"] <= kappa["kappa"] <= kappa["kappa_high"]
+    assert report["calibration"]["criteria"]["quality"]["heuristic"]["status"] == (
+        "insufficient data"
+    )
+    assert report["calibration"]["criteria"]["verifiability"]["heuristic"]["status"] == "ok"
+    assert report["weights"]["reached"]
+    assert report["weights"]["jobs"] >= 50
+    audit = report["audit"]
+    assert audit["overrides"][0]["reason"].startswith("the failing check")
+    assert audit["bypassed"]
+    assert audit["disputes"]
+
+
+def test_markdown_is_compact_with_a_mermaid_chart(data: Path, tmp_path: Path) -> None:
+    assert _run("--data", str(data), "--out", str(tmp_path), "--format", "markdown") == 0
+    text = (tmp_path / "report.md").read_text(encoding="utf-8")
+    assert "```mermaid\nxychart-beta" in text
+    assert "| criterion | vs reviewer |" in text
+    assert len(text) < 20_000
+
+
+def test_author_and_since_narrow_the_report(data: Path) -> None:
+    parsed = parse_ledger(
+        {p.relative_to(data).as_posix(): p.read_text() for p in data.rglob("*.jsonl")}
+    )
+    only = build_report(parsed, ReputationConfig(), Options(now=NOW, author="carol"))
+    assert {a["author"] for a in only["authors"]} == {"carol"}
+    assert {j["author"] for j in only["scores"]["jobs"]} == {"carol"}
+    recent = build_report(parsed, ReputationConfig(), Options(now=NOW, since_days=40))
+    full = build_report(parsed, ReputationConfig(), Options(now=NOW))
+    assert 0 < len(recent["scores"]["jobs"]) < len(full["scores"]["jobs"])
+    for a, b in zip(recent["authors"], full["authors"], strict=True):
+        assert a["reputation"] == b["reputation"]  # reputation always comes from the whole ledger
+        assert len(a["series"]) < len(b["series"])
+
+
+def test_empty_ledger_says_there_is_no_data(tmp_path: Path) -> None:
+    (tmp_path / "data").mkdir()
+    for fmt in ("html", "markdown", "json"):
+        assert _run("--data", str(tmp_path / "data"), "--out", str(tmp_path), "--format", fmt) == 0
+    assert "No data yet" in (tmp_path / "index.html").read_text(encoding="utf-8")
+    assert "No data yet" in (tmp_path / "report.md").read_text(encoding="utf-8")
+    assert json.loads((tmp_path / "report.json").read_text())["authors"] == []
+
+
+def test_corrupt_line_is_reported_as_ledger_verify_does(
+    data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _run("--data", str(data), "--out", str(tmp_path), "--format", "json") == 0
+    err = capsys.readouterr().err
+    assert re.search(r"ledger/2024-04\.jsonl:\d+: .*corrupt line \(kept aside", err)
+
+
+def test_remote_data_branch(tmp_path: Path) -> None:
+    from rubricate.ledger.backends import DataBranchStore
+
+    remote = tmp_path / "remote.git"
+    import subprocess
+
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    with DataBranchStore(str(remote)) as store:
+        store.append(sample_events(12))
+    assert _run("--remote", str(remote), "--out", str(tmp_path / "site")) == 0
+    assert (tmp_path / "site" / "authors" / "alice.html").exists()
+
+
+def test_bad_since_is_refused(data: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        _run("--data", str(data), "--since", "-3")
+    assert "positive number of days" in capsys.readouterr().err
+
+
+def test_under_thirty_pairs_is_insufficient_data() -> None:
+    events = [
+        scored("first_submission", pr, pr, f"a{pr}", [3] * 5, source="auto")
+        for pr in range(1, MIN_PAIRS)
+    ] + [scored("review_scored", pr, pr + 1, f"b{pr}", [4] * 5) for pr in range(1, MIN_PAIRS)]
+    scores = latest_scores(events)
+    pairs = [
+        (s["heuristic"], s["reviewer"]) for (_, _, _, c), s in scores.items() if c == "quality"
+    ]
+    assert agreement(pairs) == {"n": MIN_PAIRS - 1, "status": "insufficient data"}
+
+
+def test_parallel_author_pages_match_serial(data: Path, tmp_path: Path) -> None:
+    from rubricate.report.site import write_site
+
+    parsed = parse_ledger(
+        {p.relative_to(data).as_posix(): p.read_text() for p in data.rglob("*.jsonl")}
+    )
+    report = build_report(parsed, ReputationConfig(), Options(now=NOW))
+    serial = write_site(report, tmp_path / "serial", lambda _: None, workers=1)
+    parallel = write_site(report, tmp_path / "parallel", lambda _: None, workers=2, parallel_from=1)
+    assert len(serial) == len(parallel)
+    for path in (tmp_path / "serial").rglob("*.html"):
+        twin = tmp_path / "parallel" / path.relative_to(tmp_path / "serial")
+        assert twin.read_bytes() == path.read_bytes()
