@@ -341,3 +341,18 @@ def test_result_json_has_both_levels() -> None:
             "missing": [],
         },
     ]
+
+
+def test_reports_show_the_graders_and_the_test() -> None:
+    from rubricate.rubric.agentv_score import grader_lines, grader_rows, graders_json
+
+    rubric = _rubric("evalcases", "inline")
+    scores: dict[str, ScoreValue] = {"rubric-1": T, "rubric-2": F, "rubric-3": F, "tone": T}
+    result = score(rubric, check_scores(rubric, scores))
+    rows = grader_rows(result)
+    assert rows[2] == "| `rubric` | 1 | 0.3333 | fail |"
+    assert rows[-1] == "| **Test** | | **0.666667** | fail (borderline), threshold 0.8 |"
+    assert graders_json(result)["threshold"] == 0.8
+    assert grader_lines(result)[-1] == "test score 0.666667 (threshold 0.8): fail (borderline)"
+    plain = score(_rubric("current", "five"), {})
+    assert grader_rows(plain) != []

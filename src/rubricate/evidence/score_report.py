@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from rubricate.evidence.report_model import CheckResult, Finding, ScoreReport
+from rubricate.rubric.agentv_score import grader_rows, graders_json
 from rubricate.rubric.model import Rubric, ScoreValue
 from rubricate.rubric.scoring import ScoreResult, at_least
 
@@ -56,6 +57,10 @@ def format_score(value: ScoreValue) -> str:
 
 def pass_rule_text(rubric: Rubric) -> str:
     """The rubric's pass rule in words."""
+    if rubric.graders:  # AgentV: the weighted mean of the graders against the threshold
+        from rubricate.rubric.describe import pass_text
+
+        return pass_text(rubric)
     rule = rubric.pass_rule
     parts: list[str] = []
     if rule.min_total is not None:
@@ -119,6 +124,8 @@ def scored_text(rubric: Rubric, result: ScoreResult) -> str:
 def render_markdown(report: ScoreReport) -> str:
     """The report the bot posts: score table, verdict, findings folded in `<details>`."""
     lines = [*_heading(report), "", *_score_table(report), ""]
+    graders = grader_rows(report.result)
+    lines += [*graders, ""] if graders else []
     lines.append(f"**Verdict:** {escape(verdict_text(report))}")
     if report.notes:
         lines += ["", *(f"- {escape(note)}" for note in report.notes)]
@@ -237,6 +244,7 @@ def report_json(report: ScoreReport) -> dict[str, Any]:
             }
             for c in report.criteria
         ],
+        **graders_json(result),
         "checks": [check.as_dict() for check in report.checks],
         "not_scored": list(report.not_scored),
         "failed": list(result.failed),

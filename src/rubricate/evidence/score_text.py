@@ -9,6 +9,7 @@ from rubricate.evidence.score_report import (
     scored_text,
     verdict_text,
 )
+from rubricate.rubric.agentv_score import grader_lines
 
 EVIDENCE_WIDTH = 64
 MAX_FINDINGS_SHOWN = 20
@@ -24,6 +25,7 @@ def render_table(report: ScoreReport) -> str:
         "",
     ]
     lines += _criteria_rows(report)
+    lines += grader_lines(report.result)
     lines += ["", f"verdict: {verdict_text(report)}"]
     lines += [f"note: {note}" for note in report.notes]
     lines += ["", "checks:"]

@@ -99,6 +99,30 @@ def grader_lines(result: ScoreResult) -> list[str]:
     return lines
 
 
+def grader_rows(result: ScoreResult) -> list[str]:
+    """A markdown table of the graders and the test of an AgentV result (empty for others)."""
+    if not isinstance(result, AgentVScoreResult) or not result.graders:
+        return []
+    rows = ["| AgentV grader | Weight | Score | Verdict |", "| --- | ---: | ---: | --- |"]
+    for grader in result.graders:
+        value = "—" if grader.score is None else f"{round(grader.score, 4):g}"
+        flag = " (required)" if grader.required else ""
+        rows.append(f"| `{grader.id}`{flag} | {grader.weight:g} | {value} | {grader.verdict} |")
+    test = "—" if result.normalized is None else f"{result.normalized:g}"
+    band = f" ({result.band})" if result.band else ""
+    rows.append(
+        f"| **Test** | | **{test}** | {result.verdict}{band}, threshold {result.threshold:g} |"
+    )
+    return rows
+
+
+def graders_json(result: ScoreResult) -> dict[str, object]:
+    """`graders` and `threshold` for a JSON report of an AgentV result (empty for others)."""
+    if not isinstance(result, AgentVScoreResult) or not result.graders:
+        return {}
+    return {"graders": [g.as_dict() for g in result.graders], "threshold": result.threshold}
+
+
 @dataclass(frozen=True)
 class _Grade:
     score: float
