@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 
@@ -21,6 +22,10 @@ from rubricate.errors import Diagnostic, SourceError
 Loc = tuple[Any, ...]
 _LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 """libyaml's parser when PyYAML has it (ten times faster), else the pure-Python one."""
+MAX_SOURCE_BYTES = 1024 * 1024
+"""Rubric and config files over this size are refused before they are parsed."""
+SOURCE_LIMIT: ContextVar[int] = ContextVar("rubricate_source_limit", default=MAX_SOURCE_BYTES)
+"""The limit in force; `rubricate validate --max-bytes` sets it for its run."""
 MAX_NODES = 200_000
 """More nodes than this (aliases expand) is refused, so a small file cannot explode."""
 MAX_DEPTH = 1000
@@ -159,8 +164,17 @@ def _hashable(key: Any) -> bool:
     return True
 
 
-def load_located(text: str, path: str) -> tuple[Any, Locator]:
-    """Parse one YAML document; raise `SourceError` on a syntax error or a duplicate key."""
+def load_located(
+    text: str, path: str, *, max_bytes: int | Literal["default"] | None = "default"
+) -> tuple[Any, Locator]:
+    """Parse one YAML document; raise `SourceError` on a syntax error or a duplicate key.
+
+    A text over `max_bytes` (by default `SOURCE_LIMIT`: 1 MiB for rubric and config files) is
+    refused before it is parsed; None parses any size.
+    """
+    limit = SOURCE_LIMIT.get() if max_bytes == "default" else max_bytes
+    if limit is not None:
+        check_source_size(text, path, limit)
     locator = Locator(path)
     try:
         data, problems = _compose(text, locator)
@@ -184,6 +198,17 @@ def load_located(text: str, path: str) -> tuple[Any, Locator]:
     if problems:
         raise SourceError(sorted_diagnostics(problems))
     return data, locator
+
+
+def check_source_size(text: str, path: str, max_bytes: int = MAX_SOURCE_BYTES) -> None:
+    """Refuse a rubric or config text over `max_bytes` before any parsing."""
+    size = len(text) if len(text) > max_bytes else len(text.encode("utf-8", "replace"))
+    if size > max_bytes:
+        message = (
+            f"file is too large: {size} bytes, over the {max_bytes}-byte limit for rubric and "
+            "config files (refused before parsing)"
+        )
+        raise SourceError([Diagnostic(path, 1, 1, message)])
 
 
 def _compose(text: str, locator: Locator) -> tuple[Any, list[Diagnostic]]:

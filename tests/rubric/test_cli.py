@@ -41,7 +41,7 @@ def test_validate_invalid_and_missing_files(tmp_path: Path, capsys: Capture) -> 
     bad.write_text("criteria:\n  - {id: a, outcome: The answer is right, weight: 0.5}\n")
     good = str(DATA / "native-minimal.yml")
     code, out, _ = run(capsys, "validate", str(bad), good, str(tmp_path / "gone.yml"))
-    assert code == 1
+    assert code == 2
     assert out.splitlines() == [
         f"{bad}:1:1: native criterion weights must sum to 1.00, but they sum to 0.5",
         f"ok {good} (native, 2 criteria)",
@@ -52,7 +52,7 @@ def test_validate_invalid_and_missing_files(tmp_path: Path, capsys: Capture) -> 
 def test_validate_strict_fails_on_warnings(capsys: Capture) -> None:
     path = str(DATA / "agentv-plain.yml")
     assert run(capsys, "validate", path)[0] == 0
-    assert run(capsys, "validate", "--strict", path)[0] == 1
+    assert run(capsys, "validate", "--strict", path)[0] == 2
 
 
 def test_validate_usage_error(capsys: Capture) -> None:
@@ -71,11 +71,11 @@ def test_validate_config_files(tmp_path: Path, capsys: Capture) -> None:
     assert run(capsys, "validate", str(config))[:2] == (0, f"ok {config} (config)\n")
     config.write_text("rubric: rubrics/mine.yml\n")
     code, out, _ = run(capsys, "validate", str(config))
-    assert code == 1
+    assert code == 2
     assert out.startswith(f"{config}:1:9: {'rubrics/mine.yml'} has 2 cases")
     config.write_text("rubric: agora-v3\njudge: {model: x, timeout_s: 0}\n")
     code, out, _ = run(capsys, "validate", str(config))
-    assert (code, out) == (1, f"{config}:2:30: timeout_s should be greater than 0, got 0\n")
+    assert (code, out) == (2, f"{config}:2:30: timeout_s should be greater than 0, got 0\n")
 
 
 def test_validate_detects_config_by_keys(tmp_path: Path, capsys: Capture) -> None:
@@ -92,7 +92,7 @@ def test_validate_reports_a_broken_rubric_named_by_a_config(
     config = tmp_path / ".github" / "rubricate.yaml"
     config.write_text("rubric: r.yml\n")
     code, out, _ = run(capsys, "validate", str(config))
-    assert code == 1
+    assert code == 2
     assert out == (
         "r.yml:2:5: missing required key 'outcome': say what the criterion checks"
         " (AgentV skips such a criterion)\n"
@@ -216,7 +216,10 @@ def test_score_human_table(capsys: Capture) -> None:
         ("speed=3", "unknown criterion 'speed'; valid ids: spec_adherence, completeness"),
         ("quality=7", "quality: 7 is out of range; expected a number from 1 to 5"),
         ("quality=null", "quality: null is not allowed; expected a number from 1 to 5"),
-        ("quality=good", "quality: 'good' is not a score; expected a number from 1 to 5"),
+        ("quality=good", "quality: 'good' is not a number; expected a number from 1 to 5"),
+        ("quality=true", "quality: true is not a number; expected a number from 1 to 5"),
+        ("quality=\u0664", "quality: '\u0664' is not a number; expected a number from 1 to 5"),
+        ("quality=1e0", "quality: '1e0' is not a number; expected a number from 1 to 5"),
         ("quality", "expected ID=VALUE, got 'quality'"),
     ],
 )

@@ -334,7 +334,7 @@ def test_mixed_dialects_are_refused() -> None:
 
 def test_no_dialect_lists_the_markers() -> None:
     error = only_error("hello: world\n")
-    assert error.message.startswith("not a rubric: expected one of `criteria:` (native)")
+    assert error.message.startswith("no criteria: the file has none of the rubric keys `criteria:`")
 
 
 def test_native_custom_scale_needs_a_pass_rule() -> None:
@@ -391,7 +391,7 @@ def test_criterion_id_must_be_a_slug() -> None:
     )
     error = only_error(text)
     assert error.line == 2
-    assert "should be a slug" in error.message
+    assert "should be an ASCII slug" in error.message
 
 
 def test_outcome_is_required_and_single() -> None:

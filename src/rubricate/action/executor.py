@@ -13,7 +13,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TextIO
 
-from rubricate.action.runtime import ActionsRuntime
 from rubricate.bot import check_output
 from rubricate.bot.effects import Annotate as AnnotateEffect
 from rubricate.bot.effects import (
@@ -66,6 +65,7 @@ _EVENT_DATA = frozenset(
 
 if TYPE_CHECKING:
     from rubricate.action.ports import DataStore, GitHubClient
+    from rubricate.action.runtime import ActionsRuntime
     from rubricate.github.adapter import CommentInfo
     from rubricate.ledger.store import AppendResult
 

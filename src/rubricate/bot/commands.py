@@ -18,7 +18,9 @@ from dataclasses import dataclass
 from rubricate.bot.command_table import MIN_REASON, command, typed_names
 from rubricate.bot.markdown import code
 from rubricate.bot.visible import visible_lines
+from rubricate.errors import ScoreError
 from rubricate.rubric.model import ScoreValue
+from rubricate.rubric.score_args import read_value
 from rubricate.yamlsource import did_you_mean
 
 MAX_COMMANDS = 10
@@ -52,10 +54,6 @@ ParseResult = ParsedCommand | CommandMistake
 _CANDIDATE = re.compile(r"^ {0,3}/([A-Za-z][A-Za-z0-9_-]*)(?:[ \t]+(.*))?$")
 _PAIR = re.compile(r"^([A-Za-z0-9][A-Za-z0-9_.:-]*)=(\S+)$")
 _NOTE_SEPARATOR = re.compile(r"(?:^|\s)--(?:\s|$)")
-_NUMBER = re.compile(r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$")
-_TRUE = frozenset({"true", "yes"})
-_FALSE = frozenset({"false", "no"})
-_NULL = frozenset({"null", "n/a"})
 _TAG = re.compile(r"<[^<>]*>")
 _BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800\u17b4\u17b5\u180e")
 """Characters Unicode calls letters (or symbols) that render as nothing."""
@@ -211,16 +209,10 @@ def _parse_pairs(tokens: list[str]) -> tuple[tuple[str, ScoreValue], ...] | str:
 
 def parse_value(text: str) -> ScoreValue | str:
     """A typed score value (number, true/false, null), or the reason it is not one."""
-    lowered = text.lower()
-    if lowered in _TRUE:
-        return True
-    if lowered in _FALSE:
-        return False
-    if lowered in _NULL:
-        return None
-    if _NUMBER.match(text):
-        return float(text)
-    return f"{code(text)} is not a number, true/false or null"
+    try:
+        return read_value(text)
+    except ScoreError:
+        return f"{code(text)} is not a number, true/false or null"
 
 
 def format_value(value: ScoreValue) -> str:

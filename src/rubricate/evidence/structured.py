@@ -65,7 +65,7 @@ def parse_structured(kind: str, text: str, path: str) -> Parsed:
         return Parsed(kind, _load_json(text), text)
     if kind == "yaml":
         try:
-            data, locator = load_located(text, path)
+            data, locator = load_located(text, path, max_bytes=None)
         except SourceError as exc:
             first = exc.diagnostics[0]
             raise ParseProblem(first.message, first.line) from None

@@ -189,7 +189,10 @@ def _criterion_id(problems: Problems, draft: Draft, number: int) -> str:
     if given is None:
         return f"rubric-{number}"
     if not SLUG.match(given):
-        message = f"criterion id {given!r} should be a slug: letters, digits, '-', '_' and '.'"
+        message = (
+            f"criterion id {given!r} should be an ASCII slug: A-Z, a-z, 0-9, '-', '_' and '.', "
+            "starting with a letter or digit"
+        )
         problems.error(loc, message, key=key)
     elif VAGUE_ID.match(given):
         message = f"criterion id {given!r} does not say what it checks; use a descriptive id"

@@ -8,6 +8,7 @@ as `path:line:col: message`, in one `SourceError`. Files an AgentV file refers t
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -21,9 +22,12 @@ from rubricate.rubric.files import AxesFile, NativeFile, RubricHeader
 from rubricate.rubric.located import describe_value, validate_located
 from rubricate.rubric.model import Dialect, Rubric
 from rubricate.rubric.native import native_rubrics
-from rubricate.yamlsource import Locator, Problems, did_you_mean, load_located, sorted_diagnostics
+from rubricate.yamlsource import Locator, Problems, load_located, sorted_diagnostics
 
 Builder = Callable[[Any, Identity, Problems], list[Rubric]]
+
+TYPO_CUTOFF = 0.7
+"""How close a key must be to a rubric key to be named as a typo of it."""
 
 
 @dataclass(frozen=True)
@@ -133,12 +137,13 @@ def _no_dialect(data: dict[Any, Any], locator: Locator) -> Diagnostic:
         message = "execution should hold an `evaluators:` or `assertions:` list to be a rubric"
         return locator.diag(("execution",), message, key=True)
     for key in data:
-        hint = did_you_mean(str(key), markers)
-        if hint:
-            return locator.diag((key,), f"unknown key {key!r}{hint}", key=True)
+        close = difflib.get_close_matches(str(key), markers, n=1, cutoff=TYPO_CUTOFF)
+        if close:
+            message = f"unknown key {key!r} (did you mean {close[0]!r}?)"
+            return locator.diag((key,), message, key=True)
     groups: list[tuple[str, tuple[str, ...]]] = [
         (name, spec.markers) for name, spec in DIALECTS.items()
     ]
     groups.append((AGENTV, ("tests", "assert", "assertions", "evalcases")))
     keys = ", ".join(f"{'/'.join(f'`{m}:`' for m in marks)} ({name})" for name, marks in groups)
-    return locator.diag((), f"not a rubric: expected one of {keys}")
+    return locator.diag((), f"no criteria: the file has none of the rubric keys {keys}")

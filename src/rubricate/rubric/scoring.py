@@ -127,7 +127,7 @@ def check_score(rubric: Rubric, criterion_id: str, value: ScoreValue) -> ScoreVa
             return value if scale.binary else numeric(scale, value)
         word = "true" if value else "false"
         raise ScoreError(
-            f"{criterion_id}: {word} is out of range; expected {allowed_range(rubric, criterion)}"
+            f"{criterion_id}: {word} is not a number; expected {allowed_range(rubric, criterion)}"
         )
     expected = allowed_range(rubric, criterion)
     if not isinstance(value, (int, float)):
