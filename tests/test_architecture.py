@@ -117,22 +117,22 @@ def test_core_module_does_no_io_imports(path: Path) -> None:
     assert not bad, f"{path.name} imports {sorted(bad)}; the core must stay pure"
 
 
-@pytest.mark.parametrize("path", _core_modules(), ids=lambda p: p.relative_to(SRC).as_posix())
-def test_core_module_imports_no_shell_module(path: Path) -> None:
-    relative = path.relative_to(SRC).as_posix()
-    if relative in KNOWN_SHELL_IMPORTS:
-        pytest.skip("known exception, listed in KNOWN_SHELL_IMPORTS")
-    bad = _shell_imports(path)
-    assert not bad, f"{relative} imports the shell modules {sorted(bad)}; pass their data in"
+RULES = {
+    "imports a shell module": (_shell_imports, KNOWN_SHELL_IMPORTS),
+    "touches files": (_file_io_calls, KNOWN_FILE_IO),
+}
 
 
+@pytest.mark.parametrize("rule", RULES)
 @pytest.mark.parametrize("path", _core_modules(), ids=lambda p: p.relative_to(SRC).as_posix())
-def test_core_module_touches_no_file(path: Path) -> None:
+def test_core_module_keeps_to_the_core(path: Path, rule: str) -> None:
+    """No shell module imported, no file touched: the shell reads and passes the data in."""
+    find, known = RULES[rule]
     relative = path.relative_to(SRC).as_posix()
-    if relative in KNOWN_FILE_IO:
-        pytest.skip("known exception, listed in KNOWN_FILE_IO")
-    bad = _file_io_calls(path)
-    assert not bad, f"{relative} calls {sorted(bad)}; the shell reads, the core gets the data"
+    if relative in known:
+        pytest.skip(f"known exception: {relative} {rule}")
+    bad = find(path)
+    assert not bad, f"{relative} {rule}: {sorted(bad)}"
 
 
 def test_known_exceptions_still_apply() -> None:

@@ -24,13 +24,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from rubricate.bot.final import final_choice
 from rubricate.bot.jobstate import JobState, job_state
 from rubricate.bot.record import Stamp, new_event
 from rubricate.ledger.event import Event, Gate, Override, RubricRef
-from rubricate.rubric.model import ScoreValue
+
+if TYPE_CHECKING:
+    from rubricate.rubric.model import ScoreValue
 
 DELIVERY = "catch-up"
 ACTOR = "rubricate-catch-up"

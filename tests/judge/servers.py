@@ -7,8 +7,9 @@ words that matter, so CI checks every path without a model:
 - llama-cpp-python's `python -m llama_cpp.server` (0.3.x) answers a `json_schema` response
   format with HTTP 500 and a validation error that names `response_format`; it accepts
   `{"type": "json_object", "schema": ...}` and constrains the reply to the schema;
-- llama.cpp's `llama-server` accepts the strict schema; a small model can loop inside a string
-  until `max_tokens`, and then the reply ends with `finish_reason: "length"`;
+- llama.cpp's `llama-server` (built from the same vendored sources) accepts the strict schema
+  and honours `max_tokens` and `max_completion_tokens`; SmolLM2 loops inside the rationale
+  (`", 1, 2, 3, 4 ...`) until the limit, and the reply ends with `finish_reason: "length"`;
 - OpenAI's newer models refuse `max_tokens` and ask for `max_completion_tokens`.
 """
 

@@ -102,6 +102,7 @@ def test_a_timeout_never_moves_down_the_ladder() -> None:
     assert {b["response_format"]["type"] for b in server.bodies()} == {"json_schema"}
     assert len(server.requests) == 2  # a timeout is retried at most once
     assert caught.value.spent.attempts == 2
+    assert caught.value.mode == "json_schema"
 
 
 def test_every_call_carries_max_tokens_from_the_rubric(tmp_path: Path) -> None:
@@ -126,6 +127,7 @@ def test_a_runaway_cut_at_max_tokens_is_not_assessed_and_not_retried(tmp_path: P
     assert set(record["not_assessed"]) == set(agora().ids)
     assert any(f"max_tokens={limit}" in e and "cut off" in e for e in record["errors"])
     assert (record["tokens_in"], record["tokens_out"]) == (1500, limit)
+    assert record["mode"] == "json_schema"  # named even when the call failed
     assert result.scores() == {}
 
 

@@ -13,7 +13,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, TextIO
 
-from rubricate.action.runtime import ActionsRuntime
 from rubricate.bot import check_output
 from rubricate.bot.effects import Annotate as AnnotateEffect
 from rubricate.bot.effects import (
@@ -36,6 +35,7 @@ from rubricate.ledger.event import Event
 
 if TYPE_CHECKING:
     from rubricate.action.ports import DataStore, GitHubClient
+    from rubricate.action.runtime import ActionsRuntime
     from rubricate.github.adapter import CommentInfo
     from rubricate.ledger.store import AppendResult
 

@@ -18,14 +18,11 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from rubricate.action.inputs import Reader
-from rubricate.action.ports import GitHubClient
 from rubricate.action.prepare import Prepared, prepare
 from rubricate.action.runtime import ActionsRuntime
-from rubricate.action.settings import ActionSettings
-from rubricate.bot.effects import Effect
 from rubricate.bot.payload import (
     BotEvent,
     CommentEvent,
@@ -37,6 +34,11 @@ from rubricate.bot.payload import (
 from rubricate.bot.payload_graders import GradersEvent, GradersRun, JobEvent
 from rubricate.bot.view_state import ViewState, decode_views, encode_views, view_path
 from rubricate.errors import ConfigError, RubricateError, SourceError, read_problem
+
+if TYPE_CHECKING:
+    from rubricate.action.ports import GitHubClient
+    from rubricate.action.settings import ActionSettings
+    from rubricate.bot.effects import Effect
 
 Connect = Callable[[str | None, str], Any]
 

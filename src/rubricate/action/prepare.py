@@ -116,7 +116,7 @@ def open_ledger(
 ) -> Ledger:
     """The data branch store, with this job's events and view state read in one fetch."""
     from rubricate.ledger.backends import DataBranchStore
-    from rubricate.ledger.derive import job_paths
+    from rubricate.ledger.paths import job_paths
     from rubricate.ledger.store import job_file_events
 
     settings, pr = reader.settings, event.number

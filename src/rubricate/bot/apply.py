@@ -14,12 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
 
 from rubricate.bot.authz import authorize
 from rubricate.bot.command_table import MIN_REASON, command, display_name
 from rubricate.bot.commands import CommandMistake, ParsedCommand, ParseResult
-from rubricate.bot.context import HandlerContext
+from rubricate.bot.context import HandlerContext, Invocation
 from rubricate.bot.jobstate import JobState
 from rubricate.bot.messages import ALREADY_FAILS, REPLY
 from rubricate.bot.record import Stamp, known_scores, new_event, scored, source_evidence
@@ -34,20 +33,6 @@ FOR_THE_HEAD = frozenset({"score", "approve", "override"})
 
 
 @dataclass(frozen=True)
-class Invocation:
-    """Who ran the commands of one comment or review, when, and on what PR state."""
-
-    actor: str
-    actor_role: str
-    pr_author: str
-    at: datetime
-    delivery_prefix: str
-    pr_open: bool = True
-    pr_merged: bool | None = None
-    reviewed_sha: str | None = None
-
-
-@dataclass(frozen=True)
 class CommandResult:
     """What one command did: the events it records and its reply, if any."""
 
@@ -56,7 +41,7 @@ class CommandResult:
     applied: bool = False
 
 
-Handler = Callable[[ParsedCommand, "Invocation", JobState, HandlerContext], "CommandResult"]
+Handler = Callable[[ParsedCommand, Invocation, JobState, HandlerContext], "CommandResult"]
 HANDLERS: dict[str, Handler] = {}
 """Each command's handler, by name (filled by `@handles`)."""
 

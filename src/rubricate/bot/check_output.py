@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rubricate.bot.effects import Annotation, SetCheckRun
+if TYPE_CHECKING:
+    from rubricate.bot.effects import Annotation, SetCheckRun
 
 ANNOTATIONS_PER_REQUEST = 50
 TEXT_LIMIT = 65_535

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
-from rubricate.bot.jobstate import JobState
-from rubricate.config import Config
-from rubricate.evidence.report_model import ScoreReport
-from rubricate.rubric.model import Rubric
+if TYPE_CHECKING:
+    from rubricate.bot.jobstate import JobState
+    from rubricate.config import Config
+    from rubricate.evidence.report_model import ScoreReport
+    from rubricate.rubric.model import Rubric
 
 
 @dataclass(frozen=True)
@@ -33,3 +35,17 @@ class HandlerContext:
     run_id: str = ""
     reverts_pr: int | None = None
     reverted_job: JobState | None = None
+
+
+@dataclass(frozen=True)
+class Invocation:
+    """Who ran the commands of one comment or review, when, and on what PR state."""
+
+    actor: str
+    actor_role: str
+    pr_author: str
+    at: datetime
+    delivery_prefix: str
+    pr_open: bool = True
+    pr_merged: bool | None = None
+    reviewed_sha: str | None = None

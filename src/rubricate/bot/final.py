@@ -9,9 +9,11 @@ overridden, and `bypassed` otherwise (a failing approval without an override, or
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from rubricate.bot.jobstate import Approval, JobState, Scores
-from rubricate.ledger.event import Gate
+if TYPE_CHECKING:
+    from rubricate.bot.jobstate import Approval, JobState, Scores
+    from rubricate.ledger.event import Gate
 
 
 @dataclass(frozen=True)

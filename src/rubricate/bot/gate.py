@@ -10,14 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from rubricate.bot.effects import StatusState
-from rubricate.bot.jobstate import JobState
 from rubricate.bot.markdown import number
 from rubricate.bot.messages import STATUS
 from rubricate.bot.record import known_scores
-from rubricate.rubric.model import Rubric, ScoreValue
 from rubricate.rubric.scoring import ScoreResult, score
+
+if TYPE_CHECKING:
+    from rubricate.bot.effects import StatusState
+    from rubricate.bot.jobstate import JobState
+    from rubricate.rubric.model import Rubric, ScoreValue
 
 STATUS_LIMIT = 140
 

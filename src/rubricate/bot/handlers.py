@@ -7,15 +7,19 @@ run, gate status, reactions, replies, outputs) and log lines.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rubricate.bot.context import HandlerContext
-from rubricate.bot.effects import Effect
-from rubricate.bot.jobstate import JobState
 from rubricate.bot.on_command import on_commands
 from rubricate.bot.on_graders import on_graders
 from rubricate.bot.on_pr import on_pull_request
 from rubricate.bot.payload import PullRequestEvent
 from rubricate.bot.payload_graders import GradersEvent, JobEvent
-from rubricate.evidence.snapshot import Snapshot
+
+if TYPE_CHECKING:
+    from rubricate.bot.effects import Effect
+    from rubricate.bot.jobstate import JobState
+    from rubricate.evidence.snapshot import Snapshot
 
 __all__ = ["HandlerContext", "handle"]
 

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from rubricate.rubric.model import ScoreValue
+if TYPE_CHECKING:
+    from rubricate.rubric.model import ScoreValue
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~])")
 _ENTITIES = (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), (":", "&#58;"))

@@ -10,9 +10,11 @@ and such a comment is skipped: a re-run neither replies again nor re-evaluates a
 
 from __future__ import annotations
 
-from rubricate.bot.apply import Invocation, apply_command
+from typing import TYPE_CHECKING
+
+from rubricate.bot.apply import apply_command
 from rubricate.bot.commands import parse_commands
-from rubricate.bot.context import HandlerContext
+from rubricate.bot.context import HandlerContext, Invocation
 from rubricate.bot.effects import (
     AppendEvents,
     Effect,
@@ -23,11 +25,13 @@ from rubricate.bot.effects import (
     ReactionKind,
 )
 from rubricate.bot.gate import gate_of
-from rubricate.bot.jobstate import JobState
 from rubricate.bot.payload import CommentEvent, ReviewEvent
 from rubricate.bot.render_replies import Reply, reply_body
 from rubricate.bot.views import outputs, status, sticky
-from rubricate.ledger.event import Event
+
+if TYPE_CHECKING:
+    from rubricate.bot.jobstate import JobState
+    from rubricate.ledger.event import Event
 
 
 def on_commands(

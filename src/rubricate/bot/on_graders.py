@@ -19,22 +19,24 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rubricate.bot.context import HandlerContext
 from rubricate.bot.effects import Annotate, Annotation, AppendEvents, Effect, Log
-from rubricate.bot.jobstate import AutoScore, JobState, VersionInfo
 from rubricate.bot.markdown import number
-from rubricate.bot.payload_graders import GradersEvent
 from rubricate.bot.record import MAX_FINDINGS, Stamp, new_event, scored
 from rubricate.bot.views import MAX_ANNOTATIONS, AnnotationLevel, check_run, outputs, sticky
 from rubricate.errors import ScoreError
 from rubricate.evidence.graders import check_id
-from rubricate.evidence.report_model import CheckResult
 from rubricate.evidence.scale_map import to_scale
-from rubricate.ledger.event import Event
-from rubricate.rubric.model import Rubric, ScoreValue
 from rubricate.rubric.scoring import resolve_criterion_id
+
+if TYPE_CHECKING:
+    from rubricate.bot.context import HandlerContext
+    from rubricate.bot.jobstate import AutoScore, JobState, VersionInfo
+    from rubricate.bot.payload_graders import GradersEvent
+    from rubricate.evidence.report_model import CheckResult
+    from rubricate.ledger.event import Event
+    from rubricate.rubric.model import Rubric, ScoreValue
 
 ACTOR = "rubricate-graders"
 LABEL = (

@@ -13,10 +13,12 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rubricate.bot.payload import BotEvent, Ignored, PayloadError, parse_time
-from rubricate.evidence.report_model import CheckResult
+
+if TYPE_CHECKING:
+    from rubricate.evidence.report_model import CheckResult
 
 GRADERS_TRIGGER = "pull_request"
 _SHA = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")

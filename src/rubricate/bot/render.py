@@ -9,10 +9,9 @@ piece of user text is escaped.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rubricate.bot.gate import effective, gate_of, result_of
-from rubricate.bot.jobstate import Approval, AutoScore, JobState, VersionInfo
 from rubricate.bot.markdown import (
     DASH,
     block,
@@ -25,8 +24,11 @@ from rubricate.bot.markdown import (
     table,
     truncate,
 )
-from rubricate.rubric.model import Rubric
-from rubricate.rubric.scoring import ScoreResult
+
+if TYPE_CHECKING:
+    from rubricate.bot.jobstate import Approval, AutoScore, JobState, VersionInfo
+    from rubricate.rubric.model import Rubric
+    from rubricate.rubric.scoring import ScoreResult
 
 STICKY_MARKER = "<!-- rubricate:sticky -->"
 COMMENT_LIMIT = 65_000

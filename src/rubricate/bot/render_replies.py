@@ -8,10 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rubricate.bot import command_table
-from rubricate.bot.commands import CommandMistake, ParsedCommand
-from rubricate.bot.jobstate import AutoScore, JobState
 from rubricate.bot.markdown import block, code, number, score_text, table, truncate
 from rubricate.bot.messages import (
     CHECK_NOTE,
@@ -23,11 +22,15 @@ from rubricate.bot.messages import (
     REPLY_INFO_HEADER,
 )
 from rubricate.bot.render import criteria_table, findings_section, gate_line
-from rubricate.config import Role
-from rubricate.evidence.report_model import ScoreReport
 from rubricate.evidence.score_report import render_markdown
-from rubricate.rubric.model import Rubric
-from rubricate.rubric.scoring import ScoreResult
+
+if TYPE_CHECKING:
+    from rubricate.bot.commands import CommandMistake, ParsedCommand
+    from rubricate.bot.jobstate import AutoScore, JobState
+    from rubricate.config import Role
+    from rubricate.evidence.report_model import ScoreReport
+    from rubricate.rubric.model import Rubric
+    from rubricate.rubric.scoring import ScoreResult
 
 CHECK_LIMIT = 65_535
 _MOMENTS = {"open": "while open", "merged": "after merge", "any": "any time"}

@@ -9,9 +9,12 @@ Anything else records no dispute; a maintainer can always `/dispute` the merged 
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from rubricate.bot.payload import PullRequestEvent
 from rubricate.bot.visible import visible_lines, without_inline_code
+
+if TYPE_CHECKING:
+    from rubricate.bot.payload import PullRequestEvent
 
 REVERT_TITLE = 'Revert "'
 _REVERTS = re.compile(r"^\s*Reverts\s+(?:([\w.-]+/[\w.-]+))?#(\d+)\b")

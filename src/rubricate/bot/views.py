@@ -6,16 +6,18 @@ for the check run, when the shell computed one), so a re-run rebuilds them ident
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from rubricate.bot.effects import Annotation, SetCheckRun, SetOutputs, SetStatus, UpsertComment
 from rubricate.bot.gate import effective, gate_of, gate_output
-from rubricate.bot.jobstate import JobState
 from rubricate.bot.markdown import number
 from rubricate.bot.render import STICKY_MARKER, sticky_body
 from rubricate.bot.render_replies import check_summary, check_text, check_title
-from rubricate.evidence.report_model import ScoreReport
-from rubricate.rubric.model import Rubric
+
+if TYPE_CHECKING:
+    from rubricate.bot.jobstate import JobState
+    from rubricate.evidence.report_model import ScoreReport
+    from rubricate.rubric.model import Rubric
 
 MAX_ANNOTATIONS = 1000
 AnnotationLevel = Literal["notice", "warning", "failure"]

@@ -2,7 +2,8 @@
 
 Each subcommand module exposes `add_parser(subparsers)`, which registers its parser and sets
 `handler`, a function taking the parsed namespace and returning the exit code. Subcommand
-modules import their heavy dependencies inside the handler, so start-up stays cheap.
+modules import their heavy dependencies inside the handler, and only the module of the command
+named on the command line is imported (all of them for `--help`), so start-up stays cheap.
 """
 
 from __future__ import annotations
@@ -16,28 +17,29 @@ from collections.abc import Callable, Sequence
 from rubricate import __version__
 from rubricate.errors import RubricateError, SourceError
 
-SUBCOMMANDS: tuple[str, ...] = (
-    "rubricate.cli.validate_cmd",
-    "rubricate.cli.rubric_cmd",
-    "rubricate.cli.score_cmd",
-    "rubricate.cli.ledger_cmd",
-    "rubricate.cli.reputation_cmd",
-    "rubricate.cli.action_cmd",
-    "rubricate.cli.catchup_cmd",
-    "rubricate.cli.report_cmd",
-)
+SUBCOMMANDS: dict[str, str] = {
+    "validate": "rubricate.cli.validate_cmd",
+    "rubric": "rubricate.cli.rubric_cmd",
+    "score": "rubricate.cli.score_cmd",
+    "ledger": "rubricate.cli.ledger_cmd",
+    "reputation": "rubricate.cli.reputation_cmd",
+    "action": "rubricate.cli.action_cmd",
+    "catch-up": "rubricate.cli.catchup_cmd",
+    "report": "rubricate.cli.report_cmd",
+}
 
 Handler = Callable[[argparse.Namespace], int]
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The top-level parser with every available subcommand."""
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The top-level parser: with only the subcommand `argv` names, else with every one."""
     parser = argparse.ArgumentParser(
         prog="rubricate", description="Score pull-request deliverables against rubrics."
     )
     parser.add_argument("--version", action="version", version=f"rubricate {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in SUBCOMMANDS:
+    named = [argv[0]] if argv and argv[0] in SUBCOMMANDS else list(SUBCOMMANDS)
+    for name in (SUBCOMMANDS[command] for command in named):
         if importlib.util.find_spec(name) is not None:
             importlib.import_module(name).add_parser(subparsers)
     return parser
@@ -45,7 +47,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; user mistakes print a clear message and exit non-zero, never a traceback."""
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     handler: Handler | None = getattr(args, "handler", None)
     if handler is None:

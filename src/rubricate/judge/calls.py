@@ -92,6 +92,8 @@ class JudgeCallError(Exception):
         self.unsupported = unsupported
         """What the server said it does not support: the output mode, the schema's length
         keywords, or `max_tokens` (it wants `max_completion_tokens`)."""
+        self.mode: OutputMode | None = None
+        """The structured-output mode of the last attempt, once the client knows it."""
         super().__init__(message)
 
     @property
@@ -102,11 +104,15 @@ class JudgeCallError(Exception):
     def redacted(self, secrets: Iterable[str]) -> JudgeCallError:
         """The same fault with every secret replaced by `***` in its message."""
         message = redact(str(self), secrets)
-        return JudgeCallError(self.kind, message, self.retry_after, self.spent, self.unsupported)
+        copy = JudgeCallError(self.kind, message, self.retry_after, self.spent, self.unsupported)
+        copy.mode = self.mode
+        return copy
 
-    def costing(self, spent: Spent) -> JudgeCallError:
-        """The same fault with its cost replaced by `spent`."""
-        return JudgeCallError(self.kind, str(self), self.retry_after, spent, self.unsupported)
+    def costing(self, spent: Spent, mode: OutputMode | None = None) -> JudgeCallError:
+        """The same fault with its cost replaced by `spent` (and the mode it was made in)."""
+        copy = JudgeCallError(self.kind, str(self), self.retry_after, spent, self.unsupported)
+        copy.mode = mode or self.mode
+        return copy
 
 
 @dataclass(frozen=True)

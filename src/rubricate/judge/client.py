@@ -148,7 +148,7 @@ class OpenAIJudgeClient:
                 lower = _after(state, exc)
                 if lower is None:
                     self._remember(model, known, state, exc.kind != "unsupported")
-                    raise exc.costing(spent).redacted(self._secrets) from None
+                    raise exc.costing(spent, state.mode).redacted(self._secrets) from None
                 state = lower
                 continue
             self._remember(model, known, state, True)

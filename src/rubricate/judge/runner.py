@@ -122,7 +122,7 @@ def _judge_phase(
                 max_tokens=limit, remaining_s=deadline.remaining(),
             )  # fmt: skip
         except JudgeCallError as exc:
-            usage = usage.plus(exc.spent)
+            usage = usage.plus(exc.spent, exc.mode)
             reason = f"max_tokens={limit}: {exc}" if exc.kind == "truncated" else str(exc)
             return _PhaseResult(error=f"the judge call failed ({exc.kind}): {reason}", usage=usage)
         usage = usage.plus(raw.spent, raw.mode)

@@ -14,13 +14,16 @@ import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from rubricate.config import ReputationConfig
 from rubricate.errors import ConfigError
 from rubricate.gitio.run import GitError
 from rubricate.gitio.workspace import GitWorkspace
 from rubricate.ledger.codec import git_blob_id
 from rubricate.ledger.store import DataBranchError, LedgerStore, RetryPolicy, Tip
+
+if TYPE_CHECKING:
+    from rubricate.config import ReputationConfig
 
 
 class GitBackend:

@@ -14,10 +14,12 @@ from typing import Any
 
 import anybadge
 
+from rubricate.ledger.paths import REPO_STEM as REPO_STEM
+from rubricate.ledger.paths import author_stem as author_stem
+
 NO_DATA = "no data"
 AUTHOR_LABEL = "reputation"
 REPO_LABEL = "rubric quality"
-REPO_STEM = "repo"
 # (lowest value, shields.io colour name, its hex code), best first.
 COLOR_STEPS: tuple[tuple[float, str, str], ...] = (
     (0.9, "brightgreen", "#44CC11"),
@@ -71,12 +73,6 @@ def author_badge(entry: dict[str, Any]) -> Badge:
 def repo_badge(entry: dict[str, Any]) -> Badge:
     """A repository's mean rubric_quality badge from its `reputation.json` entry."""
     return value_badge(REPO_LABEL, entry["rubric_quality"]["value"])
-
-
-def author_stem(login: str) -> str:
-    """A file-name stem for a login; never `repo`, which names the repository badge."""
-    stem = _UNSAFE.sub("_", login) or "_"
-    return stem + "_" if stem.lower() == REPO_STEM else stem
 
 
 @lru_cache(maxsize=4096)

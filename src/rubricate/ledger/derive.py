@@ -10,55 +10,23 @@ event's `at`, so a recompute of the same ledger gives the same bytes.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
 
 from rubricate.config import ReputationConfig
-from rubricate.ledger.badges import REPO_STEM, author_badge, author_stem, repo_badge
+from rubricate.ledger.badges import author_badge, repo_badge
 from rubricate.ledger.cache import CachedJob, FoldCache, bucket_files, cache_head
 from rubricate.ledger.codec import ParsedLedger, bulk, git_blob_id
 from rubricate.ledger.event import SCHEMA_VERSION
 from rubricate.ledger.fold import JobSummary, fold_jobs
 from rubricate.ledger.ids import id_files
-from rubricate.ledger.paths import CACHE_PATH
+from rubricate.ledger.paths import CACHE_PATH, Layout
 from rubricate.ledger.paths import REPUTATION_PATH as REPUTATION_PATH
 from rubricate.ledger.paths import is_derived as is_derived
+from rubricate.ledger.paths import job_paths as job_paths
 from rubricate.ledger.reputation import LedgerCounts, reputation_document
-
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
-
-
-@dataclass(frozen=True)
-class Layout:
-    """Where each derived file goes, given the repositories in the ledger."""
-
-    repos: tuple[str, ...]
-
-    def _prefix(self, repo: str) -> str:
-        if len(self.repos) <= 1:
-            return ""
-        return "/".join(_UNSAFE.sub("_", part) or "_" for part in repo.split("/")) + "/"
-
-    def job_path(self, repo: str, pr: int) -> str:
-        """`jobs/<pr>.json`."""
-        return f"jobs/{self._prefix(repo)}{pr}.json"
-
-    def author_badge(self, repo: str, login: str, ext: str) -> str:
-        """`badges/<author>.<ext>`."""
-        return f"badges/{self._prefix(repo)}{author_stem(login)}.{ext}"
-
-    def repo_badge(self, repo: str, ext: str) -> str:
-        """`badges/repo.<ext>`."""
-        return f"badges/{self._prefix(repo)}{REPO_STEM}.{ext}"
-
-
-def job_paths(repo: str, pr: int) -> tuple[str, str]:
-    """Where a job's file is when the ledger holds one repository, and when it holds several."""
-    return Layout((repo,)).job_path(repo, pr), Layout((repo, "")).job_path(repo, pr)
 
 
 @bulk

@@ -32,12 +32,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from operator import attrgetter
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from rubricate.ledger.codec import bulk
-from rubricate.ledger.event import CriterionRef, Event, RubricRef, ScaleRef
-from rubricate.rubric.model import ScoreValue
 from rubricate.rubric.scoring import clamp01
+
+if TYPE_CHECKING:
+    from rubricate.ledger.event import CriterionRef, Event, RubricRef, ScaleRef
+    from rubricate.rubric.model import ScoreValue
 
 JobStatus = Literal["open", "completed", "abandoned"]
 FOLD_VERSION = 2

@@ -1,13 +1,10 @@
 """Decide what an append writes: new shard lines and regenerated derived files (pure).
 
-Two ways, one result: `plan_full` folds the whole ledger; `try_incremental` re-folds only the
-jobs the new events touch, from the fold cache. Both give exactly the files a full recompute
-gives (a test pins this). The cache is used only when everything verifies against the tree
-being written onto: the head (its format, fold version and own digest), the shards it names, the
-digest of every derived file, the rows of the fact buckets, and each touched job, whose job file
-must be exactly what the fold gives for its events, with the facts its row records. Ids already
-present anywhere in the ledger are found through the id index. Whenever something does not
-verify, the append folds the whole ledger.
+`plan_full` folds the whole ledger; `try_incremental` re-folds only the touched jobs from the
+fold cache, and gives exactly the files a full recompute gives (a test pins this). The cache is
+used only when all of it verifies against the tree: the head, the shards, every derived file's
+digest, the fact buckets, and each touched job's file and facts; ids already present are found
+through the id index. Otherwise the append folds the whole ledger.
 """
 
 from __future__ import annotations
@@ -42,11 +39,11 @@ from rubricate.ledger.codec import (
     parse_ledger,
     shard_path,
 )
-from rubricate.ledger.derive import Layout, derive_files, job_file, recorded_config, summary_files
+from rubricate.ledger.derive import derive_files, job_file, recorded_config, summary_files
 from rubricate.ledger.event import Event
 from rubricate.ledger.fold import fold_job
 from rubricate.ledger.ids import encode_ids, id_bucket, read_ids
-from rubricate.ledger.paths import BUCKET_DIR, CACHE_PATH, REPUTATION_PATH, is_derived
+from rubricate.ledger.paths import BUCKET_DIR, CACHE_PATH, REPUTATION_PATH, Layout, is_derived
 from rubricate.ledger.trust import key_id, signed
 
 Reader = Callable[[Sequence[str]], Mapping[str, bytes]]

@@ -23,11 +23,10 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import TracebackType
-from typing import Protocol, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeAlias, TypeVar
 
 from pydantic import ValidationError
 
-from rubricate.config import ReputationConfig
 from rubricate.errors import DataBranchError as DataBranchError
 from rubricate.ledger.codec import (
     LedgerError,
@@ -37,14 +36,17 @@ from rubricate.ledger.codec import (
     is_shard,
     parse_ledger,
 )
-from rubricate.ledger.derive import is_derived
 from rubricate.ledger.event import Event
-from rubricate.ledger.plan import AppendPlan, Reader, plan_append, plan_rebuild, prepare
+from rubricate.ledger.paths import is_derived
 from rubricate.ledger.trust import trusted
+
+if TYPE_CHECKING:
+    from rubricate.config import ReputationConfig
+    from rubricate.ledger.plan import AppendPlan, Reader
 
 Extra: TypeAlias = bytes | Callable[[bytes | None], bytes | None]
 """An extra file's new content, or a function from its content at the tip to the new content."""
-Planner = Callable[[Mapping[str, str], Reader], AppendPlan]
+Planner: TypeAlias = "Callable[[Mapping[str, str], Reader], AppendPlan]"
 S = TypeVar("S", bound="LedgerStore")
 _SAFE_PATH = re.compile(r"^[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*$")
 
@@ -145,6 +147,8 @@ class LedgerStore:
 
         Nothing is written when every event is already present and no extra file changes.
         """
+        from rubricate.ledger.plan import plan_append, prepare  # only a write needs the fold
+
         given = list(events)
         batch = prepare(given, self.key)
         extra_files = check_extras(extras or {})
@@ -165,6 +169,8 @@ class LedgerStore:
 
     def rebuild(self) -> AppendResult:
         """Regenerate every derived file from the whole ledger; write only if one changes."""
+        from rubricate.ledger.plan import plan_rebuild
+
         return self._swap(
             lambda tree, read: plan_rebuild(tree, read, self.config, self.key), {}, True
         )
