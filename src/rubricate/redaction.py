@@ -10,14 +10,49 @@ import re
 from collections.abc import Iterable
 
 MASK = "***"
+MIN_SECRET = 8
+"""Shorter values are not treated as secrets: masking `none` or `abc` would mangle any text."""
+PLACEHOLDERS = frozenset(
+    {
+        "none",
+        "null",
+        "nil",
+        "empty",
+        "false",
+        "true",
+        "changeme",
+        "change-me",
+        "placeholder",
+        "dummy",
+        "test",
+        "secret",
+        "token",
+        "xxx",
+        "your-key",
+        "your_api_key",
+        "sk-xxx",
+        "todo",
+    }
+)
 _USERINFO = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<userinfo>[^@/?#]*)@")
 
 
 def redact(text: str, secrets: Iterable[str | None]) -> str:
-    """Replace every secret (longest first, empty ones skipped) with `***`."""
-    for secret in sorted({s for s in secrets if s}, key=len, reverse=True):
+    """Replace every secret (longest first; empty, short and placeholder values skipped)."""
+    for secret in sorted({s for s in secrets if s and is_secret(s)}, key=len, reverse=True):
         text = text.replace(secret, MASK)
     return text
+
+
+def is_secret(value: str) -> bool:
+    """True for a value that can be a real secret: long enough, and not a placeholder."""
+    return len(value.strip()) >= MIN_SECRET and not is_placeholder(value)
+
+
+def is_placeholder(value: str) -> bool:
+    """True for a value that is obviously not a real key (`none`, `changeme`, `xxxxxxxx`...)."""
+    clean = value.strip().lower()
+    return clean in PLACEHOLDERS or len(set(clean)) <= 1 or len(clean) < MIN_SECRET
 
 
 def url_credentials(url: str) -> tuple[str, ...]:

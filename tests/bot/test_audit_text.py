@@ -8,7 +8,13 @@ from dataclasses import replace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rubricate.bot.commands import CommandMistake, ParsedCommand, parse_commands, visible_length
+from rubricate.bot.commands import (
+    CommandMistake,
+    ParsedCommand,
+    parse_commands,
+    readable_words,
+    visible_length,
+)
 from rubricate.bot.context import HandlerContext
 from rubricate.bot.effects import AppendEvents, MarkAnswered, PostComment, React
 from rubricate.bot.handlers import handle
@@ -76,7 +82,11 @@ def test_escaped_and_code_text_never_mentions(text: str) -> None:
 def test_an_override_reason_of_invisible_characters_is_too_short(bot: Harness) -> None:
     bot.open()
     bot.say(LOW, comment_id=80)
-    for reason in (ZWSP * 20, "\u2060" * 25, " \u00a0" * 15, "ab" + "\u200d" * 30):
+    blanks = ("\ufe0f", "\u2800", "\u3164", "\u115f", "\uffa0", "\u0301", "<b></b>")
+    attacks = [ZWSP * 20, "\u2060" * 25, " \u00a0" * 15, "ab" + "\u200d" * 30]
+    attacks += [blank * 20 for blank in blanks]
+    attacks += ["\u3164 " * 20, "aaaaaaaaaaaaaaaaaaaaaaaaa", "!!!! .... ---- ???? ====== ++++"]
+    for reason in attacks:
         effects = bot.say(
             "/override " + reason,
             actor=MAINTAINER,
@@ -85,20 +95,22 @@ def test_an_override_reason_of_invisible_characters_is_too_short(bot: Harness) -
             at="2024-03-01T12:10:00Z",
         )
         assert not of_type(effects, AppendEvents)
-        assert "visible characters; at least 20 are needed" in reply(effects)
+        assert "at least 20 are needed, in 3 words or more" in reply(effects), repr(reason)
 
 
 def test_visible_length_counts_only_what_shows() -> None:
     assert visible_length(ZWSP * 20) == 0
     assert visible_length("a b\tc\n" + "\u202e\u00ad") == 3
-    assert visible_length("Überprüfung läuft 🙂") == 17
+    assert visible_length("Überprüfung läuft 🙂") == 16
+    assert visible_length("<b></b>" * 20 + "\u3164\u2800\ufe0f") == 0
+    assert readable_words("the <i>fix</i> ships 1") == 3
 
 
 def test_a_long_enough_visible_reason_still_overrides(bot: Harness) -> None:
     bot.open()
     bot.say(LOW, comment_id=80)
     effects = bot.say(
-        "/override " + ZWSP.join("accepted for now, see #12"),
+        "/override " + ZWSP.join("accepted for now, see issue #12"),
         actor=MAINTAINER,
         role="maintain",
         comment_id=81,

@@ -13,6 +13,8 @@ from rubricate.bot.commands import (
     ParsedCommand,
     format_value,
     parse_commands,
+    readable_words,
+    visible_length,
 )
 
 
@@ -168,7 +170,7 @@ _text = st.lists(_words, min_size=1, max_size=8).map(" ".join)
 _long_text = (
     st.lists(_words, min_size=4, max_size=10)
     .map(" ".join)
-    .filter(lambda t: len(t.replace(" ", "")) >= 20)
+    .filter(lambda t: visible_length(t) >= 20 and readable_words(t) >= 3)
 )
 
 

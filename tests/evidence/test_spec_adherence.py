@@ -44,7 +44,7 @@ def test_full_coverage_in_scope(tmp_path: Path) -> None:
     assert (result.status, result.value) == ("pass", 1.0)
     assert result.evidence == (
         "2 of 2 open checklist items covered",
-        "1 of 1 named deliverables in the change: out/result.json",
+        "1 of 1 deliverables the spec names are in the change: out/result.json",
         "3 of 3 touched paths are in scope",
     )
 

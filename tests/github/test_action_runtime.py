@@ -66,24 +66,43 @@ def test_output_block_refuses_a_delimiter_inside_the_value() -> None:
 def test_runtime_writes_outputs_and_summary_and_masks(tmp_path: Path) -> None:
     output, summary, stream = tmp_path / "output", tmp_path / "summary", io.StringIO()
     runtime = ActionsRuntime(
-        stream=stream, output_path=str(output), summary_path=str(summary), secrets=["tok123"]
+        stream=stream,
+        output_path=str(output),
+        summary_path=str(summary),
+        secrets=["tok123456"],
+        in_actions=True,
     )
-    runtime.set_outputs({"verdict": "pass", "report": "line 1\nline 2 tok123"})
-    runtime.add_summary("## Score\nuses tok123")
-    runtime.log("::set-output name=x::y\nplain tok123")
+    runtime.set_outputs({"verdict": "pass", "report": "line 1\nline 2 tok123456"})
+    runtime.add_summary("## Score\nuses tok123456")
+    runtime.log("::set-output name=x::y\nplain tok123456")
     with runtime.group("Read"):
-        runtime.annotate("warning", "look tok123", path="a.json", line=2)
+        runtime.annotate("warning", "look tok123456", path="a.json", line=2)
     assert _parse_outputs(output.read_text()) == {"verdict": "pass", "report": "line 1\nline 2 ***"}
     assert summary.read_text() == "## Score\nuses ***\n"
     log = stream.getvalue().splitlines()
     assert log == [
-        "::add-mask::tok123",
+        "::add-mask::tok123456",
         ": :set-output name=x::y",
         "plain ***",
         "::group::Read",
         "::warning file=a.json,line=2::look ***",
         "::endgroup::",
     ]
+
+
+def test_outside_actions_a_secret_is_redacted_but_never_printed_as_a_mask() -> None:
+    stream = io.StringIO()
+    runtime = ActionsRuntime(stream=stream, secrets=["ghs_0123456789abcdef"], in_actions=False)
+    runtime.log("token ghs_0123456789abcdef")
+    assert stream.getvalue() == "token ***\n"
+
+
+@pytest.mark.parametrize("value", ["none", "null", "changeme", "xxxxxxxxxxxx", "abc"])
+def test_placeholders_and_short_values_are_not_secrets(value: str) -> None:
+    stream = io.StringIO()
+    runtime = ActionsRuntime(stream=stream, secrets=[value], in_actions=True)
+    runtime.log('"actor_role": "none", abc')
+    assert stream.getvalue() == '"actor_role": "none", abc\n'
 
 
 def test_summary_is_cut_at_one_mebibyte(tmp_path: Path) -> None:

@@ -206,13 +206,13 @@ def test_tokens_go_through_the_environment_only(tmp_path: Path) -> None:
 
 def test_credentials_are_redacted_from_errors(tmp_path: Path) -> None:
     url = "https://user:hunter2@example.invalid/o/r.git"
-    assert "hunter2" not in redact(f"fatal: cannot reach {url}", url, "ghp_x1")
-    assert redact("the token ghp_x1 leaked", url, "ghp_x1") == "the token *** leaked"
+    assert "hunter2" not in redact(f"fatal: cannot reach {url}", url, "ghp_x1234567")
+    assert redact("the token ghp_x1234567 leaked", url, "ghp_x1234567") == "the token *** leaked"
     missing = str(tmp_path / "missing.git")
-    store = DataBranchStore(missing, token="ghp_x1", retry=NO_WAIT)
+    store = DataBranchStore(missing, token="ghp_x1234567", retry=NO_WAIT)
     with store, pytest.raises(DataBranchError, match="data branch") as caught:
         store.append([event("first_submission", 1, 0, "a")])
-    assert "ghp_x1" not in str(caught.value)
+    assert "ghp_x1234567" not in str(caught.value)
 
 
 def test_a_url_carrying_a_secret_is_never_written_to_the_repository(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from rubricate.bot import check_output
 from rubricate.bot.effects import Annotate as AnnotateEffect
@@ -32,6 +32,36 @@ from rubricate.bot.view_state import CheckState, StatusView, StickyState, ViewSt
 from rubricate.errors import ExecutionError as ExecutionError
 from rubricate.errors import RubricateError
 from rubricate.ledger.event import Event
+
+_EVENT_DATA = frozenset(
+    {
+        "id",
+        "kind",
+        "repo",
+        "pr",
+        "author",
+        "actor",
+        "actor_role",
+        "at",
+        "version",
+        "head_sha",
+        "tree_sha",
+        "change_id",
+        "rubric",
+        "scores",
+        "verdict",
+        "source",
+        "gate",
+        "delivery",
+        "sig",
+        "schema_version",
+        "rating",
+        "deadline",
+        "weighted_total",
+        "normalized",
+    }
+)
+"""Event fields that are data, never free text: redaction leaves them alone."""
 
 if TYPE_CHECKING:
     from rubricate.action.ports import DataStore, GitHubClient
@@ -88,10 +118,20 @@ class Executor:
         return self._outcome
 
     def _redacted(self, event: Event) -> Event:
-        """The event with any secret in its text replaced (the id is kept)."""
-        line = event.to_line()
-        clean = self._runtime.redact(line)
-        return event if clean == line else Event.model_validate_json(clean)
+        """The event with any secret in its free text replaced; names, ids, kinds and shas are
+        data and stay as they are (the id is kept)."""
+        data = event.model_dump(mode="json", exclude_none=True)
+        clean = {k: v if k in _EVENT_DATA else self._redact_value(v) for k, v in data.items()}
+        return event if clean == data else Event.model_validate(clean)
+
+    def _redact_value(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return self._runtime.redact(value)
+        if isinstance(value, list):
+            return [self._redact_value(v) for v in value]
+        if isinstance(value, dict):
+            return {k: self._redact_value(v) for k, v in value.items()}
+        return value
 
     def _apply_view(self, effect: Effect) -> None:
         try:

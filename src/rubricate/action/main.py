@@ -9,6 +9,7 @@ failure is shown in the log and as a failing `rubricate` check run; it is never 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 import tempfile
@@ -67,6 +68,21 @@ def _merged(views: ViewState) -> Callable[[bytes | None], bytes | None]:
     return write
 
 
+def without_placeholder_key(settings: ActionSettings, runtime: ActionsRuntime) -> ActionSettings:
+    """Settings without an OpenAI key that is obviously a placeholder (`none`), reported."""
+    from rubricate.redaction import is_placeholder
+
+    key = settings.openai_api_key
+    if key is None or not is_placeholder(key):
+        return settings
+    runtime.annotate(
+        "warning",
+        f"rubricate: the OpenAI key looks like a placeholder ({len(key)} characters, not a real "
+        "key): the judge is off; set the secret, or leave the input empty",
+    )
+    return dataclasses.replace(settings, openai_api_key=None)
+
+
 def run_action(
     settings: ActionSettings,
     *,
@@ -81,6 +97,7 @@ def run_action(
     )
     for secret in settings.secrets:
         runtime.mask(secret)
+    settings = without_placeholder_key(settings, runtime)
     target = FailureTarget()
     try:
         parsed, payload = read_event(settings)

@@ -6,6 +6,7 @@ runner's own masking does not apply (local runs, a secret in a URL).
 
 from __future__ import annotations
 
+import os
 import sys
 import uuid
 from collections.abc import Iterable, Iterator, Mapping
@@ -15,7 +16,7 @@ from typing import TextIO
 
 from rubricate.action import workflow_commands as wc
 from rubricate.errors import ConfigError
-from rubricate.redaction import redact
+from rubricate.redaction import is_secret, redact
 
 SUMMARY_LIMIT = 1024 * 1024
 _SUMMARY_NOTE = "\n\n_(summary cut: GitHub keeps at most 1 MiB per step)_\n"
@@ -31,8 +32,12 @@ class ActionsRuntime:
         output_path: str | None = None,
         summary_path: str | None = None,
         secrets: Iterable[str] = (),
+        in_actions: bool | None = None,
     ) -> None:
         self._stream = stream if stream is not None else sys.stderr
+        self._in_actions = (
+            os.environ.get("GITHUB_ACTIONS") == "true" if in_actions is None else in_actions
+        )
         self._output_path = output_path
         self._summary_path = summary_path
         self._secrets: list[str] = []
@@ -41,10 +46,13 @@ class ActionsRuntime:
             self.mask(secret)
 
     def mask(self, secret: str) -> None:
-        """Register a secret: the runner masks it, and this runtime redacts it."""
-        if secret and secret not in self._secrets:
+        """Register a secret: this runtime redacts it, and inside Actions the runner masks it
+        too (`::add-mask::` is a workflow command: outside Actions it would print the secret).
+        A short or placeholder value is not a secret and is not registered."""
+        if secret and is_secret(secret) and secret not in self._secrets:
             self._secrets.append(secret)
-            self._write(wc.add_mask(secret), redacted=False)
+            if self._in_actions:
+                self._write(wc.add_mask(secret), redacted=False)
 
     def redact(self, text: str) -> str:
         """The text with every registered secret replaced by `***`."""

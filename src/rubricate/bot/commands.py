@@ -54,7 +54,10 @@ ParseResult = ParsedCommand | CommandMistake
 _CANDIDATE = re.compile(r"^ {0,3}/([A-Za-z][A-Za-z0-9_-]*)(?:[ \t]+(.*))?$")
 _PAIR = re.compile(r"^([A-Za-z0-9][A-Za-z0-9_.:-]*)=(\S+)$")
 _NOTE_SEPARATOR = re.compile(r"(?:^|\s)--(?:\s|$)")
-_INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Zs", "Zl", "Zp"})
+_TAG = re.compile(r"<[^<>]*>")
+_BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800\u17b4\u17b5\u180e")
+"""Characters Unicode calls letters (or symbols) that render as nothing."""
+MIN_REASON_WORDS = 3
 
 
 def parse_commands(body: str) -> list[ParseResult]:
@@ -133,15 +136,29 @@ def _args_text(rest: str, following: str) -> _Args | str:
 
 def _args_reason(rest: str, following: str) -> _Args | str:
     text = "\n".join(part for part in (rest, following) if part).strip()
-    length = visible_length(text)
-    if length < MIN_REASON:
-        return f"the reason has {length} visible characters; at least {MIN_REASON} are needed"
+    length, words = visible_length(text), readable_words(text)
+    if length < MIN_REASON or words < MIN_REASON_WORDS:
+        return (
+            f"the reason has {length} visible characters in {words} words; at least "
+            f"{MIN_REASON} are needed, in {MIN_REASON_WORDS} words or more (letters or digits "
+            f"count, markup and blank characters do not: {max(0, MIN_REASON - length)} missing)"
+        )
     return (), text, None
 
 
 def visible_length(text: str) -> int:
-    """The characters that show: no spaces, control or format (zero-width) characters."""
-    return sum(unicodedata.category(char) not in _INVISIBLE_CATEGORIES for char in text)
+    """The letters and digits a reader sees: markup, spaces, punctuation, symbols, zero-width
+    and blank-looking characters (Hangul fillers, the blank Braille pattern) do not count."""
+    return sum(_readable(char) for char in _TAG.sub("", text))
+
+
+def readable_words(text: str) -> int:
+    """Words of at least two letters or digits, after markup is stripped."""
+    return sum(sum(_readable(c) for c in word) >= 2 for word in _TAG.sub(" ", text).split())
+
+
+def _readable(char: str) -> bool:
+    return unicodedata.category(char)[0] in "LN" and char not in _BLANK_LETTERS
 
 
 def _args_rating(rest: str, following: str) -> _Args | str:

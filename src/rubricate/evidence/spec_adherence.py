@@ -67,8 +67,10 @@ def _coverage(
                 findings.append(
                     Finding(CHECK_ID, f"deliverable not in the change: {name}", severity="warning")
                 )
+        missed = [name for name in named if name not in hit]
+        listed = f": {short_list(hit)}" if hit else f"; missing: {short_list(missed)}"
         evidence.append(
-            f"{len(hit)} of {len(named)} named deliverables in the change: {short_list(hit)}"
+            f"{len(hit)} of {len(named)} deliverables the spec names are in the change{listed}"
         )
         covered, total = covered + len(hit), total + len(named)
     return covered, total

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from rubricate.evidence import paths as kinds
+from rubricate.evidence.generated import not_authored
 from rubricate.evidence.report_model import CheckResult, Finding, check_result, short_list
 from rubricate.evidence.snapshot import FileChange, Snapshot
 
@@ -95,16 +96,26 @@ def _missing(name: str, message: str, path: str | None = None, line: int | None 
 
 
 def tests_signal(snapshot: Snapshot, live: list[FileChange]) -> Signal:
-    """Source changes need test changes beside them."""
-    sources = [c.path for c in live if kinds.is_source(c.path) and not kinds.is_example(c.path)]
+    """Hand-written source changes need test changes beside them (fixtures are not tests)."""
+    code = [c for c in live if kinds.is_source(c.path) and not kinds.is_example(c.path)]
+    skipped = [c.path for c in code if not_authored(c)]
+    sources = [c.path for c in code if c.path not in skipped]
+    left_out = f"; {len(skipped)} generated, vendored or lock files not counted" if skipped else ""
     if not sources:
         return Signal("tests", "n/a")
-    tests = [c.path for c in live if kinds.is_test(c.path)]
+    tests = [c.path for c in live if kinds.is_test(c.path) and not kinds.is_fixture(c.path)]
     if tests:
-        return Signal("tests", "met", short_list(tests))
-    return _missing(
-        "tests", f"source changes without test changes: {short_list(sources)}", sources[0]
+        counted = f"{_files(len(tests), 'test')} for {_files(len(sources), 'source')}{left_out}"
+        return Signal("tests", "met", f"{counted}: {short_list(tests)}")
+    message = (
+        f"{_files(len(sources), 'source')} changed without a test change{left_out}: "
+        f"{short_list(sources)}"
     )
+    return _missing("tests", message, sources[0])
+
+
+def _files(count: int, kind: str) -> str:
+    return f"{count} {kind} file" if count == 1 else f"{count} {kind} files"
 
 
 def fixtures_signal(snapshot: Snapshot, live: list[FileChange]) -> Signal:
