@@ -72,6 +72,17 @@ MATRIX: tuple[tuple[str, str, str], ...] = (
         "refused, with how many characters are missing",
         "bot/test_audit_text.py::test_an_override_reason_of_invisible_characters_is_too_short",
     ),
+    (
+        "a payload `head.sha` of `--upload-pack=touch FILE`, remote a local path",
+        "clear payload error (exit 2), nothing executed, no status set",
+        "github/test_attack_git_args.py::test_an_option_as_head_sha_is_a_clear_error_and_never_runs",
+    ),
+    (
+        "a view state whose `pull.base_sha` is an option",
+        "that entry dropped, the rest of the state kept",
+        "github/test_attack_git_args.py::"
+        "test_a_view_state_with_an_option_as_base_sha_drops_only_the_pull_entry",
+    ),
 )
 
 

@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from rubricate.errors import PayloadError as PayloadError
+from rubricate.gitnames import ref_error, sha_error
 
 if TYPE_CHECKING:
     from rubricate.bot.payload_graders import GradersRun
@@ -136,16 +137,16 @@ def _pull_request(payload: Mapping[str, Any], action: str) -> PullRequestEvent |
         author_is_bot=is_bot(_mapping(pr, "user")),
         draft=bool(pr.get("draft", False)),
         merged=bool(pr.get("merged", False)) or pr.get("merged_at") is not None,
-        head_sha=_str(_mapping(pr, "head"), "sha"),
-        base_sha=_str(_mapping(pr, "base"), "sha"),
-        base_ref=_str(_mapping(pr, "base"), "ref"),
+        head_sha=_sha(_mapping(pr, "head"), "sha", "head"),
+        base_sha=_sha(_mapping(pr, "base"), "sha", "base"),
+        base_ref=_ref(_mapping(pr, "base"), "ref", "base"),
         title=str(pr.get("title") or ""),
         body=str(pr.get("body") or ""),
         created_at=_time(pr, "created_at"),
         closed_at=_optional_time(pr, "closed_at"),
         merged_at=_optional_time(pr, "merged_at"),
         milestone_due_on=_milestone_due_on(pr),
-        merge_commit_sha=pr.get("merge_commit_sha") or None,
+        merge_commit_sha=_optional_sha(pr, "merge_commit_sha"),
         repo=_repo(payload),
         updated_at=_optional_time(pr, "updated_at"),
         sender=_sender(payload),
@@ -196,7 +197,11 @@ def _review(payload: Mapping[str, Any], action: str) -> ReviewEvent | Ignored:
         submitted_at=_time(review, "submitted_at"),
         number=_int(pr, "number"),
         pr_author=_login(pr, "user"),
-        head_sha=str(review.get("commit_id") or _str(_mapping(pr, "head"), "sha")),
+        head_sha=(
+            _sha(review, "commit_id", "review")
+            if review.get("commit_id")
+            else _sha(_mapping(pr, "head"), "sha", "head")
+        ),
         repo=_repo(payload),
         pr_open=pr.get("state", "open") == "open",
         pr_merged=bool(pr.get("merged", False)) or pr.get("merged_at") is not None,
@@ -257,6 +262,26 @@ def _str(data: Mapping[str, Any], key: str) -> str:
     value = data.get(key)
     if not isinstance(value, str) or not value:
         raise PayloadError(f"webhook payload: `{key}` is missing or not a string")
+    return value
+
+
+def _sha(data: Mapping[str, Any], key: str, where: str) -> str:
+    value = _str(data, key)
+    problem = sha_error(value, f"webhook payload: `{where}.{key}`")
+    if problem:
+        raise PayloadError(problem)
+    return value
+
+
+def _optional_sha(data: Mapping[str, Any], key: str) -> str | None:
+    return _sha(data, key, "pull_request") if data.get(key) else None
+
+
+def _ref(data: Mapping[str, Any], key: str, where: str) -> str:
+    value = _str(data, key)
+    problem = ref_error(value, f"webhook payload: `{where}.{key}`")
+    if problem:
+        raise PayloadError(problem)
     return value
 
 

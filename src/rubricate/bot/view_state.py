@@ -15,7 +15,9 @@ import json
 import re
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+
+from rubricate.gitnames import ref_error, sha_error
 
 KEEP_SHAS = 20
 KEEP_ANSWERED = 500
@@ -53,6 +55,22 @@ class PullState(_Model):
     base_sha: str
     base_ref: str = ""
     head_sha: str
+
+    @field_validator("base_sha", "head_sha")
+    @classmethod
+    def _full_sha(cls, value: str) -> str:
+        problem = sha_error(value, "view state: pull SHA")
+        if problem:
+            raise ValueError(problem)
+        return value
+
+    @field_validator("base_ref")
+    @classmethod
+    def _safe_ref(cls, value: str) -> str:
+        problem = ref_error(value, "view state: pull base_ref") if value else None
+        if problem:
+            raise ValueError(problem)
+        return value
 
 
 class ViewState(_Model):
@@ -99,14 +117,28 @@ def view_path(repo: str, pr: int) -> str:
 
 
 def decode_views(data: bytes | None, pr: int) -> ViewState:
-    """The stored state, or an empty one when missing or unreadable (it is only a cache)."""
+    """The stored state, or an empty one when missing or unreadable (it is only a cache).
+
+    A `pull` entry with a SHA or ref that git could mistake for an option is dropped, and
+    the rest of the state kept.
+    """
     if not data:
         return ViewState(pr=pr)
     try:
         state = ViewState.model_validate_json(data)
     except ValidationError:
-        return ViewState(pr=pr)
+        state = _without_pull(data, pr)
     return state if state.pr == pr else ViewState(pr=pr)
+
+
+def _without_pull(data: bytes, pr: int) -> ViewState:
+    try:
+        raw = json.loads(data)
+        if isinstance(raw, dict):
+            raw.pop("pull", None)
+        return ViewState.model_validate(raw)
+    except (ValueError, ValidationError):
+        return ViewState(pr=pr)
 
 
 def encode_views(state: ViewState) -> bytes:

@@ -150,7 +150,16 @@ def default_branch_config(settings: ActionSettings) -> Config:
     with tempfile.TemporaryDirectory(prefix="rubricate-catch-up-") as tmp:
         repo = Path(tmp) / "repo.git"
         run_git(["init", "--bare", "--quiet", str(repo)])
-        fetch = ["fetch", "--quiet", "--no-tags", "--depth", "1", remote, "HEAD"]
+        fetch = [
+            "fetch",
+            "--quiet",
+            "--no-tags",
+            "--depth",
+            "1",
+            "--end-of-options",
+            remote,
+            "HEAD",
+        ]
         try:
             run_git(fetch, repo, env=auth_env(remote, token))
         except GitError as exc:

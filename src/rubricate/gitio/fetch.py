@@ -11,8 +11,10 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from rubricate.errors import RubricateError
 from rubricate.gitio import workspace
 from rubricate.gitio.run import GitError, git_text, run_git
+from rubricate.gitnames import ref_error, sha_error
 
 DEEPEN_STEPS = (1, 16, 256)
 
@@ -26,6 +28,7 @@ def fetch_commits(
     remote: str, base_sha: str, head_sha: str, dest: Path, *, token: str | None
 ) -> str:
     """Fetch both commits into a bare repo at `dest`; return their merge base (else the base)."""
+    _check(sha_error(base_sha, "base SHA"), sha_error(head_sha, "head SHA"))
     env = auth_env(remote, token)
     remote = workspace.remote_url(remote)
     if not (dest / "HEAD").exists():
@@ -41,6 +44,7 @@ def fetch_commits(
 
 def fetch_branch(remote: str, branch: str, dest: Path, *, token: str | None) -> str:
     """Fetch the tip of `branch` (depth 1) into the bare repo at `dest`; return its commit."""
+    _check(ref_error(branch, "branch"))
     env = auth_env(remote, token)
     remote = workspace.remote_url(remote)
     if not (dest / "HEAD").exists():
@@ -52,7 +56,8 @@ def fetch_branch(remote: str, branch: str, dest: Path, *, token: str | None) -> 
 
 def merge_base(repo: Path, left: str, right: str) -> str | None:
     """The best common ancestor of two commits present in `repo`, or None."""
-    proc = run_git(["merge-base", left, right], repo, check=False)
+    _check(sha_error(left, "commit"), sha_error(right, "commit"))
+    proc = run_git(["merge-base", "--end-of-options", left, right], repo, check=False)
     if proc.returncode != 0:
         return None
     return proc.stdout.decode().strip() or None
@@ -60,16 +65,33 @@ def merge_base(repo: Path, left: str, right: str) -> str | None:
 
 def tree_of(repo: Path, commit: str) -> str:
     """The tree SHA of a commit present in `repo`."""
-    return git_text(["rev-parse", f"{commit}^{{tree}}"], repo)
+    _check(sha_error(commit, "commit"))
+    return git_text(["rev-parse", "--verify", "--end-of-options", f"{commit}^{{tree}}"], repo)
 
 
 def _fetch(
     repo: Path, remote: str, shas: Sequence[str], env: dict[str, str], extra: list[str]
 ) -> None:
-    args = ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", *extra, remote, *shas]
+    args = [
+        "fetch",
+        "--quiet",
+        "--no-tags",
+        "--no-write-fetch-head",
+        *extra,
+        "--end-of-options",
+        remote,
+        *shas,
+    ]
     try:
         run_git(args, repo, env=env)
     except GitError as exc:
         if "--unshallow" in extra and "unshallow on a complete repository" in exc.stderr:
             return
         raise
+
+
+def _check(*problems: str | None) -> None:
+    """Refuse a SHA or ref that git could read as an option, before it reaches argv."""
+    for problem in problems:
+        if problem:
+            raise RubricateError(problem)

@@ -67,7 +67,7 @@ def read_snapshot(
     repo = check_repository(repo_dir)
     base, head = resolve_commit(repo, base_ref), resolve_commit(repo, head_ref)
     base_tree, head_tree = git_text(
-        ["rev-parse", f"{base}^{{tree}}", f"{head}^{{tree}}"], repo
+        ["rev-parse", "--end-of-options", f"{base}^{{tree}}", f"{head}^{{tree}}"], repo
     ).split()
     entries, patches, change_id = _diff(repo, base, head)
     head_paths = _tree_paths(repo, head)
@@ -91,7 +91,7 @@ def read_snapshot(
 
 def _diff(repo: Path, base: str, head: str) -> tuple[list[_Entry], dict[int, str], str]:
     config = ["-c", "core.quotePath=false", "-c", f"core.bigFileThreshold={MAX_PARSE_BYTES}"]
-    args = [*config, "diff", *DIFF_OPTIONS.split(), base, head, "--"]
+    args = [*config, "diff", *DIFF_OPTIONS.split(), "--end-of-options", base, head, "--"]
     out = run_git(args, repo).stdout
     entries, raw_end = _raw_entries(out)
     entries, pos = _numstat(out, raw_end, entries)
@@ -158,7 +158,9 @@ def _patch_chunks(patch: bytes) -> list[str]:
 
 
 def _tree_paths(repo: Path, head: str) -> frozenset[str]:
-    out = run_git(["ls-tree", "-r", "-z", "--full-tree", "--name-only", head], repo).stdout
+    out = run_git(
+        ["ls-tree", "-r", "-z", "--full-tree", "--name-only", "--end-of-options", head], repo
+    ).stdout
     return frozenset(p.decode("utf-8", "replace") for p in out.split(b"\0") if p)
 
 
@@ -280,7 +282,15 @@ class BaseTree(Mapping[str, bytes]):
 
     def _listing(self) -> dict[str, tuple[str, int]]:
         if self._blobs is None:
-            args = ["ls-tree", "-r", "-z", "--full-tree", "--long", self._commit]
+            args = [
+                "ls-tree",
+                "-r",
+                "-z",
+                "--full-tree",
+                "--long",
+                "--end-of-options",
+                self._commit,
+            ]
             out = run_git(args, self._repo).stdout
             self._blobs = {}
             for line in out.split(b"\0"):

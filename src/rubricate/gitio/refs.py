@@ -58,11 +58,13 @@ def default_base(repo_dir: str | Path, head: str) -> str:
     """The merge-base of `head` with the default branch (origin/HEAD, else main, else master)."""
     for branch in DEFAULT_BRANCHES:
         found = run_git(
-            ["rev-parse", "--verify", "--quiet", f"{branch}^{{commit}}"], repo_dir, check=False
+            ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{branch}^{{commit}}"],
+            repo_dir,
+            check=False,
         )
         if found.returncode != 0:
             continue
-        base = run_git(["merge-base", branch, head], repo_dir, check=False)
+        base = run_git(["merge-base", "--end-of-options", branch, head], repo_dir, check=False)
         if base.returncode != 0:
             raise RubricateError(
                 f"{branch} and {head} share no history{_hint(repo_dir)}; pass --base REF"
@@ -76,7 +78,7 @@ def default_base(repo_dir: str | Path, head: str) -> str:
 def merge_base(repo_dir: str | Path, ref: str, head: str) -> str:
     """The merge-base of `ref` and `head` (three-dot, as a pull request shows its change)."""
     base = resolve_commit(repo_dir, ref)
-    found = run_git(["merge-base", base, head], repo_dir, check=False)
+    found = run_git(["merge-base", "--end-of-options", base, head], repo_dir, check=False)
     if found.returncode != 0:
         raise RubricateError(f"{ref} and {head[:12]} share no history{_hint(repo_dir)}")
     return found.stdout.decode().strip()
@@ -84,7 +86,10 @@ def merge_base(repo_dir: str | Path, ref: str, head: str) -> str:
 
 def read_commit_log(repo_dir: str | Path, base: str, head: str) -> tuple[str, str]:
     """A PR title and body from the commits in base..head: first subject, then all messages."""
-    out = run_git(["log", "--reverse", "-z", "--format=%B", f"{base}..{head}", "--"], repo_dir)
+    out = run_git(
+        ["log", "--reverse", "-z", "--format=%B", "--end-of-options", f"{base}..{head}", "--"],
+        repo_dir,
+    )
     messages = [m.strip() for m in out.stdout.decode("utf-8", "replace").split("\0") if m.strip()]
     if not messages:
         return "", ""
@@ -144,7 +149,9 @@ def batch_read(repo: str | Path, shas: Sequence[str]) -> dict[str, bytes]:
 
 def export_tree(repo_dir: str | Path, ref: str, dest: str | Path) -> None:
     """Write the files of `ref` into `dest` (for graders), without touching the repository."""
-    tar = run_git(["archive", "--format=tar", resolve_commit(repo_dir, ref)], repo_dir).stdout
+    tar = run_git(
+        ["archive", "--format=tar", "--end-of-options", resolve_commit(repo_dir, ref)], repo_dir
+    ).stdout
     with tarfile.open(fileobj=io.BytesIO(tar)) as archive:
         if hasattr(tarfile, "data_filter"):
             archive.extractall(dest, filter="data")

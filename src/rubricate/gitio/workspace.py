@@ -88,7 +88,9 @@ class GitWorkspace:
         """Fetch the branch tip (depth 1); None when the branch does not exist."""
         refspec = f"+refs/heads/{self.branch}:{TIP_REF}"
         args = ["fetch", "--quiet", "--no-tags", "--depth", "1", *self._fetch_options()]
-        proc = run_git([*args, self.url, refspec], self.gitdir, env=self.env, check=False)
+        proc = run_git(
+            [*args, "--end-of-options", self.url, refspec], self.gitdir, env=self.env, check=False
+        )
         stderr = proc.stderr.decode("utf-8", "replace")
         if proc.returncode != 0:
             if any(m in stderr for m in _MISSING):
@@ -157,7 +159,10 @@ class GitWorkspace:
         """Push without force; False when the remote moved (the push was rejected)."""
         target = f"{commit}:refs/heads/{self.branch}"
         proc = run_git(
-            ["push", "--porcelain", self.url, target], self.gitdir, env=self.env, check=False
+            ["push", "--porcelain", "--end-of-options", self.url, target],
+            self.gitdir,
+            env=self.env,
+            check=False,
         )
         if proc.returncode == 0:
             return True

@@ -1,0 +1,56 @@
+"""Checks for commit SHAs and ref names that came from outside (pure).
+
+A SHA or branch name read from a webhook payload, the view state or the command line reaches
+git's argv. A value such as `--upload-pack=touch x` would be read as an option, so every such
+value is checked here first: a SHA is 40 or 64 lowercase hex digits, and a ref name follows
+the rules of `git check-ref-format` that matter for safety.
+"""
+
+from __future__ import annotations
+
+import re
+
+_SHA = re.compile(r"(?:[0-9a-f]{40}|[0-9a-f]{64})")
+_REF_FORBIDDEN = re.compile(r"[\x00-\x20\x7f~^:?*\[\\]")
+
+
+def is_sha(value: object) -> bool:
+    """A full commit SHA: 40 (SHA-1) or 64 (SHA-256) lowercase hex digits."""
+    return isinstance(value, str) and _SHA.fullmatch(value) is not None
+
+
+def ref_problem(value: object) -> str | None:
+    """Why `value` is not a safe branch or ref name, or None when it is."""
+    if not isinstance(value, str) or not value:
+        return "it is empty"
+    if value.startswith("-"):
+        return "it starts with '-'"
+    if _REF_FORBIDDEN.search(value):
+        return "it holds a space, a control character or one of ~^:?*[\\"
+    if ".." in value or "@{" in value or "//" in value:
+        return "it holds '..', '@{' or '//'"
+    if value.startswith("/") or value.endswith(("/", ".", ".lock")) or value == "@":
+        return "it starts or ends with '/', ends with '.' or '.lock', or is '@'"
+    if any(part.startswith(".") for part in value.split("/")):
+        return "a component starts with '.'"
+    return None
+
+
+def sha_error(value: object, what: str) -> str | None:
+    """A clear message when `value` is not a full SHA, else None."""
+    if is_sha(value):
+        return None
+    return f"{what} is not a full commit SHA (40 or 64 lowercase hex digits): {_show(value)}"
+
+
+def ref_error(value: object, what: str) -> str | None:
+    """A clear message when `value` is not a safe ref name, else None."""
+    problem = ref_problem(value)
+    return (
+        None if problem is None else f"{what} is not a valid ref name ({problem}): {_show(value)}"
+    )
+
+
+def _show(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
