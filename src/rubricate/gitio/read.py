@@ -67,7 +67,7 @@ def read_snapshot(
     repo = check_repository(repo_dir)
     base, head = resolve_commit(repo, base_ref), resolve_commit(repo, head_ref)
     base_tree, head_tree = git_text(
-        ["rev-parse", "--end-of-options", f"{base}^{{tree}}", f"{head}^{{tree}}"], repo
+        ["rev-parse", f"{base}^{{tree}}", f"{head}^{{tree}}"], repo
     ).split()
     entries, patches, change_id = _diff(repo, base, head)
     head_paths = _tree_paths(repo, head)
