@@ -16,7 +16,8 @@ from rubricate.judge.budget import (
     exclusion_reason,
     truncate_lines,
 )
-from rubricate.judge.prompt import PROMPT_VERSION, PromptTooLargeError, build_prompt
+from rubricate.judge.prompt import PromptTooLargeError, build_prompt
+from rubricate.judge.prompt_text import PROMPT_VERSION
 
 from .helpers import PARSER_LINE, agora, analytic, axes, checklist, patch, snapshot
 

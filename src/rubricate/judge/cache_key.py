@@ -11,7 +11,7 @@ import hashlib
 import json
 
 from rubricate.evidence.snapshot import Snapshot
-from rubricate.judge.prompt import PROMPT_VERSION
+from rubricate.judge.prompt_text import PROMPT_VERSION
 from rubricate.rubric.model import Rubric
 
 

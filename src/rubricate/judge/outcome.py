@@ -12,7 +12,7 @@ from typing import Any
 from rubricate.judge.budget import LeftOut
 from rubricate.judge.calls import Spent
 from rubricate.judge.hidden import Stripped
-from rubricate.judge.prompt import PROMPT_VERSION
+from rubricate.judge.prompt_text import PROMPT_VERSION
 from rubricate.judge.reply import CriterionJudgment
 
 CACHE_FORMAT = 3

@@ -33,7 +33,6 @@ from rubricate.judge.rubric_text import Phase, response_schema, system_message
 from rubricate.judge.scan import REQUEST_FIELDS, scan_injection
 from rubricate.rubric.model import Rubric
 
-PROMPT_VERSION = "rubricate-judge-3"
 _Fit = Literal["whole", "cut", "none"]
 _TRUNCATED = ' truncated="yes"'
 _REQUEST_TAGS = (text.FIELD_SPEC, text.FIELD_TITLE, text.FIELD_BODY)

@@ -1,9 +1,11 @@
 """The judge's fixed wording, kept as data (pure: no I/O).
 
-Changing any text here changes what the model sees: bump `PROMPT_VERSION` in `prompt.py`.
+Changing any text here changes what the model sees: bump `PROMPT_VERSION`.
 """
 
 from __future__ import annotations
+
+PROMPT_VERSION = "rubricate-judge-3"
 
 SYSTEM = """\
 You are rubricate's judge. You score one pull request against a rubric, one criterion at a time.

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from rubricate.rubric.agentv_graders import Context, Form, GraderDraft, inline_grader, parse_graders
+from rubricate.rubric.agentv_forms import Form
+from rubricate.rubric.agentv_graders import Context, GraderDraft, inline_grader, parse_graders
 from rubricate.rubric.agentv_refs import Located, RefError
 from rubricate.rubric.agentv_rubric import DEFAULT_THRESHOLD, CaseDraft
 from rubricate.rubric.located import describe_value

@@ -11,11 +11,13 @@ import itertools
 import math
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rubricate.rubric.files import AnchorSpec, RangeSpec
 from rubricate.rubric.model import Anchor, Scale, ScoreRange
 from rubricate.yamlsource import Loc, Problems
+
+if TYPE_CHECKING:
+    from rubricate.rubric.files import AnchorSpec, RangeSpec
 
 ANALYTIC_MIN = 0
 ANALYTIC_MAX = 10

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rubricate.errors import Diagnostic, SourceError
-from rubricate.rubric.agentv import DIALECT_OF_FORM, MARKERS, agentv_rubrics, detect_form
+from rubricate.rubric.agentv_forms import DIALECT_OF_FORM, MARKERS, detect_form
 from rubricate.rubric.agentv_refs import Located, ReadFile
 from rubricate.rubric.axes import axes_rubrics
 from rubricate.rubric.build import Identity, identity_of
@@ -76,6 +76,8 @@ def load_rubrics(text: str, source: str, read: ReadFile | None = None) -> Loaded
     if form is not None and dialect == DIALECT_OF_FORM[form]:
         header = RubricHeader.model_validate(_header(data))
         identity = identity_of(header, text, source, problems)
+        from rubricate.rubric.agentv import agentv_rubrics
+
         rubrics, others = agentv_rubrics(form, Located(data, (), problems), identity, read)
         found = [problems, *others]
     else:

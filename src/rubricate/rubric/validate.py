@@ -21,7 +21,7 @@ from rubricate.errors import (
     SourceError,
     read_problem,
 )
-from rubricate.rubric.agentv import form_name
+from rubricate.rubric.agentv_forms import form_name
 from rubricate.rubric.loader import load_rubrics
 from rubricate.rubric.model import Rubric
 from rubricate.rubric.resolve import ReadFile, resolve_rubric
