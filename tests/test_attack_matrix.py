@@ -1,0 +1,88 @@
+"""The attack matrix: each attack on the gate, what must happen, and the test that pins it.
+
+SECURITY.md carries the same table for readers; this test keeps every named test real.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parent
+MATRIX: tuple[tuple[str, str, str], ...] = (
+    (
+        "`git merge -s ours main` after approval (same tree, reverts main's fix)",
+        "new version, gate pending",
+        "github/test_attack_versions.py::test_a_merge_that_keeps_the_tree_but_reverts_main_is_a_new_version",
+    ),
+    (
+        "rebase onto a newer main, the PR's own diff unchanged",
+        "same version, approval kept",
+        "github/test_attack_versions.py::test_a_rebase_that_keeps_the_pr_own_diff_keeps_the_approval",
+    ),
+    (
+        "a push that changes only whitespace",
+        "new version, gate pending",
+        "github/test_attack_versions.py::test_a_change_of_indentation_only_is_a_new_version",
+    ),
+    (
+        "PR into a branch whose config is lenient",
+        "graded by the default branch's config",
+        "github/test_attack_config.py::test_a_pr_into_a_lenient_branch_is_graded_by_the_default_branch_config",
+    ),
+    (
+        "approve on a lenient base, then retarget to main",
+        "new version under main's rules, gate pending",
+        "github/test_attack_config.py::test_a_retarget_is_a_new_version_with_the_new_base_rules",
+    ),
+    (
+        "`data_branch: main` in the config",
+        "run fails before any write",
+        "github/test_attack_config.py::test_a_data_branch_that_is_the_default_branch_is_refused",
+    ),
+    (
+        "human commit appending an `approved` line with a made-up id",
+        "refused on read, reported by `ledger verify`",
+        "ledger/test_trust.py::test_a_made_up_id_is_refused_on_read_and_reported_by_verify",
+    ),
+    (
+        "a job file edited by hand",
+        "forged events left out",
+        "ledger/test_trust.py::test_a_job_file_edited_by_hand_is_checked_again",
+    ),
+    (
+        "with a ledger key: unsigned or badly signed lines with correct ids",
+        "never used for gate or reputation, reported",
+        "ledger/test_trust.py::test_with_a_key_events_are_signed_and_unsigned_ones_refused",
+    ),
+    (
+        "`OPENAI_API_KEY=none`",
+        "reported as a placeholder; the ledger keeps `none`",
+        "github/test_attack_secrets.py::test_a_placeholder_key_is_reported_and_never_redacts_the_ledger",
+    ),
+    (
+        "`rubricate action` outside Actions with a token",
+        "token redacted, no `::add-mask::` printed",
+        "github/test_action_runtime.py::test_outside_actions_a_secret_is_redacted_but_never_printed_as_a_mask",
+    ),
+    (
+        "`/override` + 20 blank-looking characters or `<b></b>`",
+        "refused, with how many characters are missing",
+        "bot/test_audit_text.py::test_an_override_reason_of_invisible_characters_is_too_short",
+    ),
+)
+
+
+@pytest.mark.parametrize(("attack", "expected", "test"), MATRIX, ids=[m[0][:40] for m in MATRIX])
+def test_every_attack_names_a_real_test(attack: str, expected: str, test: str) -> None:
+    path, name = test.split("::")
+    tree = ast.parse((ROOT / path).read_text(encoding="utf-8"))
+    assert name in {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}, attack
+
+
+def test_security_md_lists_every_attack() -> None:
+    text = (ROOT.parent / "SECURITY.md").read_text(encoding="utf-8")
+    for attack, expected, _ in MATRIX:
+        assert f"| {attack} | {expected} |" in text
