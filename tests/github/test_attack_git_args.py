@@ -83,5 +83,5 @@ def test_unsafe_ref_names_are_refused(ref: str) -> None:
 
 def test_safe_names_and_shas_pass() -> None:
     assert ref_problem("release/1.2") is None
-    assert is_sha("0" * 40) and is_sha("f" * 64)
-    assert not is_sha("A" * 40) and not is_sha("0" * 39) and not is_sha("-" + "0" * 39)
+    assert all(is_sha(sha) for sha in ("0" * 40, "f" * 64))
+    assert not any(is_sha(sha) for sha in ("A" * 40, "0" * 39, "-" + "0" * 39))

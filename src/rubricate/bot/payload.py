@@ -10,7 +10,7 @@ Pull requests opened by bot accounts are scored: AI agents often work through on
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -266,11 +266,7 @@ def _str(data: Mapping[str, Any], key: str) -> str:
 
 
 def _sha(data: Mapping[str, Any], key: str, where: str) -> str:
-    value = _str(data, key)
-    problem = sha_error(value, f"webhook payload: `{where}.{key}`")
-    if problem:
-        raise PayloadError(problem)
-    return value
+    return _checked(data, key, where, sha_error)
 
 
 def _optional_sha(data: Mapping[str, Any], key: str) -> str | None:
@@ -278,8 +274,15 @@ def _optional_sha(data: Mapping[str, Any], key: str) -> str | None:
 
 
 def _ref(data: Mapping[str, Any], key: str, where: str) -> str:
+    return _checked(data, key, where, ref_error)
+
+
+def _checked(
+    data: Mapping[str, Any], key: str, where: str, error: Callable[[object, str], str | None]
+) -> str:
+    """A SHA or ref that git can never mistake for an option, else a `PayloadError`."""
     value = _str(data, key)
-    problem = ref_error(value, f"webhook payload: `{where}.{key}`")
+    problem = error(value, f"webhook payload: `{where}.{key}`")
     if problem:
         raise PayloadError(problem)
     return value
