@@ -78,6 +78,11 @@ MATRIX: tuple[tuple[str, str, str], ...] = (
         "github/test_attack_git_args.py::test_an_option_as_head_sha_is_a_clear_error_and_never_runs",
     ),
     (
+        "ten lines of 6,400-character unknown commands",
+        "one reply under 60,000 characters, echoed text truncated",
+        "bot/test_handlers_commands.py::test_ten_huge_unknown_commands_get_one_reply_under_the_limit",
+    ),
+    (
         "a view state whose `pull.base_sha` is an option",
         "that entry dropped, the rest of the state kept",
         "github/test_attack_git_args.py::"

@@ -358,3 +358,20 @@ def test_scores_of_criteria_dropped_from_the_rubric_are_ignored(agora: Rubric) -
     assert approved.kind == "approved"
     assert approved.scores is not None
     assert "quality" not in approved.scores
+
+
+def test_ten_huge_unknown_commands_get_one_reply_under_the_limit(bot: Harness) -> None:
+    bot.open()
+    body = "\n".join(f"/{chr(97 + i)}{'x' * 6_400}" for i in range(10))
+    text = reply(bot.say(body))
+    assert len(text) <= 60_000
+    assert text.count("unknown command") == 10
+
+
+def test_a_reply_body_is_capped_with_a_mark() -> None:
+    from rubricate.bot.render_replies import REPLY_LIMIT, TRUNCATED, capped
+
+    text = capped("y" * 70_000, REPLY_LIMIT)
+    assert len(text) == REPLY_LIMIT
+    assert text.endswith(TRUNCATED)
+    assert capped("short", REPLY_LIMIT) == "short"

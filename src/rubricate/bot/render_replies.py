@@ -33,6 +33,11 @@ if TYPE_CHECKING:
     from rubricate.rubric.scoring import ScoreResult
 
 CHECK_LIMIT = 65_535
+REPLY_LIMIT = 60_000
+"""A reply comment stays under GitHub's 65,536-character body limit, whatever it echoes."""
+REFUSAL_LIMIT = 2_000
+"""A refusal or mistake echoes user text (names, arguments, reasons): at most this much."""
+TRUNCATED = "… (truncated)"
 _MOMENTS = {"open": "while open", "merged": "after merge", "any": "any time"}
 
 
@@ -57,8 +62,16 @@ def reply_body(actor: str, replies: Sequence[Reply]) -> str:
     for reply in replies:
         quoted = block(reply.command.raw, 300)
         show_quote = reply.refused or len(replies) > 1
-        parts.append(f"{quoted}\n\n{reply.text}" if show_quote else reply.text)
-    return "\n\n".join(parts)
+        text = capped(reply.text, REFUSAL_LIMIT) if reply.refused else reply.text
+        parts.append(f"{quoted}\n\n{text}" if show_quote else text)
+    return capped("\n\n".join(parts), REPLY_LIMIT)
+
+
+def capped(text: str, limit: int) -> str:
+    """`text` if it has at most `limit` characters, else its start and a truncation mark."""
+    if len(text) <= limit:
+        return text
+    return text[: limit - len(TRUNCATED) - 1] + "\n" + TRUNCATED
 
 
 def help_markdown(roles: Mapping[str, Role]) -> str:
