@@ -26,6 +26,7 @@ SUBCOMMANDS: dict[str, str] = {
     "action": "rubricate.cli.action_cmd",
     "catch-up": "rubricate.cli.catchup_cmd",
     "report": "rubricate.cli.report_cmd",
+    "init": "rubricate.cli.init_cmd",
 }
 
 Handler = Callable[[argparse.Namespace], int]

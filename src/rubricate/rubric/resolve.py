@@ -109,8 +109,13 @@ def _builtin_files() -> dict[str, Path]:
 
 
 def _builtin_dir() -> Path | None:
-    packaged = resources.files("rubricate") / "_data" / "rubrics"
-    if isinstance(packaged, Path) and packaged.is_dir():
-        return packaged
-    checkout = Path(__file__).resolve().parents[3] / "rubrics"
-    return checkout if checkout.is_dir() else None
+    return data_dir("rubrics", "rubrics")
+
+
+def data_dir(packaged: str, checkout: str) -> Path | None:
+    """A directory shipped in the wheel at `rubricate/_data/PACKAGED`, else `<repo>/CHECKOUT`."""
+    installed = resources.files("rubricate") / "_data" / packaged
+    if isinstance(installed, Path) and installed.is_dir():
+        return installed
+    source = Path(__file__).resolve().parents[3] / checkout
+    return source if source.is_dir() else None

@@ -1,0 +1,213 @@
+"""`rubricate init`: write the workflow and a starter config detected from the repository (shell).
+
+Writes `.github/workflows/rubricate.yml` (with `--graders` and `--catch-up` also the graders and
+catch-up workflows), copied from the bundled templates, and a commented `.github/rubricate.yml`
+whose `deliverables:` and `graders:` entries come from what the repository holds: JSON files
+beside a `*.schema.json` of the same name, and the test command of the project's tooling. An
+existing file is never overwritten without `--force`; `--dry-run` prints and writes nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+EXIT_OK = 0
+EXIT_EXISTS = 2
+CONFIG_PATH = ".github/rubricate.yml"
+WORKFLOW_DIR = ".github/workflows"
+SCHEMA_SUFFIX = ".schema.json"
+SKIPPED_DIRS = frozenset(
+    {".git", "node_modules", ".venv", "venv", "__pycache__", "dist", "build", "target", ".tox"}
+)
+MAX_FILES = 50_000
+NEXT_STEPS = """\
+Next steps:
+  1. Commit these files on the default branch.
+  2. Make `rubricate/approval` a required status check (branch protection or a ruleset).
+  3. Restrict pushes to the `rubricate-data` branch (a ruleset), so only the workflow writes it.
+  4. Add the badge to your README (see docs/badges.md; private repositories use the SVG):
+     ![rubric quality](https://img.shields.io/endpoint?url=https://raw.githubusercontent.com/OWNER/REPO/rubricate-data/badges/repo.json)
+  5. Check the config: rubricate validate .github/rubricate.yml
+"""
+
+
+@dataclass(frozen=True)
+class Deliverable:
+    """A deliverable glob and the schema its files must match."""
+
+    glob: str
+    schema: str
+
+
+@dataclass(frozen=True)
+class Detected:
+    """What `init` found in the repository."""
+
+    deliverables: tuple[Deliverable, ...]
+    unmatched_schemas: tuple[str, ...]
+    test_command: str | None
+
+
+def detect(paths: Iterable[str], package_json: str | None = None) -> Detected:
+    """Deliverables and the test command from a repository's file paths (pure)."""
+    files = sorted(set(paths))
+    json_files = [p for p in files if p.endswith(".json") and not p.endswith(SCHEMA_SUFFIX)]
+    deliverables: list[Deliverable] = []
+    unmatched: list[str] = []
+    for schema in (p for p in files if p.endswith(SCHEMA_SUFFIX)):
+        stem = schema.rsplit("/", 1)[-1][: -len(SCHEMA_SUFFIX)]
+        found = [p for p in json_files if p.rsplit("/", 1)[-1] == f"{stem}.json"]
+        if found:
+            deliverables.extend(Deliverable(glob=p, schema=schema) for p in found)
+        else:
+            unmatched.append(schema)
+    return Detected(tuple(deliverables), tuple(unmatched), _test_command(set(files), package_json))
+
+
+def _test_command(files: set[str], package_json: str | None) -> str | None:
+    python_markers = {"pyproject.toml", "setup.cfg", "pytest.ini", "setup.py", "tox.ini"}
+    if files & python_markers or any(p.startswith("tests/") for p in files):
+        return "pytest -q"
+    if package_json is not None and _has_test_script(package_json):
+        return "npm test"
+    if "go.mod" in files:
+        return "go test ./..."
+    if "Cargo.toml" in files:
+        return "cargo test"
+    return None
+
+
+def _has_test_script(text: str) -> bool:
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return False
+    scripts = data.get("scripts") if isinstance(data, dict) else None
+    return isinstance(scripts, dict) and isinstance(scripts.get("test"), str)
+
+
+def render_config(detected: Detected, *, active: bool = False) -> str:
+    """The starter config; detected entries are commented out unless `active` (pure)."""
+    mark = "" if active else "# "
+    lines = [
+        "# rubricate config: every key is optional (docs/config.md lists them all).",
+        "# Check it with: rubricate validate .github/rubricate.yml",
+        "rubric: agora-v3",
+        "",
+    ]
+    if detected.deliverables:
+        lines += [
+            "# Deliverables found beside a schema of the same name; uncomment to check them.",
+            f"{mark}deliverables:",
+        ]
+        for item in detected.deliverables:
+            lines += [
+                f'{mark}  - glob: "{item.glob}"',
+                f"{mark}    schema: {item.schema}",
+                f"{mark}    required: false",
+            ]
+    else:
+        lines.append("# No JSON file sits beside a schema of the same name (NAME.schema.json).")
+    for schema in detected.unmatched_schemas:
+        lines.append(f"# Schema with no matching NAME.json file: {schema} (add a glob for it)")
+    lines.append("")
+    if detected.test_command:
+        lines += [
+            "# The test command this repository uses, as a grader of verifiability; it runs",
+            "# only in the unprivileged graders workflow (rubricate init --graders) or locally.",
+            f"{mark}graders:",
+            f"{mark}  - id: tests",
+            f"{mark}    run: {detected.test_command}",
+            f"{mark}    criterion: verifiability",
+            f"{mark}    timeout: 300",
+        ]
+    else:
+        lines.append("# No test command recognized (pytest, npm test, go test, cargo test).")
+    return "\n".join(lines) + "\n"
+
+
+def plan(detected: Detected, templates: dict[str, str]) -> dict[str, str]:
+    """Every file `init` writes, by path relative to the repository root (pure)."""
+    files = {f"{WORKFLOW_DIR}/{name}": text for name, text in templates.items()}
+    files[CONFIG_PATH] = render_config(detected)
+    return files
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register `rubricate init`."""
+    parser = subparsers.add_parser(
+        "init",
+        help="write the workflow and a starter config",
+        description=(
+            "Write .github/workflows/rubricate.yml and a commented .github/rubricate.yml "
+            "detected from the repository. Never overwrites a file without --force (exit 2)."
+        ),
+    )
+    parser.add_argument("--repo", default=".", metavar="DIR", help="repository root (default: .)")
+    parser.add_argument("--dry-run", action="store_true", help="print the files; write nothing")
+    parser.add_argument("--force", action="store_true", help="overwrite existing files")
+    parser.add_argument("--graders", action="store_true", help="also write graders.yml")
+    parser.add_argument("--catch-up", action="store_true", help="also write catch-up.yml")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Detect, then print or write the files; refuse to overwrite without --force."""
+    from rubricate.errors import ConfigError
+
+    root = Path(args.repo)
+    if not root.is_dir():
+        raise ConfigError(f"{args.repo}: not a directory")
+    names = ["rubricate.yml"]
+    names += ["graders.yml"] if args.graders else []
+    names += ["catch-up.yml"] if args.catch_up else []
+    files = plan(_detect_tree(root), {name: _template(name) for name in names})
+    existing = [path for path in files if (root / path).exists()]
+    if existing and not args.force and not args.dry_run:
+        for path in existing:
+            print(
+                f"rubricate: error: {root / path} exists (use --force to overwrite)",
+                file=sys.stderr,
+            )
+        return EXIT_EXISTS
+    for path, text in files.items():
+        if args.dry_run:
+            note = " (exists; --force would overwrite it)" if path in existing else ""
+            print(f"--- would write {root / path}{note}\n{text}")
+            continue
+        target = root / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+        print(f"wrote {target}")
+    print()
+    print(NEXT_STEPS, end="")
+    return EXIT_OK
+
+
+def _detect_tree(root: Path) -> Detected:
+    paths: list[str] = []
+    for directory, subdirs, names in os.walk(root):
+        subdirs[:] = sorted(d for d in subdirs if d not in SKIPPED_DIRS)
+        base = Path(directory).relative_to(root).as_posix()
+        paths += [name if base == "." else f"{base}/{name}" for name in names]
+        if len(paths) > MAX_FILES:
+            break
+    package = root / "package.json"
+    text = package.read_text(encoding="utf-8", errors="replace") if package.is_file() else None
+    return detect(paths, text)
+
+
+def _template(name: str) -> str:
+    from rubricate.errors import ConfigError
+    from rubricate.rubric.resolve import data_dir
+
+    directory = data_dir("workflows", "examples/workflows")
+    if directory is None or not (directory / name).is_file():
+        raise ConfigError(f"the bundled workflow template {name} is missing from this install")
+    return (directory / name).read_text(encoding="utf-8")
