@@ -2,7 +2,8 @@
 
 `handle` returns the effects in the order the executor applies them: `AppendEvents` first (the
 ledger is the source of truth), then the views derived from the ledger (sticky comment, check
-run, gate status, reactions, replies, outputs) and log lines.
+run, gate status, reactions, replies, outputs) and log lines. The command and grader handlers
+are imported on dispatch, so a pull-request event does not load them.
 """
 
 from __future__ import annotations
@@ -10,8 +11,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rubricate.bot.context import HandlerContext
-from rubricate.bot.on_command import on_commands
-from rubricate.bot.on_graders import on_graders
 from rubricate.bot.on_pr import on_pull_request
 from rubricate.bot.payload import PullRequestEvent
 from rubricate.bot.payload_graders import GradersEvent, JobEvent
@@ -31,5 +30,9 @@ def handle(
     if isinstance(event, PullRequestEvent):
         return on_pull_request(event, snapshot, job, ctx)
     if isinstance(event, GradersEvent):
+        from rubricate.bot.on_graders import on_graders
+
         return on_graders(event, job, ctx)
+    from rubricate.bot.on_command import on_commands
+
     return on_commands(event, job, ctx)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from rubricate.rubric.model import Rubric, ScoreValue
-from rubricate.rubric.scoring import ScoreResult
+
+if TYPE_CHECKING:
+    from rubricate.rubric.scoring import ScoreResult
 
 CheckStatus = Literal["pass", "fail", "warn", "skip", "error"]
 Severity = Literal["error", "warning", "info"]

@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from rubricate.evidence.report_model import CheckResult, Finding, ScoreReport
-from rubricate.rubric.agentv_score import grader_rows, graders_json
 from rubricate.rubric.model import Rubric, ScoreValue
 from rubricate.rubric.scoring import ScoreResult, at_least
 
@@ -121,10 +120,28 @@ def scored_text(rubric: Rubric, result: ScoreResult) -> str:
     return f"{len(rubric.criteria) - len(result.missing)} of {len(rubric.criteria)} scored"
 
 
+def _grader_rows(result: ScoreResult) -> list[str]:
+    """The AgentV grader table; `agentv_score` is imported only for a result with graders."""
+    if not getattr(result, "graders", ()):
+        return []
+    from rubricate.rubric.agentv_score import grader_rows
+
+    return grader_rows(result)
+
+
+def _graders_json(result: ScoreResult) -> dict[str, object]:
+    """The AgentV `graders`/`threshold` keys; empty (no import) for a result without graders."""
+    if not getattr(result, "graders", ()):
+        return {}
+    from rubricate.rubric.agentv_score import graders_json
+
+    return graders_json(result)
+
+
 def render_markdown(report: ScoreReport) -> str:
     """The report the bot posts: score table, verdict, findings folded in `<details>`."""
     lines = [*_heading(report), "", *_score_table(report), ""]
-    graders = grader_rows(report.result)
+    graders = _grader_rows(report.result)
     lines += [*graders, ""] if graders else []
     lines.append(f"**Verdict:** {escape(verdict_text(report))}")
     if report.notes:
@@ -244,7 +261,7 @@ def report_json(report: ScoreReport) -> dict[str, Any]:
             }
             for c in report.criteria
         ],
-        **graders_json(result),
+        **_graders_json(result),
         "checks": [check.as_dict() for check in report.checks],
         "not_scored": list(report.not_scored),
         "failed": list(result.failed),

@@ -22,8 +22,8 @@ from rubricate.judge.levels import (
     needs_quote,
 )
 from rubricate.judge.reply import CriterionJudgment
-from rubricate.rubric.model import Criterion, Rubric, ScoreValue
-from rubricate.rubric.scoring import TOLERANCE, check_score, numeric
+from rubricate.rubric.model import TOLERANCE, Criterion, Rubric, ScoreValue
+from rubricate.rubric.scoring import check_score, numeric
 
 NO_QUOTE = "no evidence quote"
 QUOTE_NOT_FOUND = "no quote found verbatim in the input (text flagged for injection does not count)"

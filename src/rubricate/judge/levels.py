@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import math
 
-from rubricate.rubric.model import Criterion, Rubric
-from rubricate.rubric.scoring import TOLERANCE, normalize
+from rubricate.rubric.model import TOLERANCE, Criterion, Rubric
+from rubricate.rubric.scoring import normalize
 
 EVIDENCE_BAR = 0.75
 """A normalized score at or above this needs a verbatim quote (4 on a 1-5 scale)."""

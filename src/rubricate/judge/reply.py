@@ -15,8 +15,8 @@ from typing import Any
 
 from rubricate.errors import RubricateError
 from rubricate.judge.levels import OPEN_CEILING, allowed_scores, as_json_number, is_open
-from rubricate.rubric.model import Criterion, Rubric, ScoreValue
-from rubricate.rubric.scoring import TOLERANCE, check_score
+from rubricate.rubric.model import TOLERANCE, Criterion, Rubric, ScoreValue
+from rubricate.rubric.scoring import check_score
 
 MAX_RATIONALE_CHARS = 600
 """The rationale's `maxLength` in the response schema (a reply over it is invalid)."""

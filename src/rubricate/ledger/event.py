@@ -19,8 +19,7 @@ from pydantic import (
     model_validator,
 )
 
-from rubricate.rubric.model import Rubric, ScoreValue
-from rubricate.rubric.scoring import TOLERANCE
+from rubricate.rubric.model import TOLERANCE, Rubric, ScoreValue
 
 SCHEMA_VERSION: Final = 1
 MAX_PR: Final = 2**31 - 1

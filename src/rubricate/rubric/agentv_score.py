@@ -28,13 +28,12 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from rubricate.errors import ScoreError
-from rubricate.rubric.model import Criterion, Grader, Rubric, ScoreValue
+from rubricate.rubric.model import TOLERANCE, Criterion, Grader, Rubric, ScoreValue
 from rubricate.rubric.scoring import CriterionResult, ScoreResult, at_least, numeric
 
 ANALYTIC_PASS = 7
 GRADER_PASS = 0.8
 BORDERLINE = 0.6
-TOLERANCE = 1e-9
 GraderVerdict = Literal["pass", "fail", "borderline", "incomplete"]
 
 

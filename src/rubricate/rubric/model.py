@@ -10,6 +10,8 @@ Dialect = Literal["native", "agentv-assert", "agentv-assertions", "agentv-evalua
 ScaleKind = Literal["points", "checklist", "analytic", "open"]
 JudgedFrom = Literal["request", "submission"]
 ScoreValue = float | bool | None
+TOLERANCE = 1e-9
+"""The slack every score comparison allows (ranges, bars, weight sums)."""
 """A criterion score: a number on the rubric's scale, a binary answer, or null."""
 
 

@@ -13,8 +13,7 @@ from rubricate.rubric.build import (
     pass_rule_of,
 )
 from rubricate.rubric.files import NativeFile
-from rubricate.rubric.model import PassRule, Rubric, Scale
-from rubricate.rubric.scoring import TOLERANCE
+from rubricate.rubric.model import TOLERANCE, PassRule, Rubric, Scale
 from rubricate.yamlsource import Problems
 
 AGORA_SCALE = Scale(min=1, max=5, kind="points")

@@ -16,9 +16,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from rubricate.errors import ScoreError
-from rubricate.rubric.model import Criterion, Rubric, Scale, ScoreValue
+from rubricate.rubric.model import TOLERANCE, Criterion, Rubric, Scale, ScoreValue
 
-TOLERANCE = 1e-9
 REQUIRED_NORMALIZED = 0.7
 Verdict = Literal["pass", "fail", "incomplete"]
 
