@@ -103,8 +103,9 @@ def next_step(report: ScoreReport) -> str:
     result = report.result
     if result.verdict == "incomplete":
         missing = ", ".join(result.missing) or "every criterion"
+        verb = "needs" if len(result.missing) == 1 else "need"
         return (
-            f"next: {missing} need a reviewer (/score ID=N on the pull request) or the judge "
+            f"next: {missing} {verb} a reviewer (/score ID=N on the pull request) or the judge "
             "(--judge openai with OPENAI_API_KEY set)"
         )
     if result.verdict == "pass":
