@@ -35,7 +35,7 @@ from rubricate.bot.job_records import (
     VersionInfo,
     approval_of,
 )
-from rubricate.ledger.event import Event
+from rubricate.ledger.event import Event, criterion_source
 from rubricate.ledger.fold import job_lifecycle
 from rubricate.rubric.model import ScoreValue
 
@@ -208,7 +208,7 @@ class _Folder:
     def _on_first_submission(self, event: Event) -> None:
         for cid, value in (event.scores or {}).items():
             self.first[cid] = value
-            self.first_sources[cid] = _criterion_source(event, cid)
+            self.first_sources[cid] = criterion_source(event, cid)
         if event.source != "reviewer":
             self._auto(event)
 
@@ -287,11 +287,3 @@ class _Folder:
             current_number=self.current or max(self.versions, default=0),
             head_at=self.head_at,
         )
-
-
-def _criterion_source(event: Event, criterion_id: str) -> str:
-    """Where a recorded score came from: the evidence entry's source, else the event's."""
-    for entry in event.evidence or ():
-        if entry.get("type") == "criterion" and entry.get("id") == criterion_id:
-            return str(entry.get("source") or event.source or "auto")
-    return event.source or "auto"

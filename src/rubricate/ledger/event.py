@@ -282,3 +282,11 @@ def rubric_ref(rubric: Rubric) -> RubricRef:
             c.id: CriterionRef(weight=c.weight, nullable=c.nullable) for c in rubric.criteria
         },
     )
+
+
+def criterion_source(event: Event, criterion_id: str) -> str:
+    """Where a recorded score came from: the evidence entry's source, else the event's."""
+    for entry in event.evidence or ():
+        if entry.get("type") == "criterion" and entry.get("id") == criterion_id:
+            return str(entry.get("source") or event.source or "auto")
+    return event.source or "auto"

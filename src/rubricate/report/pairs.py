@@ -10,10 +10,10 @@ applicable) removes it. Booleans map to the ends of the recorded scale (0 and 1 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-from rubricate.ledger.event import Event, ScaleRef
+from rubricate.ledger.event import Event, ScaleRef, criterion_source
 from rubricate.ledger.fold import event_order
 
 SOURCES = ("heuristic", "judge", "reviewer")
@@ -44,10 +44,9 @@ def latest_scores(events: Iterable[Event]) -> dict[VersionKey, dict[str, Scored]
     for event in sorted(events, key=event_order):
         if event.kind not in _SCORING or not event.scores:
             continue
-        named = _criterion_sources(event)
         scale = event.rubric.scale if event.rubric is not None else None
         for criterion, value in event.scores.items():
-            source = _LEDGER_SOURCE.get(named.get(criterion) or event.source or "auto")
+            source = _LEDGER_SOURCE.get(criterion_source(event, criterion))
             if source is None:
                 continue
             key = (event.repo, event.pr, event.version, criterion)
@@ -57,15 +56,6 @@ def latest_scores(events: Iterable[Event]) -> dict[VersionKey, dict[str, Scored]
             number = _number(value, scale)
             found[key][source] = Scored(*key, source, number, scale)
     return found
-
-
-def _criterion_sources(event: Event) -> Mapping[str, str]:
-    """Each criterion's own source, from the event's evidence entries."""
-    return {
-        str(entry["id"]): str(entry["source"])
-        for entry in event.evidence or ()
-        if entry.get("type") == "criterion" and entry.get("id") and entry.get("source")
-    }
 
 
 def _number(value: float | bool, scale: ScaleRef | None) -> float:
