@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 from rubricate.bot.markdown import number
 from rubricate.bot.messages import STATUS
 from rubricate.bot.record import known_scores
-from rubricate.rubric.scoring import ScoreResult, score
+from rubricate.rubric.agentv_score import score_any
+from rubricate.rubric.model import ScoreResult
 
 if TYPE_CHECKING:
     from rubricate.bot.effects import StatusState
@@ -65,7 +66,7 @@ def _gate(state: StatusState, description: str) -> Gate:
 def result_of(rubric: Rubric, scores: Mapping[str, ScoreValue]) -> ScoreResult | None:
     """The scoring result of recorded scores under the rubric (None when nothing is scored)."""
     known = known_scores(rubric, scores)
-    return score(rubric, known) if known else None
+    return score_any(rubric, known) if known else None
 
 
 def effective(job: JobState, rubric: Rubric) -> Effective:

@@ -29,8 +29,7 @@ if TYPE_CHECKING:
     from rubricate.bot.jobstate import AutoScore, JobState
     from rubricate.config import Role
     from rubricate.evidence.report_model import ScoreReport
-    from rubricate.rubric.model import Rubric
-    from rubricate.rubric.scoring import ScoreResult
+    from rubricate.rubric.model import Rubric, ScoreResult
 
 CHECK_LIMIT = 65_535
 REPLY_LIMIT = 60_000

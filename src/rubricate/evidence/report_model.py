@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from rubricate.rubric.model import Rubric, ScoreValue
 
 if TYPE_CHECKING:
-    from rubricate.rubric.scoring import ScoreResult
+    from rubricate.rubric.model import ScoreResult
 
 CheckStatus = Literal["pass", "fail", "warn", "skip", "error"]
 Severity = Literal["error", "warning", "info"]

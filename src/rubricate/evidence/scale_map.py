@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import math
 
-from rubricate.rubric.model import TOLERANCE, Scale
-from rubricate.rubric.scoring import clamp01
+from rubricate.rubric.model import TOLERANCE, Scale, clamp01
 
 SATISFIED_AT = 0.7
 

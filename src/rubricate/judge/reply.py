@@ -15,8 +15,8 @@ from typing import Any
 
 from rubricate.errors import RubricateError
 from rubricate.judge.levels import OPEN_CEILING, allowed_scores, as_json_number, is_open
+from rubricate.rubric.agentv_score import check_any
 from rubricate.rubric.model import TOLERANCE, Criterion, Rubric, ScoreValue
-from rubricate.rubric.scoring import check_score
 
 MAX_RATIONALE_CHARS = 600
 """The rationale's `maxLength` in the response schema (a reply over it is invalid)."""
@@ -207,7 +207,7 @@ def _score(
     if not any(abs(_as_float(value) - v) <= TOLERANCE for v in allowed):
         problems.append(f"criterion {cid!r}: score {_show(value)} is not one of {choices}")
         return None
-    return check_score(rubric, cid, float(value))
+    return check_any(rubric, cid, float(value))
 
 
 def _as_float(value: int | float) -> float:
