@@ -27,7 +27,7 @@ from rubricate.bot.record import MAX_FINDINGS, Stamp, new_event, scored
 from rubricate.bot.views import MAX_ANNOTATIONS, AnnotationLevel, check_run, outputs, sticky
 from rubricate.errors import ScoreError
 from rubricate.evidence.graders import check_id
-from rubricate.evidence.scale_map import to_scale
+from rubricate.evidence.report_model import to_scale
 from rubricate.rubric.scoring import resolve_criterion_id
 
 if TYPE_CHECKING:
