@@ -4,7 +4,7 @@
 `issue_comment.created` on pull requests and `pull_request_review.submitted`, and returns
 `Ignored(reason)` for everything else: plain-issue comments, edits and deletions, bots, drafts,
 other events and actions. A completed `workflow_run` is a graders run (see
-`rubricate.bot.payload_graders`). A payload that lacks a field the bot needs raises `PayloadError`.
+`rubricate.bot.on_graders`). A payload that lacks a field the bot needs raises `PayloadError`.
 Pull requests opened by bot accounts are scored: AI agents often work through one.
 """
 
@@ -19,7 +19,7 @@ from rubricate.errors import PayloadError as PayloadError
 from rubricate.gitnames import ref_error, sha_error
 
 if TYPE_CHECKING:
-    from rubricate.bot.payload_graders import GradersRun
+    from rubricate.bot.on_graders import GradersRun
 
 PR_EVENTS = ("pull_request", "pull_request_target")
 PR_ACTIONS = ("opened", "reopened", "ready_for_review", "synchronize", "closed", "edited")
@@ -109,7 +109,7 @@ def parse_event(event_name: str, payload: Mapping[str, Any]) -> BotEvent | Grade
     """The typed event the bot acts on, or `Ignored(reason)`."""
     action = payload.get("action")
     if event_name == "workflow_run":
-        from rubricate.bot.payload_graders import parse_graders_run  # it imports this module
+        from rubricate.bot.on_graders import parse_graders_run  # it imports this module
 
         return parse_graders_run(payload)
     handlers = {"issue_comment": _comment, "pull_request_review": _review}
