@@ -26,12 +26,14 @@ from rubricate.github.client import (
     DEFAULT_TIMEOUT_S,
     GRAPHQL_REACTIONS,
     GitHubError,
+    PullSummary,
     api_call,
     api_call_or_none,
+    closed_since,
     connect,
     role_from_permission,
+    utc,
 )
-from rubricate.github.pulls import PullSummary, closed_since, utc
 
 __all__ = [
     "ADD_REACTION",
