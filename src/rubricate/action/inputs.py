@@ -27,7 +27,7 @@ from rubricate.config import Config
 from rubricate.errors import ConfigError
 from rubricate.evidence.report_model import ScoreReport
 from rubricate.evidence.snapshot import Snapshot
-from rubricate.gitio.fetch import fetch_commits, tree_of
+from rubricate.gitio.workspace import fetch_commits, tree_of
 from rubricate.rubric.model import Rubric
 
 if TYPE_CHECKING:
@@ -101,7 +101,7 @@ def config_commit(
     """The commit to read config and rubric at: the base when it is the default branch (or the
     default branch is unknown), else the default branch's tip, fetched once."""
     from rubricate.config import branch_name_problem
-    from rubricate.gitio.fetch import fetch_branch
+    from rubricate.gitio.workspace import fetch_branch
 
     if not base_fetched:
         return None

@@ -16,8 +16,7 @@ from typing import TYPE_CHECKING, Any, cast, get_args
 
 from pydantic import ValidationError
 
-from rubricate.evidence.report_model import CheckResult, ScoreReport
-from rubricate.evidence.scale_map import to_scale
+from rubricate.evidence.report_model import CheckResult, ScoreReport, to_scale
 from rubricate.ledger.event import ActorRole, Event, EventKind, JudgeInfo, natural_key, rubric_ref
 from rubricate.rubric.model import Rubric, ScoreValue
 from rubricate.rubric.scoring import score

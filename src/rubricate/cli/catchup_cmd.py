@@ -141,9 +141,9 @@ def catch_up_settings(env: Mapping[str, str], *, repo: str | None, dry_run: bool
 def default_branch_config(settings: ActionSettings) -> Config:
     """The config file as it is on the default branch; the built-in defaults when it is absent."""
     from rubricate.config import Config
-    from rubricate.gitio.fetch import auth_env
     from rubricate.gitio.refs import config_at
     from rubricate.gitio.run import GitError, run_git
+    from rubricate.gitio.workspace import auth_env
     from rubricate.redaction import redact_url
 
     remote, token = settings.repo_remote, settings.token
