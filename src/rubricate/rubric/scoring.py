@@ -96,15 +96,15 @@ def check_score(
 
 def weighted_total(rubric: Rubric, scores: Mapping[str, ScoreValue]) -> float | None:
     """Plain-float `sum(w*s)/sum(w)` over the criteria that have a non-null score."""
-    numerator = 0.0
-    denominator = 0.0
-    for criterion in rubric.criteria:
-        value = scores.get(criterion.id)
-        if value is None:
-            continue
-        numerator += criterion.weight * numeric(rubric.scale, value)
-        denominator += criterion.weight
-    return numerator / denominator if denominator else None
+    given = [(c.weight, scores.get(c.id)) for c in rubric.criteria]
+    pairs = [(weight, numeric(rubric.scale, v)) for weight, v in given if v is not None]
+    denominator = sum(weight for weight, _ in pairs)
+    if not denominator:
+        return None
+    numerator = sum(weight * value for weight, value in pairs)
+    if math.isinf(numerator):  # huge scores on an open scale: the same mean, without overflow
+        return sum(weight / denominator * value for weight, value in pairs)
+    return numerator / denominator
 
 
 def score(rubric: Rubric, scores: Mapping[str, ScoreValue]) -> ScoreResult:
