@@ -1,61 +1,50 @@
-"""Gather what a handler needs for one event: base, config, rubric, snapshot, spec, role (shell).
+"""The single reads a handler's inputs are gathered from (shell): the PR's base and head, the
+fetched commits, the config, the change, the linked issues, the commenter's role, and the
+graders hand-off.
 
 Config and rubric come from the repository's default branch: at the PR's base commit when the
 PR targets the default branch, else at the default branch's tip, with the `branches:` rules of
-the PR's base laid over them. PR content is fetched with git into a private
-bare repository and read, never checked out or executed. Each read says in the log what it did,
-and a dry run without a token reads neither the API nor GitHub's git remote.
-"""
+the PR's base laid over them. PR content is fetched with git into a private bare repository and
+read, never checked out or executed. Each read says in the log what it did, and a dry run
+without a token reads neither the API nor GitHub's git remote.
+
+A completed graders run names its PR only through its artifact, which the PR's own code wrote.
+So the artifact is downloaded with a cap, read in memory as untrusted data (never extracted,
+never run), and the PR it names is checked against the API: its current head must be the commit
+the graders ran on. Anything that does not fit is ignored with a log line and a warning; the
+run itself fails only when GitHub cannot be asked."""
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import datetime, timedelta
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rubricate.action.runtime import ActionsRuntime
-from rubricate.action.settings import DEFAULT_CONFIG_PATH, ActionSettings
+from rubricate.action.settings import DEFAULT_CONFIG_PATH
 from rubricate.bot.commands import ParsedCommand, parse_commands
-from rubricate.bot.on_graders import GradersEvent, JobEvent
-from rubricate.bot.payload import CommentEvent, PullRequestEvent, ReviewEvent
+from rubricate.bot.on_graders import GradersEvent, GradersRun, JobEvent
+from rubricate.bot.payload import CommentEvent, Ignored, PullRequestEvent, ReviewEvent
 from rubricate.bot.views import PullState
 from rubricate.bot.visible import linked_issues, same_repo
 from rubricate.config import Config
 from rubricate.errors import ConfigError
-from rubricate.evidence.report_model import ScoreReport
+from rubricate.evidence.graders_handoff import (
+    ARTIFACT_NAME,
+    Handoff,
+    HandoffLimits,
+    HandoffRefused,
+    read_handoff,
+)
 from rubricate.evidence.snapshot import Snapshot
 from rubricate.gitio.workspace import fetch_commits, tree_of
-from rubricate.rubric.model import Rubric
 
 if TYPE_CHECKING:
-    from rubricate.action.ports import GitHubClient
+    from rubricate.action.ports import GitHubClient, Reader
     from rubricate.github.adapter import IssueInfo
 
 MAX_LINKED_ISSUES = 3
 SCORED_ACTIONS = ("opened", "reopened", "ready_for_review", "synchronize", "edited")
-
-
-@dataclass
-class Reader:
-    """The shell's handles for one run: settings, log, API client and a scratch directory."""
-
-    settings: ActionSettings
-    runtime: ActionsRuntime
-    api: GitHubClient | None
-    workdir: Path
-
-    @property
-    def git_allowed(self) -> bool:
-        """Git reads happen with a token, or from a remote the environment names explicitly."""
-        return bool(self.settings.token or self.settings.repo_remote_override)
-
-    @property
-    def repo_dir(self) -> Path:
-        """The private bare repository the PR's commits are fetched into."""
-        return self.workdir / "repo.git"
 
 
 def pull_from_payload(event: JobEvent, payload: Mapping[str, Any]) -> PullState | None:
@@ -135,38 +124,6 @@ def read_config(reader: Reader, base_sha: str | None) -> Config:
             reader.runtime.log(message)
         return Config()
     return config
-
-
-def read_rubric(reader: Reader, base_sha: str | None, config: Config) -> Rubric:
-    """The rubric named by the `rubric` input or the config, read at the base commit."""
-    from rubricate.rubric.resolve import resolve_rubric
-
-    ref = reader.settings.rubric or config.rubric
-
-    def at_base(path: str) -> str:
-        text = _read_text(reader, base_sha, path)
-        if text is None:
-            raise FileNotFoundError(path)
-        return text
-
-    if base_sha is None:
-        from rubricate.cli.repo_reader import local_reader
-
-        reader.runtime.log(f"rubric {ref}: read without git (built-in or local file)")
-        return resolve_rubric(ref, local_reader(reader.repo_dir))
-    try:
-        return resolve_rubric(ref, at_base)
-    except ConfigError as exc:
-        named_by = "the `rubric` input" if reader.settings.rubric else reader.settings.config_path
-        raise ConfigError(f"{exc} (named by {named_by})") from None
-
-
-def _read_text(reader: Reader, base_sha: str | None, path: str) -> str | None:
-    from rubricate.gitio.refs import read_text_at
-
-    if base_sha is None:
-        return None
-    return read_text_at(reader.repo_dir, base_sha, path, "at the base commit")
 
 
 def snapshot(
@@ -266,19 +223,63 @@ def actor_role(reader: Reader, event: CommentEvent | ReviewEvent, config: Config
     return reader.api.collaborator_role(event.actor)
 
 
-def score_head(reader: Reader, snap: Snapshot, rubric: Rubric, config: Config) -> ScoreReport:
-    """Automatic evidence, then the judge when a key is configured (graders never run here)."""
-    from rubricate.evidence.autoscore import auto_score
-    from rubricate.judge.service import judge_report
-
-    report = auto_score(snap, rubric, config)
-    settings = reader.settings
-    return judge_report(
-        report,
-        snap,
-        config.judge,
-        mode="auto",
-        model=settings.model,
-        env=settings.judge_env(),
-        cache_dir=settings.judge_cache_dir,
+def graders_event(
+    reader: Reader, run: GradersRun, limits: HandoffLimits | None = None
+) -> GradersEvent | Ignored:
+    """The verified graders event of a run, or why the run is ignored."""
+    limits = limits or HandoffLimits()
+    api = reader.api
+    if api is None:
+        return Ignored(f"graders run {run.run_id}: no token, so its artifact cannot be read")
+    where = f"graders run {run.run_id} at {run.head_sha[:12]}"
+    artifact = api.run_artifact(run.run_id, ARTIFACT_NAME)
+    if artifact is None or artifact.expired:
+        missing = "has expired" if artifact else "is missing"
+        return Ignored(f"{where} ({run.conclusion}): the {ARTIFACT_NAME} artifact {missing}")
+    try:
+        if artifact.size_in_bytes > limits.max_zip_bytes:
+            raise HandoffRefused(
+                f"the artifact is {artifact.size_in_bytes} bytes, over {limits.max_zip_bytes}"
+            )
+        handoff = read_handoff(api.artifact_zip(artifact, limits.max_zip_bytes), limits)
+    except HandoffRefused as exc:
+        return _refused(reader, f"{where}: artifact {artifact.id} refused: {exc}")
+    reader.runtime.log(
+        f"{where}: artifact {artifact.id} read: PR #{handoff.pr} claimed, "
+        f"{len(handoff.checks)} grader checks"
     )
+    return _verified(reader, api, run, handoff, where)
+
+
+def _verified(
+    reader: Reader, api: GitHubClient, run: GradersRun, handoff: Handoff, where: str
+) -> GradersEvent | Ignored:
+    """The event, when the PR the artifact names really is at the run's head."""
+    if handoff.head_sha != run.head_sha:
+        return _refused(
+            reader, f"{where}: pull.json names head {handoff.head_sha[:12]}, not the run's head"
+        )
+    pull = api.pull_or_none(handoff.pr)
+    if pull is None:
+        return _refused(reader, f"{where}: pull.json names PR #{handoff.pr}, which does not exist")
+    head = str(pull.get("head", {}).get("sha") or "")
+    if head != run.head_sha:
+        return Ignored(
+            f"{where}: PR #{handoff.pr} is now at {head[:12] or 'an unknown head'}; results of "
+            "another commit (stale, or pull.json names a PR it does not belong to) are ignored"
+        )
+    base = pull.get("base", {})
+    return GradersEvent(
+        run=run,
+        number=handoff.pr,
+        base_sha=str(base.get("sha") or ""),
+        base_ref=str(base.get("ref") or ""),
+        checks=handoff.checks,
+        notes=handoff.dropped,
+    )
+
+
+def _refused(reader: Reader, reason: str) -> Ignored:
+    """An artifact that is not what the graders job writes: a warning, and nothing recorded."""
+    reader.runtime.annotate("warning", f"rubricate: {reason}")
+    return Ignored(reason)

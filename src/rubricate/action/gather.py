@@ -1,9 +1,10 @@
-"""Read everything a handler needs for one event, in the order the event allows (shell).
+"""Gather everything a handler needs for one event, in the order the event allows (shell).
 
 PR and review payloads name the base and head; a comment's does not, so its run first reads the
 view state the last PR event left on the data branch (else asks the API once). Then the base is
 fetched, config and rubric read there, the job loaded from the data branch, and, for a PR's new
-head, the change scored.
+head, the change scored (automatic evidence, then the judge when a key is set). The single
+reads are in `inputs.py`.
 """
 
 from __future__ import annotations
@@ -16,8 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from rubricate.action import inputs
-from rubricate.action.inputs import Reader
-from rubricate.action.ports import DataStore
+from rubricate.action.ports import DataStore, Reader
 from rubricate.bot.handlers import HandlerContext
 from rubricate.bot.jobstate import JobState, job_state
 from rubricate.bot.on_graders import GradersEvent, JobEvent
@@ -26,8 +26,10 @@ from rubricate.bot.views import PullState, ViewState, decode_views, view_path
 from rubricate.bot.visible import reverted_pr
 from rubricate.config import Config, data_branch_problem
 from rubricate.errors import ConfigError, RubricateError
+from rubricate.evidence.report_model import ScoreReport
 from rubricate.evidence.snapshot import Snapshot
 from rubricate.ledger.event import Event
+from rubricate.rubric.model import Rubric
 
 DEFAULT_DATA_BRANCH = Config().data_branch
 
@@ -87,7 +89,7 @@ def prepare(
     base_ref = pull.base_ref if pull else None
     at = inputs.config_commit(reader, pull, default_branch, fetched) if pull else None
     config = inputs.read_config(reader, at).for_base(base_ref)
-    rubric = inputs.read_rubric(reader, at, config)
+    rubric = read_rubric(reader, at, config)
     branch = reader.settings.data_branch or config.data_branch
     problem = data_branch_problem(branch, default_branch, base_ref)
     if problem is not None:
@@ -202,5 +204,55 @@ def _for_event(
         )
     issues = inputs.linked(reader, event)
     snapshot = inputs.snapshot(reader, event, merge_base, inputs.spec_text(issues), config)
-    report = inputs.score_head(reader, snapshot, context.rubric, config)
+    report = score_head(reader, snapshot, context.rubric, config)
     return snapshot, dataclasses.replace(context, report=report)
+
+
+def read_rubric(reader: Reader, base_sha: str | None, config: Config) -> Rubric:
+    """The rubric named by the `rubric` input or the config, read at the base commit."""
+    from rubricate.rubric.resolve import resolve_rubric
+
+    ref = reader.settings.rubric or config.rubric
+
+    def at_base(path: str) -> str:
+        text = _read_text(reader, base_sha, path)
+        if text is None:
+            raise FileNotFoundError(path)
+        return text
+
+    if base_sha is None:
+        from rubricate.cli.repo_reader import local_reader
+
+        reader.runtime.log(f"rubric {ref}: read without git (built-in or local file)")
+        return resolve_rubric(ref, local_reader(reader.repo_dir))
+    try:
+        return resolve_rubric(ref, at_base)
+    except ConfigError as exc:
+        named_by = "the `rubric` input" if reader.settings.rubric else reader.settings.config_path
+        raise ConfigError(f"{exc} (named by {named_by})") from None
+
+
+def _read_text(reader: Reader, base_sha: str | None, path: str) -> str | None:
+    from rubricate.gitio.refs import read_text_at
+
+    if base_sha is None:
+        return None
+    return read_text_at(reader.repo_dir, base_sha, path, "at the base commit")
+
+
+def score_head(reader: Reader, snap: Snapshot, rubric: Rubric, config: Config) -> ScoreReport:
+    """Automatic evidence, then the judge when a key is configured (graders never run here)."""
+    from rubricate.evidence.autoscore import auto_score
+    from rubricate.judge.service import judge_report
+
+    report = auto_score(snap, rubric, config)
+    settings = reader.settings
+    return judge_report(
+        report,
+        snap,
+        config.judge,
+        mode="auto",
+        model=settings.model,
+        env=settings.judge_env(),
+        cache_dir=settings.judge_cache_dir,
+    )
