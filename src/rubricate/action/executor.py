@@ -90,7 +90,7 @@ class Executor:
     def __init__(
         self,
         api: GitHubClient,
-        ledger: DataStore,
+        ledger: DataStore | None,
         runtime: ActionsRuntime,
         views: ViewState,
         *,
@@ -110,6 +110,7 @@ class Executor:
             e for effect in effects if isinstance(effect, AppendEvents) for e in effect.events
         ]
         if events:
+            assert self._ledger is not None, "effects with events need a ledger"
             result = self._ledger.append([self._redacted(e) for e in events])
             self._note(f"ledger: {_describe_append(result, len(events))}")
         for effect in effects:
