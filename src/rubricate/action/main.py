@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from rubricate.action.inputs import Reader
-from rubricate.action.prepare import Prepared, merge_group_effects, prepare
+from rubricate.action.prepare import Prepared, merge_group_effects, prepare, tip_status
 from rubricate.action.runtime import ActionsRuntime
 from rubricate.bot.merge_queue import MergeGroupEvent
 from rubricate.bot.payload import (
@@ -243,6 +243,7 @@ def apply(
         ledger.views if ledger else ViewState(pr=0),
         details_url=details_url(settings),
         review_nodes=target.review_nodes,
+        regate=tip_status(prepared, settings.ledger_key) if prepared else None,
     )
     with runtime.group("rubricate: apply"):
         result = executor.apply(effects)

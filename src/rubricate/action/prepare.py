@@ -30,7 +30,7 @@ from rubricate.evidence.snapshot import Snapshot
 from rubricate.ledger.event import Event
 
 if TYPE_CHECKING:
-    from rubricate.bot.effects import Effect
+    from rubricate.bot.effects import Effect, SetStatus
     from rubricate.bot.merge_queue import MergeGroupEvent
     from rubricate.ledger.backends import DataBranchStore
 
@@ -264,3 +264,21 @@ def merge_group_effects(
     events = jobs_events(reader, event.repo, prs, branch, stack)
     jobs = {pr: job_state(events, event.repo, pr) for pr in prs}
     return [*group_status(event, prs, jobs)]
+
+
+def tip_status(prepared: Prepared, key_text: str | None) -> Callable[[str], SetStatus]:
+    """The gate status a head has on the data branch's tip, read again: what a run sets after a
+    green when another run may have changed the job meanwhile."""
+    from rubricate.bot.views import status
+    from rubricate.ledger.paths import job_paths
+    from rubricate.ledger.store import job_file_events
+
+    repo, pr, key = prepared.context.repo, prepared.job.pr, ledger_key(key_text)
+    paths = set(job_paths(repo, pr))
+
+    def at_tip(sha: str) -> SetStatus:
+        files = prepared.ledger.store.read_files(lambda p: p in paths)
+        job = job_state(job_file_events(files, repo, pr, key), repo, pr)
+        return status(job, prepared.context.rubric, sha)
+
+    return at_tip
