@@ -100,7 +100,8 @@ MATRIX: tuple[tuple[str, str, str], ...] = (
     ),
     (
         "after a green, a `/revise` whose status write gets a 5xx",
-        "the gate goes down before the ledger changes; the run fails with neither changed, a re-run applies both",
+        "the gate goes down before the ledger changes; the run fails with neither changed, "
+        "a re-run applies both",
         "github/test_stale_green.py::test_a_revise_whose_status_write_fails_leaves_no_stale_green",
     ),
     (

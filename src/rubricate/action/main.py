@@ -25,6 +25,7 @@ from rubricate.action.inputs import Reader
 from rubricate.action.prepare import Prepared, merge_group_effects, prepare, tip_status
 from rubricate.action.runtime import ActionsRuntime
 from rubricate.bot.merge_queue import MergeGroupEvent
+from rubricate.bot.on_graders import GradersEvent, GradersRun, JobEvent
 from rubricate.bot.payload import (
     BotEvent,
     CommentEvent,
@@ -33,8 +34,7 @@ from rubricate.bot.payload import (
     ReviewEvent,
     parse_event,
 )
-from rubricate.bot.payload_graders import GradersEvent, GradersRun, JobEvent
-from rubricate.bot.view_state import ViewState, decode_views, encode_views, view_path
+from rubricate.bot.views import ViewState, decode_views, encode_views, view_path
 from rubricate.errors import ConfigError, RubricateError, SourceError, read_problem
 
 if TYPE_CHECKING:
