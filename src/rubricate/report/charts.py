@@ -43,6 +43,29 @@ STYLE = Style(
 WIDTH, HEIGHT = 640, 360
 WIDE = 1100
 MAX_POINTS = 120
+_get = object.__getattribute__
+
+
+class _Quick:
+    """pygal's own attribute lookup (the render state first, then the chart), without its
+    recursive `__getattribute__`: the same answers, several times faster (most of a chart's
+    drawing time was spent there)."""
+
+    def __getattribute__(self, name: str) -> Any:
+        state = _get(self, "__dict__").get("state")
+        if state is not None and name != "state" and not name.startswith("__"):
+            values = state.__dict__
+            if name in values:
+                return values[name]
+        return _get(self, name)
+
+
+class DateTimeLine(_Quick, pygal.DateTimeLine):  # type: ignore[misc]
+    """`pygal.DateTimeLine` with the quick attribute lookup."""
+
+
+class Bar(_Quick, pygal.Bar):  # type: ignore[misc]
+    """`pygal.Bar` with the quick attribute lookup."""
 
 
 def _config(**extra: Any) -> dict[str, Any]:
@@ -104,7 +127,7 @@ def reputation_over_time(chart_id: str, points: Sequence[Mapping[str, Any]], des
 
     shown = thin(points)
     stamps = [_time(p["at"]) for p in shown]
-    chart = pygal.DateTimeLine(
+    chart = DateTimeLine(
         **_config(
             width=WIDE,
             height=400,
@@ -149,7 +172,7 @@ def grouped_bars(
         extra["y_labels"] = count_ticks(
             max((v or 0 for vs in series.values() for v in vs), default=0)
         )
-    chart = pygal.Bar(
+    chart = Bar(
         **_config(x_title=x_title, y_title=y_title, value_formatter=formatter, **extra)
     )
     chart.x_labels = list(labels)
@@ -168,7 +191,7 @@ def intervals(
     y_title: str,
 ) -> str:
     """Bars with 95% intervals drawn as error bars: `(value, low, high)` per label."""
-    chart = pygal.Bar(
+    chart = Bar(
         **_config(
             x_title="criterion",
             y_title=y_title,
@@ -186,7 +209,7 @@ def intervals(
 def growth(chart_id: str, points: Sequence[Mapping[str, Any]], threshold: int, desc: str) -> str:
     """Jobs with both signals over time, against the threshold."""
     stamps = [_time(p["at"]) for p in points]
-    chart = pygal.DateTimeLine(
+    chart = DateTimeLine(
         **_config(
             x_title="time (UTC)",
             y_title="jobs",

@@ -15,7 +15,7 @@ from typing import Any
 
 from rubricate.config import ReputationConfig
 from rubricate.ledger.badges import author_stem
-from rubricate.ledger.codec import ParsedLedger
+from rubricate.ledger.codec import ParsedLedger, bulk
 from rubricate.ledger.event import Event, rfc3339
 from rubricate.ledger.fold import fold_jobs
 from rubricate.report.audit import audit
@@ -44,6 +44,7 @@ class Options:
         return None if self.since_days is None else self.now - timedelta(days=self.since_days)
 
 
+@bulk
 def build_report(
     parsed: ParsedLedger, config: ReputationConfig, options: Options
 ) -> dict[str, Any]:

@@ -8,6 +8,7 @@ a terminal).
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 from collections.abc import Callable, Mapping, Sequence
@@ -30,14 +31,24 @@ def write_site(
     parallel_from: int = PARALLEL_FROM,
 ) -> list[Path]:
     """`index.html`, the sorted author tables, one page per author, and `report.json`."""
+    (out / "authors").mkdir(parents=True, exist_ok=True)
+    gc.freeze()  # the document lives to the end: collections while drawing skip it
+    try:
+        count = workers or min(os.cpu_count() or 1, 8)
+        return _write_pages(report, out, progress, count, parallel_from)
+    finally:
+        gc.unfreeze()
+
+
+def _write_pages(
+    report: Mapping[str, Any], out: Path, progress: Progress, count: int, parallel_from: int
+) -> list[Path]:
     from rubricate.report.pages import author_slugs, index_page, sort_pages
 
-    (out / "authors").mkdir(parents=True, exist_ok=True)
     written = [_write(out / "index.html", index_page(report))]
     progress("index.html")
     written += [_write(out / name, text) for name, text in sort_pages(report)]
     slugs = author_slugs(report)
-    count = workers or min(os.cpu_count() or 1, 8)
     if count > 1 and len(slugs) >= parallel_from:
         written += _parallel_authors(report, out, slugs, count, progress)
     else:
@@ -91,11 +102,9 @@ def write_markdown(report: Mapping[str, Any], out: Path) -> Path:
 def write_json(report: Mapping[str, Any], path: Path) -> Path:
     """Every number the pages show, as JSON."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", encoding="utf-8") as handle:
-        # Compact: the C encoder; an indented dump is several times slower on large ledgers.
-        json.dump(report, handle, sort_keys=True, allow_nan=False, separators=(",", ":"))
-        handle.write("\n")
-    return path
+    # `dumps`, compact: only then does json use its C encoder (`dump` never does).
+    text = json.dumps(report, sort_keys=True, allow_nan=False, separators=(",", ":"))
+    return _write(path, text + "\n")
 
 
 def _write(path: Path, text: str) -> Path:
