@@ -60,11 +60,11 @@ class _Quick:
         return _get(self, name)
 
 
-class DateTimeLine(_Quick, pygal.DateTimeLine):  # type: ignore[misc]
+class DateTimeLine(_Quick, pygal.DateTimeLine):
     """`pygal.DateTimeLine` with the quick attribute lookup."""
 
 
-class Bar(_Quick, pygal.Bar):  # type: ignore[misc]
+class Bar(_Quick, pygal.Bar):
     """`pygal.Bar` with the quick attribute lookup."""
 
 
@@ -172,9 +172,7 @@ def grouped_bars(
         extra["y_labels"] = count_ticks(
             max((v or 0 for vs in series.values() for v in vs), default=0)
         )
-    chart = Bar(
-        **_config(x_title=x_title, y_title=y_title, value_formatter=formatter, **extra)
-    )
+    chart = Bar(**_config(x_title=x_title, y_title=y_title, value_formatter=formatter, **extra))
     chart.x_labels = list(labels)
     for name, values in series.items():
         chart.add(name, list(values))

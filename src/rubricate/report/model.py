@@ -8,7 +8,7 @@ it; `author` narrows everything to that author's jobs.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -17,7 +17,7 @@ from rubricate.config import ReputationConfig
 from rubricate.ledger.badges import author_stem
 from rubricate.ledger.codec import ParsedLedger, bulk
 from rubricate.ledger.event import Event, rfc3339
-from rubricate.ledger.fold import fold_jobs
+from rubricate.ledger.fold import JobFacts, fold_jobs
 from rubricate.report.audit import audit
 from rubricate.report.calibration import calibration
 from rubricate.report.pairs import latest_scores
@@ -68,7 +68,7 @@ def build_report(
         },
         "ledger": _ledger(parsed),
         "config": config.model_dump(mode="json"),
-        "authors": _authors(mine, config, cutoff),
+        "authors": _authors(mine, config, cutoff, {k: j.facts for k, j in folded.items()}),
         "scores": {"distributions": distributions(scored), "summary": summary(rows), "jobs": rows},
         "calibration": calibration(scored, seed=options.seed),
         "weights": weights_section(
@@ -91,10 +91,13 @@ def _ledger(parsed: ParsedLedger) -> dict[str, Any]:
 
 
 def _authors(
-    events: Sequence[Event], config: ReputationConfig, cutoff: datetime | None
+    events: Sequence[Event],
+    config: ReputationConfig,
+    cutoff: datetime | None,
+    folded: Mapping[tuple[str, int], JobFacts],
 ) -> list[dict[str, Any]]:
     authors = []
-    for (repo, author), points in reputation_series(events, config).items():
+    for (repo, author), points in reputation_series(events, config, folded).items():
         entry = {k: v for k, v in points[-1].items() if k not in ("at", "pr")}
         authors.append(
             {

@@ -1,15 +1,16 @@
 """Each author's reputation over time, from the same fold as `reputation.json` (pure).
 
 A series has one point as of each completed job (the time of its `final_approval`) and a last
-point as of the author's newest event, when that is later. A point folds every event of the
-author's jobs up to its time (`at` order, ties by id, as the fold orders them) and computes the
-author's `reputation.json` entry from those jobs with the same code, so the last point equals
-`reputation.json` exactly. Only the jobs that changed since the previous point are folded again.
+point as of the author's newest event, when that is later. One pass over the author's events in
+fold order (`at`, ties by id) keeps the author's running state: each job's facts as of the point
+(the job's own fold over its events so far, or its whole fold once every event is in) and their
+terms, which the ledger's own `terms_entry` adds up as `reputation.json` does. So every point is
+what `reputation.json` would say for the ledger up to that time, and the last one equals it.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -18,45 +19,61 @@ from rubricate.config import ReputationConfig
 from rubricate.ledger.codec import bulk
 from rubricate.ledger.event import Event, rfc3339
 from rubricate.ledger.fold import JobFacts, event_order, fold_job
-from rubricate.ledger.reputation import author_entry
+from rubricate.ledger.reputation import JobTerms, job_terms, terms_entry
 
 AuthorKey = tuple[str, str]
 """`(repo, author)`."""
+JobKey = tuple[str, int]
 
 
 @bulk
 def reputation_series(
-    events: Iterable[Event], config: ReputationConfig
+    events: Iterable[Event],
+    config: ReputationConfig,
+    folded: Mapping[JobKey, JobFacts] | None = None,
 ) -> dict[AuthorKey, list[dict[str, Any]]]:
-    """Every `(repo, author)`'s points, oldest first; keys sorted."""
-    by_job: dict[tuple[str, int], list[Event]] = defaultdict(list)
+    """Every `(repo, author)`'s points, oldest first; keys sorted.
+
+    `folded`: the facts of whole jobs when the caller has folded them already.
+    """
+    by_job: dict[JobKey, list[Event]] = defaultdict(list)
     for event in events:
         by_job[(event.repo, event.pr)].append(event)
     by_author: dict[AuthorKey, list[Event]] = defaultdict(list)
     for key, job_events in by_job.items():
         job_events.sort(key=event_order)
         by_author[(key[0], job_events[0].author)].extend(job_events)
-    return {key: author_series(by_author[key], config) for key in sorted(by_author)}
+    by_repo: dict[str, dict[int, JobFacts]] = defaultdict(dict)
+    for (repo, pr), facts in (folded or {}).items():
+        by_repo[repo][pr] = facts
+    return {
+        key: author_series(by_author[key], config, by_repo[key[0]]) for key in sorted(by_author)
+    }
 
 
-def author_series(events: Sequence[Event], config: ReputationConfig) -> list[dict[str, Any]]:
-    """One author's points from the events of all their jobs in one repo."""
+def author_series(
+    events: Sequence[Event], config: ReputationConfig, folded: Mapping[int, JobFacts] | None = None
+) -> list[dict[str, Any]]:
+    """One author's points from the events of all their jobs in one repo (`folded`: the facts
+    of whole jobs, by `pr`, when they are known already)."""
     ordered = sorted(events, key=event_order)
-    stops = _stop_indexes(ordered)
+    sizes = Counter(event.pr for event in ordered)
     seen: dict[int, list[Event]] = defaultdict(list)
-    facts: dict[int, JobFacts] = {}
-    dirty: set[int] = set()
+    terms: dict[int, JobTerms] = {}
     points: list[dict[str, Any]] = []
     start = 0
-    for stop, completed in stops:
+    for stop, completed in _stop_indexes(ordered):
+        changed = set()
         for event in ordered[start : stop + 1]:
             seen[event.pr].append(event)
-            dirty.add(event.pr)
+            changed.add(event.pr)
         start = stop + 1
-        for pr in dirty:
-            facts[pr] = fold_job(seen[pr]).facts
-        dirty.clear()
-        points.append(_point(ordered[stop].at, completed, facts, config))
+        for pr in changed:
+            whole = (folded or {}).get(pr) if len(seen[pr]) == sizes[pr] else None
+            facts = whole or fold_job(seen[pr]).facts
+            terms[pr] = job_terms(facts, config)
+        entry = terms_entry([terms[pr] for pr in sorted(terms)], config)
+        points.append({"at": rfc3339(ordered[stop].at), "pr": completed, **entry})
     return points
 
 
@@ -75,13 +92,6 @@ def _stop_indexes(ordered: Sequence[Event]) -> list[tuple[int, int | None]]:
     if ordered and (not stops or stops[-1][0] != len(ordered) - 1):
         stops.append((len(ordered) - 1, None))
     return stops
-
-
-def _point(
-    at: datetime, completed: int | None, facts: Mapping[int, JobFacts], config: ReputationConfig
-) -> dict[str, Any]:
-    entry = author_entry([facts[pr] for pr in sorted(facts)], config)
-    return {"at": rfc3339(at), "pr": completed, **entry}
 
 
 def since(points: Sequence[dict[str, Any]], cutoff: datetime | None) -> list[dict[str, Any]]:
