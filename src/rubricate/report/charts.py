@@ -42,7 +42,7 @@ STYLE = Style(
 )
 WIDTH, HEIGHT = 640, 360
 WIDE = 1100
-MAX_POINTS = 120
+MAX_POINTS = 60
 _get = object.__getattribute__
 
 
