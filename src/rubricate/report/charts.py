@@ -7,6 +7,7 @@ and a `<desc>` that say what it shows. The data table beside each chart is the p
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
@@ -43,6 +44,8 @@ STYLE = Style(
 WIDTH, HEIGHT = 640, 360
 WIDE = 1100
 MAX_POINTS = 60
+STYLES: dict[str, str] = {}
+"""The charts' CSS by class (pages link one `style.css`; a strict CSP allows no inline style)."""
 _get = object.__getattribute__
 
 
@@ -101,14 +104,20 @@ def render(chart: Any, chart_id: str, title: str, desc: str) -> str:
     def accessible(root: Any) -> Any:
         for comment in [c for c in root if not isinstance(c.tag, str)]:
             root.remove(comment)
+        css = []
         for defs in root.iter("defs"):
-            for script in [s for s in defs if s.tag == "script"]:
-                defs.remove(script)
+            for node in [s for s in defs if s.tag in ("script", "style")]:
+                css += [node.text or ""] if node.tag == "style" else []
+                defs.remove(node)
+        for parent in root.iter():
+            for child in [c for c in parent if c.get("class") == "plot tooltip-overlay"]:
+                parent.remove(child)  # the tooltip is scripted, and styled inline
         for old in [t for t in root if t.tag == "title"]:
             root.remove(old)
         root.set("role", "img")
         root.set("aria-labelledby", f"{chart_id}-title {chart_id}-desc")
-        root.set("class", f"{root.get('class', '')} chart-svg".strip())
+        scope = _shared_style("\n".join(css), f"#chart-{chart_id}")
+        root.set("class", f"{root.get('class', '')} chart-svg {scope}".strip())
         heading = root.makeelement("title", {"id": f"{chart_id}-title"})
         heading.text = title
         described = root.makeelement("desc", {"id": f"{chart_id}-desc"})
@@ -119,6 +128,20 @@ def render(chart: Any, chart_id: str, title: str, desc: str) -> str:
 
     chart.add_xml_filter(accessible)
     return str(chart.render(is_unicode=True))
+
+
+def _shared_style(css: str, scope: str) -> str:
+    """Keep a chart's CSS, scoped to a class named after its content, in `STYLES`."""
+    name = (
+        "c" + hashlib.sha1(css.replace(scope, "#").encode(), usedforsecurity=False).hexdigest()[:10]
+    )
+    STYLES.setdefault(name, css.replace(scope, f".{name}"))
+    return name
+
+
+def stylesheet() -> str:
+    """The CSS of every chart drawn so far (each distinct style once)."""
+    return "\n".join(STYLES[name] for name in sorted(STYLES))
 
 
 def reputation_over_time(chart_id: str, points: Sequence[Mapping[str, Any]], desc: str) -> str:

@@ -71,7 +71,12 @@ def author_pages(
         yield (
             f"{slug}.html",
             page(
-                f"{login} · rubricate report", _subtitle(report), (), back + body, _footer(report)
+                f"{login} · rubricate report",
+                _subtitle(report),
+                (),
+                back + body,
+                _footer(report),
+                root="../",
             ),
         )
 

@@ -13,6 +13,7 @@ import json
 import os
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,8 @@ def write_site(
     workers: int | None = None,
     parallel_from: int = PARALLEL_FROM,
 ) -> list[Path]:
-    """`index.html`, the sorted author tables, one page per author, and `report.json`."""
+    """`index.html`, the sorted author tables, one page per author, `report.json` and the one
+    `style.css` they all link (written last: it holds the CSS of every chart drawn)."""
     (out / "authors").mkdir(parents=True, exist_ok=True)
     gc.freeze()  # the document lives to the end: collections while drawing skip it
     try:
@@ -54,7 +56,16 @@ def _write_pages(
     else:
         written += _write_authors(report, out, slugs, progress)
     written.append(write_json(report, out / "report.json"))
+    written.append(_write(out / "style.css", stylesheet()))
     return written
+
+
+def stylesheet() -> str:
+    """The site's one stylesheet: the pages' CSS, then every chart's."""
+    from rubricate.report import charts
+
+    pages = resources.files("rubricate.report").joinpath("style.css").read_text(encoding="utf-8")
+    return f"{pages}\n{charts.stylesheet()}\n"
 
 
 def _write_authors(
@@ -73,11 +84,14 @@ def _write_authors(
 def _parallel_authors(
     report: Mapping[str, Any], out: Path, slugs: Sequence[str], workers: int, progress: Progress
 ) -> list[Path]:
+    from rubricate.report import charts
+
     chunks = [list(slugs[i : i + 25]) for i in range(0, len(slugs), 25)]
     written: list[Path] = []
     with ProcessPoolExecutor(workers, initializer=_start_worker, initargs=(report, out)) as pool:
-        for paths in pool.map(_draw_chunk, chunks):
+        for paths, styles in pool.map(_draw_chunk, chunks):
             written += [Path(p) for p in paths]
+            charts.STYLES.update(styles)
             progress(f"author pages {len(written)}/{len(slugs)}")
     return written
 
@@ -86,9 +100,11 @@ def _start_worker(report: Mapping[str, Any], out: Path) -> None:
     _worker["report"], _worker["out"] = report, out
 
 
-def _draw_chunk(slugs: list[str]) -> list[str]:
+def _draw_chunk(slugs: list[str]) -> tuple[list[str], dict[str, str]]:
+    from rubricate.report import charts
+
     paths = _write_authors(_worker["report"], _worker["out"], slugs, lambda _: None)
-    return [str(p) for p in paths]
+    return [str(p) for p in paths], charts.STYLES
 
 
 def write_markdown(report: Mapping[str, Any], out: Path) -> Path:
