@@ -33,7 +33,10 @@ def write_site(
 ) -> list[Path]:
     """`index.html`, the sorted author tables, one page per author, `report.json` and the one
     `style.css` they all link (written last: it holds the CSS of every chart drawn)."""
+    from rubricate.report import charts
+
     (out / "authors").mkdir(parents=True, exist_ok=True)
+    charts.STYLES.clear()
     gc.freeze()  # the document lives to the end: collections while drawing skip it
     try:
         count = workers or min(os.cpu_count() or 1, 8)
