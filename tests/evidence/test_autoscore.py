@@ -10,8 +10,7 @@ from hypothesis import strategies as st
 
 from rubricate.config import Config
 from rubricate.evidence.autoscore import auto_score
-from rubricate.evidence.report_model import CheckResult, Finding
-from rubricate.evidence.scale_map import to_scale
+from rubricate.evidence.report_model import CheckResult, Finding, to_scale
 from rubricate.evidence.snapshot import FileChange, Snapshot
 from rubricate.rubric.model import Criterion, PassRule, Rubric, Scale
 from rubricate.rubric.resolve import resolve_rubric

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from rubricate.config import Config
+from rubricate.evidence.autoscore import spec_adherence_check
 from rubricate.evidence.report_model import CheckResult
 from rubricate.evidence.spec import parse_spec
-from rubricate.evidence.spec_adherence import spec_adherence_check
 
 from .gitrepo import FileValue, config_of, snapshot_of
 

@@ -15,11 +15,12 @@ from rubricate.ledger.cache import (
     bucket_files,
     cache_head,
     derived_entries,
+    id_bucket,
     load_cache,
     read_head,
+    read_ids,
 )
 from rubricate.ledger.codec import git_blob_id
-from rubricate.ledger.ids import id_bucket, read_ids
 from rubricate.ledger.paths import CACHE_PATH
 from rubricate.ledger.plan import plan_rebuild
 from tests.ledger.factory import completed_job, event

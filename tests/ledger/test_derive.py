@@ -8,18 +8,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rubricate.config import ReputationConfig, ReputationWeights
-from rubricate.ledger.badges import author_stem, value_badge
 from rubricate.ledger.cache import (
     bucket_files,
     cache_head,
     derived_entries,
+    id_bucket,
     load_cache,
     read_head,
 )
 from rubricate.ledger.codec import git_blob_id
+from rubricate.ledger.derive import value_badge
 from rubricate.ledger.event import Event
-from rubricate.ledger.ids import id_bucket
-from rubricate.ledger.paths import CACHE_PATH
+from rubricate.ledger.paths import CACHE_PATH, author_stem
 from tests.ledger.factory import completed_job, event
 from tests.ledger.memory_branch import apply_events as _apply
 from tests.ledger.memory_branch import derived_only as _derived
@@ -168,9 +168,9 @@ def test_badge_svgs_do_not_depend_on_how_many_were_drawn_before() -> None:
     first = value_badge("reputation", 0.5).svg()
     for value in (0.1, 0.2, 0.3):
         value_badge("x", value).svg()
-    from rubricate.ledger import badges
+    from rubricate.ledger import derive
 
-    badges._render_svg.cache_clear()
+    derive._render_svg.cache_clear()
     assert value_badge("reputation", 0.5).svg() == first
     assert b"rubricate_" in first
 

@@ -18,16 +18,16 @@ from typing import TYPE_CHECKING, Any
 
 from rubricate.action.runtime import ActionsRuntime
 from rubricate.action.settings import DEFAULT_CONFIG_PATH, ActionSettings
-from rubricate.bot.closing import linked_issues, same_repo
 from rubricate.bot.commands import ParsedCommand, parse_commands
+from rubricate.bot.on_graders import GradersEvent, JobEvent
 from rubricate.bot.payload import CommentEvent, PullRequestEvent, ReviewEvent
-from rubricate.bot.payload_graders import GradersEvent, JobEvent
-from rubricate.bot.view_state import PullState
+from rubricate.bot.views import PullState
+from rubricate.bot.visible import linked_issues, same_repo
 from rubricate.config import Config
 from rubricate.errors import ConfigError
 from rubricate.evidence.report_model import ScoreReport
 from rubricate.evidence.snapshot import Snapshot
-from rubricate.gitio.fetch import fetch_commits, tree_of
+from rubricate.gitio.workspace import fetch_commits, tree_of
 from rubricate.rubric.model import Rubric
 
 if TYPE_CHECKING:
@@ -101,7 +101,7 @@ def config_commit(
     """The commit to read config and rubric at: the base when it is the default branch (or the
     default branch is unknown), else the default branch's tip, fetched once."""
     from rubricate.config import branch_name_problem
-    from rubricate.gitio.fetch import fetch_branch
+    from rubricate.gitio.workspace import fetch_branch
 
     if not base_fetched:
         return None

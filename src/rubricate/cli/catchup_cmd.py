@@ -141,9 +141,9 @@ def catch_up_settings(env: Mapping[str, str], *, repo: str | None, dry_run: bool
 def default_branch_config(settings: ActionSettings) -> Config:
     """The config file as it is on the default branch; the built-in defaults when it is absent."""
     from rubricate.config import Config
-    from rubricate.gitio.fetch import auth_env
     from rubricate.gitio.refs import config_at
     from rubricate.gitio.run import GitError, run_git
+    from rubricate.gitio.workspace import auth_env
     from rubricate.redaction import redact_url
 
     remote, token = settings.repo_remote, settings.token
@@ -173,7 +173,7 @@ def linked_due_dates(
     adapter: GitHubAdapter, pulls: Sequence[PullSummary], server_url: str
 ) -> dict[int, datetime]:
     """The milestone due date of the first linked issue of each merged PR without a milestone."""
-    from rubricate.bot.closing import linked_issues
+    from rubricate.bot.visible import linked_issues
 
     found: dict[int, datetime] = {}
     for pull in pulls:

@@ -228,7 +228,7 @@ def run_verify(args: argparse.Namespace) -> int:
 
 def run_show(args: argparse.Namespace) -> int:
     """Print the events (or one job) as a table or JSON."""
-    from rubricate.ledger.show import event_rows, job_text, select_job
+    from rubricate.ledger.verify import event_rows, job_text, select_job
 
     with open_store(args) as store:
         parsed = store.read()

@@ -75,7 +75,7 @@ def _recompute(
 
 def _document(data: bytes | None) -> dict[str, Any] | None:
     """The stored reputation.json, or None when it is absent or not shaped like one."""
-    from rubricate.ledger.show import reputation_text
+    from rubricate.ledger.verify import reputation_text
 
     try:
         loaded = json.loads(data) if data is not None else None
@@ -88,7 +88,7 @@ def _document(data: bytes | None) -> dict[str, Any] | None:
 
 
 def _print(document: dict[str, Any], args: argparse.Namespace) -> None:
-    from rubricate.ledger.show import check_author, only_author, reputation_text
+    from rubricate.ledger.verify import check_author, only_author, reputation_text
 
     if args.author is not None:
         check_author(document, args.author)

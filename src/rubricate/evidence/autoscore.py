@@ -12,13 +12,27 @@ Checks feed the rubric criteria with these exact ids; a rubric without them gets
 `quality` has no automatic check; it stays unscored unless a grader scores it. Grader results
 name their criterion by id or unique prefix; they replace the heuristic of that criterion, and
 several graders of one criterion combine by their lowest value. Each check value in [0, 1] is
-mapped onto the rubric's scale by `rubricate.evidence.scale_map.to_scale`. Every score has
+mapped onto the rubric's scale by `rubricate.evidence.report_model.to_scale`. Every score has
 source `auto` and the evidence of its check.
+
+Two checks live here:
+- inputs: what the change contains and which files could not be inspected. It feeds no
+  criterion. Binary files, files over 1 MiB (size-checked, not parsed), symlinks, submodules and
+  non-UTF-8 text are listed as info findings, so a reader knows what the other checks did not
+  see; renames and deletions are counted in the evidence.
+- spec_adherence: the change does what the spec asks, and only that. Coverage is the share of
+  the spec's open checklist items, the spec's named deliverables and the config's required
+  deliverables that the change touches (`spec.item_covered`). Scope: when the config (`scope:`)
+  or the spec declares the paths in scope, each touched path outside them counts against; so
+  does a path the spec lists as out of scope. The value is coverage (1 when there is nothing to
+  cover) times (1 - 0.5 * out-of-scope share). With no checklist, no deliverables and no
+  declared scope, `spec_adherence` stays unscored: the judge and reviewers refine it.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from collections.abc import Sequence
 
 from rubricate.config import Config
@@ -26,12 +40,18 @@ from rubricate.errors import ScoreError
 from rubricate.evidence.completeness import completeness_check
 from rubricate.evidence.deliverable_schemas import compile_deliverable_schemas
 from rubricate.evidence.format_check import format_check
-from rubricate.evidence.inputs import inputs_check
-from rubricate.evidence.report_model import CheckResult, CriterionScore, Finding, ScoreReport
-from rubricate.evidence.scale_map import to_scale
+from rubricate.evidence.paths import extension, glob_regex, is_glob
+from rubricate.evidence.report_model import (
+    CheckResult,
+    CriterionScore,
+    Finding,
+    ScoreReport,
+    check_result,
+    short_list,
+    to_scale,
+)
 from rubricate.evidence.snapshot import Snapshot
-from rubricate.evidence.spec import parse_spec
-from rubricate.evidence.spec_adherence import spec_adherence_check
+from rubricate.evidence.spec import Spec, change_vocabulary, item_covered, parse_spec, touches
 from rubricate.evidence.verifiability import verifiability_check
 from rubricate.rubric.model import Rubric
 from rubricate.rubric.scoring import check_scores, numeric, resolve_criterion_id, score
@@ -129,3 +149,127 @@ def _notes(
         else:
             notes.append(f"{cid}: no automatic check scores it; a reviewer or the judge does")
     return tuple(notes)
+
+
+INPUTS_CHECK = "inputs"
+MAX_INPUT_FINDINGS = 50
+
+
+def inputs_check(snapshot: Snapshot) -> CheckResult:
+    """Summarize the change and list the files the checks could not read."""
+    counts = Counter(change.status for change in snapshot.changes)
+    summary = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
+    evidence = [f"{len(snapshot.changes)} files changed" + (f" ({summary})" if summary else "")]
+    unreadable = [
+        (change.path, reason)
+        for change in snapshot.changes
+        if (reason := change.unreadable_reason) is not None and reason != "deleted"
+    ]
+    findings = [
+        Finding(INPUTS_CHECK, f"not inspected: {reason}", path, None, "info")
+        for path, reason in unreadable[:MAX_INPUT_FINDINGS]
+    ]
+    if len(unreadable) > MAX_INPUT_FINDINGS:
+        more = len(unreadable) - MAX_INPUT_FINDINGS
+        findings.append(
+            Finding(INPUTS_CHECK, f"... and {more} more files not inspected", severity="info")
+        )
+    for change in snapshot.changes:
+        if change.status == "renamed" and change.old_path:
+            evidence.append(f"renamed: {change.old_path} -> {change.path}")
+    return check_result(INPUTS_CHECK, findings, evidence=evidence[:20])
+
+
+SPEC_CHECK = "spec_adherence"
+SPEC_CRITERION = "spec_adherence"
+OUT_OF_SCOPE_WEIGHT = 0.5
+MAX_SCOPE_FINDINGS = 20
+
+
+def spec_adherence_check(snapshot: Snapshot, config: Config, spec: Spec) -> CheckResult:
+    """Compare the change with the spec's checklist, deliverables and declared scope."""
+    findings: list[Finding] = []
+    evidence: list[str] = []
+    covered, total = _coverage(snapshot, config, spec, findings, evidence)
+    scope = (*config.scope, *spec.scope)
+    outside = _out_of_scope(snapshot, scope, spec.out_of_scope)
+    _scope_findings(outside, findings)
+    if not total and not scope and not spec.out_of_scope:
+        evidence.append("the spec has no checklist, named deliverables or scope to compare against")
+        return check_result(
+            SPEC_CHECK, findings, criterion=SPEC_CRITERION, value=None, evidence=evidence
+        )
+    touched = len(snapshot.touched_paths)
+    share = len(outside) / touched if touched else 0.0
+    if scope or spec.out_of_scope:
+        evidence.append(f"{touched - len(outside)} of {touched} touched paths are in scope")
+    value = (covered / total if total else 1.0) * (1.0 - OUT_OF_SCOPE_WEIGHT * share)
+    return check_result(
+        SPEC_CHECK, findings, criterion=SPEC_CRITERION, value=value, evidence=evidence
+    )
+
+
+def _coverage(
+    snapshot: Snapshot, config: Config, spec: Spec, findings: list[Finding], evidence: list[str]
+) -> tuple[int, int]:
+    covered = total = 0
+    if spec.open_items:
+        words = change_vocabulary(snapshot)
+        done = [item for item in spec.open_items if item_covered(item, snapshot, words)]
+        for item in spec.open_items:
+            if item not in done:
+                findings.append(
+                    Finding(SPEC_CHECK, f"not covered: {item.text}", None, item.line, "info")
+                )
+        evidence.append(f"{len(done)} of {len(spec.open_items)} open checklist items covered")
+        covered, total = len(done), len(spec.open_items)
+    named = list(
+        dict.fromkeys([*spec.deliverables, *(d.glob for d in config.deliverables if d.required)])
+    )
+    if named:
+        hit = [name for name in named if touches(name, snapshot)]
+        for name in named:
+            if name not in hit:
+                findings.append(
+                    Finding(
+                        SPEC_CHECK, f"deliverable not in the change: {name}", severity="warning"
+                    )
+                )
+        missed = [name for name in named if name not in hit]
+        listed = f": {short_list(hit)}" if hit else f"; missing: {short_list(missed)}"
+        evidence.append(
+            f"{len(hit)} of {len(named)} deliverables the spec names are in the change{listed}"
+        )
+        covered, total = covered + len(hit), total + len(named)
+    return covered, total
+
+
+def _out_of_scope(
+    snapshot: Snapshot, scope: tuple[str, ...], excluded: tuple[str, ...]
+) -> list[str]:
+    inside = [glob_regex(_as_directory(pattern)) for pattern in scope]
+    banned = [glob_regex(pattern) for pattern in excluded]
+    found: list[str] = []
+    for path in sorted(snapshot.touched_paths):
+        if any(r.match(path) for r in banned) or (
+            inside and not any(r.match(path) for r in inside)
+        ):
+            found.append(path)
+    return found
+
+
+def _as_directory(pattern: str) -> str:
+    """A bare name without an extension (`src`) means the directory `src/`."""
+    return pattern if is_glob(pattern) or extension(pattern) else pattern + "/"
+
+
+def _scope_findings(outside: list[str], findings: list[Finding]) -> None:
+    for path in outside[:MAX_SCOPE_FINDINGS]:
+        findings.append(
+            Finding(SPEC_CHECK, "changed outside the declared scope", path, None, "warning")
+        )
+    if len(outside) > MAX_SCOPE_FINDINGS:
+        extra = len(outside) - MAX_SCOPE_FINDINGS
+        findings.append(
+            Finding(SPEC_CHECK, f"... and {extra} more paths outside the scope", severity="warning")
+        )

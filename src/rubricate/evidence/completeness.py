@@ -21,10 +21,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rubricate.evidence import paths as kinds
-from rubricate.evidence.coverage import change_vocabulary, item_covered
 from rubricate.evidence.report_model import CheckResult, Finding, check_result
 from rubricate.evidence.snapshot import FileChange, Snapshot
-from rubricate.evidence.spec import ChecklistItem, Spec
+from rubricate.evidence.spec import ChecklistItem, Spec, change_vocabulary, item_covered
 
 CHECK_ID = "completeness"
 CRITERION = "completeness"

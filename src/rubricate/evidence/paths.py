@@ -3,6 +3,12 @@
 Globs match the whole repository-relative path: `*` and `?` stay within one path segment,
 `**` spans segments (`**/` also matches no directory at all), `[abc]`/`[!abc]` are classes,
 and a trailing `/` matches everything below that directory.
+
+`not_authored` tells generated, vendored and lock files from hand-written changes: a file
+counts as generated when its first 2 KB carry a common marker (`@generated`, `DO NOT EDIT`,
+`DO NOT MODIFY`, `Code generated ... DO NOT EDIT.`, "automatically generated"), as vendored
+when a folder on its path is `vendor`, `vendored`, `third_party` or `node_modules`, and
+lockfiles are named by `is_lockfile`.
 """
 
 from __future__ import annotations
@@ -10,6 +16,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from functools import lru_cache
+
+from rubricate.evidence.snapshot import FileChange
 
 
 def words(text: str) -> frozenset[str]:
@@ -185,3 +193,24 @@ def structured_kind(path: str) -> str | None:
     if kind == "json" and JSONC_NAMES.search(path):
         return None
     return kind
+
+
+HEAD_BYTES = 2048
+MARKER = re.compile(
+    r"@generated\b|\bDO NOT (?:EDIT|MODIFY)\b|\bCode generated\b.*\bDO NOT EDIT\b"
+    r"|\b(?:auto(?:matically)?[- ]?generated|generated automatically)\b",
+    re.IGNORECASE,
+)
+VENDOR_DIRS = frozenset({"vendor", "vendored", "third_party", "third-party", "node_modules"})
+
+
+def not_authored(change: FileChange) -> str | None:
+    """Why a changed file is not a hand-written change (generated, vendored, lockfile), or None."""
+    if is_lockfile(change.path):
+        return "lockfile"
+    if any(part.lower() in VENDOR_DIRS for part in change.path.split("/")[:-1]):
+        return "vendored"
+    head = (change.content or b"")[:HEAD_BYTES].decode("utf-8", "replace")
+    if MARKER.search(head):
+        return "generated"
+    return None

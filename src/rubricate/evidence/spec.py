@@ -8,8 +8,10 @@ Heuristics, documented because users write specs by hand:
   token with a `/` or a known file extension (or an unquoted one in those list items);
 - scope is the paths listed under a `Scope`/`In scope` heading or on a `Scope:` line, and
   `Out of scope` lists paths the change must not touch.
-An item is covered when the change touches a path it names, or when at least half of its
-significant words (stemmed) occur in the changed paths and added lines.
+An item is covered (`item_covered`, shared by the completeness and spec_adherence checks) when
+the change touches a path it names (exactly, as a glob, or as a directory), or, for items that
+name no path, when at least half of its significant words (stemmed) occur in the changed paths
+and added lines.
 """
 
 from __future__ import annotations
@@ -24,8 +26,11 @@ from rubricate.evidence.paths import (
     SOURCE_EXTS,
     STRUCTURED_EXTS,
     extension,
+    glob_regex,
+    is_glob,
     words,
 )
+from rubricate.evidence.snapshot import Snapshot
 
 _FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,}).*?^\1\2[`~]*[ \t]*$", re.M | re.S)
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
@@ -187,3 +192,27 @@ def vocabulary(texts: Iterable[str]) -> frozenset[str]:
 
 def _unique(items: list[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(item[2:] if item.startswith("./") else item for item in items))
+
+
+def change_vocabulary(snapshot: Snapshot) -> frozenset[str]:
+    """Significant words of the changed paths and added lines."""
+    texts = [c.path for c in snapshot.changes]
+    texts += [c.added_text for c in snapshot.changes]
+    return vocabulary(texts)
+
+
+def touches(name: str, snapshot: Snapshot) -> bool:
+    """True when the change touches the path, glob or directory `name`."""
+    if not is_glob(name):
+        return name in snapshot.touched_paths
+    regex = glob_regex(name)
+    return any(regex.match(path) for path in snapshot.touched_paths)
+
+
+def item_covered(item: ChecklistItem, snapshot: Snapshot, words: frozenset[str]) -> bool:
+    """True when the change touches a path the item names, or shares half its words."""
+    if any(touches(path, snapshot) for path in item.paths):
+        return True
+    if item.paths:
+        return False
+    return bool(item.words) and len(item.words & words) * 2 >= len(item.words)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from rubricate.evidence import paths as kinds
-from rubricate.evidence.generated import not_authored
+from rubricate.evidence.paths import not_authored
 from rubricate.evidence.report_model import CheckResult, Finding, check_result, short_list
 from rubricate.evidence.snapshot import FileChange, Snapshot
 

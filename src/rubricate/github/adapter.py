@@ -18,7 +18,7 @@ from github.IssueComment import IssueComment
 from github.Repository import Repository
 
 from github import Github
-from rubricate.bot.closing import IssueRef
+from rubricate.bot.visible import IssueRef
 from rubricate.github import artifacts
 from rubricate.github.artifacts import ArtifactInfo
 from rubricate.github.client import (
@@ -26,12 +26,14 @@ from rubricate.github.client import (
     DEFAULT_TIMEOUT_S,
     GRAPHQL_REACTIONS,
     GitHubError,
+    PullSummary,
     api_call,
     api_call_or_none,
+    closed_since,
     connect,
     role_from_permission,
+    utc,
 )
-from rubricate.github.pulls import PullSummary, closed_since, utc
 
 __all__ = [
     "ADD_REACTION",

@@ -282,16 +282,8 @@ class BaseTree(Mapping[str, bytes]):
 
     def _listing(self) -> dict[str, tuple[str, int]]:
         if self._blobs is None:
-            args = [
-                "ls-tree",
-                "-r",
-                "-z",
-                "--full-tree",
-                "--long",
-                "--end-of-options",
-                self._commit,
-            ]
-            out = run_git(args, self._repo).stdout
+            args = ["ls-tree", "-r", "-z", "--full-tree", "--long", "--end-of-options"]
+            out = run_git([*args, self._commit], self._repo).stdout
             self._blobs = {}
             for line in out.split(b"\0"):
                 meta, _, name = line.partition(b"\t")

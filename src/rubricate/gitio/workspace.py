@@ -1,7 +1,8 @@
-"""The git plumbing behind the data branch: fetch, read, commit, push (shell: runs git).
+"""Private bare repositories fed from a remote: a PR's commits, and the data branch (shell: git).
 
-A private bare repository holds a shallow, blob-less copy of the branch tip (commit and trees);
-the blobs it reads are fetched in one request (servers without filter support send them all).
+A PR's base and head commits are fetched into one to be read, never checked out or executed.
+The data branch's repository holds a shallow, blob-less copy of the branch tip (commit and
+trees); the blobs it reads are fetched in one request (servers without filter support send all).
 Commits are built with `git fast-import` from the tip, writing only the files that changed, in
 one process. The remote URL is passed on each command line and a token only through the
 environment (`GIT_CONFIG_COUNT`/`KEY`/`VALUE` setting `http.extraheader`), so no credential
@@ -18,7 +19,9 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from rubricate.gitio.run import GitError, run_git
+from rubricate.errors import RubricateError
+from rubricate.gitio.run import GitError, git_text, run_git
+from rubricate.gitnames import ref_error, sha_error
 from rubricate.redaction import redact_url
 
 BOT_NAME = "rubricate-bot"
@@ -40,6 +43,7 @@ _NO_FILTER = "filtering not recognized by server"
 _LOCAL_UPLOAD_PACK = (
     "git -c uploadpack.allowFilter=true -c uploadpack.allowAnySHA1InWant=true upload-pack"
 )
+DEEPEN_STEPS = (1, 16, 256)
 
 
 def is_url(remote: str) -> bool:
@@ -54,10 +58,14 @@ def remote_url(remote: str) -> str:
     return Path(remote).expanduser().resolve().as_uri()
 
 
-def auth_env(url: str, token: str | None, base: Mapping[str, str]) -> dict[str, str]:
-    """Environment entries adding an authorization header for this URL's host only."""
+def auth_env(url: str, token: str | None, base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Environment entries adding an authorization header for this URL's host only.
+
+    `base` is the environment they go on top of (the process's by default).
+    """
     if not token or not url.startswith(("http://", "https://")):
         return {}
+    base = os.environ if base is None else base
     parts = urlsplit(url)
     scope = f"{parts.scheme}://{parts.hostname}{':' + str(parts.port) if parts.port else ''}/"
     basic = base64.b64encode(f"x-access-token:{token}".encode()).decode()
@@ -69,6 +77,65 @@ def auth_env(url: str, token: str | None, base: Mapping[str, str]) -> dict[str, 
     }
 
 
+def fetch_commits(
+    remote: str, base_sha: str, head_sha: str, dest: Path, *, token: str | None
+) -> str:
+    """Fetch both commits into a bare repo at `dest`; return their merge base (else the base)."""
+    _check(sha_error(base_sha, "base SHA"), sha_error(head_sha, "head SHA"))
+    env = auth_env(remote, token)
+    remote = remote_url(remote)
+    if not (dest / "HEAD").exists():
+        run_git(["init", "--bare", "--quiet", str(dest)], env=env)
+    for depth in DEEPEN_STEPS:
+        _fetch(dest, remote, [base_sha, head_sha], env, ["--depth", str(depth)])
+        found = _merge_base(dest, base_sha, head_sha)
+        if found:
+            return found
+    _fetch(dest, remote, [base_sha, head_sha], env, ["--unshallow"])
+    return _merge_base(dest, base_sha, head_sha) or base_sha
+
+
+def fetch_branch(remote: str, branch: str, dest: Path, *, token: str | None) -> str:
+    """Fetch the tip of `branch` (depth 1) into the bare repo at `dest`; return its commit."""
+    _check(ref_error(branch, "branch"))
+    env = auth_env(remote, token)
+    remote = remote_url(remote)
+    if not (dest / "HEAD").exists():
+        run_git(["init", "--bare", "--quiet", str(dest)], env=env)
+    ref = f"refs/rubricate/branches/{branch}"
+    _fetch(dest, remote, [f"+refs/heads/{branch}:{ref}"], env, ["--depth", "1"])
+    return git_text(["rev-parse", "--verify", "--end-of-options", f"{ref}^{{commit}}"], dest)
+
+
+def _merge_base(repo: Path, left: str, right: str) -> str | None:
+    """The best common ancestor of two commits present in `repo`, or None."""
+    proc = run_git(["merge-base", "--end-of-options", left, right], repo, check=False)
+    return (proc.stdout.decode().strip() or None) if proc.returncode == 0 else None
+
+
+def tree_of(repo: Path, commit: str) -> str:
+    """The tree SHA of a commit present in `repo`."""
+    _check(sha_error(commit, "commit"))
+    return git_text(["rev-parse", "--verify", "--end-of-options", f"{commit}^{{tree}}"], repo)
+
+
+def _fetch(repo: Path, remote: str, shas: list[str], env: dict[str, str], extra: list[str]) -> None:
+    args = ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", *extra]
+    try:
+        run_git([*args, "--end-of-options", remote, *shas], repo, env=env)
+    except GitError as exc:
+        if "--unshallow" in extra and "unshallow on a complete repository" in exc.stderr:
+            return
+        raise
+
+
+def _check(*problems: str | None) -> None:
+    """Refuse a SHA or ref that git could read as an option, before it reaches argv."""
+    for problem in problems:
+        if problem:
+            raise RubricateError(problem)
+
+
 class GitWorkspace:
     """A private bare repository that talks to one remote branch."""
 
@@ -77,7 +144,7 @@ class GitWorkspace:
         self.url = remote_url(remote)
         self.branch = branch
         self.token = token
-        self.env = auth_env(self.url, token, os.environ)
+        self.env = auth_env(self.url, token)
         self.partial = _no_secret_in(self.url)
         self._present: set[str] = set()
         if not (gitdir / "HEAD").exists():

@@ -1,4 +1,5 @@
-"""The fold cache: every job's facts and what they were built from (pure: data to bytes and back).
+"""The fold cache and the id index: derived files that let an append skip work (pure: data to
+bytes and back).
 
 A derived file like the others (a full recompute rebuilds it byte for byte), it lets an append
 re-fold only the jobs it touches. The job facts live in buckets, `.rubricate/facts/<pr // 1000>
@@ -12,6 +13,11 @@ re-fold only the jobs it touches. The job facts live in buckets, `.rubricate/fac
 - `digest`: a digest of the head itself, so that a hand-edited head is seen.
 An append trusts the cache only when all of this verifies against the tree it writes onto;
 otherwise it folds the whole ledger again. Counts (events, newest event) come from the rows.
+
+The id index holds every event id of the ledger, so an append can skip ids already present
+without reading every shard. An id is unique across the whole ledger. `.rubricate/ids/<x>.jsonl`
+holds the ids whose sha256 starts with the hex digit `x`, one JSON string a line, sorted; an
+append rewrites only the buckets of its new ids.
 """
 
 from __future__ import annotations
@@ -29,7 +35,7 @@ from rubricate.config import ReputationConfig
 from rubricate.ledger.codec import LedgerProblem
 from rubricate.ledger.event import parse_time, rfc3339
 from rubricate.ledger.fold import FOLD_VERSION, JobFacts
-from rubricate.ledger.paths import BUCKET_DIR, CACHE_PATH, is_derived
+from rubricate.ledger.paths import BUCKET_DIR, CACHE_PATH, ID_DIR, is_derived
 
 BUCKET_SIZE = 1000
 CACHE_FORMAT = 3
@@ -220,3 +226,35 @@ def _problem(problem: LedgerProblem) -> list[Any]:
 
 def _problems(rows: list[list[Any]]) -> tuple[LedgerProblem, ...]:
     return tuple(LedgerProblem(str(f), int(n), str(m)) for f, n, m in rows)
+
+
+def id_bucket(event_id: str) -> str:
+    """The index file that holds this id."""
+    digit = hashlib.sha256(event_id.encode("utf-8", "surrogatepass")).hexdigest()[0]
+    return f"{ID_DIR}{digit}.jsonl"
+
+
+def id_files(ids: Iterable[str]) -> dict[str, bytes]:
+    """Every index file for these ids."""
+    buckets: dict[str, set[str]] = {}
+    for event_id in ids:
+        buckets.setdefault(id_bucket(event_id), set()).add(event_id)
+    return {path: encode_ids(found) for path, found in sorted(buckets.items())}
+
+
+def read_ids(data: bytes) -> set[str]:
+    """The ids of one index file; ValueError when it is not one."""
+    ids = set()
+    for line in data.decode().split("\n")[:-1]:
+        value = json.loads(line)
+        if not isinstance(value, str):
+            raise ValueError("an id index line must be a JSON string")
+        ids.add(value)
+    if encode_ids(ids) != data:
+        raise ValueError("an id index file must be sorted, one id a line")
+    return ids
+
+
+def encode_ids(ids: Iterable[str]) -> bytes:
+    """One index file holding these ids."""
+    return "".join(json.dumps(i) + "\n" for i in sorted(ids)).encode()

@@ -24,9 +24,12 @@ from rubricate.ledger.cache import (
     cache_head,
     derived_digest,
     derived_entries,
+    encode_ids,
     head_config,
+    id_bucket,
     load_cache,
     read_head,
+    read_ids,
 )
 from rubricate.ledger.codec import (
     append_lines,
@@ -42,7 +45,6 @@ from rubricate.ledger.codec import (
 from rubricate.ledger.derive import derive_files, job_file, recorded_config, summary_files
 from rubricate.ledger.event import Event
 from rubricate.ledger.fold import fold_job
-from rubricate.ledger.ids import encode_ids, id_bucket, read_ids
 from rubricate.ledger.paths import BUCKET_DIR, CACHE_PATH, REPUTATION_PATH, Layout, is_derived
 from rubricate.ledger.trust import key_id, signed
 

@@ -14,10 +14,10 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from rubricate.config import ReputationConfig
-from rubricate.ledger.badges import author_stem
 from rubricate.ledger.codec import ParsedLedger, bulk
 from rubricate.ledger.event import Event, rfc3339
 from rubricate.ledger.fold import JobFacts, fold_jobs
+from rubricate.ledger.paths import author_stem
 from rubricate.report.audit import audit
 from rubricate.report.calibration import calibration
 from rubricate.report.pairs import latest_scores
