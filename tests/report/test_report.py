@@ -13,9 +13,9 @@ from rubricate.cli.main import main
 from rubricate.config import ReputationConfig
 from rubricate.ledger.codec import parse_ledger
 from rubricate.ledger.reputation import compute_reputation
-from rubricate.report.calibration import MIN_PAIRS, agreement
 from rubricate.report.model import Options, build_report
-from rubricate.report.pairs import latest_scores
+from rubricate.report.scores import latest_scores
+from rubricate.report.stats import MIN_PAIRS, agreement
 from tests.ledger.factory import scored
 from tests.report.sample import sample_events, write_ledger
 

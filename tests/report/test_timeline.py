@@ -9,7 +9,7 @@ from rubricate.config import ReputationConfig
 from rubricate.ledger.event import Event, rfc3339
 from rubricate.ledger.fold import fold_jobs
 from rubricate.ledger.reputation import compute_reputation
-from rubricate.report.timeline import reputation_series, since
+from rubricate.report.model import reputation_series, since
 from tests.ledger.factory import at, event, scored
 from tests.report.sample import sample_events
 
