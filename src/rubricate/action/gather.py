@@ -10,14 +10,15 @@ reads are in `inputs.py`.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rubricate.action import inputs
 from rubricate.action.ports import DataStore, Reader
+from rubricate.action.settings import ledger_key
 from rubricate.bot.handlers import HandlerContext
 from rubricate.bot.jobstate import JobState, job_state
 from rubricate.bot.on_graders import GradersEvent, JobEvent
@@ -25,11 +26,16 @@ from rubricate.bot.payload import PullRequestEvent
 from rubricate.bot.views import PullState, ViewState, decode_views, view_path
 from rubricate.bot.visible import reverted_pr
 from rubricate.config import Config, data_branch_problem
-from rubricate.errors import ConfigError, RubricateError
+from rubricate.errors import ConfigError
 from rubricate.evidence.report_model import ScoreReport
 from rubricate.evidence.snapshot import Snapshot
 from rubricate.ledger.event import Event
 from rubricate.rubric.model import Rubric
+
+if TYPE_CHECKING:
+    from rubricate.bot.effects import Effect, SetStatus
+    from rubricate.bot.merge_queue import MergeGroupEvent
+    from rubricate.ledger.backends import DataBranchStore
 
 DEFAULT_DATA_BRANCH = Config().data_branch
 
@@ -84,8 +90,8 @@ def prepare(
         pull = ledger.views.pull or inputs.pull_from_api(reader, event.number)
     if pull is not None and on_head is not None:
         on_head(pull.head_sha)
-    merge_base, fetched = _fetch(reader, event, pull)
-    default_branch = _default_branch(payload)
+    merge_base, fetched = inputs.fetch_pull(reader, event, pull)
+    default_branch = inputs.default_branch(payload)
     base_ref = pull.base_ref if pull else None
     at = inputs.config_commit(reader, pull, default_branch, fetched) if pull else None
     config = inputs.read_config(reader, at).for_base(base_ref)
@@ -117,17 +123,12 @@ def open_ledger(
     reader: Reader, event: JobEvent, branch: str, stack: ExitStack, reverts: int | None
 ) -> Ledger:
     """The data branch store, with this job's events and view state read in one fetch."""
-    from rubricate.ledger.backends import DataBranchStore
     from rubricate.ledger.paths import job_paths
     from rubricate.ledger.store import job_file_events
 
-    settings, pr = reader.settings, event.number
-    key = ledger_key(settings.ledger_key)
-    store = stack.enter_context(
-        DataBranchStore(settings.data_remote, branch, token=settings.token, key=key)
-    )
-    if not (settings.token or settings.data_remote_override):
-        reader.runtime.log("no token: the data branch is not read (an empty ledger is assumed)")
+    pr, key = event.number, ledger_key(reader.settings.ledger_key)
+    store = data_store(reader, branch, stack)
+    if not ledger_readable(reader):
         return Ledger(store, (), (), ViewState(pr=pr), None)
     paths = {*job_paths(event.repo, pr), view_path(event.repo, pr)}
     if reverts:
@@ -140,42 +141,40 @@ def open_ledger(
     return Ledger(store, events, reverted, decode_views(raw, pr), raw)
 
 
-def _fetch(reader: Reader, event: JobEvent, pull: PullState | None) -> tuple[str | None, bool]:
-    """The merge base (None when unknown) and whether the base commit was fetched.
+def data_store(reader: Reader, branch: str, stack: ExitStack) -> DataBranchStore:
+    """The data branch store, closed with the stack."""
+    from rubricate.ledger.backends import DataBranchStore
 
-    A merged head that cannot be fetched leaves its tree unknown, but the base must still be
-    read: a config that cannot be read fails the run, never falls back to the defaults.
-    """
-    is_pr = isinstance(event, PullRequestEvent)
-    if pull is None:
-        reader.runtime.log("the PR's base is unknown (no token): using the default config")
-        return None, False
-    try:
-        merge_base = inputs.fetch(reader, pull, with_head=is_pr)
-    except RubricateError:
-        if not (is_pr and event.action == "closed"):  # type: ignore[union-attr]
-            raise
-        reader.runtime.annotate("warning", "could not fetch the merged head: its tree is unknown")
-        inputs.fetch(reader, pull, with_head=False)
-        return None, True
-    return merge_base, merge_base is not None
+    settings = reader.settings
+    key = ledger_key(settings.ledger_key)
+    return stack.enter_context(
+        DataBranchStore(settings.data_remote, branch, token=settings.token, key=key)
+    )
 
 
-def ledger_key(text: str | None) -> bytes | None:
-    """The ledger key of the `ledger-key` input; a key that is too short fails the run."""
-    from rubricate.ledger.trust import parse_key
-
-    try:
-        return parse_key(text)
-    except ValueError as exc:
-        raise ConfigError(f"ledger-key: {exc}") from None
+def ledger_readable(reader: Reader) -> bool:
+    """False (and said) when the data branch is not read: no token and no override."""
+    if reader.settings.token or reader.settings.data_remote_override:
+        return True
+    reader.runtime.log("no token: the data branch is not read (an empty ledger is assumed)")
+    return False
 
 
-def _default_branch(payload: Mapping[str, Any]) -> str | None:
-    """The repository's default branch as the payload names it."""
-    repository = payload.get("repository")
-    name = repository.get("default_branch") if isinstance(repository, Mapping) else None
-    return name if isinstance(name, str) and name else None
+def jobs_events(
+    reader: Reader, repo: str, prs: Iterable[int], branch: str, stack: ExitStack
+) -> tuple[Event, ...]:
+    """The events of several jobs, read from their job files in one fetch."""
+    from rubricate.ledger.paths import job_paths
+    from rubricate.ledger.store import job_file_events
+
+    if not ledger_readable(reader):
+        return ()
+    store = data_store(reader, branch, stack)
+    key = ledger_key(reader.settings.ledger_key)
+    numbers = tuple(prs)
+    paths = {path for pr in numbers for path in job_paths(repo, pr)}
+    files = store.read_files(lambda p: p in paths)
+    return tuple(e for pr in numbers for e in job_file_events(files, repo, pr, key))
 
 
 def _for_event(
@@ -215,7 +214,7 @@ def read_rubric(reader: Reader, base_sha: str | None, config: Config) -> Rubric:
     ref = reader.settings.rubric or config.rubric
 
     def at_base(path: str) -> str:
-        text = _read_text(reader, base_sha, path)
+        text = inputs.read_text(reader, base_sha, path)
         if text is None:
             raise FileNotFoundError(path)
         return text
@@ -230,14 +229,6 @@ def read_rubric(reader: Reader, base_sha: str | None, config: Config) -> Rubric:
     except ConfigError as exc:
         named_by = "the `rubric` input" if reader.settings.rubric else reader.settings.config_path
         raise ConfigError(f"{exc} (named by {named_by})") from None
-
-
-def _read_text(reader: Reader, base_sha: str | None, path: str) -> str | None:
-    from rubricate.gitio.refs import read_text_at
-
-    if base_sha is None:
-        return None
-    return read_text_at(reader.repo_dir, base_sha, path, "at the base commit")
 
 
 def score_head(reader: Reader, snap: Snapshot, rubric: Rubric, config: Config) -> ScoreReport:
@@ -256,3 +247,45 @@ def score_head(reader: Reader, snap: Snapshot, rubric: Rubric, config: Config) -
         env=settings.judge_env(),
         cache_dir=settings.judge_cache_dir,
     )
+
+
+def merge_group_effects(
+    reader: Reader, event: MergeGroupEvent, payload: Mapping[str, Any], stack: ExitStack
+) -> list[Effect]:
+    """A merge queue's group: its PRs from the queue branch and the group's commits, their jobs
+    from the data branch, and the one status that says whether every PR is approved."""
+    from rubricate.bot.merge_queue import QueueCommit, group_prs, group_status
+    from rubricate.gitio.refs import first_parents
+
+    pull = PullState(base_sha=event.base_sha, base_ref=event.base_ref, head_sha=event.head_sha)
+    fetched = inputs.fetch(reader, pull, with_head=True) is not None
+    commits = first_parents(reader.repo_dir, event.base_sha, event.head_sha) if fetched else []
+    prs = group_prs(event, [QueueCommit(*c) for c in commits])
+    default_branch = inputs.default_branch(payload)
+    at = inputs.config_commit(reader, pull, default_branch, fetched)
+    config = inputs.read_config(reader, at).for_base(event.base_ref)
+    branch = reader.settings.data_branch or config.data_branch
+    problem = data_branch_problem(branch, default_branch, event.base_ref)
+    if problem is not None:
+        raise ConfigError(problem)
+    events = jobs_events(reader, event.repo, prs, branch, stack)
+    jobs = {pr: job_state(events, event.repo, pr) for pr in prs}
+    return [*group_status(event, prs, jobs)]
+
+
+def tip_status(prepared: Prepared, key_text: str | None) -> Callable[[str], SetStatus]:
+    """The gate status a head has on the data branch's tip, read again: what a run sets after a
+    green when another run may have changed the job meanwhile."""
+    from rubricate.bot.gate import status
+    from rubricate.ledger.paths import job_paths
+    from rubricate.ledger.store import job_file_events
+
+    repo, pr, key = prepared.context.repo, prepared.job.pr, ledger_key(key_text)
+    paths = set(job_paths(repo, pr))
+
+    def at_tip(sha: str) -> SetStatus:
+        files = prepared.ledger.store.read_files(lambda p: p in paths)
+        job = job_state(job_file_events(files, repo, pr, key), repo, pr)
+        return status(job, prepared.context.rubric, sha)
+
+    return at_tip

@@ -1,18 +1,12 @@
 """The single reads a handler's inputs are gathered from (shell): the PR's base and head, the
-fetched commits, the config, the change, the linked issues, the commenter's role, and the
-graders hand-off.
+fetched commits, the config, the change, the linked issues and the commenter's role.
 
 Config and rubric come from the repository's default branch: at the PR's base commit when the
 PR targets the default branch, else at the default branch's tip, with the `branches:` rules of
 the PR's base laid over them. PR content is fetched with git into a private bare repository and
 read, never checked out or executed. Each read says in the log what it did, and a dry run
 without a token reads neither the API nor GitHub's git remote.
-
-A completed graders run names its PR only through its artifact, which the PR's own code wrote.
-So the artifact is downloaded with a cap, read in memory as untrusted data (never extracted,
-never run), and the PR it names is checked against the API: its current head must be the commit
-the graders ran on. Anything that does not fit is ignored with a log line and a warning; the
-run itself fails only when GitHub cannot be asked."""
+"""
 
 from __future__ import annotations
 
@@ -23,24 +17,17 @@ from typing import TYPE_CHECKING, Any
 
 from rubricate.action.settings import DEFAULT_CONFIG_PATH
 from rubricate.bot.commands import ParsedCommand, parse_commands
-from rubricate.bot.on_graders import GradersEvent, GradersRun, JobEvent
-from rubricate.bot.payload import CommentEvent, Ignored, PullRequestEvent, ReviewEvent
+from rubricate.bot.on_graders import GradersEvent, JobEvent
+from rubricate.bot.payload import CommentEvent, PullRequestEvent, ReviewEvent
 from rubricate.bot.views import PullState
 from rubricate.bot.visible import linked_issues, same_repo
 from rubricate.config import Config
-from rubricate.errors import ConfigError
-from rubricate.evidence.graders_handoff import (
-    ARTIFACT_NAME,
-    Handoff,
-    HandoffLimits,
-    HandoffRefused,
-    read_handoff,
-)
+from rubricate.errors import ConfigError, RubricateError
 from rubricate.evidence.snapshot import Snapshot
 from rubricate.gitio.workspace import fetch_commits, tree_of
 
 if TYPE_CHECKING:
-    from rubricate.action.ports import GitHubClient, Reader
+    from rubricate.action.ports import Reader
     from rubricate.github.adapter import IssueInfo
 
 MAX_LINKED_ISSUES = 3
@@ -70,6 +57,34 @@ def pull_from_api(reader: Reader, number: int) -> PullState | None:
         base_ref=data["base"].get("ref", ""),
         head_sha=data["head"]["sha"],
     )
+
+
+def fetch_pull(reader: Reader, event: JobEvent, pull: PullState | None) -> tuple[str | None, bool]:
+    """The merge base (None when unknown) and whether the base commit was fetched.
+
+    A merged head that cannot be fetched leaves its tree unknown, but the base must still be
+    read: a config that cannot be read fails the run, never falls back to the defaults.
+    """
+    is_pr = isinstance(event, PullRequestEvent)
+    if pull is None:
+        reader.runtime.log("the PR's base is unknown (no token): using the default config")
+        return None, False
+    try:
+        merge_base = fetch(reader, pull, with_head=is_pr)
+    except RubricateError:
+        if not (is_pr and event.action == "closed"):  # type: ignore[union-attr]
+            raise
+        reader.runtime.annotate("warning", "could not fetch the merged head: its tree is unknown")
+        fetch(reader, pull, with_head=False)
+        return None, True
+    return merge_base, merge_base is not None
+
+
+def default_branch(payload: Mapping[str, Any]) -> str | None:
+    """The repository's default branch as the payload names it."""
+    repository = payload.get("repository")
+    name = repository.get("default_branch") if isinstance(repository, Mapping) else None
+    return name if isinstance(name, str) and name else None
 
 
 def fetch(reader: Reader, pull: PullState, *, with_head: bool) -> str | None:
@@ -223,63 +238,9 @@ def actor_role(reader: Reader, event: CommentEvent | ReviewEvent, config: Config
     return reader.api.collaborator_role(event.actor)
 
 
-def graders_event(
-    reader: Reader, run: GradersRun, limits: HandoffLimits | None = None
-) -> GradersEvent | Ignored:
-    """The verified graders event of a run, or why the run is ignored."""
-    limits = limits or HandoffLimits()
-    api = reader.api
-    if api is None:
-        return Ignored(f"graders run {run.run_id}: no token, so its artifact cannot be read")
-    where = f"graders run {run.run_id} at {run.head_sha[:12]}"
-    artifact = api.run_artifact(run.run_id, ARTIFACT_NAME)
-    if artifact is None or artifact.expired:
-        missing = "has expired" if artifact else "is missing"
-        return Ignored(f"{where} ({run.conclusion}): the {ARTIFACT_NAME} artifact {missing}")
-    try:
-        if artifact.size_in_bytes > limits.max_zip_bytes:
-            raise HandoffRefused(
-                f"the artifact is {artifact.size_in_bytes} bytes, over {limits.max_zip_bytes}"
-            )
-        handoff = read_handoff(api.artifact_zip(artifact, limits.max_zip_bytes), limits)
-    except HandoffRefused as exc:
-        return _refused(reader, f"{where}: artifact {artifact.id} refused: {exc}")
-    reader.runtime.log(
-        f"{where}: artifact {artifact.id} read: PR #{handoff.pr} claimed, "
-        f"{len(handoff.checks)} grader checks"
-    )
-    return _verified(reader, api, run, handoff, where)
+def read_text(reader: Reader, base_sha: str | None, path: str) -> str | None:
+    from rubricate.gitio.refs import read_text_at
 
-
-def _verified(
-    reader: Reader, api: GitHubClient, run: GradersRun, handoff: Handoff, where: str
-) -> GradersEvent | Ignored:
-    """The event, when the PR the artifact names really is at the run's head."""
-    if handoff.head_sha != run.head_sha:
-        return _refused(
-            reader, f"{where}: pull.json names head {handoff.head_sha[:12]}, not the run's head"
-        )
-    pull = api.pull_or_none(handoff.pr)
-    if pull is None:
-        return _refused(reader, f"{where}: pull.json names PR #{handoff.pr}, which does not exist")
-    head = str(pull.get("head", {}).get("sha") or "")
-    if head != run.head_sha:
-        return Ignored(
-            f"{where}: PR #{handoff.pr} is now at {head[:12] or 'an unknown head'}; results of "
-            "another commit (stale, or pull.json names a PR it does not belong to) are ignored"
-        )
-    base = pull.get("base", {})
-    return GradersEvent(
-        run=run,
-        number=handoff.pr,
-        base_sha=str(base.get("sha") or ""),
-        base_ref=str(base.get("ref") or ""),
-        checks=handoff.checks,
-        notes=handoff.dropped,
-    )
-
-
-def _refused(reader: Reader, reason: str) -> Ignored:
-    """An artifact that is not what the graders job writes: a warning, and nothing recorded."""
-    reader.runtime.annotate("warning", f"rubricate: {reason}")
-    return Ignored(reason)
+    if base_sha is None:
+        return None
+    return read_text_at(reader.repo_dir, base_sha, path, "at the base commit")

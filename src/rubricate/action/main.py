@@ -17,13 +17,12 @@ import tempfile
 import traceback
 from collections.abc import Callable, Mapping
 from contextlib import ExitStack
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from rubricate.action.gather import Prepared, prepare
-from rubricate.action.ports import Reader
+from rubricate.action.gather import Prepared, merge_group_effects, prepare, tip_status
+from rubricate.action.ports import FailureTarget, Reader
 from rubricate.action.runtime import ActionsRuntime
 from rubricate.action.settings import (
     details_url,
@@ -31,6 +30,7 @@ from rubricate.action.settings import (
     settings_from_env,
     without_placeholder_key,
 )
+from rubricate.bot.merge_queue import MergeGroupEvent
 from rubricate.bot.on_graders import GradersEvent, GradersRun, JobEvent
 from rubricate.bot.payload import (
     BotEvent,
@@ -49,20 +49,6 @@ if TYPE_CHECKING:
     from rubricate.bot.effects import Effect
 
 Connect = Callable[[str | None, str], Any]
-
-
-@dataclass
-class FailureTarget:
-    """Where a failure is shown on GitHub, filled in as the run learns it."""
-
-    api: GitHubClient | None = None
-    head_sha: str | None = None
-    comment_id: int | None = None
-    review_nodes: dict[int, str] = field(default_factory=dict)
-
-    def learn_head(self, head_sha: str) -> None:
-        """The PR's head, as soon as it is known (a bad config is then shown on it)."""
-        self.head_sha = self.head_sha or head_sha
 
 
 def _merged(views: ViewState) -> Callable[[bytes | None], bytes | None]:
@@ -105,6 +91,12 @@ def run_action(
             reader = Reader(settings, runtime, target.api, Path(tmp))
             if not settings.token:
                 runtime.log("dry run without a token: no API reads, no git reads from GitHub")
+            if isinstance(parsed, MergeGroupEvent):
+                target.head_sha = target.gate_sha = parsed.head_sha
+                effects = merge_group_effects(reader, parsed, payload, stack)
+                if settings.dry_run:
+                    return dry_run(effects, stdout or sys.stdout, runtime)
+                return apply(effects, None, target, settings, runtime)
             event = job_event(parsed, reader)
             if event is None:
                 return 0
@@ -130,7 +122,9 @@ def _utcnow() -> datetime:
     return datetime.now(timezone.utc)
 
 
-def read_event(settings: ActionSettings) -> tuple[BotEvent | GradersRun | Ignored, dict[str, Any]]:
+def read_event(
+    settings: ActionSettings,
+) -> tuple[BotEvent | GradersRun | MergeGroupEvent | Ignored, dict[str, Any]]:
     """The event payload, parsed; a payload that cannot be read is a config error."""
     path = Path(settings.event_path)
     try:
@@ -162,7 +156,7 @@ def job_event(parsed: BotEvent | GradersRun, reader: Reader) -> JobEvent | None:
     """The event a handler acts on: a graders run is first verified through its artifact."""
     if not isinstance(parsed, GradersRun):
         return parsed
-    from rubricate.action.inputs import graders_event
+    from rubricate.action.graders import graders_event
 
     event = graders_event(reader, parsed)
     if isinstance(event, Ignored):
@@ -195,31 +189,34 @@ def dry_run(effects: list[Effect], stdout: TextIO, runtime: ActionsRuntime) -> i
 
 def apply(
     effects: list[Effect],
-    prepared: Prepared,
+    prepared: Prepared | None,
     target: FailureTarget,
     settings: ActionSettings,
     runtime: ActionsRuntime,
 ) -> int:
-    """Apply the effects, the ledger first, then save the view state."""
+    """Apply the effects, the ledger first, then save the view state (none without `prepared`:
+    a merge group's run writes only its status)."""
     from rubricate.action.executor import Executor
 
     assert target.api is not None  # a real run has a token, so a client
-    ledger = prepared.ledger
+    ledger = prepared.ledger if prepared else None
     executor = Executor(
         target.api,
-        ledger.store,
+        ledger.store if ledger else None,
         runtime,
-        ledger.views,
+        ledger.views if ledger else ViewState(pr=0),
         details_url=details_url(settings),
         review_nodes=target.review_nodes,
+        regate=tip_status(prepared, settings.ledger_key) if prepared else None,
     )
     with runtime.group("rubricate: apply"):
         result = executor.apply(effects)
         views = result.views
-        if prepared.pull is not None:
+        if prepared is not None and prepared.pull is not None:
             views.pull = prepared.pull
-        if encode_views(views) != ledger.views_bytes:
-            ledger.store.write_extra(view_path(prepared.context.repo, views.pr), _merged(views))
+        if prepared is not None and encode_views(views) != prepared.ledger.views_bytes:
+            path = view_path(prepared.context.repo, views.pr)
+            prepared.ledger.store.write_extra(path, _merged(views))
     result.raise_errors()
     return 0
 
@@ -246,6 +243,8 @@ def report_failure(
     api = target.api
     assert api is not None
     try:
+        if target.gate_sha:
+            api.set_status(target.gate_sha, "failure", title, "rubricate/approval", url)
         if target.head_sha:
             output = {"title": title, "summary": f"{title}.\n\n```\n{reason[:60000]}\n```"}
             api.create_check_run(target.head_sha, "rubricate", "failure", output, url)

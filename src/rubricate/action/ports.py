@@ -8,7 +8,7 @@ the real ones; tests may pass any object with these methods.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -121,3 +121,19 @@ class Reader:
     def repo_dir(self) -> Path:
         """The private bare repository the PR's commits are fetched into."""
         return self.workdir / "repo.git"
+
+
+@dataclass
+class FailureTarget:
+    """Where a failure is shown on GitHub, filled in as the run learns it."""
+
+    api: GitHubClient | None = None
+    head_sha: str | None = None
+    comment_id: int | None = None
+    gate_sha: str | None = None
+    """A commit whose `rubricate/approval` a failed run sets to failure (a merge group's)."""
+    review_nodes: dict[int, str] = field(default_factory=dict)
+
+    def learn_head(self, head_sha: str) -> None:
+        """The PR's head, as soon as it is known (a bad config is then shown on it)."""
+        self.head_sha = self.head_sha or head_sha

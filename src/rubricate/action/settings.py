@@ -17,6 +17,7 @@ from rubricate.errors import ConfigError
 
 if TYPE_CHECKING:
     from rubricate.action.runtime import ActionsRuntime
+    from rubricate.bot.merge_queue import MergeGroupEvent
     from rubricate.bot.on_graders import GradersRun
     from rubricate.bot.payload import BotEvent
 
@@ -184,7 +185,9 @@ def without_placeholder_key(settings: ActionSettings, runtime: ActionsRuntime) -
     return dataclasses.replace(settings, openai_api_key=None)
 
 
-def settings_for(settings: ActionSettings, event: BotEvent | GradersRun) -> ActionSettings:
+def settings_for(
+    settings: ActionSettings, event: BotEvent | GradersRun | MergeGroupEvent
+) -> ActionSettings:
     """The settings with the event's repository; a real run needs a token."""
     if not settings.repository:
         settings = settings.with_repository(event.repo)
@@ -198,3 +201,13 @@ def details_url(settings: ActionSettings) -> str | None:
     if not settings.run_id or not settings.repository:
         return None
     return f"{settings.server_url}/{settings.repository}/actions/runs/{settings.run_id}"
+
+
+def ledger_key(text: str | None) -> bytes | None:
+    """The ledger key of the `ledger-key` input; a key that is too short fails the run."""
+    from rubricate.ledger.trust import parse_key
+
+    try:
+        return parse_key(text)
+    except ValueError as exc:
+        raise ConfigError(f"ledger-key: {exc}") from None
