@@ -209,7 +209,8 @@ def _for_event(
 
 def read_rubric(reader: Reader, base_sha: str | None, config: Config) -> Rubric:
     """The rubric named by the `rubric` input or the config, read at the base commit."""
-    from rubricate.rubric.resolve import resolve_rubric
+    from rubricate.cli.repo_reader import builtin_rubrics, local_reader
+    from rubricate.rubric.loader import find_rubric
 
     ref = reader.settings.rubric or config.rubric
 
@@ -220,12 +221,10 @@ def read_rubric(reader: Reader, base_sha: str | None, config: Config) -> Rubric:
         return text
 
     if base_sha is None:
-        from rubricate.cli.repo_reader import local_reader
-
         reader.runtime.log(f"rubric {ref}: read without git (built-in or local file)")
-        return resolve_rubric(ref, local_reader(reader.repo_dir))
+        return find_rubric(ref, local_reader(reader.repo_dir), builtin_rubrics())
     try:
-        return resolve_rubric(ref, at_base)
+        return find_rubric(ref, at_base, builtin_rubrics())
     except ConfigError as exc:
         named_by = "the `rubric` input" if reader.settings.rubric else reader.settings.config_path
         raise ConfigError(f"{exc} (named by {named_by})") from None

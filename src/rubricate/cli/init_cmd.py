@@ -221,8 +221,8 @@ def _detect_tree(root: Path) -> Detected:
 
 
 def _template(name: str) -> str:
+    from rubricate.cli.repo_reader import data_dir
     from rubricate.errors import ConfigError
-    from rubricate.rubric.resolve import data_dir
 
     directory = data_dir("workflows", "examples/workflows")
     if directory is None or not (directory / name).is_file():

@@ -1,4 +1,5 @@
-"""Read repository files for the rubric loader, never outside the repository (shell: reads).
+"""Read repository files for the rubric loader, never outside the repository, and the package's
+own data: the built-in rubrics (shell: reads).
 
 The core loads rubric text and asks for every other file through a `read(path)` function;
 this is the one the command line passes. Relative paths are taken from the repository root;
@@ -8,10 +9,13 @@ start at the repository root, or at the current directory for paths a user typed
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
+from importlib import resources
 from pathlib import Path
 
 ReadFile = Callable[[str], str]
+RUBRIC_SUFFIX = ".yml"
 
 
 def repository_root(start: Path) -> Path:
@@ -44,3 +48,22 @@ def local_reader(root: Path, base: Path | None = None) -> ReadFile:
 def reader_for(path: str) -> ReadFile:
     """A reader for the repository that holds `path`; relative paths start at the cwd."""
     return local_reader(repository_root(Path(path).parent), Path.cwd())
+
+
+@functools.lru_cache(maxsize=1)
+def builtin_rubrics() -> dict[str, str]:
+    """The built-in rubrics: each one's name and YAML text."""
+    directory = data_dir("rubrics", "rubrics")
+    if directory is None:
+        return {}
+    paths = sorted(directory.glob(f"*{RUBRIC_SUFFIX}"))
+    return {path.stem: path.read_text(encoding="utf-8") for path in paths}
+
+
+def data_dir(packaged: str, checkout: str) -> Path | None:
+    """A directory shipped in the wheel at `rubricate/_data/PACKAGED`, else `<repo>/CHECKOUT`."""
+    installed = resources.files("rubricate") / "_data" / packaged
+    if isinstance(installed, Path) and installed.is_dir():
+        return installed
+    source = Path(__file__).resolve().parents[3] / checkout
+    return source if source.is_dir() else None

@@ -53,7 +53,7 @@ def validate_path(
     path: str, *, strict: bool = False, max_bytes: int | None = None
 ) -> tuple[bool, list[str]]:
     """Whether one file is valid, and its report lines."""
-    from rubricate.cli.repo_reader import reader_for
+    from rubricate.cli.repo_reader import builtin_rubrics, reader_for
     from rubricate.rubric.validate import check_text
     from rubricate.yamlsource import MAX_SOURCE_BYTES, SOURCE_LIMIT
 
@@ -76,7 +76,9 @@ def validate_path(
         return False, [f"{path}: {exc.strerror or exc}"]
     token = SOURCE_LIMIT.set(limit)
     try:
-        report = check_text(text, path, _repo_reader(Path(path)), reader_for(path))
+        report = check_text(
+            text, path, _repo_reader(Path(path)), reader_for(path), builtin_rubrics()
+        )
     finally:
         SOURCE_LIMIT.reset(token)
     return report.valid(strict=strict), report.lines()

@@ -1,4 +1,5 @@
-"""Load rubric text in any of the four dialects into `Rubric`s (pure: parses the text it is given).
+"""Load rubric text in any of the four dialects into `Rubric`s, and find a rubric by built-in
+name or path, or `PATH#CASE` (pure: parses the text it is given, reads through `read`).
 
 `load_rubrics(text, source, read=...)` detects the dialect from the top-level keys, checks the
 file's shape and meaning, and returns one rubric per case. Every problem is reported together,
@@ -9,11 +10,12 @@ as `path:line:col: message`, in one `SourceError`. Files an AgentV file refers t
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable
+import functools
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from rubricate.errors import Diagnostic, SourceError
+from rubricate.errors import ConfigError, Diagnostic, SourceError
 from rubricate.rubric.agentv_forms import DIALECT_OF_FORM, MARKERS, detect_form
 from rubricate.rubric.agentv_refs import Located, ReadFile
 from rubricate.rubric.axes import axes_rubrics
@@ -22,10 +24,11 @@ from rubricate.rubric.files import AxesFile, NativeFile, RubricHeader
 from rubricate.rubric.located import describe_value, validate_located
 from rubricate.rubric.model import Dialect, Rubric
 from rubricate.rubric.native import native_rubrics
-from rubricate.yamlsource import Locator, Problems, load_located, sorted_diagnostics
+from rubricate.yamlsource import Locator, Problems, did_you_mean, load_located, sorted_diagnostics
 
 Builder = Callable[[Any, Identity, Problems], list[Rubric]]
 
+SUFFIX = ".yml"
 TYPO_CUTOFF = 0.7
 """How close a key must be to a rubric key to be named as a typo of it."""
 
@@ -98,6 +101,70 @@ def _header(data: dict[Any, Any]) -> dict[str, Any]:
     if isinstance(data.get("version"), (str, int, float)) and not isinstance(data["version"], bool):
         header["version"] = data["version"]
     return header
+
+
+def find_rubric(ref: str, read_file: ReadFile | None, builtins: Mapping[str, str]) -> Rubric:
+    """The rubric named by a built-in name, a path, or `PATH#CASE_ID`.
+
+    `builtins` maps each built-in rubric's name to its YAML text; every other file is read
+    with `read_file` (the bot reads the base ref; the command line reads the working tree),
+    and so are the files a rubric file refers to."""
+    path, _, case = ref.partition("#")
+    path = path.strip()
+    if not path:
+        raise ConfigError(f"no rubric given in {ref!r}")
+    if path in builtins:
+        loaded = _load_builtin(path, builtins[path])
+    else:
+        loaded = load_rubrics(_read(path, read_file, tuple(builtins)), path, read_file)
+    return select_case(loaded, path, case.strip() or None)
+
+
+def select_case(loaded: LoadedFile, path: str, case: str | None) -> Rubric:
+    """The rubric of one case; a file with several cases needs `#CASE`."""
+    cases = loaded.cases
+    if case is None:
+        if len(loaded.rubrics) == 1:
+            return loaded.rubrics[0]
+        raise ConfigError(
+            f"{path} has {len(cases)} cases; choose one as {path}#CASE: {', '.join(cases)}"
+        )
+    for rubric in loaded.rubrics:
+        if rubric.case == case:
+            return rubric
+    if not cases:
+        raise ConfigError(f"{path} has no cases, so it cannot be addressed as {path}#{case}")
+    raise ConfigError(
+        f"{path} has no case {case!r}{did_you_mean(case, cases)}; cases: {', '.join(cases)}"
+    )
+
+
+def _read(path: str, read_file: ReadFile | None, builtins: Iterable[str]) -> str:
+    if read_file is None:
+        raise ConfigError(_not_found(path, builtins))
+    try:
+        return read_file(path)
+    except FileNotFoundError:
+        raise ConfigError(_not_found(path, builtins)) from None
+    except IsADirectoryError:
+        raise ConfigError(f"rubric {path!r} is a directory, not a file") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"rubric {path!r} is not UTF-8 text") from None
+    except PermissionError:
+        raise ConfigError(f"rubric {path!r} is outside the repository or not readable") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read rubric {path!r}: {exc.strerror or exc}") from None
+
+
+def _not_found(name: str, builtins: Iterable[str]) -> str:
+    names = tuple(sorted(builtins))
+    hint = did_you_mean(name, names)
+    return f"rubric {name!r} not found: no such file, and not a built-in{hint} ({', '.join(names)})"
+
+
+@functools.cache
+def _load_builtin(name: str, text: str) -> LoadedFile:
+    return load_rubrics(text, f"{name}{SUFFIX}")
 
 
 def detect_dialect(data: dict[Any, Any], locator: Locator) -> Dialect:

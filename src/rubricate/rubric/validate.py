@@ -1,4 +1,5 @@
-"""Check one rubric or config file and report on it (pure: reads only through `read_file`).
+"""Check one rubric or config file and report on it (pure: reads only through `read_file`;
+the built-in rubrics are passed in).
 
 A file is a config when it is named `rubricate.yml`/`rubricate.yaml`, or when it is a mapping
 whose keys are all config keys. A config's `rubric:` must resolve too, and each deliverable
@@ -9,6 +10,7 @@ warning (it would score none).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
@@ -22,9 +24,9 @@ from rubricate.errors import (
     read_problem,
 )
 from rubricate.rubric.agentv_forms import form_name
-from rubricate.rubric.loader import load_rubrics
+from rubricate.rubric.agentv_refs import ReadFile
+from rubricate.rubric.loader import find_rubric, load_rubrics
 from rubricate.rubric.model import Rubric
-from rubricate.rubric.resolve import ReadFile, resolve_rubric
 from rubricate.rubric.scoring import resolve_criterion_id
 from rubricate.yamlsource import Locator, load_located, sorted_diagnostics
 
@@ -73,11 +75,15 @@ def config_keys() -> set[str]:
 
 
 def check_text(
-    text: str, path: str, read_file: ReadFile | None = None, read_near: ReadFile | None = None
+    text: str,
+    path: str,
+    read_file: ReadFile | None = None,
+    read_near: ReadFile | None = None,
+    builtins: Mapping[str, str] | None = None,
 ) -> FileReport:
     """Validate a rubric or config file's text (`read_near` reads the files a rubric names)."""
     if is_config(text, path):
-        return check_config(text, path, read_file)
+        return check_config(text, path, read_file, builtins or {})
     return check_rubric(text, path, read_near)
 
 
@@ -98,14 +104,16 @@ def check_rubric(text: str, path: str, read_file: ReadFile | None = None) -> Fil
     return FileReport(path, ok, loaded.warnings)
 
 
-def check_config(text: str, path: str, read_file: ReadFile | None) -> FileReport:
+def check_config(
+    text: str, path: str, read_file: ReadFile | None, builtins: Mapping[str, str]
+) -> FileReport:
     """Validate a config file and the rubric it names."""
     try:
         config = load_config(text, path)
     except SourceError as exc:
         return FileReport(path, diagnostics=tuple(exc.diagnostics))
     try:
-        rubric = resolve_rubric(config.rubric, read_file)
+        rubric = find_rubric(config.rubric, read_file, builtins)
     except SourceError as exc:
         return FileReport(path, diagnostics=tuple(sorted_diagnostics(exc.diagnostics)))
     except RubricateError as exc:
