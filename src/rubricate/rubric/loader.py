@@ -1,8 +1,10 @@
 """Load rubric text in any of the four dialects into `Rubric`s, and find a rubric by built-in
 name or path, or `PATH#CASE` (pure: parses the text it is given, reads through `read`).
 
-`load_rubrics(text, source, read=...)` detects the dialect from the top-level keys, checks the
-file's shape and meaning, and returns one rubric per case. Every problem is reported together,
+`load_rubrics(text, source, read=...)` detects the dialect from the top-level keys (native:
+weighted `criteria:` on one scale, Agora-style; axes: anchored axes on an open 0..100+ scale;
+the AgentV forms, whose loaders load only for an AgentV file), checks the file's shape and
+meaning, and returns one rubric per case. Every problem is reported together,
 as `path:line:col: message`, in one `SourceError`. Files an AgentV file refers to (`include:`,
 `tests: file://...`) are read only through the caller's `read`, inside the repository.
 """
@@ -11,26 +13,93 @@ from __future__ import annotations
 
 import difflib
 import functools
+import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rubricate.errors import ConfigError, Diagnostic, SourceError
 from rubricate.rubric.agentv_forms import DIALECT_OF_FORM, MARKERS, detect_form
-from rubricate.rubric.agentv_refs import Located, ReadFile
-from rubricate.rubric.axes import axes_rubrics
-from rubricate.rubric.build import Identity, identity_of
+from rubricate.rubric.build import (
+    Draft,
+    Identity,
+    Shape,
+    build_rubric,
+    check_pass_rule,
+    identity_of,
+    pass_rule_of,
+)
 from rubricate.rubric.files import AxesFile, NativeFile, RubricHeader
 from rubricate.rubric.located import describe_value, validate_located
-from rubricate.rubric.model import Dialect, Rubric
-from rubricate.rubric.native import native_rubrics
+from rubricate.rubric.model import TOLERANCE, Dialect, PassRule, Rubric, Scale
 from rubricate.yamlsource import Locator, Problems, did_you_mean, load_located, sorted_diagnostics
+
+if TYPE_CHECKING:
+    from rubricate.rubric.agentv_refs import ReadFile
 
 Builder = Callable[[Any, Identity, Problems], list[Rubric]]
 
 SUFFIX = ".yml"
 TYPO_CUTOFF = 0.7
 """How close a key must be to a rubric key to be named as a typo of it."""
+
+
+AGORA_SCALE = Scale(min=1, max=5, kind="points")
+AGORA_PASS = PassRule(min_total=3.5, min_each=2)
+
+
+def native_rubrics(file: NativeFile, identity: Identity, problems: Problems) -> list[Rubric]:
+    """The one rubric of a native file."""
+    scale = _scale(file, problems)
+    rule = _pass_rule(file, scale, problems)
+    _check_weight_sum(file, problems)
+    drafts = [Draft(("criteria", i), spec) for i, spec in enumerate(file.criteria)]
+    rubric = build_rubric(problems, identity, Shape("native", scale, rule), drafts, None)
+    return [] if rubric is None else [rubric]
+
+
+def _scale(file: NativeFile, problems: Problems) -> Scale:
+    if file.scale is None:
+        return AGORA_SCALE
+    if file.scale.min >= file.scale.max:
+        problems.error(
+            ("scale",),
+            f"scale.min ({file.scale.min:g}) must be below scale.max ({file.scale.max:g})",
+        )
+        return AGORA_SCALE
+    return Scale(min=file.scale.min, max=file.scale.max, kind="points")
+
+
+def _pass_rule(file: NativeFile, scale: Scale, problems: Problems) -> PassRule:
+    if file.pass_ is None and scale != AGORA_SCALE:
+        problems.error(
+            ("scale",), "a native rubric with its own scale needs a `pass:` rule", key=True
+        )
+    rule = pass_rule_of(file.pass_, AGORA_PASS)
+    check_pass_rule(rule, scale, problems)
+    return rule
+
+
+def _check_weight_sum(file: NativeFile, problems: Problems) -> None:
+    total = math.fsum(c.weight for c in file.criteria)
+    if abs(total - 1.0) > TOLERANCE:
+        message = f"native criterion weights must sum to 1.00, but they sum to {total:.10g}"
+        problems.error(("criteria",), message, key=True)
+
+
+AXES_SCALE = Scale(min=0, max=100, open=True, kind="open")
+AXES_PASS = PassRule(min_total=50)
+
+
+def axes_rubrics(file: AxesFile, identity: Identity, problems: Problems) -> list[Rubric]:
+    """The one rubric of an axes file; each axis id is its key."""
+    rule = pass_rule_of(file.pass_, AXES_PASS)
+    if rule.min_total is None:
+        rule = PassRule(min_total=AXES_PASS.min_total, min_each=rule.min_each)
+    check_pass_rule(rule, AXES_SCALE, problems)
+    drafts = [Draft(("axes", name), spec, key=name) for name, spec in file.axes.items()]
+    rubric = build_rubric(problems, identity, Shape("axes", AXES_SCALE, rule), drafts, None)
+    return [] if rubric is None else [rubric]
 
 
 @dataclass(frozen=True)
@@ -80,6 +149,7 @@ def load_rubrics(text: str, source: str, read: ReadFile | None = None) -> Loaded
         header = RubricHeader.model_validate(_header(data))
         identity = identity_of(header, text, source, problems)
         from rubricate.rubric.agentv import agentv_rubrics
+        from rubricate.rubric.agentv_refs import Located
 
         rubrics, others = agentv_rubrics(form, Located(data, (), problems), identity, read)
         found = [problems, *others]
