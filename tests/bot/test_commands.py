@@ -11,11 +11,20 @@ from rubricate.bot.commands import (
     MAX_COMMANDS,
     CommandMistake,
     ParsedCommand,
-    format_value,
     parse_commands,
     readable_words,
     visible_length,
 )
+from rubricate.rubric.model import ScoreValue
+
+
+def format_value(value: ScoreValue) -> str:
+    """A score value as a command writes it (`4`, `3.5`, `true`, `null`)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return f"{value:g}"
 
 
 def format_command(command: ParsedCommand) -> str:

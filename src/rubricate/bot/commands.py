@@ -222,15 +222,6 @@ def parse_value(text: str) -> ScoreValue | str:
         return f"{code(text)} is not a number, true/false or null"
 
 
-def format_value(value: ScoreValue) -> str:
-    """A score value as a command writes it (`4`, `3.5`, `true`, `null`)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return f"{value:g}"
-
-
 @dataclass(frozen=True)
 class Decision:
     """Whether a command may run, and why (the reason is shown to the actor when refused)."""

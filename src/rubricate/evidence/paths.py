@@ -14,7 +14,6 @@ lockfiles are named by `is_lockfile`.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from functools import lru_cache
 
 from rubricate.evidence.snapshot import FileChange
@@ -105,12 +104,6 @@ def _translate(pattern: str) -> str:
 def glob_match(pattern: str, path: str) -> bool:
     """True when the repository-relative path matches the glob."""
     return glob_regex(pattern).match(path) is not None
-
-
-def glob_filter(pattern: str, paths: Iterable[str]) -> list[str]:
-    """The paths that match the glob, sorted."""
-    regex = glob_regex(pattern)
-    return sorted(p for p in paths if regex.match(p))
 
 
 def is_glob(pattern: str) -> bool:

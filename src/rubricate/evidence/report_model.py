@@ -124,11 +124,6 @@ def check_result(
     return CheckResult(check_id, status, tuple(findings), criterion, None, tuple(evidence), value)
 
 
-def has_defects(result: CheckResult) -> bool:
-    """True when a check reported any error or warning (it then never earns the top score)."""
-    return any(f.severity in ("error", "warning") for f in result.findings)
-
-
 def short_list(items: list[str] | tuple[str, ...], limit: int = 3) -> str:
     """`a, b, c (+4 more)`: the first few items of a long list."""
     shown = ", ".join(items[:limit])
