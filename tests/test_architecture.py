@@ -205,10 +205,6 @@ def test_rubric_scoring_does_not_import_heavy_clients() -> None:
 # Exceptions still defined beside their code; each leaves this list when moved to errors.py.
 KNOWN_ERRORS_ELSEWHERE = {
     ("judge/calls.py", "JudgeCallError"),  # carries the cost of the call's attempts
-    ("judge/prompt.py", "PromptTooLargeError"),
-    ("judge/reply.py", "ReplyError"),
-    ("evidence/graders_handoff.py", "HandoffRefused"),  # evidence/ internals are kept as they are
-    ("evidence/structured.py", "ParseProblem"),
 }
 
 

@@ -7,9 +7,11 @@ exit code 1 is a run that failed (git, the GitHub API, the data branch, applying
       SourceError, ScoreError, ConfigError, PayloadError, LedgerError    (exit 2)
       RunFailed: GitError, GitHubError, DataBranchError, ExecutionError  (exit 1)
 
-Errors of the judge (`judge.client_faults.JudgeCallError`, `judge.prompt.PromptTooLargeError`,
-`judge.reply.ReplyError`) and of the evidence checks (`evidence.graders_handoff.HandoffRefused`,
-`evidence.structured.ParseProblem`) are still defined beside their code.
+      ReplyError, PromptTooLargeError (the judge), HandoffRefused (the graders artifact)
+    ParseProblem: a deliverable that does not parse (a finding, never shown as an error)
+
+`judge.calls.JudgeCallError` stays beside the judge's call records: it carries what a failed
+call cost.
 """
 
 from __future__ import annotations
@@ -124,3 +126,28 @@ def read_problem(exc: OSError | UnicodeDecodeError) -> str:
     if isinstance(exc, PermissionError):
         return "permission denied"
     return str(exc.strerror or exc)
+
+
+class ReplyError(RubricateError):
+    """A judge reply that cannot be accepted; `problems` lists every reason."""
+
+    def __init__(self, problems: Sequence[str]) -> None:
+        self.problems = tuple(problems)
+        super().__init__("; ".join(self.problems))
+
+
+class PromptTooLargeError(RubricateError):
+    """The rubric alone does not fit the token budget."""
+
+
+class HandoffRefused(RubricateError):
+    """The artifact breaks a limit or is not what the graders job writes; nothing is read."""
+
+
+class ParseProblem(Exception):
+    """A file that does not parse: the message and the 1-based line where known."""
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line

@@ -23,12 +23,8 @@ from rubricate.bot.effects import (
 from rubricate.bot.on_graders import GradersEvent, GradersRun, parse_graders_run
 from rubricate.bot.payload import Ignored, PayloadError, parse_event
 from rubricate.config import Config, Grader
-from rubricate.evidence.graders_handoff import (
-    Handoff,
-    HandoffLimits,
-    HandoffRefused,
-    read_handoff,
-)
+from rubricate.errors import HandoffRefused
+from rubricate.evidence.graders_handoff import Handoff, HandoffLimits, read_handoff
 from rubricate.evidence.report_model import CheckResult, Finding
 from rubricate.evidence.score_report import report_json as real_report_json
 from rubricate.ledger.event import natural_key

@@ -9,12 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rubricate.evidence.structured import (
-    ParseProblem,
-    check_syntax,
-    json_pointer_line,
-    parse_structured,
-)
+from rubricate.errors import ParseProblem
+from rubricate.evidence.structured import check_syntax, json_pointer_line, parse_structured
 
 JSON_DOC = """{
   "name": "x",

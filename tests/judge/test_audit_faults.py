@@ -16,9 +16,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rubricate.config import JudgeConfig
+from rubricate.errors import ReplyError
 from rubricate.evidence.report_model import ScoreReport
 from rubricate.judge.client import JudgeCallError, OpenAIJudgeClient
-from rubricate.judge.reply import ReplyError, parse_reply
+from rubricate.judge.reply import parse_reply
 from rubricate.judge.service import judge_report
 
 from .helpers import (

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rubricate.errors import PromptTooLargeError
 from rubricate.evidence.snapshot import FileChange
 from rubricate.judge.budget import (
     MESSAGE_OVERHEAD_TOKENS,
@@ -16,7 +17,7 @@ from rubricate.judge.budget import (
     exclusion_reason,
     truncate_lines,
 )
-from rubricate.judge.prompt import PromptTooLargeError, build_prompt
+from rubricate.judge.prompt import build_prompt
 from rubricate.judge.prompt_text import PROMPT_VERSION
 
 from .helpers import PARSER_LINE, agora, analytic, axes, checklist, patch, snapshot

@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rubricate.judge.reply import ReplyError, parse_reply
+from rubricate.errors import ReplyError
+from rubricate.judge.reply import parse_reply
 
 from .helpers import agora, analytic, axes, checklist, entry, reply_text
 

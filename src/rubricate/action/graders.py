@@ -13,13 +13,8 @@ from typing import TYPE_CHECKING
 
 from rubricate.bot.on_graders import GradersEvent, GradersRun
 from rubricate.bot.payload import Ignored
-from rubricate.evidence.graders_handoff import (
-    ARTIFACT_NAME,
-    Handoff,
-    HandoffLimits,
-    HandoffRefused,
-    read_handoff,
-)
+from rubricate.errors import HandoffRefused
+from rubricate.evidence.graders_handoff import ARTIFACT_NAME, Handoff, HandoffLimits, read_handoff
 
 if TYPE_CHECKING:
     from rubricate.action.ports import GitHubClient, Reader

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from rubricate.errors import RubricateError
+from rubricate.errors import HandoffRefused
 from rubricate.evidence.graders import SEVERITIES
 from rubricate.evidence.report_model import CheckResult, CheckStatus, Finding
 
@@ -56,10 +56,6 @@ _ZIP_ERRORS = (
     ValueError,
     zlib.error,
 )
-
-
-class HandoffRefused(RubricateError):
-    """The artifact breaks a limit or is not what the graders job writes; nothing is read."""
 
 
 @dataclass(frozen=True)

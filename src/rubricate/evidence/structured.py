@@ -18,7 +18,7 @@ from typing import Any
 
 import yaml
 
-from rubricate.errors import SourceError
+from rubricate.errors import ParseProblem, SourceError
 from rubricate.yamlsource import Locator, load_located
 
 if sys.version_info >= (3, 11):
@@ -30,15 +30,6 @@ PointerPath = Sequence[str | int]
 _DECODER = json.JSONDecoder()
 _WS = re.compile(r"[ \t\n\r]*")
 _TOML_AT = re.compile(r"\(at line (\d+), column (\d+)\)")
-
-
-class ParseProblem(Exception):
-    """A file that does not parse: the message and the 1-based line where known."""
-
-    def __init__(self, message: str, line: int | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.line = line
 
 
 @dataclass(frozen=True)

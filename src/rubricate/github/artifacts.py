@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 import requests
 
-from rubricate.evidence.graders_handoff import HandoffRefused
+from rubricate.errors import HandoffRefused
 
 CHUNK = 64 * 1024
 

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from rubricate.errors import RubricateError
+from rubricate.errors import PromptTooLargeError
 from rubricate.evidence.snapshot import FileChange, Snapshot
 from rubricate.judge import prompt_text as text
 from rubricate.judge.budget import (
@@ -48,10 +48,6 @@ _TAG_LIKE = re.compile(r"<(?=\s*/?\s*untrusted)", re.IGNORECASE)
 LINES_TOO_LONG = "lines too long to show"
 _DIFF_HEADERS = ("@@", "diff --git", "index ", "--- ", "+++ ")
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)")
-
-
-class PromptTooLargeError(RubricateError):
-    """The rubric alone does not fit the token budget."""
 
 
 @dataclass(frozen=True)

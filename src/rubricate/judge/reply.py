@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from rubricate.errors import RubricateError
+from rubricate.errors import ReplyError
 from rubricate.judge.levels import OPEN_CEILING, allowed_scores, as_json_number, is_open
 from rubricate.judge.prompt_text import MAX_QUOTE_CHARS, MAX_QUOTES, MAX_RATIONALE_CHARS
 from rubricate.rubric.agentv_score import check_any
@@ -23,14 +23,6 @@ PER_CRITERION_TOKENS = (MAX_RATIONALE_CHARS + 3 * MAX_QUOTE_CHARS) // 4 + 40
 """The output tokens one criterion may take: its longest rationale, three of the longest quotes
 (about 4 characters a token), and the JSON around them."""
 REPLY_OVERHEAD_TOKENS = 64
-
-
-class ReplyError(RubricateError):
-    """A judge reply that cannot be accepted; `problems` lists every reason."""
-
-    def __init__(self, problems: Sequence[str]) -> None:
-        self.problems = tuple(problems)
-        super().__init__("; ".join(self.problems))
 
 
 @dataclass(frozen=True)

@@ -176,8 +176,9 @@ def _cached_run(
     data: dict[str, Any] | None, rubric: Rubric, model: str, ceiling: float
 ) -> JudgeRun | None:
     """A cached run, re-validated against the rubric; None when absent, corrupt or unusable."""
+    from rubricate.errors import ReplyError
     from rubricate.judge.outcome import JudgeRun
-    from rubricate.judge.reply import ReplyError, parse_reply
+    from rubricate.judge.reply import parse_reply
 
     if data is None:
         return None
