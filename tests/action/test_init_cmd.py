@@ -9,7 +9,7 @@ import pytest
 
 from rubricate.cli.init_cmd import Deliverable, detect, render_config
 from rubricate.cli.main import main
-from rubricate.cli.validate_cmd import validate_path
+from rubricate.cli.rubric_cmd import validate_path
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -147,7 +147,7 @@ def load_reputation_config(path: str | None) -> ReputationConfig | None:
     """The `reputation:` section of a config file, or None without `--config`."""
     if path is None:
         return None
-    from rubricate.cli.textfile import read_text
+    from rubricate.cli.repo_reader import read_text
     from rubricate.config import load_config
 
     return load_config(read_text(path, "--config"), path).reputation
@@ -158,7 +158,7 @@ def read_events(name: str) -> list[Event]:
 
     Lines end at "\n" only: U+2028 and other Unicode line breaks may appear inside JSON strings.
     """
-    from rubricate.cli.textfile import read_stdin, read_text
+    from rubricate.cli.repo_reader import read_stdin, read_text
     from rubricate.ledger.codec import LedgerError, event_from_dict
 
     text = read_stdin("events") if name == "-" else read_text(name, "the events file")

@@ -1,6 +1,7 @@
 """The `rubricate` command: a registry of subcommands, each in its own module.
 
-Each subcommand module exposes `add_parser(subparsers)`, which registers its parser and sets
+Each subcommand module exposes `add_parser(subparsers)` (or the function `MODULE:FUNCTION` names),
+which registers its parser and sets
 `handler`, a function taking the parsed namespace and returning the exit code. Subcommand
 modules import their heavy dependencies inside the handler, and only the module of the command
 named on the command line is imported (all of them for `--help`), so start-up stays cheap.
@@ -18,11 +19,11 @@ from rubricate import __version__
 from rubricate.errors import RubricateError, SourceError
 
 SUBCOMMANDS: dict[str, str] = {
-    "validate": "rubricate.cli.validate_cmd",
+    "validate": "rubricate.cli.rubric_cmd:add_validate_parser",
     "rubric": "rubricate.cli.rubric_cmd",
     "score": "rubricate.cli.score_cmd",
     "ledger": "rubricate.cli.ledger_cmd",
-    "reputation": "rubricate.cli.reputation_cmd",
+    "reputation": "rubricate.cli.report_cmd:add_reputation_parser",
     "action": "rubricate.action.main",
     "catch-up": "rubricate.cli.catchup_cmd",
     "report": "rubricate.cli.report_cmd",
@@ -40,9 +41,10 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"rubricate {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     named = [argv[0]] if argv and argv[0] in SUBCOMMANDS else list(SUBCOMMANDS)
-    for name in (SUBCOMMANDS[command] for command in named):
+    for target in (SUBCOMMANDS[command] for command in named):
+        name, _, adder = target.partition(":")
         if importlib.util.find_spec(name) is not None:
-            importlib.import_module(name).add_parser(subparsers)
+            getattr(importlib.import_module(name), adder or "add_parser")(subparsers)
     return parser
 
 

@@ -1,5 +1,6 @@
 """Read repository files for the rubric loader, never outside the repository, and the package's
-own data: the built-in rubrics (shell: reads).
+own data: the built-in rubrics; and a text file or standard input a user named, with one
+clear `ConfigError` per way it can fail (shell: reads).
 
 The core loads rubric text and asks for every other file through a `read(path)` function;
 this is the one the command line passes. Relative paths are taken from the repository root;
@@ -10,9 +11,12 @@ start at the repository root, or at the current directory for paths a user typed
 from __future__ import annotations
 
 import functools
+import sys
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
+
+from rubricate.errors import ConfigError, read_problem
 
 ReadFile = Callable[[str], str]
 RUBRIC_SUFFIX = ".yml"
@@ -67,3 +71,23 @@ def data_dir(packaged: str, checkout: str) -> Path | None:
         return installed
     source = Path(__file__).resolve().parents[3] / checkout
     return source if source.is_dir() else None
+
+
+def read_text(path: str, what: str) -> str:
+    """The UTF-8 text of `path`; `what` says what the file is for (`--spec`, `the config`)."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read {what} {path}: {read_problem(exc)}") from None
+
+
+def read_stdin(what: str) -> str:
+    """Standard input as UTF-8 text; a closed stdin or undecodable bytes are clear errors."""
+    stream = sys.stdin
+    if stream is None:
+        raise ConfigError(f"cannot read {what} from standard input: it is closed")
+    try:
+        data = stream.buffer.read() if hasattr(stream, "buffer") else stream.read().encode()
+        return data.decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read {what} from standard input: {read_problem(exc)}") from None

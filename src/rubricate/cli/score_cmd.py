@@ -135,7 +135,7 @@ def _check_not_empty(base: str, head: str, args: argparse.Namespace) -> None:
 
 
 def _load_config(repo: Path, base: str, local_path: str | None) -> Config:
-    from rubricate.cli.textfile import read_text
+    from rubricate.cli.repo_reader import read_text
     from rubricate.config import CONFIG_PATH, Config, load_config
     from rubricate.gitio.refs import config_at
 
@@ -168,7 +168,7 @@ def _load_rubric(repo: Path, base: str, given: str | None, config: Config, named
 
 
 def _read_spec(path: str | None) -> str:
-    from rubricate.cli.textfile import read_text
+    from rubricate.cli.repo_reader import read_text
 
     return "" if path is None else read_text(path, "--spec")
 
