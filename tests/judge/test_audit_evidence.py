@@ -13,9 +13,8 @@ import pytest
 from rubricate.evidence.report_model import ScoreReport
 from rubricate.evidence.snapshot import FileChange, Snapshot
 from rubricate.judge.budget import Budget
-from rubricate.judge.guard import INPUT_FLAGGED
 from rubricate.judge.levels import allowed_scores, as_json_number, evidence_cap
-from rubricate.judge.merge import merge_run
+from rubricate.judge.merge import INPUT_FLAGGED, merge_run
 from rubricate.judge.prompt import build_prompt
 from rubricate.judge.runner import CallSettings, run_judge
 from rubricate.judge.scan import scan_injection, scan_snapshot, verified_quotes

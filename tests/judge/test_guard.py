@@ -6,13 +6,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rubricate.judge.guard import NO_QUOTE, QUOTE_NOT_FOUND, guard
 from rubricate.judge.levels import (
     allowed_scores,
     disagreement_bound,
     evidence_cap,
     needs_quote,
 )
+from rubricate.judge.merge import NO_QUOTE, QUOTE_NOT_FOUND, guard
 from rubricate.judge.reply import CriterionJudgment
 from rubricate.judge.scan import build_evidence, verified_quotes
 from rubricate.rubric.model import Rubric, normalize
