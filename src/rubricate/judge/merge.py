@@ -2,7 +2,8 @@
 
 Judge scores replace automatic ones for the criteria the judge assessed, after the hardening
 rules below (`guard`, none left to the model); reviewer scores are never replaced; heuristics
-stay where the judge did not assess. The report gains an `injection` check, a `judge` check and the `report.judge` record.
+stay where the judge did not assess. The report gains an `injection` check, a `judge` check
+and the `report.judge` record.
 
 1. Evidence cap: a score at or above 0.75 normalized (4 on 1-5) needs a verbatim quote from
    the input; without one it is capped at the highest score below that bar (3 on 1-5). When
