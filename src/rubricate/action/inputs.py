@@ -124,11 +124,11 @@ def config_commit(
 
 def read_config(reader: Reader, base_sha: str | None) -> Config:
     """The config at the base commit; the defaults when it is absent or git is off."""
-    from rubricate.gitio.refs import config_at
-
     path = reader.settings.config_path
     config = None
     if base_sha is not None:
+        from rubricate.gitio.refs import config_at
+
         config = config_at(reader.repo_dir, base_sha, path, "at the base commit")
     if config is None:
         where = f"at base {base_sha[:12]}" if base_sha else "(no git reads)"
@@ -145,10 +145,6 @@ def snapshot(
     reader: Reader, event: PullRequestEvent, merge_base: str | None, spec: str, config: Config
 ) -> Snapshot:
     """The change from the merge base to the head, with schemas read at the base commit."""
-    from rubricate.evidence.deliverable_schemas import schema_paths
-    from rubricate.evidence.format_check import read_limit
-    from rubricate.gitio.read import BaseTree, read_snapshot
-
     if merge_base is None:
         reader.runtime.log("no git reads: scoring an empty change built from the payload")
         return Snapshot(
@@ -159,6 +155,10 @@ def snapshot(
             body=event.body,
             spec=spec,
         )
+    from rubricate.evidence.deliverable_schemas import schema_paths
+    from rubricate.evidence.format_check import read_limit
+    from rubricate.gitio.read import BaseTree, read_snapshot
+
     snap = read_snapshot(
         reader.repo_dir,
         merge_base,
@@ -239,8 +239,8 @@ def actor_role(reader: Reader, event: CommentEvent | ReviewEvent, config: Config
 
 
 def read_text(reader: Reader, base_sha: str | None, path: str) -> str | None:
-    from rubricate.gitio.refs import read_text_at
-
     if base_sha is None:
         return None
+    from rubricate.gitio.refs import read_text_at
+
     return read_text_at(reader.repo_dir, base_sha, path, "at the base commit")

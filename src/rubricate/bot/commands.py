@@ -27,7 +27,6 @@ from rubricate.bot.visible import visible_lines
 from rubricate.config import ROLE_ORDER, Role
 from rubricate.errors import ScoreError
 from rubricate.rubric.model import ScoreValue
-from rubricate.rubric.score_args import read_value
 from rubricate.yamlsource import did_you_mean
 
 MAX_COMMANDS = 10
@@ -216,6 +215,8 @@ def _parse_pairs(tokens: list[str]) -> tuple[tuple[str, ScoreValue], ...] | str:
 
 def parse_value(text: str) -> ScoreValue | str:
     """A typed score value (number, true/false, null), or the reason it is not one."""
+    from rubricate.rubric.score_args import read_value  # only a command with scores needs it
+
     try:
         return read_value(text)
     except ScoreError:
