@@ -44,15 +44,11 @@ def shape_tag(value: Any) -> str | None:
     return None
 
 
-class _Strict(BaseModel):
+class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True, populate_by_name=True)
 
 
-class _Open(BaseModel):
-    model_config = ConfigDict(extra="allow", strict=True, frozen=True, populate_by_name=True)
-
-
-class AnchorSpec(_Strict):
+class AnchorSpec(Strict):
     """The text of one score level."""
 
     score: Number
@@ -61,7 +57,7 @@ class AnchorSpec(_Strict):
     examples: list[str] = Field(default_factory=list)
 
 
-class RangeSpec(_Strict):
+class RangeSpec(Strict):
     """One analytic score range in list form: `{score_range: [a, b], outcome}`."""
 
     score_range: Annotated[list[int], Field(min_length=2, max_length=2)]
@@ -99,7 +95,7 @@ ScoreRanges = Annotated[
 ]
 
 
-class _CriterionBase(_Strict):
+class _CriterionBase(Strict):
     name: str = Field(default="", description="A human name; defaults to the id.")
     weight: Weight = 1.0
     required: bool = Field(default=False, description="Failing this criterion fails the rubric.")
@@ -144,7 +140,7 @@ class AxisSpec(_CriterionBase):
     anchors: Anchors | None = None
 
 
-def _shapes(what: str) -> Discriminator:
+def shapes(what: str) -> Discriminator:
     """Tell a plain string from a mapping, with one clear error for anything else."""
     return Discriminator(
         shape_tag,
@@ -155,18 +151,18 @@ def _shapes(what: str) -> Discriminator:
 
 AgentVItem = Annotated[
     Annotated[str, Tag(TAG_TEXT)] | Annotated[AgentVCriterion, Tag(TAG_MAPPING)],
-    _shapes("criterion"),
+    shapes("criterion"),
 ]
 
 
-class ScaleSpec(_Strict):
+class ScaleSpec(Strict):
     """A native rubric's score scale."""
 
     min: Number
     max: Number
 
 
-class PassSpec(_Strict):
+class PassSpec(Strict):
     """A pass rule in raw scale units; a missing bar is not checked."""
 
     min_total: Number | None = Field(default=None, description="Lowest passing weighted total.")
@@ -186,7 +182,7 @@ class RubricHeader(BaseModel):
     description: str | None = None
 
 
-class NativeFile(_Strict, RubricHeader):
+class NativeFile(Strict, RubricHeader):
     """A native rubric: weighted criteria (weights sum to 1.00) on one scale."""
 
     model_config = ConfigDict(title="native rubric")
@@ -195,7 +191,7 @@ class NativeFile(_Strict, RubricHeader):
     criteria: Annotated[list[NativeCriterion], Field(min_length=1)]
 
 
-class AxesFile(_Strict, RubricHeader):
+class AxesFile(Strict, RubricHeader):
     """An axes rubric: an open 0..100+ scale with anchored, possibly nullable axes."""
 
     model_config = ConfigDict(title="axes rubric")
@@ -203,146 +199,3 @@ class AxesFile(_Strict, RubricHeader):
         default=None, alias="pass", description="Defaults to min_total 50."
     )
     axes: Annotated[dict[str, AxisSpec], Field(min_length=1)]
-
-
-Threshold = Annotated[
-    float, Field(ge=0, le=1, allow_inf_nan=False, description="The passing test score, 0-1.")
-]
-
-
-class RubricGrader(_Open):
-    """An AgentV assertion; `llm-rubric`/`agent-rubric` carry criteria, others are not rubrics."""
-
-    type: str = Field(description="`llm-rubric` or `agent-rubric` for rubric criteria.")
-    metric: str | None = Field(default=None, description="The grader's name.")
-    value: Any = Field(
-        default=None,
-        description="The criteria: a list of strings and criterion objects, or a text.",
-    )
-    criteria: list[AgentVItem] | None = None
-    weight: Annotated[float, Field(ge=0, allow_inf_nan=False)] | None = None
-    required: bool | None = Field(default=None, description="A low score fails the whole test.")
-    min_score: MinScore | None = None
-    negate: bool | None = None
-
-
-class IncludeEntry(_Strict):
-    """`include: NAME` splices the `assert:` list of `.agentv/templates/NAME.yaml` (or a path)."""
-
-    include: str
-
-
-AssertEntry = Annotated[
-    Annotated[str, Tag(TAG_TEXT)] | Annotated[RubricGrader | IncludeEntry, Tag(TAG_MAPPING)],
-    _shapes("assertion"),
-]
-
-
-class TestExecution(_Open):
-    """A test's `execution:` block."""
-
-    threshold: Threshold | None = None
-    skip_defaults: bool | None = Field(default=None, description="Leave out the file's defaults.")
-
-
-class AssertTest(_Open):
-    """An AgentV test: its own `assert:` graders run first, then the file's defaults."""
-
-    id: str | int
-    assert_: list[AssertEntry] | None = Field(default=None, alias="assert")
-    criteria: str | None = Field(default=None, description="Alone, the one required criterion.")
-    execution: TestExecution | None = None
-
-
-class DefaultTest(_Open):
-    """AgentV's `default_test:` block."""
-
-    assert_: list[AssertEntry] | None = Field(default=None, alias="assert")
-    threshold: Threshold | None = None
-
-
-class AssertFile(_Open, RubricHeader):
-    """An AgentV eval file in the current form: `tests[].assert`, `default_test`, `assert`."""
-
-    model_config = ConfigDict(
-        title="AgentV assert",
-        json_schema_extra={
-            "anyOf": [{"required": [key]} for key in ("tests", "assert", "default_test")]
-        },
-    )
-    assert_: list[AssertEntry] | None = Field(default=None, alias="assert")
-    default_test: DefaultTest | str | None = None
-    tests: list[AssertTest | str] | str | None = None
-    threshold: Threshold | None = None
-
-
-class RubricsAssertion(_Open):
-    """An AgentV assertion; `type: rubrics` carries criteria, other types are ignored."""
-
-    type: str
-    criteria: list[AgentVItem] | None = None
-
-
-AssertionItem = Annotated[
-    Annotated[str, Tag(TAG_TEXT)] | Annotated[RubricsAssertion, Tag(TAG_MAPPING)],
-    _shapes("assertion"),
-]
-
-
-class AgentVTest(_Open):
-    """An AgentV test: its own assertions are added after the file-level ones."""
-
-    id: str
-    assertions: list[AssertionItem] | None = None
-
-
-class AssertionsFile(_Open, RubricHeader):
-    """An AgentV file with `assertions:` at the top level or in `tests[]`."""
-
-    model_config = ConfigDict(
-        title="AgentV assertions",
-        json_schema_extra={"anyOf": [{"required": ["assertions"]}, {"required": ["tests"]}]},
-    )
-    assertions: list[AssertionItem] | None = None
-    tests: list[AgentVTest] | None = None
-
-
-class Evaluator(_Open):
-    """An AgentV evaluator; `type: rubric` carries rubrics, other types are ignored."""
-
-    type: str
-    rubrics: list[AgentVItem] | None = None
-
-
-class Execution(_Open):
-    """AgentV's `execution:` block."""
-
-    evaluators: list[Evaluator] | None = None
-
-
-class EvalCase(_Open):
-    """An AgentV eval case: its own rubrics are added after the file-level ones."""
-
-    id: str
-    rubrics: list[AgentVItem] | None = None
-    execution: Execution | None = None
-
-
-class EvaluatorFile(_Open, RubricHeader):
-    """An AgentV evaluator file: `rubrics:` lists, file-level and per `evalcases[]`."""
-
-    model_config = ConfigDict(
-        title="AgentV rubric evaluator",
-        json_schema_extra={
-            "anyOf": [
-                {"required": [key]} for key in ("execution", "evaluators", "rubrics", "evalcases")
-            ]
-        },
-    )
-    execution: Execution | None = None
-    evaluators: list[Evaluator] | None = None
-    rubrics: list[AgentVItem] | None = None
-    evalcases: list[EvalCase] | None = None
-
-
-RubricFile = NativeFile | AxesFile | AssertFile | AssertionsFile | EvaluatorFile
