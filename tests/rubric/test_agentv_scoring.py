@@ -345,7 +345,7 @@ def test_result_json_has_both_levels() -> None:
 
 
 def test_reports_show_the_graders_and_the_test() -> None:
-    from rubricate.rubric.agentv_score import grader_lines, grader_rows, graders_json
+    from rubricate.rubric.describe import grader_lines, grader_rows, graders_json
 
     rubric = _rubric("evalcases", "inline")
     scores: dict[str, ScoreValue] = {"rubric-1": T, "rubric-2": F, "rubric-3": F, "tone": T}

@@ -124,8 +124,7 @@ def active_rubric(ref: str | None, config_path: str | None) -> Rubric:
 
 def score_table(rubric: Rubric, result: ScoreResult) -> str:
     """The human output of `rubric score`: one row per criterion, then the verdict."""
-    from rubricate.rubric.agentv_score import grader_lines
-    from rubricate.rubric.describe import format_table
+    from rubricate.rubric.describe import format_table, grader_lines
 
     rows = [("criterion", "score", "passed")]
     for item in result.criteria:

@@ -124,7 +124,7 @@ def _grader_rows(result: ScoreResult) -> list[str]:
     """The AgentV grader table; `agentv_score` is imported only for a result with graders."""
     if not getattr(result, "graders", ()):
         return []
-    from rubricate.rubric.agentv_score import grader_rows
+    from rubricate.rubric.describe import grader_rows
 
     return grader_rows(result)
 
@@ -133,7 +133,7 @@ def _graders_json(result: ScoreResult) -> dict[str, object]:
     """The AgentV `graders`/`threshold` keys; empty (no import) for a result without graders."""
     if not getattr(result, "graders", ()):
         return {}
-    from rubricate.rubric.agentv_score import graders_json
+    from rubricate.rubric.describe import graders_json
 
     return graders_json(result)
 

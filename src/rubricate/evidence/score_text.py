@@ -9,7 +9,7 @@ from rubricate.evidence.score_report import (
     scored_text,
     verdict_text,
 )
-from rubricate.rubric.agentv_score import grader_lines
+from rubricate.rubric.describe import grader_lines
 
 EVIDENCE_WIDTH = 64
 MAX_FINDINGS_SHOWN = 20

@@ -24,7 +24,7 @@ it from the denominator), and every comparison has the 1e-9 tolerance.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from functools import partial
 from typing import Literal
 
@@ -61,16 +61,8 @@ class GraderResult:
     missing: tuple[str, ...] = ()
 
     def as_dict(self) -> dict[str, object]:
-        """The JSON shape of one grader's result."""
-        return {
-            "id": self.id,
-            "score": self.score,
-            "verdict": self.verdict,
-            "weight": self.weight,
-            "required": self.required,
-            "failed": list(self.failed),
-            "missing": list(self.missing),
-        }
+        """The JSON shape of one grader's result (its fields in order, lists for tuples)."""
+        return {**asdict(self), "failed": list(self.failed), "missing": list(self.missing)}
 
 
 @dataclass(frozen=True)
@@ -89,48 +81,6 @@ class AgentVScoreResult(ScoreResult):
         if self.band is not None:
             data["band"] = self.band
         return data
-
-
-def grader_lines(result: ScoreResult) -> list[str]:
-    """Text lines for the graders and the test of an AgentV result (empty for other results)."""
-    if not isinstance(result, AgentVScoreResult) or not result.graders:
-        return []
-    width = max(len(g.id) for g in result.graders)
-    lines = ["", f"{'grader':<{width}}  weight  score   verdict"]
-    for grader in result.graders:
-        value = "-" if grader.score is None else f"{round(grader.score, 4):g}"
-        flag = "  (required)" if grader.required else ""
-        lines.append(
-            f"{grader.id:<{width}}  {grader.weight:>6g}  {value:<6}  {grader.verdict}{flag}"
-        )
-    test = "-" if result.normalized is None else f"{result.normalized:g}"
-    band = f" ({result.band})" if result.band else ""
-    lines.append(f"test score {test} (threshold {result.threshold:g}): {result.verdict}{band}")
-    return lines
-
-
-def grader_rows(result: ScoreResult) -> list[str]:
-    """A markdown table of the graders and the test of an AgentV result (empty for others)."""
-    if not isinstance(result, AgentVScoreResult) or not result.graders:
-        return []
-    rows = ["| AgentV grader | Weight | Score | Verdict |", "| --- | ---: | ---: | --- |"]
-    for grader in result.graders:
-        value = "—" if grader.score is None else f"{round(grader.score, 4):g}"
-        flag = " (required)" if grader.required else ""
-        rows.append(f"| `{grader.id}`{flag} | {grader.weight:g} | {value} | {grader.verdict} |")
-    test = "—" if result.normalized is None else f"{result.normalized:g}"
-    band = f" ({result.band})" if result.band else ""
-    rows.append(
-        f"| **Test** | | **{test}** | {result.verdict}{band}, threshold {result.threshold:g} |"
-    )
-    return rows
-
-
-def graders_json(result: ScoreResult) -> dict[str, object]:
-    """`graders` and `threshold` for a JSON report of an AgentV result (empty for others)."""
-    if not isinstance(result, AgentVScoreResult) or not result.graders:
-        return {}
-    return {"graders": [g.as_dict() for g in result.graders], "threshold": result.threshold}
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
 """Describe a rubric as JSON, markdown or a plain-text table (pure: no I/O).
 
 `describe_json` is the `rubricate rubric show --json` shape; `describe_markdown` is what the
-bot answers to `/rubric`. User text is escaped before it goes into markdown.
+bot answers to `/rubric`; `grader_lines`, `grader_rows` and `graders_json` show an AgentV
+result's graders and test. User text is escaped before it goes into markdown.
 """
 
 from __future__ import annotations
@@ -10,8 +11,9 @@ import html
 from collections.abc import Sequence
 from typing import Any
 
+from rubricate.rubric.agentv_score import AgentVScoreResult
 from rubricate.rubric.levels import scale_text
-from rubricate.rubric.model import Criterion, Rubric
+from rubricate.rubric.model import Criterion, Rubric, ScoreResult
 from rubricate.rubric.scoring import REQUIRED_NORMALIZED
 
 DIALECT_NAMES = {
@@ -193,3 +195,45 @@ def format_table(rows: Sequence[Sequence[str]]) -> list[str]:
         padded = [cell.ljust(width) for cell, width in zip(cells, widths, strict=False)]
         lines.append("  ".join([*padded, cells[-1]]).rstrip())
     return lines
+
+
+def grader_lines(result: ScoreResult) -> list[str]:
+    """Text lines for the graders and the test of an AgentV result (empty for other results)."""
+    if not isinstance(result, AgentVScoreResult) or not result.graders:
+        return []
+    width = max(len(g.id) for g in result.graders)
+    lines = ["", f"{'grader':<{width}}  weight  score   verdict"]
+    for grader in result.graders:
+        value = "-" if grader.score is None else f"{round(grader.score, 4):g}"
+        flag = "  (required)" if grader.required else ""
+        lines.append(
+            f"{grader.id:<{width}}  {grader.weight:>6g}  {value:<6}  {grader.verdict}{flag}"
+        )
+    test = "-" if result.normalized is None else f"{result.normalized:g}"
+    band = f" ({result.band})" if result.band else ""
+    lines.append(f"test score {test} (threshold {result.threshold:g}): {result.verdict}{band}")
+    return lines
+
+
+def grader_rows(result: ScoreResult) -> list[str]:
+    """A markdown table of the graders and the test of an AgentV result (empty for others)."""
+    if not isinstance(result, AgentVScoreResult) or not result.graders:
+        return []
+    rows = ["| AgentV grader | Weight | Score | Verdict |", "| --- | ---: | ---: | --- |"]
+    for grader in result.graders:
+        value = "—" if grader.score is None else f"{round(grader.score, 4):g}"
+        flag = " (required)" if grader.required else ""
+        rows.append(f"| `{grader.id}`{flag} | {grader.weight:g} | {value} | {grader.verdict} |")
+    test = "—" if result.normalized is None else f"{result.normalized:g}"
+    band = f" ({result.band})" if result.band else ""
+    rows.append(
+        f"| **Test** | | **{test}** | {result.verdict}{band}, threshold {result.threshold:g} |"
+    )
+    return rows
+
+
+def graders_json(result: ScoreResult) -> dict[str, object]:
+    """`graders` and `threshold` for a JSON report of an AgentV result (empty for others)."""
+    if not isinstance(result, AgentVScoreResult) or not result.graders:
+        return {}
+    return {"graders": [g.as_dict() for g in result.graders], "threshold": result.threshold}
