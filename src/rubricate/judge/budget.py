@@ -1,4 +1,5 @@
-"""The judge's token budget: offline estimates, excluded files, relevance order (pure: no I/O).
+"""The judge's token budget: offline estimates, excluded files, relevance order, and what is
+shown of a file (pure: no I/O).
 
 Tokens are estimated without a tokenizer download: one token per 3 bytes of UTF-8, which
 over-counts English prose (about 4 characters a token) and code, and counts one token per
@@ -56,6 +57,8 @@ _GENERATED_MARK = re.compile(
 _TEST_PATH = re.compile(
     r"(^|/)(tests?|spec|__tests__)/|(^|/)test_[^/]*$|_test\.[^/]+$|\.(test|spec)\."
 )
+_DIFF_HEADERS = ("@@", "diff --git", "index ", "--- ", "+++ ")
+_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)")
 _HEAD_CHARS = 8000
 """How much of a file is read to tell binary (a NUL byte, as git does) and generated files."""
 _DOC_SUFFIXES = (".md", ".rst", ".txt", ".adoc")
@@ -191,3 +194,35 @@ def _category(change: FileChange) -> int:
     if _TEST_PATH.search(path):
         return 2
     return 1
+
+
+def patch_lines(patch: str) -> list[int]:
+    """For each line of a patch, the line of the head file it stands at."""
+    numbers: list[int] = []
+    head = 0
+    for line in patch.split("\n"):
+        hunk = _HUNK.match(line)
+        if hunk:
+            head = int(hunk.group(1))
+            numbers.append(head)
+            continue
+        numbers.append(head)
+        if line.startswith((" ", "+")) and not line.startswith("+++"):
+            head += 1
+    return numbers
+
+
+def has_content(kept: str) -> bool:
+    """True when the text shows more than blank lines and diff headers."""
+    return any(line.strip() and not line.startswith(_DIFF_HEADERS) for line in kept.splitlines())
+
+
+def file_text(change: FileChange) -> str | None:
+    """The text the judge is shown of a changed file: its patch, else its content."""
+    if change.patch.strip():
+        return change.patch
+    if change.content is not None:
+        return change.content.decode("utf-8", "replace")
+    if change.status == "deleted":
+        return "(file deleted)"
+    return None

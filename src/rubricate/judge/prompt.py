@@ -24,6 +24,9 @@ from rubricate.judge.budget import (
     LeftOut,
     estimate_tokens,
     exclusion_reason,
+    file_text,
+    has_content,
+    patch_lines,
     relevance_key,
     truncate_lines,
 )
@@ -46,8 +49,6 @@ _SCAN_CHARS = 200_000
 _UNSAFE_ATTR = re.compile(r"[^\w./@+\-]")
 _TAG_LIKE = re.compile(r"<(?=\s*/?\s*untrusted)", re.IGNORECASE)
 LINES_TOO_LONG = "lines too long to show"
-_DIFF_HEADERS = ("@@", "diff --git", "index ", "--- ", "+++ ")
-_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)")
 
 
 @dataclass(frozen=True)
@@ -193,7 +194,7 @@ def _add_wrapped(
     if room < MIN_USEFUL_TOKENS and estimate_tokens(body) > room:
         return "none"
     kept, cut = truncate_lines(body, max(room, 0))
-    if cut and item.name == text.FIELD_FILE and not _has_content(kept):
+    if cut and item.name == text.FIELD_FILE and not has_content(kept):
         return "none"
     quotable = item.quotable
     if quotable and len(kept) > _SCAN_CHARS:  # more is shown than the raw scan covered
@@ -241,7 +242,7 @@ def _add_files(
     request = snapshot.request_text
     for change in sorted(snapshot.changes, key=lambda c: relevance_key(c, request)):
         reason = exclusion_reason(change)
-        raw = _file_text(change) if reason is None else None
+        raw = file_text(change) if reason is None else None
         if reason is None and raw is None:
             reason = "no text"
         if reason is None and draft.free < MIN_USEFUL_TOKENS:
@@ -263,9 +264,9 @@ def _add_file(
 ) -> tuple[_Fit, str | None]:
     """Add one file, cut at a line boundary to the per-file limit; the fit, or why left out."""
     is_patch = bool(change.patch.strip())
-    line_map = _patch_lines(change.patch) if is_patch else None
+    line_map = patch_lines(change.patch) if is_patch else None
     capped, cut = truncate_lines(draft.visible(change.path, raw, line_map), budget.max_file_tokens)
-    if cut and not _has_content(capped):
+    if cut and not has_content(capped):
         return "none", LINES_TOO_LONG
     attrs = f' path="{_attr(change.path)}" status="{change.status}"'
     if change.old_path:
@@ -274,37 +275,6 @@ def _add_file(
     attrs += _TRUNCATED if cut else ""
     item = _Field(text.FIELD_FILE, change.path, attrs, quotable, is_patch, cut)
     return _add_wrapped(draft, item, capped, marker), None
-
-
-def _patch_lines(patch: str) -> list[int]:
-    """For each line of a patch, the line of the head file it stands at."""
-    numbers: list[int] = []
-    head = 0
-    for line in patch.split("\n"):
-        hunk = _HUNK.match(line)
-        if hunk:
-            head = int(hunk.group(1))
-            numbers.append(head)
-            continue
-        numbers.append(head)
-        if line.startswith((" ", "+")) and not line.startswith("+++"):
-            head += 1
-    return numbers
-
-
-def _has_content(kept: str) -> bool:
-    """True when the text shows more than blank lines and diff headers."""
-    return any(line.strip() and not line.startswith(_DIFF_HEADERS) for line in kept.splitlines())
-
-
-def _file_text(change: FileChange) -> str | None:
-    if change.patch.strip():
-        return change.patch
-    if change.content is not None:
-        return change.content.decode("utf-8", "replace")
-    if change.status == "deleted":
-        return "(file deleted)"
-    return None
 
 
 def _add_left_out(draft: _Draft, left_out: tuple[LeftOut, ...], marker: str, empty: bool) -> None:
