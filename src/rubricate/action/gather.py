@@ -17,7 +17,6 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from rubricate.action import inputs
-from rubricate.action.ports import DataStore, Reader
 from rubricate.action.settings import ledger_key
 from rubricate.bot.handlers import HandlerContext
 from rubricate.bot.jobstate import JobState, job_state
@@ -27,15 +26,16 @@ from rubricate.bot.views import PullState, ViewState, decode_views, view_path
 from rubricate.bot.visible import reverted_pr
 from rubricate.config import Config, data_branch_problem
 from rubricate.errors import ConfigError
-from rubricate.evidence.report_model import ScoreReport
-from rubricate.evidence.snapshot import Snapshot
-from rubricate.ledger.event import Event
-from rubricate.rubric.model import Rubric
 
 if TYPE_CHECKING:
+    from rubricate.action.ports import DataStore, Reader
     from rubricate.bot.effects import Effect, SetStatus
     from rubricate.bot.merge_queue import MergeGroupEvent
+    from rubricate.evidence.report_model import ScoreReport
+    from rubricate.evidence.snapshot import Snapshot
     from rubricate.ledger.backends import DataBranchStore
+    from rubricate.ledger.event import Event
+    from rubricate.rubric.model import Rubric
 
 DEFAULT_DATA_BRANCH = Config().data_branch
 

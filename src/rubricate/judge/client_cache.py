@@ -20,12 +20,14 @@ import os
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rubricate.evidence.snapshot import Snapshot
 from rubricate.judge.calls import Negotiated
 from rubricate.judge.prompt_text import PROMPT_VERSION
-from rubricate.rubric.model import Rubric
+
+if TYPE_CHECKING:
+    from rubricate.evidence.snapshot import Snapshot
+    from rubricate.rubric.model import Rubric
 
 ENV_VAR = "RUBRICATE_JUDGE_CACHE"
 DEFAULT_DIR = Path(".rubricate-cache") / "judge"

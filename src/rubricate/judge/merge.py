@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rubricate.evidence.report_model import (
     CheckResult,
@@ -35,13 +35,15 @@ from rubricate.judge.levels import (
     nearest_allowed,
     needs_quote,
 )
-from rubricate.judge.outcome import JudgeRun
-from rubricate.judge.reply import CriterionJudgment
 from rubricate.judge.scan import CHECK_ID as INJECTION_CHECK
 from rubricate.judge.scan import REQUEST_FIELDS
 from rubricate.rubric.agentv_score import check_any, score_any
 from rubricate.rubric.model import TOLERANCE, Criterion, Rubric, ScoreValue
 from rubricate.rubric.scoring import numeric
+
+if TYPE_CHECKING:
+    from rubricate.judge.outcome import JudgeRun
+    from rubricate.judge.reply import CriterionJudgment
 
 JUDGE_CHECK = "judge"
 REQUEST_WHERE = tuple(where for _attribute, where in REQUEST_FIELDS)

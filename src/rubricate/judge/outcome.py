@@ -7,13 +7,15 @@ A run holds the validated judgments (with their verified quotes), the criteria l
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rubricate.judge.budget import LeftOut
-from rubricate.judge.calls import Spent
 from rubricate.judge.hidden import Stripped
 from rubricate.judge.prompt_text import PROMPT_VERSION
 from rubricate.judge.reply import CriterionJudgment
+
+if TYPE_CHECKING:
+    from rubricate.judge.calls import Spent
 
 CACHE_FORMAT = 3
 

@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from rubricate.errors import PromptTooLargeError
-from rubricate.evidence.snapshot import FileChange, Snapshot
 from rubricate.judge import prompt_text as text
 from rubricate.judge.budget import (
     MESSAGE_OVERHEAD_TOKENS,
@@ -39,7 +38,10 @@ from rubricate.judge.scan import (
     scan_injection,
     without_markers,
 )
-from rubricate.rubric.model import Rubric
+
+if TYPE_CHECKING:
+    from rubricate.evidence.snapshot import FileChange, Snapshot
+    from rubricate.rubric.model import Rubric
 
 _Fit = Literal["whole", "cut", "none"]
 _TRUNCATED = ' truncated="yes"'

@@ -9,7 +9,7 @@ Changing any wording here changes what the model sees: bump `PROMPT_VERSION`.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from rubricate.judge.levels import (
     OPEN_CEILING,
@@ -18,7 +18,9 @@ from rubricate.judge.levels import (
     is_open,
     needs_quote,
 )
-from rubricate.rubric.model import Criterion, Rubric
+
+if TYPE_CHECKING:
+    from rubricate.rubric.model import Criterion, Rubric
 
 PROMPT_VERSION = "rubricate-judge-3"
 

@@ -12,20 +12,22 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rubricate.errors import PromptTooLargeError, ReplyError
-from rubricate.evidence.snapshot import Snapshot
 from rubricate.judge import prompt_text
-from rubricate.judge.budget import Budget
 from rubricate.judge.calls import JudgeCallError, RawReply
-from rubricate.judge.hidden import Stripped
 from rubricate.judge.outcome import JudgeRun, Shown, Usage
 from rubricate.judge.prompt import Prompt, build_prompt, phase_criteria
-from rubricate.judge.prompt_text import Phase
 from rubricate.judge.reply import CriterionJudgment, max_output_tokens, parse_reply
 from rubricate.judge.scan import verified_quotes
-from rubricate.rubric.model import Rubric
+
+if TYPE_CHECKING:
+    from rubricate.evidence.snapshot import Snapshot
+    from rubricate.judge.budget import Budget
+    from rubricate.judge.hidden import Stripped
+    from rubricate.judge.prompt_text import Phase
+    from rubricate.rubric.model import Rubric
 
 PHASES: tuple[Phase, ...] = ("request", "submission")
 MIN_CALL_SECONDS = 1.0

@@ -21,9 +21,9 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from rubricate.evidence.report_model import Finding, Severity
-from rubricate.evidence.snapshot import Snapshot
 from rubricate.judge.budget import exclusion_reason
 from rubricate.judge.hidden import find_hidden, strip_hidden
 from rubricate.judge.scan_rules import (
@@ -36,6 +36,9 @@ from rubricate.judge.scan_rules import (
     SUSPICIOUS_WORDS,
     Rule,
 )
+
+if TYPE_CHECKING:
+    from rubricate.evidence.snapshot import Snapshot
 
 CHECK_ID = "injection"
 _NEWLINE = re.compile("\n")

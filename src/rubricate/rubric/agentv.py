@@ -16,7 +16,7 @@ Referenced files are read only through the `read` function the caller gives.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rubricate.rubric.agentv_forms import DIALECT_OF_FORM, Form
 from rubricate.rubric.agentv_graders import (
@@ -30,8 +30,10 @@ from rubricate.rubric.agentv_refs import Located, ReadFile, References
 from rubricate.rubric.agentv_rubric import CaseDraft, build_cases
 from rubricate.rubric.agentv_tests import test_cases
 from rubricate.rubric.build import Draft, Identity
-from rubricate.rubric.model import Rubric
-from rubricate.yamlsource import Problems
+
+if TYPE_CHECKING:
+    from rubricate.rubric.model import Rubric
+    from rubricate.yamlsource import Problems
 
 
 def agentv_rubrics(

@@ -21,16 +21,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 
-from rubricate.rubric.agentv_forms import Form
 from rubricate.rubric.agentv_refs import MAX_INCLUDE_DEPTH, Located, References, RefError
 from rubricate.rubric.build import Draft
 from rubricate.rubric.files import AgentVCriterion
 from rubricate.rubric.located import describe_value, located_diagnostics
 from rubricate.yamlsource import Loc, Locator
+
+if TYPE_CHECKING:
+    from rubricate.rubric.agentv_forms import Form
 
 CURRENT_TYPES = frozenset({"llm-rubric", "agent-rubric"})
 OLDER_TYPES = frozenset({"rubrics", "rubric", "llm-grader", "llm-judge"})

@@ -18,13 +18,15 @@ Citations: EntityProcess/agentv at 58f316c (head) and v4.42.4 (v4), under
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rubricate.rubric.agentv_forms import Form
 from rubricate.rubric.agentv_graders import Context, GraderDraft, inline_grader, parse_graders
 from rubricate.rubric.agentv_refs import Located, RefError
 from rubricate.rubric.agentv_rubric import DEFAULT_THRESHOLD, CaseDraft
 from rubricate.rubric.located import describe_value
+
+if TYPE_CHECKING:
+    from rubricate.rubric.agentv_forms import Form
 
 
 def test_cases(root: Located, ctx: Context) -> list[CaseDraft]:

@@ -11,6 +11,7 @@ import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
+from typing import TYPE_CHECKING
 
 from rubricate.rubric.files import (
     AgentVCriterion,
@@ -29,7 +30,9 @@ from rubricate.rubric.model import (
     Scale,
     ScoreRange,
 )
-from rubricate.yamlsource import Loc, Problems
+
+if TYPE_CHECKING:
+    from rubricate.yamlsource import Loc, Problems
 
 Spec = str | NativeCriterion | AgentVCriterion | AxisSpec
 _WITH_ID = (NativeCriterion, AgentVCriterion)

@@ -8,11 +8,15 @@ the core (`loader.find_rubric`), which reads every other file through the caller
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rubricate.cli.repo_reader import ReadFile, builtin_rubrics
 from rubricate.errors import ConfigError
 from rubricate.rubric.loader import find_rubric
-from rubricate.rubric.model import Rubric
 from rubricate.yamlsource import did_you_mean
+
+if TYPE_CHECKING:
+    from rubricate.rubric.model import Rubric
 
 DEFAULT_RUBRIC = "agora-v3"
 

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from rubricate.errors import ScoreError
 from rubricate.rubric.agentv_score import check_any
-from rubricate.rubric.model import Rubric, ScoreValue
 from rubricate.rubric.scoring import allowed_range, resolve_criterion_id
+
+if TYPE_CHECKING:
+    from rubricate.rubric.model import Rubric, ScoreValue
 
 _WORDS: dict[str, ScoreValue] = {
     "true": True,

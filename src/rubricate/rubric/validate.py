@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import PurePosixPath
+from typing import TYPE_CHECKING
 
 from rubricate.config import CONFIG_NAMES, Config, load_config
 from rubricate.errors import (
@@ -24,11 +25,13 @@ from rubricate.errors import (
     read_problem,
 )
 from rubricate.rubric.agentv_forms import form_name
-from rubricate.rubric.agentv_refs import ReadFile
 from rubricate.rubric.loader import find_rubric, load_rubrics
-from rubricate.rubric.model import Rubric
 from rubricate.rubric.scoring import resolve_criterion_id
 from rubricate.yamlsource import Locator, load_located, sorted_diagnostics
+
+if TYPE_CHECKING:
+    from rubricate.rubric.agentv_refs import ReadFile
+    from rubricate.rubric.model import Rubric
 
 
 @dataclass(frozen=True)
