@@ -80,7 +80,8 @@ def run(args: argparse.Namespace) -> int:
     from rubricate.evidence.deliverable_schemas import schema_paths
     from rubricate.evidence.format_check import read_limit
     from rubricate.gitio import refs as git
-    from rubricate.gitio.read import BaseTree, read_snapshot
+    from rubricate.gitio.read import read_snapshot
+    from rubricate.gitio.refs import BaseTree
 
     _check_judge_key(args.judge)
     repo = git.check_repository(args.repo)

@@ -205,12 +205,25 @@ VENDOR_DIRS = frozenset({"vendor", "vendored", "third_party", "third-party", "no
 
 
 def not_authored(change: FileChange) -> str | None:
-    """Why a changed file is not a hand-written change (generated, vendored, lockfile), or None."""
-    if is_lockfile(change.path):
+    """Why a changed file is not a hand-written change (generated, vendored, lockfile), or None.
+
+    The head's `.gitattributes` decide first: `linguist-generated`, `linguist-vendored` and
+    `-diff` leave a file out; `linguist-generated=false` (or `linguist-vendored=false`) keeps
+    in a file the markers, lockfile names (or vendor folders) would leave out.
+    """
+    marks = change.attributes
+    if marks.generated:
+        return "generated: linguist-generated in .gitattributes"
+    if marks.vendored:
+        return "vendored: linguist-vendored in .gitattributes"
+    if not marks.diff:
+        return "not diffed: -diff in .gitattributes"
+    if marks.generated is None and is_lockfile(change.path):
         return "lockfile"
-    if any(part.lower() in VENDOR_DIRS for part in change.path.split("/")[:-1]):
+    folders = change.path.split("/")[:-1]
+    if marks.vendored is None and any(part.lower() in VENDOR_DIRS for part in folders):
         return "vendored"
     head = (change.content or b"")[:HEAD_BYTES].decode("utf-8", "replace")
-    if MARKER.search(head):
+    if marks.generated is None and MARKER.search(head):
         return "generated"
     return None
