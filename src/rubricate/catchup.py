@@ -7,7 +7,7 @@ that a cancelled or failed run delays data instead of losing it. The rules:
   current version's approval passes, `overridden` when that approval was overridden, and
   `bypassed` otherwise (no approval, or a failing one). It carries the approval's scores, else
   the current version's reviewer scores, else its automatic scores, with the recorded rubric:
-  the same choice the bot makes at a merge (`rubricate.bot.final`).
+  the same choice the bot makes at a merge (`rubricate.bot.gate.final_choice`).
 - A PR closed without merge that the ledger knows, and that has no `abandoned` or
   `final_approval`, gets `abandoned` at `closed_at`. A closed PR the ledger never saw is left
   alone: it was a draft, or its author never submitted it for scoring.
@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from rubricate.bot.final import final_choice
+from rubricate.bot.gate import final_choice
 from rubricate.bot.jobstate import JobState, job_state
 from rubricate.bot.record import Stamp, new_event
 from rubricate.ledger.event import Event, Gate, Override, RubricRef

@@ -12,9 +12,8 @@ from typing import Any
 
 import pytest
 
-from rubricate.bot.context import HandlerContext
 from rubricate.bot.effects import AppendEvents, Effect
-from rubricate.bot.handlers import handle
+from rubricate.bot.handlers import HandlerContext, handle
 from rubricate.bot.jobstate import JobState, job_state
 from rubricate.bot.payload import BotEvent, parse_event
 from rubricate.config import Config

@@ -15,13 +15,11 @@ from rubricate.bot.commands import (
     readable_words,
     visible_length,
 )
-from rubricate.bot.context import HandlerContext
 from rubricate.bot.effects import AppendEvents, MarkAnswered, PostComment, React
-from rubricate.bot.handlers import handle
+from rubricate.bot.handlers import HandlerContext, handle
 from rubricate.bot.markdown import code, escape
 from rubricate.bot.payload import CommentEvent, PullRequestEvent, parse_event
-from rubricate.bot.revert import reverted_pr
-from rubricate.bot.visible import visible_lines
+from rubricate.bot.visible import reverted_pr, visible_lines
 
 from .conftest import MAINTAINER, NOW, REPO, Harness, comment_payload, kinds, of_type, pr_payload
 

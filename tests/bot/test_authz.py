@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from rubricate.bot.authz import authorize
 from rubricate.bot.command_table import COMMANDS
+from rubricate.bot.commands import authorize
 from rubricate.bot.payload import Ignored, parse_event
 from rubricate.config import ROLE_ORDER, Config, load_config
 

@@ -6,11 +6,10 @@ import pytest
 
 from rubricate.bot import apply, command_table
 from rubricate.bot.apply import CommandResult, handles
-from rubricate.bot.authz import authorize
 from rubricate.bot.command_table import COMMANDS, Command
-from rubricate.bot.commands import ParsedCommand, parse_commands
+from rubricate.bot.commands import ParsedCommand, authorize, parse_commands
 from rubricate.bot.effects import PostComment
-from rubricate.bot.render_replies import Reply, help_markdown
+from rubricate.bot.markdown import Reply, help_markdown
 from rubricate.config import Config, load_config
 from rubricate.rubric.model import Rubric
 from rubricate.schemas import config_schema

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rubricate.bot.final import FinalChoice, final_choice
+from rubricate.bot.gate import FinalChoice, final_choice
 from rubricate.rubric.model import Rubric
 
 from .conftest import AGORA_AUTO, AGORA_PASS, Harness

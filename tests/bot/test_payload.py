@@ -19,7 +19,7 @@ from rubricate.bot.payload import (
     ReviewEvent,
     parse_event,
 )
-from rubricate.bot.revert import reverted_pr
+from rubricate.bot.visible import reverted_pr
 
 from .conftest import SHARED_WEBHOOKS, Harness, load_fixture, of_type
 

@@ -14,8 +14,7 @@ from rubricate.bot.effects import SetCheckRun, UpsertComment, effect_to_dict
 from rubricate.bot.jobstate import job_state
 from rubricate.bot.markdown import block, cell, code, escape, truncate
 from rubricate.bot.render import COMMENT_LIMIT, STICKY_MARKER, sticky_body
-from rubricate.bot.render_replies import CHECK_LIMIT, check_summary
-from rubricate.bot.views import check_run
+from rubricate.bot.views import CHECK_LIMIT, check_run, check_summary
 
 from .conftest import AGORA_AUTO, REPO, Harness, of_type
 

@@ -10,8 +10,7 @@ from typing import Any
 import pytest
 import responses
 
-from rubricate.bot.closing import IssueRef, linked_issues
-from rubricate.bot.view_state import (
+from rubricate.bot.views import (
     StatusView,
     StickyState,
     ViewState,
@@ -19,6 +18,7 @@ from rubricate.bot.view_state import (
     encode_views,
     view_path,
 )
+from rubricate.bot.visible import IssueRef, linked_issues
 from rubricate.github.adapter import GitHubAdapter, GitHubError, connect, role_from_permission
 from rubricate.gitio.workspace import auth_env, fetch_commits, tree_of
 from tests.github.contract import api_path, validate_calls

@@ -13,7 +13,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TextIO
 
-from rubricate.bot import check_output
 from rubricate.bot.effects import Annotate as AnnotateEffect
 from rubricate.bot.effects import (
     AppendEvents,
@@ -25,10 +24,12 @@ from rubricate.bot.effects import (
     SetOutputs,
     SetStatus,
     UpsertComment,
+    annotation_batches,
+    check_output,
     effect_to_dict,
 )
 from rubricate.bot.effects import Log as LogEffect
-from rubricate.bot.view_state import CheckState, StatusView, StickyState, ViewState, digest
+from rubricate.bot.views import CheckState, StatusView, StickyState, ViewState, digest
 from rubricate.errors import ExecutionError as ExecutionError
 from rubricate.errors import RubricateError
 from rubricate.ledger.event import Event
@@ -205,7 +206,7 @@ class Executor:
         Annotations only append, so changed annotations mean a new run; an effect without any
         (a command, which has no report) keeps the run's existing ones.
         """
-        batches = check_output.annotation_batches(effect.annotations)
+        batches = annotation_batches(effect.annotations)
         wanted = digest(effect_to_dict(replace(effect, annotations=())))
         known = self._outcome.views.checks.get(effect.head_sha)
         notes = digest([b for batch in batches for b in batch]) if batches else ""
@@ -213,17 +214,17 @@ class Executor:
         if known and keeps_notes and known.digest == wanted:
             return self._note(f"check run {known.id} unchanged")
         if known and keeps_notes:
-            output = check_output.output(effect)
+            output = check_output(effect)
             if self._api.update_check_run(known.id, output, effect.conclusion):
                 return self._remember_check(
                     effect.head_sha, known.id, wanted, known.annotations, "updated"
                 )
-        output = check_output.output(effect, batches[0] if batches else None)
+        output = check_output(effect, batches[0] if batches else None)
         check_id = self._api.create_check_run(
             effect.head_sha, effect.name, effect.conclusion, output, self._details_url
         )
         for batch in batches[1:]:
-            self._api.update_check_run(check_id, check_output.output(effect, batch))
+            self._api.update_check_run(check_id, check_output(effect, batch))
         self._remember_check(effect.head_sha, check_id, wanted, notes, "created")
 
     def _remember_check(self, sha: str, check_id: int, wanted: str, notes: str, how: str) -> None:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rubricate.bot.on_graders import GradersEvent, GradersRun
 from rubricate.bot.payload import Ignored
-from rubricate.bot.payload_graders import GradersEvent, GradersRun
 from rubricate.evidence.graders_handoff import (
     ARTIFACT_NAME,
     Handoff,

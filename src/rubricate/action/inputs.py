@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING, Any
 
 from rubricate.action.runtime import ActionsRuntime
 from rubricate.action.settings import DEFAULT_CONFIG_PATH, ActionSettings
-from rubricate.bot.closing import linked_issues, same_repo
 from rubricate.bot.commands import ParsedCommand, parse_commands
+from rubricate.bot.on_graders import GradersEvent, JobEvent
 from rubricate.bot.payload import CommentEvent, PullRequestEvent, ReviewEvent
-from rubricate.bot.payload_graders import GradersEvent, JobEvent
-from rubricate.bot.view_state import PullState
+from rubricate.bot.views import PullState
+from rubricate.bot.visible import linked_issues, same_repo
 from rubricate.config import Config
 from rubricate.errors import ConfigError
 from rubricate.evidence.report_model import ScoreReport

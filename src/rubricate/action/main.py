@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from rubricate.action.inputs import Reader
 from rubricate.action.prepare import Prepared, prepare
 from rubricate.action.runtime import ActionsRuntime
+from rubricate.bot.on_graders import GradersEvent, GradersRun, JobEvent
 from rubricate.bot.payload import (
     BotEvent,
     CommentEvent,
@@ -32,8 +33,7 @@ from rubricate.bot.payload import (
     ReviewEvent,
     parse_event,
 )
-from rubricate.bot.payload_graders import GradersEvent, GradersRun, JobEvent
-from rubricate.bot.view_state import ViewState, decode_views, encode_views, view_path
+from rubricate.bot.views import ViewState, decode_views, encode_views, view_path
 from rubricate.errors import ConfigError, RubricateError, SourceError, read_problem
 
 if TYPE_CHECKING:

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from rubricate.bot.closing import IssueRef
+    from rubricate.bot.visible import IssueRef
     from rubricate.config import ReputationConfig
     from rubricate.github.adapter import CommentInfo, IssueInfo
     from rubricate.github.artifacts import ArtifactInfo

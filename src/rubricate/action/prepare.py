@@ -18,12 +18,12 @@ from typing import Any
 from rubricate.action import inputs
 from rubricate.action.inputs import Reader
 from rubricate.action.ports import DataStore
-from rubricate.bot.context import HandlerContext
+from rubricate.bot.handlers import HandlerContext
 from rubricate.bot.jobstate import JobState, job_state
+from rubricate.bot.on_graders import GradersEvent, JobEvent
 from rubricate.bot.payload import PullRequestEvent
-from rubricate.bot.payload_graders import GradersEvent, JobEvent
-from rubricate.bot.revert import reverted_pr
-from rubricate.bot.view_state import PullState, ViewState, decode_views, view_path
+from rubricate.bot.views import PullState, ViewState, decode_views, view_path
+from rubricate.bot.visible import reverted_pr
 from rubricate.config import Config, data_branch_problem
 from rubricate.errors import ConfigError, RubricateError
 from rubricate.evidence.snapshot import Snapshot

@@ -14,20 +14,21 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeAlias
 
-from rubricate.bot.authz import authorize
 from rubricate.bot.command_table import MIN_REASON, command, display_name
-from rubricate.bot.commands import CommandMistake, ParsedCommand, ParseResult
-from rubricate.bot.context import HandlerContext, Invocation
+from rubricate.bot.commands import CommandMistake, ParsedCommand, ParseResult, authorize
 from rubricate.bot.jobstate import JobState
-from rubricate.bot.messages import ALREADY_FAILS, REPLY
+from rubricate.bot.markdown import ALREADY_FAILS, REPLY, Reply, fail_reasons, help_markdown
 from rubricate.bot.record import Stamp, known_scores, new_event, scored, source_evidence
-from rubricate.bot.render_replies import Reply, fail_reasons, help_markdown
 from rubricate.errors import ScoreError
 from rubricate.ledger.event import Event, Override
 from rubricate.rubric.describe import describe_markdown
 from rubricate.rubric.model import Rubric, ScoreValue
 from rubricate.rubric.scoring import check_score, resolve_criterion_id, score
+
+if TYPE_CHECKING:
+    from rubricate.bot.handlers import HandlerContext, Invocation
 
 FOR_THE_HEAD = frozenset({"score", "approve", "override"})
 
@@ -41,7 +42,9 @@ class CommandResult:
     applied: bool = False
 
 
-Handler = Callable[[ParsedCommand, Invocation, JobState, HandlerContext], "CommandResult"]
+Handler: TypeAlias = (
+    "Callable[[ParsedCommand, Invocation, JobState, HandlerContext], CommandResult]"
+)
 HANDLERS: dict[str, Handler] = {}
 """Each command's handler, by name (filled by `@handles`)."""
 

@@ -1,4 +1,4 @@
-"""The slash-command grammar of PR comments and review bodies (pure: text in, commands out).
+"""The slash-command grammar, and who may run which command (pure: text and roles in).
 
 A command stands at the start of a line (up to three spaces of indent). Fenced code, quoted
 lines (with their lazy continuation lines) and HTML comments are stripped first
@@ -7,17 +7,24 @@ a space or the end of the line is a command attempt; any other line is prose. Ea
 accepts only its own arguments; criterion prefixes are resolved later against the rubric.
 Free text (`/revise`, `/override`, `/dispute`) runs to the next command line. An override
 reason counts only visible characters. Echoed tokens go in safe code spans (`markdown.code`).
+
+`authorize` decides from the role the shell looked up on the collaborator-permission endpoint
+(never `author_association`), ordered none < read < triage < write < maintain < admin. The
+command table says which commands the PR author may use on their own PR, and each command's
+default role. Bots are ignored before this is asked.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from rubricate.bot.command_table import MIN_REASON, command, typed_names
+from rubricate.bot.command_table import MIN_REASON, command, display_name, typed_names
 from rubricate.bot.markdown import code
 from rubricate.bot.visible import visible_lines
+from rubricate.config import ROLE_ORDER, Role
 from rubricate.errors import ScoreError
 from rubricate.rubric.model import ScoreValue
 from rubricate.rubric.score_args import read_value
@@ -222,3 +229,38 @@ def format_value(value: ScoreValue) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return f"{value:g}"
+
+
+@dataclass(frozen=True)
+class Decision:
+    """Whether a command may run, and why (the reason is shown to the actor when refused)."""
+
+    allowed: bool
+    reason: str
+
+
+def role_rank(role: str) -> int:
+    """The position of a role in the order; unknown roles rank as `none`."""
+    return ROLE_ORDER.index(role) if role in ROLE_ORDER else 0
+
+
+def known_role(role: str) -> Role:
+    """The role itself when it is one of the ordered roles, else `none`."""
+    return ROLE_ORDER[role_rank(role)]
+
+
+def authorize(
+    command_name: str, actor: str, actor_role: str, pr_author: str, roles: Mapping[str, Role]
+) -> Decision:
+    """Decide whether `actor` (with `actor_role`) may run a command on a PR by `pr_author`."""
+    shown = display_name(command_name)
+    spec = command(command_name)
+    if spec is None:
+        return Decision(False, f"`{shown}` is not a rubricate command")
+    if not spec.by_author and actor.lower() == pr_author.lower():
+        return Decision(False, f"the author of a pull request cannot use `{shown}` on it")
+    needed = roles.get(command_name, spec.role)
+    if role_rank(actor_role) < role_rank(needed):
+        have = known_role(actor_role)
+        return Decision(False, f"`{shown}` needs the {needed} role or higher; you have {have}")
+    return Decision(True, "allowed")

@@ -2,25 +2,48 @@
 
 `handle` returns the effects in the order the executor applies them: `AppendEvents` first (the
 ledger is the source of truth), then the views derived from the ledger (sticky comment, check
-run, gate status, reactions, replies, outputs) and log lines. The command and grader handlers
-are imported on dispatch, so a pull-request event does not load them.
+run, gate status, reactions, replies, outputs) and log lines. `HandlerContext` is what the shell
+tells a handler besides the event and the job state. The grader handler and the command
+machinery load on dispatch, so a pull-request event does not load them.
+
+Comments and reviews (`on_commands`) run their commands in order, reply once, react and refresh
+the views. Each command's delivery is `comment:<id>#<n>` (or `review:<id>#<n>`). A comment or
+review whose deliveries are already in the ledger was handled by an earlier run: it adds no
+events and no replies, and only rebuilds the views and reactions (this heals a half-applied
+run). One that an earlier run answered without recording any event (only refused or
+informational commands) is marked with `MarkAnswered`; the shell keeps those ids in the view
+state (`JobState.answered`) and such a comment is skipped: a re-run neither replies again nor
+re-evaluates a refusal.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING
 
-from rubricate.bot.context import HandlerContext
+from rubricate.bot.effects import (
+    AppendEvents,
+    Effect,
+    Log,
+    MarkAnswered,
+    PostComment,
+    React,
+    ReactionKind,
+)
+from rubricate.bot.gate import gate_of, status
 from rubricate.bot.on_pr import on_pull_request
-from rubricate.bot.payload import PullRequestEvent
-from rubricate.bot.payload_graders import GradersEvent, JobEvent
+from rubricate.bot.payload import CommentEvent, PullRequestEvent, ReviewEvent
+from rubricate.bot.render import outputs, sticky
 
 if TYPE_CHECKING:
-    from rubricate.bot.effects import Effect
     from rubricate.bot.jobstate import JobState
+    from rubricate.bot.on_graders import JobEvent
+    from rubricate.config import Config
+    from rubricate.evidence.report_model import ScoreReport
     from rubricate.evidence.snapshot import Snapshot
-
-__all__ = ["HandlerContext", "handle"]
+    from rubricate.ledger.event import Event
+    from rubricate.rubric.model import Rubric
 
 
 def handle(
@@ -29,10 +52,141 @@ def handle(
     """The effects of one event on one PR job."""
     if isinstance(event, PullRequestEvent):
         return on_pull_request(event, snapshot, job, ctx)
-    if isinstance(event, GradersEvent):
-        from rubricate.bot.on_graders import on_graders
+    if isinstance(event, CommentEvent | ReviewEvent):
+        return on_commands(event, job, ctx)
+    from rubricate.bot.on_graders import on_graders
 
-        return on_graders(event, job, ctx)
-    from rubricate.bot.on_command import on_commands
+    return on_graders(event, job, ctx)
 
-    return on_commands(event, job, ctx)
+
+@dataclass(frozen=True)
+class HandlerContext:
+    """The inputs of a handler that the shell resolved: config and rubric at the base, and more.
+
+    `report` is the automatic report of the head (PR open, reopen, ready and push events);
+    `deadline` the milestone `due_on`, the linked issue's, or creation plus the SLA (closed
+    events); `actor_role` the commenter's role from the collaborator-permission endpoint;
+    `reverts_pr` the PR a merged revert undoes (else it is read from the PR body), and
+    `reverted_job` that PR's job state, which a `disputed` event for it needs.
+    `now` is the run's clock; event times always come from GitHub.
+    """
+
+    repo: str
+    config: Config
+    rubric: Rubric
+    now: datetime
+    actor_role: str = "none"
+    report: ScoreReport | None = None
+    deadline: datetime | None = None
+    run_id: str = ""
+    reverts_pr: int | None = None
+    reverted_job: JobState | None = None
+
+
+@dataclass(frozen=True)
+class Invocation:
+    """Who ran the commands of one comment or review, when, and on what PR state."""
+
+    actor: str
+    actor_role: str
+    pr_author: str
+    at: datetime
+    delivery_prefix: str
+    pr_open: bool = True
+    pr_merged: bool | None = None
+    reviewed_sha: str | None = None
+
+
+def on_commands(
+    event: CommentEvent | ReviewEvent, job: JobState, ctx: HandlerContext
+) -> list[Effect]:
+    """The effects of the commands in a new comment or a submitted review."""
+    from rubricate.bot.apply import apply_command
+    from rubricate.bot.commands import parse_commands
+    from rubricate.bot.markdown import Reply, reply_body
+
+    items = parse_commands(event.body)
+    prefix = _delivery_prefix(event)
+    if not items:
+        return [Log(f"{prefix} on #{event.number}: no commands")]
+    if job.handled(prefix):
+        return _replay(event, job, ctx)
+    if prefix in job.answered:
+        return [outputs(job, ctx.rubric), Log(f"{prefix} on #{event.number} was already answered")]
+    inv = _invocation(event, ctx)
+    state = job
+    events: list[Event] = []
+    replies: list[Reply] = []
+    applied = refused = 0
+    for item in items:
+        outcome = apply_command(item, inv, state, ctx)
+        if outcome.events:
+            events += outcome.events
+            state = state.with_events(outcome.events)
+        if outcome.reply is not None:
+            replies.append(outcome.reply)
+        applied += outcome.applied
+        refused += not outcome.applied
+    effects: list[Effect] = [AppendEvents(tuple(events))] if events else []
+    effects.append(_react(event, "eyes"))
+    if replies:
+        effects.append(PostComment(event.number, reply_body(event.actor, replies)))
+    if events:
+        effects.append(sticky(state, ctx.rubric))
+        if gate_of(state, ctx.rubric) != gate_of(job, ctx.rubric):
+            effects += _status(state, ctx, event)
+    effects += [_react(event, "+1")] if applied else []
+    effects += [_react(event, "confused")] if refused else []
+    effects.append(outputs(state, ctx.rubric))
+    effects += [] if events else [MarkAnswered(prefix)]
+    summary = f"{prefix} on #{event.number}: {applied} applied, {refused} refused"
+    effects.append(Log(summary, {"events": len(events)}))
+    return effects
+
+
+def _replay(event: CommentEvent | ReviewEvent, job: JobState, ctx: HandlerContext) -> list[Effect]:
+    prefix = _delivery_prefix(event)
+    return [
+        _react(event, "eyes"),
+        sticky(job, ctx.rubric),
+        *_status(job, ctx, event),
+        _react(event, "+1"),
+        outputs(job, ctx.rubric),
+        Log(f"{prefix} on #{event.number} was already applied; views rebuilt"),
+    ]
+
+
+def _status(
+    state: JobState, ctx: HandlerContext, event: CommentEvent | ReviewEvent
+) -> list[Effect]:
+    """The gate status on the current head, while the PR is open."""
+    head = state.current.head_sha if state.current else None
+    if head is None or state.merged or state.abandoned or not event.pr_open:
+        return []
+    return [status(state, ctx.rubric, head)]
+
+
+def _invocation(event: CommentEvent | ReviewEvent, ctx: HandlerContext) -> Invocation:
+    at = event.submitted_at if isinstance(event, ReviewEvent) else event.created_at
+    return Invocation(
+        actor=event.actor,
+        actor_role=ctx.actor_role,
+        pr_author=event.pr_author,
+        at=at,
+        delivery_prefix=_delivery_prefix(event),
+        pr_open=event.pr_open,
+        pr_merged=event.pr_merged,
+        reviewed_sha=event.head_sha if isinstance(event, ReviewEvent) else None,
+    )
+
+
+def _delivery_prefix(event: CommentEvent | ReviewEvent) -> str:
+    if isinstance(event, ReviewEvent):
+        return f"review:{event.review_id}"
+    return f"comment:{event.comment_id}"
+
+
+def _react(event: CommentEvent | ReviewEvent, content: ReactionKind) -> React:
+    if isinstance(event, ReviewEvent):
+        return React(event.review_id, content, "review", event.number)
+    return React(event.comment_id, content, "issue_comment", event.number)

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
-from rubricate.bot.job_records import (
+from rubricate.bot.gate import (
     Approval,
     AutoScore,
     Feedback,

@@ -1,4 +1,10 @@
-"""A verified graders run: its results recorded as untrusted automatic evidence (pure).
+"""The graders hand-off: a finished graders run, and its results recorded as evidence (pure).
+
+`parse_graders_run` reads a `workflow_run` payload (action `completed`, any conclusion) of a run
+started by `pull_request`: the graders workflow. It names no PR that can be trusted: for a fork,
+`workflow_run.pull_requests` is empty, and the run's artifact is written by the PR's own code.
+The shell finds the PR through the artifact, verifies it against the API (the PR's current head
+must be the run's head), and only then builds a `GradersEvent` for `on_graders`.
 
 The graders ran the PR's own code in an unprivileged job, so what they report is evidence for
 reviewers, never a gate:
@@ -18,31 +24,162 @@ Nothing is recorded for a head the ledger has not placed in a version yet, or fo
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from rubricate.bot.effects import Annotate, Annotation, AppendEvents, Effect, Log
+from rubricate.bot.effects import Annotate, AppendEvents, Effect, Log
 from rubricate.bot.markdown import number
-from rubricate.bot.record import MAX_FINDINGS, Stamp, new_event, scored
-from rubricate.bot.views import MAX_ANNOTATIONS, AnnotationLevel, check_run, outputs, sticky
+from rubricate.bot.payload import BotEvent, Ignored, PayloadError, parse_time
+from rubricate.bot.record import (
+    Stamp,
+    checks_of,
+    grader_scores,
+    graders_evidence,
+    kept_evidence,
+    new_event,
+    scored,
+)
+from rubricate.bot.render import outputs, sticky
+from rubricate.bot.views import check_run, recorded_annotations
 from rubricate.errors import ScoreError
 from rubricate.evidence.graders import check_id
-from rubricate.evidence.report_model import to_scale
 from rubricate.rubric.scoring import resolve_criterion_id
 
 if TYPE_CHECKING:
-    from rubricate.bot.context import HandlerContext
+    from rubricate.bot.handlers import HandlerContext
     from rubricate.bot.jobstate import AutoScore, JobState, VersionInfo
-    from rubricate.bot.payload_graders import GradersEvent
     from rubricate.evidence.report_model import CheckResult
     from rubricate.ledger.event import Event
-    from rubricate.rubric.model import Rubric, ScoreValue
+    from rubricate.rubric.model import Rubric
+
+GRADERS_TRIGGER = "pull_request"
+_SHA = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
+
+
+@dataclass(frozen=True)
+class GradersRun:
+    """A completed run of the graders workflow, as its `workflow_run` payload describes it."""
+
+    run_id: int
+    repo: str
+    head_sha: str
+    conclusion: str
+    workflow: str
+    actor: str
+    at: datetime
+    head_repo: str = ""
+    pull_numbers: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class GradersEvent:
+    """A graders run whose PR the shell verified, with the checks read from its artifact.
+
+    `checks` are untrusted: only `grader:<id>` results, with their texts cut short. `notes` say
+    what the shell left out of the artifact, and why.
+    """
+
+    run: GradersRun
+    number: int
+    base_sha: str
+    base_ref: str
+    checks: tuple[CheckResult, ...]
+    notes: tuple[str, ...] = ()
+
+    @property
+    def repo(self) -> str:
+        """The repository the graders ran in (the PR's base repository)."""
+        return self.run.repo
+
+    @property
+    def head_sha(self) -> str:
+        """The commit the graders ran on."""
+        return self.run.head_sha
+
+    @property
+    def delivery(self) -> str:
+        """The delivery key of the run: a replay of it records nothing new."""
+        return f"graders:{self.run.run_id}"
+
+
+JobEvent = BotEvent | GradersEvent
+"""Any event that acts on one PR job."""
+
+
+def parse_graders_run(payload: Mapping[str, Any]) -> GradersRun | Ignored:
+    """The completed graders run of a `workflow_run` payload, or why it is ignored."""
+    action = payload.get("action")
+    if not isinstance(action, str):
+        raise PayloadError(
+            "webhook payload: `action` is missing or not a string; is this a workflow_run event?"
+        )
+    if action != "completed":
+        return Ignored(f"workflow_run action {action!r} is not handled (only completed runs)")
+    run = payload.get("workflow_run")
+    if not isinstance(run, Mapping):
+        raise PayloadError("webhook payload: `workflow_run` is missing or not an object")
+    trigger = run.get("event")
+    if trigger != GRADERS_TRIGGER:
+        return Ignored(f"workflow_run of a {trigger!r} run: graders hand off pull_request runs")
+    head_sha = str(run.get("head_sha") or "")
+    if not _SHA.fullmatch(head_sha):
+        raise PayloadError("webhook payload: `workflow_run.head_sha` is not a commit SHA")
+    return GradersRun(
+        run_id=_positive(run, "id"),
+        repo=_full_name(payload.get("repository")),
+        head_sha=head_sha,
+        conclusion=str(run.get("conclusion") or "none"),
+        workflow=str(run.get("name") or ""),
+        actor=_login(run.get("triggering_actor")) or _login(run.get("actor")),
+        at=_time(run),
+        head_repo=_full_name(run.get("head_repository"), required=False),
+        pull_numbers=_pull_numbers(run.get("pull_requests")),
+    )
+
+
+def _positive(data: Mapping[str, Any], key: str) -> int:
+    value = data.get(key)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise PayloadError(f"webhook payload: `workflow_run.{key}` is not a positive integer")
+    return value
+
+
+def _full_name(repo: Any, *, required: bool = True) -> str:
+    name = repo.get("full_name") if isinstance(repo, Mapping) else None
+    if isinstance(name, str) and name:
+        return name
+    if required:
+        raise PayloadError("webhook payload: `repository.full_name` is missing")
+    return ""
+
+
+def _login(user: Any) -> str:
+    return str(user.get("login") or "") if isinstance(user, Mapping) else ""
+
+
+def _time(run: Mapping[str, Any]) -> datetime:
+    text = run.get("updated_at") or run.get("created_at")
+    if not isinstance(text, str):
+        raise PayloadError("webhook payload: `workflow_run.updated_at` is missing")
+    try:
+        return parse_time(text)
+    except ValueError:
+        raise PayloadError(
+            f"webhook payload: `workflow_run.updated_at` is not a time: {text!r}"
+        ) from None
+
+
+def _pull_numbers(pulls: Any) -> tuple[int, ...]:
+    if not isinstance(pulls, list):
+        return ()
+    numbers = [p.get("number") for p in pulls if isinstance(p, Mapping)]
+    return tuple(n for n in numbers if isinstance(n, int) and not isinstance(n, bool))
+
 
 ACTOR = "rubricate-graders"
-LABEL = (
-    "Grader results (grader:…) were reported by the unprivileged graders run {run}, where the "
-    "PR's own code ran: untrusted evidence, never a gate."
-)
 NOT_PLACED = (
     "graders run {run}: head {head} has no recorded version yet; re-run this job once the PR's "
     "rubricate run has recorded it"
@@ -50,7 +187,6 @@ NOT_PLACED = (
 CHECK_TITLE = "v{version} automatic score with untrusted graders: {outcome} (informational)"
 UNKNOWN_GRADER = "{check} is not a grader of the base branch's config: ignored"
 REVIEWER_KEPT = "{criterion}: the reviewer's score is kept; {check} only adds evidence"
-_LEVELS: dict[str, AnnotationLevel] = {"error": "failure", "warning": "warning", "info": "notice"}
 
 
 def on_graders(event: GradersEvent, job: JobState, ctx: HandlerContext) -> list[Effect]:
@@ -99,24 +235,6 @@ def _value(check: CheckResult) -> str:
     return "no value" if check.value is None else f"{check.value:.2f} ({check.status})"
 
 
-def grader_scores(rubric: Rubric, checks: Sequence[CheckResult]) -> dict[str, ScoreValue]:
-    """Each criterion's score from its graders' lowest value, on the rubric's scale."""
-    lowest: dict[str, CheckResult] = {}
-    for check in checks:
-        if check.criterion is None or check.value is None:
-            continue
-        known = lowest.get(check.criterion)
-        if known is None or check.value < (known.value or 0.0):
-            lowest[check.criterion] = check
-    return {cid: _on_scale(rubric, check) for cid, check in lowest.items()}
-
-
-def _on_scale(rubric: Rubric, check: CheckResult) -> ScoreValue:
-    errors = any(f.severity == "error" for f in check.findings)
-    defects = errors or any(f.severity == "warning" for f in check.findings)
-    return to_scale(rubric.scale, check.value or 0.0, defects=defects, errors=errors)
-
-
 def _event(
     event: GradersEvent,
     version: VersionInfo,
@@ -129,7 +247,7 @@ def _event(
     from_graders = grader_scores(ctx.rubric, checks)
     filled = {cid: value for cid, value in from_graders.items() if cid not in reviewer}
     reviewer_notes = [
-        REVIEWER_KEPT.format(criterion=cid, check=_checks_of(checks, cid))
+        REVIEWER_KEPT.format(criterion=cid, check=checks_of(checks, cid))
         for cid in from_graders
         if cid in reviewer
     ]
@@ -147,67 +265,12 @@ def _event(
         actor_role="none",
         delivery=event.delivery,
     )
-    evidence = _kept(previous, set(filled)) + graders_evidence(
-        event, checks, filled, [*notes, *reviewer_notes]
+    evidence = kept_evidence(previous, set(filled)) + graders_evidence(
+        event.run.run_id, checks, filled, [*notes, *reviewer_notes]
     )
     return new_event(
         "review_scored", stamp, **scored(ctx.rubric, scores), source="auto", evidence=evidence
     )
-
-
-def _checks_of(checks: Sequence[CheckResult], criterion: str) -> str:
-    return ", ".join(c.id for c in checks if c.criterion == criterion)
-
-
-def _kept(previous: AutoScore | None, replaced: set[str]) -> list[dict[str, Any]]:
-    """The version's automatic evidence without earlier graders entries or replaced criteria."""
-    return [
-        dict(entry)
-        for entry in (previous.evidence if previous else ())
-        if not entry.get("untrusted")
-        and not (entry.get("type") == "criterion" and entry.get("id") in replaced)
-    ]
-
-
-def graders_evidence(
-    event: GradersEvent,
-    checks: Sequence[CheckResult],
-    filled: Mapping[str, ScoreValue],
-    notes: Sequence[str],
-) -> list[dict[str, Any]]:
-    """The graders' evidence entries, every one marked untrusted."""
-    mark = {"untrusted": True, "run_id": event.run.run_id}
-    entries: list[dict[str, Any]] = [
-        {"type": "note", "text": LABEL.format(run=event.run.run_id), **mark}
-    ]
-    entries += [
-        {
-            "type": "criterion",
-            "id": cid,
-            "source": "auto",
-            "score": value,
-            "check": _checks_of(checks, cid),
-            "evidence": [line for c in checks if c.criterion == cid for line in c.evidence],
-            **mark,
-        }
-        for cid, value in filled.items()
-    ]
-    entries += [
-        {
-            "type": "check",
-            "id": c.id,
-            "check": c.id,
-            "status": c.status,
-            "criterion": c.criterion,
-            "value": c.value,
-            **mark,
-        }
-        for c in checks
-    ]
-    findings = [(c.id, f) for c in checks for f in c.findings][:MAX_FINDINGS]
-    entries += [{"type": "finding", "check": cid, **f.as_dict(), **mark} for cid, f in findings]
-    entries += [{"type": "note", "text": note, **mark} for note in notes]
-    return entries
 
 
 def _views(job: JobState, ctx: HandlerContext, head_sha: str) -> list[Effect]:
@@ -226,23 +289,3 @@ def _outcome(auto: AutoScore | None, rubric: Rubric) -> str:
     if auto is None or auto.weighted_total is None:
         return "no automatic score"
     return f"{number(auto.weighted_total)}/{number(rubric.scale.max)} · {auto.verdict}"
-
-
-def recorded_annotations(auto: AutoScore | None) -> tuple[Annotation, ...]:
-    """Check-run annotations of the located findings recorded for a version."""
-    found = []
-    for entry in auto.evidence if auto else ():
-        line, path = entry.get("line"), entry.get("path")
-        if entry.get("type") != "finding" or not path or not isinstance(line, int) or line < 1:
-            continue
-        title = str(entry.get("check", ""))
-        found.append(
-            Annotation(
-                path=str(path),
-                line=line,
-                message=str(entry.get("message", "")),
-                level=_LEVELS.get(str(entry.get("severity")), "warning"),
-                title=f"{title} (untrusted graders run)" if entry.get("untrusted") else title,
-            )
-        )
-    return tuple(found[:MAX_ANNOTATIONS])

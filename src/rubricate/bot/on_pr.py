@@ -22,10 +22,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
-from rubricate.bot.context import HandlerContext
 from rubricate.bot.effects import AppendEvents, Effect, Log
-from rubricate.bot.final import final_choice
+from rubricate.bot.gate import final_choice, status
 from rubricate.bot.jobstate import JobState
 from rubricate.bot.payload import PullRequestEvent
 from rubricate.bot.record import (
@@ -37,11 +37,15 @@ from rubricate.bot.record import (
     scored,
     source_evidence,
 )
-from rubricate.bot.revert import reverted_pr
-from rubricate.bot.views import check_run, outputs, status, sticky
+from rubricate.bot.render import outputs, sticky
+from rubricate.bot.views import check_run
+from rubricate.bot.visible import reverted_pr
 from rubricate.evidence.snapshot import Snapshot
 from rubricate.ledger.event import Event, EventKind, Override
 from rubricate.rubric.model import ScoreValue
+
+if TYPE_CHECKING:
+    from rubricate.bot.handlers import HandlerContext
 
 _REPEATABLE = ("reopened", "closed", "edited")
 

@@ -4,7 +4,7 @@
 `issue_comment.created` on pull requests and `pull_request_review.submitted`, and returns
 `Ignored(reason)` for everything else: plain-issue comments, edits and deletions, bots, drafts,
 other events and actions. A completed `workflow_run` is a graders run (see
-`rubricate.bot.payload_graders`). A payload that lacks a field the bot needs raises `PayloadError`.
+`rubricate.bot.on_graders`). A payload that lacks a field the bot needs raises `PayloadError`.
 Pull requests opened by bot accounts are scored: AI agents often work through one.
 """
 
@@ -19,7 +19,7 @@ from rubricate.errors import PayloadError as PayloadError
 from rubricate.gitnames import ref_error, sha_error
 
 if TYPE_CHECKING:
-    from rubricate.bot.payload_graders import GradersRun
+    from rubricate.bot.on_graders import GradersRun
 
 PR_EVENTS = ("pull_request", "pull_request_target")
 PR_ACTIONS = ("opened", "reopened", "ready_for_review", "synchronize", "closed", "edited")
@@ -109,7 +109,7 @@ def parse_event(event_name: str, payload: Mapping[str, Any]) -> BotEvent | Grade
     """The typed event the bot acts on, or `Ignored(reason)`."""
     action = payload.get("action")
     if event_name == "workflow_run":
-        from rubricate.bot.payload_graders import parse_graders_run  # it imports this module
+        from rubricate.bot.on_graders import parse_graders_run  # it imports this module
 
         return parse_graders_run(payload)
     handlers = {"issue_comment": _comment, "pull_request_review": _review}
@@ -137,19 +137,23 @@ def _pull_request(payload: Mapping[str, Any], action: str) -> PullRequestEvent |
         author_is_bot=is_bot(_mapping(pr, "user")),
         draft=bool(pr.get("draft", False)),
         merged=bool(pr.get("merged", False)) or pr.get("merged_at") is not None,
-        head_sha=_sha(_mapping(pr, "head"), "sha", "head"),
-        base_sha=_sha(_mapping(pr, "base"), "sha", "base"),
-        base_ref=_ref(_mapping(pr, "base"), "ref", "base"),
+        head_sha=_git_name(_mapping(pr, "head"), "sha", "head", sha_error),
+        base_sha=_git_name(_mapping(pr, "base"), "sha", "base", sha_error),
+        base_ref=_git_name(_mapping(pr, "base"), "ref", "base", ref_error),
         title=str(pr.get("title") or ""),
         body=str(pr.get("body") or ""),
         created_at=_time(pr, "created_at"),
         closed_at=_optional_time(pr, "closed_at"),
         merged_at=_optional_time(pr, "merged_at"),
         milestone_due_on=_milestone_due_on(pr),
-        merge_commit_sha=_optional_sha(pr, "merge_commit_sha"),
+        merge_commit_sha=(
+            _git_name(pr, "merge_commit_sha", "pull_request", sha_error)
+            if pr.get("merge_commit_sha")
+            else None
+        ),
         repo=_repo(payload),
         updated_at=_optional_time(pr, "updated_at"),
-        sender=_sender(payload),
+        sender=_optional_login(payload, "sender") or "",
         merged_by=_optional_login(pr, "merged_by"),
     )
     if event.draft and action != "closed":
@@ -198,9 +202,9 @@ def _review(payload: Mapping[str, Any], action: str) -> ReviewEvent | Ignored:
         number=_int(pr, "number"),
         pr_author=_login(pr, "user"),
         head_sha=(
-            _sha(review, "commit_id", "review")
+            _git_name(review, "commit_id", "review", sha_error)
             if review.get("commit_id")
-            else _sha(_mapping(pr, "head"), "sha", "head")
+            else _git_name(_mapping(pr, "head"), "sha", "head", sha_error)
         ),
         repo=_repo(payload),
         pr_open=pr.get("state", "open") == "open",
@@ -237,11 +241,6 @@ def _repo(payload: Mapping[str, Any]) -> str:
     return _str(_mapping(payload, "repository"), "full_name")
 
 
-def _sender(payload: Mapping[str, Any]) -> str:
-    sender = payload.get("sender")
-    return str(sender.get("login", "")) if isinstance(sender, Mapping) else ""
-
-
 def _login(data: Mapping[str, Any], key: str) -> str:
     return _str(_mapping(data, key), "login")
 
@@ -265,19 +264,7 @@ def _str(data: Mapping[str, Any], key: str) -> str:
     return value
 
 
-def _sha(data: Mapping[str, Any], key: str, where: str) -> str:
-    return _checked(data, key, where, sha_error)
-
-
-def _optional_sha(data: Mapping[str, Any], key: str) -> str | None:
-    return _sha(data, key, "pull_request") if data.get(key) else None
-
-
-def _ref(data: Mapping[str, Any], key: str, where: str) -> str:
-    return _checked(data, key, where, ref_error)
-
-
-def _checked(
+def _git_name(
     data: Mapping[str, Any], key: str, where: str, error: Callable[[object, str], str | None]
 ) -> str:
     """A SHA or ref that git can never mistake for an option, else a `PayloadError`."""

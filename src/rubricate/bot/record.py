@@ -9,21 +9,28 @@ from the ledger alone.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, cast, get_args
+from typing import TYPE_CHECKING, Any, cast, get_args
 
 from pydantic import ValidationError
 
-from rubricate.evidence.report_model import ScoreReport
+from rubricate.evidence.report_model import CheckResult, ScoreReport, to_scale
 from rubricate.ledger.event import ActorRole, Event, EventKind, JudgeInfo, natural_key, rubric_ref
 from rubricate.rubric.model import Rubric, ScoreValue
 from rubricate.rubric.scoring import score
 
+if TYPE_CHECKING:
+    from rubricate.bot.gate import AutoScore
+
 MAX_FINDINGS = 50
 MAX_EVIDENCE_TEXT = 300
 MAX_EVIDENCE_ITEMS = 5
+LABEL = (
+    "Grader results (grader:…) were reported by the unprivileged graders run {run}, where the "
+    "PR's own code ran: untrusted evidence, never a gate."
+)
 
 
 @dataclass(frozen=True)
@@ -134,6 +141,77 @@ def judge_info(report: ScoreReport | None) -> JudgeInfo | None:
         return JudgeInfo.model_validate(wanted)
     except ValidationError:
         return None
+
+
+def grader_scores(rubric: Rubric, checks: Sequence[CheckResult]) -> dict[str, ScoreValue]:
+    """Each criterion's score from its graders' lowest value, on the rubric's scale."""
+    lowest: dict[str, CheckResult] = {}
+    for check in checks:
+        if check.criterion is None or check.value is None:
+            continue
+        known = lowest.get(check.criterion)
+        if known is None or check.value < (known.value or 0.0):
+            lowest[check.criterion] = check
+    return {cid: _on_scale(rubric, check) for cid, check in lowest.items()}
+
+
+def _on_scale(rubric: Rubric, check: CheckResult) -> ScoreValue:
+    errors = any(f.severity == "error" for f in check.findings)
+    defects = errors or any(f.severity == "warning" for f in check.findings)
+    return to_scale(rubric.scale, check.value or 0.0, defects=defects, errors=errors)
+
+
+def checks_of(checks: Sequence[CheckResult], criterion: str) -> str:
+    return ", ".join(c.id for c in checks if c.criterion == criterion)
+
+
+def kept_evidence(previous: AutoScore | None, replaced: set[str]) -> list[dict[str, Any]]:
+    """The version's automatic evidence without earlier graders entries or replaced criteria."""
+    return [
+        dict(entry)
+        for entry in (previous.evidence if previous else ())
+        if not entry.get("untrusted")
+        and not (entry.get("type") == "criterion" and entry.get("id") in replaced)
+    ]
+
+
+def graders_evidence(
+    run_id: int,
+    checks: Sequence[CheckResult],
+    filled: Mapping[str, ScoreValue],
+    notes: Sequence[str],
+) -> list[dict[str, Any]]:
+    """The graders' evidence entries, every one marked untrusted."""
+    mark = {"untrusted": True, "run_id": run_id}
+    entries: list[dict[str, Any]] = [{"type": "note", "text": LABEL.format(run=run_id), **mark}]
+    entries += [
+        {
+            "type": "criterion",
+            "id": cid,
+            "source": "auto",
+            "score": value,
+            "check": checks_of(checks, cid),
+            "evidence": [line for c in checks if c.criterion == cid for line in c.evidence],
+            **mark,
+        }
+        for cid, value in filled.items()
+    ]
+    entries += [
+        {
+            "type": "check",
+            "id": c.id,
+            "check": c.id,
+            "status": c.status,
+            "criterion": c.criterion,
+            "value": c.value,
+            **mark,
+        }
+        for c in checks
+    ]
+    findings = [(c.id, f) for c in checks for f in c.findings][:MAX_FINDINGS]
+    entries += [{"type": "finding", "check": cid, **f.as_dict(), **mark} for cid, f in findings]
+    entries += [{"type": "note", "text": note, **mark} for note in notes]
+    return entries
 
 
 def _finding(data: dict[str, Any]) -> dict[str, Any]:

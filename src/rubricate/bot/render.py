@@ -1,4 +1,4 @@
-"""The sticky comment: a pure function of the job state and the rubric (pure: no I/O).
+"""The sticky comment and the job outputs, from the job state and the rubric (pure: no I/O).
 
 It shows the rubric and version, each criterion's automatic, judge and reviewer score with its
 evidence, the weighted total and verdict, the FIRST_SUBMISSION summary, the version history,
@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from rubricate.bot.gate import effective, gate_of, result_of
+from rubricate.bot.effects import SetOutputs, UpsertComment
+from rubricate.bot.gate import effective, gate_of, gate_output, result_of
 from rubricate.bot.markdown import (
     DASH,
     block,
@@ -229,3 +230,23 @@ def _evidence_cell(auto: AutoScore | None, criterion_id: str) -> str:
             texts = [str(text) for text in entry.get("evidence") or ()]
             return cell("; ".join(texts)) if texts else DASH
     return DASH
+
+
+def sticky(job: JobState, rubric: Rubric) -> UpsertComment:
+    """The one sticky comment, found by its marker (and by id when the ledger knows it)."""
+    return UpsertComment(job.pr, sticky_body(job, rubric), STICKY_MARKER, job.sticky_comment_id)
+
+
+def outputs(job: JobState, rubric: Rubric) -> SetOutputs:
+    """The job outputs (`verdict`, `weighted-total`, `normalized`, `gate`) and step summary."""
+    standing = effective(job, rubric)
+    result = standing.result
+    values = {
+        "verdict": result.verdict if result else "incomplete",
+        "weighted-total": number(result.weighted_total, 4) if result else "",
+        "normalized": number(result.normalized, 4) if result else "",
+        "gate": gate_output(job, rubric),
+        "version": str(job.current_version),
+    }
+    summary = sticky_body(job, rubric).removeprefix(STICKY_MARKER).lstrip()
+    return SetOutputs(values, summary)

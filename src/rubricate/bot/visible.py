@@ -1,18 +1,30 @@
-"""Which lines of a comment or PR body are prose GitHub shows as such (pure: text in, lines out).
+"""What a reader sees of a comment or PR body, and what that visible text links to (pure).
 
-One linear pass, line by line, with no backtracking regex, so a hostile body of any shape costs
-time proportional to its length:
+`visible_lines` keeps the lines GitHub shows as prose, in one linear pass with no backtracking
+regex, so a hostile body of any shape costs time proportional to its length:
 - fenced code blocks (three or more backticks or tildes, up to three spaces of indent, closed by
   a run of the same character at least as long; an unclosed fence runs to the end) are dropped;
 - HTML comments are dropped, also when they span lines;
 - when asked, quoted lines are dropped with their lazy continuation lines (CommonMark: a line
   right after a quoted line of text, with no blank line between, still belongs to the quote);
 - `without_inline_code` blanks inline code spans of one line.
+
+From the visible text: `linked_issues` reads GitHub's closing keywords (`Closes #12`,
+`fixes owner/repo#34`, `Resolved: #5`, issue URLs on the same server); only issues of the PR's
+own repository count for the spec and the deadline (`same_repo`). `reverted_pr` reads what
+GitHub's "Revert" button writes: a title `Revert "<title>"` and a body line
+`Reverts owner/repo#N` naming a PR of the same repository; anything else records no dispute.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rubricate.bot.payload import PullRequestEvent
+
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
@@ -103,3 +115,76 @@ def _is_quote(text: str) -> bool:
 
 def _quote_content(text: str) -> str:
     return text.lstrip(" ")[1:].lstrip(" >").strip()
+
+
+KEYWORDS = ("close", "closes", "closed", "fix", "fixes", "fixed", "resolve", "resolves", "resolved")
+_REF = r"(?:(?P<owner>[\w.-]+)/(?P<name>[\w.-]+))?#(?P<number>\d+)"
+_URL = r"https?://(?P<host>[^/\s]+)/(?P<uowner>[\w.-]+)/(?P<uname>[\w.-]+)/issues/(?P<unumber>\d+)"
+_SERVER = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://(?P<netloc>[^/?#]*)")
+_PATTERN = re.compile(
+    rf"(?<![\w/-])(?:{'|'.join(KEYWORDS)}):?[ \t]+(?:{_REF}|{_URL})(?![\w/])",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class IssueRef:
+    """One linked issue: the repository's full name and the issue number."""
+
+    repo: str
+    number: int
+
+    def __str__(self) -> str:
+        return f"{self.repo}#{self.number}"
+
+
+def linked_issues(
+    body: str, repo: str, *, server_url: str = "https://github.com"
+) -> list[IssueRef]:
+    """The issues `body` closes, in order of appearance, without duplicates."""
+    host = _host(server_url)
+    found: list[IssueRef] = []
+    for match in _PATTERN.finditer(visible_text(body or "")):
+        ref = _ref(match, repo, host)
+        if ref is not None and ref not in found:
+            found.append(ref)
+    return found
+
+
+def _ref(match: re.Match[str], repo: str, host: str) -> IssueRef | None:
+    if match.group("number"):
+        owner, name = match.group("owner"), match.group("name")
+        return IssueRef(f"{owner}/{name}" if owner and name else repo, int(match.group("number")))
+    if match.group("host").lower() != host:
+        return None
+    return IssueRef(f"{match.group('uowner')}/{match.group('uname')}", int(match.group("unumber")))
+
+
+def same_repo(refs: list[IssueRef], repo: str) -> tuple[list[IssueRef], list[IssueRef]]:
+    """The references to issues of `repo` (names ignore case), and the others."""
+    ours = [ref for ref in refs if ref.repo.lower() == repo.lower()]
+    return ours, [ref for ref in refs if ref not in ours]
+
+
+def _host(server_url: str) -> str:
+    """The server's `host[:port]`, lower-cased, as `urlsplit(...).netloc` gives it."""
+    match = _SERVER.match(server_url.strip())
+    return match.group("netloc").lower() if match else ""
+
+
+REVERT_TITLE = 'Revert "'
+_REVERTS = re.compile(r"^\s*Reverts\s+(?:([\w.-]+/[\w.-]+))?#(\d+)\b")
+
+
+def reverted_pr(event: PullRequestEvent) -> int | None:
+    """The PR of the same repository a revert PR undoes, or None when it is no revert."""
+    if not event.title.startswith(REVERT_TITLE):
+        return None
+    for _, line in visible_lines(event.body):
+        match = _REVERTS.match(without_inline_code(line))
+        if match is None:
+            continue
+        repo, number = match.group(1), int(match.group(2))
+        if (repo is None or repo.lower() == event.repo.lower()) and number != event.number:
+            return number
+    return None

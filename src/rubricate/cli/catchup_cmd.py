@@ -173,7 +173,7 @@ def linked_due_dates(
     adapter: GitHubAdapter, pulls: Sequence[PullSummary], server_url: str
 ) -> dict[int, datetime]:
     """The milestone due date of the first linked issue of each merged PR without a milestone."""
-    from rubricate.bot.closing import linked_issues
+    from rubricate.bot.visible import linked_issues
 
     found: dict[int, datetime] = {}
     for pull in pulls:

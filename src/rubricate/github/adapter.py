@@ -18,7 +18,7 @@ from github.IssueComment import IssueComment
 from github.Repository import Repository
 
 from github import Github
-from rubricate.bot.closing import IssueRef
+from rubricate.bot.visible import IssueRef
 from rubricate.github import artifacts
 from rubricate.github.artifacts import ArtifactInfo
 from rubricate.github.client import (
