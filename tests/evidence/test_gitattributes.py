@@ -11,8 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from rubricate.evidence.completeness import completeness_check
 from rubricate.evidence.report_model import CheckResult
 from rubricate.evidence.snapshot import Attributes, FileChange, Snapshot
+from rubricate.evidence.spec import parse_spec
 from rubricate.evidence.verifiability import verifiability_check
 from rubricate.gitio.read import read_snapshot
 from rubricate.judge.budget import exclusion_reason
@@ -146,4 +148,15 @@ def test_the_judge_is_not_shown_files_the_attributes_mark() -> None:
         "generated",
         "vendored",
         None,
+    )
+
+
+def test_completeness_does_not_scan_marked_files(tmp_path: Path) -> None:
+    """A bundled `lib/index.js` that ends inside open brackets is not a truncated hand edit."""
+    snapshot = read_bare(tmp_path, {"payload-types/bundle.d.ts": "export type A = {\n  b: ["})
+    result = completeness_check(snapshot, parse_spec(""))
+    assert result.findings == ()
+    assert result.evidence[0] == (
+        "0 changed files scanned for TODO, stubs, empty and truncated files; not scanned: "
+        "payload-types/bundle.d.ts (generated: linguist-generated in .gitattributes)"
     )

@@ -10,7 +10,9 @@ Counted against completeness, on ADDED lines only:
   newline in the middle of a structure (open brackets, a trailing `,`/`(`/`:`/`\\`, or a
   Python file that no longer parses): errors, 0.25;
 - the spec's unchecked `- [ ]` items with no matching change: errors, 0.6 times their share.
-The value is 1 minus the penalties (at least 0); an empty change scores 0.
+The value is 1 minus the penalties (at least 0); an empty change scores 0. Generated, vendored
+and lock files (`paths.not_authored`, the head's `.gitattributes` first) are not scanned; the
+evidence names them.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rubricate.evidence import paths as kinds
-from rubricate.evidence.report_model import CheckResult, Finding, check_result
+from rubricate.evidence.report_model import CheckResult, Finding, check_result, short_list
 from rubricate.evidence.snapshot import FileChange, Snapshot
 from rubricate.evidence.spec import ChecklistItem, Spec, change_vocabulary, item_covered
 
@@ -80,7 +82,7 @@ def completeness_check(snapshot: Snapshot, spec: Spec) -> CheckResult:
         )
     tally = _Tally()
     for change in snapshot.changes:
-        if not change.deleted:
+        if not change.deleted and not kinds.not_authored(change):
             _scan_file(change, tally)
     unmatched = _unmatched_items(snapshot, spec)
     for item in unmatched:
@@ -100,8 +102,11 @@ def completeness_check(snapshot: Snapshot, spec: Spec) -> CheckResult:
 
 
 def _evidence(snapshot: Snapshot, spec: Spec, unmatched: list[ChecklistItem]) -> list[str]:
-    live = sum(1 for c in snapshot.changes if not c.deleted)
-    lines = [f"{live} changed files scanned for TODO, stubs, empty and truncated files"]
+    live = [c for c in snapshot.changes if not c.deleted]
+    left_out = [f"{c.path} ({why})" for c in live if (why := kinds.not_authored(c))]
+    scanned = f"{len(live) - len(left_out)} changed files scanned for TODO, stubs, empty and "
+    scanned += "truncated files" + (f"; not scanned: {short_list(left_out)}" if left_out else "")
+    lines = [scanned]
     if spec.open_items:
         done = len(spec.open_items) - len(unmatched)
         lines.append(
