@@ -36,7 +36,6 @@ PIN_STEP = f"""\
      (or run init again with --force --action OWNER/REPO@SHA). Until then the step cannot run.
 """
 NEXT_STEPS = """\
-Next steps:
   1. Commit these files on the default branch.
   2. Make `rubricate/approval` a required status check (branch protection or a ruleset).
   3. Restrict pushes to the `rubricate-data` branch (a ruleset), so only the workflow writes it.
@@ -212,7 +211,7 @@ def run(args: argparse.Namespace) -> int:
         target.write_text(text, encoding="utf-8")
         print(f"wrote {target}")
     print()
-    print(NEXT_STEPS + ("" if args.action else PIN_STEP), end="")
+    print("Next steps:\n" + ("" if args.action else PIN_STEP) + NEXT_STEPS, end="")
     return EXIT_OK
 
 
