@@ -23,9 +23,10 @@ from rubricate.bot.markdown import ALREADY_FAILS, REPLY, Reply, fail_reasons, he
 from rubricate.bot.record import Stamp, known_scores, new_event, scored, source_evidence
 from rubricate.errors import ScoreError
 from rubricate.ledger.event import Event, Override
+from rubricate.rubric.agentv_score import check_any, score_any
 from rubricate.rubric.describe import describe_markdown
 from rubricate.rubric.model import Rubric, ScoreValue
-from rubricate.rubric.scoring import check_score, resolve_criterion_id, score
+from rubricate.rubric.scoring import resolve_criterion_id
 
 if TYPE_CHECKING:
     from rubricate.bot.handlers import HandlerContext, Invocation
@@ -136,7 +137,7 @@ def resolve_scores(
     for prefix, value in pairs:
         try:
             cid = resolve_criterion_id(rubric, prefix)
-            checked = check_score(rubric, cid, value)
+            checked = check_any(rubric, cid, value)
         except ScoreError as exc:
             return str(exc)
         if cid in resolved:
@@ -205,14 +206,14 @@ def _approve(
         text = REPLY["missing"].format(
             missing=", ".join(f"`{cid}`" for cid in missing), example=example
         )
-        partial = score(ctx.rubric, merged)
+        partial = score_any(ctx.rubric, merged)
         if partial.verdict == "fail":
             text += ALREADY_FAILS.format(why=fail_reasons(partial, ctx.rubric))
         return _refuse(item, text)
     events = _scoring_events(item, inv, job, ctx, merged) if new else []
     stamp = _stamp(item, inv, job, version)
     events.append(new_event("approved", stamp, **scored(ctx.rubric, merged), source="reviewer"))
-    result = score(ctx.rubric, merged)
+    result = score_any(ctx.rubric, merged)
     reply = None
     if result.verdict != "pass":
         why = fail_reasons(result, ctx.rubric)
