@@ -7,7 +7,8 @@ schema-validated deliverables, and a run of 5,000 files whose base carries `.git
 (root and nested, untouched by the change) that mark part of them generated or `-diff`, so the
 attribute lookup (`git check-attr` over every changed path) is timed too. Times are wall-clock
 seconds, best of `--repeat` runs: `git_s` (reading config and snapshot with git), `check_s`
-(auto_score), `render_s` (markdown + JSON) and `total_s` (all of it). Run: `python benchmarks/bench_score.py`.
+(auto_score), `render_s` (markdown + JSON) and `total_s` (all of it).
+Run: `python benchmarks/bench_score.py`.
 """
 
 from __future__ import annotations
