@@ -7,7 +7,8 @@ schema-validated deliverables, and a run of 5,000 files whose base carries `.git
 (root and nested, untouched by the change) that mark part of them generated or `-diff`, so the
 attribute lookup (`git check-attr` over every changed path) is timed too. Times are wall-clock
 seconds, best of `--repeat` runs: `git_s` (reading config and snapshot with git), `check_s`
-(auto_score), `render_s` (markdown + JSON) and `total_s` (all of it).
+(auto_score), `render_s` (markdown + JSON) and `total_s` (all of it); `cpu_s` is the CPU time
+of the whole scoring, git included.
 Run: `python benchmarks/bench_score.py`.
 """
 
@@ -17,6 +18,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import subprocess
 import tempfile
 import time
@@ -131,6 +133,7 @@ def make_repo(root: Path, count: int, deliverables: int, attributes: bool = Fals
 
 def score_once(repo: Path) -> dict[str, float]:
     """Time one full scoring of main~1..main."""
+    cpu_start = _cpu()
     start = time.perf_counter()
     config = load_config(read_file_at(repo, "main~1", CONFIG_PATH).decode(), CONFIG_PATH)
     rubric = resolve_rubric(config.rubric, lambda p: read_file_at(repo, "main~1", p).decode())
@@ -149,9 +152,18 @@ def score_once(repo: Path) -> dict[str, float]:
         "check_s": check_done - git_done,
         "render_s": end - check_done,
         "total_s": end - start,
+        "cpu_s": _cpu() - cpu_start,
         "changed_files": len(snapshot.changes),
         "findings": sum(len(c.findings) for c in report.checks),
     }
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and its finished children (git): steadier than wall time
+    on a shared machine."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def best_of(repeat: int, run: Callable[[], dict[str, float]]) -> dict[str, Any]:

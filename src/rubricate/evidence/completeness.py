@@ -81,8 +81,10 @@ def completeness_check(snapshot: Snapshot, spec: Spec) -> CheckResult:
             CHECK_ID, [finding], criterion=CRITERION, value=0.0, evidence=["empty change"]
         )
     tally = _Tally()
-    for change in snapshot.changes:
-        if not change.deleted and not kinds.not_authored(change):
+    live = [c for c in snapshot.changes if not c.deleted]
+    left_out = {c.path: why for c in live if (why := kinds.not_authored(c))}
+    for change in live:
+        if change.path not in left_out:
             _scan_file(change, tally)
     unmatched = _unmatched_items(snapshot, spec)
     for item in unmatched:
@@ -97,15 +99,16 @@ def completeness_check(snapshot: Snapshot, spec: Spec) -> CheckResult:
         tally.findings,
         criterion=CRITERION,
         value=value,
-        evidence=_evidence(snapshot, spec, unmatched),
+        evidence=_evidence(len(live), left_out, spec, unmatched),
     )
 
 
-def _evidence(snapshot: Snapshot, spec: Spec, unmatched: list[ChecklistItem]) -> list[str]:
-    live = [c for c in snapshot.changes if not c.deleted]
-    left_out = [f"{c.path} ({why})" for c in live if (why := kinds.not_authored(c))]
-    scanned = f"{len(live) - len(left_out)} changed files scanned for TODO, stubs, empty and "
-    scanned += "truncated files" + (f"; not scanned: {short_list(left_out)}" if left_out else "")
+def _evidence(
+    live: int, left_out: dict[str, str], spec: Spec, unmatched: list[ChecklistItem]
+) -> list[str]:
+    named = [f"{path} ({why})" for path, why in left_out.items()]
+    scanned = f"{live - len(left_out)} changed files scanned for TODO, stubs, empty and "
+    scanned += "truncated files" + (f"; not scanned: {short_list(named)}" if named else "")
     lines = [scanned]
     if spec.open_items:
         done = len(spec.open_items) - len(unmatched)

@@ -224,6 +224,12 @@ def not_authored(change: FileChange) -> str | None:
     if marks.vendored is None and any(part.lower() in VENDOR_DIRS for part in folders):
         return "vendored"
     head = (change.content or b"")[:HEAD_BYTES].decode("utf-8", "replace")
-    if marks.generated is None and MARKER.search(head):
+    if marks.generated is None and _marked(head):
         return "generated"
     return None
+
+
+def _marked(head: str) -> bool:
+    """A generated marker in a file's head; every marker has "generat" or "do not" in it."""
+    lowered = head.lower()
+    return ("generat" in lowered or "do not" in lowered) and MARKER.search(head) is not None
