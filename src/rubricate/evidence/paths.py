@@ -55,6 +55,12 @@ CHECKSUM_NAMES = re.compile(
 JSONC_NAMES = re.compile(
     r"(^|/)(tsconfig[^/]*|jsconfig[^/]*|\.vscode/[^/]*|devcontainer)\.json$|\.jsonc$"
 )
+TOOL_CONFIG_NAMES = re.compile(
+    r"^[\w.-]+\.config\.[cm]?[jt]sx?$|^\.[\w-]+rc\.[cm]?js$|^(gulpfile|gruntfile)\.[cm]?[jt]s$"
+    r"|^(noxfile|fabfile|dodo)\.py$",
+    re.I,
+)
+"""Build and tool configs written in a programming language: not program source to test."""
 TEST_NAMES = re.compile(r"^(test_|conftest\.py$)|([_-]test|[_-]spec|Tests?)\.[^.]+$")
 EMPTY_OK_NAMES = frozenset(
     {"__init__.py", "py.typed", ".gitkeep", ".keep", ".nojekyll", ".gitignore"}
@@ -154,7 +160,9 @@ def is_example(path: str) -> bool:
 
 
 def is_source(path: str) -> bool:
-    """True for program source that is not a test."""
+    """True for program source that is not a test nor a build or tool config."""
+    if TOOL_CONFIG_NAMES.search(basename(path)) or path.endswith("docs/conf.py"):
+        return False
     return extension(path) in SOURCE_EXTS and not is_test(path)
 
 

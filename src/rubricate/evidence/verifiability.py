@@ -9,8 +9,9 @@ Each heuristic is met, missing, or does not apply, and reports its evidence:
 - checksums: data files change -> a checksum file, a `sha256: <hex>` line, a DVC or Git LFS
   pointer, or a hash in the PR body;
 - sources: ten or more lines of prose are added -> links in the PR body or the added prose;
-- pinned dependencies: dependency lines change in a manifest -> a lockfile changes, or the
-  requirement lines are pinned (`==`, `@ <url>`, `--hash`).
+- pinned dependencies: dependency lines change in a manifest -> a lockfile changes, or every
+  added dependency line names an exact version (`==`, `@ <url>`, `--hash` in Python manifests
+  and requirements files; `"1.2.3"` in package.json; `"=1.2.3"` in Cargo.toml; go.mod always).
 The value is met / (met + missing); when nothing applies, `verifiability` stays unscored.
 """
 
@@ -63,6 +64,12 @@ DEPENDENCY_LINES: dict[str, re.Pattern[str]] = {
     "environment": re.compile(r"^\s*-\s*[\w.-]+\s*[=<>]"),
 }
 PINNED = re.compile(r"===?|\s@\s|--hash")
+EXACT: dict[str, re.Pattern[str]] = {
+    "package.json": re.compile(r':\s*"v?\d+(\.\d+)*([-+][\w.]+)?"\s*,?\s*$'),
+    "cargo.toml": re.compile(r'"=\s*\d'),
+    "go.mod": re.compile(r"\sv\d"),  # go.mod names exact versions (go.sum locks them)
+}
+"""An exact version in a manifest family's dependency line; `PINNED` for the others."""
 
 
 @dataclass(frozen=True)
@@ -222,7 +229,7 @@ def pinning_signal(snapshot: Snapshot, live: list[FileChange]) -> Signal:
     unpinned = [
         p
         for p, lines in changed.items()
-        if not _requirements(p) or not all(PINNED.search(t) for t in lines)
+        if not all(EXACT.get(_manifest_family(p), PINNED).search(t) for t in lines)
     ]
     if not unpinned:
         return Signal(
@@ -233,10 +240,6 @@ def pinning_signal(snapshot: Snapshot, live: list[FileChange]) -> Signal:
         f"dependencies change without a lockfile: {short_list(unpinned)}",
         unpinned[0],
     )
-
-
-def _requirements(path: str) -> bool:
-    return kinds.basename(path).lower().startswith("requirements")
 
 
 def _dependency_lines(change: FileChange) -> list[str]:
