@@ -206,9 +206,10 @@ def structured_kind(path: str) -> str | None:
 HEAD_BYTES = 2048
 MARKER = re.compile(
     r"@generated\b|\bDO NOT (?:EDIT|MODIFY)\b|\bCode generated\b.*\bDO NOT EDIT\b"
-    r"|\b(?:auto(?:matically)?[- ]?generated|generated automatically)\b",
-    re.IGNORECASE,
+    r"|(?<![/\w-])(?i:auto(?:matically)?[- ]?generated|generated automatically)\b"
 )
+"""Markers as tools write them: `DO NOT EDIT` in capitals (a prose "do not edit" is no marker),
+"automatically generated" in any case but not inside a URL or a slug."""
 VENDOR_DIRS = frozenset({"vendor", "vendored", "third_party", "third-party", "node_modules"})
 
 
