@@ -29,7 +29,8 @@ from typing import Any
 from rubricate.config import CONFIG_PATH, load_config
 from rubricate.evidence.autoscore import auto_score
 from rubricate.evidence.deliverable_schemas import schema_paths
-from rubricate.evidence.score_report import render_markdown, report_json
+from rubricate.evidence.report_model import report_json
+from rubricate.evidence.score_report import render_markdown
 from rubricate.gitio.read import read_snapshot
 from rubricate.gitio.refs import read_commit_log, read_file_at
 from rubricate.rubric.resolve import resolve_rubric

@@ -230,13 +230,13 @@ def _render(report: ScoreReport, fmt: str) -> str:
     if fmt == "json":
         import json
 
-        from rubricate.evidence.score_report import report_json
+        from rubricate.evidence.report_model import report_json
 
         return json.dumps(report_json(report), indent=2, ensure_ascii=False) + "\n"
     if fmt == "markdown":
         from rubricate.evidence.score_report import render_markdown
 
         return render_markdown(report)
-    from rubricate.evidence.score_text import render_table
+    from rubricate.evidence.score_report import render_table
 
     return render_table(report)
