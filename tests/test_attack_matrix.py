@@ -88,6 +88,27 @@ MATRIX: tuple[tuple[str, str, str], ...] = (
         "github/test_attack_git_args.py::"
         "test_a_view_state_with_an_option_as_base_sha_drops_only_the_pull_entry",
     ),
+    (
+        "a merge-queue group holding a PR whose gate is not green",
+        "`rubricate/approval` failure on the group's commit, naming the PR",
+        "github/test_merge_queue.py::test_every_pr_of_a_group_needs_a_green_gate",
+    ),
+    (
+        "a queued head whose approved version is no longer the PR's current change",
+        "failure on the group's commit, naming the version",
+        "github/test_merge_queue.py::test_an_approval_of_an_older_change_does_not_count",
+    ),
+    (
+        "after a green, a `/revise` whose status write gets a 5xx",
+        "the gate goes down before the ledger changes; the run fails with neither changed, "
+        "a re-run applies both",
+        "github/test_stale_green.py::test_a_revise_whose_status_write_fails_leaves_no_stale_green",
+    ),
+    (
+        "an `/override` and a `/revise` racing: the green lands after the revise",
+        "the green run re-reads the data branch's tip and sets the gate it supports (pending)",
+        "github/test_stale_green.py::test_a_green_written_after_a_racing_revise_is_set_again_from_the_tip",
+    ),
 )
 
 

@@ -22,8 +22,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from rubricate.action.inputs import Reader
-from rubricate.action.prepare import Prepared, prepare
+from rubricate.action.prepare import Prepared, merge_group_effects, prepare, tip_status
 from rubricate.action.runtime import ActionsRuntime
+from rubricate.bot.merge_queue import MergeGroupEvent
 from rubricate.bot.on_graders import GradersEvent, GradersRun, JobEvent
 from rubricate.bot.payload import (
     BotEvent,
@@ -51,6 +52,8 @@ class FailureTarget:
     api: GitHubClient | None = None
     head_sha: str | None = None
     comment_id: int | None = None
+    gate_sha: str | None = None
+    """A commit whose `rubricate/approval` a failed run sets to failure (a merge group's)."""
     review_nodes: dict[int, str] = field(default_factory=dict)
 
     def learn_head(self, head_sha: str) -> None:
@@ -113,6 +116,12 @@ def run_action(
             reader = Reader(settings, runtime, target.api, Path(tmp))
             if not settings.token:
                 runtime.log("dry run without a token: no API reads, no git reads from GitHub")
+            if isinstance(parsed, MergeGroupEvent):
+                target.head_sha = target.gate_sha = parsed.head_sha
+                effects = merge_group_effects(reader, parsed, payload, stack)
+                if settings.dry_run:
+                    return dry_run(effects, stdout or sys.stdout, runtime)
+                return apply(effects, None, target, settings, runtime)
             event = job_event(parsed, reader)
             if event is None:
                 return 0
@@ -138,7 +147,9 @@ def _utcnow() -> datetime:
     return datetime.now(timezone.utc)
 
 
-def read_event(settings: ActionSettings) -> tuple[BotEvent | GradersRun | Ignored, dict[str, Any]]:
+def read_event(
+    settings: ActionSettings,
+) -> tuple[BotEvent | GradersRun | MergeGroupEvent | Ignored, dict[str, Any]]:
     """The event payload, parsed; a payload that cannot be read is a config error."""
     path = Path(settings.event_path)
     try:
@@ -155,7 +166,9 @@ def read_event(settings: ActionSettings) -> tuple[BotEvent | GradersRun | Ignore
     return parse_event(settings.event_name, payload), payload
 
 
-def settings_for(settings: ActionSettings, event: BotEvent | GradersRun) -> ActionSettings:
+def settings_for(
+    settings: ActionSettings, event: BotEvent | GradersRun | MergeGroupEvent
+) -> ActionSettings:
     """The settings with the event's repository; a real run needs a token."""
     if not settings.repository:
         settings = settings.with_repository(event.repo)
@@ -212,31 +225,34 @@ def dry_run(effects: list[Effect], stdout: TextIO, runtime: ActionsRuntime) -> i
 
 def apply(
     effects: list[Effect],
-    prepared: Prepared,
+    prepared: Prepared | None,
     target: FailureTarget,
     settings: ActionSettings,
     runtime: ActionsRuntime,
 ) -> int:
-    """Apply the effects, the ledger first, then save the view state."""
+    """Apply the effects, the ledger first, then save the view state (none without `prepared`:
+    a merge group's run writes only its status)."""
     from rubricate.action.executor import Executor
 
     assert target.api is not None  # a real run has a token, so a client
-    ledger = prepared.ledger
+    ledger = prepared.ledger if prepared else None
     executor = Executor(
         target.api,
-        ledger.store,
+        ledger.store if ledger else None,
         runtime,
-        ledger.views,
+        ledger.views if ledger else ViewState(pr=0),
         details_url=details_url(settings),
         review_nodes=target.review_nodes,
+        regate=tip_status(prepared, settings.ledger_key) if prepared else None,
     )
     with runtime.group("rubricate: apply"):
         result = executor.apply(effects)
         views = result.views
-        if prepared.pull is not None:
+        if prepared is not None and prepared.pull is not None:
             views.pull = prepared.pull
-        if encode_views(views) != ledger.views_bytes:
-            ledger.store.write_extra(view_path(prepared.context.repo, views.pr), _merged(views))
+        if prepared is not None and encode_views(views) != prepared.ledger.views_bytes:
+            path = view_path(prepared.context.repo, views.pr)
+            prepared.ledger.store.write_extra(path, _merged(views))
     result.raise_errors()
     return 0
 
@@ -270,6 +286,8 @@ def report_failure(
     api = target.api
     assert api is not None
     try:
+        if target.gate_sha:
+            api.set_status(target.gate_sha, "failure", title, "rubricate/approval", url)
         if target.head_sha:
             output = {"title": title, "summary": f"{title}.\n\n```\n{reason[:60000]}\n```"}
             api.create_check_run(target.head_sha, "rubricate", "failure", output, url)

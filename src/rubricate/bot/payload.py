@@ -4,7 +4,8 @@
 `issue_comment.created` on pull requests and `pull_request_review.submitted`, and returns
 `Ignored(reason)` for everything else: plain-issue comments, edits and deletions, bots, drafts,
 other events and actions. A completed `workflow_run` is a graders run (see
-`rubricate.bot.on_graders`). A payload that lacks a field the bot needs raises `PayloadError`.
+`rubricate.bot.on_graders`); a `merge_group` is a merge queue's group
+(`rubricate.bot.merge_queue`). A payload that lacks a field the bot needs raises `PayloadError`.
 Pull requests opened by bot accounts are scored: AI agents often work through one.
 """
 
@@ -19,6 +20,7 @@ from rubricate.errors import PayloadError as PayloadError
 from rubricate.gitnames import ref_error, sha_error
 
 if TYPE_CHECKING:
+    from rubricate.bot.merge_queue import MergeGroupEvent
     from rubricate.bot.on_graders import GradersRun
 
 PR_EVENTS = ("pull_request", "pull_request_target")
@@ -105,9 +107,15 @@ class Ignored:
 BotEvent = PullRequestEvent | CommentEvent | ReviewEvent
 
 
-def parse_event(event_name: str, payload: Mapping[str, Any]) -> BotEvent | GradersRun | Ignored:
+def parse_event(
+    event_name: str, payload: Mapping[str, Any]
+) -> BotEvent | GradersRun | MergeGroupEvent | Ignored:
     """The typed event the bot acts on, or `Ignored(reason)`."""
     action = payload.get("action")
+    if event_name == "merge_group":
+        from rubricate.bot.merge_queue import parse_merge_group  # it imports this module
+
+        return parse_merge_group(payload)
     if event_name == "workflow_run":
         from rubricate.bot.on_graders import parse_graders_run  # it imports this module
 
