@@ -26,7 +26,7 @@ from rubricate.config import Config, Grader
 from rubricate.errors import HandoffRefused
 from rubricate.evidence.graders_handoff import Handoff, HandoffLimits, read_handoff
 from rubricate.evidence.report_model import CheckResult, Finding
-from rubricate.evidence.score_report import report_json as real_report_json
+from rubricate.evidence.report_model import report_json as real_report_json
 from rubricate.ledger.event import natural_key
 from rubricate.rubric.model import Rubric
 

@@ -157,7 +157,8 @@ def snapshot(
         )
     from rubricate.evidence.deliverable_schemas import schema_paths
     from rubricate.evidence.format_check import read_limit
-    from rubricate.gitio.read import BaseTree, read_snapshot
+    from rubricate.gitio.read import read_snapshot
+    from rubricate.gitio.refs import BaseTree
 
     snap = read_snapshot(
         reader.repo_dir,
