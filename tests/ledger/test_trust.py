@@ -110,3 +110,30 @@ def test_a_short_key_is_an_error() -> None:
     assert parse_key("  ") is None
     with pytest.raises(ValueError, match="at least 16 bytes"):
         parse_key("none")
+
+
+def test_verify_provenance_lists_commits_not_made_by_the_bot_with_their_events(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    remote = bare_remote(tmp_path)
+    with DataBranchStore(str(remote)) as store:
+        store.append(completed_job(1, [3] * 5, [3] * 5)[:1])
+    assert main(["ledger", "verify", "--remote", str(remote), "--provenance"]) == 0
+    out = capsys.readouterr().out
+    assert "provenance: 0 commit(s) not made by rubricate-bot <" in out
+    _append_by_hand(remote, tmp_path / "work", _forged().to_line())
+    with DataBranchStore(str(remote)) as store:
+        store.append([event("abandoned", 2, 1, "x")])  # the bot writes on top of it
+    assert main(["ledger", "verify", "--remote", str(remote)]) == 1
+    plain = capsys.readouterr().out
+    assert "provenance" not in plain
+    assert main(["ledger", "verify", "--remote", str(remote), "--provenance"]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith(plain)
+    hand = [line for line in out.splitlines() if "'add an approval'" in line]
+    assert len(hand) == 1 and " by " in hand[0]
+    assert "  + approved o/r#1 v1 by mallory (id ffffffffffff): refused: id" in out
+    assert "provenance: 1 commit(s) not made by rubricate-bot <" in out
+    data = tmp_path / "data"
+    data.mkdir()
+    assert main(["ledger", "verify", "--data", str(data), "--provenance"]) == 2

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from rubricate.ledger.backends import DataBranchStore, DirectoryStore
     from rubricate.ledger.event import Event
     from rubricate.ledger.store import LedgerStore
+    from rubricate.ledger.verify import ForeignCommit
 
 TOKEN_ENV = "RUBRICATE_DATA_TOKEN"
 
@@ -37,6 +38,11 @@ def add_parser(subparsers: Any) -> None:
         "--fix",
         action="store_true",
         help="regenerate every derived file from the whole ledger in one commit when any is stale",
+    )
+    verify.add_argument(
+        "--provenance",
+        action="store_true",
+        help="also list the commits not made by the bot's identity, with the events they added",
     )
     verify.set_defaults(handler=run_verify)
     show = commands.add_parser("show", help="list events, or one job with --pr")
@@ -218,12 +224,35 @@ def run_verify(args: argparse.Namespace) -> int:
             where = f"in commit {result.commit[:12]}" if result.commit else "in place"
             print(f"rebuilt the derived files from the whole ledger {where}")
             report = verify_files(store.read_files(_checked), store.config, store.key)
+        foreign = provenance(store) if args.provenance else None
     for line in report.problems:
         print(line)
     parsed = report.parsed
     verdict = "clean" if report.clean else f"{len(report.problems)} problem(s)"
     print(f"{len(parsed.events)} events in {len(parsed.shards)} shard(s): {verdict}")
-    return 0 if report.clean else 1
+    for commit in foreign or []:
+        print("\n".join(commit.lines()))
+    if foreign is not None:
+        print(f"provenance: {len(foreign)} commit(s) not made by {bot_identity()}")
+    return 0 if report.clean and not foreign else 1
+
+
+def provenance(store: LedgerStore) -> list[ForeignCommit]:
+    """The data branch's commits not made by the bot's identity (a remote's branch only)."""
+    from rubricate.errors import ConfigError
+    from rubricate.ledger.backends import GitBackend
+    from rubricate.ledger.verify import foreign_commits
+
+    if not isinstance(store.backend, GitBackend):
+        raise ConfigError("--provenance reads the branch's commits: use --remote, not --data")
+    return foreign_commits(store.backend.history(), bot_identity(), store.key)
+
+
+def bot_identity() -> str:
+    """The author and committer of every commit rubricate makes."""
+    from rubricate.gitio.workspace import BOT_EMAIL, BOT_NAME
+
+    return f"{BOT_NAME} <{BOT_EMAIL}>"
 
 
 def run_show(args: argparse.Namespace) -> int:

@@ -70,6 +70,14 @@ class GitBackend:
             commit = self._ws().commit(tip.id, changes, deletions, message)
             return self._ws().push(commit), commit
 
+    def history(self) -> list[tuple[str, str, str, str, list[str]]]:
+        """Every commit of the branch with the ledger lines it added (fetched in full)."""
+        from rubricate.gitio.refs import branch_history
+
+        with self._errors():
+            ws = self._ws()
+            return branch_history(ws.url, self.branch, ws.env, ws.gitdir / "history", "ledger/")
+
     def close(self) -> None:
         """Remove the private temporary repository, if one was made."""
         if self._cleanup is not None:
