@@ -131,7 +131,8 @@ def test_verify_provenance_lists_commits_not_made_by_the_bot_with_their_events(
     out = capsys.readouterr().out
     assert out.startswith(plain)
     hand = [line for line in out.splitlines() if "'add an approval'" in line]
-    assert len(hand) == 1 and " by " in hand[0]
+    assert len(hand) == 1
+    assert " by " in hand[0]
     assert "  + approved o/r#1 v1 by mallory (id ffffffffffff): refused: id" in out
     assert "provenance: 1 commit(s) not made by rubricate-bot <" in out
     data = tmp_path / "data"
