@@ -7,6 +7,7 @@ import dataclasses
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -245,7 +246,25 @@ def provenance(store: LedgerStore) -> list[ForeignCommit]:
 
     if not isinstance(store.backend, GitBackend):
         raise ConfigError("--provenance reads the branch's commits: use --remote, not --data")
-    return foreign_commits(store.backend.history(), bot_identity(), store.key)
+    found = foreign_commits(store.backend.history(), bot_identity(), store.key)
+    ask = commit_verification(store.backend.remote) if found else None
+    return [dataclasses.replace(c, verified=ask(c.sha)) for c in found] if ask else found
+
+
+def commit_verification(remote: str) -> Callable[[str], tuple[bool, str]] | None:
+    """GitHub's word on a commit's signature, when a token and the repository are known (the
+    remote's own, else `GITHUB_REPOSITORY`); None otherwise."""
+    token = token_for(remote) or os.environ.get("GITHUB_TOKEN")
+    server = urlsplit(os.environ.get("GITHUB_SERVER_URL", "https://github.com")).hostname
+    parts = urlsplit(remote)
+    own = parts.path.strip("/").removesuffix(".git") if parts.hostname == server else None
+    repository = own or os.environ.get("GITHUB_REPOSITORY")
+    if not token or not repository or repository.count("/") != 1:
+        return None
+    from rubricate.github.adapter import GitHubAdapter, connect
+
+    api_url = os.environ.get("GITHUB_API_URL", "https://api.github.com")
+    return GitHubAdapter(connect(token, api_url), repository, bot_login="").commit_verification
 
 
 def bot_identity() -> str:

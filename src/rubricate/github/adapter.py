@@ -187,6 +187,16 @@ class GitHubAdapter:
 
         return api_call_or_none(f"PATCH {self._base}/check-runs/{check_run_id}", edit) is not None
 
+    def commit_verification(self, sha: str) -> tuple[bool, str]:
+        """Whether GitHub verified a commit's signature, and its reason (`unsigned`, `valid`...)."""
+        commit = self._repo.get_commit(sha)
+        data = api_call(f"GET {self._base}/commits/{sha}", lambda: commit.raw_data)
+        inner = data.get("commit") if isinstance(data, dict) else None
+        verification = inner.get("verification") if isinstance(inner, dict) else None
+        if not isinstance(verification, dict):
+            return False, "unknown"
+        return verification.get("verified") is True, str(verification.get("reason") or "unknown")
+
     def set_status(
         self, sha: str, state: str, description: str, context: str, target_url: str | None
     ) -> None:

@@ -90,12 +90,16 @@ class ForeignCommit:
     committer: str
     subject: str
     added: tuple[str, ...]
+    verified: tuple[bool, str] | None = None
+    """What GitHub's API says of its signature, when it was asked: (verified, reason)."""
 
     def lines(self) -> list[str]:
         """The commit, then one line per event line it added."""
         who = self.author if self.author == self.committer else f"{self.author}, committed by "
         who += "" if self.author == self.committer else self.committer
         head = f"{self.sha[:12]} by {who}: {self.subject[:80]!r}"
+        if self.verified is not None:
+            head += f" (GitHub: {'' if self.verified[0] else 'not '}verified, {self.verified[1]})"
         return [head, *(f"  + {line}" for line in self.added)]
 
 
