@@ -7,7 +7,6 @@ import dataclasses
 import json
 import os
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -46,6 +45,11 @@ def add_parser(subparsers: Any) -> None:
         help="also list the commits not made by the bot's identity, with the events they added",
     )
     verify.set_defaults(handler=run_verify)
+    resign = commands.add_parser(
+        "resign", help="sign the ledger's unsigned events with RUBRICATE_LEDGER_KEY (once)"
+    )
+    add_source_arguments(resign)
+    resign.set_defaults(handler=run_resign)
     show = commands.add_parser("show", help="list events, or one job with --pr")
     add_source_arguments(show)
     show.add_argument("--pr", type=int, help="show this pull request's job")
@@ -213,6 +217,7 @@ def _not_json(constant: str) -> float:
 
 def run_verify(args: argparse.Namespace) -> int:
     """Exit 0 when the ledger and its derived files are clean (after --fix), 1 otherwise."""
+    from rubricate.ledger.backends import IDENTITY
     from rubricate.ledger.verify import verify_files
 
     with open_store(args) as store:
@@ -234,44 +239,42 @@ def run_verify(args: argparse.Namespace) -> int:
     for commit in foreign or []:
         print("\n".join(commit.lines()))
     if foreign is not None:
-        print(f"provenance: {len(foreign)} commit(s) not made by {bot_identity()}")
+        print(f"provenance: {len(foreign)} commit(s) not made by {IDENTITY}")
     return 0 if report.clean and not foreign else 1
 
 
 def provenance(store: LedgerStore) -> list[ForeignCommit]:
-    """The data branch's commits not made by the bot's identity (a remote's branch only)."""
+    """The data branch's commits not made by the bot's identity, with GitHub's word on their
+    signatures when a token and the repository are known."""
+    from rubricate.github.adapter import commit_verifier
+
+    remote = data_branch(store).remote
+    return data_branch(store).foreign_commits(commit_verifier(remote, token_for(remote)))
+
+
+def data_branch(store: LedgerStore) -> DataBranchStore:
+    """The store as a remote's branch; history needs one (`--remote`, not `--data`)."""
     from rubricate.errors import ConfigError
-    from rubricate.ledger.backends import GitBackend
-    from rubricate.ledger.verify import foreign_commits
+    from rubricate.ledger.backends import DataBranchStore
 
-    if not isinstance(store.backend, GitBackend):
-        raise ConfigError("--provenance reads the branch's commits: use --remote, not --data")
-    found = foreign_commits(store.backend.history(), bot_identity(), store.key)
-    ask = commit_verification(store.backend.remote) if found else None
-    return [dataclasses.replace(c, verified=ask(c.sha)) for c in found] if ask else found
+    if not isinstance(store, DataBranchStore):
+        raise ConfigError("the branch's commits are read from a remote: use --remote, not --data")
+    return store
 
 
-def commit_verification(remote: str) -> Callable[[str], tuple[bool, str]] | None:
-    """GitHub's word on a commit's signature, when a token and the repository are known (the
-    remote's own, else `GITHUB_REPOSITORY`); None otherwise."""
-    token = token_for(remote) or os.environ.get("GITHUB_TOKEN")
-    server = urlsplit(os.environ.get("GITHUB_SERVER_URL", "https://github.com")).hostname
-    parts = urlsplit(remote)
-    own = parts.path.strip("/").removesuffix(".git") if parts.hostname == server else None
-    repository = own or os.environ.get("GITHUB_REPOSITORY")
-    if not token or not repository or repository.count("/") != 1:
-        return None
-    from rubricate.github.adapter import GitHubAdapter, connect
+def run_resign(args: argparse.Namespace) -> int:
+    """Sign the events the bot's commits wrote; events that other commits added stay unsigned."""
+    from rubricate.errors import ConfigError
+    from rubricate.ledger.trust import KEY_ENV
 
-    api_url = os.environ.get("GITHUB_API_URL", "https://api.github.com")
-    return GitHubAdapter(connect(token, api_url), repository, bot_login="").commit_verification
-
-
-def bot_identity() -> str:
-    """The author and committer of every commit rubricate makes."""
-    from rubricate.gitio.workspace import BOT_EMAIL, BOT_NAME
-
-    return f"{BOT_NAME} <{BOT_EMAIL}>"
+    with open_store(args) as store:
+        if store.key is None:
+            raise ConfigError(f"{KEY_ENV} is not set: it is the key to sign the ledger with")
+        result, count, left = data_branch(store).resign_own()
+        require_branch(store, args)
+    where = f"in commit {result.commit[:12]}" if result.commit else "(nothing to write)"
+    print(f"signed {count} event(s) {where}; left unsigned: {left} line(s) added by hand")
+    return 0
 
 
 def run_show(args: argparse.Namespace) -> int:

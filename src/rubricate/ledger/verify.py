@@ -118,6 +118,20 @@ def foreign_commits(
     return found
 
 
+def hand_added_ids(history: Iterable[tuple[str, str, str, str, list[str]]], bot: str) -> set[str]:
+    """The ids of the event lines that commits not made by `bot` added (or edited)."""
+    ids = set()
+    for _, author, committer, _, added in history:
+        for line in added if (author, committer) != (bot, bot) else ():
+            try:
+                value = json.loads(line)
+            except (ValueError, RecursionError):
+                continue
+            if isinstance(value, dict) and isinstance(value.get("id"), str):
+                ids.add(value["id"])
+    return ids
+
+
 def _added_event(line: str, key: bytes | None) -> str:
     try:
         event = Event.model_validate(json.loads(line))
