@@ -23,7 +23,7 @@ SUBCOMMANDS: dict[str, str] = {
     "score": "rubricate.cli.score_cmd",
     "ledger": "rubricate.cli.ledger_cmd",
     "reputation": "rubricate.cli.reputation_cmd",
-    "action": "rubricate.cli.action_cmd",
+    "action": "rubricate.action.main",
     "catch-up": "rubricate.cli.catchup_cmd",
     "report": "rubricate.cli.report_cmd",
     "init": "rubricate.cli.init_cmd",
