@@ -147,7 +147,8 @@ def snapshot(
     """The change from the merge base to the head, with schemas read at the base commit."""
     from rubricate.evidence.deliverable_schemas import schema_paths
     from rubricate.evidence.format_check import read_limit
-    from rubricate.gitio.read import BaseTree, read_snapshot
+    from rubricate.gitio.read import read_snapshot
+    from rubricate.gitio.refs import BaseTree
 
     if merge_base is None:
         reader.runtime.log("no git reads: scoring an empty change built from the payload")

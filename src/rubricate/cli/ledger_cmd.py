@@ -217,18 +217,21 @@ def _not_json(constant: str) -> float:
 
 def run_verify(args: argparse.Namespace) -> int:
     """Exit 0 when the ledger and its derived files are clean (after --fix), 1 otherwise."""
+    from rubricate.cli.main import Progress
     from rubricate.ledger.backends import IDENTITY
     from rubricate.ledger.verify import verify_files
 
-    with open_store(args) as store:
+    with open_store(args) as store, Progress() as progress:
+        progress.step("reading and checking the ledger")
         report = verify_files(store.read_files(_checked), store.config, store.key)
         require_branch(store, args)
         if args.fix and report.fixable:
             for line in report.stale:
-                print(f"{line} (rebuilt)")
+                progress.say(f"{line} (rebuilt)", sys.stdout)
+            progress.step("rebuilding the derived files")
             result = store.rebuild()
             where = f"in commit {result.commit[:12]}" if result.commit else "in place"
-            print(f"rebuilt the derived files from the whole ledger {where}")
+            progress.say(f"rebuilt the derived files from the whole ledger {where}", sys.stdout)
             report = verify_files(store.read_files(_checked), store.config, store.key)
         foreign = provenance(store) if args.provenance else None
     for line in report.problems:
@@ -244,8 +247,7 @@ def run_verify(args: argparse.Namespace) -> int:
 
 
 def provenance(store: LedgerStore) -> list[ForeignCommit]:
-    """The data branch's commits not made by the bot's identity, with GitHub's word on their
-    signatures when a token and the repository are known."""
+    """The data branch's commits not made by the bot, with GitHub's word on their signatures."""
     from rubricate.github.adapter import commit_verifier
 
     remote = data_branch(store).remote

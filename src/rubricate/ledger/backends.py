@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rubricate.errors import ConfigError
-from rubricate.gitio.run import GitError
+from rubricate.gitio.run import GitError, run_git
 from rubricate.gitio.workspace import BOT_EMAIL, BOT_NAME, GitWorkspace
 from rubricate.ledger.codec import git_blob_id
 from rubricate.ledger.store import AppendResult, DataBranchError, LedgerStore, RetryPolicy, Tip
@@ -77,8 +77,6 @@ class GitBackend:
 
     def history(self) -> list[tuple[str, str, str, str, list[str]]]:
         """Every commit of the branch with the ledger lines it added (fetched in full)."""
-        from rubricate.gitio.refs import branch_history
-
         with self._errors():
             ws = self._ws()
             return branch_history(ws.url, self.branch, ws.env, ws.gitdir / "history", "ledger/")
@@ -227,3 +225,35 @@ class DirectoryStore(LedgerStore):
         single = RetryPolicy(attempts=1)
         super().__init__(DirectoryBackend(path), config=config, retry=single, key=key)
         self.root = Path(path)
+
+
+def branch_history(
+    url: str, branch: str, env: dict[str, str], dest: Path, pathspec: str
+) -> list[tuple[str, str, str, str, list[str]]]:
+    """Every commit of a remote branch, oldest first, fetched in full into the bare repository
+    `dest`: (sha, author, committer, subject, the lines it added under `pathspec`)."""
+    if not (dest / "HEAD").exists():
+        run_git(["init", "--bare", "--quiet", str(dest)])
+    ref = "refs/rubricate/history"
+    fetch = [
+        "fetch",
+        "--quiet",
+        "--no-tags",
+        "--end-of-options",
+        url,
+        f"+refs/heads/{branch}:{ref}",
+    ]
+    run_git(fetch, dest, env=env)
+    fields = "%H%x1f%P%x1f%an <%ae>%x1f%cn <%ce>%x1f%s"
+    log = run_git(["log", "--reverse", "-z", f"--format={fields}", ref, "--"], dest).stdout
+    commits = []
+    for record in log.decode("utf-8", "replace").split("\0"):
+        if not record.strip():
+            continue
+        sha, _, author, committer, subject = record.split("\x1f", 4)
+        diff = ["diff-tree", "-p", "--root", "--diff-merges=first-parent", "--unified=0"]
+        diff += ["--no-color", "--no-ext-diff", "--no-commit-id", "--end-of-options"]
+        out = run_git([*diff, sha, "--", pathspec], dest).stdout.decode("utf-8", "replace")
+        added = [line[1:] for line in out.split("\n") if line[:1] == "+" and line[:4] != "+++ "]
+        commits.append((sha, author, committer, subject, added))
+    return commits
