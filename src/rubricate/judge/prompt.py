@@ -3,9 +3,8 @@
 Instructions and the rubric (trusted: read from the base branch) go in the system message.
 Untrusted text (the spec, the PR title and body, the changed files) goes in the user message,
 stripped of hidden content, each field wrapped in tags that carry the call's random marker,
-followed by a reminder. Inside the data the marker is removed and every tag-like
-`<untrusted` is escaped, so no field can close its wrapper. The `request` phase sees the spec
-and PR text only, never the diff.
+followed by a reminder. Inside the data the marker is removed and every tag-like `<untrusted`
+is escaped, so no field can close its wrapper. The `request` phase sees the spec and PR text.
 """
 
 from __future__ import annotations
@@ -30,7 +29,6 @@ from rubricate.judge.budget import (
     truncate_lines,
 )
 from rubricate.judge.hidden import Stripped, find_hidden, strip_hidden
-from rubricate.judge.prompt_text import Phase, response_schema, system_message
 from rubricate.judge.scan import (
     REQUEST_FIELDS,
     Evidence,
@@ -41,6 +39,7 @@ from rubricate.judge.scan import (
 
 if TYPE_CHECKING:
     from rubricate.evidence.snapshot import FileChange, Snapshot
+    from rubricate.judge.prompt_text import Phase
     from rubricate.rubric.model import Rubric
 
 _Fit = Literal["whole", "cut", "none"]
@@ -124,7 +123,7 @@ def build_prompt(
 ) -> Prompt:
     """The messages and schema for one judge call that fit `budget.max_input_tokens`."""
     ids = phase_criteria(rubric, phase)
-    system = system_message(rubric, ids, marker, phase, budget.open_ceiling)
+    system = text.system_message(rubric, ids, marker, phase, budget.open_ceiling)
     reminder = text.REMINDER.format(marker=marker, ids=", ".join(ids))
     fixed = estimate_tokens(system) + estimate_tokens(reminder) + 2 * MESSAGE_OVERHEAD_TOKENS
     reserve = budget.left_out_tokens if phase == "submission" else 0
@@ -148,7 +147,7 @@ def build_prompt(
         phase=phase,
         marker=marker,
         messages=messages,
-        schema=response_schema(rubric, ids, budget.open_ceiling),
+        schema=text.response_schema(rubric, ids, budget.open_ceiling),
         criteria_ids=ids,
         tokens_estimate=fixed + sum(estimate_tokens(b) + 1 for b in draft.blocks),
         files_seen=seen,
@@ -164,7 +163,7 @@ def build_prompt(
 
 def _trusted_text(rubric: Rubric, system: str, reminder: str, marker: str, phase: Phase) -> str:
     """Every trusted text the model may see: the whole rubric (all phases), rules and notes."""
-    whole = system_message(rubric, rubric.ids, marker, phase)
+    whole = text.system_message(rubric, rubric.ids, marker, phase)
     return "\n".join([system, whole, reminder, *text.TRUSTED_NOTES])
 
 
