@@ -4,7 +4,7 @@ Instructions and the rubric (trusted: read from the base branch) go in the syste
 Untrusted text (the spec, the PR title and body, the changed files) goes in the user message,
 stripped of hidden content, each field wrapped in tags that carry the call's random marker,
 followed by a reminder. Inside the data the marker is removed and every tag-like `<untrusted`
-is escaped, so no field can close its wrapper. The `request` phase sees no diff, only PR text.
+is escaped, so no field can close its wrapper. The `request` phase gets spec and PR text, no diff.
 """
 
 from __future__ import annotations
