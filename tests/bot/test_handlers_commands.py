@@ -10,7 +10,7 @@ from rubricate.bot.effects import (
     SetStatus,
     UpsertComment,
 )
-from rubricate.bot.payload import parse_event
+from rubricate.bot.payload import CommentEvent, Ignored, parse_event
 from rubricate.rubric.model import Rubric
 
 from .conftest import (
@@ -18,8 +18,11 @@ from .conftest import (
     AGORA_PASS,
     AUTHOR,
     MAINTAINER,
+    NOW,
+    REPO,
     WRITER,
     Harness,
+    comment_payload,
     kinds,
     load_fixture,
     of_type,
@@ -309,7 +312,10 @@ def test_the_same_comment_twice_adds_nothing_and_rebuilds_views(bot: Harness) ->
 
 
 def test_comment_without_commands_only_logs(bot: Harness) -> None:
-    effects = bot.say("Thanks, looks good!")
+    payload = comment_payload("Thanks, looks good!", actor=WRITER, comment_id=1001)
+    assert isinstance(parse_event("issue_comment", payload), Ignored)
+    event = CommentEvent(1001, "Thanks, looks good!", WRITER, NOW, 7, AUTHOR, REPO)
+    effects = bot.run(event, role="write")
     assert [type(e).__name__ for e in effects] == ["Log"]
 
 

@@ -21,10 +21,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from rubricate.action.inputs import Reader
-from rubricate.action.prepare import Prepared, prepare
 from rubricate.action.runtime import ActionsRuntime
-from rubricate.bot.on_graders import GradersEvent, GradersRun, JobEvent
 from rubricate.bot.payload import (
     BotEvent,
     CommentEvent,
@@ -33,13 +30,16 @@ from rubricate.bot.payload import (
     ReviewEvent,
     parse_event,
 )
-from rubricate.bot.views import ViewState, decode_views, encode_views, view_path
 from rubricate.errors import ConfigError, RubricateError, SourceError, read_problem
 
 if TYPE_CHECKING:
+    from rubricate.action.inputs import Reader
     from rubricate.action.ports import GitHubClient
+    from rubricate.action.prepare import Prepared
     from rubricate.action.settings import ActionSettings
     from rubricate.bot.effects import Effect
+    from rubricate.bot.on_graders import GradersRun, JobEvent
+    from rubricate.bot.views import ViewState
 
 Connect = Callable[[str | None, str], Any]
 
@@ -60,6 +60,8 @@ class FailureTarget:
 
 def _merged(views: ViewState) -> Callable[[bytes | None], bytes | None]:
     """The view state to write over the tip's, keeping the ids another run answered meanwhile."""
+
+    from rubricate.bot.views import decode_views, encode_views
 
     def write(tip: bytes | None) -> bytes | None:
         data = encode_views(views.merged_with(decode_views(tip, views.pr)))
@@ -105,6 +107,10 @@ def run_action(
             runtime.log(f"rubricate: ignored {settings.event_name}: {parsed.reason}")
             return 0
         settings = settings_for(settings, parsed)
+        from rubricate.action.inputs import Reader
+        from rubricate.action.prepare import prepare
+        from rubricate.bot.handlers import handle
+
         target.api = client(settings, connect)
         with (
             tempfile.TemporaryDirectory(prefix="rubricate-action-") as tmp,
@@ -117,8 +123,6 @@ def run_action(
             if event is None:
                 return 0
             aim(target, event, payload)
-            from rubricate.bot.handlers import handle
-
             prepared = prepare(reader, event, payload, stack, now or _utcnow(), target.learn_head)
             target.head_sha = prepared.head_sha
             effects = handle(event, prepared.snapshot, prepared.job, prepared.context)
@@ -177,6 +181,8 @@ def client(settings: ActionSettings, connect: Connect | None) -> GitHubClient | 
 
 def job_event(parsed: BotEvent | GradersRun, reader: Reader) -> JobEvent | None:
     """The event a handler acts on: a graders run is first verified through its artifact."""
+    from rubricate.bot.on_graders import GradersRun
+
     if not isinstance(parsed, GradersRun):
         return parsed
     from rubricate.action.graders import graders_event
@@ -190,6 +196,8 @@ def job_event(parsed: BotEvent | GradersRun, reader: Reader) -> JobEvent | None:
 
 def aim(target: FailureTarget, event: JobEvent, payload: Mapping[str, Any]) -> None:
     """Point the failure report at the event's comment, review and head."""
+    from rubricate.bot.on_graders import GradersEvent
+
     if isinstance(event, CommentEvent):
         target.comment_id = event.comment_id
     if isinstance(event, ReviewEvent):
@@ -219,6 +227,7 @@ def apply(
 ) -> int:
     """Apply the effects, the ledger first, then save the view state."""
     from rubricate.action.executor import Executor
+    from rubricate.bot.views import encode_views, view_path
 
     assert target.api is not None  # a real run has a token, so a client
     ledger = prepared.ledger

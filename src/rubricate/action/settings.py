@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from rubricate.config import branch_name_problem
 from rubricate.errors import ConfigError
+from rubricate.gitnames import ref_problem
 
 DEFAULT_API_URL = "https://api.github.com"
 DEFAULT_SERVER_URL = "https://github.com"
@@ -152,7 +152,7 @@ def _url(env: Mapping[str, str], key: str, default: str) -> str:
 
 def _branch(name: str | None) -> str | None:
     """The `data-branch` input, checked like git checks a branch name."""
-    problem = None if name is None else branch_name_problem(name)
+    problem = None if name is None else ref_problem(name)
     if problem is not None:
         raise ConfigError(f"input data-branch {name!r} is not a valid branch name: {problem}")
     return name

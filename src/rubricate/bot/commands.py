@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from rubricate.bot.command_table import MIN_REASON, command, display_name, typed_names
 from rubricate.bot.markdown import code
-from rubricate.bot.visible import visible_lines
+from rubricate.bot.visible import COMMAND_LINE, command_lines
 from rubricate.config import ROLE_ORDER, Role
 from rubricate.errors import ScoreError
 from rubricate.rubric.model import ScoreValue
@@ -58,7 +58,6 @@ class CommandMistake:
 
 
 ParseResult = ParsedCommand | CommandMistake
-_CANDIDATE = re.compile(r"^ {0,3}/([A-Za-z][A-Za-z0-9_-]*)(?:[ \t]+(.*))?$")
 _PAIR = re.compile(r"^([A-Za-z0-9][A-Za-z0-9_.:-]*)=(\S+)$")
 _NOTE_SEPARATOR = re.compile(r"(?:^|\s)--(?:\s|$)")
 _TAG = re.compile(r"<[^<>]*>")
@@ -69,10 +68,10 @@ MIN_REASON_WORDS = 3
 
 def parse_commands(body: str) -> list[ParseResult]:
     """Every command attempt in a comment body, in order; never raises."""
-    lines = visible_lines(body)
+    lines = command_lines(body)
     found: list[ParseResult] = []
     for position, (line_no, text) in enumerate(lines):
-        match = _CANDIDATE.match(text)
+        match = COMMAND_LINE.match(text)
         if match is None:
             continue
         index = len(found)
@@ -94,7 +93,7 @@ def _continuation(lines: list[tuple[int, str]]) -> str:
     """The prose lines after a command, up to the next command attempt."""
     taken: list[str] = []
     for _, text in lines:
-        if _CANDIDATE.match(text):
+        if COMMAND_LINE.match(text):
             break
         taken.append(text.rstrip())
     return "\n".join(taken).strip()

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from rubricate.bot.visible import has_command
 from rubricate.errors import PayloadError as PayloadError
 from rubricate.gitnames import ref_error, sha_error
 
@@ -23,8 +24,7 @@ if TYPE_CHECKING:
 
 PR_EVENTS = ("pull_request", "pull_request_target")
 PR_ACTIONS = ("opened", "reopened", "ready_for_review", "synchronize", "closed", "edited")
-RETARGET = "edited"
-"""An `edited` event is handled only when it changes the base branch (a retarget)."""
+RETARGET = "edited"  # handled only when it changes the base branch (a retarget)
 
 
 @dataclass(frozen=True)
@@ -69,7 +69,6 @@ class CommentEvent:
     comment_id: int
     body: str
     actor: str
-    actor_is_bot: bool
     created_at: datetime
     number: int
     pr_author: str
@@ -85,7 +84,6 @@ class ReviewEvent:
     review_id: int
     body: str
     actor: str
-    actor_is_bot: bool
     submitted_at: datetime
     number: int
     pr_author: str
@@ -171,11 +169,12 @@ def _comment(payload: Mapping[str, Any], action: str) -> CommentEvent | Ignored:
     user = _mapping(comment, "user")
     if is_bot(user):
         return Ignored(f"comment by bot {user.get('login')!r}")
+    if not has_command(str(comment.get("body") or "")):
+        return Ignored(f"comment {comment.get('id')} on #{issue.get('number')} holds no command")
     return CommentEvent(
         comment_id=_int(comment, "id"),
         body=str(comment.get("body") or ""),
         actor=_str(user, "login"),
-        actor_is_bot=False,
         created_at=_time(comment, "created_at"),
         number=_int(issue, "number"),
         pr_author=_login(issue, "user"),
@@ -193,11 +192,12 @@ def _review(payload: Mapping[str, Any], action: str) -> ReviewEvent | Ignored:
     if is_bot(user):
         return Ignored(f"review by bot {user.get('login')!r}")
     pr = _mapping(payload, "pull_request")
+    if not has_command(str(review.get("body") or "")):
+        return Ignored(f"review {review.get('id')} on #{pr.get('number')} holds no command")
     return ReviewEvent(
         review_id=_int(review, "id"),
         body=str(review.get("body") or ""),
         actor=_str(user, "login"),
-        actor_is_bot=False,
         submitted_at=_time(review, "submitted_at"),
         number=_int(pr, "number"),
         pr_author=_login(pr, "user"),
