@@ -88,6 +88,16 @@ MATRIX: tuple[tuple[str, str, str], ...] = (
         "github/test_attack_git_args.py::"
         "test_a_view_state_with_an_option_as_base_sha_drops_only_the_pull_entry",
     ),
+    (
+        "a `/approve` inside `<details>`, `<pre>`, `<style>` or a hidden element",
+        "not applied: not what a reader sees",
+        "github/test_ignored_events.py::test_a_comment_without_a_visible_command_costs_nothing",
+    ),
+    (
+        "a comment or review with no visible command",
+        "ignored: exit 0, 0 REST calls, 0 git processes",
+        "github/test_ignored_events.py::test_a_review_without_a_visible_command_costs_nothing",
+    ),
 )
 
 
