@@ -92,6 +92,10 @@ class GitHubError(RunFailed):
     """A GitHub API call failed."""
 
 
+class RoleUnreadable(GitHubError):
+    """The collaborator-permission endpoint gave no role (a 404, or not a permission object)."""
+
+
 class DataBranchError(RunFailed):
     """The data branch could not be read or written."""
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import sys
 import tempfile
 import traceback
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
     from rubricate.bot.views import ViewState
 
 Connect = Callable[[str | None, str], Any]
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass
@@ -156,7 +158,20 @@ def read_event(settings: ActionSettings) -> tuple[BotEvent | GradersRun | Ignore
         raise ConfigError(f"the event payload {path} is nested too deeply") from None
     if not isinstance(payload, dict):
         raise ConfigError(f"the event payload {path} is not a JSON object")
+    payload = without_lone_surrogates(payload)
     return parse_event(settings.event_name, payload), payload
+
+
+def without_lone_surrogates(value: Any) -> Any:
+    """The payload with every lone surrogate (`\\udcff`, valid JSON but no character, which no
+    UTF-8 writer accepts) in its strings replaced by U+FFFD."""
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value) if _SURROGATE.search(value) else value
+    if isinstance(value, list):
+        return [without_lone_surrogates(item) for item in value]
+    if isinstance(value, dict):
+        return {key: without_lone_surrogates(item) for key, item in value.items()}
+    return value
 
 
 def settings_for(settings: ActionSettings, event: BotEvent | GradersRun) -> ActionSettings:

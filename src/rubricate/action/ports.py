@@ -24,7 +24,7 @@ class GitHubClient(Protocol):
     bot_login: str
 
     def collaborator_role(self, login: str) -> str:
-        """The login's permission on the repository (`none` when not a collaborator)."""
+        """The login's role on the repository; `RoleUnreadable` when it cannot be read."""
 
     def issue(self, ref: IssueRef) -> IssueInfo | None:
         """A linked issue of this repository, or None."""

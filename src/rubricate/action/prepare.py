@@ -188,9 +188,8 @@ def _for_event(
     if isinstance(event, GradersEvent):
         return None, context
     if not isinstance(event, PullRequestEvent):
-        return None, dataclasses.replace(
-            context, actor_role=inputs.actor_role(reader, event, config)
-        )
+        role, problem = inputs.actor_role(reader, event, config)
+        return None, dataclasses.replace(context, actor_role=role, role_problem=problem)
     if event.action == "closed":
         wants_issue = event.merged and event.milestone_due_on is None
         issues = inputs.linked(reader, event) if wants_issue else []

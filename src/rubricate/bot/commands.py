@@ -26,8 +26,9 @@ from rubricate.bot.markdown import code
 from rubricate.bot.visible import COMMAND_LINE, command_lines
 from rubricate.config import ROLE_ORDER, Role
 from rubricate.errors import ScoreError
-from rubricate.rubric.model import ScoreValue
+from rubricate.rubric.model import Rubric, ScoreValue
 from rubricate.rubric.score_args import read_value
+from rubricate.rubric.scoring import check_score, resolve_criterion_id
 from rubricate.yamlsource import did_you_mean
 
 MAX_COMMANDS = 10
@@ -213,6 +214,23 @@ def _parse_pairs(tokens: list[str]) -> tuple[tuple[str, ScoreValue], ...] | str:
     return tuple(pairs)
 
 
+def resolve_scores(
+    rubric: Rubric, pairs: tuple[tuple[str, ScoreValue], ...]
+) -> dict[str, ScoreValue] | str:
+    """Criterion prefixes resolved and values checked, or the first problem."""
+    resolved: dict[str, ScoreValue] = {}
+    for prefix, value in pairs:
+        try:
+            cid = resolve_criterion_id(rubric, prefix)
+            checked = check_score(rubric, cid, value)
+        except ScoreError as exc:
+            return str(exc)
+        if cid in resolved:
+            return f"`{cid}` is given twice"
+        resolved[cid] = checked
+    return resolved
+
+
 def parse_value(text: str) -> ScoreValue | str:
     """A typed score value (number, true/false, null), or the reason it is not one."""
     try:
@@ -236,6 +254,8 @@ class Decision:
 
     allowed: bool
     reason: str
+    for_role: bool = False
+    """True when only the role refused it (the command and the author rule allow it)."""
 
 
 def role_rank(role: str) -> int:
@@ -261,5 +281,6 @@ def authorize(
     needed = roles.get(command_name, spec.role)
     if role_rank(actor_role) < role_rank(needed):
         have = known_role(actor_role)
-        return Decision(False, f"`{shown}` needs the {needed} role or higher; you have {have}")
+        reason = f"`{shown}` needs the {needed} role or higher; you have {have}"
+        return Decision(False, reason, for_role=True)
     return Decision(True, "allowed")

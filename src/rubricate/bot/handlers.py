@@ -65,7 +65,8 @@ class HandlerContext:
 
     `report` is the automatic report of the head (PR open, reopen, ready and push events);
     `deadline` the milestone `due_on`, the linked issue's, or creation plus the SLA (closed
-    events); `actor_role` the commenter's role from the collaborator-permission endpoint;
+    events); `actor_role` the commenter's role from the collaborator-permission endpoint
+    (`role_problem` says why it could not be read, when it could not);
     `reverts_pr` the PR a merged revert undoes (else it is read from the PR body), and
     `reverted_job` that PR's job state, which a `disputed` event for it needs.
     `now` is the run's clock; event times always come from GitHub.
@@ -76,6 +77,7 @@ class HandlerContext:
     rubric: Rubric
     now: datetime
     actor_role: str = "none"
+    role_problem: str | None = None
     report: ScoreReport | None = None
     deadline: datetime | None = None
     run_id: str = ""
@@ -95,6 +97,8 @@ class Invocation:
     pr_open: bool = True
     pr_merged: bool | None = None
     reviewed_sha: str | None = None
+    pr_head_sha: str | None = None
+    role_problem: str | None = None
 
 
 def on_commands(
@@ -138,7 +142,7 @@ def on_commands(
     effects += [_react(event, "+1")] if applied else []
     effects += [_react(event, "confused")] if refused else []
     effects.append(outputs(state, ctx.rubric))
-    effects += [] if events else [MarkAnswered(prefix)]
+    effects += [] if events or any(r.retry for r in replies) else [MarkAnswered(prefix)]
     summary = f"{prefix} on #{event.number}: {applied} applied, {refused} refused"
     effects.append(Log(summary, {"events": len(events)}))
     return effects
@@ -177,6 +181,8 @@ def _invocation(event: CommentEvent | ReviewEvent, ctx: HandlerContext) -> Invoc
         pr_open=event.pr_open,
         pr_merged=event.pr_merged,
         reviewed_sha=event.head_sha if isinstance(event, ReviewEvent) else None,
+        pr_head_sha=event.pr_head_sha if isinstance(event, ReviewEvent) else None,
+        role_problem=ctx.role_problem,
     )
 
 

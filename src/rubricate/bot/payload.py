@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 PR_EVENTS = ("pull_request", "pull_request_target")
 PR_ACTIONS = ("opened", "reopened", "ready_for_review", "synchronize", "closed", "edited")
 RETARGET = "edited"  # handled only when it changes the base branch (a retarget)
+MAX_PR = 2**31 - 1  # GitHub's largest issue number, as the ledger's events allow
 
 
 @dataclass(frozen=True)
@@ -91,6 +92,7 @@ class ReviewEvent:
     repo: str
     pr_open: bool = True
     pr_merged: bool | None = None
+    pr_head_sha: str | None = None
 
 
 @dataclass(frozen=True)
@@ -130,7 +132,7 @@ def _pull_request(payload: Mapping[str, Any], action: str) -> PullRequestEvent |
     pr = _mapping(payload, "pull_request")
     event = PullRequestEvent(
         action=action,
-        number=_int(pr, "number"),
+        number=_int(pr, "number", MAX_PR),
         author=_login(pr, "user"),
         author_is_bot=is_bot(_mapping(pr, "user")),
         draft=bool(pr.get("draft", False)),
@@ -176,7 +178,7 @@ def _comment(payload: Mapping[str, Any], action: str) -> CommentEvent | Ignored:
         body=str(comment.get("body") or ""),
         actor=_str(user, "login"),
         created_at=_time(comment, "created_at"),
-        number=_int(issue, "number"),
+        number=_int(issue, "number", MAX_PR),
         pr_author=_login(issue, "user"),
         repo=_repo(payload),
         pr_open=issue.get("state", "open") == "open",
@@ -194,18 +196,18 @@ def _review(payload: Mapping[str, Any], action: str) -> ReviewEvent | Ignored:
     pr = _mapping(payload, "pull_request")
     if not has_command(str(review.get("body") or "")):
         return Ignored(f"review {review.get('id')} on #{pr.get('number')} holds no command")
+    head = _git_name(_mapping(pr, "head"), "sha", "head", sha_error)
     return ReviewEvent(
         review_id=_int(review, "id"),
         body=str(review.get("body") or ""),
         actor=_str(user, "login"),
         submitted_at=_time(review, "submitted_at"),
-        number=_int(pr, "number"),
+        number=_int(pr, "number", MAX_PR),
         pr_author=_login(pr, "user"),
-        head_sha=(
-            _git_name(review, "commit_id", "review", sha_error)
-            if review.get("commit_id")
-            else _git_name(_mapping(pr, "head"), "sha", "head", sha_error)
-        ),
+        head_sha=_git_name(review, "commit_id", "review", sha_error)
+        if review.get("commit_id")
+        else head,
+        pr_head_sha=head,
         repo=_repo(payload),
         pr_open=pr.get("state", "open") == "open",
         pr_merged=bool(pr.get("merged", False)) or pr.get("merged_at") is not None,
@@ -227,9 +229,8 @@ def parse_time(text: str) -> datetime:
 
 def _issue_pr_merged(issue: Mapping[str, Any]) -> bool | None:
     link = issue.get("pull_request")
-    if isinstance(link, Mapping) and "merged_at" in link:
-        return link["merged_at"] is not None
-    return None
+    known = isinstance(link, Mapping) and "merged_at" in link
+    return link["merged_at"] is not None if known else None  # type: ignore[index]
 
 
 def _milestone_due_on(pr: Mapping[str, Any]) -> datetime | None:
@@ -275,10 +276,10 @@ def _git_name(
     return value
 
 
-def _int(data: Mapping[str, Any], key: str) -> int:
+def _int(data: Mapping[str, Any], key: str, high: int = 2**63 - 1) -> int:
     value = data.get(key)
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise PayloadError(f"webhook payload: `{key}` is missing or not an integer")
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= high:
+        raise PayloadError(f"webhook payload: `{key}` is missing or not an integer in 1..{high}")
     return value
 
 

@@ -19,6 +19,7 @@ from github.Repository import Repository
 
 from github import Github
 from rubricate.bot.visible import IssueRef
+from rubricate.errors import RoleUnreadable
 from rubricate.github import artifacts
 from rubricate.github.artifacts import ArtifactInfo
 from rubricate.github.client import (
@@ -79,12 +80,18 @@ class GitHubAdapter:
         self._base = f"/repos/{repository}"
 
     def collaborator_role(self, login: str) -> str:
-        """The user's role from the collaborator-permission endpoint (`none` when not found)."""
+        """The user's role from the collaborator-permission endpoint; `RoleUnreadable` when it
+        answers 404 (no such user, or a token that cannot see collaborators) or not with a
+        permission object."""
         path = f"{self._base}/collaborators/{quote(login, safe='')}/permission"
         found = api_call_or_none(
             f"GET {path}", lambda: self._client.requester.requestJsonAndCheck("GET", path)
         )
-        return "none" if found is None else role_from_permission(found[1])
+        if found is None:
+            raise RoleUnreadable(f"GET {path} answered 404 Not Found")
+        if not isinstance(found[1], dict) or "permission" not in found[1]:
+            raise RoleUnreadable(f"GET {path} answered with no permission object")
+        return role_from_permission(found[1])
 
     def issue(self, ref: IssueRef) -> IssueInfo | None:
         """A linked issue of this repository: title, body and milestone; None when it does not
@@ -190,17 +197,22 @@ class GitHubAdapter:
     def set_status(
         self, sha: str, state: str, description: str, context: str, target_url: str | None
     ) -> None:
-        """Set a commit status on a SHA."""
+        """Set a commit status on a SHA; an answer that is not the status set is an error."""
         commit = self._repo.get_commit(sha)
-        api_call(
-            f"POST {self._base}/statuses/{sha}",
-            lambda: commit.create_status(
-                state=state,
-                description=description[:140],
-                context=context,
-                target_url=target_url or NotSet,
+        what = f"POST {self._base}/statuses/{sha}"
+        created = api_call(
+            what,
+            lambda: (
+                commit.create_status(
+                    state=state,
+                    description=description[:140],
+                    context=context,
+                    target_url=target_url or NotSet,
+                ).raw_data
             ),
         )
+        if not isinstance(created, dict) or created.get("state") != state:
+            raise GitHubError(f"GitHub API: {what} answered without the status: not set")
 
     def react(self, comment_id: int, content: str) -> None:
         """Add a reaction to an issue comment (GitHub ignores a repeat)."""

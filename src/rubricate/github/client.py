@@ -67,6 +67,11 @@ def api_call(what: str, call: Callable[[], _T]) -> _T:
     except requests.RequestException as exc:
         reason = _transport_reason(exc)
         raise GitHubError(f"GitHub API: {what} failed: {reason} ({type(exc).__name__})") from None
+    except (TypeError, KeyError, AttributeError, ValueError) as exc:  # PyGithub on a bad body
+        shape = f"{type(exc).__name__}: {str(exc)[:100]}"
+        raise GitHubError(
+            f"GitHub API: {what} answered with a body GitHub never sends ({shape})"
+        ) from None
 
 
 def _transport_reason(exc: requests.RequestException) -> str:
