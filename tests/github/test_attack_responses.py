@@ -18,7 +18,7 @@ import responses
 from rubricate.bot.views import decode_views, view_path
 from rubricate.errors import GitHubError, RoleUnreadable
 from rubricate.github.adapter import GitHubAdapter, connect
-from tests.github.fake_github import FakeGitHub
+from tests.github.fake_github import FakeGitHub, pull
 from tests.github.payloads import REPO, issue_comment_event, review_event
 from tests.github.scenario import AUTHOR, MAINTAINER, PR, TOKEN, WRITER, Scenario
 
@@ -175,3 +175,35 @@ def test_a_comment_with_a_lone_surrogate_is_handled(opened: Scenario) -> None:
         if e.get("delivery") == delivery and e["kind"] == "review_scored"
     ]
     assert scored["feedback"] == "fine \ufffd work"
+
+
+def _corrupt_job_file(scenario: Scenario) -> None:
+    """Replace the job's file on the data branch with text that is not a job file."""
+    from tests.github.scenario import git
+
+    work = scenario.root / "data-work"
+    git(scenario.root, "clone", "--quiet", "-b", "rubricate-data", str(scenario.remote), str(work))
+    (path,) = list((work / "jobs").rglob(f"{PR}.json"))
+    path.write_text("{ not a job file")
+    git(work, "commit", "--quiet", "-am", "Break the job file")
+    git(work, "push", "--quiet", "origin", "rubricate-data")
+
+
+def test_a_corrupt_job_file_fails_the_run_with_its_reason_and_a_failing_check(
+    opened: Scenario,
+) -> None:
+    _corrupt_job_file(opened)
+    opened.fake.pulls[PR] = pull(
+        REPO, PR, author=AUTHOR, head_sha=opened.heads[-1], base_sha=opened.base_sha
+    )
+    checks_before = len(opened.fake.check_runs)
+    step = opened.comment(WRITER, SCORE)
+    assert step.code == 1
+    assert "Traceback" not in step.log
+    assert "not a valid job file" in step.log
+    assert "configuration error" not in step.log
+    new_checks = list(opened.fake.check_runs.values())[checks_before:]
+    assert [c["conclusion"] for c in new_checks] == ["failure"]
+    assert new_checks[0]["head_sha"] == opened.heads[-1]
+    assert new_checks[0]["output"]["title"] == "rubricate could not run"
+    assert "not a valid job file" in new_checks[0]["output"]["summary"]

@@ -31,7 +31,7 @@ from rubricate.bot.effects import (
 from rubricate.bot.effects import Log as LogEffect
 from rubricate.bot.views import CheckState, StatusView, StickyState, ViewState, digest
 from rubricate.errors import ExecutionError as ExecutionError
-from rubricate.errors import RubricateError
+from rubricate.errors import GitHubError, RubricateError
 from rubricate.ledger.event import Event
 
 _EVENT_DATA = frozenset(
@@ -148,8 +148,7 @@ class Executor:
         if isinstance(effect, UpsertComment):
             self._upsert(effect)
         elif isinstance(effect, PostComment):
-            comment_id = self._api.create_comment(effect.pr, self._runtime.redact(effect.body))
-            self._note(f"replied on #{effect.pr} (comment {comment_id})")
+            self._reply(effect)
         elif isinstance(effect, SetCheckRun):
             self._check_run(effect)
         elif isinstance(effect, SetStatus):
@@ -158,6 +157,22 @@ class Executor:
             self._react(effect)
         elif isinstance(effect, MarkAnswered):
             self._mark_answered(effect.prefix)
+
+    def _reply(self, effect: PostComment) -> None:
+        """Post a reply; one GitHub refuses (422) is given up: its comment is still marked
+        answered, so no re-run fails on it again."""
+        try:
+            body = self._runtime.redact(effect.body)
+            comment_id = self._api.create_comment(effect.pr, body, effect.marker)
+        except GitHubError as exc:
+            if "(422)" not in str(exc):
+                raise
+            message = self._runtime.redact(str(exc))
+            self._runtime.annotate(
+                "warning", f"rubricate: reply on #{effect.pr} refused: {message}"
+            )
+            return
+        self._note(f"replied on #{effect.pr} (comment {comment_id})")
 
     def _mark_answered(self, prefix: str) -> None:
         """Only after every earlier effect succeeded: a failed reply is retried by a re-run."""
@@ -184,7 +199,8 @@ class Executor:
         found = self._api.find_sticky(effect.pr, effect.marker)
         if found is not None:
             return self._write_sticky(found, body, wanted)
-        self._remember_sticky(self._api.create_comment(effect.pr, body), wanted, "created")
+        created = self._api.create_comment(effect.pr, body, effect.marker)
+        self._remember_sticky(created, wanted, "created")
 
     def _is_sticky(self, comment: CommentInfo, marker: str) -> bool:
         return comment.author == self._api.bot_login and marker in comment.body

@@ -53,6 +53,7 @@ class FailureTarget:
     api: GitHubClient | None = None
     head_sha: str | None = None
     comment_id: int | None = None
+    number: int | None = None
     review_nodes: dict[int, str] = field(default_factory=dict)
 
     def learn_head(self, head_sha: str) -> None:
@@ -213,6 +214,7 @@ def aim(target: FailureTarget, event: JobEvent, payload: Mapping[str, Any]) -> N
     """Point the failure report at the event's comment, review and head."""
     from rubricate.bot.on_graders import GradersEvent
 
+    target.number = event.number
     if isinstance(event, CommentEvent):
         target.comment_id = event.comment_id
     if isinstance(event, ReviewEvent):
@@ -294,9 +296,12 @@ def report_failure(
     api = target.api
     assert api is not None
     try:
-        if target.head_sha:
+        head = target.head_sha
+        if head is None and target.number is not None:  # a comment's run that failed early
+            head = str(api.pull(target.number)["head"]["sha"])
+        if head:
             output = {"title": title, "summary": f"{title}.\n\n```\n{reason[:60000]}\n```"}
-            api.create_check_run(target.head_sha, "rubricate", "failure", output, url)
+            api.create_check_run(head, "rubricate", "failure", output, url)
         if target.comment_id is not None:
             api.react(target.comment_id, "confused")
         for node in target.review_nodes.values():

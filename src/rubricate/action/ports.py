@@ -41,8 +41,8 @@ class GitHubClient(Protocol):
     def find_sticky(self, pr: int, marker: str) -> CommentInfo | None:
         """The bot's own comment on the PR that carries the marker."""
 
-    def create_comment(self, pr: int, body: str) -> int:
-        """Post a comment; its id."""
+    def create_comment(self, pr: int, body: str, marker: str = "") -> int:
+        """Post a comment; its id (a lost answer is first looked for by `marker`)."""
 
     def edit_comment(self, comment_id: int, body: str) -> bool:
         """Edit a comment; False when it is gone."""

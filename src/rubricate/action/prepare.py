@@ -25,7 +25,7 @@ from rubricate.bot.payload import PullRequestEvent
 from rubricate.bot.views import PullState, ViewState, decode_views, view_path
 from rubricate.bot.visible import reverted_pr
 from rubricate.config import Config, data_branch_problem
-from rubricate.errors import ConfigError, RubricateError
+from rubricate.errors import ConfigError, DataBranchError, LedgerError, RubricateError
 from rubricate.evidence.snapshot import Snapshot
 from rubricate.ledger.event import Event
 
@@ -132,8 +132,11 @@ def open_ledger(
         paths.update(job_paths(event.repo, reverts))
     files = store.read_files(lambda p: p in paths)
     raw = files.get(view_path(event.repo, pr))
-    reverted = job_file_events(files, event.repo, reverts, key) if reverts else ()
-    events = job_file_events(files, event.repo, pr, key)
+    try:
+        reverted = job_file_events(files, event.repo, reverts, key) if reverts else ()
+        events = job_file_events(files, event.repo, pr, key)
+    except LedgerError as exc:  # the data branch is broken, not the config: the run failed
+        raise DataBranchError(f"data branch {branch}: {exc}") from None
     reader.runtime.log(f"data branch {branch}: {len(events)} events for #{pr}")
     return Ledger(store, events, reverted, decode_views(raw, pr), raw)
 

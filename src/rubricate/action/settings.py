@@ -113,7 +113,7 @@ def settings_from_env(
         ledger_key=_input(env, "LEDGER-KEY") or _get(env, "RUBRICATE_LEDGER_KEY"),
         openai_base_url=_input(env, "OPENAI-BASE-URL") or _get(env, "OPENAI_BASE_URL"),
         model=_input(env, "MODEL"),
-        judge_cache_dir=_input(env, "JUDGE-CACHE-DIR"),
+        judge_cache_dir=_input(env, "JUDGE-CACHE-DIR") or _get(env, "RUBRICATE_JUDGE_CACHE"),
         dry_run=dry_run or parse_bool(_input(env, "DRY-RUN") or "", "dry-run"),
         repo_remote_override=_get(env, "RUBRICATE_REPO_REMOTE"),
         data_remote_override=_get(env, "RUBRICATE_DATA_REMOTE"),

@@ -39,10 +39,12 @@ class UpsertComment:
 
 @dataclass(frozen=True)
 class PostComment:
-    """Post a new, short comment (a reply to a refused or mistaken command)."""
+    """Post a new, short comment (a reply to a refused or mistaken command); `marker`, hidden
+    in the body, finds it again when the answer to the POST is lost."""
 
     pr: int
     body: str
+    marker: str = ""
 
 
 @dataclass(frozen=True)

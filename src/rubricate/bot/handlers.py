@@ -107,7 +107,7 @@ def on_commands(
     """The effects of the commands in a new comment or a submitted review."""
     from rubricate.bot.apply import apply_command
     from rubricate.bot.commands import parse_commands
-    from rubricate.bot.markdown import Reply, reply_body
+    from rubricate.bot.markdown import REPLY_MARKER, Reply, reply_body
 
     items = parse_commands(event.body)
     prefix = _delivery_prefix(event)
@@ -134,7 +134,9 @@ def on_commands(
     effects: list[Effect] = [AppendEvents(tuple(events))] if events else []
     effects.append(_react(event, "eyes"))
     if replies:
-        effects.append(PostComment(event.number, reply_body(event.actor, replies)))
+        marker = REPLY_MARKER.format(prefix=prefix)
+        body = f"{marker}\n{reply_body(event.actor, replies)}"
+        effects.append(PostComment(event.number, body, marker))
     if events:
         effects.append(sticky(state, ctx.rubric))
         if gate_of(state, ctx.rubric) != gate_of(job, ctx.rubric):

@@ -87,6 +87,7 @@ REPLY = {
 }
 
 REPLY_HEADER = "@{actor} rubricate could not apply {count}:"
+REPLY_MARKER = "<!-- rubricate:reply {prefix} -->"
 REPLY_INFO_HEADER = "@{actor}"
 FAIL_TOTAL = "the weighted total {total} is below {bar}"
 FAIL_BEST = "even top scores for the missing criteria reach only {total}, below {bar}"

@@ -19,7 +19,7 @@ from github.Repository import Repository
 
 from github import Github
 from rubricate.bot.visible import IssueRef
-from rubricate.errors import RoleUnreadable
+from rubricate.errors import AnswerLost, RoleUnreadable
 from rubricate.github import artifacts
 from rubricate.github.artifacts import ArtifactInfo
 from rubricate.github.client import (
@@ -137,12 +137,18 @@ class GitHubAdapter:
                 return CommentInfo(comment.id, comment.body or "", comment.user.login)
         return None
 
-    def create_comment(self, pr: int, body: str) -> int:
-        """Post a comment on the PR; return its id."""
+    def create_comment(self, pr: int, body: str, marker: str = "") -> int:
+        """Post a comment on the PR; return its id. When the answer is lost, the comment is
+        looked for by `marker` before it is posted again: a POST is never blindly repeated."""
         issue = self._repo.get_issue(pr)
-        return api_call(
-            f"POST {self._base}/issues/{pr}/comments", lambda: int(issue.create_comment(body).id)
-        )
+        what = f"POST {self._base}/issues/{pr}/comments"
+        try:
+            return api_call(what, lambda: int(issue.create_comment(body).id))
+        except AnswerLost:
+            found = self.find_sticky(pr, marker) if marker else None
+            if found is not None:
+                return found.id
+            return api_call(what, lambda: int(issue.create_comment(body).id))
 
     def edit_comment(self, comment_id: int, body: str) -> bool:
         """Replace a comment's body; False when the comment is gone."""
