@@ -9,8 +9,8 @@ import pytest
 from rubricate.evidence.report_model import CheckResult, CriterionScore, Finding, ScoreReport
 from rubricate.evidence.score_report import code, escape, render_markdown, report_json
 from rubricate.evidence.score_text import render_table
+from rubricate.rubric.agentv_score import score_any as score
 from rubricate.rubric.resolve import resolve_rubric
-from rubricate.rubric.scoring import score
 
 NASTY = "<script>alert(1)</script> | @octocat **bold** `tick` [x](http://e) &amp;"
 

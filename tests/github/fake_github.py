@@ -181,7 +181,14 @@ class FakeGitHub:
                 return _json(502, {"message": "Server Error"})
             if self.refusals.get(key):
                 self.refusals[key] -= 1
-                return _json(422, {"message": "Validation Failed", "status": "422"})
+                return _json(
+                    422,
+                    {
+                        "message": "Validation Failed",
+                        "documentation_url": "https://docs.github.com/rest",
+                        "status": "422",
+                    },
+                )
             body = json.loads(request.body) if request.body else {}
             reply = handler(request, body, *match.groups())
             if self.lost_answers.get(key):

@@ -207,3 +207,39 @@ def test_a_corrupt_job_file_fails_the_run_with_its_reason_and_a_failing_check(
     assert new_checks[0]["head_sha"] == opened.heads[-1]
     assert new_checks[0]["output"]["title"] == "rubricate could not run"
     assert "not a valid job file" in new_checks[0]["output"]["summary"]
+
+
+def test_a_reply_github_refuses_is_given_up_and_its_comment_still_answered(
+    opened: Scenario,
+) -> None:
+    opened.fake.refusals[f"POST /repos/{REPO}/issues/{PR}/comments"] = 1
+    step = opened.comment(WRITER, "/frobnicate")
+    assert step.code == 0
+    assert "reply refused" in step.log
+    comment_id = opened.fake.comments_on(PR)[-1]["id"]
+    assert f"comment:{comment_id}" in _answered(opened)
+    again = opened.comment(WRITER, "/frobnicate", comment_id=comment_id)
+    assert again.code == 0
+    assert f"POST /repos/{REPO}/issues/{PR}/comments" not in again.calls
+
+
+def test_a_lost_answer_to_a_reply_never_posts_it_twice(opened: Scenario) -> None:
+    opened.fake.lost_answers[f"POST /repos/{REPO}/issues/{PR}/comments"] = 1
+    step = opened.comment(WRITER, "/frobnicate")
+    assert step.code == 0, step.log
+    assert step.calls.count(f"POST /repos/{REPO}/issues/{PR}/comments") == 1
+    assert f"GET /repos/{REPO}/issues/{PR}/comments" in step.calls
+    replies = [b for b in _replies(opened) if "/frobnicate" in b]
+    assert len(replies) == 1
+
+
+def test_the_client_never_resends_a_post_whose_answer_was_lost(fake_github: FakeGitHub) -> None:
+    fake_github.lost_answers[f"POST /repos/{REPO}/issues/{PR}/comments"] = 1
+    adapter = GitHubAdapter(
+        connect(TOKEN, API, retries=3, pace=False), fake_github.repo, bot_login="b"
+    )
+    body = "hello\n<!-- rubricate:reply comment:1 -->"
+    fake_github.bot_login = "b"
+    created = adapter.create_comment(PR, body, "<!-- rubricate:reply comment:1 -->")
+    assert [c["id"] for c in fake_github.comments_on(PR)] == [created]
+    assert fake_github.call_lines().count(f"POST /repos/{REPO}/issues/{PR}/comments") == 1

@@ -13,10 +13,10 @@ from rubricate.judge.levels import (
     evidence_cap,
     needs_quote,
 )
-from rubricate.judge.quotes import build_evidence, verified_quotes
 from rubricate.judge.reply import CriterionJudgment
-from rubricate.rubric.model import Rubric
-from rubricate.rubric.scoring import normalize, numeric
+from rubricate.judge.scan import build_evidence, verified_quotes
+from rubricate.rubric.model import Rubric, normalize
+from rubricate.rubric.scoring import numeric
 
 from .helpers import agora, analytic, axes, checklist
 

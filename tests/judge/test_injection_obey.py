@@ -13,7 +13,7 @@ from rubricate.evidence.snapshot import Snapshot
 from rubricate.judge.budget import Budget
 from rubricate.judge.levels import allowed_scores, as_json_number
 from rubricate.judge.merge import merge_run
-from rubricate.judge.reply import MAX_QUOTE_CHARS, MAX_QUOTES
+from rubricate.judge.prompt_text import MAX_QUOTE_CHARS, MAX_QUOTES
 from rubricate.judge.runner import CallSettings, run_judge
 from rubricate.judge.scan import scan_snapshot, strip_hidden
 from rubricate.judge.service import judge_report

@@ -13,7 +13,8 @@ import pytest
 from rubricate.config import JudgeConfig
 from rubricate.errors import ConfigError
 from rubricate.evidence.report_model import ScoreReport
-from rubricate.judge import service_call
+from rubricate.judge import client as client_module
+from rubricate.judge import service
 from rubricate.judge.prompt_text import PROMPT_VERSION
 from rubricate.judge.service import NO_KEY_NOTE, judge_report
 
@@ -80,7 +81,7 @@ def test_mode_none_returns_the_report_unchanged(tmp_path: Path) -> None:
 def test_auto_without_key_notes_once_and_builds_no_client(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(service_call, "OpenAIJudgeClient", _NoClient)
+    monkeypatch.setattr(client_module, "OpenAIJudgeClient", _NoClient)
     first = _run(None, tmp_path, env={"OPENAI_API_KEY": "  "})
     second = _run(None, tmp_path, base=first, env={})
     assert second.notes.count(NO_KEY_NOTE) == 1
@@ -91,7 +92,7 @@ def test_auto_without_key_notes_once_and_builds_no_client(
 def test_openai_without_key_is_a_config_error_exit_2(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(service_call, "OpenAIJudgeClient", _NoClient)
+    monkeypatch.setattr(client_module, "OpenAIJudgeClient", _NoClient)
     with pytest.raises(ConfigError, match="OPENAI_API_KEY") as caught:
         _run(None, tmp_path, mode="openai", env={})
     assert caught.value.exit_code == 2
@@ -286,7 +287,7 @@ def test_call_faults_leave_criteria_not_assessed(
 def test_timeout_leaves_criteria_not_assessed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(service_call, "MAX_RETRIES", 0)
+    monkeypatch.setattr(service, "MAX_RETRIES", 0)
     server = MockServer(_timeout)
     _assert_not_assessed(_run(server, tmp_path), "(timeout)")
     assert len(server.requests) == 1

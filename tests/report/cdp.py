@@ -17,6 +17,14 @@ from typing import Any
 
 import websocket
 
+VIOLATIONS = """
+window.__violations = [];
+document.addEventListener("securitypolicyviolation", (e) => {
+  window.__violations.push(`${e.violatedDirective} blocked ${e.blockedURI || "inline"}`);
+});
+"""
+"""Records every Content-Security-Policy violation of the page (DevTools' script, not the
+page's: the page itself runs none)."""
 LISTENING = re.compile(r"DevTools listening on (ws://127\.0\.0\.1:(\d+)/\S+)")
 
 
@@ -82,6 +90,10 @@ class Page:
             raise RuntimeError(str(result["exceptionDetails"]))
         return result["result"].get("value")
 
+    def violations(self) -> list[str]:
+        """The Content-Security-Policy violations the page reported since it was opened."""
+        return list(self.evaluate("window.__violations || []"))
+
     def screenshot(self, path: Path) -> Path:
         """A PNG of the viewport."""
         import base64
@@ -130,6 +142,7 @@ def browser(binary: str) -> Iterator[Page]:
         page = Page(socket)
         for domain in ("Page", "Runtime", "Log"):
             page.call(f"{domain}.enable")
+        page.call("Page.addScriptToEvaluateOnNewDocument", source=VIOLATIONS)
         try:
             yield page
         finally:

@@ -15,6 +15,8 @@
       else if (!group.querySelector("text")) problems.push(`${name}: no ${axis} axis labels`);
     }
     if (svg.querySelectorAll("text.title").length < 2) problems.push(`${name}: no axis titles`);
+    const first = svg.querySelector(".series.color-0");
+    if (first && getComputedStyle(first).stroke === "none") problems.push(`${name}: chart style not applied`);
     const points = svg.querySelectorAll(".series .dot, .series rect.rect, .series path.line");
     if (!points.length) problems.push(`${name}: no data points`);
     const box = svg.viewBox.baseVal;
@@ -30,6 +32,7 @@
         problems.push(`${name}: text "${text.textContent}" leaves the chart`);
     }
   });
+  if (getComputedStyle(document.body).marginTop !== "0px") problems.push("page style not applied");
   for (const el of document.querySelectorAll("body *")) {
     const style = getComputedStyle(el);
     if (style.display === "none" || el.closest("svg") || el.closest("details:not([open])")) continue;

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -49,21 +50,44 @@ def test_page_renders_cleanly(site: Path, tab: Page, page: str) -> None:
     tab.open((site / page).as_uri(), 1280, 800)
     shot = tab.screenshot(SHOTS / f"{page.replace('/', '-')[:-5]}.png")
     result: dict[str, Any] = tab.evaluate(CHECKS)
+    violations = tab.violations()
     errors = list(tab.errors)
     print(f"screenshot: {shot}")
     assert shot.stat().st_size > 10_000
     assert result["charts"] >= 1
     assert result["scripts"] == 0
     assert result["problems"] == []
+    assert violations == []
     assert errors == []
+
+
+def test_pages_declare_a_strict_policy_that_catches_inline_style(
+    site: Path, tab: Page, tmp_path: Path
+) -> None:
+    page = (site / "index.html").read_text(encoding="utf-8")
+    policy = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', page)
+    assert policy is not None
+    assert "unsafe" not in policy[1]
+    assert "default-src 'none'" in policy[1]
+    for name in ("index.html", "style.css"):
+        (tmp_path / name).write_text((site / name).read_text(encoding="utf-8"), encoding="utf-8")
+    broken = page.replace("<main>", '<main><p style="color:red">inline</p><style>p{}</style>', 1)
+    (tmp_path / "index.html").write_text(broken, encoding="utf-8")
+    tab.errors.clear()
+    tab.open((tmp_path / "index.html").as_uri())
+    violations = tab.violations()
+    assert any(v.startswith("style-src-attr") for v in violations), violations
+    assert any(v.startswith("style-src-elem") for v in violations), violations
+    assert tab.errors
 
 
 def test_checks_catch_a_broken_chart(site: Path, tab: Page, tmp_path: Path) -> None:
     page = (site / "index.html").read_text(encoding="utf-8")
-    wide = '<span style="white-space:nowrap">' + "overflowing text " * 40 + "</span>"
+    wide = "<span>" + "overflowing" * 60 + "</span>"  # one unbreakable word
     broken = page.replace('class="axis x', 'class="axis-gone x', 1)
     broken = broken.replace('<div class="card"><b>', f'<div class="card">{wide}<b>', 1)
     (tmp_path / "index.html").write_text(broken, encoding="utf-8")
+    (tmp_path / "style.css").write_text((site / "style.css").read_text(encoding="utf-8"))
     tab.open((tmp_path / "index.html").as_uri())
     result = tab.evaluate(CHECKS)
     assert any("no x axis" in p for p in result["problems"])

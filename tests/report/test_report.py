@@ -13,9 +13,9 @@ from rubricate.cli.main import main
 from rubricate.config import ReputationConfig
 from rubricate.ledger.codec import parse_ledger
 from rubricate.ledger.reputation import compute_reputation
-from rubricate.report.calibration import MIN_PAIRS, agreement
 from rubricate.report.model import Options, build_report
-from rubricate.report.pairs import latest_scores
+from rubricate.report.scores import latest_scores
+from rubricate.report.stats import MIN_PAIRS, agreement
 from tests.ledger.factory import scored
 from tests.report.sample import sample_events, write_ledger
 
@@ -39,6 +39,9 @@ def test_html_site_is_self_contained_and_accessible(data: Path, tmp_path: Path) 
     assert len(pages) == 6
     for page in pages:
         assert "<script" not in page
+        assert "Content-Security-Policy" in page
+        assert 'style.css">' in page
+        assert not re.search(r"<style|style=", page)  # no inline CSS: the policy forbids it
         assert not re.search(r'(src|href)="(https?:)?//', page)  # nothing loaded from outside
         svgs = re.findall(r"<svg.*?</svg>", page, re.S)
         assert svgs
@@ -171,6 +174,6 @@ def test_parallel_author_pages_match_serial(data: Path, tmp_path: Path) -> None:
     serial = write_site(report, tmp_path / "serial", lambda _: None, workers=1)
     parallel = write_site(report, tmp_path / "parallel", lambda _: None, workers=2, parallel_from=1)
     assert len(serial) == len(parallel)
-    for path in (tmp_path / "serial").rglob("*.html"):
+    for path in [*(tmp_path / "serial").rglob("*.html"), tmp_path / "serial" / "style.css"]:
         twin = tmp_path / "parallel" / path.relative_to(tmp_path / "serial")
         assert twin.read_bytes() == path.read_bytes()

@@ -6,9 +6,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rubricate.config import ReputationConfig
-from rubricate.ledger.event import Event
+from rubricate.ledger.event import Event, rfc3339
+from rubricate.ledger.fold import fold_jobs
 from rubricate.ledger.reputation import compute_reputation
-from rubricate.report.timeline import reputation_series, since
+from rubricate.report.model import reputation_series, since
 from tests.ledger.factory import at, event, scored
 from tests.report.sample import sample_events
 
@@ -99,3 +100,19 @@ def test_a_point_per_completed_job_and_the_window_keeps_the_last() -> None:
     assert points[2]["components"]["rating_score"]["value"] == 1.0
     assert since(points, at(25)) == [points[-1]]
     assert since(points, None) == points
+
+
+@settings(max_examples=60, deadline=None)
+@given(steps, st.sampled_from([None, 24.0]))
+def test_every_point_is_reputation_json_of_the_ledger_up_to_its_time(
+    plan: list[tuple[int, str, int, int, str]], sla: float | None
+) -> None:
+    config = ReputationConfig.model_validate({"sla_hours": sla, "trust": {"write": 0.3}})
+    events = _events(plan)
+    folded = {k: j.facts for k, j in fold_jobs(events).items()}
+    for with_folds in (folded, None):
+        for (repo, author), points in reputation_series(events, config, with_folds).items():
+            for point in points:
+                upto = [e for e in events if rfc3339(e.at) <= point["at"]]
+                entry = compute_reputation(upto, config)["repos"][repo]["authors"][author]
+                assert {k: v for k, v in point.items() if k not in ("at", "pr")} == entry

@@ -20,9 +20,10 @@ import pytest
 
 from rubricate.errors import ScoreError
 from rubricate.rubric.agentv_score import AgentVScoreResult
+from rubricate.rubric.agentv_score import check_all as check_scores
+from rubricate.rubric.agentv_score import score_any as score
 from rubricate.rubric.loader import load_rubrics
 from rubricate.rubric.model import Rubric, ScoreValue
-from rubricate.rubric.scoring import check_scores, score
 
 from .agentv_fixtures import CURRENT, EVALCASES, V4
 

@@ -11,10 +11,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rubricate.errors import RubricateError, ScoreError
+from rubricate.rubric.agentv_score import check_all as check_scores
+from rubricate.rubric.agentv_score import score_any as score
 from rubricate.rubric.loader import load_rubrics
 from rubricate.rubric.model import Rubric, ScoreValue
 from rubricate.rubric.resolve import builtin_names, resolve_rubric
-from rubricate.rubric.scoring import check_scores, score
 
 from .helpers import DATA
 

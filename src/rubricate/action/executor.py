@@ -9,7 +9,7 @@ failure is collected and reported, and the run then fails.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -31,38 +31,17 @@ from rubricate.bot.effects import (
 from rubricate.bot.effects import Log as LogEffect
 from rubricate.bot.views import CheckState, StatusView, StickyState, ViewState, digest
 from rubricate.errors import ExecutionError as ExecutionError
-from rubricate.errors import GitHubError, RubricateError
+from rubricate.errors import RubricateError
 from rubricate.ledger.event import Event
 
-_EVENT_DATA = frozenset(
-    {
-        "id",
-        "kind",
-        "repo",
-        "pr",
-        "author",
-        "actor",
-        "actor_role",
-        "at",
-        "version",
-        "head_sha",
-        "tree_sha",
-        "change_id",
-        "rubric",
-        "scores",
-        "verdict",
-        "source",
-        "gate",
-        "delivery",
-        "sig",
-        "schema_version",
-        "rating",
-        "deadline",
-        "weighted_total",
-        "normalized",
-    }
+_DATA_FIELDS = (
+    "id kind repo pr author actor actor_role at version head_sha tree_sha change_id rubric scores"
+    " verdict source gate delivery sig schema_version rating deadline weighted_total normalized"
 )
+_EVENT_DATA = frozenset(_DATA_FIELDS.split())
 """Event fields that are data, never free text: redaction leaves them alone."""
+
+GATE = "rubricate/approval"
 
 if TYPE_CHECKING:
     from rubricate.action.ports import DataStore, GitHubClient
@@ -91,14 +70,16 @@ class Executor:
     def __init__(
         self,
         api: GitHubClient,
-        ledger: DataStore,
+        ledger: DataStore | None,
         runtime: ActionsRuntime,
         views: ViewState,
         *,
         details_url: str | None = None,
         review_nodes: Mapping[int, str] | None = None,
+        regate: Callable[[str], SetStatus] | None = None,
     ) -> None:
         self._api = api
+        self._regate = regate
         self._review_nodes = dict(review_nodes or {})
         self._ledger = ledger
         self._runtime = runtime
@@ -111,6 +92,10 @@ class Executor:
             e for effect in effects if isinstance(effect, AppendEvents) for e in effect.events
         ]
         if events:
+            assert self._ledger is not None, "effects with events need a ledger"
+            for effect in effects:  # a green that goes down goes down before the ledger moves
+                if isinstance(effect, SetStatus) and self._lowers(effect):
+                    self._status(effect)
             result = self._ledger.append([self._redacted(e) for e in events])
             self._note(f"ledger: {_describe_append(result, len(events))}")
         for effect in effects:
@@ -139,6 +124,8 @@ class Executor:
             self._dispatch(effect)
         except RubricateError as exc:
             message = self._runtime.redact(str(exc))
+            if isinstance(effect, PostComment) and "(422)" in message:  # refused for good
+                return self._runtime.annotate("warning", f"rubricate: reply refused: {message}")
             self._outcome.errors.append(f"{type(effect).__name__}: {message}")
             self._runtime.annotate("error", f"{type(effect).__name__} failed: {message}")
 
@@ -148,7 +135,9 @@ class Executor:
         if isinstance(effect, UpsertComment):
             self._upsert(effect)
         elif isinstance(effect, PostComment):
-            self._reply(effect)
+            body = self._runtime.redact(effect.body)
+            comment_id = self._api.create_comment(effect.pr, body, effect.marker)
+            self._note(f"replied on #{effect.pr} (comment {comment_id})")
         elif isinstance(effect, SetCheckRun):
             self._check_run(effect)
         elif isinstance(effect, SetStatus):
@@ -157,22 +146,6 @@ class Executor:
             self._react(effect)
         elif isinstance(effect, MarkAnswered):
             self._mark_answered(effect.prefix)
-
-    def _reply(self, effect: PostComment) -> None:
-        """Post a reply; one GitHub refuses (422) is given up: its comment is still marked
-        answered, so no re-run fails on it again."""
-        try:
-            body = self._runtime.redact(effect.body)
-            comment_id = self._api.create_comment(effect.pr, body, effect.marker)
-        except GitHubError as exc:
-            if "(422)" not in str(exc):
-                raise
-            message = self._runtime.redact(str(exc))
-            self._runtime.annotate(
-                "warning", f"rubricate: reply on #{effect.pr} refused: {message}"
-            )
-            return
-        self._note(f"replied on #{effect.pr} (comment {comment_id})")
 
     def _mark_answered(self, prefix: str) -> None:
         """Only after every earlier effect succeeded: a failed reply is retried by a re-run."""
@@ -247,7 +220,7 @@ class Executor:
         self._outcome.views.checks[sha] = CheckState(id=check_id, digest=wanted, annotations=notes)
         self._note(f"check run {check_id} {how} on {sha[:12]}")
 
-    def _status(self, effect: SetStatus) -> None:
+    def _status(self, effect: SetStatus, *, recheck: bool = True) -> None:
         description = effect.description[:140]
         key = f"{effect.context}@{effect.sha}"
         wanted = StatusView(state=effect.state, description=description)
@@ -258,6 +231,22 @@ class Executor:
         )
         self._outcome.views.statuses[key] = wanted
         self._note(f"status {effect.context} = {effect.state} on {effect.sha[:12]}")
+        if recheck and effect.state == "success" and effect.context == GATE and self._regate:
+            self._recheck(effect)
+
+    def _lowers(self, effect: SetStatus) -> bool:
+        """True when the effect takes down a green this bot set (as the view state knows)."""
+        known = self._outcome.views.statuses.get(f"{effect.context}@{effect.sha}")
+        return effect.state != "success" and known is not None and known.state == "success"
+
+    def _recheck(self, effect: SetStatus) -> None:
+        """After a green: the gate as the data branch's tip has it now. A run that raced another
+        (an `/approve` and a `/revise` at once) sets what the tip supports, never a stale green."""
+        assert self._regate is not None
+        again = self._regate(effect.sha)
+        if (again.state, again.description[:140]) != (effect.state, effect.description[:140]):
+            self._note(f"the ledger moved on: status {again.context} set again from its tip")
+            self._status(again, recheck=False)
 
     def _react(self, effect: React) -> None:
         if effect.target == "review":

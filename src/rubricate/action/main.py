@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import re
 import sys
 import tempfile
 import traceback
@@ -22,7 +21,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from rubricate.action.inputs import Reader
+from rubricate.action.prepare import Prepared, merge_group_effects, prepare, tip_status
 from rubricate.action.runtime import ActionsRuntime
+from rubricate.bot.merge_queue import MergeGroupEvent
+from rubricate.bot.on_graders import GradersEvent, GradersRun, JobEvent
 from rubricate.bot.payload import (
     BotEvent,
     CommentEvent,
@@ -31,19 +34,15 @@ from rubricate.bot.payload import (
     ReviewEvent,
     parse_event,
 )
+from rubricate.bot.views import ViewState, decode_views, encode_views, view_path
 from rubricate.errors import ConfigError, RubricateError, SourceError, read_problem
 
 if TYPE_CHECKING:
-    from rubricate.action.inputs import Reader
     from rubricate.action.ports import GitHubClient
-    from rubricate.action.prepare import Prepared
     from rubricate.action.settings import ActionSettings
     from rubricate.bot.effects import Effect
-    from rubricate.bot.on_graders import GradersRun, JobEvent
-    from rubricate.bot.views import ViewState
 
 Connect = Callable[[str | None, str], Any]
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass
@@ -54,6 +53,8 @@ class FailureTarget:
     head_sha: str | None = None
     comment_id: int | None = None
     number: int | None = None
+    gate_sha: str | None = None
+    """A commit whose `rubricate/approval` a failed run sets to failure (a merge group's)."""
     review_nodes: dict[int, str] = field(default_factory=dict)
 
     def learn_head(self, head_sha: str) -> None:
@@ -63,8 +64,6 @@ class FailureTarget:
 
 def _merged(views: ViewState) -> Callable[[bytes | None], bytes | None]:
     """The view state to write over the tip's, keeping the ids another run answered meanwhile."""
-
-    from rubricate.bot.views import decode_views, encode_views
 
     def write(tip: bytes | None) -> bytes | None:
         data = encode_views(views.merged_with(decode_views(tip, views.pr)))
@@ -110,10 +109,6 @@ def run_action(
             runtime.log(f"rubricate: ignored {settings.event_name}: {parsed.reason}")
             return 0
         settings = settings_for(settings, parsed)
-        from rubricate.action.inputs import Reader
-        from rubricate.action.prepare import prepare
-        from rubricate.bot.handlers import handle
-
         target.api = client(settings, connect)
         with (
             tempfile.TemporaryDirectory(prefix="rubricate-action-") as tmp,
@@ -122,11 +117,21 @@ def run_action(
             reader = Reader(settings, runtime, target.api, Path(tmp))
             if not settings.token:
                 runtime.log("dry run without a token: no API reads, no git reads from GitHub")
+            if isinstance(parsed, MergeGroupEvent):
+                target.head_sha = target.gate_sha = parsed.head_sha
+                effects = merge_group_effects(reader, parsed, payload, stack)
+                if settings.dry_run:
+                    return dry_run(effects, stdout or sys.stdout, runtime)
+                return apply(effects, None, target, settings, runtime)
             event = job_event(parsed, reader)
             if event is None:
                 return 0
             aim(target, event, payload)
-            prepared = prepare(reader, event, payload, stack, now or _utcnow(), target.learn_head)
+            from rubricate.bot.handlers import handle
+
+            prepared = prepare(
+                reader, event, payload, stack, now or datetime.now(timezone.utc), target.learn_head
+            )
             target.head_sha = prepared.head_sha
             effects = handle(event, prepared.snapshot, prepared.job, prepared.context)
             if settings.dry_run:
@@ -141,11 +146,9 @@ def run_action(
         return failed(exc, settings, runtime, target)
 
 
-def _utcnow() -> datetime:
-    return datetime.now(timezone.utc)
-
-
-def read_event(settings: ActionSettings) -> tuple[BotEvent | GradersRun | Ignored, dict[str, Any]]:
+def read_event(
+    settings: ActionSettings,
+) -> tuple[BotEvent | GradersRun | MergeGroupEvent | Ignored, dict[str, Any]]:
     """The event payload, parsed; a payload that cannot be read is a config error."""
     path = Path(settings.event_path)
     try:
@@ -159,23 +162,12 @@ def read_event(settings: ActionSettings) -> tuple[BotEvent | GradersRun | Ignore
         raise ConfigError(f"the event payload {path} is nested too deeply") from None
     if not isinstance(payload, dict):
         raise ConfigError(f"the event payload {path} is not a JSON object")
-    payload = without_lone_surrogates(payload)
     return parse_event(settings.event_name, payload), payload
 
 
-def without_lone_surrogates(value: Any) -> Any:
-    """The payload with every lone surrogate (`\\udcff`, valid JSON but no character, which no
-    UTF-8 writer accepts) in its strings replaced by U+FFFD."""
-    if isinstance(value, str):
-        return _SURROGATE.sub("\ufffd", value) if _SURROGATE.search(value) else value
-    if isinstance(value, list):
-        return [without_lone_surrogates(item) for item in value]
-    if isinstance(value, dict):
-        return {key: without_lone_surrogates(item) for key, item in value.items()}
-    return value
-
-
-def settings_for(settings: ActionSettings, event: BotEvent | GradersRun) -> ActionSettings:
+def settings_for(
+    settings: ActionSettings, event: BotEvent | GradersRun | MergeGroupEvent
+) -> ActionSettings:
     """The settings with the event's repository; a real run needs a token."""
     if not settings.repository:
         settings = settings.with_repository(event.repo)
@@ -197,8 +189,6 @@ def client(settings: ActionSettings, connect: Connect | None) -> GitHubClient | 
 
 def job_event(parsed: BotEvent | GradersRun, reader: Reader) -> JobEvent | None:
     """The event a handler acts on: a graders run is first verified through its artifact."""
-    from rubricate.bot.on_graders import GradersRun
-
     if not isinstance(parsed, GradersRun):
         return parsed
     from rubricate.action.graders import graders_event
@@ -212,11 +202,8 @@ def job_event(parsed: BotEvent | GradersRun, reader: Reader) -> JobEvent | None:
 
 def aim(target: FailureTarget, event: JobEvent, payload: Mapping[str, Any]) -> None:
     """Point the failure report at the event's comment, review and head."""
-    from rubricate.bot.on_graders import GradersEvent
-
-    target.number = event.number
     if isinstance(event, CommentEvent):
-        target.comment_id = event.comment_id
+        target.comment_id, target.number = event.comment_id, event.number
     if isinstance(event, ReviewEvent):
         node = payload.get("review", {}).get("node_id")
         target.review_nodes = {event.review_id: str(node)} if node else {}
@@ -237,32 +224,34 @@ def dry_run(effects: list[Effect], stdout: TextIO, runtime: ActionsRuntime) -> i
 
 def apply(
     effects: list[Effect],
-    prepared: Prepared,
+    prepared: Prepared | None,
     target: FailureTarget,
     settings: ActionSettings,
     runtime: ActionsRuntime,
 ) -> int:
-    """Apply the effects, the ledger first, then save the view state."""
+    """Apply the effects, the ledger first, then save the view state (none without `prepared`:
+    a merge group's run writes only its status)."""
     from rubricate.action.executor import Executor
-    from rubricate.bot.views import encode_views, view_path
 
     assert target.api is not None  # a real run has a token, so a client
-    ledger = prepared.ledger
+    ledger = prepared.ledger if prepared else None
     executor = Executor(
         target.api,
-        ledger.store,
+        ledger.store if ledger else None,
         runtime,
-        ledger.views,
+        ledger.views if ledger else ViewState(pr=0),
         details_url=details_url(settings),
         review_nodes=target.review_nodes,
+        regate=tip_status(prepared, settings.ledger_key) if prepared else None,
     )
     with runtime.group("rubricate: apply"):
         result = executor.apply(effects)
         views = result.views
-        if prepared.pull is not None:
+        if prepared is not None and prepared.pull is not None:
             views.pull = prepared.pull
-        if encode_views(views) != ledger.views_bytes:
-            ledger.store.write_extra(view_path(prepared.context.repo, views.pr), _merged(views))
+        if prepared is not None and encode_views(views) != prepared.ledger.views_bytes:
+            path = view_path(prepared.context.repo, views.pr)
+            prepared.ledger.store.write_extra(path, _merged(views))
     result.raise_errors()
     return 0
 
@@ -296,9 +285,10 @@ def report_failure(
     api = target.api
     assert api is not None
     try:
-        head = target.head_sha
-        if head is None and target.number is not None:  # a comment's run that failed early
-            head = str(api.pull(target.number)["head"]["sha"])
+        if target.gate_sha:
+            api.set_status(target.gate_sha, "failure", title, "rubricate/approval", url)
+        number = target.number  # a comment's run that failed before it learned the head
+        head = target.head_sha or (api.pull(number)["head"]["sha"] if number else None)
         if head:
             output = {"title": title, "summary": f"{title}.\n\n```\n{reason[:60000]}\n```"}
             api.create_check_run(head, "rubricate", "failure", output, url)

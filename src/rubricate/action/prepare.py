@@ -9,11 +9,11 @@ head, the change scored.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rubricate.action import inputs
 from rubricate.action.inputs import Reader
@@ -28,6 +28,11 @@ from rubricate.config import Config, data_branch_problem
 from rubricate.errors import ConfigError, DataBranchError, LedgerError, RubricateError
 from rubricate.evidence.snapshot import Snapshot
 from rubricate.ledger.event import Event
+
+if TYPE_CHECKING:
+    from rubricate.bot.effects import Effect, SetStatus
+    from rubricate.bot.merge_queue import MergeGroupEvent
+    from rubricate.ledger.backends import DataBranchStore
 
 DEFAULT_DATA_BRANCH = Config().data_branch
 
@@ -115,17 +120,12 @@ def open_ledger(
     reader: Reader, event: JobEvent, branch: str, stack: ExitStack, reverts: int | None
 ) -> Ledger:
     """The data branch store, with this job's events and view state read in one fetch."""
-    from rubricate.ledger.backends import DataBranchStore
     from rubricate.ledger.paths import job_paths
     from rubricate.ledger.store import job_file_events
 
-    settings, pr = reader.settings, event.number
-    key = ledger_key(settings.ledger_key)
-    store = stack.enter_context(
-        DataBranchStore(settings.data_remote, branch, token=settings.token, key=key)
-    )
-    if not (settings.token or settings.data_remote_override):
-        reader.runtime.log("no token: the data branch is not read (an empty ledger is assumed)")
+    pr, key = event.number, ledger_key(reader.settings.ledger_key)
+    store = data_store(reader, branch, stack)
+    if not ledger_readable(reader):
         return Ledger(store, (), (), ViewState(pr=pr), None)
     paths = {*job_paths(event.repo, pr), view_path(event.repo, pr)}
     if reverts:
@@ -139,6 +139,42 @@ def open_ledger(
         raise DataBranchError(f"data branch {branch}: {exc}") from None
     reader.runtime.log(f"data branch {branch}: {len(events)} events for #{pr}")
     return Ledger(store, events, reverted, decode_views(raw, pr), raw)
+
+
+def data_store(reader: Reader, branch: str, stack: ExitStack) -> DataBranchStore:
+    """The data branch store, closed with the stack."""
+    from rubricate.ledger.backends import DataBranchStore
+
+    settings = reader.settings
+    key = ledger_key(settings.ledger_key)
+    return stack.enter_context(
+        DataBranchStore(settings.data_remote, branch, token=settings.token, key=key)
+    )
+
+
+def ledger_readable(reader: Reader) -> bool:
+    """False (and said) when the data branch is not read: no token and no override."""
+    if reader.settings.token or reader.settings.data_remote_override:
+        return True
+    reader.runtime.log("no token: the data branch is not read (an empty ledger is assumed)")
+    return False
+
+
+def jobs_events(
+    reader: Reader, repo: str, prs: Iterable[int], branch: str, stack: ExitStack
+) -> tuple[Event, ...]:
+    """The events of several jobs, read from their job files in one fetch."""
+    from rubricate.ledger.paths import job_paths
+    from rubricate.ledger.store import job_file_events
+
+    if not ledger_readable(reader):
+        return ()
+    store = data_store(reader, branch, stack)
+    key = ledger_key(reader.settings.ledger_key)
+    numbers = tuple(prs)
+    paths = {path for pr in numbers for path in job_paths(repo, pr)}
+    files = store.read_files(lambda p: p in paths)
+    return tuple(e for pr in numbers for e in job_file_events(files, repo, pr, key))
 
 
 def _fetch(reader: Reader, event: JobEvent, pull: PullState | None) -> tuple[str | None, bool]:
@@ -206,3 +242,45 @@ def _for_event(
     snapshot = inputs.snapshot(reader, event, merge_base, inputs.spec_text(issues), config)
     report = inputs.score_head(reader, snapshot, context.rubric, config)
     return snapshot, dataclasses.replace(context, report=report)
+
+
+def merge_group_effects(
+    reader: Reader, event: MergeGroupEvent, payload: Mapping[str, Any], stack: ExitStack
+) -> list[Effect]:
+    """A merge queue's group: its PRs from the queue branch and the group's commits, their jobs
+    from the data branch, and the one status that says whether every PR is approved."""
+    from rubricate.bot.merge_queue import QueueCommit, group_prs, group_status
+    from rubricate.gitio.refs import first_parents
+
+    pull = PullState(base_sha=event.base_sha, base_ref=event.base_ref, head_sha=event.head_sha)
+    fetched = inputs.fetch(reader, pull, with_head=True) is not None
+    commits = first_parents(reader.repo_dir, event.base_sha, event.head_sha) if fetched else []
+    prs = group_prs(event, [QueueCommit(*c) for c in commits])
+    default_branch = _default_branch(payload)
+    at = inputs.config_commit(reader, pull, default_branch, fetched)
+    config = inputs.read_config(reader, at).for_base(event.base_ref)
+    branch = reader.settings.data_branch or config.data_branch
+    problem = data_branch_problem(branch, default_branch, event.base_ref)
+    if problem is not None:
+        raise ConfigError(problem)
+    events = jobs_events(reader, event.repo, prs, branch, stack)
+    jobs = {pr: job_state(events, event.repo, pr) for pr in prs}
+    return [*group_status(event, prs, jobs)]
+
+
+def tip_status(prepared: Prepared, key_text: str | None) -> Callable[[str], SetStatus]:
+    """The gate status a head has on the data branch's tip, read again: what a run sets after a
+    green when another run may have changed the job meanwhile."""
+    from rubricate.bot.gate import status
+    from rubricate.ledger.paths import job_paths
+    from rubricate.ledger.store import job_file_events
+
+    repo, pr, key = prepared.context.repo, prepared.job.pr, ledger_key(key_text)
+    paths = set(job_paths(repo, pr))
+
+    def at_tip(sha: str) -> SetStatus:
+        files = prepared.ledger.store.read_files(lambda p: p in paths)
+        job = job_state(job_file_events(files, repo, pr, key), repo, pr)
+        return status(job, prepared.context.rubric, sha)
+
+    return at_tip

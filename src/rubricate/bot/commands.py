@@ -26,9 +26,10 @@ from rubricate.bot.markdown import code
 from rubricate.bot.visible import COMMAND_LINE, command_lines
 from rubricate.config import ROLE_ORDER, Role
 from rubricate.errors import ScoreError
+from rubricate.rubric.agentv_score import check_any
 from rubricate.rubric.model import Rubric, ScoreValue
 from rubricate.rubric.score_args import read_value
-from rubricate.rubric.scoring import check_score, resolve_criterion_id
+from rubricate.rubric.scoring import resolve_criterion_id
 from rubricate.yamlsource import did_you_mean
 
 MAX_COMMANDS = 10
@@ -222,7 +223,7 @@ def resolve_scores(
     for prefix, value in pairs:
         try:
             cid = resolve_criterion_id(rubric, prefix)
-            checked = check_score(rubric, cid, value)
+            checked = check_any(rubric, cid, value)
         except ScoreError as exc:
             return str(exc)
         if cid in resolved:

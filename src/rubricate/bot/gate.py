@@ -26,8 +26,8 @@ from rubricate.bot.effects import SetStatus, StatusState
 from rubricate.bot.markdown import STATUS, number
 from rubricate.bot.record import known_scores
 from rubricate.ledger.event import Event
-from rubricate.rubric.model import ScoreValue
-from rubricate.rubric.scoring import ScoreResult, score
+from rubricate.rubric.agentv_score import score_any
+from rubricate.rubric.model import ScoreResult, ScoreValue
 
 if TYPE_CHECKING:
     from rubricate.bot.jobstate import JobState
@@ -179,7 +179,7 @@ def _gate(state: StatusState, description: str) -> Gate:
 def result_of(rubric: Rubric, scores: Mapping[str, ScoreValue]) -> ScoreResult | None:
     """The scoring result of recorded scores under the rubric (None when nothing is scored)."""
     known = known_scores(rubric, scores)
-    return score(rubric, known) if known else None
+    return score_any(rubric, known) if known else None
 
 
 def effective(job: JobState, rubric: Rubric) -> Effective:

@@ -135,7 +135,7 @@ def on_commands(
     effects.append(_react(event, "eyes"))
     if replies:
         marker = REPLY_MARKER.format(prefix=prefix)
-        body = f"{marker}\n{reply_body(event.actor, replies)}"
+        body = f"{reply_body(event.actor, replies)}\n{marker}"
         effects.append(PostComment(event.number, body, marker))
     if events:
         effects.append(sticky(state, ctx.rubric))

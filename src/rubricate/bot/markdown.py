@@ -22,8 +22,7 @@ from rubricate.bot import command_table
 if TYPE_CHECKING:
     from rubricate.bot.commands import CommandMistake, ParsedCommand
     from rubricate.config import Role
-    from rubricate.rubric.model import Rubric, ScoreValue
-    from rubricate.rubric.scoring import ScoreResult
+    from rubricate.rubric.model import Rubric, ScoreResult, ScoreValue
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~])")
 _ENTITIES = (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), (":", "&#58;"))

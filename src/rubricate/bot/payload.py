@@ -1,10 +1,11 @@
 """Typed models of the webhook payloads the bot acts on (pure: a dict in, a frozen event out).
 
 `parse_event` routes `pull_request` and `pull_request_target` the same way, reads commands from
-`issue_comment.created` on pull requests and `pull_request_review.submitted`, and returns
-`Ignored(reason)` for everything else: plain-issue comments, edits and deletions, bots, drafts,
-other events and actions. A completed `workflow_run` is a graders run (see
-`rubricate.bot.on_graders`). A payload that lacks a field the bot needs raises `PayloadError`.
+`issue_comment.created` on pull requests and `pull_request_review.submitted` (one with no visible
+command is ignored), and returns `Ignored(reason)` for everything else: plain-issue comments,
+edits and deletions, bots, drafts, other events and actions. A completed `workflow_run` is a
+graders run (`rubricate.bot.on_graders`); a `merge_group` a merge queue's group
+(`rubricate.bot.merge_queue`). A payload that lacks a field the bot needs raises `PayloadError`.
 Pull requests opened by bot accounts are scored: AI agents often work through one.
 """
 
@@ -15,17 +16,17 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from rubricate.bot.visible import has_command
+from rubricate.bot.visible import has_command, without_lone_surrogates
 from rubricate.errors import PayloadError as PayloadError
 from rubricate.gitnames import ref_error, sha_error
 
 if TYPE_CHECKING:
+    from rubricate.bot.merge_queue import MergeGroupEvent
     from rubricate.bot.on_graders import GradersRun
 
 PR_EVENTS = ("pull_request", "pull_request_target")
 PR_ACTIONS = ("opened", "reopened", "ready_for_review", "synchronize", "closed", "edited")
-RETARGET = "edited"  # handled only when it changes the base branch (a retarget)
-MAX_PR = 2**31 - 1  # GitHub's largest issue number, as the ledger's events allow
+RETARGET, MAX_PR = "edited", 2**31 - 1  # an edit is handled when it retargets; the ledger's limit
 
 
 @dataclass(frozen=True)
@@ -105,9 +106,16 @@ class Ignored:
 BotEvent = PullRequestEvent | CommentEvent | ReviewEvent
 
 
-def parse_event(event_name: str, payload: Mapping[str, Any]) -> BotEvent | GradersRun | Ignored:
+def parse_event(
+    event_name: str, payload: Mapping[str, Any]
+) -> BotEvent | GradersRun | MergeGroupEvent | Ignored:
     """The typed event the bot acts on, or `Ignored(reason)`."""
+    payload = without_lone_surrogates(payload)
     action = payload.get("action")
+    if event_name == "merge_group":
+        from rubricate.bot.merge_queue import parse_merge_group  # it imports this module
+
+        return parse_merge_group(payload)
     if event_name == "workflow_run":
         from rubricate.bot.on_graders import parse_graders_run  # it imports this module
 
@@ -133,7 +141,7 @@ def _pull_request(payload: Mapping[str, Any], action: str) -> PullRequestEvent |
     event = PullRequestEvent(
         action=action,
         number=_int(pr, "number", MAX_PR),
-        author=_login(pr, "user"),
+        author=_str(_mapping(pr, "user"), "login"),
         author_is_bot=is_bot(_mapping(pr, "user")),
         draft=bool(pr.get("draft", False)),
         merged=bool(pr.get("merged", False)) or pr.get("merged_at") is not None,
@@ -151,7 +159,7 @@ def _pull_request(payload: Mapping[str, Any], action: str) -> PullRequestEvent |
             if pr.get("merge_commit_sha")
             else None
         ),
-        repo=_repo(payload),
+        repo=_str(_mapping(payload, "repository"), "full_name"),
         updated_at=_optional_time(pr, "updated_at"),
         sender=_optional_login(payload, "sender") or "",
         merged_by=_optional_login(pr, "merged_by"),
@@ -179,8 +187,8 @@ def _comment(payload: Mapping[str, Any], action: str) -> CommentEvent | Ignored:
         actor=_str(user, "login"),
         created_at=_time(comment, "created_at"),
         number=_int(issue, "number", MAX_PR),
-        pr_author=_login(issue, "user"),
-        repo=_repo(payload),
+        pr_author=_str(_mapping(issue, "user"), "login"),
+        repo=_str(_mapping(payload, "repository"), "full_name"),
         pr_open=issue.get("state", "open") == "open",
         pr_merged=_issue_pr_merged(issue),
     )
@@ -203,12 +211,12 @@ def _review(payload: Mapping[str, Any], action: str) -> ReviewEvent | Ignored:
         actor=_str(user, "login"),
         submitted_at=_time(review, "submitted_at"),
         number=_int(pr, "number", MAX_PR),
-        pr_author=_login(pr, "user"),
+        pr_author=_str(_mapping(pr, "user"), "login"),
         head_sha=_git_name(review, "commit_id", "review", sha_error)
         if review.get("commit_id")
         else head,
         pr_head_sha=head,
-        repo=_repo(payload),
+        repo=_str(_mapping(payload, "repository"), "full_name"),
         pr_open=pr.get("state", "open") == "open",
         pr_merged=bool(pr.get("merged", False)) or pr.get("merged_at") is not None,
     )
@@ -236,14 +244,6 @@ def _issue_pr_merged(issue: Mapping[str, Any]) -> bool | None:
 def _milestone_due_on(pr: Mapping[str, Any]) -> datetime | None:
     milestone = pr.get("milestone")
     return _optional_time(milestone, "due_on") if isinstance(milestone, Mapping) else None
-
-
-def _repo(payload: Mapping[str, Any]) -> str:
-    return _str(_mapping(payload, "repository"), "full_name")
-
-
-def _login(data: Mapping[str, Any], key: str) -> str:
-    return _str(_mapping(data, key), "login")
 
 
 def _optional_login(data: Mapping[str, Any], key: str) -> str | None:

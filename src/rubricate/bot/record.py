@@ -18,8 +18,8 @@ from pydantic import ValidationError
 
 from rubricate.evidence.report_model import CheckResult, ScoreReport, to_scale
 from rubricate.ledger.event import ActorRole, Event, EventKind, JudgeInfo, natural_key, rubric_ref
+from rubricate.rubric.agentv_score import score_any
 from rubricate.rubric.model import Rubric, ScoreValue
-from rubricate.rubric.scoring import score
 
 if TYPE_CHECKING:
     from rubricate.bot.gate import AutoScore
@@ -73,7 +73,7 @@ def new_event(kind: EventKind, stamp: Stamp, **fields: Any) -> Event:
 def scored(rubric: Rubric, scores: Mapping[str, ScoreValue]) -> dict[str, Any]:
     """The scoring fields of an event: rubric, scores, totals and verdict."""
     known = known_scores(rubric, scores)
-    result = score(rubric, known)
+    result = score_any(rubric, known)
     return {
         "rubric": rubric_ref(rubric),
         "scores": known,

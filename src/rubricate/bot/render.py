@@ -28,8 +28,7 @@ from rubricate.bot.markdown import (
 
 if TYPE_CHECKING:
     from rubricate.bot.jobstate import Approval, AutoScore, JobState, VersionInfo
-    from rubricate.rubric.model import Rubric
-    from rubricate.rubric.scoring import ScoreResult
+    from rubricate.rubric.model import Rubric, ScoreResult
 
 STICKY_MARKER = "<!-- rubricate:sticky -->"
 COMMENT_LIMIT = 65_000

@@ -19,8 +19,9 @@ GitHub's "Revert" button writes: a title `Revert "<title>"` and a body line
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from rubricate.bot.payload import PullRequestEvent
@@ -32,6 +33,7 @@ UNSHOWN = frozenset({"details", "pre", "script", "style", "template", "textarea"
 """Elements whose content a reader does not see as prose: folded, code, or never shown."""
 _TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)((?:[^<>\"']|\"[^\"]*\"|'[^']*')*)>")
 _VOID = frozenset({"area", "br", "col", "embed", "hr", "img", "input", "source", "track", "wbr"})
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
 _MAX_INDENT = 3
@@ -116,6 +118,18 @@ def _outside_unshown(
             shown = shown[: tag.start()] if shown is not None else None
             inside = (name, 1)
     return shown, inside
+
+
+def without_lone_surrogates(value: Any) -> Any:
+    """JSON data with every lone surrogate in its strings (`\\udcff`: valid JSON, but no
+    character, and nothing can write it as UTF-8) replaced by U+FFFD."""
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value) if _SURROGATE.search(value) else value
+    if isinstance(value, list):
+        return [without_lone_surrogates(item) for item in value]
+    if isinstance(value, Mapping):
+        return {key: without_lone_surrogates(item) for key, item in value.items()}
+    return value
 
 
 def visible_text(body: str, *, drop_quotes: bool = False) -> str:

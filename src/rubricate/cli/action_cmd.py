@@ -4,6 +4,12 @@ from __future__ import annotations
 
 import argparse
 import os
+from typing import TYPE_CHECKING
+
+from rubricate.errors import RubricateError
+
+if TYPE_CHECKING:
+    from rubricate.action.runtime import ActionsRuntime
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -31,10 +37,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 def run(args: argparse.Namespace) -> int:
     """Read the settings from the environment and handle the event."""
-    from rubricate.action.main import run_action
     from rubricate.action.runtime import ActionsRuntime
     from rubricate.action.settings import settings_from_env
-    from rubricate.errors import RubricateError
 
     runtime = ActionsRuntime()
     try:
@@ -45,4 +49,27 @@ def run(args: argparse.Namespace) -> int:
         runtime.annotate("error", f"rubricate: {exc}")
         return exc.exit_code
     runtime = ActionsRuntime(output_path=settings.output_path, summary_path=settings.summary_path)
+    if needs_nothing(settings.event_name, settings.event_path, runtime):
+        return 0
+    from rubricate.action.main import run_action
+
     return run_action(settings, runtime=runtime)
+
+
+def needs_nothing(event_name: str, event_path: str, runtime: ActionsRuntime) -> bool:
+    """True for an event the bot ignores (a comment with no command, say): logged in one line,
+    before the orchestration and its dependencies even load. Anything unreadable is left to
+    `run_action`, which reports it."""
+    import json
+    from pathlib import Path
+
+    from rubricate.bot.payload import Ignored, parse_event
+
+    try:
+        payload = json.loads(Path(event_path).read_text(encoding="utf-8"))
+        parsed = parse_event(event_name, payload) if isinstance(payload, dict) else None
+    except (OSError, ValueError, RecursionError, RubricateError):
+        return False
+    if isinstance(parsed, Ignored):
+        runtime.log(f"rubricate: ignored {event_name}: {parsed.reason}")
+    return isinstance(parsed, Ignored)

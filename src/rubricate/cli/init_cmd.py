@@ -29,8 +29,25 @@ MAX_FILES = 50_000
 NEXT_STEPS = """\
 Next steps:
   1. Commit these files on the default branch.
-  2. Make `rubricate/approval` a required status check (branch protection or a ruleset).
-  3. Restrict pushes to the `rubricate-data` branch (a ruleset), so only the workflow writes it.
+  2. Make `rubricate/approval` a required status check (a ruleset; with a merge queue too, see
+     docs/workflows.md).
+  3. Restrict pushes to the `rubricate-data` branch, so only the workflow writes it: save this
+     ruleset as ruleset.json (15368 is the GitHub Actions app; a GitHub App of your own is
+     stronger, see SECURITY.md), then run
+     gh api --method POST repos/OWNER/REPO/rulesets --input ruleset.json
+     {
+       "name": "rubricate data branch",
+       "target": "branch",
+       "enforcement": "active",
+       "bypass_actors": [{"actor_id": 15368, "actor_type": "Integration", "bypass_mode": "always"}],
+       "conditions": {"ref_name": {"include": ["refs/heads/rubricate-data"], "exclude": []}},
+       "rules": [
+         {"type": "creation"},
+         {"type": "update"},
+         {"type": "deletion"},
+         {"type": "non_fast_forward"}
+       ]
+     }
   4. Add the badge to your README (see docs/badges.md; private repositories use the SVG):
      ![rubric quality](https://img.shields.io/endpoint?url=https://raw.githubusercontent.com/OWNER/REPO/rubricate-data/badges/repo.json)
   5. Check the config: rubricate validate .github/rubricate.yml

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 import time
 from datetime import datetime, timezone
@@ -42,6 +43,7 @@ def add_parser(subparsers: Any) -> None:
 def run_report(args: argparse.Namespace) -> int:
     """Read the ledger, build the report and write it in the chosen format."""
     from rubricate.errors import ConfigError
+    from rubricate.ledger.codec import gc_paused
 
     try:
         from rubricate.report.model import Options, build_report
@@ -53,12 +55,14 @@ def run_report(args: argparse.Namespace) -> int:
         ) from None
     progress = _progress(sys.stderr.isatty())
     progress("reading the ledger")
-    parsed, config = _read(args)
-    for problem in parsed.corrupt:
-        print(f"{problem}: corrupt line (kept aside, skipped by the fold)", file=sys.stderr)
-    progress(f"folding {len(parsed.events):,} events")
-    options = Options(now=datetime.now(timezone.utc), since_days=args.since, author=args.author)
-    report = build_report(parsed, config, options)
+    with gc_paused():  # everything read or built here lives to the end: no collection over it
+        parsed, config = _read(args)
+        for problem in parsed.corrupt:
+            print(f"{problem}: corrupt line (kept aside, skipped by the fold)", file=sys.stderr)
+        progress(f"folding {len(parsed.events):,} events")
+        options = Options(now=datetime.now(timezone.utc), since_days=args.since, author=args.author)
+        report = build_report(parsed, config, options)
+        gc.freeze()
     out = Path(args.out)
     if args.format == "html":
         written = write_site(report, out, progress)
@@ -81,9 +85,10 @@ def _read(args: argparse.Namespace) -> tuple[Any, Any]:
 
     with open_store(args) as store:
         files = store.read_files(lambda p: is_shard(p) or p in (CACHE_PATH, REPUTATION_PATH))
-    parsed = parse_ledger({p: decode_shard(d) for p, d in files.items() if is_shard(p)})
     config = store.config or recorded_config(files) or ReputationConfig()
-    return parsed, config
+    # Each shard's bytes are let go as soon as they are decoded: the ledger is held once.
+    shards = sorted(p for p in files if is_shard(p))
+    return parse_ledger({p: decode_shard(files.pop(p)) for p in shards}), config
 
 
 def _progress(enabled: bool) -> Any:

@@ -12,8 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from rubricate.rubric.model import Rubric
-    from rubricate.rubric.scoring import ScoreResult
+    from rubricate.rubric.model import Rubric, ScoreResult
 
 DEFAULT_CONFIG = ".github/rubricate.yml"
 
@@ -68,13 +67,13 @@ def run_show(args: argparse.Namespace) -> int:
 
 def run_score(args: argparse.Namespace) -> int:
     """Score the given values; exit 0 whatever the verdict."""
+    from rubricate.rubric.agentv_score import score_any
     from rubricate.rubric.score_args import parse_scores
-    from rubricate.rubric.scoring import score
 
     items: list[str] = list(args.items)
     ref = items.pop(0) if items and "=" not in items[0] else None
     rubric = active_rubric(ref, args.config)
-    result = score(rubric, parse_scores(rubric, items))
+    result = score_any(rubric, parse_scores(rubric, items))
     if args.json:
         _print_json(result.as_dict())
     else:

@@ -53,8 +53,9 @@ from rubricate.evidence.report_model import (
 from rubricate.evidence.snapshot import Snapshot
 from rubricate.evidence.spec import Spec, change_vocabulary, item_covered, parse_spec, touches
 from rubricate.evidence.verifiability import verifiability_check
+from rubricate.rubric.agentv_score import check_all, score_any
 from rubricate.rubric.model import Rubric
-from rubricate.rubric.scoring import check_scores, numeric, resolve_criterion_id, score
+from rubricate.rubric.scoring import numeric, resolve_criterion_id
 
 QUALITY = "quality"
 
@@ -79,7 +80,7 @@ def auto_score(
     heuristics = [_with_score(rubric, c) if c.criterion in rubric.ids else c for c in heuristics]
     graders = [_with_score(rubric, c) if c.criterion in rubric.ids else c for c in graders]
     criteria = _criterion_scores(rubric, heuristics, graders)
-    result = score(rubric, check_scores(rubric, {c.id: c.score for c in criteria}))
+    result = score_any(rubric, check_all(rubric, {c.id: c.score for c in criteria}))
     scored = {c.id for c in criteria}
     not_scored = tuple(cid for cid in rubric.ids if cid not in scored)
     return ScoreReport(

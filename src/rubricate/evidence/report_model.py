@@ -16,11 +16,10 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from rubricate.rubric.model import TOLERANCE, Rubric, Scale, ScoreValue
-from rubricate.rubric.scoring import clamp01
+from rubricate.rubric.model import TOLERANCE, Rubric, Scale, ScoreValue, clamp01
 
 if TYPE_CHECKING:
-    from rubricate.rubric.scoring import ScoreResult
+    from rubricate.rubric.model import ScoreResult
 
 CheckStatus = Literal["pass", "fail", "warn", "skip", "error"]
 Severity = Literal["error", "warning", "info"]

@@ -13,8 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from rubricate.evidence.report_model import CheckResult, Finding, ScoreReport
-from rubricate.rubric.model import Rubric, ScoreValue
-from rubricate.rubric.scoring import ScoreResult, at_least
+from rubricate.rubric.model import Rubric, ScoreResult, ScoreValue, at_least
 
 MAX_FINDINGS_SHOWN = 50
 MAX_EVIDENCE_SHOWN = 4

@@ -98,6 +98,33 @@ def read_commit_log(repo_dir: str | Path, base: str, head: str) -> tuple[str, st
     return title.strip(), body
 
 
+def first_parents(
+    repo_dir: str | Path, base: str, head: str
+) -> list[tuple[str, tuple[str, ...], str]]:
+    """The commits from base to head along the first parent, oldest first: (sha, parents,
+    subject)."""
+    out = run_git(
+        [
+            "log",
+            "--first-parent",
+            "--reverse",
+            "-z",
+            "--format=%H %P%n%s",
+            "--end-of-options",
+            f"{base}..{head}",
+            "--",
+        ],
+        repo_dir,
+    )
+    commits = []
+    for record in out.stdout.decode("utf-8", "replace").split("\0"):
+        shas, _, subject = record.strip("\n").partition("\n")
+        if shas:
+            sha, *parents = shas.split()
+            commits.append((sha, tuple(parents), subject))
+    return commits
+
+
 def read_file_at(repo_dir: str | Path, ref: str, path: str) -> bytes:
     """The content of `path` at `ref`; FileNotFoundError when the path is absent there."""
     commit = resolve_commit(repo_dir, ref)

@@ -22,8 +22,9 @@ from rubricate.judge.levels import (
     needs_quote,
 )
 from rubricate.judge.reply import CriterionJudgment
+from rubricate.rubric.agentv_score import check_any
 from rubricate.rubric.model import TOLERANCE, Criterion, Rubric, ScoreValue
-from rubricate.rubric.scoring import check_score, numeric
+from rubricate.rubric.scoring import numeric
 
 NO_QUOTE = "no evidence quote"
 QUOTE_NOT_FOUND = "no quote found verbatim in the input (text flagged for injection does not count)"
@@ -63,7 +64,7 @@ def guard(rubric: Rubric, judgment: CriterionJudgment, baseline: ScoreValue | No
                 f"required: the deterministic check gave {_n(base)}; the judge cannot raise it"
             )
             value = base
-    final = check_score(rubric, judgment.id, value)
+    final = check_any(rubric, judgment.id, value)
     return Guarded(judgment.id, final, judgment.score, tuple(notes), tuple(flags))
 
 

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import math
 
-from rubricate.rubric.model import TOLERANCE, Criterion, Rubric
-from rubricate.rubric.scoring import normalize
+from rubricate.rubric.model import TOLERANCE, Criterion, Rubric, normalize
 
 EVIDENCE_BAR = 0.75
 """A normalized score at or above this needs a verbatim quote (4 on a 1-5 scale)."""

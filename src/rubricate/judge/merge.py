@@ -22,7 +22,7 @@ from rubricate.judge.guard import Guarded, guard
 from rubricate.judge.outcome import JudgeRun
 from rubricate.judge.scan import CHECK_ID as INJECTION_CHECK
 from rubricate.judge.scan import REQUEST_FIELDS
-from rubricate.rubric.scoring import score
+from rubricate.rubric.agentv_score import score_any
 
 JUDGE_CHECK = "judge"
 REQUEST_WHERE = tuple(where for _attribute, where in REQUEST_FIELDS)
@@ -52,7 +52,7 @@ def merge_run(report: ScoreReport, run: JudgeRun, injection: Sequence[Finding]) 
         report,
         criteria=tuple(criteria),
         checks=tuple(checks),
-        result=score(report.rubric, scores),
+        result=score_any(report.rubric, scores),
         not_scored=tuple(cid for cid in report.rubric.ids if cid not in scores),
         judge=judge_record(run, flags),
         notes=tuple(dict.fromkeys([*_still_true(report.notes, scores), *_notes(run)])),

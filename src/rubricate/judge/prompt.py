@@ -28,9 +28,14 @@ from rubricate.judge.budget import (
     truncate_lines,
 )
 from rubricate.judge.hidden import Stripped, find_hidden, strip_hidden
-from rubricate.judge.quotes import Evidence, build_evidence, without_markers
-from rubricate.judge.rubric_text import Phase, response_schema, system_message
-from rubricate.judge.scan import REQUEST_FIELDS, scan_injection
+from rubricate.judge.prompt_text import Phase, response_schema, system_message
+from rubricate.judge.scan import (
+    REQUEST_FIELDS,
+    Evidence,
+    build_evidence,
+    scan_injection,
+    without_markers,
+)
 from rubricate.rubric.model import Rubric
 
 _Fit = Literal["whole", "cut", "none"]

@@ -15,13 +15,10 @@ from typing import Any
 
 from rubricate.errors import RubricateError
 from rubricate.judge.levels import OPEN_CEILING, allowed_scores, as_json_number, is_open
+from rubricate.judge.prompt_text import MAX_QUOTE_CHARS, MAX_QUOTES, MAX_RATIONALE_CHARS
+from rubricate.rubric.agentv_score import check_any
 from rubricate.rubric.model import TOLERANCE, Criterion, Rubric, ScoreValue
-from rubricate.rubric.scoring import check_score
 
-MAX_RATIONALE_CHARS = 600
-"""The rationale's `maxLength` in the response schema (a reply over it is invalid)."""
-MAX_QUOTES = 8
-MAX_QUOTE_CHARS = 400
 PER_CRITERION_TOKENS = (MAX_RATIONALE_CHARS + 3 * MAX_QUOTE_CHARS) // 4 + 40
 """The output tokens one criterion may take: its longest rationale, three of the longest quotes
 (about 4 characters a token), and the JSON around them."""
@@ -207,7 +204,7 @@ def _score(
     if not any(abs(_as_float(value) - v) <= TOLERANCE for v in allowed):
         problems.append(f"criterion {cid!r}: score {_show(value)} is not one of {choices}")
         return None
-    return check_score(rubric, cid, float(value))
+    return check_any(rubric, cid, float(value))
 
 
 def _as_float(value: int | float) -> float:

@@ -21,9 +21,9 @@ from rubricate.judge.calls import JudgeCallError, RawReply
 from rubricate.judge.hidden import Stripped
 from rubricate.judge.outcome import JudgeRun, Shown, Usage
 from rubricate.judge.prompt import Prompt, PromptTooLargeError, build_prompt, phase_criteria
-from rubricate.judge.quotes import verified_quotes
+from rubricate.judge.prompt_text import Phase
 from rubricate.judge.reply import CriterionJudgment, ReplyError, max_output_tokens, parse_reply
-from rubricate.judge.rubric_text import Phase
+from rubricate.judge.scan import verified_quotes
 from rubricate.rubric.model import Rubric
 
 PHASES: tuple[Phase, ...] = ("request", "submission")

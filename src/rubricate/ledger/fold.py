@@ -35,7 +35,7 @@ from operator import attrgetter
 from typing import TYPE_CHECKING, Literal
 
 from rubricate.ledger.codec import bulk
-from rubricate.rubric.scoring import clamp01
+from rubricate.rubric.model import clamp01
 
 if TYPE_CHECKING:
     from rubricate.ledger.event import CriterionRef, Event, RubricRef, ScaleRef

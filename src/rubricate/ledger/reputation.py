@@ -23,7 +23,7 @@ from typing import Any
 from rubricate.config import ReputationConfig
 from rubricate.ledger.codec import bulk
 from rubricate.ledger.event import SCHEMA_VERSION, Event, rfc3339
-from rubricate.ledger.fold import JobFacts, fold_jobs
+from rubricate.ledger.fold import JobFacts, JobStatus, fold_jobs
 
 COMPONENTS = (
     "completion_rate",
@@ -86,17 +86,43 @@ def reputation_document(
     }
 
 
+@dataclass(frozen=True)
+class JobTerms:
+    """One job's share of its author's components: what `author_components` adds up."""
+
+    state: JobStatus
+    on_time: bool | None
+    disputed: bool
+    ratings: tuple[tuple[float, float], ...]
+    """`(weight·(rating − 1)/4, weight)` of each counted rating."""
+    rubric_quality: float | None
+
+
+def job_terms(job: JobFacts, config: ReputationConfig) -> JobTerms:
+    """The job's terms under `config` (computed once per job, summed per author)."""
+    ratings = []
+    for role, rating in job.ratings:
+        weight = config.trust.for_role(role)
+        ratings.append((weight * (rating - 1) / 4, weight))
+    on_time = _on_time(job, config) if job.state == "completed" else None
+    return JobTerms(job.state, on_time, job.disputed, tuple(ratings), job.rubric_quality)
+
+
 def author_components(jobs: Sequence[JobFacts], config: ReputationConfig) -> dict[str, Component]:
     """The five components for one author's jobs."""
+    return terms_components([job_terms(j, config) for j in jobs])
+
+
+def terms_components(jobs: Sequence[JobTerms]) -> dict[str, Component]:
+    """The five components from one author's job terms (in `pr` order)."""
     completed = [j for j in jobs if j.state == "completed"]
     closed = sum(1 for j in jobs if j.state in ("completed", "abandoned"))
-    timed = [_on_time(j, config) for j in completed]
-    on_time = [t for t in timed if t is not None]
+    on_time = [j.on_time for j in completed if j.on_time is not None]
     return {
         "completion_rate": _ratio(len(completed), closed),
         "timeliness_score": _ratio(sum(on_time), len(on_time)),
         "dispute_penalty": _dispute(completed),
-        "rating_score": _rating(completed, config),
+        "rating_score": _rating(completed),
         "rubric_quality": _quality(completed),
     }
 
@@ -130,18 +156,19 @@ def _repo_entry(jobs: list[JobFacts], config: ReputationConfig) -> dict[str, Any
         "jobs": _state_counts(jobs),
         "rubric_quality": _component_dict(_quality(jobs)),
         "authors": {
-            author: _author_entry(by_author[author], config) for author in sorted(by_author)
+            author: author_entry(by_author[author], config) for author in sorted(by_author)
         },
     }
 
 
 def author_entry(jobs: Sequence[JobFacts], config: ReputationConfig) -> dict[str, Any]:
     """One author's entry of `reputation.json`, from that author's jobs in one repo."""
-    return _author_entry(list(jobs), config)
+    return terms_entry([job_terms(j, config) for j in jobs], config)
 
 
-def _author_entry(jobs: list[JobFacts], config: ReputationConfig) -> dict[str, Any]:
-    components = author_components(jobs, config)
+def terms_entry(jobs: Sequence[JobTerms], config: ReputationConfig) -> dict[str, Any]:
+    """One author's entry from the terms of their jobs in one repo (in `pr` order)."""
+    components = terms_components(jobs)
     reputation, coverage = combine(components, config)
     return {
         "reputation": _round(reputation),
@@ -152,7 +179,7 @@ def _author_entry(jobs: list[JobFacts], config: ReputationConfig) -> dict[str, A
     }
 
 
-def _state_counts(jobs: Sequence[JobFacts]) -> dict[str, int]:
+def _state_counts(jobs: Sequence[JobFacts] | Sequence[JobTerms]) -> dict[str, int]:
     counts = {"open": 0, "completed": 0, "abandoned": 0}
     for job in jobs:
         counts[job.state] += 1
@@ -168,20 +195,19 @@ def _on_time(job: JobFacts, config: ReputationConfig) -> bool | None:
     return job.closed_at <= deadline
 
 
-def _dispute(completed: Sequence[JobFacts]) -> Component:
+def _dispute(completed: Sequence[JobTerms]) -> Component:
     if not completed:
         return Component(None, 0)
     disputed = sum(1 for j in completed if j.disputed)
     return Component(1.0 - disputed / len(completed), len(completed))
 
 
-def _rating(completed: Sequence[JobFacts], config: ReputationConfig) -> Component:
+def _rating(completed: Sequence[JobTerms]) -> Component:
     numerator = denominator = 0.0
     count = 0
     for job in completed:
-        for role, rating in job.ratings:
-            weight = config.trust.for_role(role)
-            numerator += weight * (rating - 1) / 4
+        for term, weight in job.ratings:
+            numerator += term
             denominator += weight
             count += 1
     if not denominator:
@@ -189,7 +215,7 @@ def _rating(completed: Sequence[JobFacts], config: ReputationConfig) -> Componen
     return Component(numerator / denominator, count)
 
 
-def _quality(jobs: Sequence[JobFacts]) -> Component:
+def _quality(jobs: Sequence[JobFacts] | Sequence[JobTerms]) -> Component:
     values = [
         j.rubric_quality for j in jobs if j.state == "completed" and j.rubric_quality is not None
     ]

@@ -1,6 +1,8 @@
 """`rubricate report`: reputation dashboard and calibration pages.
 
-The core (`timeline`, `stats`, `calibration`, `scores`, `audit`, `model`, `charts`, `html`,
-`markdown`) is pure: events in, numbers, SVG and text out. `site` is the shell that writes files.
-The charts need the optional extra `rubricate[report]` (pygal and numpy).
+The core is pure: `model` (the report document, reputation over time, audit), `scores` (who
+scored what, distributions, review change, weights evidence), `stats` (calibration, kappa,
+Spearman, bootstrap), `charts` (pygal SVG), `pages` and `sections` (HTML). `site` is the shell
+that writes the site, the markdown summary (rendered there) or JSON. The charts need the
+optional extra `rubricate[report]` (pygal and numpy).
 """

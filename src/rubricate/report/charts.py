@@ -7,6 +7,7 @@ and a `<desc>` that say what it shows. The data table beside each chart is the p
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
@@ -42,7 +43,32 @@ STYLE = Style(
 )
 WIDTH, HEIGHT = 640, 360
 WIDE = 1100
-MAX_POINTS = 120
+MAX_POINTS = 60
+STYLES: dict[str, str] = {}
+"""The charts' CSS by class (pages link one `style.css`; a strict CSP allows no inline style)."""
+_get = object.__getattribute__
+
+
+class _Quick:
+    """pygal's own attribute lookup (the render state first, then the chart), without its
+    recursive `__getattribute__`: the same answers, several times faster (most of a chart's
+    drawing time was spent there)."""
+
+    def __getattribute__(self, name: str) -> Any:
+        state = _get(self, "__dict__").get("state")
+        if state is not None and name != "state" and not name.startswith("__"):
+            values = state.__dict__
+            if name in values:
+                return values[name]
+        return _get(self, name)
+
+
+class DateTimeLine(_Quick, pygal.DateTimeLine):
+    """`pygal.DateTimeLine` with the quick attribute lookup."""
+
+
+class Bar(_Quick, pygal.Bar):
+    """`pygal.Bar` with the quick attribute lookup."""
 
 
 def _config(**extra: Any) -> dict[str, Any]:
@@ -78,14 +104,20 @@ def render(chart: Any, chart_id: str, title: str, desc: str) -> str:
     def accessible(root: Any) -> Any:
         for comment in [c for c in root if not isinstance(c.tag, str)]:
             root.remove(comment)
+        css = []
         for defs in root.iter("defs"):
-            for script in [s for s in defs if s.tag == "script"]:
-                defs.remove(script)
+            for node in [s for s in defs if s.tag in ("script", "style")]:
+                css += [node.text or ""] if node.tag == "style" else []
+                defs.remove(node)
+        for parent in root.iter():
+            for child in [c for c in parent if c.get("class") == "plot tooltip-overlay"]:
+                parent.remove(child)  # the tooltip is scripted, and styled inline
         for old in [t for t in root if t.tag == "title"]:
             root.remove(old)
         root.set("role", "img")
         root.set("aria-labelledby", f"{chart_id}-title {chart_id}-desc")
-        root.set("class", f"{root.get('class', '')} chart-svg".strip())
+        scope = _shared_style("\n".join(css), f"#chart-{chart_id}")
+        root.set("class", f"{root.get('class', '')} chart-svg {scope}".strip())
         heading = root.makeelement("title", {"id": f"{chart_id}-title"})
         heading.text = title
         described = root.makeelement("desc", {"id": f"{chart_id}-desc"})
@@ -98,13 +130,27 @@ def render(chart: Any, chart_id: str, title: str, desc: str) -> str:
     return str(chart.render(is_unicode=True))
 
 
+def _shared_style(css: str, scope: str) -> str:
+    """Keep a chart's CSS, scoped to a class named after its content, in `STYLES`."""
+    name = (
+        "c" + hashlib.sha1(css.replace(scope, "#").encode(), usedforsecurity=False).hexdigest()[:10]
+    )
+    STYLES.setdefault(name, css.replace(scope, f".{name}"))
+    return name
+
+
+def stylesheet() -> str:
+    """The CSS of every chart drawn so far (each distinct style once)."""
+    return "\n".join(STYLES[name] for name in sorted(STYLES))
+
+
 def reputation_over_time(chart_id: str, points: Sequence[Mapping[str, Any]], desc: str) -> str:
     """Reputation and its five components over time, one line each."""
     from rubricate.ledger.reputation import COMPONENTS
 
     shown = thin(points)
     stamps = [_time(p["at"]) for p in shown]
-    chart = pygal.DateTimeLine(
+    chart = DateTimeLine(
         **_config(
             width=WIDE,
             height=400,
@@ -149,9 +195,7 @@ def grouped_bars(
         extra["y_labels"] = count_ticks(
             max((v or 0 for vs in series.values() for v in vs), default=0)
         )
-    chart = pygal.Bar(
-        **_config(x_title=x_title, y_title=y_title, value_formatter=formatter, **extra)
-    )
+    chart = Bar(**_config(x_title=x_title, y_title=y_title, value_formatter=formatter, **extra))
     chart.x_labels = list(labels)
     for name, values in series.items():
         chart.add(name, list(values))
@@ -168,7 +212,7 @@ def intervals(
     y_title: str,
 ) -> str:
     """Bars with 95% intervals drawn as error bars: `(value, low, high)` per label."""
-    chart = pygal.Bar(
+    chart = Bar(
         **_config(
             x_title="criterion",
             y_title=y_title,
@@ -186,7 +230,7 @@ def intervals(
 def growth(chart_id: str, points: Sequence[Mapping[str, Any]], threshold: int, desc: str) -> str:
     """Jobs with both signals over time, against the threshold."""
     stamps = [_time(p["at"]) for p in points]
-    chart = pygal.DateTimeLine(
+    chart = DateTimeLine(
         **_config(
             x_title="time (UTC)",
             y_title="jobs",

@@ -4,27 +4,34 @@ The pages and the `json` format are views of this document. Reputation always co
 whole ledger (the last point of each series is the author's `reputation.json` entry); `since`
 narrows what is shown to the jobs active in the window and to the points and audit entries in
 it; `author` narrows everything to that author's jobs.
+
+Reputation over time: a series has one point as of each completed job (the time of its
+`final_approval`) and a last point as of the author's newest event, when that is later. One pass
+over the author's events in fold order (`at`, ties by id) keeps the author's running state: each
+job's facts as of the point (the job's own fold over its events so far, or its whole fold once
+every event is in) and their terms, which the ledger's own `terms_entry` adds up as
+`reputation.json` does. So every point is what `reputation.json` would say for the ledger up to
+that time, and the last one equals it.
+
+Audit: every override, bypassed gate and dispute, newest first.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 from rubricate.config import ReputationConfig
-from rubricate.ledger.codec import ParsedLedger
+from rubricate.ledger.codec import ParsedLedger, bulk
 from rubricate.ledger.event import Event, rfc3339
-from rubricate.ledger.fold import fold_jobs
+from rubricate.ledger.fold import JobFacts, event_order, fold_job, fold_jobs
 from rubricate.ledger.paths import author_stem
-from rubricate.report.audit import audit
-from rubricate.report.calibration import calibration
-from rubricate.report.pairs import latest_scores
-from rubricate.report.scores import distributions, job_rows, summary
-from rubricate.report.stats import SEED
-from rubricate.report.timeline import reputation_series, since
-from rubricate.report.weights import weights_section
+from rubricate.ledger.reputation import JobTerms, job_terms, terms_entry
+from rubricate.report.scores import distributions, job_rows, latest_scores, summary, weights_section
+from rubricate.report.stats import SEED, calibration
 
 REPORT_SCHEMA_VERSION = 1
 
@@ -44,6 +51,7 @@ class Options:
         return None if self.since_days is None else self.now - timedelta(days=self.since_days)
 
 
+@bulk
 def build_report(
     parsed: ParsedLedger, config: ReputationConfig, options: Options
 ) -> dict[str, Any]:
@@ -67,7 +75,7 @@ def build_report(
         },
         "ledger": _ledger(parsed),
         "config": config.model_dump(mode="json"),
-        "authors": _authors(mine, config, cutoff),
+        "authors": _authors(mine, config, cutoff, {k: j.facts for k, j in folded.items()}),
         "scores": {"distributions": distributions(scored), "summary": summary(rows), "jobs": rows},
         "calibration": calibration(scored, seed=options.seed),
         "weights": weights_section(
@@ -90,10 +98,13 @@ def _ledger(parsed: ParsedLedger) -> dict[str, Any]:
 
 
 def _authors(
-    events: Sequence[Event], config: ReputationConfig, cutoff: datetime | None
+    events: Sequence[Event],
+    config: ReputationConfig,
+    cutoff: datetime | None,
+    folded: Mapping[tuple[str, int], JobFacts],
 ) -> list[dict[str, Any]]:
     authors = []
-    for (repo, author), points in reputation_series(events, config).items():
+    for (repo, author), points in reputation_series(events, config, folded).items():
         entry = {k: v for k, v in points[-1].items() if k not in ("at", "pr")}
         authors.append(
             {
@@ -114,4 +125,116 @@ def _point(point: dict[str, Any]) -> dict[str, Any]:
         "reputation": point["reputation"],
         "coverage": point["coverage"],
         "components": point["components"],
+    }
+
+
+AuthorKey = tuple[str, str]
+"""`(repo, author)`."""
+JobKey = tuple[str, int]
+
+
+@bulk
+def reputation_series(
+    events: Iterable[Event],
+    config: ReputationConfig,
+    folded: Mapping[JobKey, JobFacts] | None = None,
+) -> dict[AuthorKey, list[dict[str, Any]]]:
+    """Every `(repo, author)`'s points, oldest first; keys sorted.
+
+    `folded`: the facts of whole jobs when the caller has folded them already.
+    """
+    by_job: dict[JobKey, list[Event]] = defaultdict(list)
+    for event in events:
+        by_job[(event.repo, event.pr)].append(event)
+    by_author: dict[AuthorKey, list[Event]] = defaultdict(list)
+    for key, job_events in by_job.items():
+        job_events.sort(key=event_order)
+        by_author[(key[0], job_events[0].author)].extend(job_events)
+    by_repo: dict[str, dict[int, JobFacts]] = defaultdict(dict)
+    for (repo, pr), facts in (folded or {}).items():
+        by_repo[repo][pr] = facts
+    return {
+        key: author_series(by_author[key], config, by_repo[key[0]]) for key in sorted(by_author)
+    }
+
+
+def author_series(
+    events: Sequence[Event], config: ReputationConfig, folded: Mapping[int, JobFacts] | None = None
+) -> list[dict[str, Any]]:
+    """One author's points from the events of all their jobs in one repo (`folded`: the facts
+    of whole jobs, by `pr`, when they are known already)."""
+    ordered = sorted(events, key=event_order)
+    sizes = Counter(event.pr for event in ordered)
+    seen: dict[int, list[Event]] = defaultdict(list)
+    terms: dict[int, JobTerms] = {}
+    points: list[dict[str, Any]] = []
+    start = 0
+    for stop, completed in _stop_indexes(ordered):
+        changed = set()
+        for event in ordered[start : stop + 1]:
+            seen[event.pr].append(event)
+            changed.add(event.pr)
+        start = stop + 1
+        for pr in changed:
+            whole = (folded or {}).get(pr) if len(seen[pr]) == sizes[pr] else None
+            facts = whole or fold_job(seen[pr]).facts
+            terms[pr] = job_terms(facts, config)
+        entry = terms_entry([terms[pr] for pr in sorted(terms)], config)
+        points.append({"at": rfc3339(ordered[stop].at), "pr": completed, **entry})
+    return points
+
+
+def _stop_indexes(ordered: Sequence[Event]) -> list[tuple[int, int | None]]:
+    """Where points are taken (after the last event at each completion time, and at the end),
+    with the pull request completed there."""
+    stops: list[tuple[int, int | None]] = []
+    for index, event in enumerate(ordered):
+        if event.kind != "final_approval":
+            continue
+        last = index
+        while last + 1 < len(ordered) and ordered[last + 1].at == event.at:
+            last += 1
+        if not stops or stops[-1][0] != last:
+            stops.append((last, event.pr))
+    if ordered and (not stops or stops[-1][0] != len(ordered) - 1):
+        stops.append((len(ordered) - 1, None))
+    return stops
+
+
+def since(points: Sequence[dict[str, Any]], cutoff: datetime | None) -> list[dict[str, Any]]:
+    """The points at or after `cutoff`, always keeping the last one."""
+    if cutoff is None or not points:
+        return list(points)
+    stamp = rfc3339(cutoff) or ""
+    kept = [p for p in points[:-1] if str(p["at"]) >= stamp]
+    return [*kept, points[-1]]
+
+
+def audit(events: Iterable[Event]) -> dict[str, list[dict[str, Any]]]:
+    """Overrides with reason, approver and version; bypassed gates; disputes."""
+    overrides: list[dict[str, Any]] = []
+    bypassed: list[dict[str, Any]] = []
+    disputes: list[dict[str, Any]] = []
+    for event in events:
+        if event.override is not None:
+            overrides.append({**_base(event), "reason": event.override.reason})
+        if event.kind == "final_approval" and event.gate == "bypassed":
+            bypassed.append(_base(event))
+        if event.kind == "disputed":
+            disputes.append({**_base(event), "feedback": event.feedback})
+    return {
+        name: sorted(rows, key=lambda r: (r["at"], r["repo"], r["pr"]), reverse=True)
+        for name, rows in (("overrides", overrides), ("bypassed", bypassed), ("disputes", disputes))
+    }
+
+
+def _base(event: Event) -> dict[str, Any]:
+    return {
+        "at": rfc3339(event.at),
+        "repo": event.repo,
+        "pr": event.pr,
+        "version": event.version,
+        "author": event.author,
+        "actor": event.actor,
+        "kind": event.kind,
     }

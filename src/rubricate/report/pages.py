@@ -1,38 +1,43 @@
-"""The report's HTML pages from the report document (pure: data in, page text out)."""
+"""The report's HTML pages and their building blocks (pure: the report document in, text out).
+
+Pages have inline SVG, no scripts and nothing from elsewhere; all their CSS (the charts' too) is in
+the site's one `style.css`, so they work from a file, on GitHub Pages and behind the strict
+Content-Security-Policy each page declares (`CSP`). Every chart is a `<figure>` with its SVG
+(title and description) and a data table. The index's five sections are in `sections`.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from html import escape
 from typing import Any
 
 from rubricate import __version__
 from rubricate.ledger.reputation import COMPONENTS
-from rubricate.report import sections
-from rubricate.report.html import cards, empty, number, page, table, warnings
+from rubricate.report import charts
 
-NAV = (
-    ("#reputation", "1 · Reputation"),
-    ("#scores", "2 · Scores"),
-    ("#calibration", "3 · Calibration"),
-    ("#weights", "4 · Weights"),
-    ("#audit", "5 · Audit"),
+Doc = Mapping[str, Any]
+CSP = "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'"
+"""The pages' Content-Security-Policy: no script, no inline style, nothing from elsewhere."""
+NAV = tuple(
+    (f"#{name.lower()}", f"{n} · {name}")
+    for n, name in enumerate(("Reputation", "Scores", "Calibration", "Weights", "Audit"), start=1)
 )
 SORTS: tuple[tuple[str, str], ...] = (
     ("author", "author"),
     ("repo", "repository"),
-    ("reputation", "reputation"),
-    ("coverage", "coverage"),
-    ("completed", "completed"),
-    ("abandoned", "abandoned"),
-    ("open", "open"),
+    *((key, key) for key in ("reputation", "coverage", "completed", "abandoned", "open")),
     *((name, name.replace("_", " ")) for name in COMPONENTS),
 )
+JOB_HEADERS = "PR|state|first|final|change|rubric quality|versions|revisions|hours to approval|gate"
+JOB_KEYS = "state first final change rubric_quality versions revisions hours_to_approval gate"
 NO_DATA = "No data yet: the ledger has no events. Pages fill in once pull requests are scored."
 
 
-def index_page(report: Mapping[str, Any]) -> str:
+def index_page(report: Doc) -> str:
     """`index.html`: the five sections for every author in the report."""
+    from rubricate.report.sections import all_sections
+
     title = "rubricate report"
     problems = warnings(
         "Some ledger lines were kept aside (as rubricate ledger verify reports them):",
@@ -40,56 +45,48 @@ def index_page(report: Mapping[str, Any]) -> str:
     )
     if not report["ledger"]["events"]:
         return page(title, _subtitle(report), (), problems + empty(NO_DATA), _footer(report))
-    body = (
-        problems
-        + _overview(report)
-        + "".join(sections.all_sections(report, author_table(report, "reputation")))
+    sections = "".join(all_sections(report, author_table(report, "reputation")))
+    return page(
+        title, _subtitle(report), NAV, problems + _overview(report) + sections, _footer(report)
     )
-    return page(title, _subtitle(report), NAV, body, _footer(report))
 
 
-def author_slugs(report: Mapping[str, Any]) -> list[str]:
+def author_slugs(report: Doc) -> list[str]:
     """The file-name stems of the author pages, sorted."""
     return sorted({entry["slug"] for entry in report["authors"]})
 
 
-def author_pages(
-    report: Mapping[str, Any], only: Collection[str] | None = None
-) -> Iterator[tuple[str, str]]:
+def author_pages(report: Doc, only: Collection[str] | None = None) -> Iterator[tuple[str, str]]:
     """`(file name, page)` for each author (or those whose slug is in `only`), one at a time."""
-    by_login: dict[str, list[Mapping[str, Any]]] = {}
+    by_login: dict[str, list[Doc]] = {}
     for entry in report["authors"]:
         if only is None or entry["slug"] in only:
             by_login.setdefault(entry["slug"], []).append(entry)
-    jobs: dict[str, list[Mapping[str, Any]]] = {}
+    jobs: dict[str, list[Doc]] = {}
     for row in report["scores"]["jobs"]:
         jobs.setdefault(row["author"], []).append(row)
     for slug, entries in sorted(by_login.items()):
-        login = entries[0]["author"]
-        body = "".join(sections.author_section(e, jobs.get(e["author"], [])) for e in entries)
+        title = f"{entries[0]['author']} · rubricate report"
+        body = "".join(author_section(e, jobs.get(e["author"], [])) for e in entries)
         back = '<p><a href="../index.html">← all authors</a></p>'
         yield (
             f"{slug}.html",
-            page(
-                f"{login} · rubricate report", _subtitle(report), (), back + body, _footer(report)
-            ),
+            page(title, _subtitle(report), (), back + body, _footer(report), "../"),
         )
 
 
-def sort_pages(report: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
+def sort_pages(report: Doc) -> Iterator[tuple[str, str]]:
     """`(file name, page)`: the authors table sorted by each column."""
     for key, label in SORTS:
         body = (
             '<p><a href="index.html">← report</a></p>'
             f"<h2>Authors by {escape(label)}</h2>{author_table(report, key)}"
         )
-        yield (
-            f"authors-by-{key}.html",
-            page("rubricate report · authors", _subtitle(report), (), body, _footer(report)),
-        )
+        title = "rubricate report · authors"
+        yield f"authors-by-{key}.html", page(title, _subtitle(report), (), body, _footer(report))
 
 
-def author_table(report: Mapping[str, Any], key: str) -> str:
+def author_table(report: Doc, key: str) -> str:
     """Every author's reputation row, sorted by `key`; headers link to the other orders."""
     rows = sorted(report["authors"], key=lambda e: _sort_key(e, key))
     headers = [f'<a href="authors-by-{k}.html">{escape(label)}</a>' for k, label in SORTS]
@@ -99,27 +96,160 @@ def author_table(report: Mapping[str, Any], key: str) -> str:
     return table(headers, cells, raw=True, text_columns=(0, 1), sort=(index, order))
 
 
-def _author_row(entry: Mapping[str, Any]) -> list[str]:
-    link = f'<a href="authors/{escape(entry["slug"])}.html">{escape(entry["author"])}</a>'
-    parts = entry["components"]
-    components = [
-        f'{_num(parts[name]["value"])} <span class="muted">n={parts[name]["n"]}</span>'
-        for name in COMPONENTS
+def author_section(entry: Doc, jobs: Sequence[Doc]) -> str:
+    """One author's reputation in one repository: numbers, chart over time, jobs."""
+    points, parts = entry["series"], entry["components"]
+    top = cards(
+        [("reputation", number(entry["reputation"], 3))]
+        + [("coverage", number(entry["coverage_share"], 2))]
+        + [
+            (f"{name.replace('_', ' ')} (n={parts[name]['n']})", number(parts[name]["value"], 3))
+            for name in COMPONENTS
+        ]
+    )
+    desc = (
+        f"{entry['author']}'s reputation and its five components "
+        f"as of each completed job ({len(points)} points)."
+    )
+    svg = charts.reputation_over_time(f"series-{entry['slug']}", points, desc)
+    headers = ["time", "completed PR", "reputation", *(n.replace("_", " ") for n in COMPONENTS)]
+    rows = [
+        [p["at"], f"#{p['pr']}" if p["pr"] else "–", p["reputation"]]
+        + [_with_n(p["components"][n]) for n in COMPONENTS]
+        for p in points
     ]
-    jobs = entry["jobs"]
+    chart = figure("Reputation over time", svg, table(headers, rows, text_columns=(0, 1)))
+    heading = f"<h2>{escape(entry['author'])} in {escape(entry['repo'])}</h2>"
+    own = job_table([j for j in jobs if j["repo"] == entry["repo"]])
+    return heading + top + chart + "<h3>Jobs</h3>" + (own or empty("No job in the window."))
+
+
+def job_table(rows: Sequence[Doc]) -> str:
+    """An author's jobs."""
+    cells = [[f"#{r['pr']}", *(r[k] for k in JOB_KEYS.split())] for r in rows]
+    return table(JOB_HEADERS.split("|"), cells, text_columns=(0, 1, 9))
+
+
+def page(
+    title: str, subtitle: str, nav: Sequence[tuple[str, str]], body: str, foot: str, root: str = ""
+) -> str:
+    """A whole page: head (policy, the shared `style.css` under `root`), header, section links,
+    content and footer."""
+    links = "".join(f'<a href="{escape(h)}">{escape(t)}</a>' for h, t in nav)
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f'<title>{escape(title)}</title><link rel="stylesheet" href="{root}style.css"></head><body>'
+        f'<header class="top"><h1>{escape(title)}</h1><p>{subtitle}</p></header>'
+        + (f'<nav class="sections" aria-label="Sections">{links}</nav>' if nav else "")
+        + f"<main>{body}</main><footer>{foot}</footer></body></html>\n"
+    )
+
+
+def section(anchor: str, title: str, lead: str, body: str) -> str:
+    """A numbered page section with a heading and a short explanation."""
+    return (
+        f'<section id="{escape(anchor)}"><h2>{escape(title)}</h2>'
+        f'<p class="lead">{lead}</p>{body}</section>'
+    )
+
+
+def figure(caption: str, svg: str, table: str) -> str:
+    """A chart with its caption and its data as a table."""
+    return (
+        f'<figure class="chart"><figcaption>{escape(caption)}</figcaption>{svg}'
+        f"<details><summary>Data table</summary>{table}</details></figure>"
+    )
+
+
+def table(
+    headers: Sequence[str],
+    rows: Iterable[Sequence[object]],
+    *,
+    text_columns: Iterable[int] = (0,),
+    raw: bool = False,
+    sort: tuple[int, str] | None = None,
+) -> str:
+    """A plain table; cells are escaped unless `raw` (cells already made safe).
+
+    `sort` marks the column the rows are sorted by: `(index, "ascending" | "descending")`.
+    """
+    texts = set(text_columns)
+    head = "".join(
+        f'<th scope="col"{" class=text" if i in texts else ""}'
+        f"{f' aria-sort={sort[1]}' if sort and sort[0] == i else ''}>"
+        f"{h if raw else escape(h)}</th>"
+        for i, h in enumerate(headers)
+    )
+    body = "".join(
+        "<tr>"
+        + "".join(
+            f"<td{' class=text' if i in texts else ''}>{cell(v) if not raw else v}</td>"
+            for i, v in enumerate(row)
+        )
+        + "</tr>"
+        for row in rows
+    )
+    inner = f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody>"
+    return f'<div class="table-wrap"><table>{inner}</table></div>'
+
+
+def cell(value: object) -> str:
+    """A table cell's text: numbers to three places, None as an en dash."""
+    if value is None:
+        return "–"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    return escape(str(value))
+
+
+def cards(items: Iterable[tuple[str, str]]) -> str:
+    """Big numbers with a label each."""
+    inner = "".join(
+        f'<div class="card"><b>{escape(v)}</b><span>{escape(k)}</span></div>' for k, v in items
+    )
+    return f'<div class="cards">{inner}</div>'
+
+
+def empty(message: str) -> str:
+    """The box shown where there is nothing to show yet."""
+    return f'<div class="empty">{escape(message)}</div>'
+
+
+def warnings(title: str, lines: Sequence[str], limit: int = 50) -> str:
+    """A warning box listing located problems (at most `limit`)."""
+    if not lines:
+        return ""
+    shown = "".join(f"<li>{escape(line)}</li>" for line in lines[:limit])
+    more = f"<li>… and {len(lines) - limit} more</li>" if len(lines) > limit else ""
+    return f'<div class="warn" role="note"><b>{escape(title)}</b><ul>{shown}{more}</ul></div>'
+
+
+def number(value: float | None, digits: int = 2) -> str:
+    """A number for a card, or an en dash."""
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def _author_row(entry: Doc) -> list[str]:
+    link = f'<a href="authors/{escape(entry["slug"])}.html">{escape(entry["author"])}</a>'
+    parts, jobs = entry["components"], entry["jobs"]
     return [
         link,
         escape(entry["repo"]),
-        _num(entry["reputation"]),
-        _num(entry["coverage_share"]),
-        str(jobs["completed"]),
-        str(jobs["abandoned"]),
-        str(jobs["open"]),
-        *components,
+        number(entry["reputation"], 3),
+        number(entry["coverage_share"], 3),
+        *(str(jobs[state]) for state in ("completed", "abandoned", "open")),
+        *(
+            f'{number(parts[n]["value"], 3)} <span class="muted">n={parts[n]["n"]}</span>'
+            for n in COMPONENTS
+        ),
     ]
 
 
-def _sort_key(entry: Mapping[str, Any], key: str) -> tuple[Any, ...]:
+def _sort_key(entry: Doc, key: str) -> tuple[Any, ...]:
     if key in ("author", "repo"):
         return (str(entry[key]).lower(), entry["repo"])
     if key in ("completed", "abandoned", "open"):
@@ -131,9 +261,8 @@ def _sort_key(entry: Mapping[str, Any], key: str) -> tuple[Any, ...]:
     return (value is None, -(value or 0.0), entry["author"].lower())
 
 
-def _overview(report: Mapping[str, Any]) -> str:
-    summary = report["scores"]["summary"]
-    weights = report["weights"]
+def _overview(report: Doc) -> str:
+    summary, weights = report["scores"]["summary"], report["weights"]
     return cards(
         [
             ("events in the ledger", f"{report['ledger']['events']:,}"),
@@ -145,7 +274,7 @@ def _overview(report: Mapping[str, Any]) -> str:
     )
 
 
-def _subtitle(report: Mapping[str, Any]) -> str:
+def _subtitle(report: Doc) -> str:
     window = report["window"]
     parts = [f"ledger up to {escape(str(report['generated_at'] or '–'))}"]
     if window["since_days"] is not None:
@@ -155,44 +284,13 @@ def _subtitle(report: Mapping[str, Any]) -> str:
     return " · ".join(parts)
 
 
-def _footer(report: Mapping[str, Any]) -> str:
+def _footer(report: Doc) -> str:
     return (
         f"Made by rubricate {escape(__version__)} from the ledger ({report['ledger']['events']:,} "
         "events). Every number here is also in report.json."
     )
 
 
-def _num(value: float | None) -> str:
-    return "–" if value is None else f"{value:.3f}"
-
-
-def job_table(rows: Sequence[Mapping[str, Any]]) -> str:
-    """An author's jobs."""
-    headers = [
-        "PR",
-        "state",
-        "first",
-        "final",
-        "change",
-        "rubric quality",
-        "versions",
-        "revisions",
-        "hours to approval",
-        "gate",
-    ]
-    cells = [
-        [
-            f"#{r['pr']}",
-            r["state"],
-            r["first"],
-            r["final"],
-            r["change"],
-            r["rubric_quality"],
-            r["versions"],
-            r["revisions"],
-            r["hours_to_approval"],
-            r["gate"],
-        ]
-        for r in rows
-    ]
-    return table(headers, cells, text_columns=(0, 1, 9))
+def _with_n(component: Doc) -> str:
+    value = component["value"]
+    return f"{'–' if value is None else f'{value:.3f}'} (n={component['n']})"

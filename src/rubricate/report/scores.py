@@ -1,9 +1,20 @@
-"""Score distributions and what review changed, per job (pure).
+"""Who scored what, what review changed, and whether rubric_quality follows ratings (pure).
 
+- Latest scores: each version's latest score per criterion and source. Sources are `heuristic`
+  (automatic evidence checks, ledger source `auto`), `judge` (the LLM judge) and `reviewer`. An
+  automatic event may carry both: its `evidence` entries of type `criterion` name each
+  criterion's own source, and the event's `source` covers the rest. A later score replaces an
+  earlier one of the same source on the same version; a null (not applicable) removes it.
+  Booleans map to the ends of the recorded scale (0 and 1 without one).
 - Distribution: per criterion and source, how many versions got each whole-point score.
 - Per job (from the fold): FIRST_SUBMISSION and FINAL_APPROVAL normalized (complete moments
   only), the change between them, the number of versions, the revisions requested, and the
   hours from the first event to the final approval.
+- Weights (evidence for `reputation.weights`): per completed job with a rubric_quality and at
+  least one counted rating, the trust-weighted rating (Σ wᵣ·(rating − 1)/4 / Σ wᵣ, the
+  rating_score formula on one job). Spearman's ρ between the two over those jobs, with a 95%
+  bootstrap interval, and how many jobs there are against Agora's threshold of about 50
+  completed jobs before weights are revisited.
 """
 
 from __future__ import annotations
@@ -11,10 +22,62 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from rubricate.ledger.fold import JobSummary
-from rubricate.report.pairs import SOURCES, Scored, VersionKey
+from rubricate.config import ReputationConfig
+from rubricate.ledger.event import Event, ScaleRef, criterion_source, rfc3339
+from rubricate.ledger.fold import JobFacts, JobSummary, event_order
+from rubricate.report.stats import RESAMPLES, SEED, spearman_estimate
+
+SOURCES = ("heuristic", "judge", "reviewer")
+_LEDGER_SOURCE = {"auto": "heuristic", "judge": "judge", "reviewer": "reviewer"}
+_SCORING = frozenset({"first_submission", "review_scored", "approved", "final_approval"})
+
+
+@dataclass(frozen=True)
+class Scored:
+    """One criterion's latest score from one source on one version of one job."""
+
+    repo: str
+    pr: int
+    version: int
+    criterion: str
+    source: str
+    value: float
+    scale: ScaleRef | None
+
+
+VersionKey = tuple[str, int, int, str]
+"""`(repo, pr, version, criterion)`."""
+
+
+def latest_scores(events: Iterable[Event]) -> dict[VersionKey, dict[str, Scored]]:
+    """For each version and criterion, the latest score of each source."""
+    found: dict[VersionKey, dict[str, Scored]] = defaultdict(dict)
+    for event in sorted(events, key=event_order):
+        if event.kind not in _SCORING or not event.scores:
+            continue
+        scale = event.rubric.scale if event.rubric is not None else None
+        for criterion, value in event.scores.items():
+            source = _LEDGER_SOURCE.get(criterion_source(event, criterion))
+            if source is None:
+                continue
+            key = (event.repo, event.pr, event.version, criterion)
+            if value is None:
+                found[key].pop(source, None)
+                continue
+            number = _number(value, scale)
+            found[key][source] = Scored(*key, source, number, scale)
+    return found
+
+
+def _number(value: float | bool, scale: ScaleRef | None) -> float:
+    if isinstance(value, bool):
+        low, high = (scale.min, scale.max) if scale is not None else (0.0, 1.0)
+        return high if value else low
+    return float(value)
+
 
 HOUR = 3600.0
 APPROVAL_BUCKETS = ((1, "< 1 h"), (6, "1–6 h"), (24, "6–24 h"), (72, "1–3 d"), (168, "3–7 d"))
@@ -117,3 +180,72 @@ def _median(values: list[float]) -> float | None:
     if len(ordered) % 2:
         return ordered[middle]
     return (ordered[middle - 1] + ordered[middle]) / 2
+
+
+THRESHOLD_JOBS = 50
+MIN_JOBS = 3
+MAX_GROWTH_POINTS = 60
+
+
+def weights_section(
+    facts: Iterable[JobFacts], config: ReputationConfig, *, seed: int = SEED
+) -> dict[str, Any]:
+    """Spearman's ρ between rubric_quality and the trust-weighted rating, and the job count."""
+    jobs = sorted(
+        (j for j in facts if j.state == "completed" and j.rubric_quality is not None),
+        key=lambda j: (j.closed_at or j.last_at, j.repo, j.pr),
+    )
+    rated = [(j, _job_rating(j, config)) for j in jobs]
+    kept = [(j, r) for j, r in rated if r is not None]
+    quality = [round(j.rubric_quality or 0.0, 6) for j, _ in kept]
+    ratings = [round(r or 0.0, 6) for _, r in kept]
+    estimate = spearman_estimate(quality, ratings, seed=seed)
+    return {
+        "threshold_jobs": THRESHOLD_JOBS,
+        "jobs": len(kept),
+        "reached": len(kept) >= THRESHOLD_JOBS,
+        "spearman": estimate.value,
+        "spearman_low": estimate.low,
+        "spearman_high": estimate.high,
+        "seed": seed,
+        "resamples": RESAMPLES,
+        "weights": config.weights.model_dump(),
+        "by_rating": _by_rating(quality, ratings),
+        "growth": _growth([j for j, _ in kept]),
+    }
+
+
+def _job_rating(job: JobFacts, config: ReputationConfig) -> float | None:
+    numerator = denominator = 0.0
+    for role, rating in job.ratings:
+        weight = config.trust.for_role(role)
+        numerator += weight * (rating - 1) / 4
+        denominator += weight
+    return numerator / denominator if denominator else None
+
+
+def _by_rating(quality: list[float], ratings: list[float]) -> dict[str, dict[str, float]]:
+    """Mean rubric_quality of the jobs at each (rounded) star rating."""
+    stars = [1 + round(r * 4) for r in ratings]
+    counts = Counter(stars)
+    sums: dict[int, float] = dict.fromkeys(counts, 0.0)
+    for star, value in zip(stars, quality, strict=True):
+        sums[star] += value
+    return {
+        str(star): {
+            "jobs": counts[star],
+            "mean_rubric_quality": round(sums[star] / counts[star], 6),
+        }
+        for star in sorted(counts)
+    }
+
+
+def _growth(jobs: list[JobFacts]) -> list[dict[str, Any]]:
+    """How many jobs with both signals there were over time (at most 60 points)."""
+    step = max(1, len(jobs) // MAX_GROWTH_POINTS)
+    points = [
+        {"at": rfc3339(job.closed_at or job.last_at), "jobs": index + 1}
+        for index, job in enumerate(jobs)
+        if (index + 1) % step == 0 or index + 1 == len(jobs)
+    ]
+    return points

@@ -1,4 +1,4 @@
-"""The report's sections: charts with their data tables and short explanations (pure)."""
+"""The index's five sections: charts with their data tables and short explanations (pure)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,43 @@ from typing import Any
 
 from rubricate.ledger.reputation import COMPONENTS
 from rubricate.report import charts
-from rubricate.report.calibration import MACHINES
-from rubricate.report.html import cards, empty, figure, number, section, table
-from rubricate.report.pairs import SOURCES
+from rubricate.report.pages import cards, empty, figure, number, section, table
+from rubricate.report.scores import SOURCES
+from rubricate.report.stats import MACHINES
 
 Doc = Mapping[str, Any]
 BANDS = tuple(f"{i / 10:.1f}–{(i + 1) / 10:.1f}" for i in range(10))
+HISTOGRAMS = (
+    (
+        "score-change",
+        "change_histogram",
+        "Change from first submission to final approval",
+        "Jobs by normalized final score minus normalized first score, in tenths.",
+        "change (final − first)",
+    ),
+    (
+        "revisions",
+        "revisions_histogram",
+        "Revisions requested per job",
+        "Jobs by how many revisions reviewers requested.",
+        "revisions requested",
+    ),
+    (
+        "approval-time",
+        "approval_histogram",
+        "Time to approval",
+        "Completed jobs by the time from the first event to the final approval.",
+        "time to approval",
+    ),
+)
+CALIBRATION_HEADERS = (
+    "criterion|versus reviewer|pairs|weighted κ [95% CI]|exact agreement|mean difference"
+)
+AUDITS: tuple[tuple[str, str, tuple[str, ...], str], ...] = (
+    ("Overrides", "overrides", ("reason",), "No override."),
+    ("Bypassed gates", "bypassed", (), "No merge bypassed the gate."),
+    ("Disputes", "disputes", ("feedback",), "No dispute."),
+)
 
 
 def all_sections(report: Doc, authors_table: str) -> Iterator[str]:
@@ -84,36 +115,10 @@ def scores(report: Doc) -> str:
     dist = report["scores"]["distributions"]
     summary = report["scores"]["summary"]
     figures = [_distribution(criterion, by_source) for criterion, by_source in dist.items()]
-    figures.append(
-        _histogram(
-            "score-change",
-            "Change from first submission to final approval",
-            "Jobs by normalized final score minus normalized first score, in tenths.",
-            summary["change_histogram"],
-            "change (final − first)",
-            "jobs",
-        )
-    )
-    figures.append(
-        _histogram(
-            "revisions",
-            "Revisions requested per job",
-            "Jobs by how many revisions reviewers requested.",
-            summary["revisions_histogram"],
-            "revisions requested",
-            "jobs",
-        )
-    )
-    figures.append(
-        _histogram(
-            "approval-time",
-            "Time to approval",
-            "Completed jobs by the time from the first event to the final approval.",
-            summary["approval_histogram"],
-            "time to approval",
-            "jobs",
-        )
-    )
+    figures += [
+        _histogram(chart_id, title, desc, summary[key], x_title, "jobs")
+        for chart_id, key, title, desc, x_title in HISTOGRAMS
+    ]
     top = cards(
         [
             ("mean first (normalized)", number(summary["mean_first"], 3)),
@@ -144,25 +149,9 @@ def calibration(report: Doc) -> str:
                 rows.append([criterion, machine, m["n"], m["status"], "–", "–"])
                 continue
             interval = f"{m['kappa']:.3f} [{_f(m['kappa_low'])}, {_f(m['kappa_high'])}]"
-            rows.append(
-                [
-                    criterion,
-                    machine,
-                    m["n"],
-                    interval,
-                    f"{m['exact_agreement']:.1%}",
-                    f"{m['mean_difference']:+.3f}",
-                ]
-            )
-    headers = [
-        "criterion",
-        "versus reviewer",
-        "pairs",
-        "weighted κ [95% CI]",
-        "exact agreement",
-        "mean difference",
-    ]
-    numbers = table(headers, rows, text_columns=(0, 1, 3))
+            agree, lenient = f"{m['exact_agreement']:.1%}", f"{m['mean_difference']:+.3f}"
+            rows.append([criterion, machine, m["n"], interval, agree, lenient])
+    numbers = table(CALIBRATION_HEADERS.split("|"), rows, text_columns=(0, 1, 3))
     lead = (
         "Machine and reviewer scores of the same criterion on the same version. Quadratic-weighted "
         f"Cohen's κ with a 95% bootstrap interval ({data['resamples']} resamples, seed "
@@ -171,12 +160,8 @@ def calibration(report: Doc) -> str:
     )
     usable = {c: v for c, v in criteria.items() if any(v[m]["status"] == "ok" for m in MACHINES)}
     if not usable:
-        return section(
-            "calibration",
-            "3 · Calibration",
-            lead,
-            empty("Insufficient data: no criterion has 30 pairs yet.") + (numbers if rows else ""),
-        )
+        body = empty("Insufficient data: no criterion has 30 pairs yet.")
+        return section("calibration", "3 · Calibration", lead, body + (numbers if rows else ""))
     series = {
         f"{m} vs reviewer": [
             (v[m]["kappa"], v[m]["kappa_low"], v[m]["kappa_high"])
@@ -195,30 +180,20 @@ def calibration(report: Doc) -> str:
         series,
         y_title="weighted κ",
     )
-    return section(
-        "calibration",
-        "3 · Calibration",
-        lead,
-        '<div class="grid">'
-        + figure("Agreement with reviewers (weighted κ)", svg, numbers)
-        + f"<div>{numbers}</div></div>",
-    )
+    chart = figure("Agreement with reviewers (weighted κ)", svg, numbers)
+    body = f'<div class="grid">{chart}<div>{numbers}</div></div>'
+    return section("calibration", "3 · Calibration", lead, body)
 
 
 def weights(report: Doc) -> str:
     """Section 4: rubric_quality against the trust-weighted rating."""
     data = report["weights"]
-    rho = data["spearman"]
     state = "reached" if data["reached"] else "not reached yet"
+    low, high = data["spearman_low"], data["spearman_high"]
     stats = cards(
         [
-            ("Spearman ρ", number(rho, 3)),
-            (
-                "95% interval",
-                "–"
-                if data["spearman_low"] is None
-                else f"{data['spearman_low']:.2f} … {data['spearman_high']:.2f}",
-            ),
+            ("Spearman ρ", number(data["spearman"], 3)),
+            ("95% interval", "–" if low is None else f"{low:.2f} … {high:.2f}"),
             ("jobs with both signals", f"{data['jobs']:,}"),
             (f"threshold ~{data['threshold_jobs']}", state),
         ]
@@ -231,12 +206,8 @@ def weights(report: Doc) -> str:
         + "."
     )
     if not data["growth"]:
-        return section(
-            "weights",
-            "4 · Weights",
-            lead,
-            stats + empty("No completed job has both a rubric_quality and a rating yet."),
-        )
+        none = empty("No completed job has both a rubric_quality and a rating yet.")
+        return section("weights", "4 · Weights", lead, stats + none)
     growth = charts.growth(
         "weights-growth",
         data["growth"],
@@ -244,11 +215,8 @@ def weights(report: Doc) -> str:
         "Completed jobs with both signals over time, against Agora's threshold of about "
         f"{data['threshold_jobs']}.",
     )
-    growth_fig = figure(
-        "Jobs with both signals",
-        growth,
-        table(["time", "jobs"], [(p["at"], p["jobs"]) for p in data["growth"]]),
-    )
+    points = table(["time", "jobs"], [(p["at"], p["jobs"]) for p in data["growth"]])
+    growth_fig = figure("Jobs with both signals", growth, points)
     stars = data["by_rating"]
     bars = charts.grouped_bars(
         "weights-by-rating",
@@ -261,85 +229,25 @@ def weights(report: Doc) -> str:
         formatter=lambda v: f"{v:.2f}",
         value_range=(0, 1),
     )
-    bars_fig = figure(
-        "Mean rubric_quality by rating",
-        bars,
-        table(
-            ["rating", "jobs", "mean rubric_quality"],
-            [(s, v["jobs"], v["mean_rubric_quality"]) for s, v in stars.items()],
-        ),
-    )
-    return section(
-        "weights", "4 · Weights", lead, stats + f'<div class="grid">{growth_fig}{bars_fig}</div>'
-    )
+    rows = [(s, v["jobs"], v["mean_rubric_quality"]) for s, v in stars.items()]
+    data = table(["rating", "jobs", "mean rubric_quality"], rows)
+    bars_fig = figure("Mean rubric_quality by rating", bars, data)
+    body = f'<div class="grid">{growth_fig}{bars_fig}</div>'
+    return section("weights", "4 · Weights", lead, stats + body)
 
 
 def audit(report: Doc) -> str:
     """Section 5: overrides, bypassed gates and disputes."""
     data = report["audit"]
     parts = [
-        "<h3>Overrides</h3>",
-        _audit_table(data["overrides"], ["reason"]) if data["overrides"] else empty("No override."),
-        "<h3>Bypassed gates</h3>",
-        _audit_table(data["bypassed"], [])
-        if data["bypassed"]
-        else empty("No merge bypassed the gate."),
-        "<h3>Disputes</h3>",
-        _audit_table(data["disputes"], ["feedback"]) if data["disputes"] else empty("No dispute."),
+        f"<h3>{title}</h3>" + (_audit_table(data[key], extra) if data[key] else empty(none))
+        for title, key, extra, none in AUDITS
     ]
     lead = (
         "Every override with its reason, approver and version; "
         "every merge that bypassed the gate; every dispute."
     )
     return section("audit", "5 · Audit", lead, "".join(parts))
-
-
-def author_section(entry: Doc, jobs: Sequence[Doc]) -> str:
-    """One author's reputation in one repository: numbers, chart over time, jobs."""
-    points = entry["series"]
-    components = entry["components"]
-    top = cards(
-        [
-            ("reputation", number(entry["reputation"], 3)),
-            ("coverage", number(entry["coverage_share"], 2)),
-        ]
-        + [
-            (
-                f"{name.replace('_', ' ')} (n={components[name]['n']})",
-                number(components[name]["value"], 3),
-            )
-            for name in COMPONENTS
-        ]
-    )
-    desc = (
-        f"{entry['author']}'s reputation and its five components "
-        f"as of each completed job ({len(points)} points)."
-    )
-    svg = charts.reputation_over_time(f"series-{entry['slug']}", points, desc)
-    headers = ["time", "completed PR", "reputation", *(n.replace("_", " ") for n in COMPONENTS)]
-    rows = [
-        [
-            p["at"],
-            f"#{p['pr']}" if p["pr"] else "–",
-            p["reputation"],
-            *(_with_n(p["components"][n]) for n in COMPONENTS),
-        ]
-        for p in points
-    ]
-    chart = figure("Reputation over time", svg, table(headers, rows, text_columns=(0, 1)))
-    from rubricate.report.pages import job_table
-
-    heading = f"<h2>{escape(entry['author'])} in {escape(entry['repo'])}</h2>"
-    return (
-        heading
-        + top
-        + chart
-        + "<h3>Jobs</h3>"
-        + (
-            job_table([j for j in jobs if j["repo"] == entry["repo"]])
-            or empty("No job in the window.")
-        )
-    )
 
 
 def _distribution(criterion: str, by_source: Doc) -> str:
@@ -368,15 +276,9 @@ def _distribution(criterion: str, by_source: Doc) -> str:
 def _histogram(
     chart_id: str, title: str, desc: str, counts: Mapping[str, int], x_title: str, y_title: str
 ) -> str:
+    series = {y_title: list(counts.values())}
     svg = charts.grouped_bars(
-        chart_id,
-        title,
-        desc,
-        list(counts),
-        {y_title: list(counts.values())},
-        x_title=x_title,
-        y_title=y_title,
-        counts=True,
+        chart_id, title, desc, list(counts), series, x_title=x_title, y_title=y_title, counts=True
     )
     return figure(title, svg, table([x_title, y_title], counts.items()))
 
@@ -384,23 +286,11 @@ def _histogram(
 def _audit_table(rows: Sequence[Doc], extra: Sequence[str]) -> str:
     headers = ["time", "repository", "PR", "version", "author", "by", *extra]
     cells = [
-        [
-            r["at"],
-            r["repo"],
-            f"#{r['pr']}",
-            f"v{r['version']}",
-            r["author"],
-            r["actor"],
-            *(r.get(x) for x in extra),
-        ]
+        [r["at"], r["repo"], f"#{r['pr']}", f"v{r['version']}", r["author"], r["actor"]]
+        + [r.get(x) for x in extra]
         for r in rows
     ]
     return table(headers, cells, text_columns=(0, 1, 2, 3, 4, 5, 6))
-
-
-def _with_n(component: Doc) -> str:
-    value = component["value"]
-    return f"{'–' if value is None else f'{value:.3f}'} (n={component['n']})"
 
 
 def _f(value: float | None) -> str:

@@ -3,17 +3,25 @@
 Pages are made and written one at a time, so the site is never held in memory as a whole.
 With many authors, the author pages (one chart each) are drawn by a pool of processes, one per
 core; each writes its own pages. Progress goes to `progress` (the CLI passes stderr when it is
-a terminal).
+a terminal). The site's `style.css` (the pages' CSS and every chart's) is written last.
+
+The markdown summary (`report_markdown`, pure) is compact GitHub markdown for
+`$GITHUB_STEP_SUMMARY`: small tables, and Mermaid `xychart-beta` charts, which GitHub renders.
 """
 
 from __future__ import annotations
 
+import gc
 import json
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from importlib import resources
 from pathlib import Path
 from typing import Any
+
+from rubricate.ledger.reputation import COMPONENTS
+from rubricate.report.stats import MACHINES
 
 Progress = Callable[[str], None]
 PARALLEL_FROM = 64
@@ -29,21 +37,44 @@ def write_site(
     workers: int | None = None,
     parallel_from: int = PARALLEL_FROM,
 ) -> list[Path]:
-    """`index.html`, the sorted author tables, one page per author, and `report.json`."""
-    from rubricate.report.pages import author_slugs, index_page, sort_pages
+    """`index.html`, the sorted author tables, one page per author, `report.json` and the one
+    `style.css` they all link (written last: it holds the CSS of every chart drawn)."""
+    from rubricate.report import charts
 
     (out / "authors").mkdir(parents=True, exist_ok=True)
+    charts.STYLES.clear()
+    gc.freeze()  # the document lives to the end: collections while drawing skip it
+    try:
+        count = workers or min(os.cpu_count() or 1, 8)
+        return _write_pages(report, out, progress, count, parallel_from)
+    finally:
+        gc.unfreeze()
+
+
+def _write_pages(
+    report: Mapping[str, Any], out: Path, progress: Progress, count: int, parallel_from: int
+) -> list[Path]:
+    from rubricate.report.pages import author_slugs, index_page, sort_pages
+
     written = [_write(out / "index.html", index_page(report))]
     progress("index.html")
     written += [_write(out / name, text) for name, text in sort_pages(report)]
     slugs = author_slugs(report)
-    count = workers or min(os.cpu_count() or 1, 8)
     if count > 1 and len(slugs) >= parallel_from:
         written += _parallel_authors(report, out, slugs, count, progress)
     else:
         written += _write_authors(report, out, slugs, progress)
     written.append(write_json(report, out / "report.json"))
+    written.append(_write(out / "style.css", stylesheet()))
     return written
+
+
+def stylesheet() -> str:
+    """The site's one stylesheet: the pages' CSS, then every chart's."""
+    from rubricate.report import charts
+
+    pages = resources.files("rubricate.report").joinpath("style.css").read_text(encoding="utf-8")
+    return f"{pages}\n{charts.stylesheet()}\n"
 
 
 def _write_authors(
@@ -62,11 +93,14 @@ def _write_authors(
 def _parallel_authors(
     report: Mapping[str, Any], out: Path, slugs: Sequence[str], workers: int, progress: Progress
 ) -> list[Path]:
+    from rubricate.report import charts
+
     chunks = [list(slugs[i : i + 25]) for i in range(0, len(slugs), 25)]
     written: list[Path] = []
     with ProcessPoolExecutor(workers, initializer=_start_worker, initargs=(report, out)) as pool:
-        for paths in pool.map(_draw_chunk, chunks):
+        for paths, styles in pool.map(_draw_chunk, chunks):
             written += [Path(p) for p in paths]
+            charts.STYLES.update(styles)
             progress(f"author pages {len(written)}/{len(slugs)}")
     return written
 
@@ -75,15 +109,15 @@ def _start_worker(report: Mapping[str, Any], out: Path) -> None:
     _worker["report"], _worker["out"] = report, out
 
 
-def _draw_chunk(slugs: list[str]) -> list[str]:
+def _draw_chunk(slugs: list[str]) -> tuple[list[str], dict[str, str]]:
+    from rubricate.report import charts
+
     paths = _write_authors(_worker["report"], _worker["out"], slugs, lambda _: None)
-    return [str(p) for p in paths]
+    return [str(p) for p in paths], charts.STYLES
 
 
 def write_markdown(report: Mapping[str, Any], out: Path) -> Path:
     """`report.md`, compact enough for `$GITHUB_STEP_SUMMARY`."""
-    from rubricate.report.markdown import report_markdown
-
     out.mkdir(parents=True, exist_ok=True)
     return _write(out / "report.md", report_markdown(report))
 
@@ -91,13 +125,150 @@ def write_markdown(report: Mapping[str, Any], out: Path) -> Path:
 def write_json(report: Mapping[str, Any], path: Path) -> Path:
     """Every number the pages show, as JSON."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", encoding="utf-8") as handle:
-        # Compact: the C encoder; an indented dump is several times slower on large ledgers.
-        json.dump(report, handle, sort_keys=True, allow_nan=False, separators=(",", ":"))
-        handle.write("\n")
-    return path
+    # `dumps`, compact: only then does json use its C encoder (`dump` never does).
+    text = json.dumps(report, sort_keys=True, allow_nan=False, separators=(",", ":"))
+    return _write(path, text + "\n")
 
 
 def _write(path: Path, text: str) -> Path:
     path.write_text(text, encoding="utf-8")
     return path
+
+
+TOP_AUTHORS = 15
+
+
+def report_markdown(report: Mapping[str, Any]) -> str:
+    """The whole summary."""
+    lines = ["## rubricate report", ""]
+    lines += [
+        f"Ledger up to {report['generated_at'] or '–'}: {report['ledger']['events']:,} events."
+    ]
+    problems = report["ledger"]["problems"]
+    if problems:
+        lines += [
+            "",
+            f"> [!WARNING]\n> {len(problems)} ledger line(s) kept aside, e.g. `{_md(problems[0])}`",
+        ]
+    if not report["ledger"]["events"]:
+        return "\n".join([*lines, "", "No data yet: the ledger has no events.", ""])
+    lines += ["", *_reputation(report), "", *_scores(report), "", *_calibration(report)]
+    lines += ["", *_weights(report), "", *_audit(report), ""]
+    return "\n".join(lines)
+
+
+def _reputation(report: Mapping[str, Any]) -> list[str]:
+    authors = sorted(report["authors"], key=lambda a: (-(a["reputation"] or 0), a["author"]))
+    rows = [
+        [
+            a["author"],
+            a["repo"],
+            _n(a["reputation"]),
+            *(_n(a["components"][c]["value"]) for c in COMPONENTS),
+        ]
+        for a in authors[:TOP_AUTHORS]
+    ]
+    more = len(authors) - TOP_AUTHORS
+    note = ["", f"…and {more} more authors."] if more > 0 else []
+    head = ["author", "repo", "reputation", *(c.replace("_", " ") for c in COMPONENTS)]
+    return ["### Reputation", "", *_table(head, rows), *note]
+
+
+def _scores(report: Mapping[str, Any]) -> list[str]:
+    summary = report["scores"]["summary"]
+    hist = summary["change_histogram"]
+    chart = _mermaid_bars(
+        "Change from first submission to final approval", "change", list(hist), list(hist.values())
+    )
+    facts = [
+        f"Mean first {_n(summary['mean_first'])}, mean final {_n(summary['mean_final'])}, "
+        f"{summary['improved']:,} of {summary['with_both_moments']:,} jobs improved in review; "
+        f"median time to approval {_n(summary['median_hours_to_approval'], 1)} h."
+    ]
+    return ["### Scores", "", *facts, "", *chart]
+
+
+def _calibration(report: Mapping[str, Any]) -> list[str]:
+    rows = []
+    for criterion, by_machine in report["calibration"]["criteria"].items():
+        for machine in MACHINES:
+            m = by_machine[machine]
+            if m["status"] != "ok":
+                rows.append([criterion, machine, str(m["n"]), m["status"], "–", "–"])
+            else:
+                kappa = f"{m['kappa']:.2f} [{_n(m['kappa_low'], 2)}, {_n(m['kappa_high'], 2)}]"
+                rows.append(
+                    [
+                        criterion,
+                        machine,
+                        str(m["n"]),
+                        kappa,
+                        f"{m['exact_agreement']:.0%}",
+                        f"{m['mean_difference']:+.2f}",
+                    ]
+                )
+    head = ["criterion", "vs reviewer", "pairs", "weighted κ [95% CI]", "exact", "mean diff"]
+    return ["### Calibration", "", *(_table(head, rows) if rows else ["No pairs yet."])]
+
+
+def _weights(report: Mapping[str, Any]) -> list[str]:
+    w = report["weights"]
+    interval = (
+        "–" if w["spearman_low"] is None else f"[{w['spearman_low']:.2f}, {w['spearman_high']:.2f}]"
+    )
+    state = "reached" if w["reached"] else "not reached yet"
+    return [
+        "### Weights",
+        "",
+        "Spearman ρ between rubric_quality and the trust-weighted rating: "
+        f"{_n(w['spearman'])} {interval} "
+        f"over {w['jobs']:,} jobs (Agora's threshold of ~{w['threshold_jobs']}: {state}).",
+    ]
+
+
+def _audit(report: Mapping[str, Any]) -> list[str]:
+    a = report["audit"]
+    lines = [
+        "### Audit",
+        "",
+        f"{len(a['overrides'])} override(s), {len(a['bypassed'])} bypassed gate(s), "
+        f"{len(a['disputes'])} dispute(s).",
+    ]
+    if a["overrides"]:
+        rows = [
+            [o["at"], f"#{o['pr']}", f"v{o['version']}", o["actor"], o["reason"]]
+            for o in a["overrides"][:10]
+        ]
+        lines += ["", *_table(["time", "PR", "version", "approver", "reason"], rows)]
+    return lines
+
+
+def _mermaid_bars(
+    title: str, x_title: str, labels: Sequence[str], values: Sequence[int]
+) -> list[str]:
+    if not values:
+        return []
+    axis = ", ".join(f'"{label}"' for label in labels)
+    return [
+        "```mermaid",
+        "xychart-beta",
+        f'    title "{title}"',
+        f'    x-axis "{x_title}" [{axis}]',
+        f'    y-axis "jobs" 0 --> {max(max(values), 1)}',
+        f"    bar [{', '.join(str(v) for v in values)}]",
+        "```",
+    ]
+
+
+def _table(head: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(_md(c) for c in row) + " |" for row in rows]
+    return lines
+
+
+def _md(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ").replace("<", "&lt;")
+
+
+def _n(value: float | None, digits: int = 3) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"

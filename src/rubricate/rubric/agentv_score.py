@@ -25,11 +25,22 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Literal
 
 from rubricate.errors import ScoreError
-from rubricate.rubric.model import TOLERANCE, Criterion, Grader, Rubric, ScoreValue
-from rubricate.rubric.scoring import CriterionResult, ScoreResult, at_least, numeric
+from rubricate.rubric import scoring
+from rubricate.rubric.model import (
+    TOLERANCE,
+    Criterion,
+    CriterionResult,
+    Grader,
+    Rubric,
+    ScoreResult,
+    ScoreValue,
+    at_least,
+)
+from rubricate.rubric.scoring import numeric
 
 ANALYTIC_PASS = 7
 GRADER_PASS = 0.8
@@ -127,6 +138,22 @@ class _Grade:
     score: float
     verdict: GraderVerdict
     failed: tuple[str, ...]
+
+
+def score_any(rubric: Rubric, scores: Mapping[str, ScoreValue]) -> ScoreResult:
+    """Score any rubric: an AgentV test per grader, every other rubric by `scoring.score`."""
+    return score_graders(rubric, scores) if rubric.graders else scoring.score(rubric, scores)
+
+
+def check_any(rubric: Rubric, criterion_id: str, value: ScoreValue) -> ScoreValue:
+    """`scoring.check_score`; for an AgentV test also refuse a reply AgentV would refuse."""
+    also = partial(check_grader_value, rubric) if rubric.graders else None
+    return scoring.check_score(rubric, criterion_id, value, also)
+
+
+def check_all(rubric: Rubric, scores: Mapping[str, ScoreValue]) -> dict[str, ScoreValue]:
+    """`check_any` over a mapping of exact criterion ids to scores."""
+    return {cid: check_any(rubric, cid, value) for cid, value in scores.items()}
 
 
 def score_graders(rubric: Rubric, scores: Mapping[str, ScoreValue]) -> AgentVScoreResult:

@@ -11,8 +11,6 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
 
-from rubricate.rubric.located import TAG_LIST, TAG_MAPPING, TAG_TEXT, shape_tag
-
 Number = Annotated[float, Field(allow_inf_nan=False)]
 Weight = Annotated[
     float, Field(gt=0, allow_inf_nan=False, description="Relative importance; a positive number.")
@@ -29,7 +27,21 @@ MinScore = Annotated[
 Version = Annotated[
     str | int | float, Field(description="The rubric version, recorded with scores.")
 ]
+TAG_TEXT = "<text>"
+TAG_MAPPING = "<mapping>"
+TAG_LIST = "<list>"
 RANGE_KEY_PATTERN = r"^\s*(10|[0-9])\s*(-\s*(10|[0-9])\s*)?$"
+
+
+def shape_tag(value: Any) -> str | None:
+    """The union tag for a value's YAML shape: text, mapping or list (None for other shapes)."""
+    if isinstance(value, str):
+        return TAG_TEXT
+    if isinstance(value, dict):
+        return TAG_MAPPING
+    if isinstance(value, list):
+        return TAG_LIST
+    return None
 
 
 class _Strict(BaseModel):

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rubricate.rubric.model import Anchor, Scale, ScoreRange
-from rubricate.yamlsource import Loc, Problems
 
 if TYPE_CHECKING:
     from rubricate.rubric.files import AnchorSpec, RangeSpec
+    from rubricate.yamlsource import Loc, Problems
 
 ANALYTIC_MIN = 0
 ANALYTIC_MAX = 10

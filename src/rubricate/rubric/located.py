@@ -14,25 +14,12 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from rubricate.errors import Diagnostic, SourceError
+from rubricate.rubric.files import TAG_LIST, TAG_MAPPING, TAG_TEXT
 from rubricate.yamlsource import Loc, Locator, did_you_mean, sorted_diagnostics
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
-TAG_TEXT = "<text>"
-TAG_MAPPING = "<mapping>"
-TAG_LIST = "<list>"
 _TAGS = frozenset({TAG_TEXT, TAG_MAPPING, TAG_LIST})
 _MAPPING_TYPES = frozenset({"model_type", "model_attributes_type", "dict_type"})
-
-
-def shape_tag(value: Any) -> str | None:
-    """The union tag for a value's YAML shape: text, mapping or list (None for other shapes)."""
-    if isinstance(value, str):
-        return TAG_TEXT
-    if isinstance(value, dict):
-        return TAG_MAPPING
-    if isinstance(value, list):
-        return TAG_LIST
-    return None
 
 
 def validate_located(model: type[ModelT], data: Any, locator: Locator) -> ModelT:

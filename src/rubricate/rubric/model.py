@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -10,6 +11,7 @@ Dialect = Literal["native", "agentv-assert", "agentv-assertions", "agentv-evalua
 ScaleKind = Literal["points", "checklist", "analytic", "open"]
 JudgedFrom = Literal["request", "submission"]
 ScoreValue = float | bool | None
+Verdict = Literal["pass", "fail", "incomplete"]
 TOLERANCE = 1e-9
 """The slack every score comparison allows (ranges, bars, weight sums)."""
 """A criterion score: a number on the rubric's scale, a binary answer, or null."""
@@ -126,3 +128,66 @@ class Rubric(_Frozen):
     def ref(self) -> dict[str, str]:
         """The `{id, version}` pair recorded with every score."""
         return {"id": self.id, "version": self.version}
+
+
+def at_least(value: float, bar: float) -> bool:
+    """`value >= bar` within the 1e-9 tolerance."""
+    return value >= bar - TOLERANCE
+
+
+@dataclass(frozen=True)
+class CriterionResult:
+    """One criterion's score and whether it cleared its own bars (None when unscored)."""
+
+    id: str
+    score: ScoreValue
+    passed: bool | None
+
+
+@dataclass(frozen=True)
+class ScoreResult:
+    """The outcome of scoring a rubric with a set of criterion scores."""
+
+    rubric_id: str
+    rubric_version: str
+    weighted_total: float | None
+    normalized: float | None
+    verdict: Verdict
+    criteria: tuple[CriterionResult, ...]
+    failed: tuple[str, ...] = field(default=())
+    missing: tuple[str, ...] = field(default=())
+    best_total: float | None = None
+    """With scores missing: the highest weighted total still reachable (None when unbounded)."""
+
+    @property
+    def decided(self) -> bool:
+        """True when no score still to come can change the verdict."""
+        return self.verdict != "incomplete"
+
+    @property
+    def scored_count(self) -> int:
+        """How many criteria have a score (null on a nullable criterion counts as scored)."""
+        return len(self.criteria) - len(self.missing)
+
+    def as_dict(self) -> dict[str, object]:
+        """The `rubricate rubric score --json` shape."""
+        return {
+            "rubric": {"id": self.rubric_id, "version": self.rubric_version},
+            "weighted_total": self.weighted_total,
+            "normalized": self.normalized,
+            "verdict": self.verdict,
+            "criteria": [{"id": c.id, "score": c.score, "passed": c.passed} for c in self.criteria],
+            "failed": list(self.failed),
+            "missing": list(self.missing),
+            "best_total": self.best_total,
+        }
+
+
+def normalize(scale: Scale, value: float) -> float:
+    """`(x - min) / (max - min)`, unclamped (an open scale may exceed 1)."""
+    return (value - scale.min) / (scale.max - scale.min)
+
+
+def clamp01(value: float) -> float:
+    """Clamp to [0, 1], as reputation uses normalized scores."""
+    return min(1.0, max(0.0, value))

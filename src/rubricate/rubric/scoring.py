@@ -11,68 +11,23 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Literal
+from collections.abc import Callable, Mapping
 
 from rubricate.errors import ScoreError
-from rubricate.rubric.model import TOLERANCE, Criterion, Rubric, Scale, ScoreValue
+from rubricate.rubric.model import (
+    TOLERANCE,
+    Criterion,
+    CriterionResult,
+    Rubric,
+    Scale,
+    ScoreResult,
+    ScoreValue,
+    Verdict,
+    at_least,
+    normalize,
+)
 
 REQUIRED_NORMALIZED = 0.7
-Verdict = Literal["pass", "fail", "incomplete"]
-
-
-def at_least(value: float, bar: float) -> bool:
-    """`value >= bar` within the 1e-9 tolerance."""
-    return value >= bar - TOLERANCE
-
-
-@dataclass(frozen=True)
-class CriterionResult:
-    """One criterion's score and whether it cleared its own bars (None when unscored)."""
-
-    id: str
-    score: ScoreValue
-    passed: bool | None
-
-
-@dataclass(frozen=True)
-class ScoreResult:
-    """The outcome of scoring a rubric with a set of criterion scores."""
-
-    rubric_id: str
-    rubric_version: str
-    weighted_total: float | None
-    normalized: float | None
-    verdict: Verdict
-    criteria: tuple[CriterionResult, ...]
-    failed: tuple[str, ...] = field(default=())
-    missing: tuple[str, ...] = field(default=())
-    best_total: float | None = None
-    """With scores missing: the highest weighted total still reachable (None when unbounded)."""
-
-    @property
-    def decided(self) -> bool:
-        """True when no score still to come can change the verdict."""
-        return self.verdict != "incomplete"
-
-    @property
-    def scored_count(self) -> int:
-        """How many criteria have a score (null on a nullable criterion counts as scored)."""
-        return len(self.criteria) - len(self.missing)
-
-    def as_dict(self) -> dict[str, object]:
-        """The `rubricate rubric score --json` shape."""
-        return {
-            "rubric": {"id": self.rubric_id, "version": self.rubric_version},
-            "weighted_total": self.weighted_total,
-            "normalized": self.normalized,
-            "verdict": self.verdict,
-            "criteria": [{"id": c.id, "score": c.score, "passed": c.passed} for c in self.criteria],
-            "failed": list(self.failed),
-            "missing": list(self.missing),
-            "best_total": self.best_total,
-        }
 
 
 def numeric(scale: Scale, value: float | bool) -> float:
@@ -85,16 +40,6 @@ def numeric(scale: Scale, value: float | bool) -> float:
         return float(value)
     except OverflowError:
         raise ScoreError(f"{value} is too large to be a score") from None
-
-
-def normalize(scale: Scale, value: float) -> float:
-    """`(x - min) / (max - min)`, unclamped (an open scale may exceed 1)."""
-    return (value - scale.min) / (scale.max - scale.min)
-
-
-def clamp01(value: float) -> float:
-    """Clamp to [0, 1], as reputation uses normalized scores."""
-    return min(1.0, max(0.0, value))
 
 
 def allowed_range(rubric: Rubric, criterion: Criterion) -> str:
@@ -111,8 +56,16 @@ def allowed_range(rubric: Rubric, criterion: Criterion) -> str:
     return text + (", or null" if criterion.nullable else "")
 
 
-def check_score(rubric: Rubric, criterion_id: str, value: ScoreValue) -> ScoreValue:
-    """Validate one score for a criterion and return it in canonical form."""
+def check_score(
+    rubric: Rubric,
+    criterion_id: str,
+    value: ScoreValue,
+    also: Callable[[Criterion, float], None] | None = None,
+) -> ScoreValue:
+    """Validate one score for a criterion and return it in canonical form.
+
+    `also` is a further check of a number in the rubric dialect's own terms (AgentV's replies,
+    see `agentv_score.check_any`), made before the range is checked."""
     criterion = _criterion_or_error(rubric, criterion_id)
     if value is None:
         if criterion.nullable:
@@ -132,10 +85,8 @@ def check_score(rubric: Rubric, criterion_id: str, value: ScoreValue) -> ScoreVa
     if not isinstance(value, (int, float)):
         raise ScoreError(f"{criterion_id}: {value!r} is not a score; expected {expected}")
     number = _as_float(value)
-    if rubric.graders:  # AgentV: whole 0-10 replies, checklist answers at the ends
-        from rubricate.rubric.agentv_score import check_grader_value
-
-        check_grader_value(rubric, criterion, number)
+    if also is not None:
+        also(criterion, number)
     if scale.binary and number in (0.0, 1.0):
         return number == 1.0
     if scale.binary or not math.isfinite(number) or not _in_range(scale, number):
@@ -143,30 +94,24 @@ def check_score(rubric: Rubric, criterion_id: str, value: ScoreValue) -> ScoreVa
     return number
 
 
-def check_scores(rubric: Rubric, scores: Mapping[str, ScoreValue]) -> dict[str, ScoreValue]:
-    """Validate a mapping of exact criterion ids to scores."""
-    return {cid: check_score(rubric, cid, value) for cid, value in scores.items()}
-
-
 def weighted_total(rubric: Rubric, scores: Mapping[str, ScoreValue]) -> float | None:
     """Plain-float `sum(w*s)/sum(w)` over the criteria that have a non-null score."""
-    numerator = 0.0
-    denominator = 0.0
-    for criterion in rubric.criteria:
-        value = scores.get(criterion.id)
-        if value is None:
-            continue
-        numerator += criterion.weight * numeric(rubric.scale, value)
-        denominator += criterion.weight
-    return numerator / denominator if denominator else None
+    given = [(c.weight, scores.get(c.id)) for c in rubric.criteria]
+    pairs = [(weight, numeric(rubric.scale, v)) for weight, v in given if v is not None]
+    denominator = sum(weight for weight, _ in pairs)
+    if not denominator:
+        return None
+    numerator = sum(weight * value for weight, value in pairs)
+    if math.isinf(numerator):  # huge scores on an open scale: the same mean, without overflow
+        return sum(weight / denominator * value for weight, value in pairs)
+    return numerator / denominator
 
 
 def score(rubric: Rubric, scores: Mapping[str, ScoreValue]) -> ScoreResult:
-    """Apply the scoring rules to already checked scores (see `check_scores`)."""
-    if rubric.graders:  # an AgentV test: per-grader scores, combined as AgentV combines them
-        from rubricate.rubric.agentv_score import score_graders
-
-        return score_graders(rubric, scores)
+    """Apply the scoring rules to already checked scores (see `check_score`); an AgentV test
+    with graders is scored by `agentv_score.score_any`."""
+    if rubric.graders:
+        raise ValueError(f"{rubric.id} is an AgentV test: score it with agentv_score.score_any")
     unknown = sorted(set(scores) - set(rubric.ids))
     if unknown:
         raise ScoreError(f"unknown criterion {unknown[0]!r}; valid ids: {', '.join(rubric.ids)}")
