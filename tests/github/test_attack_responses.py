@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,14 +25,6 @@ API = "https://api.github.com"
 REPORT = '{"widgets": ["a"], "total": 1}\n'
 SCORE = "/score spec=4 comp=4 qual=3 ver=3 format=4"
 SHA = "a" * 40
-
-
-@pytest.fixture
-def opened(tmp_path: Path, fake_github: FakeGitHub) -> Scenario:
-    scenario = Scenario(tmp_path, fake_github)
-    scenario.push({"out/report.json": REPORT}, "Add the report")
-    assert scenario.pr_event("opened").code == 0
-    return scenario
 
 
 def _adapter() -> GitHubAdapter:

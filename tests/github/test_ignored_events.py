@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 
-from tests.github.fake_github import FakeGitHub
 from tests.github.payloads import issue_comment_event, review_event
 from tests.github.scenario import AUTHOR, PR, WRITER, Scenario
 
@@ -31,14 +30,6 @@ NOTHING = {
     "a command in a hidden div": f"<div hidden>\n\n{SCORE}\n\n</div>",
     "a command in a display:none span": f'<span style="display: none">\n{SCORE}\n</span>',
 }
-
-
-@pytest.fixture
-def opened(tmp_path: Path, fake_github: FakeGitHub) -> Scenario:
-    scenario = Scenario(tmp_path, fake_github)
-    scenario.push({"out/report.json": REPORT}, "Add the report")
-    assert scenario.pr_event("opened").code == 0
-    return scenario
 
 
 @pytest.fixture
