@@ -234,3 +234,16 @@ def test_the_client_never_resends_a_post_whose_answer_was_lost(fake_github: Fake
     created = adapter.create_comment(PR, body, "<!-- rubricate:reply comment:1 -->")
     assert [c["id"] for c in fake_github.comments_on(PR)] == [created]
     assert fake_github.call_lines().count(f"POST /repos/{REPO}/issues/{PR}/comments") == 1
+
+
+def test_a_re_run_attempt_of_the_opened_event_finds_the_sticky_comment(
+    opened: Scenario, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = opened.env
+    monkeypatch.setattr(
+        opened, "env", lambda name, path: {**first(name, path), "GITHUB_RUN_ATTEMPT": "2"}
+    )
+    again = opened.pr_event("opened")
+    assert again.code == 0
+    assert f"POST /repos/{REPO}/issues/{PR}/comments" not in again.calls
+    assert len(_replies(opened)) == 1, "one sticky comment, never a second"

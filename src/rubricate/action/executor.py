@@ -169,7 +169,7 @@ class Executor:
             current = self._api.comment(known)
             if current is not None and self._is_sticky(current, effect.marker):
                 return self._write_sticky(current, body, wanted)
-        found = self._api.find_sticky(effect.pr, effect.marker)
+        found = None if effect.fresh else self._api.find_sticky(effect.pr, effect.marker)
         if found is not None:
             return self._write_sticky(found, body, wanted)
         created = self._api.create_comment(effect.pr, body, effect.marker)

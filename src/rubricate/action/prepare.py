@@ -100,8 +100,14 @@ def prepare(
     if ledger is None or ledger.store.branch != branch:
         ledger = open_ledger(reader, event, branch, stack, reverts)
     ledger.store.config = config.reputation
+    settings = reader.settings
     context = HandlerContext(
-        repo=event.repo, config=config, rubric=rubric, now=now, run_id=reader.settings.run_id
+        repo=event.repo,
+        config=config,
+        rubric=rubric,
+        now=now,
+        run_id=settings.run_id,
+        first_attempt=settings.run_attempt == 1,
     )
     snapshot, context = _for_event(reader, event, merge_base, context, ledger, reverts)
     return Prepared(pull, ledger, snapshot, job_of(ledger, event), context)

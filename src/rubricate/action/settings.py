@@ -33,6 +33,8 @@ class ActionSettings:
     api_url: str = DEFAULT_API_URL
     server_url: str = DEFAULT_SERVER_URL
     run_id: str = ""
+    run_attempt: int = 0
+    """`GITHUB_RUN_ATTEMPT` (0 when unknown): on a first attempt nothing of this run exists yet."""
     output_path: str | None = None
     summary_path: str | None = None
     config_path: str = DEFAULT_CONFIG_PATH
@@ -104,6 +106,9 @@ def settings_from_env(
         api_url=_url(env, "GITHUB_API_URL", DEFAULT_API_URL),
         server_url=_url(env, "GITHUB_SERVER_URL", DEFAULT_SERVER_URL),
         run_id=_get(env, "GITHUB_RUN_ID") or "",
+        run_attempt=int(attempt)
+        if (attempt := _get(env, "GITHUB_RUN_ATTEMPT") or "").isdigit()
+        else 0,
         output_path=_get(env, "GITHUB_OUTPUT"),
         summary_path=_get(env, "GITHUB_STEP_SUMMARY"),
         config_path=_input(env, "CONFIG") or DEFAULT_CONFIG_PATH,

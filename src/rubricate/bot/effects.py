@@ -35,6 +35,9 @@ class UpsertComment:
     body: str
     marker: str
     comment_id: int | None = None
+    fresh: bool = False
+    """No sticky comment can exist yet (a PR's `opened` event, the run's first attempt): it is
+    created without listing the PR's comments first."""
 
 
 @dataclass(frozen=True)
