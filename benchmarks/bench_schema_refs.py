@@ -20,8 +20,7 @@ from typing import Any
 
 from rubricate.config import Config, Deliverable
 from rubricate.evidence.deliverable_schemas import CompiledSchema, compile_deliverable_schemas
-from rubricate.gitio.read import BaseTree
-from rubricate.gitio.refs import resolve_commit
+from rubricate.gitio.refs import BaseTree, resolve_commit
 from rubricate.gitio.run import run_git
 
 

@@ -3,9 +3,13 @@
 Each generated repository has a base commit (config, rubric default, JSON Schemas) and a head
 commit that adds N files: a third JSON deliverables validated against a schema, a third Python
 (sources and tests), a third markdown. A last run has 5,000 files of which exactly 50 are
-schema-validated deliverables. Times are wall-clock seconds, best of `--repeat` runs:
-`git_s` (reading config and snapshot with git), `check_s` (auto_score), `render_s`
-(markdown + JSON) and `total_s` (all of it). Run: `python benchmarks/bench_score.py`.
+schema-validated deliverables, and a run of 5,000 files whose base carries `.gitattributes`
+(root and nested, untouched by the change) that mark part of them generated or `-diff`, so the
+attribute lookup (`git check-attr` over every changed path) is timed too. Times are wall-clock
+seconds, best of `--repeat` runs: `git_s` (reading config and snapshot with git), `check_s`
+(auto_score), `render_s` (markdown + JSON) and `total_s` (all of it); `cpu_s` is the CPU time
+of the whole scoring, git included.
+Run: `python benchmarks/bench_score.py`.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import subprocess
 import tempfile
 import time
@@ -24,7 +29,8 @@ from typing import Any
 from rubricate.config import CONFIG_PATH, load_config
 from rubricate.evidence.autoscore import auto_score
 from rubricate.evidence.deliverable_schemas import schema_paths
-from rubricate.evidence.score_report import render_markdown, report_json
+from rubricate.evidence.report_model import report_json
+from rubricate.evidence.score_report import render_markdown
 from rubricate.gitio.read import read_snapshot
 from rubricate.gitio.refs import read_commit_log, read_file_at
 from rubricate.rubric.resolve import resolve_rubric
@@ -106,11 +112,18 @@ def _head_files(count: int, deliverables: int) -> dict[str, str]:
     return files
 
 
-def make_repo(root: Path, count: int, deliverables: int) -> Path:
+ATTRIBUTES = {
+    ".gitattributes": "src/pkg/mod_1*.py linguist-generated\nvendor/** linguist-vendored\n",
+    "docs/.gitattributes": "note-0000*.md -diff\n*.md linguist-documentation\n",
+}
+
+
+def make_repo(root: Path, count: int, deliverables: int, attributes: bool = False) -> Path:
     """A repository with a base commit and a head commit adding `count` files."""
-    repo = root / f"repo-{count}-{deliverables}"
+    repo = root / f"repo-{count}-{deliverables}-{int(attributes)}"
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
     base = {CONFIG_PATH: CONFIG.format(n=0), "README.md": "# bench\n"}
+    base.update(ATTRIBUTES if attributes else {})
     for n in range(SCHEMA_COUNT):
         base[f"schemas/result-{n}.schema.json"] = json.dumps(SCHEMA, indent=2) + "\n"
     stream = _commit("refs/heads/main", "base", base, 1_700_000_000)
@@ -121,6 +134,7 @@ def make_repo(root: Path, count: int, deliverables: int) -> Path:
 
 def score_once(repo: Path) -> dict[str, float]:
     """Time one full scoring of main~1..main."""
+    cpu_start = _cpu()
     start = time.perf_counter()
     config = load_config(read_file_at(repo, "main~1", CONFIG_PATH).decode(), CONFIG_PATH)
     rubric = resolve_rubric(config.rubric, lambda p: read_file_at(repo, "main~1", p).decode())
@@ -139,9 +153,18 @@ def score_once(repo: Path) -> dict[str, float]:
         "check_s": check_done - git_done,
         "render_s": end - check_done,
         "total_s": end - start,
+        "cpu_s": _cpu() - cpu_start,
         "changed_files": len(snapshot.changes),
         "findings": sum(len(c.findings) for c in report.checks),
     }
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and its finished children (git): steadier than wall time
+    on a shared machine."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def best_of(repeat: int, run: Callable[[], dict[str, float]]) -> dict[str, Any]:
@@ -160,11 +183,13 @@ def main() -> None:
     args = parser.parse_args()
     results: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="rubricate-bench-") as tmp:
-        cases = [(int(n), int(n) // 3) for n in args.sizes.split(",")] + [(5000, 50)]
-        for count, deliverables in cases:
-            repo = make_repo(Path(tmp), count, deliverables)
+        cases = [(int(n), int(n) // 3, False) for n in args.sizes.split(",")]
+        cases += [(5000, 50, False), (5000, 1666, True)]
+        for count, deliverables, attributes in cases:
+            repo = make_repo(Path(tmp), count, deliverables, attributes)
             timing = best_of(args.repeat, lambda repo=repo: score_once(repo))  # type: ignore[misc]
-            results.append({"files": count, "deliverables": deliverables, **timing})
+            case = {"files": count, "deliverables": deliverables, "gitattributes": attributes}
+            results.append({**case, **timing})
     print(
         json.dumps(
             {

@@ -177,7 +177,7 @@ def test_uv_installs_and_a_dry_run_writes_the_outputs(
     assert "installing with uv" in log
     version = subprocess.run([venv_rubricate(steps), "--version"], capture_output=True, text=True)
     assert version.stdout.startswith("rubricate ")
-    if importlib.util.find_spec("rubricate.cli.action_cmd") is None:
+    if importlib.util.find_spec("rubricate.action.main") is None:
         pytest.skip("`rubricate action` is not built yet; the install steps passed")
     ran = steps.run("run")
     assert ran.returncode == 0, ran.stdout + ran.stderr

@@ -99,3 +99,27 @@ def test_workflow_is_the_bundled_template(tmp_path: Path) -> None:
 def test_wheel_ships_the_workflow_templates() -> None:
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     assert '"examples/workflows" = "rubricate/_data/workflows"' in pyproject
+
+
+def test_action_pins_the_workflows_and_a_bad_pin_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _layout(tmp_path)
+    pin = "acme/rubricate@" + "ab12" * 10
+    assert main(["init", "--repo", str(tmp_path), "--graders", "--action", pin]) == 0
+    assert "0. Pin rubricate" not in capsys.readouterr().out
+    for name in ("rubricate.yml", "graders.yml"):
+        text = (tmp_path / ".github/workflows" / name).read_text(encoding="utf-8")
+        assert f"uses: {pin} # v" in text
+        assert "0" * 40 not in text
+    assert main(["init", "--repo", str(tmp_path), "--action", "acme/rubricate@v1"]) == 2
+    assert "full 40-character commit SHA" in capsys.readouterr().err
+
+
+def test_without_action_the_next_steps_say_what_to_replace(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["init", "--repo", str(tmp_path), "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "uses: OWNER/rubricate@" + "0" * 40 in out
+    assert "0. Pin rubricate in the workflow(s): replace OWNER/rubricate@" + "0" * 40 in out

@@ -30,7 +30,7 @@ from rubricate.evidence.graders_handoff import (
     read_handoff,
 )
 from rubricate.evidence.report_model import CheckResult, Finding
-from rubricate.evidence.score_report import report_json as real_report_json
+from rubricate.evidence.report_model import report_json as real_report_json
 from rubricate.ledger.event import natural_key
 from rubricate.rubric.model import Rubric
 

@@ -74,3 +74,20 @@ def test_other_kinds() -> None:
     assert paths.structured_kind("tsconfig.json") is None
     assert paths.structured_kind("x.jsonc") is None
     assert paths.extension(".gitignore") == ""
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "rollup.config.js",
+        "web/vite.config.ts",
+        "jest.config.mjs",
+        ".eslintrc.js",
+        "noxfile.py",
+        "docs/conf.py",
+    ],
+)
+def test_build_and_tool_configs_are_not_source(path: str) -> None:
+    """ajv-validator/ajv 00b0e247 changed only `rollup.config.js` and package.json: no test due."""
+    assert not paths.is_source(path)
+    assert paths.is_source("src/config.js")

@@ -6,9 +6,14 @@ import re
 
 import pytest
 
-from rubricate.evidence.report_model import CheckResult, CriterionScore, Finding, ScoreReport
-from rubricate.evidence.score_report import code, escape, render_markdown, report_json
-from rubricate.evidence.score_text import render_table
+from rubricate.evidence.report_model import (
+    CheckResult,
+    CriterionScore,
+    Finding,
+    ScoreReport,
+    report_json,
+)
+from rubricate.evidence.score_report import code, escape, render_markdown, render_table
 from rubricate.rubric.agentv_score import score_any as score
 from rubricate.rubric.resolve import resolve_rubric
 

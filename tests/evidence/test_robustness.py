@@ -7,8 +7,8 @@ from hypothesis import strategies as st
 
 from rubricate.config import Config, Deliverable
 from rubricate.evidence.autoscore import auto_score
-from rubricate.evidence.score_report import render_markdown, report_json
-from rubricate.evidence.score_text import render_table
+from rubricate.evidence.report_model import report_json
+from rubricate.evidence.score_report import render_markdown, render_table
 from rubricate.evidence.snapshot import FileChange, Snapshot
 from rubricate.evidence.spec import parse_spec
 from rubricate.rubric.resolve import resolve_rubric

@@ -155,3 +155,46 @@ def test_fixtures_and_snapshots_are_not_tests(tmp_path: Path) -> None:
     }
     result = check(tmp_path, head)
     assert result.findings[0].message.startswith("1 source file changed without a test change")
+
+
+@pytest.mark.parametrize(
+    ("path", "before", "after", "value"),
+    [
+        (  # a Dependabot bump of an exact test pin (python-jsonschema/check-jsonschema #698)
+            "pyproject.toml",
+            '[project.optional-dependencies]\ntest = [\n    "responses==0.26.1",\n]\n',
+            '[project.optional-dependencies]\ntest = [\n    "responses==0.26.2",\n]\n',
+            1.0,
+        ),
+        (
+            "pyproject.toml",
+            '[project]\ndependencies = [\n    "httpx>=0.27",\n]\n',
+            '[project]\ndependencies = [\n    "httpx>=0.28",\n]\n',
+            0.0,
+        ),
+        (
+            "package.json",
+            '{\n  "x": {\n  "ajv": "8.1.0"\n}}\n',
+            '{\n  "x": {\n  "ajv": "8.2.0"\n}}\n',
+            1.0,
+        ),
+        (
+            "package.json",
+            '{\n  "x": {\n  "ajv": "^8.1.0"\n}}\n',
+            '{\n  "x": {\n  "ajv": "^8.2.0"\n}}\n',
+            0.0,
+        ),
+        (
+            "go.mod",
+            "module m\n\nrequire golang.org/x/text v0.3.0\n",
+            "module m\n\nrequire golang.org/x/text v0.4.0\n",
+            1.0,
+        ),
+    ],
+)
+def test_exact_pins_in_a_manifest_count_as_pinned(
+    tmp_path: Path, path: str, before: str, after: str, value: float
+) -> None:
+    change = snapshot_of(tmp_path, {**BASE, path: before}, {path: after})
+    result = verifiability_check(change)
+    assert result.value == value

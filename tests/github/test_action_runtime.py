@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rubricate.action import workflow_commands as wc
+from rubricate.action import runtime as wc
 from rubricate.action.runtime import SUMMARY_LIMIT, ActionsRuntime
 from rubricate.action.settings import ActionSettings, parse_bool, settings_from_env
 from rubricate.errors import ConfigError

@@ -22,8 +22,7 @@ from rubricate.evidence.graders_handoff import (
 )
 
 if TYPE_CHECKING:
-    from rubricate.action.inputs import Reader
-    from rubricate.action.ports import GitHubClient
+    from rubricate.action.ports import GitHubClient, Reader
 
 
 def graders_event(

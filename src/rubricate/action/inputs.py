@@ -1,61 +1,37 @@
-"""Gather what a handler needs for one event: base, config, rubric, snapshot, spec, role (shell).
+"""The single reads a handler's inputs are gathered from (shell): the PR's base and head, the
+fetched commits, the config, the change, the linked issues and the commenter's role.
 
 Config and rubric come from the repository's default branch: at the PR's base commit when the
 PR targets the default branch, else at the default branch's tip, with the `branches:` rules of
-the PR's base laid over them. PR content is fetched with git into a private
-bare repository and read, never checked out or executed. Each read says in the log what it did,
-and a dry run without a token reads neither the API nor GitHub's git remote.
+the PR's base laid over them. PR content is fetched with git into a private bare repository and
+read, never checked out or executed. Each read says in the log what it did, and a dry run
+without a token reads neither the API nor GitHub's git remote.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import datetime, timedelta
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rubricate.action.runtime import ActionsRuntime
-from rubricate.action.settings import DEFAULT_CONFIG_PATH, ActionSettings
+from rubricate.action.settings import DEFAULT_CONFIG_PATH
 from rubricate.bot.commands import parse_commands
 from rubricate.bot.on_graders import GradersEvent, JobEvent
 from rubricate.bot.payload import CommentEvent, PullRequestEvent, ReviewEvent
 from rubricate.bot.views import PullState
 from rubricate.bot.visible import linked_issues, same_repo
 from rubricate.config import Config
-from rubricate.errors import ConfigError, RoleUnreadable
-from rubricate.evidence.report_model import ScoreReport
+from rubricate.errors import ConfigError, RoleUnreadable, RubricateError
 from rubricate.evidence.snapshot import Snapshot
 from rubricate.gitio.workspace import fetch_commits, tree_of
-from rubricate.rubric.model import Rubric
 
 if TYPE_CHECKING:
-    from rubricate.action.ports import GitHubClient
+    from rubricate.action.ports import Reader
     from rubricate.github.adapter import IssueInfo
 
 MAX_LINKED_ISSUES = 3
 SCORED_ACTIONS = ("opened", "reopened", "ready_for_review", "synchronize", "edited")
-
-
-@dataclass
-class Reader:
-    """The shell's handles for one run: settings, log, API client and a scratch directory."""
-
-    settings: ActionSettings
-    runtime: ActionsRuntime
-    api: GitHubClient | None
-    workdir: Path
-
-    @property
-    def git_allowed(self) -> bool:
-        """Git reads happen with a token, or from a remote the environment names explicitly."""
-        return bool(self.settings.token or self.settings.repo_remote_override)
-
-    @property
-    def repo_dir(self) -> Path:
-        """The private bare repository the PR's commits are fetched into."""
-        return self.workdir / "repo.git"
 
 
 def pull_from_payload(event: JobEvent, payload: Mapping[str, Any]) -> PullState | None:
@@ -81,6 +57,34 @@ def pull_from_api(reader: Reader, number: int) -> PullState | None:
         base_ref=data["base"].get("ref", ""),
         head_sha=data["head"]["sha"],
     )
+
+
+def fetch_pull(reader: Reader, event: JobEvent, pull: PullState | None) -> tuple[str | None, bool]:
+    """The merge base (None when unknown) and whether the base commit was fetched.
+
+    A merged head that cannot be fetched leaves its tree unknown, but the base must still be
+    read: a config that cannot be read fails the run, never falls back to the defaults.
+    """
+    is_pr = isinstance(event, PullRequestEvent)
+    if pull is None:
+        reader.runtime.log("the PR's base is unknown (no token): using the default config")
+        return None, False
+    try:
+        merge_base = fetch(reader, pull, with_head=is_pr)
+    except RubricateError:
+        if not (is_pr and event.action == "closed"):  # type: ignore[union-attr]
+            raise
+        reader.runtime.annotate("warning", "could not fetch the merged head: its tree is unknown")
+        fetch(reader, pull, with_head=False)
+        return None, True
+    return merge_base, merge_base is not None
+
+
+def default_branch(payload: Mapping[str, Any]) -> str | None:
+    """The repository's default branch as the payload names it."""
+    repository = payload.get("repository")
+    name = repository.get("default_branch") if isinstance(repository, Mapping) else None
+    return name if isinstance(name, str) and name else None
 
 
 def fetch(reader: Reader, pull: PullState, *, with_head: bool) -> str | None:
@@ -137,45 +141,14 @@ def read_config(reader: Reader, base_sha: str | None) -> Config:
     return config
 
 
-def read_rubric(reader: Reader, base_sha: str | None, config: Config) -> Rubric:
-    """The rubric named by the `rubric` input or the config, read at the base commit."""
-    from rubricate.rubric.resolve import resolve_rubric
-
-    ref = reader.settings.rubric or config.rubric
-
-    def at_base(path: str) -> str:
-        text = _read_text(reader, base_sha, path)
-        if text is None:
-            raise FileNotFoundError(path)
-        return text
-
-    if base_sha is None:
-        from rubricate.cli.repo_reader import local_reader
-
-        reader.runtime.log(f"rubric {ref}: read without git (built-in or local file)")
-        return resolve_rubric(ref, local_reader(reader.repo_dir))
-    try:
-        return resolve_rubric(ref, at_base)
-    except ConfigError as exc:
-        named_by = "the `rubric` input" if reader.settings.rubric else reader.settings.config_path
-        raise ConfigError(f"{exc} (named by {named_by})") from None
-
-
-def _read_text(reader: Reader, base_sha: str | None, path: str) -> str | None:
-    from rubricate.gitio.refs import read_text_at
-
-    if base_sha is None:
-        return None
-    return read_text_at(reader.repo_dir, base_sha, path, "at the base commit")
-
-
 def snapshot(
     reader: Reader, event: PullRequestEvent, merge_base: str | None, spec: str, config: Config
 ) -> Snapshot:
     """The change from the merge base to the head, with schemas read at the base commit."""
     from rubricate.evidence.deliverable_schemas import schema_paths
     from rubricate.evidence.format_check import read_limit
-    from rubricate.gitio.read import BaseTree, read_snapshot
+    from rubricate.gitio.read import read_snapshot
+    from rubricate.gitio.refs import BaseTree
 
     if merge_base is None:
         reader.runtime.log("no git reads: scoring an empty change built from the payload")
@@ -269,19 +242,9 @@ def actor_role(
         return "none", str(exc)
 
 
-def score_head(reader: Reader, snap: Snapshot, rubric: Rubric, config: Config) -> ScoreReport:
-    """Automatic evidence, then the judge when a key is configured (graders never run here)."""
-    from rubricate.evidence.autoscore import auto_score
-    from rubricate.judge.service import judge_report
+def read_text(reader: Reader, base_sha: str | None, path: str) -> str | None:
+    from rubricate.gitio.refs import read_text_at
 
-    report = auto_score(snap, rubric, config)
-    settings = reader.settings
-    return judge_report(
-        report,
-        snap,
-        config.judge,
-        mode="auto",
-        model=settings.model,
-        env=settings.judge_env(),
-        cache_dir=settings.judge_cache_dir,
-    )
+    if base_sha is None:
+        return None
+    return read_text_at(reader.repo_dir, base_sha, path, "at the base commit")

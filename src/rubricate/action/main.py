@@ -9,23 +9,26 @@ failure is shown in the log and as a failing `rubricate` check run; it is never 
 
 from __future__ import annotations
 
-import dataclasses
+import argparse
 import json
+import os
 import sys
 import tempfile
 import traceback
 from collections.abc import Callable, Mapping
 from contextlib import ExitStack
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from rubricate.action.inputs import Reader
-from rubricate.action.prepare import Prepared, merge_group_effects, prepare, tip_status
+from rubricate.action.ports import FailureTarget, Reader
 from rubricate.action.runtime import ActionsRuntime
-from rubricate.bot.merge_queue import MergeGroupEvent
-from rubricate.bot.on_graders import GradersEvent, GradersRun, JobEvent
+from rubricate.action.settings import (
+    details_url,
+    settings_for,
+    settings_from_env,
+    without_placeholder_key,
+)
 from rubricate.bot.payload import (
     BotEvent,
     CommentEvent,
@@ -34,57 +37,17 @@ from rubricate.bot.payload import (
     ReviewEvent,
     parse_event,
 )
-from rubricate.bot.views import ViewState, decode_views, encode_views, view_path
 from rubricate.errors import ConfigError, RubricateError, SourceError, read_problem
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the rest loads once an event needs handling: an ignored one costs nothing
+    from rubricate.action.gather import Prepared
     from rubricate.action.ports import GitHubClient
     from rubricate.action.settings import ActionSettings
     from rubricate.bot.effects import Effect
+    from rubricate.bot.merge_queue import MergeGroupEvent
+    from rubricate.bot.on_graders import GradersRun, JobEvent
 
 Connect = Callable[[str | None, str], Any]
-
-
-@dataclass
-class FailureTarget:
-    """Where a failure is shown on GitHub, filled in as the run learns it."""
-
-    api: GitHubClient | None = None
-    head_sha: str | None = None
-    comment_id: int | None = None
-    number: int | None = None
-    gate_sha: str | None = None
-    """A commit whose `rubricate/approval` a failed run sets to failure (a merge group's)."""
-    review_nodes: dict[int, str] = field(default_factory=dict)
-
-    def learn_head(self, head_sha: str) -> None:
-        """The PR's head, as soon as it is known (a bad config is then shown on it)."""
-        self.head_sha = self.head_sha or head_sha
-
-
-def _merged(views: ViewState) -> Callable[[bytes | None], bytes | None]:
-    """The view state to write over the tip's, keeping the ids another run answered meanwhile."""
-
-    def write(tip: bytes | None) -> bytes | None:
-        data = encode_views(views.merged_with(decode_views(tip, views.pr)))
-        return None if data == tip else data
-
-    return write
-
-
-def without_placeholder_key(settings: ActionSettings, runtime: ActionsRuntime) -> ActionSettings:
-    """Settings without an OpenAI key that is obviously a placeholder (`none`), reported."""
-    from rubricate.redaction import is_placeholder
-
-    key = settings.openai_api_key
-    if key is None or not is_placeholder(key):
-        return settings
-    runtime.annotate(
-        "warning",
-        f"rubricate: the OpenAI key looks like a placeholder ({len(key)} characters, not a real "
-        "key): the judge is off; set the secret, or leave the input empty",
-    )
-    return dataclasses.replace(settings, openai_api_key=None)
 
 
 def run_action(
@@ -109,6 +72,10 @@ def run_action(
             runtime.log(f"rubricate: ignored {settings.event_name}: {parsed.reason}")
             return 0
         settings = settings_for(settings, parsed)
+        from rubricate.action.gather import merge_group_effects, prepare
+        from rubricate.bot.handlers import handle
+        from rubricate.bot.merge_queue import MergeGroupEvent
+
         target.api = client(settings, connect)
         with (
             tempfile.TemporaryDirectory(prefix="rubricate-action-") as tmp,
@@ -127,8 +94,6 @@ def run_action(
             if event is None:
                 return 0
             aim(target, event, payload)
-            from rubricate.bot.handlers import handle
-
             prepared = prepare(
                 reader, event, payload, stack, now or datetime.now(timezone.utc), target.learn_head
             )
@@ -165,17 +130,6 @@ def read_event(
     return parse_event(settings.event_name, payload), payload
 
 
-def settings_for(
-    settings: ActionSettings, event: BotEvent | GradersRun | MergeGroupEvent
-) -> ActionSettings:
-    """The settings with the event's repository; a real run needs a token."""
-    if not settings.repository:
-        settings = settings.with_repository(event.repo)
-    if not settings.token and not settings.dry_run:
-        raise ConfigError("no GitHub token: set GITHUB_TOKEN or the github-token input")
-    return settings
-
-
 def client(settings: ActionSettings, connect: Connect | None) -> GitHubClient | None:
     """The GitHub client for the repository, or None without a token."""
     if not settings.token:
@@ -189,6 +143,8 @@ def client(settings: ActionSettings, connect: Connect | None) -> GitHubClient | 
 
 def job_event(parsed: BotEvent | GradersRun, reader: Reader) -> JobEvent | None:
     """The event a handler acts on: a graders run is first verified through its artifact."""
+    from rubricate.bot.on_graders import GradersRun
+
     if not isinstance(parsed, GradersRun):
         return parsed
     from rubricate.action.graders import graders_event
@@ -207,6 +163,8 @@ def aim(target: FailureTarget, event: JobEvent, payload: Mapping[str, Any]) -> N
     if isinstance(event, ReviewEvent):
         node = payload.get("review", {}).get("node_id")
         target.review_nodes = {event.review_id: str(node)} if node else {}
+    from rubricate.bot.on_graders import GradersEvent
+
     if isinstance(event, PullRequestEvent | ReviewEvent | GradersEvent):
         target.head_sha = event.head_sha
 
@@ -232,6 +190,8 @@ def apply(
     """Apply the effects, the ledger first, then save the view state (none without `prepared`:
     a merge group's run writes only its status)."""
     from rubricate.action.executor import Executor
+    from rubricate.action.gather import tip_status
+    from rubricate.bot.views import ViewState, encode_views, view_path
 
     assert target.api is not None  # a real run has a token, so a client
     ledger = prepared.ledger if prepared else None
@@ -251,16 +211,9 @@ def apply(
             views.pull = prepared.pull
         if prepared is not None and encode_views(views) != prepared.ledger.views_bytes:
             path = view_path(prepared.context.repo, views.pr)
-            prepared.ledger.store.write_extra(path, _merged(views))
+            prepared.ledger.store.write_extra(path, views.writer())
     result.raise_errors()
     return 0
-
-
-def details_url(settings: ActionSettings) -> str | None:
-    """The workflow run's page, linked from the check run."""
-    if not settings.run_id or not settings.repository:
-        return None
-    return f"{settings.server_url}/{settings.repository}/actions/runs/{settings.run_id}"
 
 
 def failed(
@@ -298,3 +251,40 @@ def report_failure(
             api.react_to_node(node, "confused")
     except RubricateError as exc:
         runtime.annotate("warning", f"could not report the failure on GitHub: {exc}")
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register `rubricate action`."""
+    parser = subparsers.add_parser(
+        "action",
+        help="handle a GitHub event (the GitHub Action's entry point)",
+        description=(
+            "Handle the event named by GITHUB_EVENT_NAME and GITHUB_EVENT_PATH: score a PR, apply "
+            "slash commands, record the merge. Reads the token from INPUT_GITHUB-TOKEN or "
+            "GITHUB_TOKEN and the other GITHUB_* variables and INPUT_* inputs. Exit 0 when the "
+            "event was handled (a failing rubric included), 1 when the run failed, 2 on a usage "
+            "or config error."
+        ),
+    )
+    parser.add_argument("--event-name", metavar="NAME", help="default: $GITHUB_EVENT_NAME")
+    parser.add_argument("--event-path", metavar="PATH", help="default: $GITHUB_EVENT_PATH")
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the effects as JSON lines and write nothing (also INPUT_DRY-RUN=true)",
+    )
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Read the settings from the environment and handle the event."""
+    runtime = ActionsRuntime()
+    try:
+        settings = settings_from_env(
+            os.environ, event_name=args.event_name, event_path=args.event_path, dry_run=args.dry_run
+        )
+    except RubricateError as exc:
+        runtime.annotate("error", f"rubricate: {exc}")
+        return exc.exit_code
+    runtime = ActionsRuntime(output_path=settings.output_path, summary_path=settings.summary_path)
+    return run_action(settings, runtime=runtime)

@@ -1,4 +1,5 @@
-"""What the action needs from GitHub and from the data branch, as `Protocol`s (shell boundary).
+"""What the action needs from GitHub and from the data branch, as `Protocol`s, and the
+`Reader` that carries one run's handles (shell boundary).
 
 `rubricate.github.adapter.GitHubAdapter` and `rubricate.ledger.backends.DataBranchStore` are
 the real ones; tests may pass any object with these methods.
@@ -7,9 +8,13 @@ the real ones; tests may pass any object with these methods.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from rubricate.action.runtime import ActionsRuntime
+    from rubricate.action.settings import ActionSettings
     from rubricate.bot.visible import IssueRef
     from rubricate.config import ReputationConfig
     from rubricate.github.adapter import CommentInfo, IssueInfo
@@ -96,3 +101,40 @@ class DataStore(Protocol):
 
     def read_files(self, wanted: Callable[[str], bool]) -> dict[str, bytes]:
         """The tip's files whose path `wanted` accepts."""
+
+
+@dataclass
+class Reader:
+    """The shell's handles for one run: settings, log, API client and a scratch directory."""
+
+    settings: ActionSettings
+    runtime: ActionsRuntime
+    api: GitHubClient | None
+    workdir: Path
+
+    @property
+    def git_allowed(self) -> bool:
+        """Git reads happen with a token, or from a remote the environment names explicitly."""
+        return bool(self.settings.token or self.settings.repo_remote_override)
+
+    @property
+    def repo_dir(self) -> Path:
+        """The private bare repository the PR's commits are fetched into."""
+        return self.workdir / "repo.git"
+
+
+@dataclass
+class FailureTarget:
+    """Where a failure is shown on GitHub, filled in as the run learns it."""
+
+    api: GitHubClient | None = None
+    head_sha: str | None = None
+    comment_id: int | None = None
+    number: int | None = None
+    gate_sha: str | None = None
+    """A commit whose `rubricate/approval` a failed run sets to failure (a merge group's)."""
+    review_nodes: dict[int, str] = field(default_factory=dict)
+
+    def learn_head(self, head_sha: str) -> None:
+        """The PR's head, as soon as it is known (a bad config is then shown on it)."""
+        self.head_sha = self.head_sha or head_sha

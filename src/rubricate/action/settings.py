@@ -9,10 +9,17 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from rubricate.errors import ConfigError
 from rubricate.gitnames import ref_problem
+
+if TYPE_CHECKING:
+    from rubricate.action.runtime import ActionsRuntime
+    from rubricate.bot.merge_queue import MergeGroupEvent
+    from rubricate.bot.on_graders import GradersRun
+    from rubricate.bot.payload import BotEvent
 
 DEFAULT_API_URL = "https://api.github.com"
 DEFAULT_SERVER_URL = "https://github.com"
@@ -166,3 +173,46 @@ def _branch(name: str | None) -> str | None:
 def _is_full_name(text: str) -> bool:
     owner, _, name = text.partition("/")
     return bool(owner) and bool(name) and "/" not in name
+
+
+def without_placeholder_key(settings: ActionSettings, runtime: ActionsRuntime) -> ActionSettings:
+    """Settings without an OpenAI key that is obviously a placeholder (`none`), reported."""
+    from rubricate.redaction import is_placeholder
+
+    key = settings.openai_api_key
+    if key is None or not is_placeholder(key):
+        return settings
+    runtime.annotate(
+        "warning",
+        f"rubricate: the OpenAI key looks like a placeholder ({len(key)} characters, not a real "
+        "key): the judge is off; set the secret, or leave the input empty",
+    )
+    return dataclasses.replace(settings, openai_api_key=None)
+
+
+def settings_for(
+    settings: ActionSettings, event: BotEvent | GradersRun | MergeGroupEvent
+) -> ActionSettings:
+    """The settings with the event's repository; a real run needs a token."""
+    if not settings.repository:
+        settings = settings.with_repository(event.repo)
+    if not settings.token and not settings.dry_run:
+        raise ConfigError("no GitHub token: set GITHUB_TOKEN or the github-token input")
+    return settings
+
+
+def details_url(settings: ActionSettings) -> str | None:
+    """The workflow run's page, linked from the check run."""
+    if not settings.run_id or not settings.repository:
+        return None
+    return f"{settings.server_url}/{settings.repository}/actions/runs/{settings.run_id}"
+
+
+def ledger_key(text: str | None) -> bytes | None:
+    """The ledger key of the `ledger-key` input; a key that is too short fails the run."""
+    from rubricate.ledger.trust import parse_key
+
+    try:
+        return parse_key(text)
+    except ValueError as exc:
+        raise ConfigError(f"ledger-key: {exc}") from None

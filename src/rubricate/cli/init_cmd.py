@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -26,8 +27,15 @@ SKIPPED_DIRS = frozenset(
     {".git", "node_modules", ".venv", "venv", "__pycache__", "dist", "build", "target", ".tox"}
 )
 MAX_FILES = 50_000
+ACTION_PLACEHOLDER = "OWNER/rubricate@" + "0" * 40
+"""The templates' `uses:` pin: a SHA no commit can have, so an unedited workflow never resolves."""
+ACTION_PIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}@[0-9a-f]{40}")
+PIN_STEP = f"""\
+  0. Pin rubricate in the workflow(s): replace {ACTION_PLACEHOLDER}
+     with the repository you take rubricate from and the full commit SHA you reviewed
+     (or run init again with --force --action OWNER/REPO@SHA). Until then the step cannot run.
+"""
 NEXT_STEPS = """\
-Next steps:
   1. Commit these files on the default branch.
   2. Make `rubricate/approval` a required status check (a ruleset; with a merge queue too, see
      docs/workflows.md).
@@ -149,9 +157,17 @@ def render_config(detected: Detected, *, active: bool = False) -> str:
     return "\n".join(lines) + "\n"
 
 
-def plan(detected: Detected, templates: dict[str, str]) -> dict[str, str]:
-    """Every file `init` writes, by path relative to the repository root (pure)."""
-    files = {f"{WORKFLOW_DIR}/{name}": text for name, text in templates.items()}
+def plan(
+    detected: Detected, templates: dict[str, str], action: str | None = None
+) -> dict[str, str]:
+    """Every file `init` writes, by path relative to the repository root (pure).
+
+    `action` (`OWNER/REPO@SHA`) replaces the templates' placeholder pin.
+    """
+    files = {
+        f"{WORKFLOW_DIR}/{name}": text.replace(ACTION_PLACEHOLDER, action) if action else text
+        for name, text in templates.items()
+    }
     files[CONFIG_PATH] = render_config(detected)
     return files
 
@@ -171,6 +187,11 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument("--force", action="store_true", help="overwrite existing files")
     parser.add_argument("--graders", action="store_true", help="also write graders.yml")
     parser.add_argument("--catch-up", action="store_true", help="also write catch-up.yml")
+    parser.add_argument(
+        "--action",
+        metavar="OWNER/REPO@SHA",
+        help="pin the workflows' rubricate step to this repository and full commit SHA",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -181,10 +202,14 @@ def run(args: argparse.Namespace) -> int:
     root = Path(args.repo)
     if not root.is_dir():
         raise ConfigError(f"{args.repo}: not a directory")
+    if args.action is not None and not ACTION_PIN.fullmatch(args.action):
+        raise ConfigError(
+            f"--action {args.action!r}: expected OWNER/REPO@SHA with a full 40-character commit SHA"
+        )
     names = ["rubricate.yml"]
     names += ["graders.yml"] if args.graders else []
     names += ["catch-up.yml"] if args.catch_up else []
-    files = plan(_detect_tree(root), {name: _template(name) for name in names})
+    files = plan(_detect_tree(root), {name: _template(name) for name in names}, args.action)
     existing = [path for path in files if (root / path).exists()]
     if existing and not args.force and not args.dry_run:
         for path in existing:
@@ -203,7 +228,7 @@ def run(args: argparse.Namespace) -> int:
         target.write_text(text, encoding="utf-8")
         print(f"wrote {target}")
     print()
-    print(NEXT_STEPS, end="")
+    print("Next steps:\n" + ("" if args.action else PIN_STEP) + NEXT_STEPS, end="")
     return EXIT_OK
 
 

@@ -206,17 +206,20 @@ def _not_json(constant: str) -> float:
 
 def run_verify(args: argparse.Namespace) -> int:
     """Exit 0 when the ledger and its derived files are clean (after --fix), 1 otherwise."""
+    from rubricate.cli.main import Progress
     from rubricate.ledger.verify import verify_files
 
-    with open_store(args) as store:
+    with open_store(args) as store, Progress() as progress:
+        progress.step("reading and checking the ledger")
         report = verify_files(store.read_files(_checked), store.config, store.key)
         require_branch(store, args)
         if args.fix and report.fixable:
             for line in report.stale:
-                print(f"{line} (rebuilt)")
+                progress.say(f"{line} (rebuilt)", sys.stdout)
+            progress.step("rebuilding the derived files")
             result = store.rebuild()
             where = f"in commit {result.commit[:12]}" if result.commit else "in place"
-            print(f"rebuilt the derived files from the whole ledger {where}")
+            progress.say(f"rebuilt the derived files from the whole ledger {where}", sys.stdout)
             report = verify_files(store.read_files(_checked), store.config, store.key)
     for line in report.problems:
         print(line)

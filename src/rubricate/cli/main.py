@@ -4,6 +4,8 @@ Each subcommand module exposes `add_parser(subparsers)`, which registers its par
 `handler`, a function taking the parsed namespace and returning the exit code. Subcommand
 modules import their heavy dependencies inside the handler, and only the module of the command
 named on the command line is imported (all of them for `--help`), so start-up stays cheap.
+
+`Progress` is the one status line long commands show on stderr.
 """
 
 from __future__ import annotations
@@ -11,8 +13,13 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
+import os
 import sys
+import threading
+import time
 from collections.abc import Callable, Sequence
+from types import TracebackType
+from typing import TextIO
 
 from rubricate import __version__
 from rubricate.errors import RubricateError, SourceError
@@ -23,7 +30,7 @@ SUBCOMMANDS: dict[str, str] = {
     "score": "rubricate.cli.score_cmd",
     "ledger": "rubricate.cli.ledger_cmd",
     "reputation": "rubricate.cli.reputation_cmd",
-    "action": "rubricate.cli.action_cmd",
+    "action": "rubricate.action.main",
     "catch-up": "rubricate.cli.catchup_cmd",
     "report": "rubricate.cli.report_cmd",
     "init": "rubricate.cli.init_cmd",
@@ -68,6 +75,70 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 1
+
+
+class Progress:
+    """One status line on stderr for a long run: shown once `delay` seconds have passed, updated
+    every `interval`, and wiped at the end.
+
+    Only on a terminal: silent when stderr is a pipe or a file, and in GitHub Actions (the log
+    would keep every update).
+    """
+
+    def __init__(
+        self, stream: TextIO | None = None, *, delay: float = 2.0, interval: float = 0.5
+    ) -> None:
+        self._stream = sys.stderr if stream is None else stream
+        self._delay, self._interval = delay, interval
+        is_tty = getattr(self._stream, "isatty", lambda: False)()
+        self.enabled = bool(is_tty) and os.environ.get("GITHUB_ACTIONS") != "true"
+        self._text = ""
+        self._start = time.monotonic()
+        self._done = threading.Event()
+        self._lock = threading.Lock()
+        self._shown = False
+        self._thread: threading.Thread | None = None
+
+    def __enter__(self) -> Progress:
+        if self.enabled:
+            self._thread = threading.Thread(target=self._run, name="progress", daemon=True)
+            self._thread.start()
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self._done.set()
+        if self._thread is not None:
+            self._thread.join()
+        self._wipe()
+
+    def step(self, text: str) -> None:
+        """Name what the run is doing now."""
+        self._text = text
+
+    def say(self, message: str, file: TextIO | None = None) -> None:
+        """Print a line (on stderr, or `file`) with the status line wiped first."""
+        self._wipe()
+        print(message, file=self._stream if file is None else file)
+
+    def _run(self) -> None:
+        if self._done.wait(self._delay):
+            return
+        while not self._done.is_set():
+            seconds = time.monotonic() - self._start
+            with self._lock:
+                self._stream.write(f"\r\x1b[Krubricate: {self._text} ({seconds:.0f} s)")
+                self._stream.flush()
+                self._shown = True
+            self._done.wait(self._interval)
+
+    def _wipe(self) -> None:
+        with self._lock:
+            if self._shown:
+                self._stream.write("\r\x1b[K")
+                self._stream.flush()
+                self._shown = False
 
 
 if __name__ == "__main__":

@@ -13,12 +13,12 @@ under `--fail-on`, 1 not acceptable, 2 errors (bad input, empty change, missing 
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from rubricate.cli.main import Progress
     from rubricate.config import Config
     from rubricate.evidence.report_model import CheckResult, ScoreReport
     from rubricate.evidence.snapshot import Snapshot
@@ -75,12 +75,14 @@ def run(args: argparse.Namespace) -> int:
     """Score the change and print the report; the exit code follows `--fail-on`."""
     import dataclasses
 
+    from rubricate.cli.main import Progress
     from rubricate.config import CONFIG_PATH
     from rubricate.evidence.autoscore import auto_score
     from rubricate.evidence.deliverable_schemas import schema_paths
     from rubricate.evidence.format_check import read_limit
     from rubricate.gitio import refs as git
-    from rubricate.gitio.read import BaseTree, read_snapshot
+    from rubricate.gitio.read import read_snapshot
+    from rubricate.gitio.refs import BaseTree
 
     _check_judge_key(args.judge)
     repo = git.check_repository(args.repo)
@@ -91,21 +93,25 @@ def run(args: argparse.Namespace) -> int:
     named_by = args.config or f"{CONFIG_PATH} at the base ref"
     rubric = _load_rubric(repo, base, args.rubric, config, named_by)
     title, body = git.read_commit_log(repo, base, head)
-    snapshot = read_snapshot(
-        repo,
-        base,
-        head,
-        title=title,
-        body=body,
-        spec=_read_spec(args.spec),
-        base_files_wanted=schema_paths(config),
-        read_limit=read_limit(config),
-    )
-    schema_files = BaseTree(repo, base, snapshot.base_files)
-    snapshot = dataclasses.replace(snapshot, spec_source=args.spec, base_files=schema_files)
-    graders = _grade(repo, snapshot, rubric, config, enabled=not args.no_graders)
-    report = auto_score(snapshot, rubric, config, grader_results=graders)
-    report = _judge(report, snapshot, config, args)
+    with Progress() as progress:
+        progress.step(f"reading the change {base[:12]}..{head[:12]}")
+        snapshot = read_snapshot(
+            repo,
+            base,
+            head,
+            title=title,
+            body=body,
+            spec=_read_spec(args.spec),
+            base_files_wanted=schema_paths(config),
+            read_limit=read_limit(config),
+        )
+        schema_files = BaseTree(repo, base, snapshot.base_files)
+        snapshot = dataclasses.replace(snapshot, spec_source=args.spec, base_files=schema_files)
+        graders = _grade(repo, snapshot, rubric, config, progress, enabled=not args.no_graders)
+        progress.step(f"checking {len(snapshot.changes):,} changed files")
+        report = auto_score(snapshot, rubric, config, grader_results=graders)
+        progress.step("asking the judge")
+        report = _judge(report, snapshot, config, args)
     print(_render(report, args.format), end="")
     return 1 if report.result.verdict in UNACCEPTABLE[args.fail_on] else 0
 
@@ -174,7 +180,13 @@ def _read_spec(path: str | None) -> str:
 
 
 def _grade(
-    repo: Path, snapshot: Snapshot, rubric: Rubric, config: Config, *, enabled: bool
+    repo: Path,
+    snapshot: Snapshot,
+    rubric: Rubric,
+    config: Config,
+    progress: Progress,
+    *,
+    enabled: bool,
 ) -> list[CheckResult]:
     import tempfile
 
@@ -189,7 +201,8 @@ def _grade(
     with tempfile.TemporaryDirectory(prefix="rubricate-head-") as tree:
         export_tree(repo, snapshot.head_sha, tree)
         names = ", ".join(grader.id for grader in config.graders)
-        print(f"rubricate: running graders on the head tree: {names}", file=sys.stderr)
+        progress.say(f"rubricate: running graders on the head tree: {names}")
+        progress.step(f"running graders: {names}")
         return run_graders(config.graders, grader_payload(snapshot, rubric), tree, trusted=True)
 
 
@@ -217,13 +230,13 @@ def _render(report: ScoreReport, fmt: str) -> str:
     if fmt == "json":
         import json
 
-        from rubricate.evidence.score_report import report_json
+        from rubricate.evidence.report_model import report_json
 
         return json.dumps(report_json(report), indent=2, ensure_ascii=False) + "\n"
     if fmt == "markdown":
         from rubricate.evidence.score_report import render_markdown
 
         return render_markdown(report)
-    from rubricate.evidence.score_text import render_table
+    from rubricate.evidence.score_report import render_table
 
     return render_table(report)

@@ -10,7 +10,9 @@ Counted against completeness, on ADDED lines only:
   newline in the middle of a structure (open brackets, a trailing `,`/`(`/`:`/`\\`, or a
   Python file that no longer parses): errors, 0.25;
 - the spec's unchecked `- [ ]` items with no matching change: errors, 0.6 times their share.
-The value is 1 minus the penalties (at least 0); an empty change scores 0.
+The value is 1 minus the penalties (at least 0); an empty change scores 0. Generated, vendored
+and lock files (`paths.not_authored`, the head's `.gitattributes` first) are not scanned; the
+evidence names them.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rubricate.evidence import paths as kinds
-from rubricate.evidence.report_model import CheckResult, Finding, check_result
+from rubricate.evidence.report_model import CheckResult, Finding, check_result, short_list
 from rubricate.evidence.snapshot import FileChange, Snapshot
 from rubricate.evidence.spec import ChecklistItem, Spec, change_vocabulary, item_covered
 
@@ -79,8 +81,10 @@ def completeness_check(snapshot: Snapshot, spec: Spec) -> CheckResult:
             CHECK_ID, [finding], criterion=CRITERION, value=0.0, evidence=["empty change"]
         )
     tally = _Tally()
-    for change in snapshot.changes:
-        if not change.deleted:
+    live = [c for c in snapshot.changes if not c.deleted]
+    left_out = {c.path: why for c in live if (why := kinds.not_authored(c))}
+    for change in live:
+        if change.path not in left_out:
             _scan_file(change, tally)
     unmatched = _unmatched_items(snapshot, spec)
     for item in unmatched:
@@ -95,13 +99,17 @@ def completeness_check(snapshot: Snapshot, spec: Spec) -> CheckResult:
         tally.findings,
         criterion=CRITERION,
         value=value,
-        evidence=_evidence(snapshot, spec, unmatched),
+        evidence=_evidence(len(live), left_out, spec, unmatched),
     )
 
 
-def _evidence(snapshot: Snapshot, spec: Spec, unmatched: list[ChecklistItem]) -> list[str]:
-    live = sum(1 for c in snapshot.changes if not c.deleted)
-    lines = [f"{live} changed files scanned for TODO, stubs, empty and truncated files"]
+def _evidence(
+    live: int, left_out: dict[str, str], spec: Spec, unmatched: list[ChecklistItem]
+) -> list[str]:
+    named = [f"{path} ({why})" for path, why in left_out.items()]
+    scanned = f"{live - len(left_out)} changed files scanned for TODO, stubs, empty and "
+    scanned += "truncated files" + (f"; not scanned: {short_list(named)}" if named else "")
+    lines = [scanned]
     if spec.open_items:
         done = len(spec.open_items) - len(unmatched)
         lines.append(

@@ -55,6 +55,12 @@ CHECKSUM_NAMES = re.compile(
 JSONC_NAMES = re.compile(
     r"(^|/)(tsconfig[^/]*|jsconfig[^/]*|\.vscode/[^/]*|devcontainer)\.json$|\.jsonc$"
 )
+TOOL_CONFIG_NAMES = re.compile(
+    r"^[\w.-]+\.config\.[cm]?[jt]sx?$|^\.[\w-]+rc\.[cm]?js$|^(gulpfile|gruntfile)\.[cm]?[jt]s$"
+    r"|^(noxfile|fabfile|dodo)\.py$",
+    re.I,
+)
+"""Build and tool configs written in a programming language: not program source to test."""
 TEST_NAMES = re.compile(r"^(test_|conftest\.py$)|([_-]test|[_-]spec|Tests?)\.[^.]+$")
 EMPTY_OK_NAMES = frozenset(
     {"__init__.py", "py.typed", ".gitkeep", ".keep", ".nojekyll", ".gitignore"}
@@ -154,7 +160,9 @@ def is_example(path: str) -> bool:
 
 
 def is_source(path: str) -> bool:
-    """True for program source that is not a test."""
+    """True for program source that is not a test nor a build or tool config."""
+    if TOOL_CONFIG_NAMES.search(basename(path)) or path.endswith("docs/conf.py"):
+        return False
     return extension(path) in SOURCE_EXTS and not is_test(path)
 
 
@@ -198,19 +206,39 @@ def structured_kind(path: str) -> str | None:
 HEAD_BYTES = 2048
 MARKER = re.compile(
     r"@generated\b|\bDO NOT (?:EDIT|MODIFY)\b|\bCode generated\b.*\bDO NOT EDIT\b"
-    r"|\b(?:auto(?:matically)?[- ]?generated|generated automatically)\b",
-    re.IGNORECASE,
+    r"|(?<![/\w-])(?i:auto(?:matically)?[- ]?generated|generated automatically)\b"
 )
+"""Markers as tools write them: `DO NOT EDIT` in capitals (a prose "do not edit" is no marker),
+"automatically generated" in any case but not inside a URL or a slug."""
 VENDOR_DIRS = frozenset({"vendor", "vendored", "third_party", "third-party", "node_modules"})
 
 
 def not_authored(change: FileChange) -> str | None:
-    """Why a changed file is not a hand-written change (generated, vendored, lockfile), or None."""
-    if is_lockfile(change.path):
+    """Why a changed file is not a hand-written change (generated, vendored, lockfile), or None.
+
+    The head's `.gitattributes` decide first: `linguist-generated`, `linguist-vendored` and
+    `-diff` leave a file out; `linguist-generated=false` (or `linguist-vendored=false`) keeps
+    in a file the markers, lockfile names (or vendor folders) would leave out.
+    """
+    marks = change.attributes
+    if marks.generated:
+        return "generated: linguist-generated in .gitattributes"
+    if marks.vendored:
+        return "vendored: linguist-vendored in .gitattributes"
+    if not marks.diff:
+        return "not diffed: -diff in .gitattributes"
+    if marks.generated is None and is_lockfile(change.path):
         return "lockfile"
-    if any(part.lower() in VENDOR_DIRS for part in change.path.split("/")[:-1]):
+    folders = change.path.split("/")[:-1]
+    if marks.vendored is None and any(part.lower() in VENDOR_DIRS for part in folders):
         return "vendored"
     head = (change.content or b"")[:HEAD_BYTES].decode("utf-8", "replace")
-    if MARKER.search(head):
+    if marks.generated is None and _marked(head):
         return "generated"
     return None
+
+
+def _marked(head: str) -> bool:
+    """A generated marker in a file's head; every marker has "generat" or "do not" in it."""
+    lowered = head.lower()
+    return ("generat" in lowered or "do not" in lowered) and MARKER.search(head) is not None

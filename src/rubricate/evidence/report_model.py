@@ -158,3 +158,49 @@ def to_scale(
 def _integer_steps(scale: Scale) -> bool:
     span = scale.max - scale.min
     return float(scale.min).is_integer() and float(scale.max).is_integer() and 0 < span <= 10
+
+
+def _graders_json(result: ScoreResult) -> dict[str, object]:
+    """The AgentV `graders`/`threshold` keys (as `agentv_score.graders_json`, without loading it);
+    empty for a result without graders."""
+    graders = getattr(result, "graders", ())
+    if not graders:
+        return {}
+    return {
+        "graders": [g.as_dict() for g in graders],
+        "threshold": getattr(result, "threshold", None),
+    }
+
+
+def report_json(report: ScoreReport) -> dict[str, Any]:
+    """The `rubricate score --format json` document (fields are only ever added, never renamed)."""
+    result = report.result
+    passed = {c.id: c.passed for c in result.criteria}
+    weights = {c.id: c.weight for c in report.rubric.criteria}
+    return {
+        "rubric": {"id": report.rubric.id, "version": report.rubric.version},
+        "base": report.base,
+        "head": report.head,
+        "verdict": result.verdict,
+        "weighted_total": result.weighted_total,
+        "normalized": result.normalized,
+        "criteria": [
+            {
+                "id": c.id,
+                "score": c.score,
+                "source": c.source,
+                "evidence": list(c.evidence),
+                "weight": weights.get(c.id),
+                "passed": passed.get(c.id),
+            }
+            for c in report.criteria
+        ],
+        **_graders_json(result),
+        "checks": [check.as_dict() for check in report.checks],
+        "not_scored": list(report.not_scored),
+        "failed": list(result.failed),
+        "missing": list(result.missing),
+        "decided": result.decided,
+        "notes": list(report.notes),
+        "judge": report.judge,
+    }

@@ -1,4 +1,6 @@
-"""Render a ScoreReport as markdown (the bot's report) and as JSON data (pure: data in, text out).
+"""Render a ScoreReport as markdown (the bot's report) and as a terminal table (pure: text out).
+
+Its JSON form is `report_model.report_json`.
 
 Every piece of user text (paths, messages, evidence, criterion names) is escaped: HTML
 is neutralised, markdown punctuation is backslash-escaped, `@mentions` cannot ping, and
@@ -120,28 +122,20 @@ def scored_text(rubric: Rubric, result: ScoreResult) -> str:
     return f"{len(rubric.criteria) - len(result.missing)} of {len(rubric.criteria)} scored"
 
 
-def _grader_rows(result: ScoreResult) -> list[str]:
-    """The AgentV grader table; `agentv_score` is imported only for a result with graders."""
+def _agentv(result: ScoreResult, render: str) -> list[str]:
+    """AgentV grader rows (`grader_rows`) or lines (`grader_lines`); `agentv_score` is imported
+    only for a result with graders."""
     if not getattr(result, "graders", ()):
         return []
-    from rubricate.rubric.agentv_score import grader_rows
+    from rubricate.rubric import agentv_score
 
-    return grader_rows(result)
-
-
-def _graders_json(result: ScoreResult) -> dict[str, object]:
-    """The AgentV `graders`/`threshold` keys; empty (no import) for a result without graders."""
-    if not getattr(result, "graders", ()):
-        return {}
-    from rubricate.rubric.agentv_score import graders_json
-
-    return graders_json(result)
+    return list(getattr(agentv_score, render)(result))
 
 
 def render_markdown(report: ScoreReport) -> str:
     """The report the bot posts: score table, verdict, findings folded in `<details>`."""
     lines = [*_heading(report), "", *_score_table(report), ""]
-    graders = _grader_rows(report.result)
+    graders = _agentv(report.result, "grader_rows")
     lines += [*graders, ""] if graders else []
     lines.append(f"**Verdict:** {escape(verdict_text(report))}")
     if report.notes:
@@ -238,35 +232,69 @@ def _finding_line(finding: Finding) -> str:
     return f"- **{finding.severity}** {located}{escape(finding.message)}"
 
 
-def report_json(report: ScoreReport) -> dict[str, Any]:
-    """The `rubricate score --format json` document (fields are only ever added, never renamed)."""
-    result = report.result
-    passed = {c.id: c.passed for c in result.criteria}
-    weights = {c.id: c.weight for c in report.rubric.criteria}
-    return {
-        "rubric": {"id": report.rubric.id, "version": report.rubric.version},
-        "base": report.base,
-        "head": report.head,
-        "verdict": result.verdict,
-        "weighted_total": result.weighted_total,
-        "normalized": result.normalized,
-        "criteria": [
-            {
-                "id": c.id,
-                "score": c.score,
-                "source": c.source,
-                "evidence": list(c.evidence),
-                "weight": weights.get(c.id),
-                "passed": passed.get(c.id),
-            }
-            for c in report.criteria
-        ],
-        **_graders_json(result),
-        "checks": [check.as_dict() for check in report.checks],
-        "not_scored": list(report.not_scored),
-        "failed": list(result.failed),
-        "missing": list(result.missing),
-        "decided": result.decided,
-        "notes": list(report.notes),
-        "judge": report.judge,
-    }
+EVIDENCE_WIDTH = 64
+TABLE_FINDINGS_SHOWN = 20
+MAX_MESSAGE_LINES = 8
+
+
+def render_table(report: ScoreReport) -> str:
+    """Criteria with score, source and evidence; the verdict; then each check's findings."""
+    rubric = report.rubric
+    lines = [
+        f"rubricate score · rubric {rubric.id} {rubric.version} · "
+        f"base {report.base[:12]} -> head {report.head[:12]}",
+        "",
+    ]
+    lines += _criteria_rows(report)
+    lines += _agentv(report.result, "grader_lines")
+    lines += ["", f"verdict: {verdict_text(report)}"]
+    lines += [f"note: {note}" for note in report.notes]
+    lines += ["", "checks:"]
+    width = max((len(check.id) for check in report.checks), default=5)
+    for check in report.checks:
+        lines += _check_lines(check, width)
+    lines += ["", next_step(report)]
+    return "\n".join(_plain(line) for line in lines) + "\n"
+
+
+def _criteria_rows(report: ScoreReport) -> list[str]:
+    by_id = {c.id: c for c in report.criteria}
+    width = max([len("criterion"), *(len(c.id) for c in report.rubric.criteria)])
+    rows = [f"{'criterion':<{width}}  weight  score  source    evidence"]
+    for criterion in report.rubric.criteria:
+        scored = by_id.get(criterion.id)
+        score = format_score(scored.score) if scored else "-"
+        source = scored.source if scored else "-"
+        evidence = _clip(scored.evidence[0]) if scored and scored.evidence else "not scored"
+        weight = f"{criterion.weight:.2f}"
+        rows.append(f"{criterion.id:<{width}}  {weight:>6}  {score:>5}  {source:<8}  {evidence}")
+    total = format_score(report.result.weighted_total)
+    normalized = format_score(report.result.normalized)
+    counted = scored_text(report.rubric, report.result)
+    tail = f"{counted}, so far" if counted else f"normalized {normalized}"
+    rows.append(f"{'total':<{width}}  {'':>6}  {total:>5}  {tail}")
+    return rows
+
+
+def _check_lines(check: CheckResult, width: int) -> list[str]:
+    summary = _clip(check.evidence[0]) if check.evidence else ""
+    lines = [f"  {check.id:<{width}}  {check.status:<5}  {summary}"]
+    for finding in check.findings[:TABLE_FINDINGS_SHOWN]:
+        where = f"{finding.path}:{finding.line}" if finding.path and finding.line else finding.path
+        located = f"{where}: " if where else ""
+        first, *rest = finding.message.splitlines() or [""]
+        lines.append(f"    {finding.severity}: {located}{first}")
+        lines += [f"      {more}" for more in rest[:MAX_MESSAGE_LINES]]
+    if len(check.findings) > TABLE_FINDINGS_SHOWN:
+        lines.append(f"    ... and {len(check.findings) - TABLE_FINDINGS_SHOWN} more")
+    return lines
+
+
+def _clip(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= EVIDENCE_WIDTH else flat[: EVIDENCE_WIDTH - 3] + "..."
+
+
+def _plain(line: str) -> str:
+    """Drop control characters so user text cannot move the cursor or recolour the terminal."""
+    return "".join(ch if ch.isprintable() or ch == "\t" else "?" for ch in line).rstrip()

@@ -17,6 +17,36 @@ MAX_PARSE_BYTES = 1024 * 1024
 """Files over 1 MiB are size-checked, never parsed or scanned."""
 
 
+ATTRIBUTE_NAMES = ("linguist-generated", "linguist-vendored", "diff")
+"""The `.gitattributes` the checks read, as `git check-attr` names them."""
+
+
+@dataclass(frozen=True)
+class Attributes:
+    """What the head tree's `.gitattributes` say of a path, read as GitHub reads them.
+
+    `generated` and `vendored` follow Linguist: None when unspecified, False when unset
+    (`-linguist-generated`) or `false`, True for any other value. `diff` is False when the
+    `diff` attribute is unset (`-diff`, or the `binary` macro).
+    """
+
+    generated: bool | None = None
+    vendored: bool | None = None
+    diff: bool = True
+
+    @classmethod
+    def from_git(cls, values: Mapping[str, str]) -> Attributes:
+        """From `git check-attr` values: `set`, `unset`, `unspecified` or a value."""
+        generated, vendored = (_linguist(values.get(name)) for name in ATTRIBUTE_NAMES[:2])
+        return cls(generated, vendored, values.get("diff") != "unset")
+
+
+def _linguist(value: str | None) -> bool | None:
+    if value is None or value == "unspecified":
+        return None
+    return value not in ("unset", "false")
+
+
 @dataclass(frozen=True)
 class FileChange:
     """One changed path with its patch and, where readable, its head content."""
@@ -33,6 +63,8 @@ class FileChange:
     content: bytes | None = None
     """The head blob; None when deleted, binary, a symlink, or over the size limit."""
     submodule: bool = False
+    attributes: Attributes = Attributes()
+    """What the head's `.gitattributes` say of the path (all unspecified when unknown)."""
 
     def added_lines(self) -> list[tuple[int, str]]:
         """`(head line number, text)` of every added line in the patch."""

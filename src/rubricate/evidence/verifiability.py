@@ -9,8 +9,9 @@ Each heuristic is met, missing, or does not apply, and reports its evidence:
 - checksums: data files change -> a checksum file, a `sha256: <hex>` line, a DVC or Git LFS
   pointer, or a hash in the PR body;
 - sources: ten or more lines of prose are added -> links in the PR body or the added prose;
-- pinned dependencies: dependency lines change in a manifest -> a lockfile changes, or the
-  requirement lines are pinned (`==`, `@ <url>`, `--hash`).
+- pinned dependencies: dependency lines change in a manifest -> a lockfile changes, or every
+  added dependency line names an exact version (`==`, `@ <url>`, `--hash` in Python manifests
+  and requirements files; `"1.2.3"` in package.json; `"=1.2.3"` in Cargo.toml; go.mod always).
 The value is met / (met + missing); when nothing applies, `verifiability` stays unscored.
 """
 
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from rubricate.evidence import paths as kinds
@@ -63,6 +64,12 @@ DEPENDENCY_LINES: dict[str, re.Pattern[str]] = {
     "environment": re.compile(r"^\s*-\s*[\w.-]+\s*[=<>]"),
 }
 PINNED = re.compile(r"===?|\s@\s|--hash")
+EXACT: dict[str, re.Pattern[str]] = {
+    "package.json": re.compile(r':\s*"v?\d+(\.\d+)*([-+][\w.]+)?"\s*,?\s*$'),
+    "cargo.toml": re.compile(r'"=\s*\d'),
+    "go.mod": re.compile(r"\sv\d"),  # go.mod names exact versions (go.sum locks them)
+}
+"""An exact version in a manifest family's dependency line; `PINNED` for the others."""
 
 
 @dataclass(frozen=True)
@@ -73,6 +80,8 @@ class Signal:
     state: State
     evidence: str = ""
     finding: Finding | None = None
+    note: str = ""
+    """What the heuristic left out, and why (shown whatever its state)."""
 
 
 def verifiability_check(snapshot: Snapshot) -> CheckResult:
@@ -85,6 +94,7 @@ def verifiability_check(snapshot: Snapshot) -> CheckResult:
     value = len(met) / counted if counted else None
     evidence = [f"{s.name}: {s.evidence}" for s in met]
     evidence += [f"missing {s.name}: {s.evidence}" for s in missing]
+    evidence += [f"{s.name}: {s.note}" for s in signals if s.note]
     if value is None:
         evidence.append("no verifiability heuristic applies to this change")
     findings = [s.finding for s in missing if s.finding is not None]
@@ -98,20 +108,22 @@ def _missing(name: str, message: str, path: str | None = None, line: int | None 
 def tests_signal(snapshot: Snapshot, live: list[FileChange]) -> Signal:
     """Hand-written source changes need test changes beside them (fixtures are not tests)."""
     code = [c for c in live if kinds.is_source(c.path) and not kinds.is_example(c.path)]
-    skipped = [c.path for c in code if not_authored(c)]
-    sources = [c.path for c in code if c.path not in skipped]
-    left_out = f"; {len(skipped)} generated, vendored or lock files not counted" if skipped else ""
+    why = {c.path: reason for c in code if (reason := not_authored(c))}
+    sources = [c.path for c in code if c.path not in why]
+    left_out = f"; {len(why)} generated, vendored or lock files not counted" if why else ""
+    note = f"not counted as source: {short_list([f'{p} ({r})' for p, r in why.items()])}"
+    note = note if why else ""
     if not sources:
-        return Signal("tests", "n/a")
+        return Signal("tests", "n/a", note=note)
     tests = [c.path for c in live if kinds.is_test(c.path) and not kinds.is_fixture(c.path)]
     if tests:
         counted = f"{_files(len(tests), 'test')} for {_files(len(sources), 'source')}{left_out}"
-        return Signal("tests", "met", f"{counted}: {short_list(tests)}")
+        return Signal("tests", "met", f"{counted}: {short_list(tests)}", note=note)
     message = (
         f"{_files(len(sources), 'source')} changed without a test change{left_out}: "
         f"{short_list(sources)}"
     )
-    return _missing("tests", message, sources[0])
+    return replace(_missing("tests", message, sources[0]), note=note)
 
 
 def _files(count: int, kind: str) -> str:
@@ -217,7 +229,7 @@ def pinning_signal(snapshot: Snapshot, live: list[FileChange]) -> Signal:
     unpinned = [
         p
         for p, lines in changed.items()
-        if not _requirements(p) or not all(PINNED.search(t) for t in lines)
+        if not all(EXACT.get(_manifest_family(p), PINNED).search(t) for t in lines)
     ]
     if not unpinned:
         return Signal(
@@ -228,10 +240,6 @@ def pinning_signal(snapshot: Snapshot, live: list[FileChange]) -> Signal:
         f"dependencies change without a lockfile: {short_list(unpinned)}",
         unpinned[0],
     )
-
-
-def _requirements(path: str) -> bool:
-    return kinds.basename(path).lower().startswith("requirements")
 
 
 def _dependency_lines(change: FileChange) -> list[str]:

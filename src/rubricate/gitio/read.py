@@ -2,21 +2,30 @@
 
 The number of git calls does not grow with the number of files: one `rev-parse`, one
 `git diff` (raw + numstat + patch in a single run), one `ls-tree`, one `cat-file --batch-check`
-and one `cat-file --batch`. Files over 1 MiB are size-checked and never read; git itself
+and one `cat-file --batch`; when the head tree has `.gitattributes` files, one `update-index` and
+one `check-attr` tell which changed files they mark generated, vendored or `-diff`, whether or
+not the change touches them. Files over 1 MiB are size-checked and never read; git itself
 treats them as binary (`core.bigFileThreshold`), so their patch is not produced either.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from rubricate.evidence.snapshot import MAX_PARSE_BYTES, ChangeStatus, FileChange, Snapshot
+from rubricate.evidence.snapshot import (
+    ATTRIBUTE_NAMES,
+    MAX_PARSE_BYTES,
+    Attributes,
+    ChangeStatus,
+    FileChange,
+    Snapshot,
+)
 from rubricate.gitio.refs import batch_check as _batch_check
 from rubricate.gitio.refs import batch_read as _batch_read
-from rubricate.gitio.refs import check_repository, resolve_commit
+from rubricate.gitio.refs import check_attributes, check_repository, resolve_commit
 from rubricate.gitio.run import git_text, run_git
 
 STATUS: dict[str, ChangeStatus] = {
@@ -70,7 +79,9 @@ def read_snapshot(
         ["rev-parse", f"{base}^{{tree}}", f"{head}^{{tree}}"], repo
     ).split()
     entries, patches, change_id = _diff(repo, base, head)
-    head_paths = _tree_paths(repo, head)
+    head_paths, attribute_files = _head_tree(repo, head)
+    live = [e.path for e in entries if e.status != "deleted"]
+    attributes = check_attributes(repo, attribute_files, live, ATTRIBUTE_NAMES)
     wanted = sorted({p.strip().removeprefix("./") for p in base_files_wanted if "\n" not in p})
     changes, base_files = _read_contents(repo, base, entries, wanted, read_limit)
     return Snapshot(
@@ -83,7 +94,10 @@ def read_snapshot(
         title=title,
         body=body,
         spec=spec,
-        changes=tuple(_change(e, patches.get(i, ""), changes) for i, e in enumerate(entries)),
+        changes=tuple(
+            replace(_change(e, patches.get(i, ""), changes), attributes=_marks(attributes, e.path))
+            for i, e in enumerate(entries)
+        ),
         head_paths=head_paths,
         base_files=base_files,
     )
@@ -157,11 +171,23 @@ def _patch_chunks(patch: bytes) -> list[str]:
     return chunks
 
 
-def _tree_paths(repo: Path, head: str) -> frozenset[str]:
-    out = run_git(
-        ["ls-tree", "-r", "-z", "--full-tree", "--name-only", "--end-of-options", head], repo
-    ).stdout
-    return frozenset(p.decode("utf-8", "replace") for p in out.split(b"\0") if p)
+def _head_tree(repo: Path, head: str) -> tuple[frozenset[str], dict[str, str]]:
+    """Every path of the head tree, and its `.gitattributes` files (path -> blob id)."""
+    out = run_git(["ls-tree", "-r", "-z", "--full-tree", "--end-of-options", head], repo).stdout
+    paths: set[str] = set()
+    attributes: dict[str, str] = {}
+    for line in out.split(b"\0"):
+        meta, _, name = line.partition(b"\t")
+        path = name.decode("utf-8", "replace")
+        paths.add(path)
+        if path.rpartition("/")[2] == ".gitattributes" and meta.startswith((b"100644", b"100755")):
+            attributes[path] = meta.split()[2].decode()
+    paths.discard("")
+    return frozenset(paths), attributes
+
+
+def _marks(found: dict[str, dict[str, str]], path: str) -> Attributes:
+    return Attributes.from_git(found[path]) if path in found else Attributes()
 
 
 def _readable(entry: _Entry) -> bool:
@@ -225,70 +251,3 @@ def _change(
         content=content if _readable(entry) or too_large else None,
         submodule=entry.mode == SUBMODULE_MODE,
     )
-
-
-class BaseTree(Mapping[str, bytes]):
-    """The files of one commit, read on demand and kept: schema files and what they `$ref`.
-
-    One `ls-tree` lists the blobs (so an absent path costs nothing); a file is read together
-    with its siblings of the same extension, in one `cat-file` run, and kept. Iteration covers
-    only the files read so far. Files over `max_bytes` read as absent.
-    """
-
-    def __init__(
-        self,
-        repo_dir: str | Path,
-        commit: str,
-        preloaded: Mapping[str, bytes] | None = None,
-        *,
-        max_bytes: int = 8 * MAX_PARSE_BYTES,
-    ) -> None:
-        self._repo = Path(repo_dir)
-        self._commit = commit
-        self._files: dict[str, bytes] = dict(preloaded or {})
-        self._blobs: dict[str, tuple[str, int]] | None = None
-        self._max_bytes = max_bytes
-
-    def __getitem__(self, path: str) -> bytes:
-        if path in self._files:
-            return self._files[path]
-        sha, size = self._listing().get(path, ("", -1))
-        if not sha or size > self._max_bytes:
-            raise KeyError(path)
-        self._read_folder(path)
-        return self._files[path]
-
-    def _read_folder(self, path: str) -> None:
-        """Read the wanted file and its siblings of the same kind in one `cat-file` run."""
-        folder, _, name = path.rpartition("/")
-        suffix = name.rpartition(".")[2]
-        wanted = {
-            other: sha
-            for other, (sha, size) in self._listing().items()
-            if other.rpartition("/")[0] == folder
-            and other.endswith("." + suffix)
-            and size <= self._max_bytes
-            and other not in self._files
-        }
-        wanted[path] = self._listing()[path][0]
-        blobs = _batch_read(self._repo, sorted(set(wanted.values())))
-        self._files.update({other: blobs[sha] for other, sha in wanted.items() if sha in blobs})
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(list(self._files))
-
-    def __len__(self) -> int:
-        return len(self._files)
-
-    def _listing(self) -> dict[str, tuple[str, int]]:
-        if self._blobs is None:
-            args = ["ls-tree", "-r", "-z", "--full-tree", "--long", "--end-of-options"]
-            out = run_git([*args, self._commit], self._repo).stdout
-            self._blobs = {}
-            for line in out.split(b"\0"):
-                meta, _, name = line.partition(b"\t")
-                parts = meta.split()
-                if len(parts) == 4 and parts[1] == b"blob" and parts[3].isdigit():
-                    path = name.decode("utf-8", "replace")
-                    self._blobs[path] = (parts[2].decode(), int(parts[3]))
-        return self._blobs

@@ -1,17 +1,21 @@
 """Read refs, commit logs and single files of a local git repository (shell: runs git).
 
-Also "the config at a ref", read once here for the action, `rubricate score` and `catch-up`.
+Also "the config at a ref", read once here for the action, `rubricate score` and `catch-up`,
+the files of one commit read on demand (`BaseTree`), and what a tree's `.gitattributes` say
+of some paths.
 """
 
 from __future__ import annotations
 
 import io
 import tarfile
-from collections.abc import Sequence
+import tempfile
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from rubricate.config import Config, load_config
 from rubricate.errors import ConfigError, RubricateError
+from rubricate.evidence.snapshot import MAX_PARSE_BYTES
 from rubricate.gitio.run import run_git
 
 DEFAULT_BRANCHES = ("origin/HEAD", "main", "master")
@@ -202,3 +206,100 @@ def config_at(repo_dir: str | Path, ref: str, path: str, where: str) -> Config |
     """The config file at `ref`, validated; None when it is absent there."""
     text = read_text_at(repo_dir, ref, path, where)
     return None if text is None else load_config(text, path)
+
+
+class BaseTree(Mapping[str, bytes]):
+    """The files of one commit, read on demand and kept: schema files and what they `$ref`.
+
+    One `ls-tree` lists the blobs (so an absent path costs nothing); a file is read together
+    with its siblings of the same extension, in one `cat-file` run, and kept. Iteration covers
+    only the files read so far. Files over `max_bytes` read as absent.
+    """
+
+    def __init__(
+        self,
+        repo_dir: str | Path,
+        commit: str,
+        preloaded: Mapping[str, bytes] | None = None,
+        *,
+        max_bytes: int = 8 * MAX_PARSE_BYTES,
+    ) -> None:
+        self._repo = Path(repo_dir)
+        self._commit = commit
+        self._files: dict[str, bytes] = dict(preloaded or {})
+        self._blobs: dict[str, tuple[str, int]] | None = None
+        self._max_bytes = max_bytes
+
+    def __getitem__(self, path: str) -> bytes:
+        if path in self._files:
+            return self._files[path]
+        sha, size = self._listing().get(path, ("", -1))
+        if not sha or size > self._max_bytes:
+            raise KeyError(path)
+        self._read_folder(path)
+        return self._files[path]
+
+    def _read_folder(self, path: str) -> None:
+        """Read the wanted file and its siblings of the same kind in one `cat-file` run."""
+        folder, _, name = path.rpartition("/")
+        suffix = name.rpartition(".")[2]
+        wanted = {
+            other: sha
+            for other, (sha, size) in self._listing().items()
+            if other.rpartition("/")[0] == folder
+            and other.endswith("." + suffix)
+            and size <= self._max_bytes
+            and other not in self._files
+        }
+        wanted[path] = self._listing()[path][0]
+        blobs = batch_read(self._repo, sorted(set(wanted.values())))
+        self._files.update({other: blobs[sha] for other, sha in wanted.items() if sha in blobs})
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self._files))
+
+    def __len__(self) -> int:
+        return len(self._files)
+
+    def _listing(self) -> dict[str, tuple[str, int]]:
+        if self._blobs is None:
+            args = ["ls-tree", "-r", "-z", "--full-tree", "--long", "--end-of-options"]
+            out = run_git([*args, self._commit], self._repo).stdout
+            self._blobs = {}
+            for line in out.split(b"\0"):
+                meta, _, name = line.partition(b"\t")
+                parts = meta.split()
+                if len(parts) == 4 and parts[1] == b"blob" and parts[3].isdigit():
+                    path = name.decode("utf-8", "replace")
+                    self._blobs[path] = (parts[2].decode(), int(parts[3]))
+        return self._blobs
+
+
+def check_attributes(
+    repo_dir: str | Path, files: Mapping[str, str], paths: Iterable[str], names: Sequence[str]
+) -> dict[str, dict[str, str]]:
+    """`path -> {name: value}` as `git check-attr` answers under a tree's `.gitattributes`.
+
+    `files` maps each `.gitattributes` path of the tree to its blob id. git reads them from a
+    private temporary index that holds only those files, so its own rules apply (nested files,
+    patterns, macros such as `binary`), and neither the work tree, the real index, the user's
+    nor the system's attributes are consulted (`$GIT_DIR/info/attributes` still is, as always).
+    Values are `set`, `unset`, `unspecified` or the value given.
+    """
+    wanted = [p for p in paths if "\0" not in p]
+    if not files or not wanted:
+        return {}
+    entries = "".join(f"100644 {sha}\t{path}\0" for path, sha in sorted(files.items()))
+    with tempfile.TemporaryDirectory(prefix="rubricate-attr-") as tmp:
+        env = {"GIT_INDEX_FILE": str(Path(tmp) / "index"), "GIT_ATTR_NOSYSTEM": "1"}
+        run_git(
+            ["update-index", "-z", "--index-info"], repo_dir, env=env, input_bytes=entries.encode()
+        )
+        args = ["-c", "core.attributesFile=/dev/null", "check-attr", "--cached", "-z", "--stdin"]
+        stdin = "".join(f"{path}\0" for path in wanted).encode("utf-8")
+        out = run_git([*args, *names], repo_dir, env=env, input_bytes=stdin).stdout
+    tokens = out.decode("utf-8", "replace").split("\0")
+    found: dict[str, dict[str, str]] = {}
+    for path, name, value in zip(tokens[0::3], tokens[1::3], tokens[2::3], strict=False):
+        found.setdefault(path, {})[name] = value
+    return found

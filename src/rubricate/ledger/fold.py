@@ -132,9 +132,9 @@ def fold_job(events: Iterable[Event]) -> JobSummary:
     by_kind: dict[str, list[Event]] = defaultdict(list)
     for event in ordered:
         by_kind[event.kind].append(event)
-    first = merge_moment(e for e in by_kind["first_submission"] if e.version == 1)
+    first = merge_moment((e for e in by_kind["first_submission"] if e.version == 1), ordered)
     approvals = by_kind["final_approval"]
-    final = merge_moment(approvals[-1:])
+    final = merge_moment(approvals[-1:], ordered)
     facts = _facts(ordered, by_kind, rubric_quality(first, final))
     gate = approvals[-1].gate if approvals else None
     return JobSummary(facts, ordered, first, final, gate)
@@ -149,8 +149,12 @@ def rubric_quality(first: Moment | None, final: Moment | None) -> float | None:
     return FIRST_WEIGHT * first.normalized + FINAL_WEIGHT * final.normalized
 
 
-def merge_moment(events: Iterable[Event]) -> Moment | None:
-    """Merge ordered scoring events criterion by criterion; None when there are none."""
+def merge_moment(events: Iterable[Event], job: Iterable[Event] = ()) -> Moment | None:
+    """Merge ordered scoring events criterion by criterion; None when there are none.
+
+    `job` holds all the job's events: for a rubric recorded as `{id, version}` only, a criterion
+    another event of the job scored under it and this moment lacks makes the moment incomplete.
+    """
     merged: dict[str, ScoreValue] = {}
     ids: list[str] = []
     rubric: RubricRef | None = None
@@ -164,7 +168,19 @@ def merge_moment(events: Iterable[Event]) -> Moment | None:
         return None
     if rubric is not None and rubric.scale is not None and rubric.criteria is not None:
         return _recomputed(merged, rubric, rubric.scale, rubric.criteria, tuple(ids))
-    return _as_recorded(merged, rubric, last, tuple(ids))
+    return _as_recorded(merged, rubric, last, tuple(ids), _criteria_seen(job, rubric))
+
+
+def _criteria_seen(job: Iterable[Event], rubric: RubricRef | None) -> frozenset[str]:
+    """Every criterion the job's events scored under the same rubric id and version."""
+    if rubric is None:
+        return frozenset()
+    same = (
+        e
+        for e in job
+        if e.rubric and (e.rubric.id, e.rubric.version) == (rubric.id, rubric.version)
+    )
+    return frozenset(criterion for e in same for criterion in e.scores or {})
 
 
 def _recomputed(
@@ -194,10 +210,17 @@ def _recomputed(
 
 
 def _as_recorded(
-    merged: dict[str, ScoreValue], rubric: RubricRef | None, last: Event, ids: tuple[str, ...]
+    merged: dict[str, ScoreValue],
+    rubric: RubricRef | None,
+    last: Event,
+    ids: tuple[str, ...],
+    seen: frozenset[str],
 ) -> Moment:
+    """A moment without the rubric's criteria: a `fail` may be decided with scores missing, so it
+    is complete only when no criterion scored elsewhere in the job is missing (a pass always is)."""
     normalized = None if last.normalized is None else clamp01(last.normalized)
-    complete = last.verdict not in (None, "incomplete") and normalized is not None
+    lacking = last.verdict == "fail" and not seen <= merged.keys()
+    complete = last.verdict not in (None, "incomplete") and normalized is not None and not lacking
     return Moment(merged, rubric, complete, last.weighted_total, normalized, ids)
 
 

@@ -22,8 +22,7 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from rubricate.config import ReputationConfig
 from rubricate.ledger.event import Event, ScaleRef, criterion_source, rfc3339
@@ -35,8 +34,7 @@ _LEDGER_SOURCE = {"auto": "heuristic", "judge": "judge", "reviewer": "reviewer"}
 _SCORING = frozenset({"first_submission", "review_scored", "approved", "final_approval"})
 
 
-@dataclass(frozen=True)
-class Scored:
+class Scored(NamedTuple):
     """One criterion's latest score from one source on one version of one job."""
 
     repo: str

@@ -2,8 +2,9 @@
 
 Pages are made and written one at a time, so the site is never held in memory as a whole.
 With many authors, the author pages (one chart each) are drawn by a pool of processes, one per
-core; each writes its own pages. Progress goes to `progress` (the CLI passes stderr when it is
-a terminal). The site's `style.css` (the pages' CSS and every chart's) is written last.
+core; each is sent only the part of the document its pages show, and writes them. Progress goes
+to `progress` (the CLI passes stderr when it is a terminal). The site's `style.css` (the pages'
+CSS and every chart's) is written last.
 
 The markdown summary (`report_markdown`, pure) is compact GitHub markdown for
 `$GITHUB_STEP_SUMMARY`: small tables, and Mermaid `xychart-beta` charts, which GitHub renders.
@@ -95,9 +96,9 @@ def _parallel_authors(
 ) -> list[Path]:
     from rubricate.report import charts
 
-    chunks = [list(slugs[i : i + 25]) for i in range(0, len(slugs), 25)]
+    chunks = [_part(report, slugs[i : i + 25]) for i in range(0, len(slugs), 25)]
     written: list[Path] = []
-    with ProcessPoolExecutor(workers, initializer=_start_worker, initargs=(report, out)) as pool:
+    with ProcessPoolExecutor(workers, initializer=_start_worker, initargs=(out,)) as pool:
         for paths, styles in pool.map(_draw_chunk, chunks):
             written += [Path(p) for p in paths]
             charts.STYLES.update(styles)
@@ -105,14 +106,24 @@ def _parallel_authors(
     return written
 
 
-def _start_worker(report: Mapping[str, Any], out: Path) -> None:
-    _worker["report"], _worker["out"] = report, out
+def _part(report: Mapping[str, Any], slugs: Sequence[str]) -> dict[str, Any]:
+    """What the pages of these authors show, and no more: a worker is sent only this."""
+    authors = [e for e in report["authors"] if e["slug"] in slugs]
+    logins = {e["author"] for e in authors}
+    jobs = [row for row in report["scores"]["jobs"] if row["author"] in logins]
+    kept = {k: report[k] for k in ("window", "generated_at", "ledger")}
+    return {**kept, "authors": authors, "scores": {"jobs": jobs}}
 
 
-def _draw_chunk(slugs: list[str]) -> tuple[list[str], dict[str, str]]:
+def _start_worker(out: Path) -> None:
+    _worker["out"] = out
+
+
+def _draw_chunk(part: dict[str, Any]) -> tuple[list[str], dict[str, str]]:
     from rubricate.report import charts
 
-    paths = _write_authors(_worker["report"], _worker["out"], slugs, lambda _: None)
+    slugs = [e["slug"] for e in part["authors"]]
+    paths = _write_authors(part, _worker["out"], slugs, lambda _: None)
     return [str(p) for p in paths], charts.STYLES
 
 

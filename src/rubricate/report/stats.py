@@ -211,14 +211,10 @@ def agreement(pairs: Iterable[tuple[Scored, Scored]], seed: int = SEED) -> dict[
         return {"n": len(listed), "status": INSUFFICIENT}
     low, high = _categories(listed)
     size = high - low + 1
-    table = [[0] * size for _ in range(size)]
-    exact = 0
-    difference = 0.0
-    for machine, reviewer in listed:
-        row, col = _category(machine.value, low, high), _category(reviewer.value, low, high)
-        table[row][col] += 1
-        exact += row == col
-        difference += machine.value - reviewer.value
+    rows, cols = (_category(np.array([p[i].value for p in listed]), low, high) for i in (0, 1))
+    table = np.bincount(rows * size + cols, minlength=size * size).reshape(size, size).tolist()
+    exact = int((rows == cols).sum())
+    difference = sum(machine.value - reviewer.value for machine, reviewer in listed)
     kappa = kappa_estimate(table, seed=seed)
     return {
         "n": len(listed),
@@ -242,5 +238,7 @@ def _categories(pairs: list[tuple[Scored, Scored]]) -> tuple[int, int]:
     return low, max(high, math.ceil(max(values)))
 
 
-def _category(value: float, low: int, high: int) -> int:
-    return min(max(math.floor(value + 0.5), low), high) - low
+def _category(values: Floats, low: int, high: int) -> npt.NDArray[np.int64]:
+    """Each value's whole-point category, from 0 for `low` (values beyond the scale clamped)."""
+    whole: npt.NDArray[np.int64] = np.clip(np.floor(values + 0.5), low, high).astype(np.int64)
+    return whole - low

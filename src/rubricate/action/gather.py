@@ -1,9 +1,10 @@
-"""Read everything a handler needs for one event, in the order the event allows (shell).
+"""Gather everything a handler needs for one event, in the order the event allows (shell).
 
 PR and review payloads name the base and head; a comment's does not, so its run first reads the
 view state the last PR event left on the data branch (else asks the API once). Then the base is
 fetched, config and rubric read there, the job loaded from the data branch, and, for a PR's new
-head, the change scored.
+head, the change scored (automatic evidence, then the judge when a key is set). The single
+reads are in `inputs.py`.
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from rubricate.action import inputs
-from rubricate.action.inputs import Reader
-from rubricate.action.ports import DataStore
+from rubricate.action.ports import DataStore, Reader
+from rubricate.action.settings import ledger_key
 from rubricate.bot.handlers import HandlerContext
 from rubricate.bot.jobstate import JobState, job_state
 from rubricate.bot.on_graders import GradersEvent, JobEvent
@@ -25,9 +26,11 @@ from rubricate.bot.payload import PullRequestEvent
 from rubricate.bot.views import PullState, ViewState, decode_views, view_path
 from rubricate.bot.visible import reverted_pr
 from rubricate.config import Config, data_branch_problem
-from rubricate.errors import ConfigError, DataBranchError, LedgerError, RubricateError
+from rubricate.errors import ConfigError, DataBranchError, LedgerError
+from rubricate.evidence.report_model import ScoreReport
 from rubricate.evidence.snapshot import Snapshot
 from rubricate.ledger.event import Event
+from rubricate.rubric.model import Rubric
 
 if TYPE_CHECKING:
     from rubricate.bot.effects import Effect, SetStatus
@@ -87,12 +90,12 @@ def prepare(
         pull = ledger.views.pull or inputs.pull_from_api(reader, event.number)
     if pull is not None and on_head is not None:
         on_head(pull.head_sha)
-    merge_base, fetched = _fetch(reader, event, pull)
-    default_branch = _default_branch(payload)
+    merge_base, fetched = inputs.fetch_pull(reader, event, pull)
+    default_branch = inputs.default_branch(payload)
     base_ref = pull.base_ref if pull else None
     at = inputs.config_commit(reader, pull, default_branch, fetched) if pull else None
     config = inputs.read_config(reader, at).for_base(base_ref)
-    rubric = inputs.read_rubric(reader, at, config)
+    rubric = read_rubric(reader, at, config)
     branch = reader.settings.data_branch or config.data_branch
     problem = data_branch_problem(branch, default_branch, base_ref)
     if problem is not None:
@@ -183,44 +186,6 @@ def jobs_events(
     return tuple(e for pr in numbers for e in job_file_events(files, repo, pr, key))
 
 
-def _fetch(reader: Reader, event: JobEvent, pull: PullState | None) -> tuple[str | None, bool]:
-    """The merge base (None when unknown) and whether the base commit was fetched.
-
-    A merged head that cannot be fetched leaves its tree unknown, but the base must still be
-    read: a config that cannot be read fails the run, never falls back to the defaults.
-    """
-    is_pr = isinstance(event, PullRequestEvent)
-    if pull is None:
-        reader.runtime.log("the PR's base is unknown (no token): using the default config")
-        return None, False
-    try:
-        merge_base = inputs.fetch(reader, pull, with_head=is_pr)
-    except RubricateError:
-        if not (is_pr and event.action == "closed"):  # type: ignore[union-attr]
-            raise
-        reader.runtime.annotate("warning", "could not fetch the merged head: its tree is unknown")
-        inputs.fetch(reader, pull, with_head=False)
-        return None, True
-    return merge_base, merge_base is not None
-
-
-def ledger_key(text: str | None) -> bytes | None:
-    """The ledger key of the `ledger-key` input; a key that is too short fails the run."""
-    from rubricate.ledger.trust import parse_key
-
-    try:
-        return parse_key(text)
-    except ValueError as exc:
-        raise ConfigError(f"ledger-key: {exc}") from None
-
-
-def _default_branch(payload: Mapping[str, Any]) -> str | None:
-    """The repository's default branch as the payload names it."""
-    repository = payload.get("repository")
-    name = repository.get("default_branch") if isinstance(repository, Mapping) else None
-    return name if isinstance(name, str) and name else None
-
-
 def _for_event(
     reader: Reader,
     event: JobEvent,
@@ -246,8 +211,50 @@ def _for_event(
         )
     issues = inputs.linked(reader, event)
     snapshot = inputs.snapshot(reader, event, merge_base, inputs.spec_text(issues), config)
-    report = inputs.score_head(reader, snapshot, context.rubric, config)
+    report = score_head(reader, snapshot, context.rubric, config)
     return snapshot, dataclasses.replace(context, report=report)
+
+
+def read_rubric(reader: Reader, base_sha: str | None, config: Config) -> Rubric:
+    """The rubric named by the `rubric` input or the config, read at the base commit."""
+    from rubricate.rubric.resolve import resolve_rubric
+
+    ref = reader.settings.rubric or config.rubric
+
+    def at_base(path: str) -> str:
+        text = inputs.read_text(reader, base_sha, path)
+        if text is None:
+            raise FileNotFoundError(path)
+        return text
+
+    if base_sha is None:
+        from rubricate.cli.repo_reader import local_reader
+
+        reader.runtime.log(f"rubric {ref}: read without git (built-in or local file)")
+        return resolve_rubric(ref, local_reader(reader.repo_dir))
+    try:
+        return resolve_rubric(ref, at_base)
+    except ConfigError as exc:
+        named_by = "the `rubric` input" if reader.settings.rubric else reader.settings.config_path
+        raise ConfigError(f"{exc} (named by {named_by})") from None
+
+
+def score_head(reader: Reader, snap: Snapshot, rubric: Rubric, config: Config) -> ScoreReport:
+    """Automatic evidence, then the judge when a key is configured (graders never run here)."""
+    from rubricate.evidence.autoscore import auto_score
+    from rubricate.judge.service import judge_report
+
+    report = auto_score(snap, rubric, config)
+    settings = reader.settings
+    return judge_report(
+        report,
+        snap,
+        config.judge,
+        mode="auto",
+        model=settings.model,
+        env=settings.judge_env(),
+        cache_dir=settings.judge_cache_dir,
+    )
 
 
 def merge_group_effects(
@@ -262,7 +269,7 @@ def merge_group_effects(
     fetched = inputs.fetch(reader, pull, with_head=True) is not None
     commits = first_parents(reader.repo_dir, event.base_sha, event.head_sha) if fetched else []
     prs = group_prs(event, [QueueCommit(*c) for c in commits])
-    default_branch = _default_branch(payload)
+    default_branch = inputs.default_branch(payload)
     at = inputs.config_commit(reader, pull, default_branch, fetched)
     config = inputs.read_config(reader, at).for_base(event.base_ref)
     branch = reader.settings.data_branch or config.data_branch
