@@ -4,6 +4,10 @@ Views are idempotent, so a re-run heals a half-applied run: the ledger skips eve
 the sticky comment is edited only when its text changes, and a check run or status that the
 view state shows unchanged costs no request. A failing view does not stop the others; every
 failure is collected and reported, and the run then fails.
+
+One exception to "the ledger first": a gate status that takes down a green goes out before the
+append, so a run that then fails never leaves a green the ledger no longer holds. After writing
+a green, the gate is read again at the data branch's tip and set again if another run changed it.
 """
 
 from __future__ import annotations

@@ -7,11 +7,12 @@ the read or write itself does. The client, its retries and the error mapping are
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import os
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from github.GithubObject import NotSet
 from github.IssueComment import IssueComment
@@ -200,6 +201,16 @@ class GitHubAdapter:
 
         return api_call_or_none(f"PATCH {self._base}/check-runs/{check_run_id}", edit) is not None
 
+    def commit_verification(self, sha: str) -> tuple[bool, str]:
+        """Whether GitHub verified a commit's signature, and its reason (`unsigned`, `valid`...)."""
+        commit = self._repo.get_commit(sha)
+        data = api_call(f"GET {self._base}/commits/{sha}", lambda: commit.raw_data)
+        inner = data.get("commit") if isinstance(data, dict) else None
+        verification = inner.get("verification") if isinstance(inner, dict) else None
+        if not isinstance(verification, dict):
+            return False, "unknown"
+        return verification.get("verified") is True, str(verification.get("reason") or "unknown")
+
     def set_status(
         self, sha: str, state: str, description: str, context: str, target_url: str | None
     ) -> None:
@@ -267,3 +278,17 @@ class GitHubAdapter:
     def _comment(self, comment_id: int) -> IssueComment:
         """A lazy comment object: building it costs no request."""
         return self._repo.get_issue(1).get_comment(comment_id)
+
+
+def commit_verifier(remote: str, token: str | None) -> Callable[[str], tuple[bool, str]] | None:
+    """GitHub's word on a commit's signature for the repository of `remote` (else
+    `GITHUB_REPOSITORY`), when a token (else `GITHUB_TOKEN`) is known; None otherwise."""
+    token = token or os.environ.get("GITHUB_TOKEN")
+    server = urlsplit(os.environ.get("GITHUB_SERVER_URL", "https://github.com")).hostname
+    parts = urlsplit(remote)
+    own = parts.path.strip("/").removesuffix(".git") if parts.hostname == server else None
+    repository = own or os.environ.get("GITHUB_REPOSITORY")
+    if not token or not repository or repository.count("/") != 1:
+        return None
+    api_url = os.environ.get("GITHUB_API_URL", "https://api.github.com")
+    return GitHubAdapter(connect(token, api_url), repository, bot_login="").commit_verification
