@@ -12,6 +12,8 @@ that a cancelled or failed run delays data instead of losing it. The rules:
   `final_approval`, gets `abandoned` at `closed_at`. A closed PR the ledger never saw is left
   alone: it was a draft, or its author never submitted it for scoring.
 - PRs closed before the ledger's first event are left alone: rubricate was not installed yet.
+- An event keeps the current version's tree and change (`tree_sha`, `change_id`) only when the
+  closed PR's head is one of that version's heads; otherwise the head alone is recorded.
 - The deadline of a merged PR is its milestone's `due_on`, else its linked issue's (resolved by
   the caller), else `created_at` plus the configured SLA.
 
@@ -170,6 +172,7 @@ def _stamp(pull: ClosedPull, job: JobState, *, repo: str, at: datetime) -> Stamp
         actor=ACTOR,
         actor_role="bot",
         delivery=DELIVERY,
+        change_id=current.change_id if same_head and current is not None else None,
     )
 
 

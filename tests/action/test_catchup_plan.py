@@ -53,6 +53,7 @@ def event(kind: Any, pr: int, *, hours: float = 0, version: int = 1, **fields: A
         version=version,
         head_sha=fields.pop("head_sha", "a" * 40),
         tree_sha=fields.pop("tree_sha", "t" * 40),
+        change_id=fields.pop("change_id", "c" * 64),
         at=T0 + timedelta(hours=hours),
         actor=fields.pop("actor", "reviewer"),
         actor_role="write",
@@ -183,6 +184,8 @@ def test_the_tree_is_kept_only_when_the_merged_head_is_a_known_version() -> None
     assert same.tree_sha == "t" * 40
     assert moved.tree_sha is None
     assert moved.head_sha == "b" * 40
+    assert same.change_id == "c" * 64
+    assert moved.change_id is None
 
 
 def test_the_deadline_is_the_milestone_else_the_linked_issue_else_the_sla() -> None:

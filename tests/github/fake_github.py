@@ -121,6 +121,12 @@ class FakeGitHub:
     annotations: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     node_reactions: list[tuple[str, str]] = field(default_factory=list)
     failures: dict[str, int] = field(default_factory=dict)
+    refusals: dict[str, int] = field(default_factory=dict)
+    """`METHOD /path` → how many times to answer 422 Validation Failed, doing nothing."""
+    lost_answers: dict[str, int] = field(default_factory=dict)
+    """`METHOD /path` → how many times to do the request, then lose the answer (a timeout)."""
+    signed_commits: dict[str, str] = field(default_factory=dict)
+    """sha → the signer's verified reason ("valid"); every other commit is unsigned."""
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1001))
 
     def __post_init__(self) -> None:
@@ -137,6 +143,7 @@ class FakeGitHub:
             ("POST", rf"{api}/repos/{repo}/issues/(\d+)/comments$", self._create_comment),
             ("POST", rf"{api}/repos/{repo}/issues/comments/(\d+)/reactions$", self._react),
             ("POST", rf"{api}/repos/{repo}/statuses/([0-9a-f]+)$", self._status),
+            ("GET", rf"{api}/repos/{repo}/commits/([0-9a-f]+)(?:\?.*)?$", self._get_commit),
             ("POST", rf"{api}/repos/{repo}/check-runs$", self._create_check),
             ("PATCH", rf"{api}/repos/{repo}/check-runs/(\d+)$", self._update_check),
             ("POST", rf"{api}/graphql$", self._graphql),
@@ -175,8 +182,22 @@ class FakeGitHub:
             if self.failures.get(key):
                 self.failures[key] -= 1
                 return _json(502, {"message": "Server Error"})
+            if self.refusals.get(key):
+                self.refusals[key] -= 1
+                return _json(
+                    422,
+                    {
+                        "message": "Validation Failed",
+                        "documentation_url": "https://docs.github.com/rest",
+                        "status": "422",
+                    },
+                )
             body = json.loads(request.body) if request.body else {}
-            return handler(request, body, *match.groups())  # type: ignore[no-any-return]
+            reply = handler(request, body, *match.groups())
+            if self.lost_answers.get(key):
+                self.lost_answers[key] -= 1
+                raise requests.exceptions.ReadTimeout(f"the answer to {key} was lost")
+            return reply  # type: ignore[no-any-return]
 
         return callback
 
@@ -291,6 +312,41 @@ class FakeGitHub:
         }
         self.statuses.append({**status, "sha": sha})
         return _json(201, status)
+
+    def _get_commit(self, _req: Any, _body: Any, sha: str) -> Reply:
+        reason = self.signed_commits.get(sha, "unsigned")
+        person = {"name": "Someone", "email": "someone@example.com", "date": NOW}
+        url = f"{API}/repos/{self.repo}/commits/{sha}"
+        verification = {
+            "verified": reason == "valid",
+            "reason": reason,
+            "payload": None,
+            "signature": None,
+            "verified_at": NOW if reason == "valid" else None,
+        }
+        commit = {
+            "author": person,
+            "committer": person,
+            "comment_count": 0,
+            "message": "a commit",
+            "tree": {"sha": "0" * 40, "url": f"{API}/repos/{self.repo}/git/trees/{'0' * 40}"},
+            "url": f"{API}/repos/{self.repo}/git/commits/{sha}",
+            "verification": verification,
+        }
+        return _json(
+            200,
+            {
+                "url": url,
+                "sha": sha,
+                "node_id": "C_1",
+                "html_url": f"https://github.com/{self.repo}/commit/{sha}",
+                "comments_url": f"{url}/comments",
+                "commit": commit,
+                "author": user("someone", 77),
+                "committer": user("someone", 77),
+                "parents": [],
+            },
+        )
 
     def _create_check(self, _req: Any, body: dict[str, Any]) -> Reply:
         cid = next(self._ids)

@@ -78,6 +78,7 @@ def queue_group(scenario: Scenario, merges: list[tuple[int, str]]) -> tuple[str,
         work,
         "push",
         "--quiet",
+        "--force",
         str(scenario.remote),
         f"HEAD:refs/heads/gh-readonly-queue/main/pr-{last}-{last_head}",
     )

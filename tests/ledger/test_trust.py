@@ -110,3 +110,60 @@ def test_a_short_key_is_an_error() -> None:
     assert parse_key("  ") is None
     with pytest.raises(ValueError, match="at least 16 bytes"):
         parse_key("none")
+
+
+def test_verify_provenance_lists_commits_not_made_by_the_bot_with_their_events(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    remote = bare_remote(tmp_path)
+    with DataBranchStore(str(remote)) as store:
+        store.append(completed_job(1, [3] * 5, [3] * 5)[:1])
+    assert main(["ledger", "verify", "--remote", str(remote), "--provenance"]) == 0
+    out = capsys.readouterr().out
+    assert "provenance: 0 commit(s) not made by rubricate-bot <" in out
+    _append_by_hand(remote, tmp_path / "work", _forged().to_line())
+    with DataBranchStore(str(remote)) as store:
+        store.append([event("abandoned", 2, 1, "x")])  # the bot writes on top of it
+    assert main(["ledger", "verify", "--remote", str(remote)]) == 1
+    plain = capsys.readouterr().out
+    assert "provenance" not in plain
+    assert main(["ledger", "verify", "--remote", str(remote), "--provenance"]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith(plain)
+    hand = [line for line in out.splitlines() if "'add an approval'" in line]
+    assert len(hand) == 1
+    assert " by " in hand[0]
+    assert "  + approved o/r#1 v1 by mallory (id ffffffffffff): refused: id" in out
+    assert "provenance: 1 commit(s) not made by rubricate-bot <" in out
+    data = tmp_path / "data"
+    data.mkdir()
+    assert main(["ledger", "verify", "--data", str(data), "--provenance"]) == 2
+
+
+def test_resign_signs_the_bot_events_once_and_leaves_hand_added_lines_unsigned(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    remote = bare_remote(tmp_path)
+    with DataBranchStore(str(remote)) as store:
+        store.append(completed_job(1, [3] * 5, [3] * 5))
+    before = parse_ledger({SHARD: branch_files(remote)[SHARD].decode()}).events
+    by_hand = scored("approved", 1, 5, "comment:99#0", [5] * 5, actor="mallory")
+    _append_by_hand(remote, tmp_path / "work", by_hand.to_line())  # a correct id, by hand
+    monkeypatch.setenv(KEY_ENV, KEY.decode())
+    # with the key set, the old unsigned events are refused: the gate would lose them all
+    assert [e.kind for e in _job_events(remote, 1, KEY)] == []
+    assert main(["ledger", "resign", "--remote", str(remote)]) == 0
+    out = capsys.readouterr().out
+    assert f"signed {len(before)} event(s) in commit " in out
+    assert "left unsigned: 1 line(s) added by hand" in out
+    after = parse_ledger({SHARD: branch_files(remote)[SHARD].decode()}, KEY)
+    assert [e.id for e in after.events] == [e.id for e in before]
+    assert [e.model_copy(update={"sig": None}) for e in after.events] == list(before)
+    assert [p.message for p in after.corrupt] == ["refused: not signed with the ledger key"]
+    assert [e.kind for e in _job_events(remote, 1, KEY)] == [e.kind for e in before]
+    assert main(["ledger", "verify", "--remote", str(remote)]) == 1  # the hand line, reported
+    capsys.readouterr()
+    assert main(["ledger", "resign", "--remote", str(remote)]) == 0
+    assert "signed 0 event(s) (nothing to write)" in capsys.readouterr().out
+    monkeypatch.delenv(KEY_ENV)
+    assert main(["ledger", "resign", "--remote", str(remote)]) == 2

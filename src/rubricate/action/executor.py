@@ -4,6 +4,10 @@ Views are idempotent, so a re-run heals a half-applied run: the ledger skips eve
 the sticky comment is edited only when its text changes, and a check run or status that the
 view state shows unchanged costs no request. A failing view does not stop the others; every
 failure is collected and reported, and the run then fails.
+
+One exception to "the ledger first": a gate status that takes down a green goes out before the
+append, so a run that then fails never leaves a green the ledger no longer holds. After writing
+a green, the gate is read again at the data branch's tip and set again if another run changed it.
 """
 
 from __future__ import annotations
@@ -124,6 +128,8 @@ class Executor:
             self._dispatch(effect)
         except RubricateError as exc:
             message = self._runtime.redact(str(exc))
+            if isinstance(effect, PostComment) and "(422)" in message:  # refused for good
+                return self._runtime.annotate("warning", f"rubricate: reply refused: {message}")
             self._outcome.errors.append(f"{type(effect).__name__}: {message}")
             self._runtime.annotate("error", f"{type(effect).__name__} failed: {message}")
 
@@ -133,7 +139,8 @@ class Executor:
         if isinstance(effect, UpsertComment):
             self._upsert(effect)
         elif isinstance(effect, PostComment):
-            comment_id = self._api.create_comment(effect.pr, self._runtime.redact(effect.body))
+            body = self._runtime.redact(effect.body)
+            comment_id = self._api.create_comment(effect.pr, body, effect.marker)
             self._note(f"replied on #{effect.pr} (comment {comment_id})")
         elif isinstance(effect, SetCheckRun):
             self._check_run(effect)
@@ -166,10 +173,11 @@ class Executor:
             current = self._api.comment(known)
             if current is not None and self._is_sticky(current, effect.marker):
                 return self._write_sticky(current, body, wanted)
-        found = self._api.find_sticky(effect.pr, effect.marker)
+        found = None if effect.fresh else self._api.find_sticky(effect.pr, effect.marker)
         if found is not None:
             return self._write_sticky(found, body, wanted)
-        self._remember_sticky(self._api.create_comment(effect.pr, body), wanted, "created")
+        created = self._api.create_comment(effect.pr, body, effect.marker)
+        self._remember_sticky(created, wanted, "created")
 
     def _is_sticky(self, comment: CommentInfo, marker: str) -> bool:
         return comment.author == self._api.bot_login and marker in comment.body

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from rubricate.ledger.backends import DataBranchStore, DirectoryStore
     from rubricate.ledger.event import Event
     from rubricate.ledger.store import LedgerStore
+    from rubricate.ledger.verify import ForeignCommit
 
 TOKEN_ENV = "RUBRICATE_DATA_TOKEN"
 
@@ -38,7 +39,17 @@ def add_parser(subparsers: Any) -> None:
         action="store_true",
         help="regenerate every derived file from the whole ledger in one commit when any is stale",
     )
+    verify.add_argument(
+        "--provenance",
+        action="store_true",
+        help="also list the commits not made by the bot's identity, with the events they added",
+    )
     verify.set_defaults(handler=run_verify)
+    resign = commands.add_parser(
+        "resign", help="sign the ledger's unsigned events with RUBRICATE_LEDGER_KEY (once)"
+    )
+    add_source_arguments(resign)
+    resign.set_defaults(handler=run_resign)
     show = commands.add_parser("show", help="list events, or one job with --pr")
     add_source_arguments(show)
     show.add_argument("--pr", type=int, help="show this pull request's job")
@@ -207,6 +218,7 @@ def _not_json(constant: str) -> float:
 def run_verify(args: argparse.Namespace) -> int:
     """Exit 0 when the ledger and its derived files are clean (after --fix), 1 otherwise."""
     from rubricate.cli.main import Progress
+    from rubricate.ledger.backends import IDENTITY
     from rubricate.ledger.verify import verify_files
 
     with open_store(args) as store, Progress() as progress:
@@ -221,12 +233,50 @@ def run_verify(args: argparse.Namespace) -> int:
             where = f"in commit {result.commit[:12]}" if result.commit else "in place"
             progress.say(f"rebuilt the derived files from the whole ledger {where}", sys.stdout)
             report = verify_files(store.read_files(_checked), store.config, store.key)
+        foreign = provenance(store) if args.provenance else None
     for line in report.problems:
         print(line)
     parsed = report.parsed
     verdict = "clean" if report.clean else f"{len(report.problems)} problem(s)"
     print(f"{len(parsed.events)} events in {len(parsed.shards)} shard(s): {verdict}")
-    return 0 if report.clean else 1
+    for commit in foreign or []:
+        print("\n".join(commit.lines()))
+    if foreign is not None:
+        print(f"provenance: {len(foreign)} commit(s) not made by {IDENTITY}")
+    return 0 if report.clean and not foreign else 1
+
+
+def provenance(store: LedgerStore) -> list[ForeignCommit]:
+    """The data branch's commits not made by the bot, with GitHub's word on their signatures."""
+    from rubricate.github.adapter import commit_verifier
+
+    remote = data_branch(store).remote
+    return data_branch(store).foreign_commits(commit_verifier(remote, token_for(remote)))
+
+
+def data_branch(store: LedgerStore) -> DataBranchStore:
+    """The store as a remote's branch; history needs one (`--remote`, not `--data`)."""
+    from rubricate.errors import ConfigError
+    from rubricate.ledger.backends import DataBranchStore
+
+    if not isinstance(store, DataBranchStore):
+        raise ConfigError("the branch's commits are read from a remote: use --remote, not --data")
+    return store
+
+
+def run_resign(args: argparse.Namespace) -> int:
+    """Sign the events the bot's commits wrote; events that other commits added stay unsigned."""
+    from rubricate.errors import ConfigError
+    from rubricate.ledger.trust import KEY_ENV
+
+    with open_store(args) as store:
+        if store.key is None:
+            raise ConfigError(f"{KEY_ENV} is not set: it is the key to sign the ledger with")
+        result, count, left = data_branch(store).resign_own()
+        require_branch(store, args)
+    where = f"in commit {result.commit[:12]}" if result.commit else "(nothing to write)"
+    print(f"signed {count} event(s) {where}; left unsigned: {left} line(s) added by hand")
+    return 0
 
 
 def run_show(args: argparse.Namespace) -> int:

@@ -1,10 +1,8 @@
 """Decide what an append writes: new shard lines and regenerated derived files (pure).
 
 `plan_full` folds the whole ledger; `try_incremental` re-folds only the touched jobs from the
-fold cache, and gives exactly the files a full recompute gives (a test pins this). The cache is
-used only when all of it verifies against the tree: the head, the shards, every derived file's
-digest, the fact buckets, and each touched job's file and facts; ids already present are found
-through the id index. Otherwise the append folds the whole ledger.
+fold cache (see `rubricate.ledger.cache` for what must verify first, and the id index), and
+gives exactly the files a full recompute gives (a test pins this).
 """
 
 from __future__ import annotations

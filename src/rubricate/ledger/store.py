@@ -38,7 +38,7 @@ from rubricate.ledger.codec import (
 )
 from rubricate.ledger.event import Event
 from rubricate.ledger.paths import is_derived
-from rubricate.ledger.trust import trusted
+from rubricate.ledger.trust import resign_shard, trusted
 
 if TYPE_CHECKING:
     from rubricate.config import ReputationConfig
@@ -174,6 +174,26 @@ class LedgerStore:
         return self._swap(
             lambda tree, read: plan_rebuild(tree, read, self.config, self.key), {}, True
         )
+
+    def resign(self, keep: Callable[[Event], bool]) -> tuple[AppendResult, int]:
+        """Sign, with the store's key, every event with a natural-key id and no valid signature
+        that `keep` accepts (shard lines rewritten in place, derived files rebuilt, in one
+        commit); how many were signed. See `rubricate.ledger.trust.resign_shard`."""
+        from rubricate.ledger.plan import _head, branch_config, plan_full
+
+        key, signed = self.key, [0]
+        if key is None:
+            raise LedgerError("re-signing needs a ledger key")
+
+        def planner(tree: Mapping[str, str], read: Reader) -> AppendPlan:
+            shards = read([p for p in tree if is_shard(p)])
+            resigned = {p: resign_shard(d, key, keep) for p, d in shards.items()}
+            signed[0] = sum(n for _, n in resigned.values())
+            used = self.config or branch_config(tree, read, _head(tree, read))
+            plan = plan_full({p: d for p, (d, _) in resigned.items()}, tree, [], used, key)
+            return replace(plan, files={**plan.files, **{p: d for p, (d, _) in resigned.items()}})
+
+        return self._swap(planner, {}, True), signed[0]
 
     def _swap(self, planner: Planner, extras: Mapping[str, Extra], rebuild: bool) -> AppendResult:
         """Plan on the tip and write; from the new tip again when the write is rejected."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Final
 
 from rubricate.ledger.event import Event, natural_key
@@ -83,3 +83,24 @@ def parse_key(text: str | None) -> bytes | None:
             "use a random secret, e.g. `openssl rand -hex 32`"
         )
     return key
+
+
+def resign_shard(data: bytes, key: bytes, keep: Callable[[Event], bool]) -> tuple[bytes, int]:
+    """A shard with a signature on each event that has a natural-key id, no valid signature under
+    `key`, and that `keep` accepts; every other line stays byte for byte. Also how many it signed.
+
+    Signing adds `sig` and nothing else: an event's id, fields and place are unchanged."""
+    lines, count = [], 0
+    for line in data.split(b"\n"):
+        event = _event_of(line)
+        if event is not None and refusal(event) is None and refusal(event, key) and keep(event):
+            line, count = signed(event, key).to_line().encode("utf-8", "surrogatepass"), count + 1
+        lines.append(line)
+    return b"\n".join(lines), count
+
+
+def _event_of(line: bytes) -> Event | None:
+    try:
+        return Event.model_validate_json(line) if line.strip() else None
+    except ValueError:
+        return None

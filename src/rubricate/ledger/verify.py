@@ -18,6 +18,7 @@ from rubricate.ledger.event import Event, rfc3339
 from rubricate.ledger.fold import event_order, fold_job
 from rubricate.ledger.paths import CACHE_PATH, REPUTATION_PATH, is_derived
 from rubricate.ledger.reputation import COMPONENTS
+from rubricate.ledger.trust import refusal
 from rubricate.yamlsource import did_you_mean
 
 
@@ -78,6 +79,67 @@ def verify_files(
         if is_derived(p) and p not in expected
     ]
     return VerifyReport(parsed, tuple(stale), used, expected)
+
+
+@dataclass(frozen=True)
+class ForeignCommit:
+    """A data-branch commit that the bot's identity did not make, and what it added."""
+
+    sha: str
+    author: str
+    committer: str
+    subject: str
+    added: tuple[str, ...]
+    verified: tuple[bool, str] | None = None
+    """What GitHub's API says of its signature, when it was asked: (verified, reason)."""
+
+    def lines(self) -> list[str]:
+        """The commit, then one line per event line it added."""
+        who = self.author if self.author == self.committer else f"{self.author}, committed by "
+        who += "" if self.author == self.committer else self.committer
+        head = f"{self.sha[:12]} by {who}: {self.subject[:80]!r}"
+        if self.verified is not None:
+            head += f" (GitHub: {'' if self.verified[0] else 'not '}verified, {self.verified[1]})"
+        return [head, *(f"  + {line}" for line in self.added)]
+
+
+def foreign_commits(
+    history: Iterable[tuple[str, str, str, str, list[str]]], bot: str, key: bytes | None = None
+) -> list[ForeignCommit]:
+    """The commits whose author or committer is not `bot`, each with the events it added.
+
+    An identity is a claim anyone can write into a commit: this finds hand edits, not forgeries
+    made in the bot's name (a ledger key makes those unusable)."""
+    found = []
+    for sha, author, committer, subject, added in history:
+        if author != bot or committer != bot:
+            events = tuple(_added_event(line, key) for line in added if line.strip())
+            found.append(ForeignCommit(sha, author, committer, subject, events))
+    return found
+
+
+def hand_added_ids(history: Iterable[tuple[str, str, str, str, list[str]]], bot: str) -> set[str]:
+    """The ids of the event lines that commits not made by `bot` added (or edited)."""
+    ids = set()
+    for _, author, committer, _, added in history:
+        for line in added if (author, committer) != (bot, bot) else ():
+            try:
+                value = json.loads(line)
+            except (ValueError, RecursionError):
+                continue
+            if isinstance(value, dict) and isinstance(value.get("id"), str):
+                ids.add(value["id"])
+    return ids
+
+
+def _added_event(line: str, key: bytes | None) -> str:
+    try:
+        event = Event.model_validate(json.loads(line))
+    except (ValueError, RecursionError) as exc:  # pydantic's ValidationError is a ValueError
+        return f"not an event: {str(exc).splitlines()[0][:120]}"
+    why = refusal(event, key)
+    what = f"{event.kind} {event.repo}#{event.pr} v{event.version} by {event.actor}"
+    return f"{what} (id {event.id[:12]})" + (f": {why}" if why else "")
 
 
 def json_differences(old: Any, new: Any, where: str = "") -> list[str]:

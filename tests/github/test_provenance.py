@@ -1,0 +1,42 @@
+"""`ledger verify --provenance` with GitHub's word on each hand-made commit (the fake GitHub,
+checked against the OpenAPI description, and a real bare repository)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rubricate.cli.main import main
+from rubricate.ledger.backends import DataBranchStore
+from tests.github.fake_github import FakeGitHub
+from tests.ledger.factory import completed_job, scored
+from tests.ledger.gitutil import bare_remote, branch_files, commit_files, git
+
+
+def test_provenance_asks_github_whether_a_hand_commit_is_verified(
+    tmp_path: Path,
+    fake_github: FakeGitHub,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    remote = bare_remote(tmp_path)
+    with DataBranchStore(str(remote)) as store:
+        store.append(completed_job(1, [3] * 5, [3] * 5)[:1])
+    [shard] = [p for p in branch_files(remote) if p.startswith("ledger/")]
+    forged = scored("approved", 1, 5, "comment:99#0", [5] * 5, actor="mallory")
+    text = branch_files(remote)[shard] + forged.to_line().encode() + b"\n"
+    commit_files(remote, {shard: text}, tmp_path / "work", "add an approval")
+    hand = git("rev-parse", "HEAD", cwd=tmp_path / "work")
+    monkeypatch.setenv("GITHUB_TOKEN", "ghs_provenanceToken0123456789")
+    monkeypatch.setenv("GITHUB_REPOSITORY", "octo/widgets")
+    monkeypatch.delenv("RUBRICATE_DATA_TOKEN", raising=False)
+    assert main(["ledger", "verify", "--remote", str(remote), "--provenance"]) == 1
+    out = capsys.readouterr().out
+    assert f"{hand[:12]} by " in out
+    assert "(GitHub: not verified, unsigned)" in out
+    assert "  + approved o/r#1 v1 by mallory" in out
+    assert fake_github.call_lines() == [f"GET /repos/octo/widgets/commits/{hand}"]
+    fake_github.signed_commits[hand] = "valid"
+    assert main(["ledger", "verify", "--remote", str(remote), "--provenance"]) == 1
+    assert "(GitHub: verified, valid)" in capsys.readouterr().out
