@@ -3,8 +3,8 @@
 The scenario of `tests/github/test_scenario.py` (open, /score, push, /revise, push, failing
 /approve, a too-short /override, /override, merge) runs through the real PyGithub adapter against
 a `responses` fake of GitHub, with real bare git repositories as repo and data remotes. For each
-event: the REST calls made, the ceiling of its kind (PR opened 6, command comment 6, merge 5) and
-the wall time of the whole run (git and the data-branch push included).
+event: the REST calls made, the ceiling of its kind (a PR event 4, a command comment 4, a merge
+2) and the wall time of the whole run (git and the data-branch push included).
 
 Usage: python benchmarks/bench_rest_calls.py
 """

@@ -18,6 +18,7 @@ import time
 from pathlib import PurePosixPath
 from typing import Any
 
+from rubricate.cli.main import Progress
 from rubricate.config import Config, Deliverable
 from rubricate.evidence.deliverable_schemas import CompiledSchema, compile_deliverable_schemas
 from rubricate.gitio.refs import BaseTree, resolve_commit
@@ -32,7 +33,10 @@ def main() -> None:
     parser.add_argument("--schemas", default="payload-schemas/api.github.com")
     parser.add_argument("--examples", default="payload-examples/api.github.com")
     args = parser.parse_args()
-    print(json.dumps(run(args.git_dir, args.ref, args.schemas, args.examples), indent=2))
+    with Progress() as progress:  # on a terminal only; stdout stays JSON
+        progress.step(f"compiling the schemas under {args.schemas} and validating the examples")
+        result = run(args.git_dir, args.ref, args.schemas, args.examples)
+    print(json.dumps(result, indent=2))
 
 
 def run(git_dir: str, ref: str, schemas_dir: str, examples_dir: str) -> dict[str, Any]:

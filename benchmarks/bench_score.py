@@ -26,6 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from rubricate.cli.main import Progress
 from rubricate.config import CONFIG_PATH, load_config
 from rubricate.evidence.autoscore import auto_score
 from rubricate.evidence.deliverable_schemas import schema_paths
@@ -182,10 +183,11 @@ def main() -> None:
     parser.add_argument("--sizes", default="100,1000,5000")
     args = parser.parse_args()
     results: list[dict[str, Any]] = []
-    with tempfile.TemporaryDirectory(prefix="rubricate-bench-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="rubricate-bench-") as tmp, Progress() as progress:
         cases = [(int(n), int(n) // 3, False) for n in args.sizes.split(",")]
         cases += [(5000, 50, False), (5000, 1666, True)]
         for count, deliverables, attributes in cases:
+            progress.step(f"{count:,} files, {deliverables:,} deliverables")
             repo = make_repo(Path(tmp), count, deliverables, attributes)
             timing = best_of(args.repeat, lambda repo=repo: score_once(repo))  # type: ignore[misc]
             case = {"files": count, "deliverables": deliverables, "gitattributes": attributes}

@@ -89,6 +89,16 @@ MATRIX: tuple[tuple[str, str, str], ...] = (
         "test_a_view_state_with_an_option_as_base_sha_drops_only_the_pull_entry",
     ),
     (
+        "a `/approve` inside `<details>`, `<pre>`, `<style>` or a hidden element",
+        "not applied: not what a reader sees",
+        "github/test_ignored_events.py::test_a_comment_without_a_visible_command_costs_nothing",
+    ),
+    (
+        "a comment or review with no visible command",
+        "ignored: exit 0, 0 REST calls, 0 git processes",
+        "github/test_ignored_events.py::test_a_review_without_a_visible_command_costs_nothing",
+    ),
+    (
         "a merge-queue group holding a PR whose gate is not green",
         "`rubricate/approval` failure on the group's commit, naming the PR",
         "github/test_merge_queue.py::test_every_pr_of_a_group_needs_a_green_gate",
@@ -108,6 +118,56 @@ MATRIX: tuple[tuple[str, str, str], ...] = (
         "an `/override` and a `/revise` racing: the green lands after the revise",
         "the green run re-reads the data branch's tip and sets the gate it supports (pending)",
         "github/test_stale_green.py::test_a_green_written_after_a_racing_revise_is_set_again_from_the_tip",
+    ),
+    (
+        "a maintainer's `/override short`",
+        "told the reason is too short, not that the role is missing",
+        "github/test_attack_responses.py::test_a_maintainer_short_override_is_told_the_real_reason",
+    ),
+    (
+        "a 404 from the collaborator-permission endpoint",
+        "the reply says the role could not be read; the comment is left for a re-run",
+        "github/test_attack_responses.py::test_a_role_that_cannot_be_read_is_said_and_the_comment_left_for_a_re_run",
+    ),
+    (
+        "a review of the PR's head before its push is recorded",
+        "not called stale; applied by a re-run once the version is recorded",
+        "github/test_attack_responses.py::test_a_review_of_the_head_before_its_version_is_recorded_is_not_called_stale",
+    ),
+    (
+        "a corrupt `jobs/N.json` on the data branch",
+        "the run fails with the file's reason (not a configuration error) and a failing check",
+        "github/test_attack_responses.py::test_a_corrupt_job_file_fails_the_run_with_its_reason_and_a_failing_check",
+    ),
+    (
+        "a reply GitHub refuses with 422",
+        "given up with a warning; the comment is still marked answered",
+        "github/test_attack_responses.py::test_a_reply_github_refuses_is_given_up_and_its_comment_still_answered",
+    ),
+    (
+        "a timed-out POST of a reply that GitHub did create",
+        "found by its marker, never posted twice",
+        "github/test_attack_responses.py::test_a_lost_answer_to_a_reply_never_posts_it_twice",
+    ),
+    (
+        "a permission answer that is not a JSON object",
+        "the role could not be read, no traceback",
+        "github/test_attack_responses.py::test_a_permission_answer_that_is_not_an_object_is_an_unreadable_role",
+    ),
+    (
+        "a comment body with a lone surrogate (`\\udcff`)",
+        "replaced by U+FFFD; the command applies",
+        "github/test_attack_responses.py::test_a_comment_with_a_lone_surrogate_is_handled",
+    ),
+    (
+        "a PR number of 2^31",
+        "a clear payload error (exit 2), no traceback",
+        "github/test_attack_responses.py::test_a_pr_number_of_2_to_the_31_is_a_clear_payload_error",
+    ),
+    (
+        "a 2xx from `POST /statuses` without the status",
+        "an error: the status is not taken as set",
+        "github/test_attack_responses.py::test_a_2xx_status_answer_without_the_status_is_not_treated_as_set",
     ),
 )
 

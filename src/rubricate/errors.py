@@ -92,6 +92,14 @@ class GitHubError(RunFailed):
     """A GitHub API call failed."""
 
 
+class AnswerLost(GitHubError):
+    """A request was sent but its answer never came (a timeout): the server may have acted."""
+
+
+class RoleUnreadable(GitHubError):
+    """The collaborator-permission endpoint gave no role (a 404, or not a permission object)."""
+
+
 class DataBranchError(RunFailed):
     """The data branch could not be read or written."""
 

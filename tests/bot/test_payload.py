@@ -64,8 +64,18 @@ def test_real_merged_revert_payload() -> None:
     assert reverted_pr(event) == 111
 
 
+def test_real_comment_payload_without_a_command_is_ignored() -> None:
+    payload = shared("issue_comment.created.pull_request.json")
+    assert payload["comment"]["body"].startswith("@all-contributors please add")
+    event = parse_event("issue_comment", payload)
+    assert isinstance(event, Ignored)
+    assert event.reason == "comment 453012966 on #1 holds no command"
+
+
 def test_real_comment_payload() -> None:
-    event = parse_event("issue_comment", shared("issue_comment.created.pull_request.json"))
+    payload = shared("issue_comment.created.pull_request.json")
+    payload["comment"]["body"] = "/rubric"
+    event = parse_event("issue_comment", payload)
     assert isinstance(event, CommentEvent)
     assert (event.comment_id, event.number, event.actor, event.pr_author) == (
         453012966,
@@ -89,6 +99,8 @@ def test_real_comment_payload() -> None:
 def test_real_payloads_are_routed_through_the_handler(agora: Any, name: str) -> None:
     payload = shared(name)
     event_name = "issue_comment" if name.startswith("issue_comment") else "pull_request"
+    if event_name == "issue_comment":
+        payload["comment"]["body"] = "/rubric"
     event = parse_event(event_name, payload)
     assert not isinstance(event, Ignored)
     bot = Harness(agora)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -10,6 +11,7 @@ import responses
 
 from tests.github.contract import load_openapi, validate_calls
 from tests.github.fake_github import FakeGitHub
+from tests.github.scenario import Scenario
 
 
 @pytest.fixture(scope="session")
@@ -26,3 +28,12 @@ def fake_github(openapi: Any) -> Iterator[FakeGitHub]:
         yield fake
         if openapi is not None:
             validate_calls(openapi, fake.calls)
+
+
+@pytest.fixture
+def opened(tmp_path: Path, fake_github: FakeGitHub) -> Scenario:
+    """A PR opened on real repositories, its first version recorded."""
+    scenario = Scenario(tmp_path, fake_github)
+    scenario.push({"out/report.json": '{"widgets": ["a"], "total": 1}\n'}, "Add the report")
+    assert scenario.pr_event("opened").code == 0
+    return scenario

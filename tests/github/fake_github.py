@@ -121,6 +121,10 @@ class FakeGitHub:
     annotations: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     node_reactions: list[tuple[str, str]] = field(default_factory=list)
     failures: dict[str, int] = field(default_factory=dict)
+    refusals: dict[str, int] = field(default_factory=dict)
+    """`METHOD /path` → how many times to answer 422 Validation Failed, doing nothing."""
+    lost_answers: dict[str, int] = field(default_factory=dict)
+    """`METHOD /path` → how many times to do the request, then lose the answer (a timeout)."""
     signed_commits: dict[str, str] = field(default_factory=dict)
     """sha → the signer's verified reason ("valid"); every other commit is unsigned."""
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1001))
@@ -178,8 +182,22 @@ class FakeGitHub:
             if self.failures.get(key):
                 self.failures[key] -= 1
                 return _json(502, {"message": "Server Error"})
+            if self.refusals.get(key):
+                self.refusals[key] -= 1
+                return _json(
+                    422,
+                    {
+                        "message": "Validation Failed",
+                        "documentation_url": "https://docs.github.com/rest",
+                        "status": "422",
+                    },
+                )
             body = json.loads(request.body) if request.body else {}
-            return handler(request, body, *match.groups())  # type: ignore[no-any-return]
+            reply = handler(request, body, *match.groups())
+            if self.lost_answers.get(key):
+                self.lost_answers[key] -= 1
+                raise requests.exceptions.ReadTimeout(f"the answer to {key} was lost")
+            return reply  # type: ignore[no-any-return]
 
         return callback
 

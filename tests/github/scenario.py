@@ -25,7 +25,7 @@ TOKEN = "ghs_scenarioToken0123456789"
 AUTHOR, WRITER, MAINTAINER = "alice", "bob", "mia"
 PR = 7
 START = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
-CEILINGS = {"pr": 6, "comment": 6, "merge": 5}
+CEILINGS = {"pr": 4, "comment": 4, "merge": 2}
 REPORT_V1 = '{"widgets": ["a", "b"], "total": "two"}\n'
 REPORT_V2 = '{"widgets": ["a", "b"], "total": 2}\n'
 TEST_FILE = "def test_total():\n    assert 2 == 2\n"
@@ -205,6 +205,7 @@ class Scenario:
             "GITHUB_API_URL": "https://api.github.com",
             "GITHUB_SERVER_URL": "https://github.com",
             "GITHUB_RUN_ID": "4242",
+            "GITHUB_RUN_ATTEMPT": "1",
             "GITHUB_OUTPUT": str(self.root / "github_output"),
             "GITHUB_STEP_SUMMARY": str(self.root / "step_summary.md"),
             "INPUT_GITHUB-TOKEN": TOKEN,

@@ -137,7 +137,7 @@ def test_a_review_body_is_read_for_commands_and_acknowledged(opened: Scenario) -
     )
     step = opened.deliver("review", "pull_request_review", payload)
     assert step.code == 0, step.log
-    assert opened.fake.node_reactions == [("PRR_88", "EYES"), ("PRR_88", "THUMBS_UP")]
+    assert opened.fake.node_reactions == [("PRR_88", "THUMBS_UP")]
     assert "GET /repos/octo/widgets/collaborators/bob/permission" in step.calls
     assert all("/pulls/" not in line for line in step.calls)
     kinds = [

@@ -208,3 +208,12 @@ def test_parse_bool() -> None:
         False,
         False,
     ]
+
+
+def test_the_judge_cache_variable_is_honoured_and_the_input_wins() -> None:
+    assert settings_from_env({**ENV, "RUBRICATE_JUDGE_CACHE": "/srv/cache"}).judge_cache_dir == (
+        "/srv/cache"
+    )
+    both = {**ENV, "RUBRICATE_JUDGE_CACHE": "/srv/cache", "INPUT_JUDGE-CACHE-DIR": "/tmp/c"}
+    assert settings_from_env(both).judge_cache_dir == "/tmp/c"
+    assert settings_from_env(ENV).judge_cache_dir is None

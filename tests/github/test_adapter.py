@@ -47,6 +47,7 @@ def test_role_comes_from_the_collaborator_permission_endpoint(
 
 
 def test_an_unknown_user_has_no_role(fake_github: FakeGitHub) -> None:
+    fake_github.roles["stranger"] = "none"
     assert _adapter(fake_github).collaborator_role("stranger") == "none"
 
 
@@ -152,12 +153,14 @@ def test_the_contract_check_catches_bad_requests_and_bodies(openapi: Any) -> Non
             "octo/widgets",
             bot_login="b",
         )
-        adapter.set_status("a" * 40, "pending", "waiting", "rubricate/approval", None)
+        with pytest.raises(GitHubError, match="not set"):  # an answer without the status
+            adapter.set_status("a" * 40, "pending", "waiting", "rubricate/approval", None)
         with pytest.raises(AssertionError, match="response POST"):
             validate_calls(openapi, list(rsps.calls))
     with responses.RequestsMock() as rsps:
         rsps.add(responses.POST, url, json={}, status=201)
-        adapter.set_status("a" * 40, "green", "waiting", "rubricate/approval", None)
+        with pytest.raises(GitHubError, match="not set"):
+            adapter.set_status("a" * 40, "green", "waiting", "rubricate/approval", None)
         with pytest.raises(AssertionError, match="request POST"):
             validate_calls(openapi, list(rsps.calls))
 

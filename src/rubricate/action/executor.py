@@ -128,6 +128,8 @@ class Executor:
             self._dispatch(effect)
         except RubricateError as exc:
             message = self._runtime.redact(str(exc))
+            if isinstance(effect, PostComment) and "(422)" in message:  # refused for good
+                return self._runtime.annotate("warning", f"rubricate: reply refused: {message}")
             self._outcome.errors.append(f"{type(effect).__name__}: {message}")
             self._runtime.annotate("error", f"{type(effect).__name__} failed: {message}")
 
@@ -137,7 +139,8 @@ class Executor:
         if isinstance(effect, UpsertComment):
             self._upsert(effect)
         elif isinstance(effect, PostComment):
-            comment_id = self._api.create_comment(effect.pr, self._runtime.redact(effect.body))
+            body = self._runtime.redact(effect.body)
+            comment_id = self._api.create_comment(effect.pr, body, effect.marker)
             self._note(f"replied on #{effect.pr} (comment {comment_id})")
         elif isinstance(effect, SetCheckRun):
             self._check_run(effect)
@@ -170,10 +173,11 @@ class Executor:
             current = self._api.comment(known)
             if current is not None and self._is_sticky(current, effect.marker):
                 return self._write_sticky(current, body, wanted)
-        found = self._api.find_sticky(effect.pr, effect.marker)
+        found = None if effect.fresh else self._api.find_sticky(effect.pr, effect.marker)
         if found is not None:
             return self._write_sticky(found, body, wanted)
-        self._remember_sticky(self._api.create_comment(effect.pr, body), wanted, "created")
+        created = self._api.create_comment(effect.pr, body, effect.marker)
+        self._remember_sticky(created, wanted, "created")
 
     def _is_sticky(self, comment: CommentInfo, marker: str) -> bool:
         return comment.author == self._api.bot_login and marker in comment.body

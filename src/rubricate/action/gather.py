@@ -26,7 +26,7 @@ from rubricate.bot.payload import PullRequestEvent
 from rubricate.bot.views import PullState, ViewState, decode_views, view_path
 from rubricate.bot.visible import reverted_pr
 from rubricate.config import Config, data_branch_problem
-from rubricate.errors import ConfigError
+from rubricate.errors import ConfigError, DataBranchError, LedgerError
 from rubricate.evidence.report_model import ScoreReport
 from rubricate.evidence.snapshot import Snapshot
 from rubricate.ledger.event import Event
@@ -103,8 +103,14 @@ def prepare(
     if ledger is None or ledger.store.branch != branch:
         ledger = open_ledger(reader, event, branch, stack, reverts)
     ledger.store.config = config.reputation
+    settings = reader.settings
     context = HandlerContext(
-        repo=event.repo, config=config, rubric=rubric, now=now, run_id=reader.settings.run_id
+        repo=event.repo,
+        config=config,
+        rubric=rubric,
+        now=now,
+        run_id=settings.run_id,
+        first_attempt=settings.run_attempt == 1,
     )
     snapshot, context = _for_event(reader, event, merge_base, context, ledger, reverts)
     return Prepared(pull, ledger, snapshot, job_of(ledger, event), context)
@@ -135,8 +141,11 @@ def open_ledger(
         paths.update(job_paths(event.repo, reverts))
     files = store.read_files(lambda p: p in paths)
     raw = files.get(view_path(event.repo, pr))
-    reverted = job_file_events(files, event.repo, reverts, key) if reverts else ()
-    events = job_file_events(files, event.repo, pr, key)
+    try:
+        reverted = job_file_events(files, event.repo, reverts, key) if reverts else ()
+        events = job_file_events(files, event.repo, pr, key)
+    except LedgerError as exc:  # the data branch is broken, not the config: the run failed
+        raise DataBranchError(f"data branch {branch}: {exc}") from None
     reader.runtime.log(f"data branch {branch}: {len(events)} events for #{pr}")
     return Ledger(store, events, reverted, decode_views(raw, pr), raw)
 
@@ -189,9 +198,8 @@ def _for_event(
     if isinstance(event, GradersEvent):
         return None, context
     if not isinstance(event, PullRequestEvent):
-        return None, dataclasses.replace(
-            context, actor_role=inputs.actor_role(reader, event, config)
-        )
+        role, problem = inputs.actor_role(reader, event, config)
+        return None, dataclasses.replace(context, actor_role=role, role_problem=problem)
     if event.action == "closed":
         wants_issue = event.merged and event.milestone_due_on is None
         issues = inputs.linked(reader, event) if wants_issue else []

@@ -16,13 +16,13 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from rubricate.action.settings import DEFAULT_CONFIG_PATH
-from rubricate.bot.commands import ParsedCommand, parse_commands
+from rubricate.bot.commands import parse_commands
 from rubricate.bot.on_graders import GradersEvent, JobEvent
 from rubricate.bot.payload import CommentEvent, PullRequestEvent, ReviewEvent
 from rubricate.bot.views import PullState
 from rubricate.bot.visible import linked_issues, same_repo
 from rubricate.config import Config
-from rubricate.errors import ConfigError, RubricateError
+from rubricate.errors import ConfigError, RoleUnreadable, RubricateError
 from rubricate.evidence.snapshot import Snapshot
 from rubricate.gitio.workspace import fetch_commits, tree_of
 
@@ -223,20 +223,23 @@ def deadline(event: PullRequestEvent, issues: list[IssueInfo], config: Config) -
     return event.created_at + timedelta(hours=hours) if hours else None
 
 
-def actor_role(reader: Reader, event: CommentEvent | ReviewEvent, config: Config) -> str:
-    """The commenter's role, asked only when one of the comment's commands needs a role."""
+def actor_role(
+    reader: Reader, event: CommentEvent | ReviewEvent, config: Config
+) -> tuple[str, str | None]:
+    """The commenter's role, asked once, when any command attempt (a mistaken one too) needs
+    one, and why it could not be read, when it could not (`none` then; the replies say so)."""
     roles = config.commands.roles
-    needs = [
-        c
-        for c in parse_commands(event.body)
-        if isinstance(c, ParsedCommand) and roles.get(c.name, "none") != "none"
-    ]
+    needs = [c for c in parse_commands(event.body) if roles.get(c.name, "none") != "none"]
     if not needs:
-        return "none"
+        return "none", None
     if reader.api is None:
         reader.runtime.log(f"role of {event.actor} not read (no token): treated as none")
-        return "none"
-    return reader.api.collaborator_role(event.actor)
+        return "none", None
+    try:
+        return reader.api.collaborator_role(event.actor), None
+    except RoleUnreadable as exc:
+        reader.runtime.annotate("warning", f"rubricate: role of {event.actor} not read: {exc}")
+        return "none", str(exc)
 
 
 def read_text(reader: Reader, base_sha: str | None, path: str) -> str | None:

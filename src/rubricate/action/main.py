@@ -21,7 +21,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from rubricate.action.gather import Prepared, merge_group_effects, prepare, tip_status
 from rubricate.action.ports import FailureTarget, Reader
 from rubricate.action.runtime import ActionsRuntime
 from rubricate.action.settings import (
@@ -30,8 +29,6 @@ from rubricate.action.settings import (
     settings_from_env,
     without_placeholder_key,
 )
-from rubricate.bot.merge_queue import MergeGroupEvent
-from rubricate.bot.on_graders import GradersEvent, GradersRun, JobEvent
 from rubricate.bot.payload import (
     BotEvent,
     CommentEvent,
@@ -40,25 +37,17 @@ from rubricate.bot.payload import (
     ReviewEvent,
     parse_event,
 )
-from rubricate.bot.views import ViewState, decode_views, encode_views, view_path
 from rubricate.errors import ConfigError, RubricateError, SourceError, read_problem
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the rest loads once an event needs handling: an ignored one costs nothing
+    from rubricate.action.gather import Prepared
     from rubricate.action.ports import GitHubClient
     from rubricate.action.settings import ActionSettings
     from rubricate.bot.effects import Effect
+    from rubricate.bot.merge_queue import MergeGroupEvent
+    from rubricate.bot.on_graders import GradersRun, JobEvent
 
 Connect = Callable[[str | None, str], Any]
-
-
-def _merged(views: ViewState) -> Callable[[bytes | None], bytes | None]:
-    """The view state to write over the tip's, keeping the ids another run answered meanwhile."""
-
-    def write(tip: bytes | None) -> bytes | None:
-        data = encode_views(views.merged_with(decode_views(tip, views.pr)))
-        return None if data == tip else data
-
-    return write
 
 
 def run_action(
@@ -83,6 +72,10 @@ def run_action(
             runtime.log(f"rubricate: ignored {settings.event_name}: {parsed.reason}")
             return 0
         settings = settings_for(settings, parsed)
+        from rubricate.action.gather import merge_group_effects, prepare
+        from rubricate.bot.handlers import handle
+        from rubricate.bot.merge_queue import MergeGroupEvent
+
         target.api = client(settings, connect)
         with (
             tempfile.TemporaryDirectory(prefix="rubricate-action-") as tmp,
@@ -101,9 +94,9 @@ def run_action(
             if event is None:
                 return 0
             aim(target, event, payload)
-            from rubricate.bot.handlers import handle
-
-            prepared = prepare(reader, event, payload, stack, now or _utcnow(), target.learn_head)
+            prepared = prepare(
+                reader, event, payload, stack, now or datetime.now(timezone.utc), target.learn_head
+            )
             target.head_sha = prepared.head_sha
             effects = handle(event, prepared.snapshot, prepared.job, prepared.context)
             if settings.dry_run:
@@ -116,10 +109,6 @@ def run_action(
     except Exception as exc:  # a bug, not a user mistake: keep the traceback in the log
         runtime.log(traceback.format_exc())
         return failed(exc, settings, runtime, target)
-
-
-def _utcnow() -> datetime:
-    return datetime.now(timezone.utc)
 
 
 def read_event(
@@ -154,6 +143,8 @@ def client(settings: ActionSettings, connect: Connect | None) -> GitHubClient | 
 
 def job_event(parsed: BotEvent | GradersRun, reader: Reader) -> JobEvent | None:
     """The event a handler acts on: a graders run is first verified through its artifact."""
+    from rubricate.bot.on_graders import GradersRun
+
     if not isinstance(parsed, GradersRun):
         return parsed
     from rubricate.action.graders import graders_event
@@ -168,10 +159,12 @@ def job_event(parsed: BotEvent | GradersRun, reader: Reader) -> JobEvent | None:
 def aim(target: FailureTarget, event: JobEvent, payload: Mapping[str, Any]) -> None:
     """Point the failure report at the event's comment, review and head."""
     if isinstance(event, CommentEvent):
-        target.comment_id = event.comment_id
+        target.comment_id, target.number = event.comment_id, event.number
     if isinstance(event, ReviewEvent):
         node = payload.get("review", {}).get("node_id")
         target.review_nodes = {event.review_id: str(node)} if node else {}
+    from rubricate.bot.on_graders import GradersEvent
+
     if isinstance(event, PullRequestEvent | ReviewEvent | GradersEvent):
         target.head_sha = event.head_sha
 
@@ -197,6 +190,8 @@ def apply(
     """Apply the effects, the ledger first, then save the view state (none without `prepared`:
     a merge group's run writes only its status)."""
     from rubricate.action.executor import Executor
+    from rubricate.action.gather import tip_status
+    from rubricate.bot.views import ViewState, encode_views, view_path
 
     assert target.api is not None  # a real run has a token, so a client
     ledger = prepared.ledger if prepared else None
@@ -216,7 +211,7 @@ def apply(
             views.pull = prepared.pull
         if prepared is not None and encode_views(views) != prepared.ledger.views_bytes:
             path = view_path(prepared.context.repo, views.pr)
-            prepared.ledger.store.write_extra(path, _merged(views))
+            prepared.ledger.store.write_extra(path, views.writer())
     result.raise_errors()
     return 0
 
@@ -245,9 +240,11 @@ def report_failure(
     try:
         if target.gate_sha:
             api.set_status(target.gate_sha, "failure", title, "rubricate/approval", url)
-        if target.head_sha:
+        number = target.number  # a comment's run that failed before it learned the head
+        head = target.head_sha or (api.pull(number)["head"]["sha"] if number else None)
+        if head:
             output = {"title": title, "summary": f"{title}.\n\n```\n{reason[:60000]}\n```"}
-            api.create_check_run(target.head_sha, "rubricate", "failure", output, url)
+            api.create_check_run(head, "rubricate", "failure", output, url)
         if target.comment_id is not None:
             api.react(target.comment_id, "confused")
         for node in target.review_nodes.values():

@@ -29,7 +29,7 @@ class GitHubClient(Protocol):
     bot_login: str
 
     def collaborator_role(self, login: str) -> str:
-        """The login's permission on the repository (`none` when not a collaborator)."""
+        """The login's role on the repository; `RoleUnreadable` when it cannot be read."""
 
     def issue(self, ref: IssueRef) -> IssueInfo | None:
         """A linked issue of this repository, or None."""
@@ -46,8 +46,8 @@ class GitHubClient(Protocol):
     def find_sticky(self, pr: int, marker: str) -> CommentInfo | None:
         """The bot's own comment on the PR that carries the marker."""
 
-    def create_comment(self, pr: int, body: str) -> int:
-        """Post a comment; its id."""
+    def create_comment(self, pr: int, body: str, marker: str = "") -> int:
+        """Post a comment; its id (a lost answer is first looked for by `marker`)."""
 
     def edit_comment(self, comment_id: int, body: str) -> bool:
         """Edit a comment; False when it is gone."""
@@ -130,6 +130,7 @@ class FailureTarget:
     api: GitHubClient | None = None
     head_sha: str | None = None
     comment_id: int | None = None
+    number: int | None = None
     gate_sha: str | None = None
     """A commit whose `rubricate/approval` a failed run sets to failure (a merge group's)."""
     review_nodes: dict[int, str] = field(default_factory=dict)

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from rubricate.config import branch_name_problem
 from rubricate.errors import ConfigError
+from rubricate.gitnames import ref_problem
 
 if TYPE_CHECKING:
     from rubricate.action.runtime import ActionsRuntime
@@ -40,6 +40,8 @@ class ActionSettings:
     api_url: str = DEFAULT_API_URL
     server_url: str = DEFAULT_SERVER_URL
     run_id: str = ""
+    run_attempt: int = 0
+    """`GITHUB_RUN_ATTEMPT` (0 when unknown): on a first attempt nothing of this run exists yet."""
     output_path: str | None = None
     summary_path: str | None = None
     config_path: str = DEFAULT_CONFIG_PATH
@@ -111,6 +113,9 @@ def settings_from_env(
         api_url=_url(env, "GITHUB_API_URL", DEFAULT_API_URL),
         server_url=_url(env, "GITHUB_SERVER_URL", DEFAULT_SERVER_URL),
         run_id=_get(env, "GITHUB_RUN_ID") or "",
+        run_attempt=int(attempt)
+        if (attempt := _get(env, "GITHUB_RUN_ATTEMPT") or "").isdigit()
+        else 0,
         output_path=_get(env, "GITHUB_OUTPUT"),
         summary_path=_get(env, "GITHUB_STEP_SUMMARY"),
         config_path=_input(env, "CONFIG") or DEFAULT_CONFIG_PATH,
@@ -120,7 +125,7 @@ def settings_from_env(
         ledger_key=_input(env, "LEDGER-KEY") or _get(env, "RUBRICATE_LEDGER_KEY"),
         openai_base_url=_input(env, "OPENAI-BASE-URL") or _get(env, "OPENAI_BASE_URL"),
         model=_input(env, "MODEL"),
-        judge_cache_dir=_input(env, "JUDGE-CACHE-DIR"),
+        judge_cache_dir=_input(env, "JUDGE-CACHE-DIR") or _get(env, "RUBRICATE_JUDGE_CACHE"),
         dry_run=dry_run or parse_bool(_input(env, "DRY-RUN") or "", "dry-run"),
         repo_remote_override=_get(env, "RUBRICATE_REPO_REMOTE"),
         data_remote_override=_get(env, "RUBRICATE_DATA_REMOTE"),
@@ -159,7 +164,7 @@ def _url(env: Mapping[str, str], key: str, default: str) -> str:
 
 def _branch(name: str | None) -> str | None:
     """The `data-branch` input, checked like git checks a branch name."""
-    problem = None if name is None else branch_name_problem(name)
+    problem = None if name is None else ref_problem(name)
     if problem is not None:
         raise ConfigError(f"input data-branch {name!r} is not a valid branch name: {problem}")
     return name

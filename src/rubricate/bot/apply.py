@@ -1,12 +1,15 @@
 """Apply one slash command to a job: events to append and a reply when one is due (pure).
 
-Every command is authorized (a mistaken one too, before its text is echoed), then checked for
-its moment (open PR with a recorded version, or after merge), then applied. Scores apply to the
-current version, and only when the reviewer saw it: `/score`, `/approve` and `/override` in a
-review of a commit that is not a head of the current version, or in a comment written before
-the current version was pushed, are refused with a request to re-check. A reviewer's scoring of
-v1 before any new version also records a `first_submission` event (source reviewer) that
-completes or overrides the automatic values criterion by criterion. An override is recorded as
+Every command is authorized first, a mistaken one too (so that nobody without the role gets
+their text echoed): the role is looked up once per comment, for every command attempt that
+needs one; one that could not be read is said so, leaving the comment unanswered for a re-run.
+Someone with the role gets the command's own mistake. A command is then checked for its moment
+(open PR with a recorded version, or after merge) and applied. `/score`, `/approve` and
+`/override` apply to the current version only when the reviewer saw it: a review of an older
+head, or a comment written before the current version was pushed, is refused with a request to
+re-check; a review of the PR's head that rubricate has not recorded yet is refused as such, for
+a re-run. A reviewer's scoring of v1 before any new version also records a `first_submission`
+event that completes or overrides the automatic values criterion by criterion. An override is
 an `approved` event carrying the failing scores and the reason.
 """
 
@@ -17,21 +20,26 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeAlias
 
 from rubricate.bot.command_table import MIN_REASON, command, display_name
-from rubricate.bot.commands import CommandMistake, ParsedCommand, ParseResult, authorize
+from rubricate.bot.commands import (
+    CommandMistake,
+    ParsedCommand,
+    ParseResult,
+    authorize,
+    resolve_scores,
+)
 from rubricate.bot.jobstate import JobState
 from rubricate.bot.markdown import ALREADY_FAILS, REPLY, Reply, fail_reasons, help_markdown
 from rubricate.bot.record import Stamp, known_scores, new_event, scored, source_evidence
-from rubricate.errors import ScoreError
 from rubricate.ledger.event import Event, Override
-from rubricate.rubric.agentv_score import check_any, score_any
+from rubricate.rubric.agentv_score import score_any
 from rubricate.rubric.describe import describe_markdown
-from rubricate.rubric.model import Rubric, ScoreValue
-from rubricate.rubric.scoring import resolve_criterion_id
+from rubricate.rubric.model import ScoreValue
 
 if TYPE_CHECKING:
     from rubricate.bot.handlers import HandlerContext, Invocation
 
 FOR_THE_HEAD = frozenset({"score", "approve", "override"})
+UNRECORDED = REPLY["unrecorded_review"].split("{", 1)[0]
 
 
 @dataclass(frozen=True)
@@ -67,6 +75,9 @@ def apply_command(
     decision = authorize(
         item.name, inv.actor, inv.actor_role, inv.pr_author, ctx.config.commands.roles
     )
+    if not decision.allowed and inv.role_problem and decision.for_role:
+        text = REPLY["role_unread"].format(why=inv.role_problem, command=display_name(item.name))
+        return _refuse(item, text, retry=True)
     if isinstance(item, CommandMistake):
         known = command(item.name) is not None and not decision.allowed
         return _refuse(item, decision.reason if known else item.message)
@@ -74,12 +85,12 @@ def apply_command(
         return _refuse(item, decision.reason)
     problem = _moment_problem(item, inv, job)
     if problem:
-        return _refuse(item, problem)
+        return _refuse(item, problem, retry=problem.startswith(UNRECORDED))
     return HANDLERS[item.name](item, inv, job, ctx)
 
 
-def _refuse(item: ParseResult, why: str) -> CommandResult:
-    return CommandResult(reply=Reply(item, why, refused=True))
+def _refuse(item: ParseResult, why: str, *, retry: bool = False) -> CommandResult:
+    return CommandResult(reply=Reply(item, why, refused=True, retry=retry))
 
 
 def _moment_problem(item: ParsedCommand, inv: Invocation, job: JobState) -> str:
@@ -106,9 +117,14 @@ def _unseen_version(inv: Invocation, job: JobState) -> str:
         return ""
     version = current.number
     if inv.reviewed_sha is not None:
+        commit = inv.reviewed_sha[:7]
         if inv.reviewed_sha in current.heads:
             return ""
-        return REPLY["stale_review"].format(commit=inv.reviewed_sha[:7], version=version)
+        if any(inv.reviewed_sha in v.heads for v in job.versions):
+            return REPLY["stale_review"].format(commit=commit, version=version)
+        if inv.reviewed_sha == inv.pr_head_sha:
+            return REPLY["unrecorded_review"].format(commit=commit)
+        return REPLY["unknown_review"].format(commit=commit)
     return REPLY["stale_comment"].format(version=version) if inv.at < current.since else ""
 
 
@@ -127,23 +143,6 @@ def _stamp(item: ParsedCommand, inv: Invocation, job: JobState, version: int) ->
         actor_role=inv.actor_role,
         delivery=f"{inv.delivery_prefix}#{item.index}",
     )
-
-
-def resolve_scores(
-    rubric: Rubric, pairs: tuple[tuple[str, ScoreValue], ...]
-) -> dict[str, ScoreValue] | str:
-    """Criterion prefixes resolved and values checked, or the first problem."""
-    resolved: dict[str, ScoreValue] = {}
-    for prefix, value in pairs:
-        try:
-            cid = resolve_criterion_id(rubric, prefix)
-            checked = check_any(rubric, cid, value)
-        except ScoreError as exc:
-            return str(exc)
-        if cid in resolved:
-            return REPLY["given_twice"].format(criterion=cid)
-        resolved[cid] = checked
-    return resolved
 
 
 def _scoring_events(

@@ -23,11 +23,13 @@ from dataclasses import dataclass
 
 from rubricate.bot.command_table import MIN_REASON, command, display_name, typed_names
 from rubricate.bot.markdown import code
-from rubricate.bot.visible import visible_lines
+from rubricate.bot.visible import COMMAND_LINE, command_lines
 from rubricate.config import ROLE_ORDER, Role
 from rubricate.errors import ScoreError
-from rubricate.rubric.model import ScoreValue
+from rubricate.rubric.agentv_score import check_any
+from rubricate.rubric.model import Rubric, ScoreValue
 from rubricate.rubric.score_args import read_value
+from rubricate.rubric.scoring import resolve_criterion_id
 from rubricate.yamlsource import did_you_mean
 
 MAX_COMMANDS = 10
@@ -58,7 +60,6 @@ class CommandMistake:
 
 
 ParseResult = ParsedCommand | CommandMistake
-_CANDIDATE = re.compile(r"^ {0,3}/([A-Za-z][A-Za-z0-9_-]*)(?:[ \t]+(.*))?$")
 _PAIR = re.compile(r"^([A-Za-z0-9][A-Za-z0-9_.:-]*)=(\S+)$")
 _NOTE_SEPARATOR = re.compile(r"(?:^|\s)--(?:\s|$)")
 _TAG = re.compile(r"<[^<>]*>")
@@ -69,10 +70,10 @@ MIN_REASON_WORDS = 3
 
 def parse_commands(body: str) -> list[ParseResult]:
     """Every command attempt in a comment body, in order; never raises."""
-    lines = visible_lines(body)
+    lines = command_lines(body)
     found: list[ParseResult] = []
     for position, (line_no, text) in enumerate(lines):
-        match = _CANDIDATE.match(text)
+        match = COMMAND_LINE.match(text)
         if match is None:
             continue
         index = len(found)
@@ -94,7 +95,7 @@ def _continuation(lines: list[tuple[int, str]]) -> str:
     """The prose lines after a command, up to the next command attempt."""
     taken: list[str] = []
     for _, text in lines:
-        if _CANDIDATE.match(text):
+        if COMMAND_LINE.match(text):
             break
         taken.append(text.rstrip())
     return "\n".join(taken).strip()
@@ -214,6 +215,23 @@ def _parse_pairs(tokens: list[str]) -> tuple[tuple[str, ScoreValue], ...] | str:
     return tuple(pairs)
 
 
+def resolve_scores(
+    rubric: Rubric, pairs: tuple[tuple[str, ScoreValue], ...]
+) -> dict[str, ScoreValue] | str:
+    """Criterion prefixes resolved and values checked, or the first problem."""
+    resolved: dict[str, ScoreValue] = {}
+    for prefix, value in pairs:
+        try:
+            cid = resolve_criterion_id(rubric, prefix)
+            checked = check_any(rubric, cid, value)
+        except ScoreError as exc:
+            return str(exc)
+        if cid in resolved:
+            return f"`{cid}` is given twice"
+        resolved[cid] = checked
+    return resolved
+
+
 def parse_value(text: str) -> ScoreValue | str:
     """A typed score value (number, true/false, null), or the reason it is not one."""
     try:
@@ -237,6 +255,8 @@ class Decision:
 
     allowed: bool
     reason: str
+    for_role: bool = False
+    """True when only the role refused it (the command and the author rule allow it)."""
 
 
 def role_rank(role: str) -> int:
@@ -262,5 +282,6 @@ def authorize(
     needed = roles.get(command_name, spec.role)
     if role_rank(actor_role) < role_rank(needed):
         have = known_role(actor_role)
-        return Decision(False, f"`{shown}` needs the {needed} role or higher; you have {have}")
+        reason = f"`{shown}` needs the {needed} role or higher; you have {have}"
+        return Decision(False, reason, for_role=True)
     return Decision(True, "allowed")

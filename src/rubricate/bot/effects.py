@@ -35,14 +35,19 @@ class UpsertComment:
     body: str
     marker: str
     comment_id: int | None = None
+    fresh: bool = False
+    """No sticky comment can exist yet (a PR's `opened` event, the run's first attempt): it is
+    created without listing the PR's comments first."""
 
 
 @dataclass(frozen=True)
 class PostComment:
-    """Post a new, short comment (a reply to a refused or mistaken command)."""
+    """Post a new, short comment (a reply to a refused or mistaken command); `marker`, hidden
+    in the body, finds it again when the answer to the POST is lost."""
 
     pr: int
     body: str
+    marker: str = ""
 
 
 @dataclass(frozen=True)

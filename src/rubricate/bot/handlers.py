@@ -6,14 +6,15 @@ run, gate status, reactions, replies, outputs) and log lines. `HandlerContext` i
 tells a handler besides the event and the job state. The grader handler and the command
 machinery load on dispatch, so a pull-request event does not load them.
 
-Comments and reviews (`on_commands`) run their commands in order, reply once, react and refresh
-the views. Each command's delivery is `comment:<id>#<n>` (or `review:<id>#<n>`). A comment or
-review whose deliveries are already in the ledger was handled by an earlier run: it adds no
-events and no replies, and only rebuilds the views and reactions (this heals a half-applied
-run). One that an earlier run answered without recording any event (only refused or
-informational commands) is marked with `MarkAnswered`; the shell keeps those ids in the view
-state (`JobState.answered`) and such a comment is skipped: a re-run neither replies again nor
-re-evaluates a refusal.
+Comments and reviews (`on_commands`) run their commands in order and refresh the views. Each is
+answered once: by one reply when any command needs an answer (a refusal, a mistake, or
+information asked for), else by a 👍 reaction (one REST call; no 👀 a second before it). Each
+command's delivery is `comment:<id>#<n>` (or `review:<id>#<n>`). A comment or review whose
+deliveries are already in the ledger was handled by an earlier run: it adds no events and no
+replies, and only rebuilds the views and the reaction (this heals a half-applied run). One that
+an earlier run answered without recording any event (only refused or informational commands) is
+marked with `MarkAnswered`; the shell keeps those ids in the view state (`JobState.answered`)
+and such a comment is skipped: a re-run neither replies again nor re-evaluates a refusal.
 """
 
 from __future__ import annotations
@@ -65,7 +66,9 @@ class HandlerContext:
 
     `report` is the automatic report of the head (PR open, reopen, ready and push events);
     `deadline` the milestone `due_on`, the linked issue's, or creation plus the SLA (closed
-    events); `actor_role` the commenter's role from the collaborator-permission endpoint;
+    events); `actor_role` the commenter's role from the collaborator-permission endpoint
+    (`role_problem` says why it could not be read, when it could not); `first_attempt` that
+    this is the run's first attempt (no view of it can exist yet);
     `reverts_pr` the PR a merged revert undoes (else it is read from the PR body), and
     `reverted_job` that PR's job state, which a `disputed` event for it needs.
     `now` is the run's clock; event times always come from GitHub.
@@ -76,6 +79,8 @@ class HandlerContext:
     rubric: Rubric
     now: datetime
     actor_role: str = "none"
+    role_problem: str | None = None
+    first_attempt: bool = False
     report: ScoreReport | None = None
     deadline: datetime | None = None
     run_id: str = ""
@@ -95,6 +100,8 @@ class Invocation:
     pr_open: bool = True
     pr_merged: bool | None = None
     reviewed_sha: str | None = None
+    pr_head_sha: str | None = None
+    role_problem: str | None = None
 
 
 def on_commands(
@@ -103,7 +110,7 @@ def on_commands(
     """The effects of the commands in a new comment or a submitted review."""
     from rubricate.bot.apply import apply_command
     from rubricate.bot.commands import parse_commands
-    from rubricate.bot.markdown import Reply, reply_body
+    from rubricate.bot.markdown import REPLY_MARKER, Reply, reply_body
 
     items = parse_commands(event.body)
     prefix = _delivery_prefix(event)
@@ -128,17 +135,17 @@ def on_commands(
         applied += outcome.applied
         refused += not outcome.applied
     effects: list[Effect] = [AppendEvents(tuple(events))] if events else []
-    effects.append(_react(event, "eyes"))
     if replies:
-        effects.append(PostComment(event.number, reply_body(event.actor, replies)))
+        marker = REPLY_MARKER.format(prefix=prefix)
+        body = f"{reply_body(event.actor, replies)}\n{marker}"
+        effects.append(PostComment(event.number, body, marker))
     if events:
         effects.append(sticky(state, ctx.rubric))
         if gate_of(state, ctx.rubric) != gate_of(job, ctx.rubric):
             effects += _status(state, ctx, event)
-    effects += [_react(event, "+1")] if applied else []
-    effects += [_react(event, "confused")] if refused else []
+    effects += [] if replies else [_react(event, "+1")]
     effects.append(outputs(state, ctx.rubric))
-    effects += [] if events else [MarkAnswered(prefix)]
+    effects += [] if events or any(r.retry for r in replies) else [MarkAnswered(prefix)]
     summary = f"{prefix} on #{event.number}: {applied} applied, {refused} refused"
     effects.append(Log(summary, {"events": len(events)}))
     return effects
@@ -147,7 +154,6 @@ def on_commands(
 def _replay(event: CommentEvent | ReviewEvent, job: JobState, ctx: HandlerContext) -> list[Effect]:
     prefix = _delivery_prefix(event)
     return [
-        _react(event, "eyes"),
         sticky(job, ctx.rubric),
         *_status(job, ctx, event),
         _react(event, "+1"),
@@ -177,6 +183,8 @@ def _invocation(event: CommentEvent | ReviewEvent, ctx: HandlerContext) -> Invoc
         pr_open=event.pr_open,
         pr_merged=event.pr_merged,
         reviewed_sha=event.head_sha if isinstance(event, ReviewEvent) else None,
+        pr_head_sha=event.pr_head_sha if isinstance(event, ReviewEvent) else None,
+        role_problem=ctx.role_problem,
     )
 
 

@@ -62,10 +62,22 @@ REPLY = {
     "nothing_to_override": "there is no approval of v{version} to override; `/approve` it first",
     "already_passes": "the approval of v{version} already passes; there is nothing to override",
     "already_overridden": "the approval of v{version} was already overridden by {actor}",
-    "given_twice": "`{criterion}` is given twice",
     "stale_review": (
         "this review is of commit {commit}, which is not a head of the current version v{version}: "
         "a new version was pushed. Please re-check v{version} and review again"
+    ),
+    "unrecorded_review": (
+        "this review is of commit {commit}, the pull request's head, which rubricate has not "
+        "recorded as a version yet (the run for that push has not finished); nothing was "
+        "applied. Re-run this job once that run is done, or review again"
+    ),
+    "unknown_review": (
+        "this review is of commit {commit}, which rubricate has not seen as a head of this pull "
+        "request; please review its current head"
+    ),
+    "role_unread": (
+        "rubricate could not read your role ({why}), so `{command}` was not applied; re-run "
+        "this job to try again"
     ),
     "stale_comment": (
         "a new version, v{version}, was pushed after this comment was written. Please re-check "
@@ -74,6 +86,7 @@ REPLY = {
 }
 
 REPLY_HEADER = "@{actor} rubricate could not apply {count}:"
+REPLY_MARKER = "<!-- rubricate:reply {prefix} -->"
 REPLY_INFO_HEADER = "@{actor}"
 FAIL_TOTAL = "the weighted total {total} is below {bar}"
 FAIL_BEST = "even top scores for the missing criteria reach only {total}, below {bar}"
@@ -178,6 +191,8 @@ class Reply:
     command: ParsedCommand | CommandMistake
     text: str
     refused: bool
+    retry: bool = False
+    """True when a re-run of the job may apply the command: its comment is not marked answered."""
 
 
 def reply_body(actor: str, replies: Sequence[Reply]) -> str:

@@ -115,7 +115,7 @@ def _head_seen(
     after = job.with_events(events)
     effects: list[Effect] = [AppendEvents(tuple(events))] if events else []
     effects += [
-        sticky(after, ctx.rubric),
+        sticky(after, ctx.rubric, fresh=ctx.first_attempt and event.action == "opened"),
         check_run(after, ctx.rubric, event.head_sha, ctx.report),
         status(after, ctx.rubric, event.head_sha),
         outputs(after, ctx.rubric),

@@ -1,10 +1,10 @@
 """Typed models of the webhook payloads the bot acts on (pure: a dict in, a frozen event out).
 
 `parse_event` routes `pull_request` and `pull_request_target` the same way, reads commands from
-`issue_comment.created` on pull requests and `pull_request_review.submitted`, and returns
-`Ignored(reason)` for everything else: plain-issue comments, edits and deletions, bots, drafts,
-other events and actions. A completed `workflow_run` is a graders run (see
-`rubricate.bot.on_graders`); a `merge_group` is a merge queue's group
+`issue_comment.created` on pull requests and `pull_request_review.submitted` (one with no visible
+command is ignored), and returns `Ignored(reason)` for everything else: plain-issue comments,
+edits and deletions, bots, drafts, other events and actions. A completed `workflow_run` is a
+graders run (`rubricate.bot.on_graders`); a `merge_group` a merge queue's group
 (`rubricate.bot.merge_queue`). A payload that lacks a field the bot needs raises `PayloadError`.
 Pull requests opened by bot accounts are scored: AI agents often work through one.
 """
@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from rubricate.bot.visible import has_command, without_lone_surrogates
 from rubricate.errors import PayloadError as PayloadError
 from rubricate.gitnames import ref_error, sha_error
 
@@ -25,8 +26,7 @@ if TYPE_CHECKING:
 
 PR_EVENTS = ("pull_request", "pull_request_target")
 PR_ACTIONS = ("opened", "reopened", "ready_for_review", "synchronize", "closed", "edited")
-RETARGET = "edited"
-"""An `edited` event is handled only when it changes the base branch (a retarget)."""
+RETARGET, MAX_PR = "edited", 2**31 - 1  # an edit is handled when it retargets; the ledger's limit
 
 
 @dataclass(frozen=True)
@@ -71,7 +71,6 @@ class CommentEvent:
     comment_id: int
     body: str
     actor: str
-    actor_is_bot: bool
     created_at: datetime
     number: int
     pr_author: str
@@ -87,7 +86,6 @@ class ReviewEvent:
     review_id: int
     body: str
     actor: str
-    actor_is_bot: bool
     submitted_at: datetime
     number: int
     pr_author: str
@@ -95,6 +93,7 @@ class ReviewEvent:
     repo: str
     pr_open: bool = True
     pr_merged: bool | None = None
+    pr_head_sha: str | None = None
 
 
 @dataclass(frozen=True)
@@ -111,6 +110,7 @@ def parse_event(
     event_name: str, payload: Mapping[str, Any]
 ) -> BotEvent | GradersRun | MergeGroupEvent | Ignored:
     """The typed event the bot acts on, or `Ignored(reason)`."""
+    payload = without_lone_surrogates(payload)
     action = payload.get("action")
     if event_name == "merge_group":
         from rubricate.bot.merge_queue import parse_merge_group  # it imports this module
@@ -140,8 +140,8 @@ def _pull_request(payload: Mapping[str, Any], action: str) -> PullRequestEvent |
     pr = _mapping(payload, "pull_request")
     event = PullRequestEvent(
         action=action,
-        number=_int(pr, "number"),
-        author=_login(pr, "user"),
+        number=_int(pr, "number", MAX_PR),
+        author=_str(_mapping(pr, "user"), "login"),
         author_is_bot=is_bot(_mapping(pr, "user")),
         draft=bool(pr.get("draft", False)),
         merged=bool(pr.get("merged", False)) or pr.get("merged_at") is not None,
@@ -159,7 +159,7 @@ def _pull_request(payload: Mapping[str, Any], action: str) -> PullRequestEvent |
             if pr.get("merge_commit_sha")
             else None
         ),
-        repo=_repo(payload),
+        repo=_str(_mapping(payload, "repository"), "full_name"),
         updated_at=_optional_time(pr, "updated_at"),
         sender=_optional_login(payload, "sender") or "",
         merged_by=_optional_login(pr, "merged_by"),
@@ -179,15 +179,16 @@ def _comment(payload: Mapping[str, Any], action: str) -> CommentEvent | Ignored:
     user = _mapping(comment, "user")
     if is_bot(user):
         return Ignored(f"comment by bot {user.get('login')!r}")
+    if not has_command(str(comment.get("body") or "")):
+        return Ignored(f"comment {comment.get('id')} on #{issue.get('number')} holds no command")
     return CommentEvent(
         comment_id=_int(comment, "id"),
         body=str(comment.get("body") or ""),
         actor=_str(user, "login"),
-        actor_is_bot=False,
         created_at=_time(comment, "created_at"),
-        number=_int(issue, "number"),
-        pr_author=_login(issue, "user"),
-        repo=_repo(payload),
+        number=_int(issue, "number", MAX_PR),
+        pr_author=_str(_mapping(issue, "user"), "login"),
+        repo=_str(_mapping(payload, "repository"), "full_name"),
         pr_open=issue.get("state", "open") == "open",
         pr_merged=_issue_pr_merged(issue),
     )
@@ -201,20 +202,21 @@ def _review(payload: Mapping[str, Any], action: str) -> ReviewEvent | Ignored:
     if is_bot(user):
         return Ignored(f"review by bot {user.get('login')!r}")
     pr = _mapping(payload, "pull_request")
+    if not has_command(str(review.get("body") or "")):
+        return Ignored(f"review {review.get('id')} on #{pr.get('number')} holds no command")
+    head = _git_name(_mapping(pr, "head"), "sha", "head", sha_error)
     return ReviewEvent(
         review_id=_int(review, "id"),
         body=str(review.get("body") or ""),
         actor=_str(user, "login"),
-        actor_is_bot=False,
         submitted_at=_time(review, "submitted_at"),
-        number=_int(pr, "number"),
-        pr_author=_login(pr, "user"),
-        head_sha=(
-            _git_name(review, "commit_id", "review", sha_error)
-            if review.get("commit_id")
-            else _git_name(_mapping(pr, "head"), "sha", "head", sha_error)
-        ),
-        repo=_repo(payload),
+        number=_int(pr, "number", MAX_PR),
+        pr_author=_str(_mapping(pr, "user"), "login"),
+        head_sha=_git_name(review, "commit_id", "review", sha_error)
+        if review.get("commit_id")
+        else head,
+        pr_head_sha=head,
+        repo=_str(_mapping(payload, "repository"), "full_name"),
         pr_open=pr.get("state", "open") == "open",
         pr_merged=bool(pr.get("merged", False)) or pr.get("merged_at") is not None,
     )
@@ -235,22 +237,13 @@ def parse_time(text: str) -> datetime:
 
 def _issue_pr_merged(issue: Mapping[str, Any]) -> bool | None:
     link = issue.get("pull_request")
-    if isinstance(link, Mapping) and "merged_at" in link:
-        return link["merged_at"] is not None
-    return None
+    known = isinstance(link, Mapping) and "merged_at" in link
+    return link["merged_at"] is not None if known else None  # type: ignore[index]
 
 
 def _milestone_due_on(pr: Mapping[str, Any]) -> datetime | None:
     milestone = pr.get("milestone")
     return _optional_time(milestone, "due_on") if isinstance(milestone, Mapping) else None
-
-
-def _repo(payload: Mapping[str, Any]) -> str:
-    return _str(_mapping(payload, "repository"), "full_name")
-
-
-def _login(data: Mapping[str, Any], key: str) -> str:
-    return _str(_mapping(data, key), "login")
 
 
 def _optional_login(data: Mapping[str, Any], key: str) -> str | None:
@@ -283,10 +276,10 @@ def _git_name(
     return value
 
 
-def _int(data: Mapping[str, Any], key: str) -> int:
+def _int(data: Mapping[str, Any], key: str, high: int = 2**63 - 1) -> int:
     value = data.get(key)
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise PayloadError(f"webhook payload: `{key}` is missing or not an integer")
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= high:
+        raise PayloadError(f"webhook payload: `{key}` is missing or not an integer in 1..{high}")
     return value
 
 

@@ -231,9 +231,10 @@ def _evidence_cell(auto: AutoScore | None, criterion_id: str) -> str:
     return DASH
 
 
-def sticky(job: JobState, rubric: Rubric) -> UpsertComment:
+def sticky(job: JobState, rubric: Rubric, *, fresh: bool = False) -> UpsertComment:
     """The one sticky comment, found by its marker (and by id when the ledger knows it)."""
-    return UpsertComment(job.pr, sticky_body(job, rubric), STICKY_MARKER, job.sticky_comment_id)
+    body = sticky_body(job, rubric)
+    return UpsertComment(job.pr, body, STICKY_MARKER, job.sticky_comment_id, fresh)
 
 
 def outputs(job: JobState, rubric: Rubric) -> SetOutputs:

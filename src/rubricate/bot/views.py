@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
@@ -195,6 +196,16 @@ class ViewState(_Model):
         if prefix in self.answered:
             return self
         return self.model_copy(update={"answered": [*self.answered, prefix]})
+
+    def writer(self) -> Callable[[bytes | None], bytes | None]:
+        """What to write over the tip's state: this one, keeping the ids another run answered
+        meanwhile (None when the tip already holds it)."""
+
+        def write(tip: bytes | None) -> bytes | None:
+            data = encode_views(self.merged_with(decode_views(tip, self.pr)))
+            return None if data == tip else data
+
+        return write
 
     def merged_with(self, tip: ViewState) -> ViewState:
         """This state, keeping the ids another run answered meanwhile (found at the tip)."""

@@ -19,13 +19,21 @@ GitHub's "Revert" button writes: a title `Revert "<title>"` and a body line
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from rubricate.bot.payload import PullRequestEvent
 
 
+COMMAND_LINE = re.compile(r"^ {0,3}/([A-Za-z][A-Za-z0-9_-]*)(?:[ \t]+(.*))?$")
+"""A command attempt: `/word` at the start of a line, then a space or the end of the line."""
+UNSHOWN = frozenset({"details", "pre", "script", "style", "template", "textarea"})
+"""Elements whose content a reader does not see as prose: folded, code, or never shown."""
+_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)((?:[^<>\"']|\"[^\"]*\"|'[^']*')*)>")
+_VOID = frozenset({"area", "br", "col", "embed", "hr", "img", "input", "source", "track", "wbr"})
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
 _MAX_INDENT = 3
@@ -60,6 +68,68 @@ def visible_lines(body: str, *, drop_quotes: bool = True) -> list[tuple[int, str
             quoted = False
         kept.append((line_no, text))
     return kept
+
+
+def command_lines(body: str) -> list[tuple[int, str]]:
+    """The visible lines a reader sees without opening anything, where commands are read.
+
+    Besides code, comments and quotes, the content of `UNSHOWN` elements and of hidden ones
+    (the `hidden` attribute, a hiding style) is dropped: a line that opens one keeps only the
+    text before the tag, and the lines up to the one that closes it are dropped whole.
+    """
+    lines = visible_lines(body)
+    if not any(COMMAND_LINE.match(text) for _, text in lines):
+        return lines
+    kept: list[tuple[int, str]] = []
+    inside: tuple[str, int] | None = None
+    for line_no, text in lines:
+        if inside is None and "<" not in text:
+            kept.append((line_no, text))
+            continue
+        shown, inside = _outside_unshown(text, inside)
+        if shown is not None:
+            kept.append((line_no, shown))
+    return kept
+
+
+def has_command(body: str) -> bool:
+    """True when a reader sees a command attempt in the body (see `command_lines`)."""
+    return any(COMMAND_LINE.match(text) for _, text in command_lines(body))
+
+
+def _outside_unshown(
+    text: str, inside: tuple[str, int] | None
+) -> tuple[str | None, tuple[str, int] | None]:
+    """The line's text before any unshown element (None inside one), and the element (name,
+    depth) still open after the line."""
+    from rubricate.judge.hidden import hides_element
+
+    shown = text if inside is None else None
+    scan = _INLINE_CODE.sub(lambda code: " " * len(code.group()), text)
+    for tag in _TAG.finditer(scan):
+        closing, name, attrs = tag.group(1) == "/", tag.group(2).lower(), tag.group(3)
+        if inside is not None:
+            if name == inside[0]:
+                depth = inside[1] + (-1 if closing else 1)
+                inside = (name, depth) if depth else None
+            continue
+        empty = closing or name in _VOID or attrs.rstrip().endswith("/")
+        if not empty and (name in UNSHOWN or hides_element(attrs)):
+            shown = shown[: tag.start()] if shown is not None else None
+            inside = (name, 1)
+    return shown, inside
+
+
+def without_lone_surrogates(value: Any) -> Any:
+    """JSON data with every lone surrogate in its strings (`\\udcff`: valid JSON, but no
+    character, and nothing can write it as UTF-8) replaced by U+FFFD."""
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value) if _SURROGATE.search(value) else value
+    if isinstance(value, list):
+        return [without_lone_surrogates(item) for item in value]
+    if isinstance(value, Mapping):
+        return {key: without_lone_surrogates(item) for key, item in value.items()}
+    return value
 
 
 def visible_text(body: str, *, drop_quotes: bool = False) -> str:

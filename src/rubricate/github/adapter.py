@@ -20,6 +20,7 @@ from github.Repository import Repository
 
 from github import Github
 from rubricate.bot.visible import IssueRef
+from rubricate.errors import AnswerLost, RoleUnreadable
 from rubricate.github import artifacts
 from rubricate.github.artifacts import ArtifactInfo
 from rubricate.github.client import (
@@ -80,12 +81,18 @@ class GitHubAdapter:
         self._base = f"/repos/{repository}"
 
     def collaborator_role(self, login: str) -> str:
-        """The user's role from the collaborator-permission endpoint (`none` when not found)."""
+        """The user's role from the collaborator-permission endpoint; `RoleUnreadable` when it
+        answers 404 (no such user, or a token that cannot see collaborators) or not with a
+        permission object."""
         path = f"{self._base}/collaborators/{quote(login, safe='')}/permission"
         found = api_call_or_none(
             f"GET {path}", lambda: self._client.requester.requestJsonAndCheck("GET", path)
         )
-        return "none" if found is None else role_from_permission(found[1])
+        if found is None:
+            raise RoleUnreadable(f"GET {path} answered 404 Not Found")
+        if not isinstance(found[1], dict) or "permission" not in found[1]:
+            raise RoleUnreadable(f"GET {path} answered with no permission object")
+        return role_from_permission(found[1])
 
     def issue(self, ref: IssueRef) -> IssueInfo | None:
         """A linked issue of this repository: title, body and milestone; None when it does not
@@ -131,12 +138,18 @@ class GitHubAdapter:
                 return CommentInfo(comment.id, comment.body or "", comment.user.login)
         return None
 
-    def create_comment(self, pr: int, body: str) -> int:
-        """Post a comment on the PR; return its id."""
+    def create_comment(self, pr: int, body: str, marker: str = "") -> int:
+        """Post a comment on the PR; return its id. When the answer is lost, the comment is
+        looked for by `marker` before it is posted again: a POST is never blindly repeated."""
         issue = self._repo.get_issue(pr)
-        return api_call(
-            f"POST {self._base}/issues/{pr}/comments", lambda: int(issue.create_comment(body).id)
-        )
+        what = f"POST {self._base}/issues/{pr}/comments"
+        try:
+            return api_call(what, lambda: int(issue.create_comment(body).id))
+        except AnswerLost:
+            found = self.find_sticky(pr, marker) if marker else None
+            if found is not None:
+                return found.id
+            return api_call(what, lambda: int(issue.create_comment(body).id))
 
     def edit_comment(self, comment_id: int, body: str) -> bool:
         """Replace a comment's body; False when the comment is gone."""
@@ -201,17 +214,22 @@ class GitHubAdapter:
     def set_status(
         self, sha: str, state: str, description: str, context: str, target_url: str | None
     ) -> None:
-        """Set a commit status on a SHA."""
+        """Set a commit status on a SHA; an answer that is not the status set is an error."""
         commit = self._repo.get_commit(sha)
-        api_call(
-            f"POST {self._base}/statuses/{sha}",
-            lambda: commit.create_status(
-                state=state,
-                description=description[:140],
-                context=context,
-                target_url=target_url or NotSet,
+        what = f"POST {self._base}/statuses/{sha}"
+        created = api_call(
+            what,
+            lambda: (
+                commit.create_status(
+                    state=state,
+                    description=description[:140],
+                    context=context,
+                    target_url=target_url or NotSet,
+                ).raw_data
             ),
         )
+        if not isinstance(created, dict) or created.get("state") != state:
+            raise GitHubError(f"GitHub API: {what} answered without the status: not set")
 
     def react(self, comment_id: int, content: str) -> None:
         """Add a reaction to an issue comment (GitHub ignores a repeat)."""

@@ -13,6 +13,7 @@ from github.PullRequest import PullRequest
 
 from github import Auth, Github, GithubException, GithubRetry
 from rubricate.config import ROLE_ORDER
+from rubricate.errors import AnswerLost
 from rubricate.errors import GitHubError as GitHubError
 
 DEFAULT_TIMEOUT_S = 30
@@ -41,7 +42,7 @@ def connect(
     of integrations to avoid secondary rate limits; tests against a fake server turn it off.
     """
     retry = (
-        GithubRetry(total=retries, backoff_factor=1.0, max_rate_limit_wait=max_rate_limit_wait)
+        _Retry(total=retries, backoff_factor=1.0, max_rate_limit_wait=max_rate_limit_wait)
         if retries > 0
         else None
     )
@@ -58,6 +59,18 @@ def connect(
     return Github(**options)
 
 
+class _Retry(GithubRetry):
+    """PyGithub's retries, except that a POST whose answer was lost is never sent again: the
+    server may have acted on it (a comment or check run would be duplicated)."""
+
+    def increment(self, method: str | None = None, *args: Any, **kwargs: Any) -> Any:
+        """Raise a POST's read error at once; anything else as PyGithub does."""
+        error = kwargs.get("error") or (args[2] if len(args) > 2 else None)
+        if method == "POST" and error is not None and self._is_read_error(error):
+            raise error
+        return super().increment(method, *args, **kwargs)
+
+
 def api_call(what: str, call: Callable[[], _T]) -> _T:
     """Run one call; PyGithub and transport errors become a `GitHubError` naming the call."""
     try:
@@ -66,7 +79,14 @@ def api_call(what: str, call: Callable[[], _T]) -> _T:
         raise GitHubError(f"GitHub API: {what} failed ({exc.status}): {_message(exc)}") from None
     except requests.RequestException as exc:
         reason = _transport_reason(exc)
-        raise GitHubError(f"GitHub API: {what} failed: {reason} ({type(exc).__name__})") from None
+        lost = isinstance(exc, requests.Timeout) and not isinstance(exc, requests.ConnectTimeout)
+        error = AnswerLost if lost else GitHubError
+        raise error(f"GitHub API: {what} failed: {reason} ({type(exc).__name__})") from None
+    except (TypeError, KeyError, AttributeError, ValueError) as exc:  # PyGithub on a bad body
+        shape = f"{type(exc).__name__}: {str(exc)[:100]}"
+        raise GitHubError(
+            f"GitHub API: {what} answered with a body GitHub never sends ({shape})"
+        ) from None
 
 
 def _transport_reason(exc: requests.RequestException) -> str:

@@ -120,7 +120,7 @@ def _element_spans(text: str, comments: list[tuple[int, int, str]]) -> list[tupl
             continue
         position = len(tags)
         self_closed = attrs.rstrip().endswith("/") or name in VOID_ELEMENTS
-        tags.append((match.start(), match.end(), name, _hides(attrs)))
+        tags.append((match.start(), match.end(), name, hides_element(attrs)))
         if not self_closed:
             opened.setdefault(name, []).append(position)
     spans: list[tuple[int, int, str]] = []
@@ -135,7 +135,7 @@ def _element_spans(text: str, comments: list[tuple[int, int, str]]) -> list[tupl
     return spans
 
 
-def _hides(attrs: str) -> bool:
+def hides_element(attrs: str) -> bool:
     """True when a start tag's attributes hide the element."""
     if "hidden" not in attrs.lower() and "style" not in attrs.lower():
         return False

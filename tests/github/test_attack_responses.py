@@ -1,0 +1,249 @@
+"""Odd answers and odd inputs: refusals that tell the truth, never a traceback, never a false set.
+
+Through the real PyGithub adapter, against the fake GitHub (checked against GitHub's OpenAPI
+description) or a bare `responses` mock where the answer is deliberately not GitHub's shape,
+and real git repositories for whole runs.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+import responses
+
+from rubricate.bot.views import decode_views, view_path
+from rubricate.errors import GitHubError, RoleUnreadable
+from rubricate.github.adapter import GitHubAdapter, connect
+from tests.github.fake_github import FakeGitHub, pull
+from tests.github.payloads import REPO, issue_comment_event, review_event
+from tests.github.scenario import AUTHOR, MAINTAINER, PR, TOKEN, WRITER, Scenario
+
+API = "https://api.github.com"
+REPORT = '{"widgets": ["a"], "total": 1}\n'
+SCORE = "/score spec=4 comp=4 qual=3 ver=3 format=4"
+SHA = "a" * 40
+
+
+def _adapter() -> GitHubAdapter:
+    return GitHubAdapter(connect(TOKEN, API, retries=0, pace=False), REPO, bot_login="b")
+
+
+def _url(path: str) -> re.Pattern[str]:
+    return re.compile(rf"https://api\.github\.com(?::443)?/repos/{REPO}/{path}$")
+
+
+def _answered(scenario: Scenario) -> list[str]:
+    views = decode_views(scenario.data_file(view_path(REPO, PR)), PR)
+    return list(views.answered)
+
+
+def _replies(scenario: Scenario) -> list[str]:
+    return [c["body"] for c in scenario.fake.comments_on(PR) if c["user"]["login"].endswith("]")]
+
+
+def test_a_404_from_the_permission_endpoint_is_an_unreadable_role(
+    fake_github: FakeGitHub,
+) -> None:
+    adapter = GitHubAdapter(
+        connect(TOKEN, API, retries=0, pace=False), fake_github.repo, bot_login="b"
+    )
+    with pytest.raises(RoleUnreadable, match="answered 404"):
+        adapter.collaborator_role("stranger")
+
+
+@pytest.mark.parametrize("body", ["[]", '"write"', "null", "not json at all"])
+def test_a_permission_answer_that_is_not_an_object_is_an_unreadable_role(body: str) -> None:
+    with responses.RequestsMock() as rsps:
+        rsps.add(responses.GET, _url("collaborators/bob/permission"), body=body)
+        with pytest.raises(RoleUnreadable, match="no permission object"):
+            _adapter().collaborator_role("bob")
+
+
+@pytest.mark.parametrize("body", ["OK", "", "<html>done</html>", '{"state": "pending"}'])
+def test_a_2xx_status_answer_without_the_status_is_not_treated_as_set(body: str) -> None:
+    with responses.RequestsMock() as rsps:
+        rsps.add(responses.POST, _url(f"statuses/{SHA}"), body=body, status=201)
+        with pytest.raises(GitHubError, match=r"answered with(out the status| a body GitHub)"):
+            _adapter().set_status(SHA, "success", "v1 approved", "rubricate/approval", None)
+
+
+def test_a_role_that_cannot_be_read_is_said_and_the_comment_left_for_a_re_run(
+    opened: Scenario,
+) -> None:
+    opened.fake.roles.pop(WRITER)
+    first = opened.comment(WRITER, SCORE)
+    assert first.code == 0
+    (reply,) = _replies(opened)[-1:]
+    assert "could not read your role" in reply
+    assert "answered 404" in reply
+    assert "you have none" not in reply
+    comment_id = opened.fake.comments_on(PR)[-2]["id"]
+    assert f"comment:{comment_id}" not in _answered(opened)
+    opened.fake.roles[WRITER] = "write"
+    again = opened.comment(WRITER, SCORE, comment_id=comment_id)
+    assert again.code == 0
+    assert any(
+        e["kind"] == "review_scored" and e["actor"] == WRITER for e in opened.ledger_events()
+    )
+
+
+def test_a_maintainer_short_override_is_told_the_real_reason(opened: Scenario) -> None:
+    step = opened.comment(MAINTAINER, "/override short")
+    assert step.code == 0
+    reply = _replies(opened)[-1]
+    assert "visible characters" in reply
+    assert "needs the maintain role" not in reply
+    assert step.calls.count(f"GET /repos/{REPO}/collaborators/{MAINTAINER}/permission") == 1
+
+
+def test_a_writer_short_override_is_told_the_role_it_needs(opened: Scenario) -> None:
+    opened.comment(WRITER, "/override short")
+    assert "`/override` needs the maintain role or higher; you have write" in _replies(opened)[-1]
+
+
+def test_a_review_of_the_head_before_its_version_is_recorded_is_not_called_stale(
+    opened: Scenario,
+) -> None:
+    new_head = opened.push({"out/report.json": '{"widgets": [], "total": 0}\n'}, "Empty it")
+    payload = review_event(
+        review_id=91,
+        body=SCORE,
+        actor=WRITER,
+        number=PR,
+        pr_author=AUTHOR,
+        head_sha=new_head,
+        base_sha=opened.base_sha,
+        at=opened.tick(),
+    )
+    early = opened.deliver("review before the push is recorded", "pull_request_review", payload)
+    assert early.code == 0
+    reply = _replies(opened)[-1]
+    assert "has not recorded as a version yet" in reply
+    assert "re-check v1" not in reply
+    assert "review:91" not in _answered(opened)
+    assert opened.pr_event("synchronize").code == 0
+    again = opened.deliver("the same review, re-run", "pull_request_review", payload)
+    assert again.code == 0
+    scored = [e for e in opened.ledger_events() if e.get("delivery") == "review:91#0"]
+    assert [e["version"] for e in scored] == [2]
+
+
+def test_a_pr_number_of_2_to_the_31_is_a_clear_payload_error(opened: Scenario) -> None:
+    payload = issue_comment_event(
+        comment_id=5, body=SCORE, actor=WRITER, number=2**31, pr_author=AUTHOR, at=opened.tick()
+    )
+    step = opened.deliver("huge number", "issue_comment", payload)
+    assert step.code == 2
+    assert "Traceback" not in step.log
+    assert "`number` is missing or not an integer in 1..2147483647" in step.log
+    assert step.calls == []
+
+
+def test_a_comment_with_a_lone_surrogate_is_handled(opened: Scenario) -> None:
+    body = SCORE + " -- fine \udcff work"
+    comment_id = opened.fake.add_comment(PR, "placeholder", WRITER)["id"]
+    payload: dict[str, Any] = issue_comment_event(
+        comment_id=comment_id,
+        body=body,
+        actor=WRITER,
+        number=PR,
+        pr_author=AUTHOR,
+        at=opened.tick(),
+    )
+    path = opened.root / "surrogate.json"
+    path.write_text(json.dumps(payload))  # `\udcff` as JSON writes it: an escape
+    assert "\\udcff" in path.read_text()
+    step = opened.deliver("lone surrogate", "issue_comment", json.loads(path.read_text()))
+    assert step.code == 0, step.log
+    assert "Traceback" not in step.log
+    delivery = f"comment:{comment_id}#0"
+    (scored,) = [
+        e
+        for e in opened.ledger_events()
+        if e.get("delivery") == delivery and e["kind"] == "review_scored"
+    ]
+    assert scored["feedback"] == "fine \ufffd work"
+
+
+def _corrupt_job_file(scenario: Scenario) -> None:
+    """Replace the job's file on the data branch with text that is not a job file."""
+    from tests.github.scenario import git
+
+    work = scenario.root / "data-work"
+    git(scenario.root, "clone", "--quiet", "-b", "rubricate-data", str(scenario.remote), str(work))
+    (path,) = list((work / "jobs").rglob(f"{PR}.json"))
+    path.write_text("{ not a job file")
+    git(work, "commit", "--quiet", "-am", "Break the job file")
+    git(work, "push", "--quiet", "origin", "rubricate-data")
+
+
+def test_a_corrupt_job_file_fails_the_run_with_its_reason_and_a_failing_check(
+    opened: Scenario,
+) -> None:
+    _corrupt_job_file(opened)
+    opened.fake.pulls[PR] = pull(
+        REPO, PR, author=AUTHOR, head_sha=opened.heads[-1], base_sha=opened.base_sha
+    )
+    checks_before = len(opened.fake.check_runs)
+    step = opened.comment(WRITER, SCORE)
+    assert step.code == 1
+    assert "Traceback" not in step.log
+    assert "not a valid job file" in step.log
+    assert "configuration error" not in step.log
+    new_checks = list(opened.fake.check_runs.values())[checks_before:]
+    assert [c["conclusion"] for c in new_checks] == ["failure"]
+    assert new_checks[0]["head_sha"] == opened.heads[-1]
+    assert new_checks[0]["output"]["title"] == "rubricate could not run"
+    assert "not a valid job file" in new_checks[0]["output"]["summary"]
+
+
+def test_a_reply_github_refuses_is_given_up_and_its_comment_still_answered(
+    opened: Scenario,
+) -> None:
+    opened.fake.refusals[f"POST /repos/{REPO}/issues/{PR}/comments"] = 1
+    step = opened.comment(WRITER, "/frobnicate")
+    assert step.code == 0
+    assert "reply refused" in step.log
+    comment_id = opened.fake.comments_on(PR)[-1]["id"]
+    assert f"comment:{comment_id}" in _answered(opened)
+    again = opened.comment(WRITER, "/frobnicate", comment_id=comment_id)
+    assert again.code == 0
+    assert f"POST /repos/{REPO}/issues/{PR}/comments" not in again.calls
+
+
+def test_a_lost_answer_to_a_reply_never_posts_it_twice(opened: Scenario) -> None:
+    opened.fake.lost_answers[f"POST /repos/{REPO}/issues/{PR}/comments"] = 1
+    step = opened.comment(WRITER, "/frobnicate")
+    assert step.code == 0, step.log
+    assert step.calls.count(f"POST /repos/{REPO}/issues/{PR}/comments") == 1
+    assert f"GET /repos/{REPO}/issues/{PR}/comments" in step.calls
+    replies = [b for b in _replies(opened) if "/frobnicate" in b]
+    assert len(replies) == 1
+
+
+def test_the_client_never_resends_a_post_whose_answer_was_lost(fake_github: FakeGitHub) -> None:
+    fake_github.lost_answers[f"POST /repos/{REPO}/issues/{PR}/comments"] = 1
+    adapter = GitHubAdapter(
+        connect(TOKEN, API, retries=3, pace=False), fake_github.repo, bot_login="b"
+    )
+    body = "hello\n<!-- rubricate:reply comment:1 -->"
+    fake_github.bot_login = "b"
+    created = adapter.create_comment(PR, body, "<!-- rubricate:reply comment:1 -->")
+    assert [c["id"] for c in fake_github.comments_on(PR)] == [created]
+    assert fake_github.call_lines().count(f"POST /repos/{REPO}/issues/{PR}/comments") == 1
+
+
+def test_a_re_run_attempt_of_the_opened_event_finds_the_sticky_comment(
+    opened: Scenario, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = opened.env
+    monkeypatch.setattr(
+        opened, "env", lambda name, path: {**first(name, path), "GITHUB_RUN_ATTEMPT": "2"}
+    )
+    again = opened.pr_event("opened")
+    assert again.code == 0
+    assert f"POST /repos/{REPO}/issues/{PR}/comments" not in again.calls
+    assert len(_replies(opened)) == 1, "one sticky comment, never a second"
