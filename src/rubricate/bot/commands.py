@@ -28,7 +28,6 @@ from rubricate.config import ROLE_ORDER, Role
 from rubricate.errors import ScoreError
 from rubricate.rubric.agentv_score import check_any
 from rubricate.rubric.model import Rubric, ScoreValue
-from rubricate.rubric.score_args import read_value
 from rubricate.rubric.scoring import resolve_criterion_id
 from rubricate.yamlsource import did_you_mean
 
@@ -234,6 +233,8 @@ def resolve_scores(
 
 def parse_value(text: str) -> ScoreValue | str:
     """A typed score value (number, true/false, null), or the reason it is not one."""
+    from rubricate.rubric.score_args import read_value  # only a command with scores needs it
+
     try:
         return read_value(text)
     except ScoreError:
