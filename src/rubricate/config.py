@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from rubricate.bot.command_table import default_roles
 from rubricate.errors import SourceError
+from rubricate.gitnames import ref_problem
 from rubricate.rubric.located import describe_value, validate_located
 from rubricate.yamlsource import did_you_mean, load_located
 
@@ -22,25 +23,6 @@ ROLE_ORDER: tuple[Role, ...] = ("none", "read", "triage", "write", "maintain", "
 MAX_GRADER_TIMEOUT = 24 * 3600.0
 """A grader may run for at most a day; larger timeouts are mistakes (and overflow timers)."""
 _WeightsT = TypeVar("_WeightsT", bound=BaseModel)
-_BAD_REF_CHARS = frozenset(" ~^:?*[\\\x7f")
-
-
-def branch_name_problem(name: str) -> str | None:
-    """Why `name` cannot be a git branch name (git check-ref-format's rules), or None."""
-    if not name:
-        return "it is empty"
-    if name.startswith("-"):
-        return "it starts with '-'"
-    if any(ord(c) < 32 or c in _BAD_REF_CHARS for c in name):
-        return "it contains a space, a control character or one of ~^:?*[\\"
-    if ".." in name or "@{" in name or name == "@":
-        return "it contains '..' or '@{', or is '@'"
-    parts = name.split("/")
-    if any(not part or part.startswith(".") or part.endswith(".lock") for part in parts):
-        return "a part is empty, starts with '.' or ends with '.lock'"
-    if name.endswith("."):
-        return "it ends with '.'"
-    return None
 
 
 class _Strict(BaseModel):
@@ -247,7 +229,7 @@ class Config(_Strict):
     @field_validator("data_branch")
     @classmethod
     def _branch_name(cls, value: str) -> str:
-        problem = branch_name_problem(value)
+        problem = ref_problem(value)
         if problem is not None:
             raise ValueError(f"{value!r} is not a valid git branch name: {problem}")
         return value

@@ -20,19 +20,20 @@ def is_sha(value: object) -> bool:
 
 
 def ref_problem(value: object) -> str | None:
-    """Why `value` is not a safe branch or ref name, or None when it is."""
+    """Why `value` cannot be a git branch or ref name (`git check-ref-format`), or None."""
     if not isinstance(value, str) or not value:
         return "it is empty"
     if value.startswith("-"):
         return "it starts with '-'"
     if _REF_FORBIDDEN.search(value):
         return "it holds a space, a control character or one of ~^:?*[\\"
-    if ".." in value or "@{" in value or "//" in value:
-        return "it holds '..', '@{' or '//'"
-    if value.startswith("/") or value.endswith(("/", ".", ".lock")) or value == "@":
-        return "it starts or ends with '/', ends with '.' or '.lock', or is '@'"
-    if any(part.startswith(".") for part in value.split("/")):
-        return "a component starts with '.'"
+    if ".." in value or "@{" in value or value == "@":
+        return "it holds '..' or '@{', or is '@'"
+    parts = value.split("/")
+    if any(not part or part.startswith(".") or part.endswith(".lock") for part in parts):
+        return "a component is empty, starts with '.' or ends with '.lock'"
+    if value.endswith("."):
+        return "it ends with '.'"
     return None
 
 

@@ -104,14 +104,14 @@ def config_commit(
 ) -> str | None:
     """The commit to read config and rubric at: the base when it is the default branch (or the
     default branch is unknown), else the default branch's tip, fetched once."""
-    from rubricate.config import branch_name_problem
     from rubricate.gitio.workspace import fetch_branch
+    from rubricate.gitnames import ref_problem
 
     if not base_fetched:
         return None
     if default_branch is None or pull.base_ref in ("", default_branch):
         return pull.base_sha
-    if branch_name_problem(default_branch) is not None:
+    if ref_problem(default_branch) is not None:
         raise ConfigError(f"the repository's default branch {default_branch!r} is not a branch")
     remote, token = reader.settings.repo_remote, reader.settings.token
     sha = fetch_branch(remote, default_branch, reader.repo_dir, token=token)

@@ -125,10 +125,10 @@ def check_remote(remote: str) -> None:
 
 def check_branch(branch: str) -> None:
     """`--branch` must be a name git accepts for a branch."""
-    from rubricate.config import branch_name_problem
     from rubricate.errors import ConfigError
+    from rubricate.gitnames import ref_problem
 
-    problem = branch_name_problem(branch)
+    problem = ref_problem(branch)
     if problem is not None:
         raise ConfigError(f"--branch {branch!r} is not a valid branch name: {problem}")
 
