@@ -91,7 +91,7 @@ def run_score(args: argparse.Namespace) -> int:
 
 def run_list(args: argparse.Namespace) -> int:
     """Print the built-in rubric names, one a line."""
-    from rubricate.rubric.resolve import builtin_names
+    from rubricate.cli.repo_reader import builtin_names
 
     for name in builtin_names():
         print(name)
@@ -104,10 +104,15 @@ def active_rubric(ref: str | None, config_path: str | None) -> Rubric:
     Without `--config`, `.github/rubricate.yml` is used when it exists; a `--config` that was
     given must exist.
     """
-    from rubricate.cli.repo_reader import local_reader, read_text, reader_for
+    from rubricate.cli.repo_reader import (
+        DEFAULT_RUBRIC,
+        local_reader,
+        read_text,
+        reader_for,
+        resolve_rubric,
+    )
     from rubricate.config import load_config
     from rubricate.errors import ConfigError
-    from rubricate.rubric.resolve import DEFAULT_RUBRIC, resolve_rubric
 
     if ref is not None:
         return resolve_rubric(ref, reader_for(ref.partition("#")[0] or "."))

@@ -153,9 +153,9 @@ def _load_config(repo: Path, base: str, local_path: str | None) -> Config:
 def _load_rubric(repo: Path, base: str, given: str | None, config: Config, named_by: str) -> Rubric:
     from pathlib import Path
 
+    from rubricate.cli.repo_reader import resolve_rubric
     from rubricate.errors import ConfigError
     from rubricate.gitio.refs import read_file_at
-    from rubricate.rubric.resolve import resolve_rubric
 
     def at_base(path: str) -> str:
         try:
