@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import TypeVar
 
-from rubricate.cli.repo_reader import resolve_rubric
+from rubricate.cli.rubric_cmd import resolve_rubric
 from rubricate.config import JudgeConfig
 from rubricate.evidence.report_model import ScoreReport
 from rubricate.evidence.snapshot import FileChange, Snapshot

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from rubricate.cli.main import Progress
-from rubricate.cli.repo_reader import resolve_rubric
+from rubricate.cli.rubric_cmd import resolve_rubric
 from rubricate.config import CONFIG_PATH, load_config
 from rubricate.evidence.autoscore import auto_score
 from rubricate.evidence.deliverable_schemas import schema_paths

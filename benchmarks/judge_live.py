@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from rubricate.cli.repo_reader import resolve_rubric
+from rubricate.cli.rubric_cmd import resolve_rubric
 from rubricate.config import JudgeConfig
 from rubricate.evidence.report_model import ScoreReport
 from rubricate.evidence.snapshot import FileChange, Snapshot

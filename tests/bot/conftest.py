@@ -17,7 +17,7 @@ from rubricate.bot.events import BotEvent, HandlerContext
 from rubricate.bot.handlers import handle
 from rubricate.bot.jobstate import JobState, job_state
 from rubricate.bot.payload import parse_event
-from rubricate.cli.repo_reader import resolve_rubric
+from rubricate.cli.rubric_cmd import resolve_rubric
 from rubricate.config import Config
 from rubricate.evidence.report_model import CheckResult, CriterionScore, Finding, ScoreReport
 from rubricate.evidence.snapshot import Snapshot

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rubricate.cli.repo_reader import resolve_rubric
+from rubricate.cli.rubric_cmd import resolve_rubric
 from rubricate.config import Config
 from rubricate.evidence.autoscore import auto_score
 from rubricate.evidence.report_model import CheckResult, Finding, to_scale

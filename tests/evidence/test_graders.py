@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from rubricate.cli.repo_reader import resolve_rubric
+from rubricate.cli.rubric_cmd import resolve_rubric
 from rubricate.config import Grader
 from rubricate.evidence.graders import GraderRun, grader_payload, grader_result, skipped_graders
 from rubricate.evidence.graders_run import grader_env, run_graders

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from rubricate.cli.repo_reader import resolve_rubric
+from rubricate.cli.rubric_cmd import resolve_rubric
 from rubricate.evidence.report_model import (
     CheckResult,
     CriterionScore,

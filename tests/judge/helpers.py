@@ -9,7 +9,7 @@ from typing import Any
 
 import httpx2
 
-from rubricate.cli.repo_reader import resolve_rubric
+from rubricate.cli.rubric_cmd import resolve_rubric
 from rubricate.evidence.report_model import CheckResult, CriterionScore, ScoreReport
 from rubricate.evidence.snapshot import FileChange, Snapshot
 from rubricate.judge.calls import RawReply

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rubricate.cli.repo_reader import resolve_rubric
+from rubricate.cli.rubric_cmd import resolve_rubric
 from rubricate.rubric.describe import (
     describe_json,
     describe_markdown,

@@ -10,7 +10,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rubricate.cli.repo_reader import builtin_names, resolve_rubric
+from rubricate.cli.rubric_cmd import builtin_names, resolve_rubric
 from rubricate.errors import RubricateError, ScoreError
 from rubricate.rubric.agentv_score import check_all as check_scores
 from rubricate.rubric.agentv_score import score_any as score

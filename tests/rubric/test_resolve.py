@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from rubricate.cli.repo_reader import builtin_names, builtin_text, resolve_rubric
+from rubricate.cli.rubric_cmd import builtin_names, builtin_text, resolve_rubric
 from rubricate.errors import ConfigError, SourceError
 
 from .helpers import DATA, REPO, read_local

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rubricate.cli.repo_reader import resolve_rubric
+from rubricate.cli.rubric_cmd import resolve_rubric
 from rubricate.errors import ScoreError
 from rubricate.rubric.agentv_score import check_all as check_scores
 from rubricate.rubric.agentv_score import check_any as check_score

@@ -1,6 +1,6 @@
 """Read repository files for the rubric loader, never outside the repository, and the package's
-own data: the built-in rubrics, and finding a rubric by name or path with them; and a text file
-or standard input a user named, with one clear `ConfigError` per way it can fail (shell: reads).
+own data: the built-in rubrics; and a text file or standard input a user named, with one
+clear `ConfigError` per way it can fail (shell: reads).
 
 The core loads rubric text and asks for every other file through a `read(path)` function;
 this is the one the command line passes. Relative paths are taken from the repository root;
@@ -15,18 +15,11 @@ import sys
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from rubricate.errors import ConfigError, read_problem
-from rubricate.rubric.loader import find_rubric
-from rubricate.yamlsource import did_you_mean
-
-if TYPE_CHECKING:
-    from rubricate.rubric.model import Rubric
 
 ReadFile = Callable[[str], str]
 RUBRIC_SUFFIX = ".yml"
-DEFAULT_RUBRIC = "agora-v3"
 
 
 def repository_root(start: Path) -> Path:
@@ -69,30 +62,6 @@ def builtin_rubrics() -> dict[str, str]:
         return {}
     paths = sorted(directory.glob(f"*{RUBRIC_SUFFIX}"))
     return {path.stem: path.read_text(encoding="utf-8") for path in paths}
-
-
-def builtin_names() -> tuple[str, ...]:
-    """The names of the built-in rubrics, sorted."""
-    return tuple(sorted(builtin_rubrics()))
-
-
-def builtin_text(name: str) -> str:
-    """The YAML text of a built-in rubric."""
-    texts = builtin_rubrics()
-    if name not in texts:
-        names = builtin_names()
-        raise ConfigError(
-            f"rubric {name!r} not found: no such file, and not a built-in"
-            f"{did_you_mean(name, names)} ({', '.join(names)})"
-        )
-    return texts[name]
-
-
-def resolve_rubric(ref: str, read_file: ReadFile | None = None) -> Rubric:
-    """The rubric named by a built-in name, a path, or `PATH#CASE_ID`: the built-ins read here
-    are handed to the core (`loader.find_rubric`), which reads every other file through
-    `read_file` (the bot reads the base ref; the command line reads the working tree)."""
-    return find_rubric(ref, read_file, builtin_rubrics())
 
 
 def data_dir(packaged: str, checkout: str) -> Path | None:

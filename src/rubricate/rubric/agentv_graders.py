@@ -67,6 +67,18 @@ class Context:
     left_out: list[str] = field(default_factory=list)
     criteria_text: str | None = None
 
+    def fresh(self, criteria_text: str | None = None) -> Context:
+        """A context for another list: the same form and references, nothing left out yet."""
+        return Context(self.form, self.refs, criteria_text=criteria_text)
+
+    def graders(self, entries: Located) -> list[GraderDraft]:
+        """The rubric graders of one list (see `parse_graders`)."""
+        return parse_graders(entries, self)
+
+    def inline(self, entries: Located) -> list[GraderDraft]:
+        """An inline `rubrics:` list as one grader (see `inline_grader`)."""
+        return inline_grader(entries, self)
+
 
 def parse_graders(entries: Located, ctx: Context) -> list[GraderDraft]:
     """The rubric graders of one list (`assert`, `assertions` or `evaluators`)."""
