@@ -11,15 +11,13 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlsplit
 
 from github.GithubObject import NotSet
 from github.IssueComment import IssueComment
 from github.Repository import Repository
 
-from github import Github
-from rubricate.bot.visible import IssueRef
 from rubricate.errors import AnswerLost, RoleUnreadable
 from rubricate.github.client import (
     ADD_REACTION,
@@ -38,6 +36,10 @@ from rubricate.github.client import (
     role_from_permission,
     utc,
 )
+
+if TYPE_CHECKING:
+    from github import Github
+    from rubricate.bot.visible import IssueRef
 
 __all__ = [
     "ADD_REACTION",
