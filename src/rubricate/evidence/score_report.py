@@ -12,12 +12,10 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from rubricate.evidence.report_model import CheckResult, Finding, ScoreReport
 from rubricate.rubric.model import Rubric, ScoreResult, ScoreValue, at_least
-
-if TYPE_CHECKING:
-    from rubricate.evidence.report_model import CheckResult, Finding, ScoreReport
 
 MAX_FINDINGS_SHOWN = 50
 MAX_EVIDENCE_SHOWN = 4
