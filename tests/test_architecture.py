@@ -9,6 +9,7 @@ import ast
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -222,3 +223,24 @@ def _exception_classes() -> set[tuple[str, str]]:
 def test_every_error_is_defined_in_one_place() -> None:
     elsewhere = {c for c in _exception_classes() if c[0] != "errors.py"}
     assert elsewhere == KNOWN_ERRORS_ELSEWHERE, "define new errors in src/rubricate/errors.py"
+
+
+def _shape_script() -> object:
+    """`benchmarks/architecture.py`, loaded from its path (benchmarks are not a package)."""
+    import importlib.util
+
+    path = SRC.parents[1] / "benchmarks" / "architecture.py"
+    spec = importlib.util.spec_from_file_location("architecture_shape", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_no_import_chain_is_longer_than_nine_modules() -> None:
+    shape: Any = _shape_script()
+    ladder = {f"m{i}": {f"m{i + 1}"} for i in range(11)} | {"m0": {"m1", "m5"}, "m11": {"m0"}}
+    assert shape.longest_chain(ladder) == [f"m{i}" for i in range(12)]  # the measure can fail
+    chain = shape.longest_chain(shape.import_graph())
+    assert len(chain) <= 9, " > ".join(chain)

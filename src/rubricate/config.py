@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-import math
 from fnmatch import fnmatchcase
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator
 
 from rubricate.bot.command_table import default_roles
 from rubricate.errors import SourceError
 from rubricate.gitnames import ref_problem
+from rubricate.ledger.reputation_config import ReputationConfig as ReputationConfig
+from rubricate.ledger.reputation_config import ReputationWeights as ReputationWeights
+from rubricate.ledger.reputation_config import Strict as _Strict
+from rubricate.ledger.reputation_config import TrustWeights as TrustWeights
 from rubricate.rubric.located import describe_value, validate_located
 from rubricate.yamlsource import did_you_mean, load_located
 
@@ -22,13 +25,6 @@ ROLE_ORDER: tuple[Role, ...] = ("none", "read", "triage", "write", "maintain", "
 
 MAX_GRADER_TIMEOUT = 24 * 3600.0
 """A grader may run for at most a day; larger timeouts are mistakes (and overflow timers)."""
-_WeightsT = TypeVar("_WeightsT", bound=BaseModel)
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid", frozen=True, populate_by_name=True, allow_inf_nan=False
-    )
 
 
 DEFAULT_MAX_BYTES = 16 * 1024 * 1024
@@ -139,56 +135,6 @@ def _role_keys(schema: dict[str, Any]) -> None:
     """The schema of `commands.roles`: one key per command in the table, with its default."""
     schema["propertyNames"] = {"enum": list(default_roles())}
     schema["default"] = default_roles()
-
-
-class ReputationWeights(_Strict):
-    """Agora V3 reputation weights."""
-
-    completion_rate: float = Field(default=0.27, ge=0)
-    timeliness_score: float = Field(default=0.20, ge=0)
-    dispute_penalty: float = Field(default=0.20, ge=0)
-    rating_score: float = Field(default=0.13, ge=0)
-    rubric_quality: float = Field(default=0.20, ge=0)
-
-    @model_validator(mode="after")
-    def _finite_sum(self) -> ReputationWeights:
-        return _check_sum(self)
-
-
-def _check_sum(weights: _WeightsT) -> _WeightsT:
-    """Weights are divided by their sum: it must be a finite number."""
-    if not math.isfinite(sum(float(v) for v in weights.model_dump().values())):
-        raise ValueError("too large: their sum is not a finite number")
-    return weights
-
-
-class TrustWeights(_Strict):
-    """Weight of a rater's `/rate` by their repository role."""
-
-    admin: float = Field(default=1.0, ge=0)
-    maintain: float = Field(default=1.0, ge=0)
-    write: float = Field(default=0.75, ge=0)
-    triage: float = Field(default=0.5, ge=0)
-    default: float = Field(default=0.25, ge=0)
-
-    @model_validator(mode="after")
-    def _finite_sum(self) -> TrustWeights:
-        return _check_sum(self)
-
-    def for_role(self, role: str) -> float:
-        """The weight for a role; roles without their own weight get `default`."""
-        return float(getattr(self, role, self.default)) if role in _TRUST_ROLES else self.default
-
-
-_TRUST_ROLES = ("admin", "maintain", "write", "triage")
-
-
-class ReputationConfig(_Strict):
-    """How reputation is computed."""
-
-    weights: ReputationWeights = Field(default_factory=ReputationWeights)
-    trust: TrustWeights = Field(default_factory=TrustWeights)
-    sla_hours: float | None = Field(default=None, gt=0, description="Deadline after PR creation.")
 
 
 class BranchRules(_Strict):

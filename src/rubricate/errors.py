@@ -35,6 +35,18 @@ class Diagnostic:
         return f"{self.path}:{self.line}:{self.col}: {prefix}{self.message}"
 
 
+@dataclass(frozen=True)
+class LedgerProblem:
+    """One located problem in a ledger shard: `file:line: message`."""
+
+    file: str
+    line: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}: {self.message}"
+
+
 class RubricateError(Exception):
     """Base of every error that rubricate reports to a user without a traceback."""
 

@@ -13,9 +13,10 @@ from typing import Any
 import pytest
 
 from rubricate.bot.effects import AppendEvents, Effect
-from rubricate.bot.handlers import HandlerContext, handle
+from rubricate.bot.events import BotEvent, HandlerContext
+from rubricate.bot.handlers import handle
 from rubricate.bot.jobstate import JobState, job_state
-from rubricate.bot.payload import BotEvent, parse_event
+from rubricate.bot.payload import parse_event
 from rubricate.config import Config
 from rubricate.evidence.report_model import CheckResult, CriterionScore, Finding, ScoreReport
 from rubricate.evidence.snapshot import Snapshot

@@ -16,9 +16,10 @@ from rubricate.bot.commands import (
     visible_length,
 )
 from rubricate.bot.effects import AppendEvents, MarkAnswered, PostComment, React
-from rubricate.bot.handlers import HandlerContext, handle
+from rubricate.bot.events import CommentEvent, HandlerContext, PullRequestEvent
+from rubricate.bot.handlers import handle
 from rubricate.bot.markdown import code, escape
-from rubricate.bot.payload import CommentEvent, PullRequestEvent, parse_event
+from rubricate.bot.payload import parse_event
 from rubricate.bot.visible import reverted_pr, visible_lines
 
 from .conftest import MAINTAINER, NOW, REPO, Harness, comment_payload, kinds, of_type, pr_payload

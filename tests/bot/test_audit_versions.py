@@ -9,7 +9,8 @@ from __future__ import annotations
 import copy
 
 from rubricate.bot.effects import AppendEvents, Log, PostComment, SetStatus
-from rubricate.bot.payload import ReviewEvent, parse_event
+from rubricate.bot.events import ReviewEvent
+from rubricate.bot.payload import parse_event
 
 from .conftest import (
     AGORA_AUTO,

@@ -6,7 +6,8 @@ import pytest
 
 from rubricate.bot.command_table import COMMANDS
 from rubricate.bot.commands import authorize
-from rubricate.bot.payload import Ignored, parse_event
+from rubricate.bot.events import Ignored
+from rubricate.bot.payload import parse_event
 from rubricate.config import ROLE_ORDER, Config, load_config
 
 from .conftest import AUTHOR, comment_payload

@@ -20,8 +20,8 @@ from rubricate.bot.effects import (
     SetStatus,
     UpsertComment,
 )
-from rubricate.bot.on_graders import GradersEvent, GradersRun, parse_graders_run
-from rubricate.bot.payload import Ignored, PayloadError, parse_event
+from rubricate.bot.events import GradersEvent, GradersRun, Ignored
+from rubricate.bot.payload import PayloadError, parse_event, parse_graders_run
 from rubricate.config import Config, Grader
 from rubricate.errors import HandoffRefused
 from rubricate.evidence.graders_handoff import Handoff, HandoffLimits, read_handoff

@@ -10,7 +10,8 @@ from rubricate.bot.effects import (
     SetStatus,
     UpsertComment,
 )
-from rubricate.bot.payload import CommentEvent, Ignored, parse_event
+from rubricate.bot.events import CommentEvent, Ignored
+from rubricate.bot.payload import parse_event
 from rubricate.rubric.model import Rubric
 
 from .conftest import (

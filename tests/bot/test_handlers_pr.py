@@ -12,7 +12,8 @@ from rubricate.bot.effects import (
     SetStatus,
     UpsertComment,
 )
-from rubricate.bot.payload import Ignored, parse_event
+from rubricate.bot.events import Ignored
+from rubricate.bot.payload import parse_event
 from rubricate.evidence.report_model import Finding
 from rubricate.ledger.event import natural_key
 

@@ -11,14 +11,8 @@ from typing import Any
 import pytest
 
 from rubricate.bot.effects import AppendEvents, SetStatus, UpsertComment
-from rubricate.bot.payload import (
-    CommentEvent,
-    Ignored,
-    PayloadError,
-    PullRequestEvent,
-    ReviewEvent,
-    parse_event,
-)
+from rubricate.bot.events import CommentEvent, Ignored, PullRequestEvent, ReviewEvent
+from rubricate.bot.payload import PayloadError, parse_event
 from rubricate.bot.visible import reverted_pr
 
 from .conftest import SHARED_WEBHOOKS, Harness, load_fixture, of_type

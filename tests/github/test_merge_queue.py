@@ -14,13 +14,9 @@ from typing import Any
 
 import pytest
 
-from rubricate.bot.merge_queue import (
-    MergeGroupEvent,
-    QueueCommit,
-    group_prs,
-    parse_merge_group,
-)
-from rubricate.bot.payload import Ignored, PayloadError
+from rubricate.bot.events import Ignored, MergeGroupEvent
+from rubricate.bot.merge_queue import QueueCommit, group_prs, parse_merge_group
+from rubricate.bot.payload import PayloadError
 from tests.github.contract import OPENAPI_PATH
 from tests.github.fake_github import FakeGitHub
 from tests.github.payloads import REPO, _repository, _user

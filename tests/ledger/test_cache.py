@@ -20,8 +20,7 @@ from rubricate.ledger.cache import (
     read_head,
     read_ids,
 )
-from rubricate.ledger.codec import git_blob_id
-from rubricate.ledger.paths import CACHE_PATH
+from rubricate.ledger.paths import CACHE_PATH, git_blob_id
 from rubricate.ledger.plan import plan_rebuild
 from tests.ledger.factory import completed_job, event
 from tests.ledger.memory_branch import apply_events as _apply

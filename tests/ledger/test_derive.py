@@ -16,10 +16,9 @@ from rubricate.ledger.cache import (
     load_cache,
     read_head,
 )
-from rubricate.ledger.codec import git_blob_id
 from rubricate.ledger.derive import value_badge
 from rubricate.ledger.event import Event
-from rubricate.ledger.paths import CACHE_PATH, author_stem
+from rubricate.ledger.paths import CACHE_PATH, author_stem, git_blob_id
 from tests.ledger.factory import completed_job, event
 from tests.ledger.memory_branch import apply_events as _apply
 from tests.ledger.memory_branch import derived_only as _derived

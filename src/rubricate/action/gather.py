@@ -18,10 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from rubricate.action import inputs
 from rubricate.action.settings import ledger_key
-from rubricate.bot.handlers import HandlerContext
+from rubricate.bot.events import GradersEvent, HandlerContext, JobEvent, PullRequestEvent
 from rubricate.bot.jobstate import JobState, job_state
-from rubricate.bot.on_graders import GradersEvent, JobEvent
-from rubricate.bot.payload import PullRequestEvent
 from rubricate.bot.views import PullState, ViewState, decode_views, view_path
 from rubricate.bot.visible import reverted_pr
 from rubricate.config import Config, data_branch_problem
@@ -30,7 +28,7 @@ from rubricate.errors import ConfigError, DataBranchError, LedgerError
 if TYPE_CHECKING:
     from rubricate.action.ports import DataStore, Reader
     from rubricate.bot.effects import Effect, SetStatus
-    from rubricate.bot.merge_queue import MergeGroupEvent
+    from rubricate.bot.events import MergeGroupEvent
     from rubricate.evidence.report_model import ScoreReport
     from rubricate.evidence.snapshot import Snapshot
     from rubricate.ledger.backends import DataBranchStore

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rubricate.bot.on_graders import GradersEvent, GradersRun
-from rubricate.bot.payload import Ignored
+from rubricate.bot.events import GradersEvent, GradersRun, Ignored
 from rubricate.errors import HandoffRefused
 from rubricate.evidence.graders_handoff import ARTIFACT_NAME, Handoff, HandoffLimits, read_handoff
 

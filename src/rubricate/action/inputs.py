@@ -17,8 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from rubricate.action.settings import DEFAULT_CONFIG_PATH
 from rubricate.bot.commands import parse_commands
-from rubricate.bot.on_graders import GradersEvent, JobEvent
-from rubricate.bot.payload import CommentEvent, PullRequestEvent, ReviewEvent
+from rubricate.bot.events import CommentEvent, GradersEvent, JobEvent, PullRequestEvent, ReviewEvent
 from rubricate.bot.views import PullState
 from rubricate.bot.visible import linked_issues, same_repo
 from rubricate.config import Config

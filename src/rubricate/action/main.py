@@ -29,14 +29,8 @@ from rubricate.action.settings import (
     settings_from_env,
     without_placeholder_key,
 )
-from rubricate.bot.payload import (
-    BotEvent,
-    CommentEvent,
-    Ignored,
-    PullRequestEvent,
-    ReviewEvent,
-    parse_event,
-)
+from rubricate.bot.events import BotEvent, CommentEvent, Ignored, PullRequestEvent, ReviewEvent
+from rubricate.bot.payload import parse_event
 from rubricate.errors import ConfigError, RubricateError, SourceError, read_problem
 
 if TYPE_CHECKING:  # the rest loads once an event needs handling: an ignored one costs nothing
@@ -44,8 +38,7 @@ if TYPE_CHECKING:  # the rest loads once an event needs handling: an ignored one
     from rubricate.action.ports import GitHubClient
     from rubricate.action.settings import ActionSettings
     from rubricate.bot.effects import Effect
-    from rubricate.bot.merge_queue import MergeGroupEvent
-    from rubricate.bot.on_graders import GradersRun, JobEvent
+    from rubricate.bot.events import GradersRun, JobEvent, MergeGroupEvent
 
 Connect = Callable[[str | None, str], Any]
 
@@ -73,8 +66,8 @@ def run_action(
             return 0
         settings = settings_for(settings, parsed)
         from rubricate.action.gather import merge_group_effects, prepare
+        from rubricate.bot.events import MergeGroupEvent
         from rubricate.bot.handlers import handle
-        from rubricate.bot.merge_queue import MergeGroupEvent
 
         target.api = client(settings, connect)
         with (
@@ -143,7 +136,7 @@ def client(settings: ActionSettings, connect: Connect | None) -> GitHubClient | 
 
 def job_event(parsed: BotEvent | GradersRun, reader: Reader) -> JobEvent | None:
     """The event a handler acts on: a graders run is first verified through its artifact."""
-    from rubricate.bot.on_graders import GradersRun
+    from rubricate.bot.events import GradersRun
 
     if not isinstance(parsed, GradersRun):
         return parsed
@@ -163,7 +156,7 @@ def aim(target: FailureTarget, event: JobEvent, payload: Mapping[str, Any]) -> N
     if isinstance(event, ReviewEvent):
         node = payload.get("review", {}).get("node_id")
         target.review_nodes = {event.review_id: str(node)} if node else {}
-    from rubricate.bot.on_graders import GradersEvent
+    from rubricate.bot.events import GradersEvent
 
     if isinstance(event, PullRequestEvent | ReviewEvent | GradersEvent):
         target.head_sha = event.head_sha

@@ -17,9 +17,7 @@ from rubricate.gitnames import ref_problem
 
 if TYPE_CHECKING:
     from rubricate.action.runtime import ActionsRuntime
-    from rubricate.bot.merge_queue import MergeGroupEvent
-    from rubricate.bot.on_graders import GradersRun
-    from rubricate.bot.payload import BotEvent
+    from rubricate.bot.events import BotEvent, GradersRun, MergeGroupEvent
 
 DEFAULT_API_URL = "https://api.github.com"
 DEFAULT_SERVER_URL = "https://github.com"

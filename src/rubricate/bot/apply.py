@@ -29,14 +29,15 @@ from rubricate.bot.commands import (
 )
 from rubricate.bot.jobstate import JobState
 from rubricate.bot.markdown import ALREADY_FAILS, REPLY, Reply, fail_reasons, help_markdown
-from rubricate.bot.record import Stamp, known_scores, new_event, scored, source_evidence
+from rubricate.bot.record import Stamp, new_event, scored, source_evidence
 from rubricate.ledger.event import Event, Override
 from rubricate.rubric.agentv_score import score_any
 from rubricate.rubric.describe import describe_markdown
 from rubricate.rubric.model import ScoreValue
 
 if TYPE_CHECKING:
-    from rubricate.bot.handlers import HandlerContext, Invocation
+    from rubricate.bot.events import HandlerContext
+    from rubricate.bot.handlers import Invocation
 
 FOR_THE_HEAD = frozenset({"score", "approve", "override"})
 UNRECORDED = REPLY["unrecorded_review"].split("{", 1)[0]
@@ -198,7 +199,7 @@ def _approve(
     if isinstance(new, str):
         return _refuse(item, new)
     version = job.current_version
-    merged = known_scores(ctx.rubric, {**job.reviewer_scores.get(version, {}), **new})
+    merged = ctx.rubric.known({**job.reviewer_scores.get(version, {}), **new})
     missing = [c.id for c in ctx.rubric.criteria if not c.nullable and merged.get(c.id) is None]
     if missing:
         example = "/approve " + " ".join(f"{cid}=N" for cid in missing)

@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from rubricate.bot.effects import SetStatus, StatusState
 from rubricate.bot.markdown import STATUS, number
-from rubricate.bot.record import known_scores
 from rubricate.ledger.event import Event
 from rubricate.rubric.agentv_score import score_any
 from rubricate.rubric.model import ScoreResult, ScoreValue
@@ -178,7 +177,7 @@ def _gate(state: StatusState, description: str) -> Gate:
 
 def result_of(rubric: Rubric, scores: Mapping[str, ScoreValue]) -> ScoreResult | None:
     """The scoring result of recorded scores under the rubric (None when nothing is scored)."""
-    known = known_scores(rubric, scores)
+    known = rubric.known(scores)
     return score_any(rubric, known) if known else None
 
 

@@ -2,9 +2,10 @@
 
 `handle` returns the effects in the order the executor applies them: `AppendEvents` first (the
 ledger is the source of truth), then the views derived from the ledger (sticky comment, check
-run, gate status, reactions, replies, outputs) and log lines. `HandlerContext` is what the shell
-tells a handler besides the event and the job state. The grader handler and the command
-machinery load on dispatch, so a pull-request event does not load them.
+run, gate status, reactions, replies, outputs) and log lines. `HandlerContext`
+(`rubricate.bot.events`) is what the shell tells a handler besides the event and the job state.
+The grader handler and the command machinery load on dispatch, so a pull-request event does not
+load them.
 
 Comments and reviews (`on_commands`) run their commands in order and refresh the views. Each is
 answered once: by one reply when any command needs an answer (a refusal, a mistake, or
@@ -32,19 +33,16 @@ from rubricate.bot.effects import (
     React,
     ReactionKind,
 )
+from rubricate.bot.events import CommentEvent, PullRequestEvent, ReviewEvent
 from rubricate.bot.gate import gate_of, status
 from rubricate.bot.on_pr import on_pull_request
-from rubricate.bot.payload import CommentEvent, PullRequestEvent, ReviewEvent
 from rubricate.bot.render import outputs, sticky
 
 if TYPE_CHECKING:
+    from rubricate.bot.events import HandlerContext, JobEvent
     from rubricate.bot.jobstate import JobState
-    from rubricate.bot.on_graders import JobEvent
-    from rubricate.config import Config
-    from rubricate.evidence.report_model import ScoreReport
     from rubricate.evidence.snapshot import Snapshot
     from rubricate.ledger.event import Event
-    from rubricate.rubric.model import Rubric
 
 
 def handle(
@@ -58,34 +56,6 @@ def handle(
     from rubricate.bot.on_graders import on_graders
 
     return on_graders(event, job, ctx)
-
-
-@dataclass(frozen=True)
-class HandlerContext:
-    """The inputs of a handler that the shell resolved: config and rubric at the base, and more.
-
-    `report` is the automatic report of the head (PR open, reopen, ready and push events);
-    `deadline` the milestone `due_on`, the linked issue's, or creation plus the SLA (closed
-    events); `actor_role` the commenter's role from the collaborator-permission endpoint
-    (`role_problem` says why it could not be read, when it could not); `first_attempt` that
-    this is the run's first attempt (no view of it can exist yet);
-    `reverts_pr` the PR a merged revert undoes (else it is read from the PR body), and
-    `reverted_job` that PR's job state, which a `disputed` event for it needs.
-    `now` is the run's clock; event times always come from GitHub.
-    """
-
-    repo: str
-    config: Config
-    rubric: Rubric
-    now: datetime
-    actor_role: str = "none"
-    role_problem: str | None = None
-    first_attempt: bool = False
-    report: ScoreReport | None = None
-    deadline: datetime | None = None
-    run_id: str = ""
-    reverts_pr: int | None = None
-    reverted_job: JobState | None = None
 
 
 @dataclass(frozen=True)

@@ -20,12 +20,15 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rubricate.bot.effects import Log, SetStatus, StatusState
-from rubricate.bot.jobstate import JobState
-from rubricate.bot.payload import Ignored, PayloadError
+from rubricate.bot.events import Ignored, MergeGroupEvent
+from rubricate.errors import PayloadError
 from rubricate.gitnames import ref_error, sha_error
+
+if TYPE_CHECKING:
+    from rubricate.bot.jobstate import JobState
 
 QUEUE_REF = re.compile(
     r"^refs/heads/gh-readonly-queue/(?P<base>.+)/pr-(?P<pr>[0-9]{1,9})-(?P<sha>[0-9a-f]{40}|[0-9a-f]{64})$"
@@ -33,18 +36,6 @@ QUEUE_REF = re.compile(
 _MERGE_SUBJECT = re.compile(r"^Merge pull request #([0-9]{1,9}) from \S")
 _SQUASH_SUBJECT = re.compile(r"\(#([0-9]{1,9})\)$")
 STATUS_LIMIT = 140
-
-
-@dataclass(frozen=True)
-class MergeGroupEvent:
-    """A `merge_group` `checks_requested` event."""
-
-    repo: str
-    head_sha: str
-    base_sha: str
-    base_ref: str
-    last_pr: int
-    last_head: str
 
 
 @dataclass(frozen=True)

@@ -25,9 +25,9 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from rubricate.bot.effects import AppendEvents, Effect, Log
+from rubricate.bot.events import PullRequestEvent
 from rubricate.bot.gate import final_choice, status
 from rubricate.bot.jobstate import JobState
-from rubricate.bot.payload import PullRequestEvent
 from rubricate.bot.record import (
     Stamp,
     judge_info,
@@ -45,7 +45,7 @@ from rubricate.ledger.event import Event, EventKind, Override
 from rubricate.rubric.model import ScoreValue
 
 if TYPE_CHECKING:
-    from rubricate.bot.handlers import HandlerContext
+    from rubricate.bot.events import HandlerContext
 
 _REPEATABLE = ("reopened", "closed", "edited")
 

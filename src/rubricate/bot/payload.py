@@ -1,109 +1,41 @@
-"""Typed models of the webhook payloads the bot acts on (pure: a dict in, a frozen event out).
+"""The webhook payloads the bot acts on, parsed (pure: a dict in, a frozen event out).
 
 `parse_event` routes `pull_request` and `pull_request_target` the same way, reads commands from
 `issue_comment.created` on pull requests and `pull_request_review.submitted` (one with no visible
 command is ignored), and returns `Ignored(reason)` for everything else: plain-issue comments,
 edits and deletions, bots, drafts, other events and actions. A completed `workflow_run` is a
-graders run (`rubricate.bot.on_graders`); a `merge_group` a merge queue's group
+graders run (handled by `rubricate.bot.on_graders`); a `merge_group` a merge queue's group
 (`rubricate.bot.merge_queue`). A payload that lacks a field the bot needs raises `PayloadError`.
-Pull requests opened by bot accounts are scored: AI agents often work through one.
+Pull requests opened by bot accounts are scored: AI agents often work through one. The events
+themselves are data in `rubricate.bot.events`.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from rubricate.bot.events import (
+    CommentEvent,
+    GradersRun,
+    Ignored,
+    PullRequestEvent,
+    ReviewEvent,
+)
 from rubricate.bot.visible import has_command, without_lone_surrogates
 from rubricate.errors import PayloadError as PayloadError
 from rubricate.gitnames import ref_error, sha_error
 
 if TYPE_CHECKING:
-    from rubricate.bot.merge_queue import MergeGroupEvent
-    from rubricate.bot.on_graders import GradersRun
+    from rubricate.bot.events import BotEvent, MergeGroupEvent
 
 PR_EVENTS = ("pull_request", "pull_request_target")
 PR_ACTIONS = ("opened", "reopened", "ready_for_review", "synchronize", "closed", "edited")
+GRADERS_TRIGGER = "pull_request"
+_SHA = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
 RETARGET, MAX_PR = "edited", 2**31 - 1  # an edit is handled when it retargets; the ledger's limit
-
-
-@dataclass(frozen=True)
-class PullRequestEvent:
-    """A pull-request lifecycle event: opened, reopened, ready_for_review, synchronize, closed."""
-
-    action: str
-    number: int
-    author: str
-    author_is_bot: bool
-    draft: bool
-    merged: bool
-    head_sha: str
-    base_sha: str
-    base_ref: str
-    title: str
-    body: str
-    created_at: datetime
-    closed_at: datetime | None
-    merged_at: datetime | None
-    milestone_due_on: datetime | None
-    merge_commit_sha: str | None
-    repo: str
-    updated_at: datetime | None = None
-    sender: str = ""
-    merged_by: str | None = None
-
-    @property
-    def at(self) -> datetime:
-        """The event's own time: merge, close, last update or creation, as it applies."""
-        if self.action == "closed":
-            return self.merged_at or self.closed_at or self.updated_at or self.created_at
-        if self.action == "opened":
-            return self.created_at
-        return self.updated_at or self.created_at
-
-
-@dataclass(frozen=True)
-class CommentEvent:
-    """A new comment on a pull request (the commands are in its body)."""
-
-    comment_id: int
-    body: str
-    actor: str
-    created_at: datetime
-    number: int
-    pr_author: str
-    repo: str
-    pr_open: bool = True
-    pr_merged: bool | None = None
-
-
-@dataclass(frozen=True)
-class ReviewEvent:
-    """A submitted pull-request review (the commands are in its body)."""
-
-    review_id: int
-    body: str
-    actor: str
-    submitted_at: datetime
-    number: int
-    pr_author: str
-    head_sha: str
-    repo: str
-    pr_open: bool = True
-    pr_merged: bool | None = None
-    pr_head_sha: str | None = None
-
-
-@dataclass(frozen=True)
-class Ignored:
-    """An event the bot does not act on, and why (logged in one line)."""
-
-    reason: str
-
-
-BotEvent = PullRequestEvent | CommentEvent | ReviewEvent
 
 
 def parse_event(
@@ -113,12 +45,10 @@ def parse_event(
     payload = without_lone_surrogates(payload)
     action = payload.get("action")
     if event_name == "merge_group":
-        from rubricate.bot.merge_queue import parse_merge_group  # it imports this module
+        from rubricate.bot.merge_queue import parse_merge_group  # its handling loads with it
 
         return parse_merge_group(payload)
     if event_name == "workflow_run":
-        from rubricate.bot.on_graders import parse_graders_run  # it imports this module
-
         return parse_graders_run(payload)
     handlers = {"issue_comment": _comment, "pull_request_review": _review}
     handler = _pull_request if event_name in PR_EVENTS else handlers.get(event_name)
@@ -298,3 +228,50 @@ def _optional_time(data: Mapping[str, Any], key: str) -> datetime | None:
         return parse_time(str(value))
     except ValueError:
         raise PayloadError(f"webhook payload: `{key}` is not an RFC 3339 time: {value!r}") from None
+
+
+def parse_graders_run(payload: Mapping[str, Any]) -> GradersRun | Ignored:
+    """The completed graders run of a `workflow_run` payload, or why it is ignored."""
+    action = payload.get("action")
+    if not isinstance(action, str):
+        raise PayloadError(
+            "webhook payload: `action` is missing or not a string; is this a workflow_run event?"
+        )
+    if action != "completed":
+        return Ignored(f"workflow_run action {action!r} is not handled (only completed runs)")
+    run = payload.get("workflow_run")
+    if not isinstance(run, Mapping):
+        raise PayloadError("webhook payload: `workflow_run` is missing or not an object")
+    trigger = run.get("event")
+    if trigger != GRADERS_TRIGGER:
+        return Ignored(f"workflow_run of a {trigger!r} run: graders hand off pull_request runs")
+    head_sha = str(run.get("head_sha") or "")
+    if not _SHA.fullmatch(head_sha):
+        raise PayloadError("webhook payload: `workflow_run.head_sha` is not a commit SHA")
+    return GradersRun(
+        run_id=_int(run, "id"),
+        repo=_full_name(payload.get("repository")),
+        head_sha=head_sha,
+        conclusion=str(run.get("conclusion") or "none"),
+        workflow=str(run.get("name") or ""),
+        actor=_optional_login(run, "triggering_actor") or _optional_login(run, "actor") or "",
+        at=_time(run, "updated_at" if run.get("updated_at") else "created_at"),
+        head_repo=_full_name(run.get("head_repository"), required=False),
+        pull_numbers=_pull_numbers(run.get("pull_requests")),
+    )
+
+
+def _full_name(repo: Any, *, required: bool = True) -> str:
+    name = repo.get("full_name") if isinstance(repo, Mapping) else None
+    if isinstance(name, str) and name:
+        return name
+    if required:
+        raise PayloadError("webhook payload: `repository.full_name` is missing")
+    return ""
+
+
+def _pull_numbers(pulls: Any) -> tuple[int, ...]:
+    if not isinstance(pulls, list):
+        return ()
+    numbers = [p.get("number") for p in pulls if isinstance(p, Mapping)]
+    return tuple(n for n in numbers if isinstance(n, int) and not isinstance(n, bool))

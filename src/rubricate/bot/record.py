@@ -72,7 +72,7 @@ def new_event(kind: EventKind, stamp: Stamp, **fields: Any) -> Event:
 
 def scored(rubric: Rubric, scores: Mapping[str, ScoreValue]) -> dict[str, Any]:
     """The scoring fields of an event: rubric, scores, totals and verdict."""
-    known = known_scores(rubric, scores)
+    known = rubric.known(scores)
     result = score_any(rubric, known)
     return {
         "rubric": rubric_ref(rubric),
@@ -81,12 +81,6 @@ def scored(rubric: Rubric, scores: Mapping[str, ScoreValue]) -> dict[str, Any]:
         "normalized": result.normalized,
         "verdict": result.verdict,
     }
-
-
-def known_scores(rubric: Rubric, scores: Mapping[str, ScoreValue]) -> dict[str, ScoreValue]:
-    """The scores of criteria the rubric has (a ledger may hold ids of an older rubric)."""
-    ids = set(rubric.ids)
-    return {cid: value for cid, value in scores.items() if cid in ids}
 
 
 def report_source(report: ScoreReport | None) -> str:

@@ -49,7 +49,7 @@ def add_parser(subparsers: Any) -> None:
 def run_report(args: argparse.Namespace) -> int:
     """Read the ledger, build the report and write it in the chosen format."""
     from rubricate.errors import ConfigError
-    from rubricate.ledger.codec import gc_paused
+    from rubricate.ledger.fold import gc_paused
 
     try:
         from rubricate.report.model import Options, build_report

@@ -20,14 +20,14 @@ from typing import TYPE_CHECKING
 from rubricate.errors import ConfigError
 from rubricate.gitio.run import GitError, run_git
 from rubricate.gitio.workspace import BOT_EMAIL, BOT_NAME, GitWorkspace
-from rubricate.ledger.codec import git_blob_id
+from rubricate.ledger.paths import git_blob_id
 from rubricate.ledger.store import AppendResult, DataBranchError, LedgerStore, RetryPolicy, Tip
 
 IDENTITY = f"{BOT_NAME} <{BOT_EMAIL}>"
 """The author and committer of every commit rubricate makes."""
 
 if TYPE_CHECKING:
-    from rubricate.config import ReputationConfig
+    from rubricate.ledger.reputation_config import ReputationConfig
     from rubricate.ledger.verify import ForeignCommit
 
 

@@ -31,11 +31,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from rubricate.config import ReputationConfig
-from rubricate.ledger.codec import LedgerProblem
+from rubricate.errors import LedgerProblem
 from rubricate.ledger.event import parse_time, rfc3339
 from rubricate.ledger.fold import FOLD_VERSION, JobFacts
 from rubricate.ledger.paths import BUCKET_DIR, CACHE_PATH, ID_DIR, is_derived
+from rubricate.ledger.reputation_config import ReputationConfig
 
 BUCKET_SIZE = 1000
 CACHE_FORMAT = 3
@@ -240,6 +240,14 @@ def id_files(ids: Iterable[str]) -> dict[str, bytes]:
     for event_id in ids:
         buckets.setdefault(id_bucket(event_id), set()).add(event_id)
     return {path: encode_ids(found) for path, found in sorted(buckets.items())}
+
+
+def known_ids(files: Mapping[str, bytes], paths: Iterable[str]) -> dict[str, set[str]] | None:
+    """The ids in each of these index files (empty when absent); None when one is unreadable."""
+    try:
+        return {p: read_ids(files[p]) if p in files else set() for p in paths}
+    except (ValueError, UnicodeDecodeError):
+        return None
 
 
 def read_ids(data: bytes) -> set[str]:

@@ -8,62 +8,23 @@ id first when the repeat belongs to another job (an id is unique across the whol
 
 from __future__ import annotations
 
-import gc
-import hashlib
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import wraps
-from typing import Any, ParamSpec, TypeVar
+from typing import Any
 
 from pydantic import ValidationError
 
 from rubricate.errors import LedgerError as LedgerError
+from rubricate.errors import LedgerProblem
 from rubricate.ledger.event import Event, natural_key
+from rubricate.ledger.fold import bulk
+from rubricate.ledger.paths import git_blob_id
 from rubricate.ledger.trust import key_id, refusal
 
 LEDGER_DIR = "ledger/"
 SHARD_SUFFIX = ".jsonl"
 _UNION_TAGS = frozenset({"float", "bool", "int", "str"})
-
-P = ParamSpec("P")
-R = TypeVar("R")
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Disable automatic collection inside the block, restoring the previous state after."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
-def bulk(function: Callable[P, R]) -> Callable[P, R]:
-    """Run a function with the collector paused."""
-
-    @wraps(function)
-    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-        with gc_paused():
-            return function(*args, **kwargs)
-
-    return wrapper
-
-
-@dataclass(frozen=True)
-class LedgerProblem:
-    """One located problem in a ledger shard: `file:line: message`."""
-
-    file: str
-    line: int
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.file}:{self.line}: {self.message}"
 
 
 @dataclass(frozen=True)
@@ -88,11 +49,6 @@ def shard_path(at: datetime) -> str:
 def is_shard(path: str) -> bool:
     """True for a ledger shard path."""
     return path.startswith(LEDGER_DIR) and path.endswith(SHARD_SUFFIX)
-
-
-def git_blob_id(data: bytes) -> str:
-    """The sha1 id git gives a blob with this content."""
-    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
 
 
 def event_from_dict(data: Mapping[str, Any]) -> Event:

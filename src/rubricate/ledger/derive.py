@@ -17,21 +17,23 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anybadge
 from pydantic import ValidationError
 
-from rubricate.config import ReputationConfig
 from rubricate.ledger.cache import CachedJob, FoldCache, bucket_files, cache_head, id_files
-from rubricate.ledger.codec import ParsedLedger, bulk, git_blob_id
 from rubricate.ledger.event import SCHEMA_VERSION
-from rubricate.ledger.fold import JobSummary, fold_jobs
-from rubricate.ledger.paths import CACHE_PATH, Layout
+from rubricate.ledger.fold import JobSummary, bulk, fold_jobs
+from rubricate.ledger.paths import CACHE_PATH, Layout, git_blob_id
 from rubricate.ledger.paths import REPUTATION_PATH as REPUTATION_PATH
 from rubricate.ledger.paths import is_derived as is_derived
 from rubricate.ledger.paths import job_paths as job_paths
 from rubricate.ledger.reputation import LedgerCounts, reputation_document
+from rubricate.ledger.reputation_config import ReputationConfig
+
+if TYPE_CHECKING:
+    from rubricate.ledger.codec import ParsedLedger
 
 
 @bulk

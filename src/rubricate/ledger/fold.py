@@ -27,14 +27,16 @@ The fold is self-contained: it needs nothing but the events. `FOLD_VERSION` name
 
 from __future__ import annotations
 
+import gc
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
+from functools import wraps
 from operator import attrgetter
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, ParamSpec, TypeVar
 
-from rubricate.ledger.codec import bulk
 from rubricate.rubric.model import clamp01
 
 if TYPE_CHECKING:
@@ -43,6 +45,33 @@ if TYPE_CHECKING:
 
 JobStatus = Literal["open", "completed", "abandoned"]
 FOLD_VERSION = 2
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Disable automatic collection inside the block, restoring the previous state after."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def bulk(function: Callable[P, R]) -> Callable[P, R]:
+    """Run a function with the collector paused."""
+
+    @wraps(function)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        with gc_paused():
+            return function(*args, **kwargs)
+
+    return wrapper
+
+
 """Bump whenever the fold's meaning or a derived file's format changes."""
 REOPENING = frozenset({"first_submission", "review_scored", "revision_requested", "approved"})
 """Kinds that, after an `abandoned` event, mean the pull request was reopened."""

@@ -1,7 +1,9 @@
-"""Where the data branch keeps its files: derived files, job files, badges (pure: names only)."""
+"""Where the data branch keeps its files: derived files, job files, badges; and the git id of
+a file's content (pure: names and hashes only)."""
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 
@@ -53,3 +55,8 @@ class Layout:
 def job_paths(repo: str, pr: int) -> tuple[str, str]:
     """Where a job's file is when the ledger holds one repository, and when it holds several."""
     return Layout((repo,)).job_path(repo, pr), Layout((repo, "")).job_path(repo, pr)
+
+
+def git_blob_id(data: bytes) -> str:
+    """The sha1 id git gives a blob with this content."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()

@@ -14,7 +14,6 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from rubricate.config import ReputationConfig
 from rubricate.ledger.cache import (
     CachedJob,
     FoldCache,
@@ -25,25 +24,31 @@ from rubricate.ledger.cache import (
     encode_ids,
     head_config,
     id_bucket,
+    known_ids,
     load_cache,
     read_head,
-    read_ids,
 )
 from rubricate.ledger.codec import (
     append_lines,
-    bulk,
     canonical,
     decode_shard,
     encode_shard,
-    git_blob_id,
     is_shard,
     parse_ledger,
     shard_path,
 )
 from rubricate.ledger.derive import derive_files, job_file, recorded_config, summary_files
 from rubricate.ledger.event import Event
-from rubricate.ledger.fold import fold_job
-from rubricate.ledger.paths import BUCKET_DIR, CACHE_PATH, REPUTATION_PATH, Layout, is_derived
+from rubricate.ledger.fold import bulk, fold_job
+from rubricate.ledger.paths import (
+    BUCKET_DIR,
+    CACHE_PATH,
+    REPUTATION_PATH,
+    Layout,
+    git_blob_id,
+    is_derived,
+)
+from rubricate.ledger.reputation_config import ReputationConfig
 from rubricate.ledger.trust import key_id, signed
 
 Reader = Callable[[Sequence[str]], Mapping[str, bytes]]
@@ -208,7 +213,7 @@ def plan_incremental(
     `files` holds the touched shards, job files and id-index files that exist; `derived` is
     every derived file's blob id in the tree (the cache head left out).
     """
-    known = _known_ids(files, {id_bucket(e.id) for e in batch})
+    known = known_ids(files, {id_bucket(e.id) for e in batch})
     if known is None:
         return None
     added = tuple(e for e in batch if e.id not in known[id_bucket(e.id)])
@@ -259,14 +264,6 @@ def verified_job(
     if summary.facts != cached.facts or job_file(summary) != data:
         return None
     return events
-
-
-def _known_ids(files: Mapping[str, bytes], paths: Iterable[str]) -> dict[str, set[str]] | None:
-    """The ids in each of these index files (empty when absent); None when one is unreadable."""
-    try:
-        return {p: read_ids(files[p]) if p in files else set() for p in paths}
-    except (ValueError, UnicodeDecodeError):
-        return None
 
 
 def _refold(

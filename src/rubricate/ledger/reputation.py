@@ -21,10 +21,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from rubricate.config import ReputationConfig
-from rubricate.ledger.codec import bulk
 from rubricate.ledger.event import SCHEMA_VERSION, Event, rfc3339
-from rubricate.ledger.fold import JobFacts, JobStatus, fold_jobs
+from rubricate.ledger.fold import JobFacts, JobStatus, bulk, fold_jobs
+from rubricate.ledger.reputation_config import ReputationConfig
 
 COMPONENTS = (
     "completion_rate",

@@ -32,17 +32,16 @@ from rubricate.ledger.codec import (
     LedgerError,
     ParsedLedger,
     decode_shard,
-    git_blob_id,
     is_shard,
     parse_ledger,
 )
 from rubricate.ledger.event import Event
-from rubricate.ledger.paths import is_derived
+from rubricate.ledger.paths import git_blob_id, is_derived
 from rubricate.ledger.trust import resign_shard, trusted
 
 if TYPE_CHECKING:
-    from rubricate.config import ReputationConfig
     from rubricate.ledger.plan import AppendPlan, Reader
+    from rubricate.ledger.reputation_config import ReputationConfig
 
 Extra: TypeAlias = bytes | Callable[[bytes | None], bytes | None]
 """An extra file's new content, or a function from its content at the tip to the new content."""

@@ -8,7 +8,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rubricate.config import ReputationConfig
 from rubricate.errors import RubricateError
 from rubricate.ledger.cache import head_config, read_head
 from rubricate.ledger.codec import ParsedLedger, decode_shard, is_shard, parse_ledger
@@ -18,6 +17,7 @@ from rubricate.ledger.event import Event, rfc3339
 from rubricate.ledger.fold import event_order, fold_job
 from rubricate.ledger.paths import CACHE_PATH, REPUTATION_PATH, is_derived
 from rubricate.ledger.reputation import COMPONENTS
+from rubricate.ledger.reputation_config import ReputationConfig
 from rubricate.ledger.trust import refusal
 from rubricate.yamlsource import did_you_mean
 

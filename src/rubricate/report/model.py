@@ -25,9 +25,9 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from rubricate.config import ReputationConfig
-from rubricate.ledger.codec import ParsedLedger, bulk
+from rubricate.ledger.codec import ParsedLedger
 from rubricate.ledger.event import Event, rfc3339
-from rubricate.ledger.fold import JobFacts, event_order, fold_job, fold_jobs, lifecycle_state
+from rubricate.ledger.fold import JobFacts, bulk, event_order, fold_job, fold_jobs, lifecycle_state
 from rubricate.ledger.paths import author_stem
 from rubricate.ledger.reputation import JobTerms, RunningTerms, job_terms
 from rubricate.report.scores import distributions, job_rows, latest_scores, summary, weights_section

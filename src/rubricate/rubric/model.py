@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -123,6 +124,11 @@ class Rubric(_Frozen):
     def ids(self) -> tuple[str, ...]:
         """Criterion ids in rubric order."""
         return tuple(c.id for c in self.criteria)
+
+    def known(self, scores: Mapping[str, ScoreValue]) -> dict[str, ScoreValue]:
+        """The scores of criteria this rubric has (a ledger may hold ids of an older rubric)."""
+        ids = set(self.ids)
+        return {cid: value for cid, value in scores.items() if cid in ids}
 
     @property
     def ref(self) -> dict[str, str]:
