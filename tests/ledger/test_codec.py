@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import pytest
@@ -164,3 +165,21 @@ def test_non_finite_numbers_and_empty_scales_are_rejected() -> None:
     parsed = parse_ledger({SHARD: line + "\n"})
     assert parsed.events == ()
     assert "scores.s: Input should be a finite number" in parsed.corrupt[0].message
+
+
+def test_lines_with_the_same_rubric_share_one_reference_in_its_key_order() -> None:
+    lines = [json.dumps(_scoring({"s": 3}) | {"pr": pr}) for pr in (1, 2)]
+    reordered = {**RUBRIC, "criteria": dict(reversed(list(RUBRIC["criteria"].items())))}  # type: ignore[attr-defined]
+    lines.append(json.dumps(_scoring({"s": 3}, reordered) | {"pr": 3}))
+    one, two, three = (Event.model_validate_json(line) for line in lines)
+    assert one.rubric is two.rubric
+    assert three.rubric == one.rubric
+    assert list((three.rubric and three.rubric.criteria) or {}) == ["n", "s"]
+    assert Event.model_validate(json.loads(lines[0])).rubric is not one.rubric
+
+
+@pytest.mark.parametrize("delivery", ["a", 'q"\\', "é日本\n", "\udc80", ""])
+def test_the_natural_key_is_the_hash_of_its_json_list(delivery: str) -> None:
+    payload = json.dumps(["rated", "o/r", 7, 2, delivery], separators=(",", ":"))
+    expected = hashlib.sha256(payload.encode()).hexdigest()
+    assert natural_key("rated", "o/r", 7, 2, delivery) == expected

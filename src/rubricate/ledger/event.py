@@ -4,16 +4,21 @@ from __future__ import annotations
 
 import hashlib
 import json
+import marshal
 import math
 import re
 from collections.abc import Mapping
 from datetime import datetime, timezone
+from functools import lru_cache
+from json.encoder import encode_basestring_ascii
 from typing import Any, Final, Literal
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    ValidationInfo,
+    ValidatorFunctionWrapHandler,
     field_serializer,
     field_validator,
     model_validator,
@@ -25,6 +30,9 @@ SCHEMA_VERSION: Final = 1
 MAX_PR: Final = 2**31 - 1
 """GitHub numbers issues and pull requests with 32-bit integers."""
 _NAME_PART = re.compile(r"[A-Za-z0-9_.-]+")
+_SHARED_RUBRICS = 256
+"""How many distinct rubric references decoding keeps to share (see `Event._shared_rubric`)."""
+_rubrics: dict[bytes, RubricRef] = {}
 REPO_PATTERN: Final = r"^(?!\.\.?/)[A-Za-z0-9_.-]+/(?!\.\.?$)[A-Za-z0-9_.-]+$"
 """`owner/name` for editors and other tools; `is_full_name` is the check that counts."""
 EventKind = Literal[
@@ -165,6 +173,24 @@ class Event(_Strict):
         except OverflowError:
             raise ValueError("the time is out of range in UTC") from None
 
+    @field_validator("rubric", mode="wrap")
+    @classmethod
+    def _shared_rubric(
+        cls, value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo
+    ) -> Any:
+        """Lines recorded with the same rubric share one reference (frozen): the same object as
+        validating it again would give, made once. Most lines of a ledger carry the same few."""
+        if info.mode != "json" or not isinstance(value, dict):
+            return handler(value)
+        key = marshal.dumps(value)  # of JSON values: equal bytes, equal values (in key order)
+        shared = _rubrics.get(key)
+        if shared is None:
+            shared = handler(value)
+            if len(_rubrics) >= _SHARED_RUBRICS:
+                _rubrics.clear()
+            _rubrics[key] = shared
+        return shared
+
     @field_validator("repo")
     @classmethod
     def _full_name(cls, value: str) -> str:
@@ -220,15 +246,13 @@ def score_problem(rubric: RubricRef, scores: Mapping[str, ScoreValue]) -> str | 
         return None
     for criterion, value in scores.items():
         ref = criteria.get(criterion)
-        where = f"scores.{criterion}"
         if ref is None:
-            return f"{where}: not a criterion of rubric {rubric.id} v{rubric.version}"
-        if value is None and not ref.nullable:
-            return f"{where}: null is allowed only on a nullable criterion"
-        if value is None or isinstance(value, bool):
-            continue
-        if not scale.allows(value):
-            return f"{where}: {value:g} is outside the rubric's scale {scale.describe()}"
+            return f"scores.{criterion}: not a criterion of rubric {rubric.id} v{rubric.version}"
+        if value is None:
+            if not ref.nullable:
+                return f"scores.{criterion}: null is allowed only on a nullable criterion"
+        elif not isinstance(value, bool) and not scale.allows(value):
+            return f"scores.{criterion}: {value:g} is outside the rubric's scale {scale.describe()}"
     return None
 
 
@@ -251,6 +275,7 @@ def rfc3339(value: datetime | None) -> str | None:
     return f"{utc.year:04d}-{utc:%m-%dT%H:%M:%S}Z"
 
 
+@lru_cache(maxsize=1024)
 def is_full_name(repo: str) -> bool:
     """True for `owner/name`: letters, digits, `_`, `.` and `-` in each part, never `.` or `..`."""
     parts = repo.split("/")
@@ -266,7 +291,12 @@ def parse_time(value: str | None) -> datetime | None:
 
 def natural_key(kind: str, repo: str, pr: int, version: int, delivery: str) -> str:
     """The event id: hex sha256 of (kind, repo, pr, version, delivery)."""
-    payload = json.dumps([kind, repo, pr, version, delivery], separators=(",", ":"))
+    texts, numbers = (kind, repo, delivery), (pr, version)
+    if all(type(t) is str for t in texts) and all(type(n) is int for n in numbers):
+        quote = encode_basestring_ascii  # exactly what json.dumps does, without its machinery
+        payload = f"[{quote(kind)},{quote(repo)},{pr},{version},{quote(delivery)}]"
+    else:
+        payload = json.dumps([kind, repo, pr, version, delivery], separators=(",", ":"))
     return hashlib.sha256(payload.encode()).hexdigest()
 
 

@@ -14,15 +14,18 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rubricate.ledger.event import SCHEMA_VERSION, Event, rfc3339
 from rubricate.ledger.fold import JobFacts, JobStatus, bulk, fold_jobs
-from rubricate.ledger.reputation_config import ReputationConfig
+
+if TYPE_CHECKING:
+    from rubricate.ledger.reputation_config import ReputationConfig
 
 COMPONENTS = (
     "completion_rate",
@@ -167,15 +170,74 @@ def author_entry(jobs: Sequence[JobFacts], config: ReputationConfig) -> dict[str
 
 def terms_entry(jobs: Sequence[JobTerms], config: ReputationConfig) -> dict[str, Any]:
     """One author's entry from the terms of their jobs in one repo (in `pr` order)."""
-    components = terms_components(jobs)
+    return components_entry(terms_components(jobs), _state_counts(jobs), config)
+
+
+def components_entry(
+    components: dict[str, Component], jobs: dict[str, int], config: ReputationConfig
+) -> dict[str, Any]:
+    """An author's entry from their components and job counts by state."""
     reputation, coverage = combine(components, config)
     return {
         "reputation": _round(reputation),
         "coverage": _round(coverage),
         "coverage_share": _round(coverage_share(coverage, config)),
-        "jobs": _state_counts(jobs),
+        "jobs": jobs,
         "components": {name: _component_dict(components[name]) for name in COMPONENTS},
     }
+
+
+class RunningTerms:
+    """One author's job terms as they change, and `terms_entry` of them at any time without going
+    over every job again: counts are kept up to date, and the rating sums over the jobs in `pr`
+    order are redone from the first job that changed, so every float is added in the same order."""
+
+    def __init__(self) -> None:
+        self.prs: list[int] = []
+        self.terms: list[JobTerms] = []
+        self.sums: list[tuple[float, float, int]] = []  # Σ term, Σ weight, n up to each job
+        self.changed = 0
+        self.counts = {"open": 0, "completed": 0, "abandoned": 0}
+        self.tallies = [0, 0, 0, 0]  # completed jobs: all, disputed, with a deadline, on time
+
+    def set(self, pr: int, terms: JobTerms) -> None:
+        """Put in (or replace) one job's terms."""
+        at = bisect_left(self.prs, pr)
+        if at < len(self.prs) and self.prs[at] == pr:
+            self._count(self.terms[at], -1)
+            self.terms[at] = terms
+        else:
+            self.prs.insert(at, pr)
+            self.terms.insert(at, terms)
+            self.sums.insert(at, (0.0, 0.0, 0))
+        self._count(terms, 1)
+        self.changed = min(self.changed, at)
+
+    def _count(self, job: JobTerms, sign: int) -> None:
+        self.counts[job.state] += sign
+        if job.state == "completed":
+            known = job.on_time is not None
+            for i, flag in enumerate((True, job.disputed, known, known and job.on_time)):
+                self.tallies[i] += sign * bool(flag)
+
+    def entry(self, config: ReputationConfig) -> dict[str, Any]:
+        """`terms_entry` of the terms now."""
+        numerator, denominator, n = self.sums[self.changed - 1] if self.changed else (0.0, 0.0, 0)
+        for at in range(self.changed, len(self.terms)):
+            if self.terms[at].state == "completed":
+                for term, weight in self.terms[at].ratings:
+                    numerator, denominator, n = numerator + term, denominator + weight, n + 1
+            self.sums[at] = (numerator, denominator, n)
+        self.changed = len(self.terms)
+        completed, disputed, known, on_time = self.tallies
+        components = {
+            "completion_rate": _ratio(completed, completed + self.counts["abandoned"]),
+            "timeliness_score": _ratio(on_time, known),
+            "dispute_penalty": _undisputed(disputed, completed),
+            "rating_score": Component(numerator / denominator if denominator else None, n),
+            "rubric_quality": _quality(self.terms),
+        }
+        return components_entry(components, dict(self.counts), config)
 
 
 def _state_counts(jobs: Sequence[JobFacts] | Sequence[JobTerms]) -> dict[str, int]:
@@ -195,10 +257,11 @@ def _on_time(job: JobFacts, config: ReputationConfig) -> bool | None:
 
 
 def _dispute(completed: Sequence[JobTerms]) -> Component:
-    if not completed:
-        return Component(None, 0)
-    disputed = sum(1 for j in completed if j.disputed)
-    return Component(1.0 - disputed / len(completed), len(completed))
+    return _undisputed(sum(1 for j in completed if j.disputed), len(completed))
+
+
+def _undisputed(disputed: int, completed: int) -> Component:
+    return Component(1.0 - disputed / completed, completed) if completed else Component(None, 0)
 
 
 def _rating(completed: Sequence[JobTerms]) -> Component:

@@ -27,9 +27,9 @@ from typing import Any
 from rubricate.config import ReputationConfig
 from rubricate.ledger.codec import ParsedLedger
 from rubricate.ledger.event import Event, rfc3339
-from rubricate.ledger.fold import JobFacts, bulk, event_order, fold_job, fold_jobs
+from rubricate.ledger.fold import JobFacts, bulk, event_order, fold_job, fold_jobs, lifecycle_state
 from rubricate.ledger.paths import author_stem
-from rubricate.ledger.reputation import JobTerms, job_terms, terms_entry
+from rubricate.ledger.reputation import JobTerms, RunningTerms, job_terms
 from rubricate.report.scores import distributions, job_rows, latest_scores, summary, weights_section
 from rubricate.report.stats import SEED, calibration
 
@@ -166,7 +166,7 @@ def author_series(
     ordered = sorted(events, key=event_order)
     sizes = Counter(event.pr for event in ordered)
     seen: dict[int, list[Event]] = defaultdict(list)
-    terms: dict[int, JobTerms] = {}
+    running = RunningTerms()
     points: list[dict[str, Any]] = []
     start = 0
     for stop, completed in _stop_indexes(ordered):
@@ -177,11 +177,17 @@ def author_series(
         start = stop + 1
         for pr in changed:
             whole = (folded or {}).get(pr) if len(seen[pr]) == sizes[pr] else None
-            facts = whole or fold_job(seen[pr]).facts
-            terms[pr] = job_terms(facts, config)
-        entry = terms_entry([terms[pr] for pr in sorted(terms)], config)
-        points.append({"at": rfc3339(ordered[stop].at), "pr": completed, **entry})
+            running.set(pr, _terms(seen[pr], whole, config))
+        points.append({"at": rfc3339(ordered[stop].at), "pr": completed, **running.entry(config)})
     return points
+
+
+def _terms(so_far: Sequence[Event], whole: JobFacts | None, config: ReputationConfig) -> JobTerms:
+    """A job's terms as of its events so far (in fold order). Until it is completed only its
+    state counts (`terms_components` takes everything else from completed jobs only)."""
+    if whole is None and not any(event.kind == "final_approval" for event in so_far):
+        return JobTerms(lifecycle_state(so_far), None, False, (), None)
+    return job_terms(whole or fold_job(so_far).facts, config)
 
 
 def _stop_indexes(ordered: Sequence[Event]) -> list[tuple[int, int | None]]:
