@@ -86,8 +86,40 @@ def import_graph(package: Path = PACKAGE) -> dict[str, set[str]]:
     return graph
 
 
+def in_cycles(graph: dict[str, set[str]]) -> set[str]:
+    """The modules on some import cycle (a strongly connected component of two or more)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cyclic: set[str] = set()
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for dep in sorted(graph.get(node, set())):
+            if dep not in index:
+                visit(dep)
+                low[node] = min(low[node], low[dep])
+            elif dep in stack:
+                low[node] = min(low[node], index[dep])
+        if low[node] == index[node]:
+            component = stack[stack.index(node) :]
+            del stack[stack.index(node) :]
+            if len(component) > 1:
+                cyclic.update(component)
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return cyclic
+
+
 def longest_chain(graph: dict[str, set[str]]) -> list[str]:
-    """The longest import chain with no module repeated (depth-first, memoized on the DAG)."""
+    """The longest import chain with no module repeated, exactly and in a fixed order.
+
+    Depth-first; a module on no cycle has one longest chain whatever led to it, so it is
+    memoized; a module on a cycle is searched again each time (the cycles here are small)."""
+    cyclic = in_cycles(graph)
     best: dict[str, list[str]] = {}
     visiting: set[str] = set()
 
@@ -96,17 +128,17 @@ def longest_chain(graph: dict[str, set[str]]) -> list[str]:
             return best[node]
         visiting.add(node)
         longest: list[str] = []
-        for dep in graph.get(node, set()):
-            if dep in visiting:
-                continue
-            chain = walk(dep)
-            if len(chain) > len(longest):
-                longest = chain
+        for dep in sorted(graph.get(node, set())):
+            if dep not in visiting:
+                chain = walk(dep)
+                if len(chain) > len(longest):
+                    longest = chain
         visiting.discard(node)
-        best[node] = [node, *longest]
-        return best[node]
+        if node not in cyclic:
+            best[node] = [node, *longest]
+        return [node, *longest]
 
-    return max((walk(n) for n in graph), key=len, default=[])
+    return max((walk(n) for n in sorted(graph)), key=len, default=[])
 
 
 def dry_run_modules() -> list[str]:

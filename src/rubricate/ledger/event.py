@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import marshal
 import math
@@ -10,7 +9,6 @@ import re
 from collections.abc import Mapping
 from datetime import datetime, timezone
 from functools import lru_cache
-from json.encoder import encode_basestring_ascii
 from typing import Any, Final, Literal
 
 from pydantic import (
@@ -24,7 +22,7 @@ from pydantic import (
     model_validator,
 )
 
-from rubricate.rubric.model import TOLERANCE, Rubric, ScoreValue
+from rubricate.rubric.model import TOLERANCE, ScoreValue
 
 SCHEMA_VERSION: Final = 1
 MAX_PR: Final = 2**31 - 1
@@ -287,31 +285,6 @@ def is_full_name(repo: str) -> bool:
 def parse_time(value: str | None) -> datetime | None:
     """The inverse of `rfc3339`."""
     return None if value is None else datetime.fromisoformat(value.replace("Z", "+00:00"))
-
-
-def natural_key(kind: str, repo: str, pr: int, version: int, delivery: str) -> str:
-    """The event id: hex sha256 of (kind, repo, pr, version, delivery)."""
-    texts, numbers = (kind, repo, delivery), (pr, version)
-    if all(type(t) is str for t in texts) and all(type(n) is int for n in numbers):
-        quote = encode_basestring_ascii  # exactly what json.dumps does, without its machinery
-        payload = f"[{quote(kind)},{quote(repo)},{pr},{version},{quote(delivery)}]"
-    else:
-        payload = json.dumps([kind, repo, pr, version, delivery], separators=(",", ":"))
-    return hashlib.sha256(payload.encode()).hexdigest()
-
-
-def rubric_ref(rubric: Rubric) -> RubricRef:
-    """The full `{id, version, scale, criteria}` reference recorded with scores."""
-    return RubricRef(
-        id=rubric.id,
-        version=rubric.version,
-        scale=ScaleRef(
-            min=rubric.scale.min, max=rubric.scale.max, open=True if rubric.scale.open else None
-        ),
-        criteria={
-            c.id: CriterionRef(weight=c.weight, nullable=c.nullable) for c in rubric.criteria
-        },
-    )
 
 
 def criterion_source(event: Event, criterion_id: str) -> str:
