@@ -7,11 +7,11 @@ it; `author` narrows everything to that author's jobs.
 
 Reputation over time: a series has one point as of each completed job (the time of its
 `final_approval`) and a last point as of the author's newest event, when that is later. One pass
-over the author's events in fold order (`at`, ties by id) keeps the author's running state: each
-job's facts as of the point (the job's own fold over its events so far, or its whole fold once
-every event is in) and their terms, which the ledger's own `terms_entry` adds up as
-`reputation.json` does. So every point is what `reputation.json` would say for the ledger up to
-that time, and the last one equals it.
+over the author's events in fold order (`at`, ties by id) keeps each job's terms as of the point
+(from its whole fold once every event is in; before its final approval only its state counts;
+else from the job's own fold over its events so far), and the ledger's `RunningTerms` adds them
+up with the same float operations in the same order as `reputation.json`. So every point is
+what `reputation.json` would say for the ledger up to that time, and the last one equals it.
 
 Audit: every override, bypassed gate and dispute, newest first.
 """
@@ -19,7 +19,7 @@ Audit: every override, bypassed gate and dispute, newest first.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -53,18 +53,20 @@ class Options:
 
 @bulk
 def build_report(
-    parsed: ParsedLedger, config: ReputationConfig, options: Options
+    parsed: ParsedLedger,
+    config: ReputationConfig,
+    options: Options,
+    authors_ready: Callable[[dict[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
-    """The report document for a parsed ledger."""
+    """The report document for a parsed ledger. `authors_ready` is given the authors' part of it
+    (what the author pages show) as soon as that is known, before the rest is computed."""
     folded = fold_jobs(parsed.events)
     keys = {k for k, job in folded.items() if options.author in (None, job.facts.author)}
     cutoff = options.cutoff
     active = {k for k in keys if cutoff is None or folded[k].facts.last_at >= cutoff}
     mine = [e for e in parsed.events if (e.repo, e.pr) in keys]
-    shown = [e for e in mine if (e.repo, e.pr) in active]
     rows = job_rows(folded[k] for k in sorted(active))
-    scored = latest_scores(shown)
-    return {
+    report: dict[str, Any] = {
         "schema_version": REPORT_SCHEMA_VERSION,
         "generated_at": rfc3339(max((e.at for e in parsed.events), default=None)),
         "window": {
@@ -76,6 +78,13 @@ def build_report(
         "ledger": _ledger(parsed),
         "config": config.model_dump(mode="json"),
         "authors": _authors(mine, config, cutoff, {k: j.facts for k, j in folded.items()}),
+    }
+    if authors_ready is not None:
+        authors_ready({**report, "scores": {"jobs": rows}})
+    shown = [e for e in mine if (e.repo, e.pr) in active]
+    scored = latest_scores(shown)
+    return {
+        **report,
         "scores": {"distributions": distributions(scored), "summary": summary(rows), "jobs": rows},
         "calibration": calibration(scored, seed=options.seed),
         "weights": weights_section(
