@@ -1,10 +1,9 @@
 """Write the report: a static site, a markdown summary or JSON (shell: writes files).
 
 Pages are made and written one at a time, so the site is never held in memory as a whole.
-With many authors, the author pages (one chart each) are drawn by a pool of processes, one per
-core; each is sent only the part of the document its pages show, and writes them. Progress goes
-to `progress` (the CLI passes stderr when it is a terminal). The site's `style.css` (the pages'
-CSS and every chart's) is written last.
+With many authors, a pool of processes (one per core) draws the author pages, each sent only the
+part of the document its pages show, as soon as that is known. Progress goes to `progress`
+(stderr on a terminal). `style.css` (the pages' CSS and every chart's) is written last.
 
 The markdown summary (`report_markdown`, pure) is compact GitHub markdown for
 `$GITHUB_STEP_SUMMARY`: small tables, and Mermaid `xychart-beta` charts, which GitHub renders.
@@ -25,8 +24,7 @@ from rubricate.ledger.reputation import COMPONENTS
 from rubricate.report.stats import MACHINES
 
 Progress = Callable[[str], None]
-PARALLEL_FROM = 64
-"""Draw author pages in parallel from this many authors on."""
+PARALLEL_FROM = 64  # draw author pages in parallel from this many authors on
 
 
 def write_site(
@@ -62,29 +60,33 @@ def write_site(
 
 
 class AuthorPages:
-    """The author pages. With many authors and more than one core, a pool of processes (one per
-    core) draws them from the moment the authors' part of the document is known (`start`), while
-    the rest is made; else `finish` draws them one at a time."""
+    """The author pages: with many authors and more than one core, drawn by a pool of processes
+    from the moment their part of the document is known (`start`, a few authors at a time)."""
 
     def __init__(self, out: Path, workers: int | None = None, parallel_from: int = PARALLEL_FROM):
         self.out, self.parallel_from = out, parallel_from
         self.workers = workers or min(os.cpu_count() or 1, 8)
         self.pool: ProcessPoolExecutor | None = None
         self.chunks: list[Future[tuple[list[str], dict[str, str]]]] = []
+        self.waiting: list[tuple[Mapping[str, Any], list[str]]] = []
+        self.seen: set[str] = set()
 
     def start(self, part: Mapping[str, Any]) -> None:
-        """Begin drawing the page of every author in `part` (what the author pages show)."""
+        """Draw the page of each author in `part` (what their pages show) not drawn yet."""
         from rubricate.report.pages import author_slugs
 
-        slugs = author_slugs(part)
-        if self.pool is not None or self.workers < 2 or len(slugs) < self.parallel_from:
+        self.waiting.append((part, [s for s in author_slugs(part) if s not in self.seen]))
+        self.seen.update(self.waiting[-1][1])
+        if self.workers < 2 or (self.pool is None and len(self.seen) < self.parallel_from):
             return
-        (self.out / "authors").mkdir(parents=True, exist_ok=True)
-        self.pool = ProcessPoolExecutor(self.workers)
-        for i in range(0, len(slugs), 25):
-            self.chunks.append(
-                self.pool.submit(_draw_chunk, self.out, _part(part, slugs[i : i + 25]))
-            )
+        if self.pool is None:
+            (self.out / "authors").mkdir(parents=True, exist_ok=True)
+            self.pool = ProcessPoolExecutor(self.workers)
+        for waiting, names in self.waiting:
+            for i in range(0, len(names), 25):
+                chunk = _part(waiting, names[i : i + 25])
+                self.chunks.append(self.pool.submit(_draw_chunk, self.out, chunk))
+        self.waiting.clear()
 
     def finish(self, report: Mapping[str, Any], progress: Progress) -> list[Path]:
         """Every author page, written."""
@@ -285,9 +287,8 @@ def _mermaid_bars(
 
 
 def _table(head: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    lines += ["| " + " | ".join(_md(c) for c in row) + " |" for row in rows]
-    return lines
+    body = ["| " + " | ".join(_md(c) for c in row) + " |" for row in rows]
+    return ["| " + " | ".join(head) + " |", "|" + "---|" * len(head), *body]
 
 
 def _md(text: str) -> str:
