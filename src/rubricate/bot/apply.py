@@ -27,17 +27,17 @@ from rubricate.bot.commands import (
     authorize,
     resolve_scores,
 )
-from rubricate.bot.jobstate import JobState
 from rubricate.bot.markdown import ALREADY_FAILS, REPLY, Reply, fail_reasons, help_markdown
 from rubricate.bot.record import Stamp, new_event, scored, source_evidence
 from rubricate.ledger.event import Event, Override
 from rubricate.rubric.agentv_score import score_any
 from rubricate.rubric.describe import describe_markdown
-from rubricate.rubric.model import ScoreValue
 
 if TYPE_CHECKING:
     from rubricate.bot.events import HandlerContext
     from rubricate.bot.handlers import Invocation
+    from rubricate.bot.jobstate import JobState
+    from rubricate.rubric.model import ScoreValue
 
 FOR_THE_HEAD = frozenset({"score", "approve", "override"})
 UNRECORDED = REPLY["unrecorded_review"].split("{", 1)[0]

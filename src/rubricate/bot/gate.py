@@ -24,12 +24,12 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from rubricate.bot.effects import SetStatus, StatusState
 from rubricate.bot.markdown import STATUS, number
-from rubricate.ledger.event import Event
 from rubricate.rubric.agentv_score import score_any
 from rubricate.rubric.model import ScoreResult, ScoreValue
 
 if TYPE_CHECKING:
     from rubricate.bot.jobstate import JobState
+    from rubricate.ledger.event import Event
     from rubricate.ledger.event import Gate as FinalGate
     from rubricate.rubric.model import Rubric
 

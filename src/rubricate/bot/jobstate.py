@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from rubricate.bot.gate import (
     Approval,
@@ -37,7 +38,9 @@ from rubricate.bot.gate import (
 )
 from rubricate.ledger.event import Event, criterion_source
 from rubricate.ledger.fold import job_lifecycle
-from rubricate.rubric.model import ScoreValue
+
+if TYPE_CHECKING:
+    from rubricate.rubric.model import ScoreValue
 
 __all__ = [
     "Approval",

@@ -25,9 +25,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from rubricate.bot.effects import AppendEvents, Effect, Log
-from rubricate.bot.events import PullRequestEvent
 from rubricate.bot.gate import final_choice, status
-from rubricate.bot.jobstate import JobState
 from rubricate.bot.record import (
     Stamp,
     judge_info,
@@ -40,12 +38,13 @@ from rubricate.bot.record import (
 from rubricate.bot.render import outputs, sticky
 from rubricate.bot.views import check_run
 from rubricate.bot.visible import reverted_pr
-from rubricate.evidence.snapshot import Snapshot
 from rubricate.ledger.event import Event, EventKind, Override
-from rubricate.rubric.model import ScoreValue
 
 if TYPE_CHECKING:
-    from rubricate.bot.events import HandlerContext
+    from rubricate.bot.events import HandlerContext, PullRequestEvent
+    from rubricate.bot.jobstate import JobState
+    from rubricate.evidence.snapshot import Snapshot
+    from rubricate.rubric.model import ScoreValue
 
 _REPEATABLE = ("reopened", "closed", "edited")
 

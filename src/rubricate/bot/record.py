@@ -19,10 +19,10 @@ from pydantic import ValidationError
 from rubricate.evidence.report_model import CheckResult, ScoreReport, to_scale
 from rubricate.ledger.event import ActorRole, Event, EventKind, JudgeInfo, natural_key, rubric_ref
 from rubricate.rubric.agentv_score import score_any
-from rubricate.rubric.model import Rubric, ScoreValue
 
 if TYPE_CHECKING:
     from rubricate.bot.gate import AutoScore
+    from rubricate.rubric.model import Rubric, ScoreValue
 
 MAX_FINDINGS = 50
 MAX_EVIDENCE_TEXT = 300

@@ -19,11 +19,13 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rubricate.ledger.event import SCHEMA_VERSION, Event, rfc3339
 from rubricate.ledger.fold import JobFacts, JobStatus, bulk, fold_jobs
-from rubricate.ledger.reputation_config import ReputationConfig
+
+if TYPE_CHECKING:
+    from rubricate.ledger.reputation_config import ReputationConfig
 
 COMPONENTS = (
     "completion_rate",
