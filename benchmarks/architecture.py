@@ -4,7 +4,8 @@ Reports the module count, the longest internal import chain (over every `import`
 source contains, lazy ones included, `TYPE_CHECKING` blocks excluded), internal import
 edges per module, the rubricate modules that `rubricate action --dry-run` loads on the
 bundled `pull_request` event, the longest module in lines and the median function length.
-Run: `python benchmarks/architecture.py` (add `--chain` to print the longest chain).
+Run: `python benchmarks/architecture.py`. `--package DIR` measures another package's source
+instead (the same numbers but the dry run, which only rubricate has), for comparison.
 """
 
 from __future__ import annotations
@@ -25,9 +26,9 @@ PACKAGE = SRC / "rubricate"
 FIXTURE = ROOT / "tests" / "action" / "fixtures" / "pull_request.opened.json"
 
 
-def module_name(path: Path) -> str:
-    """The dotted module name of a source file."""
-    parts = list(path.relative_to(SRC).with_suffix("").parts)
+def module_name(path: Path, src: Path = SRC) -> str:
+    """The dotted module name of a source file under `src`."""
+    parts = list(path.relative_to(src).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts.pop()
     return ".".join(parts)
@@ -51,11 +52,11 @@ def _resolve(name: str, node: ast.ImportFrom, current: str, is_package: bool) ->
     return ".".join([*base, name] if name else base)
 
 
-def imports_of(path: Path, modules: set[str]) -> set[str]:
+def imports_of(path: Path, modules: set[str], src: Path = SRC) -> set[str]:
     """The internal modules one source file imports."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     skip = _type_checking_lines(tree)
-    current = module_name(path)
+    current = module_name(path, src)
     found: set[str] = set()
     for node in ast.walk(tree):
         if getattr(node, "lineno", 0) in skip:
@@ -74,13 +75,14 @@ def imports_of(path: Path, modules: set[str]) -> set[str]:
     return found
 
 
-def import_graph() -> dict[str, set[str]]:
-    """Internal imports per module (the root package `rubricate` itself left out)."""
-    files = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+def import_graph(package: Path = PACKAGE) -> dict[str, set[str]]:
+    """Internal imports per module (the root package itself left out as a target)."""
+    src = package.parent
+    files = {module_name(p, src): p for p in sorted(package.rglob("*.py"))}
     names = set(files)
-    graph = {name: imports_of(path, names) for name, path in files.items()}
+    graph = {name: imports_of(path, names, src) for name, path in files.items()}
     for deps in graph.values():
-        deps.discard("rubricate")
+        deps.discard(package.name)
     return graph
 
 
@@ -137,38 +139,40 @@ def dry_run_modules() -> list[str]:
     return [line for line in proc.stderr.splitlines() if line.startswith("rubricate")]
 
 
-def function_lengths() -> list[int]:
+def function_lengths(package: Path = PACKAGE) -> list[int]:
     """The line count of every function and method in the package."""
     lengths: list[int] = []
-    for path in PACKAGE.rglob("*.py"):
+    for path in package.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 lengths.append((node.end_lineno or node.lineno) - node.lineno + 1)
     return lengths
 
 
-def measure() -> dict[str, object]:
-    """All the numbers, as one JSON-ready mapping."""
-    graph = import_graph()
+def measure(package: Path = PACKAGE) -> dict[str, object]:
+    """All the numbers, as one JSON-ready mapping (the dry run for rubricate only)."""
+    graph = import_graph(package)
     chain = longest_chain(graph)
     edges = sum(len(deps) for deps in graph.values())
     sizes = {
-        module_name(p): len(p.read_text(encoding="utf-8").splitlines())
-        for p in PACKAGE.rglob("*.py")
+        module_name(p, package.parent): len(p.read_text(encoding="utf-8").splitlines())
+        for p in package.rglob("*.py")
     }
     biggest = max(sizes, key=lambda name: sizes[name])
-    loaded = dry_run_modules()
-    return {
+    result: dict[str, object] = {
         "modules": len(graph),
         "import_edges": edges,
         "edges_per_module": round(edges / len(graph), 2),
         "longest_chain": len(chain),
         "longest_chain_modules": chain,
-        "dry_run_modules_loaded": len(loaded),
+    }
+    if package == PACKAGE:
+        result["dry_run_modules_loaded"] = len(dry_run_modules())
+    return result | {
         "max_module_lines": sizes[biggest],
         "max_module": biggest,
         "modules_over_300_lines": sorted(n for n, s in sizes.items() if s > 300),
-        "median_function_lines": statistics.median(function_lengths()),
+        "median_function_lines": statistics.median(function_lengths(package)),
     }
 
 
@@ -178,8 +182,14 @@ def main() -> None:
     parser.add_argument(
         "--loaded", action="store_true", help="also list the modules a dry run loads"
     )
+    parser.add_argument(
+        "--package",
+        type=Path,
+        default=PACKAGE,
+        help="the package directory to measure (default: src/rubricate)",
+    )
     args = parser.parse_args()
-    result = measure()
+    result = measure(args.package.resolve())
     if args.loaded:
         result["dry_run_loaded"] = dry_run_modules()
     print(json.dumps(result, indent=2))

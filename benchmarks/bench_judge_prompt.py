@@ -16,6 +16,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import TypeVar
 
+from rubricate.cli.rubric_cmd import resolve_rubric
 from rubricate.config import JudgeConfig
 from rubricate.evidence.report_model import ScoreReport
 from rubricate.evidence.snapshot import FileChange, Snapshot
@@ -24,7 +25,6 @@ from rubricate.judge.prompt import Prompt, build_prompt
 from rubricate.judge.scan import scan_snapshot
 from rubricate.rubric.agentv_score import score_any as score
 from rubricate.rubric.model import Rubric
-from rubricate.rubric.resolve import resolve_rubric
 
 GOAL_SECONDS = 1.0
 T = TypeVar("T")

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from rubricate.cli.main import Progress
+from rubricate.cli.rubric_cmd import resolve_rubric
 from rubricate.config import CONFIG_PATH, load_config
 from rubricate.evidence.autoscore import auto_score
 from rubricate.evidence.deliverable_schemas import schema_paths
@@ -34,7 +35,6 @@ from rubricate.evidence.report_model import report_json
 from rubricate.evidence.score_report import render_markdown
 from rubricate.gitio.read import read_snapshot
 from rubricate.gitio.refs import read_commit_log, read_file_at
-from rubricate.rubric.resolve import resolve_rubric
 
 SCHEMA_COUNT = 5
 CONFIG = """\

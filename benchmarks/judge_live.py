@@ -24,12 +24,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+from rubricate.cli.rubric_cmd import resolve_rubric
 from rubricate.config import JudgeConfig
 from rubricate.evidence.report_model import ScoreReport
 from rubricate.evidence.snapshot import FileChange, Snapshot
 from rubricate.judge.service import judge_report
 from rubricate.rubric.agentv_score import score_any as score
-from rubricate.rubric.resolve import resolve_rubric
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples"

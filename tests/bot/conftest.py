@@ -17,13 +17,13 @@ from rubricate.bot.events import BotEvent, HandlerContext
 from rubricate.bot.handlers import handle
 from rubricate.bot.jobstate import JobState, job_state
 from rubricate.bot.payload import parse_event
+from rubricate.cli.rubric_cmd import resolve_rubric
 from rubricate.config import Config
 from rubricate.evidence.report_model import CheckResult, CriterionScore, Finding, ScoreReport
 from rubricate.evidence.snapshot import Snapshot
 from rubricate.ledger.event import Event
 from rubricate.rubric.agentv_score import score_any as score
 from rubricate.rubric.model import Rubric, ScoreValue
-from rubricate.rubric.resolve import resolve_rubric
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 SHARED_WEBHOOKS = Path(__file__).resolve().parents[2] / ".." / "shared" / "github" / "webhooks"

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from rubricate.cli.rubric_cmd import resolve_rubric
 from rubricate.config import Grader
 from rubricate.evidence.graders import GraderRun, grader_payload, grader_result, skipped_graders
 from rubricate.evidence.graders_run import grader_env, run_graders
 from rubricate.evidence.snapshot import FileChange, Snapshot
-from rubricate.rubric.resolve import resolve_rubric
 
 GRADER = Grader(id="t", run="true", criterion="verifiability", timeout=5)
 PY = sys.executable

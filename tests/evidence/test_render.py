@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from rubricate.cli.rubric_cmd import resolve_rubric
 from rubricate.evidence.report_model import (
     CheckResult,
     CriterionScore,
@@ -15,7 +16,6 @@ from rubricate.evidence.report_model import (
 )
 from rubricate.evidence.score_report import code, escape, render_markdown, render_table
 from rubricate.rubric.agentv_score import score_any as score
-from rubricate.rubric.resolve import resolve_rubric
 
 NASTY = "<script>alert(1)</script> | @octocat **bold** `tick` [x](http://e) &amp;"
 

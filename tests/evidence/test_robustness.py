@@ -5,13 +5,13 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from rubricate.cli.rubric_cmd import resolve_rubric
 from rubricate.config import Config, Deliverable
 from rubricate.evidence.autoscore import auto_score
 from rubricate.evidence.report_model import report_json
 from rubricate.evidence.score_report import render_markdown, render_table
 from rubricate.evidence.snapshot import FileChange, Snapshot
 from rubricate.evidence.spec import parse_spec
-from rubricate.rubric.resolve import resolve_rubric
 
 NAMES = st.sampled_from(
     [

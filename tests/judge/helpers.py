@@ -9,13 +9,13 @@ from typing import Any
 
 import httpx2
 
+from rubricate.cli.rubric_cmd import resolve_rubric
 from rubricate.evidence.report_model import CheckResult, CriterionScore, ScoreReport
 from rubricate.evidence.snapshot import FileChange, Snapshot
 from rubricate.judge.calls import RawReply
 from rubricate.rubric.agentv_score import check_all as check_scores
 from rubricate.rubric.agentv_score import score_any as score
 from rubricate.rubric.model import Criterion, PassRule, Rubric, Scale, ScoreValue
-from rubricate.rubric.resolve import resolve_rubric
 
 BASE = "https://judge.test/v1"
 KEY = "sk-test-secret-key-123"

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from rubricate.cli.rubric_cmd import resolve_rubric
 from rubricate.rubric.agentv_score import check_all as check_scores
 from rubricate.rubric.agentv_score import score_any as score
 from rubricate.rubric.model import Rubric, ScoreValue
-from rubricate.rubric.resolve import resolve_rubric
 from rubricate.rubric.scoring import best_reachable_total
 
 from .helpers import load

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+from rubricate.cli.rubric_cmd import resolve_rubric
 from rubricate.rubric.describe import (
     describe_json,
     describe_markdown,
     describe_text,
     escape_markdown,
 )
-from rubricate.rubric.resolve import resolve_rubric
 
 from .helpers import load
 

@@ -10,12 +10,12 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from rubricate.cli.rubric_cmd import builtin_names, resolve_rubric
 from rubricate.errors import RubricateError, ScoreError
 from rubricate.rubric.agentv_score import check_all as check_scores
 from rubricate.rubric.agentv_score import score_any as score
 from rubricate.rubric.loader import load_rubrics
 from rubricate.rubric.model import Rubric, ScoreValue
-from rubricate.rubric.resolve import builtin_names, resolve_rubric
 
 from .helpers import DATA
 

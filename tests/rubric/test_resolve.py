@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from rubricate.cli.rubric_cmd import builtin_names, builtin_text, resolve_rubric
 from rubricate.errors import ConfigError, SourceError
-from rubricate.rubric.resolve import builtin_names, builtin_text, resolve_rubric
 
 from .helpers import DATA, REPO, read_local
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from rubricate.cli.rubric_cmd import resolve_rubric
 from rubricate.errors import ScoreError
 from rubricate.rubric.agentv_score import check_all as check_scores
 from rubricate.rubric.agentv_score import check_any as check_score
 from rubricate.rubric.agentv_score import score_any as score
 from rubricate.rubric.model import Rubric, ScoreValue, clamp01, normalize
-from rubricate.rubric.resolve import resolve_rubric
 from rubricate.rubric.scoring import weighted_total
 
 from .helpers import load

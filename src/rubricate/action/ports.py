@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from rubricate.bot.visible import IssueRef
     from rubricate.config import ReputationConfig
     from rubricate.github.adapter import CommentInfo, IssueInfo
-    from rubricate.github.artifacts import ArtifactInfo
+    from rubricate.github.client import ArtifactInfo
     from rubricate.ledger.event import Event
     from rubricate.ledger.store import AppendResult, Extra
 

@@ -5,6 +5,11 @@ agora-v3. `--json` prints the machine shapes; otherwise a readable table.
 
 `rubricate validate PATH...`: check rubric and config files (shell: reads the files).
 
+`resolve_rubric` finds a rubric by built-in name, path or `PATH#CASE_ID` for every command: it
+hands the built-ins (`repo_reader.builtin_rubrics`) to the core (`loader.find_rubric`), which
+reads every other file through the caller's `read_file` (the bot reads the base ref; the
+command line reads the working tree).
+
 Prints `ok PATH (DIALECT, N criteria)` for each valid rubric (one line per case of a
 multi-case file), `ok PATH (config)` for a valid config, and `PATH:LINE:COL: message` for
 each problem, all on stdout. Exit code: 0 all valid, 2 any invalid (an input error, as for
@@ -20,9 +25,42 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from rubricate.cli.repo_reader import ReadFile
     from rubricate.rubric.model import Rubric, ScoreResult
 
 DEFAULT_CONFIG = ".github/rubricate.yml"
+DEFAULT_RUBRIC = "agora-v3"
+
+
+def builtin_names() -> tuple[str, ...]:
+    """The names of the built-in rubrics, sorted."""
+    from rubricate.cli.repo_reader import builtin_rubrics
+
+    return tuple(sorted(builtin_rubrics()))
+
+
+def builtin_text(name: str) -> str:
+    """The YAML text of a built-in rubric."""
+    from rubricate.cli.repo_reader import builtin_rubrics
+    from rubricate.errors import ConfigError
+    from rubricate.yamlsource import did_you_mean
+
+    texts = builtin_rubrics()
+    if name not in texts:
+        names = builtin_names()
+        raise ConfigError(
+            f"rubric {name!r} not found: no such file, and not a built-in"
+            f"{did_you_mean(name, names)} ({', '.join(names)})"
+        )
+    return texts[name]
+
+
+def resolve_rubric(ref: str, read_file: ReadFile | None = None) -> Rubric:
+    """The rubric named by a built-in name, a path, or `PATH#CASE_ID`."""
+    from rubricate.cli.repo_reader import builtin_rubrics
+    from rubricate.rubric.loader import find_rubric
+
+    return find_rubric(ref, read_file, builtin_rubrics())
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -91,8 +129,6 @@ def run_score(args: argparse.Namespace) -> int:
 
 def run_list(args: argparse.Namespace) -> int:
     """Print the built-in rubric names, one a line."""
-    from rubricate.rubric.resolve import builtin_names
-
     for name in builtin_names():
         print(name)
     return 0
@@ -107,7 +143,6 @@ def active_rubric(ref: str | None, config_path: str | None) -> Rubric:
     from rubricate.cli.repo_reader import local_reader, read_text, reader_for
     from rubricate.config import load_config
     from rubricate.errors import ConfigError
-    from rubricate.rubric.resolve import DEFAULT_RUBRIC, resolve_rubric
 
     if ref is not None:
         return resolve_rubric(ref, reader_for(ref.partition("#")[0] or "."))

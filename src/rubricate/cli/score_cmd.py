@@ -153,9 +153,10 @@ def _load_config(repo: Path, base: str, local_path: str | None) -> Config:
 def _load_rubric(repo: Path, base: str, given: str | None, config: Config, named_by: str) -> Rubric:
     from pathlib import Path
 
+    from rubricate.cli.repo_reader import builtin_rubrics
     from rubricate.errors import ConfigError
     from rubricate.gitio.refs import read_file_at
-    from rubricate.rubric.resolve import resolve_rubric
+    from rubricate.rubric.loader import find_rubric
 
     def at_base(path: str) -> str:
         try:
@@ -166,9 +167,9 @@ def _load_rubric(repo: Path, base: str, given: str | None, config: Config, named
             return Path(path).read_text(encoding="utf-8")
 
     if given is not None:
-        return resolve_rubric(given, at_base)
+        return find_rubric(given, at_base, builtin_rubrics())
     try:
-        return resolve_rubric(config.rubric, at_base)
+        return find_rubric(config.rubric, at_base, builtin_rubrics())
     except ConfigError as exc:
         raise ConfigError(f"{exc} (named by {named_by})") from None
 

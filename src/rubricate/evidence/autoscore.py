@@ -34,8 +34,8 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from rubricate.config import Config
 from rubricate.errors import ScoreError
 from rubricate.evidence.completeness import completeness_check
 from rubricate.evidence.deliverable_schemas import compile_deliverable_schemas
@@ -50,12 +50,15 @@ from rubricate.evidence.report_model import (
     short_list,
     to_scale,
 )
-from rubricate.evidence.snapshot import Snapshot
 from rubricate.evidence.spec import Spec, change_vocabulary, item_covered, parse_spec, touches
 from rubricate.evidence.verifiability import verifiability_check
 from rubricate.rubric.agentv_score import check_all, score_any
-from rubricate.rubric.model import Rubric
 from rubricate.rubric.scoring import numeric, resolve_criterion_id
+
+if TYPE_CHECKING:
+    from rubricate.config import Config
+    from rubricate.evidence.snapshot import Snapshot
+    from rubricate.rubric.model import Rubric
 
 QUALITY = "quality"
 

@@ -20,12 +20,14 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rubricate.evidence import paths as kinds
 from rubricate.evidence.report_model import CheckResult, Finding, check_result, short_list
-from rubricate.evidence.snapshot import FileChange, Snapshot
 from rubricate.evidence.spec import ChecklistItem, Spec, change_vocabulary, item_covered
+
+if TYPE_CHECKING:
+    from rubricate.evidence.snapshot import FileChange, Snapshot
 
 CHECK_ID = "completeness"
 CRITERION = "completeness"

@@ -15,12 +15,14 @@ import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rubricate.config import Grader
 from rubricate.evidence.report_model import CheckResult, CheckStatus, Finding, Severity
-from rubricate.evidence.snapshot import Snapshot
-from rubricate.rubric.model import Rubric
+
+if TYPE_CHECKING:
+    from rubricate.config import Grader
+    from rubricate.evidence.snapshot import Snapshot
+    from rubricate.rubric.model import Rubric
 
 PASS_AT = 0.7
 TAIL_LINES = 8

@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-from rubricate.evidence.snapshot import FileChange
+if TYPE_CHECKING:
+    from rubricate.evidence.snapshot import FileChange
 
 
 def words(text: str) -> frozenset[str]:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rubricate.evidence.paths import (
     DATA_EXTS,
@@ -30,7 +31,9 @@ from rubricate.evidence.paths import (
     is_glob,
     words,
 )
-from rubricate.evidence.snapshot import Snapshot
+
+if TYPE_CHECKING:
+    from rubricate.evidence.snapshot import Snapshot
 
 _FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,}).*?^\1\2[`~]*[ \t]*$", re.M | re.S)
 _COMMENT = re.compile(r"<!--.*?-->", re.S)

@@ -20,12 +20,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from rubricate.evidence import paths as kinds
 from rubricate.evidence.paths import not_authored
 from rubricate.evidence.report_model import CheckResult, Finding, check_result, short_list
-from rubricate.evidence.snapshot import FileChange, Snapshot
+
+if TYPE_CHECKING:
+    from rubricate.evidence.snapshot import FileChange, Snapshot
 
 CHECK_ID = "verifiability"
 CRITERION = "verifiability"

@@ -11,31 +11,35 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlsplit
 
 from github.GithubObject import NotSet
 from github.IssueComment import IssueComment
 from github.Repository import Repository
 
-from github import Github
-from rubricate.bot.visible import IssueRef
 from rubricate.errors import AnswerLost, RoleUnreadable
-from rubricate.github import artifacts
-from rubricate.github.artifacts import ArtifactInfo
 from rubricate.github.client import (
     ADD_REACTION,
     DEFAULT_TIMEOUT_S,
     GRAPHQL_REACTIONS,
+    ArtifactInfo,
     GitHubError,
     PullSummary,
     api_call,
     api_call_or_none,
+    check_digest,
     closed_since,
     connect,
+    download_artifact,
+    named_artifact,
     role_from_permission,
     utc,
 )
+
+if TYPE_CHECKING:
+    from github import Github
+    from rubricate.bot.visible import IssueRef
 
 __all__ = [
     "ADD_REACTION",
@@ -258,7 +262,7 @@ class GitHubAdapter:
         query = {"name": name, "per_page": 100}
         requester = self._client.requester
         _, data = api_call(f"GET {path}", lambda: requester.requestJsonAndCheck("GET", path, query))
-        return artifacts.named(data, name)
+        return named_artifact(data, name)
 
     def artifact_zip(self, artifact: ArtifactInfo, max_bytes: int) -> bytes:
         """The artifact's zip, fetched from the signed URL GitHub redirects to (no token sent)."""
@@ -268,11 +272,11 @@ class GitHubAdapter:
         allow_http = requester.scheme == "http"
         data = api_call(
             f"download of artifact {artifact.id}",
-            lambda: artifacts.download(
+            lambda: download_artifact(
                 headers.get("location"), max_bytes, timeout=DEFAULT_TIMEOUT_S, allow_http=allow_http
             ),
         )
-        artifacts.check_digest(data, artifact.digest)
+        check_digest(data, artifact.digest)
         return data
 
     def _comment(self, comment_id: int) -> IssueComment:

@@ -11,7 +11,8 @@ treats them as binary (`core.bigFileThreshold`), so their patch is not produced 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable, Sequence
+import tempfile
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -25,7 +26,7 @@ from rubricate.evidence.snapshot import (
 )
 from rubricate.gitio.refs import batch_check as _batch_check
 from rubricate.gitio.refs import batch_read as _batch_read
-from rubricate.gitio.refs import check_attributes, check_repository, resolve_commit
+from rubricate.gitio.refs import check_repository, resolve_commit
 from rubricate.gitio.run import git_text, run_git
 
 STATUS: dict[str, ChangeStatus] = {
@@ -184,6 +185,36 @@ def _head_tree(repo: Path, head: str) -> tuple[frozenset[str], dict[str, str]]:
             attributes[path] = meta.split()[2].decode()
     paths.discard("")
     return frozenset(paths), attributes
+
+
+def check_attributes(
+    repo_dir: str | Path, files: Mapping[str, str], paths: Iterable[str], names: Sequence[str]
+) -> dict[str, dict[str, str]]:
+    """`path -> {name: value}` as `git check-attr` answers under a tree's `.gitattributes`.
+
+    `files` maps each `.gitattributes` path of the tree to its blob id. git reads them from a
+    private temporary index that holds only those files, so its own rules apply (nested files,
+    patterns, macros such as `binary`), and neither the work tree, the real index, the user's
+    nor the system's attributes are consulted (`$GIT_DIR/info/attributes` still is, as always).
+    Values are `set`, `unset`, `unspecified` or the value given.
+    """
+    wanted = [p for p in paths if "\0" not in p]
+    if not files or not wanted:
+        return {}
+    entries = "".join(f"100644 {sha}\t{path}\0" for path, sha in sorted(files.items()))
+    with tempfile.TemporaryDirectory(prefix="rubricate-attr-") as tmp:
+        env = {"GIT_INDEX_FILE": str(Path(tmp) / "index"), "GIT_ATTR_NOSYSTEM": "1"}
+        run_git(
+            ["update-index", "-z", "--index-info"], repo_dir, env=env, input_bytes=entries.encode()
+        )
+        args = ["-c", "core.attributesFile=/dev/null", "check-attr", "--cached", "-z", "--stdin"]
+        stdin = "".join(f"{path}\0" for path in wanted).encode("utf-8")
+        out = run_git([*args, *names], repo_dir, env=env, input_bytes=stdin).stdout
+    tokens = out.decode("utf-8", "replace").split("\0")
+    found: dict[str, dict[str, str]] = {}
+    for path, name, value in zip(tokens[0::3], tokens[1::3], tokens[2::3], strict=False):
+        found.setdefault(path, {})[name] = value
+    return found
 
 
 def _marks(found: dict[str, dict[str, str]], path: str) -> Attributes:

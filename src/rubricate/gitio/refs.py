@@ -1,16 +1,14 @@
 """Read refs, commit logs and single files of a local git repository (shell: runs git).
 
 Also "the config at a ref", read once here for the action, `rubricate score` and `catch-up`,
-the files of one commit read on demand (`BaseTree`), and what a tree's `.gitattributes` say
-of some paths.
+and the files of one commit read on demand (`BaseTree`).
 """
 
 from __future__ import annotations
 
 import io
 import tarfile
-import tempfile
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from rubricate.config import Config, load_config
@@ -273,33 +271,3 @@ class BaseTree(Mapping[str, bytes]):
                     path = name.decode("utf-8", "replace")
                     self._blobs[path] = (parts[2].decode(), int(parts[3]))
         return self._blobs
-
-
-def check_attributes(
-    repo_dir: str | Path, files: Mapping[str, str], paths: Iterable[str], names: Sequence[str]
-) -> dict[str, dict[str, str]]:
-    """`path -> {name: value}` as `git check-attr` answers under a tree's `.gitattributes`.
-
-    `files` maps each `.gitattributes` path of the tree to its blob id. git reads them from a
-    private temporary index that holds only those files, so its own rules apply (nested files,
-    patterns, macros such as `binary`), and neither the work tree, the real index, the user's
-    nor the system's attributes are consulted (`$GIT_DIR/info/attributes` still is, as always).
-    Values are `set`, `unset`, `unspecified` or the value given.
-    """
-    wanted = [p for p in paths if "\0" not in p]
-    if not files or not wanted:
-        return {}
-    entries = "".join(f"100644 {sha}\t{path}\0" for path, sha in sorted(files.items()))
-    with tempfile.TemporaryDirectory(prefix="rubricate-attr-") as tmp:
-        env = {"GIT_INDEX_FILE": str(Path(tmp) / "index"), "GIT_ATTR_NOSYSTEM": "1"}
-        run_git(
-            ["update-index", "-z", "--index-info"], repo_dir, env=env, input_bytes=entries.encode()
-        )
-        args = ["-c", "core.attributesFile=/dev/null", "check-attr", "--cached", "-z", "--stdin"]
-        stdin = "".join(f"{path}\0" for path in wanted).encode("utf-8")
-        out = run_git([*args, *names], repo_dir, env=env, input_bytes=stdin).stdout
-    tokens = out.decode("utf-8", "replace").split("\0")
-    found: dict[str, dict[str, str]] = {}
-    for path, name, value in zip(tokens[0::3], tokens[1::3], tokens[2::3], strict=False):
-        found.setdefault(path, {})[name] = value
-    return found

@@ -34,7 +34,13 @@ from rubricate.judge.calls import (
     schema_instruction,
     without_lengths,
 )
-from rubricate.judge.client_faults import backoff_s, classify, secrets_of, short
+from rubricate.judge.client_faults import (
+    after_fault,
+    backoff_s,
+    classify,
+    read_completion,
+    secrets_of,
+)
 
 __all__ = [
     "Deadline",
@@ -145,7 +151,7 @@ class OpenAIJudgeClient:
                 reply = self._with_retries(request, deadline)
             except JudgeCallError as exc:
                 spent += exc.spent
-                lower = _after(state, exc)
+                lower = after_fault(state, exc)
                 if lower is None:
                     self._remember(model, known, state, exc.kind != "unsupported")
                     raise exc.costing(spent, state.mode).redacted(self._secrets) from None
@@ -199,7 +205,7 @@ class OpenAIJudgeClient:
         except JudgeCallError as exc:
             raise exc.costing(elapsed()) from None
         try:
-            return _reply(completion, elapsed())
+            return read_completion(completion, elapsed())
         except JudgeCallError:
             raise
         except Exception:  # any other shape of reply is the server's fault, never a crash
@@ -243,20 +249,6 @@ class OpenAIJudgeClient:
         self._sdk = self._build()
 
 
-def _after(state: Negotiated, exc: JudgeCallError) -> Negotiated | None:
-    """What to try next after a fault: a lower rung for an unsupported format, another token
-    parameter or a schema without length keywords; None when there is nothing left to try."""
-    if exc.kind != "unsupported":
-        return None
-    if exc.unsupported == "token_param":
-        if state.token_param == "max_tokens":
-            return replace(state, token_param="max_completion_tokens")
-        return None
-    if exc.unsupported == "lengths" and state.lengths:
-        return replace(state, lengths=False)
-    return state.lower()
-
-
 def _request(
     messages: Sequence[dict[str, str]],
     schema: dict[str, Any],
@@ -296,41 +288,3 @@ def _with_schema_text(
             message["content"] = message.get("content", "") + extra
             return out
     return [{"role": "system", "content": extra.strip()}, *out]
-
-
-def _reply(completion: Any, elapsed: Spent) -> RawReply:
-    """Check a completion's shape, finish reason and refusal; return its text and usage."""
-    choices = getattr(completion, "choices", None)
-    if not choices:
-        what = "a non-JSON body" if isinstance(completion, str) else "no choices"
-        raise JudgeCallError("malformed", f"the server returned {what}", spent=elapsed)
-    usage = getattr(completion, "usage", None)
-    spent = replace(
-        elapsed,
-        tokens_in=max(0, int(getattr(usage, "prompt_tokens", 0) or 0)),
-        tokens_out=max(0, int(getattr(usage, "completion_tokens", 0) or 0)),
-    )
-    choice = choices[0]
-    finish = str(getattr(choice, "finish_reason", "") or "")
-    message = getattr(choice, "message", None)
-    refusal = getattr(message, "refusal", None)
-    if finish == "length":
-        raise JudgeCallError(
-            "truncated",
-            f"the reply was cut off at the output token limit ({spent.tokens_out} tokens)",
-            spent=spent,
-        )
-    if finish == "content_filter" or refusal:
-        detail = f": {short(str(refusal))}" if refusal else ""
-        raise JudgeCallError("refusal", f"the model refused to answer{detail}", spent=spent)
-    text = getattr(message, "content", None)
-    if not isinstance(text, str) or not text.strip():
-        raise JudgeCallError("malformed", "the reply has no content", spent=spent)
-    return RawReply(
-        text=text,
-        tokens_in=spent.tokens_in,
-        tokens_out=spent.tokens_out,
-        finish_reason=finish,
-        latency_ms=spent.latency_ms,
-        attempts=1,
-    )

@@ -1,5 +1,6 @@
-"""Judge call faults: what went wrong, whether to retry, how long to wait (shell: reads the
-exceptions and responses of the `openai` SDK, imported lazily inside the functions).
+"""Judge call faults: what went wrong, whether to retry, how long to wait, what to try next
+(shell: reads the exceptions and responses of the `openai` SDK, imported lazily inside the
+functions), and what a completion says (cut off, refused, empty, or a reply).
 
 Every SDK exception becomes a `JudgeCallError` with a short reason from which every secret
 has been removed; the caller turns it into `not assessed`, never a pass.
@@ -10,12 +11,30 @@ from __future__ import annotations
 import json
 import math
 import re
+from dataclasses import replace
 from typing import Any
 
-from rubricate.judge.calls import ErrorKind, JudgeCallError, Unsupported
+from rubricate.judge.calls import (
+    ErrorKind,
+    JudgeCallError,
+    Negotiated,
+    RawReply,
+    Spent,
+    Unsupported,
+)
 from rubricate.redaction import redact, url_credentials
 
-__all__ = ["ErrorKind", "JudgeCallError", "backoff_s", "classify", "redact", "secrets_of", "short"]
+__all__ = [
+    "ErrorKind",
+    "JudgeCallError",
+    "after_fault",
+    "backoff_s",
+    "classify",
+    "read_completion",
+    "redact",
+    "secrets_of",
+    "short",
+]
 
 INITIAL_BACKOFF_S = 0.5
 MAX_BACKOFF_S = 8.0
@@ -62,6 +81,58 @@ def classify(exc: Exception) -> JudgeCallError:
     if isinstance(exc, openai.APIResponseValidationError):
         return JudgeCallError("malformed", "the server's response did not match the API")
     return JudgeCallError("other", f"{type(exc).__name__}: {short(str(exc))}")
+
+
+def after_fault(state: Negotiated, exc: JudgeCallError) -> Negotiated | None:
+    """What to try next after a fault: a lower rung for an unsupported format, another token
+    parameter or a schema without length keywords; None when there is nothing left to try."""
+    if exc.kind != "unsupported":
+        return None
+    if exc.unsupported == "token_param":
+        if state.token_param == "max_tokens":
+            return replace(state, token_param="max_completion_tokens")
+        return None
+    if exc.unsupported == "lengths" and state.lengths:
+        return replace(state, lengths=False)
+    return state.lower()
+
+
+def read_completion(completion: Any, elapsed: Spent) -> RawReply:
+    """Check a completion's shape, finish reason and refusal; return its text and usage."""
+    choices = getattr(completion, "choices", None)
+    if not choices:
+        what = "a non-JSON body" if isinstance(completion, str) else "no choices"
+        raise JudgeCallError("malformed", f"the server returned {what}", spent=elapsed)
+    usage = getattr(completion, "usage", None)
+    spent = replace(
+        elapsed,
+        tokens_in=max(0, int(getattr(usage, "prompt_tokens", 0) or 0)),
+        tokens_out=max(0, int(getattr(usage, "completion_tokens", 0) or 0)),
+    )
+    choice = choices[0]
+    finish = str(getattr(choice, "finish_reason", "") or "")
+    message = getattr(choice, "message", None)
+    refusal = getattr(message, "refusal", None)
+    if finish == "length":
+        raise JudgeCallError(
+            "truncated",
+            f"the reply was cut off at the output token limit ({spent.tokens_out} tokens)",
+            spent=spent,
+        )
+    if finish == "content_filter" or refusal:
+        detail = f": {short(str(refusal))}" if refusal else ""
+        raise JudgeCallError("refusal", f"the model refused to answer{detail}", spent=spent)
+    text = getattr(message, "content", None)
+    if not isinstance(text, str) or not text.strip():
+        raise JudgeCallError("malformed", "the reply has no content", spent=spent)
+    return RawReply(
+        text=text,
+        tokens_in=spent.tokens_in,
+        tokens_out=spent.tokens_out,
+        finish_reason=finish,
+        latency_ms=spent.latency_ms,
+        attempts=1,
+    )
 
 
 def short(text: str, limit: int = 200) -> str:

@@ -19,8 +19,20 @@ import bisect
 import re
 from dataclasses import dataclass
 
-from rubricate.judge.scan_rules import CONTROL, HTML_COMMENT, INVISIBLE, MD_COMMENT
-
+INVISIBLE_CLASS = (
+    "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b\u200c\u200e\u200f\u202a-\u202e"
+    "\u2060-\u206f\u3164\ufe00-\ufe0e\ufeff\uffa0\ufff9-\ufffb"
+    "\U000e0000-\U000e007f\U000e0100-\U000e01ef\U0001d173-\U0001d17a"
+)
+_JOINERS = "\u200d\ufe0f"
+_EMOJI_BASE = f"[^\\x00-\\x7f{INVISIBLE_CLASS}{_JOINERS}]"
+INVISIBLE = re.compile(f"[{INVISIBLE_CLASS}]|(?<!{_EMOJI_BASE})[{_JOINERS}]")
+"""Invisible, bidi and tag characters; ZWJ and VS16 count only where no emoji precedes them."""
+CONTROL = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
+MD_COMMENT = re.compile(
+    r"^[ \t]*\[[^\]\n]*\]:[ \t]*(?:#|<>)[ \t]*(?:\([^\n]*\)|\"[^\n]*\")[ \t]*$", re.M
+)
 _TAG = re.compile(r"<(/?)([A-Za-z][\w:-]*)((?:[^<>\"']|\"[^\"]*\"|'[^']*')*)>")
 _ATTR = re.compile(r"([^\s=/>\"']+)(?:\s*=\s*(\"[^\"]*\"|'[^']*'|[^\s\"'>]+))?")
 _HIDING_STYLE = re.compile(

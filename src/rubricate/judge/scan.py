@@ -25,21 +25,31 @@ from typing import TYPE_CHECKING
 
 from rubricate.evidence.report_model import Finding, Severity
 from rubricate.judge.budget import exclusion_reason
-from rubricate.judge.hidden import find_hidden, strip_hidden
-from rubricate.judge.scan_rules import (
-    CONFUSABLES,
-    DATA_FILE_SUFFIXES,
-    DOC_SUFFIXES,
-    GRADER_WORDS,
-    INVISIBLE,
-    RULES,
-    SUSPICIOUS_WORDS,
-    Rule,
-)
+from rubricate.judge.hidden import INVISIBLE, find_hidden, strip_hidden
+from rubricate.judge.scan_rules import RULES, Rule
 
 if TYPE_CHECKING:
     from rubricate.evidence.snapshot import Snapshot
 
+DOC_SUFFIXES = (".md", ".markdown", ".rst", ".txt", ".adoc", ".ipynb")
+DATA_FILE_SUFFIXES = (".yml", ".yaml", ".toml", ".ini", ".cfg", ".json", ".env", ".properties")
+
+CONFUSABLES = str.maketrans(
+    "аеорсухіјѕԁԛԝһӏɡАВЕКМНОРСТХУІЈЅԌԚԜοαενρτυικχΑΒΕΖΗΙΚΜΝΟΡΤΥΧ",
+    "aeopcyxijsdqwhlgABEKMHOPCTXYIJSGQWoaevptuikxABEZHIKMNOPTYX",
+)
+"""Cyrillic and Greek letters that look Latin, mapped to Latin for the rules (not for display)."""
+GRADER_WORDS = re.compile(
+    r"\b(?:score|scores|scoring|grade|grading|rating|grader|judge|evaluator|rubric|llm|prompt|"
+    r"instructions?|ai\s+(?:reviewers?|graders?|judges?|models?|assistants?|systems?))\b",
+    re.IGNORECASE,
+)
+"""Words that make a hidden HTML comment worth a warning rather than a note."""
+SUSPICIOUS_WORDS = re.compile(
+    r"\b(?:ignore|disregard|instruction|prompt|system|assistant|score|grade|rating|grader|judge|"
+    r"evaluator|rubric|approve|llm|ai)\b",
+    re.IGNORECASE,
+)
 CHECK_ID = "injection"
 _NEWLINE = re.compile("\n")
 REQUEST_FIELDS = (("spec", "spec"), ("title", "PR title"), ("body", "PR description"))
@@ -154,10 +164,6 @@ def _hidden_findings(text: str, where: str, is_doc: bool) -> list[Finding]:
         message = f"{strip.what} {detail} is not shown to the judge ({strip.removed} bytes)"
         found.append(Finding(CHECK_ID, message, where, strip.line, severity))
     return found
-
-
-def _line_of(text: str, offset: int) -> int:
-    return text.count("\n", 0, offset) + 1
 
 
 def _excerpt(text: str, limit: int = 60) -> str:

@@ -9,40 +9,6 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from rubricate.evidence.report_model import Severity
 
-DOC_SUFFIXES = (".md", ".markdown", ".rst", ".txt", ".adoc", ".ipynb")
-DATA_FILE_SUFFIXES = (".yml", ".yaml", ".toml", ".ini", ".cfg", ".json", ".env", ".properties")
-
-INVISIBLE_CLASS = (
-    "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b\u200c\u200e\u200f\u202a-\u202e"
-    "\u2060-\u206f\u3164\ufe00-\ufe0e\ufeff\uffa0\ufff9-\ufffb"
-    "\U000e0000-\U000e007f\U000e0100-\U000e01ef\U0001d173-\U0001d17a"
-)
-_JOINERS = "\u200d\ufe0f"
-_EMOJI_BASE = f"[^\\x00-\\x7f{INVISIBLE_CLASS}{_JOINERS}]"
-INVISIBLE = re.compile(f"[{INVISIBLE_CLASS}]|(?<!{_EMOJI_BASE})[{_JOINERS}]")
-"""Invisible, bidi and tag characters; ZWJ and VS16 count only where no emoji precedes them."""
-CONTROL = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
-MD_COMMENT = re.compile(
-    r"^[ \t]*\[[^\]\n]*\]:[ \t]*(?:#|<>)[ \t]*(?:\([^\n]*\)|\"[^\n]*\")[ \t]*$", re.M
-)
-CONFUSABLES = str.maketrans(
-    "аеорсухіјѕԁԛԝһӏɡАВЕКМНОРСТХУІЈЅԌԚԜοαενρτυικχΑΒΕΖΗΙΚΜΝΟΡΤΥΧ",
-    "aeopcyxijsdqwhlgABEKMHOPCTXYIJSGQWoaevptuikxABEZHIKMNOPTYX",
-)
-"""Cyrillic and Greek letters that look Latin, mapped to Latin for the rules (not for display)."""
-GRADER_WORDS = re.compile(
-    r"\b(?:score|scores|scoring|grade|grading|rating|grader|judge|evaluator|rubric|llm|prompt|"
-    r"instructions?|ai\s+(?:reviewers?|graders?|judges?|models?|assistants?|systems?))\b",
-    re.IGNORECASE,
-)
-"""Words that make a hidden HTML comment worth a warning rather than a note."""
-SUSPICIOUS_WORDS = re.compile(
-    r"\b(?:ignore|disregard|instruction|prompt|system|assistant|score|grade|rating|grader|judge|"
-    r"evaluator|rubric|approve|llm|ai)\b",
-    re.IGNORECASE,
-)
-
 
 @dataclass(frozen=True)
 class Rule:
@@ -55,12 +21,17 @@ class Rule:
     """Lower-case words one of which must occur for the pattern to match (a fast filter)."""
     in_data_files: bool = True
     in_docs: Severity = "warning"
-    """The severity of a hit in a changed documentation file (`DOC_SUFFIXES`): docs that
+    """The severity of a hit in a changed documentation file (`scan.DOC_SUFFIXES`): docs that
     discuss scoring or chat templates get a note; code, data, the PR text and the spec warn."""
 
 
 def _rx(text: str) -> re.Pattern[str]:
     return re.compile(text, re.IGNORECASE | re.MULTILINE)
+
+
+def _words(text: str) -> tuple[str, ...]:
+    """Trigger words written as the patterns write alternatives, `a|b|c` (spaces kept)."""
+    return tuple(text.split("|"))
 
 
 _GAP = r"(?:[^.\n]|\n(?![ \t]*\n)){0,40}"
@@ -99,19 +70,7 @@ RULES: tuple[Rule, ...] = (
             r"\bstop\s+everything\b"
         ),
         "text tries to override the judge's instructions",
-        (
-            "ignore",
-            "disregard",
-            "forget",
-            "overrid",
-            "overrul",
-            "bypass",
-            "skip",
-            "drop",
-            "abandon",
-            "neglect",
-            "discard",
-        ),
+        _words("ignore|disregard|forget|overrid|overrul|bypass|skip|drop|abandon|neglect|discard"),
     ),
     Rule(
         "new-instructions",
@@ -142,19 +101,7 @@ RULES: tuple[Rule, ...] = (
             r"must|should|ignore|give|rate|score)"
         ),
         "text addresses the judge directly",
-        (
-            "ai",
-            "llm",
-            "model",
-            "assistant",
-            "grader",
-            "judge",
-            "evaluator",
-            "scorer",
-            "bot",
-            "gpt",
-            "claude",
-        ),
+        _words("ai|llm|model|assistant|grader|judge|evaluator|scorer|bot|gpt|claude"),
     ),
     Rule(
         "score-request",
@@ -165,19 +112,7 @@ RULES: tuple[Rule, ...] = (
             r"\ball\s+criteria\s+(?:are\s+|were\s+)?(?:met|pass(?:ed)?|satisfied|fulfilled)\b"
         ),
         "text asks for a particular score",
-        (
-            "give",
-            "assign",
-            "award",
-            "grant",
-            "rate",
-            "score",
-            "mark",
-            "grade",
-            "deserve",
-            "should",
-            "criteria",
-        ),
+        _words("give|assign|award|grant|rate|score|mark|grade|deserve|should|criteria"),
     ),
     Rule(
         "fake-score-block",
@@ -202,16 +137,7 @@ RULES: tuple[Rule, ...] = (
             rf"\b(?:grader|judge|evaluator|rubricate)[\s_-]*{_LABEL}\s*[:=]"
         ),
         "text imitates a grader, metadata or review block",
-        triggers=(
-            "grader",
-            "judge",
-            "evaluat",
-            "rubricate",
-            "grading",
-            "metadata",
-            "review",
-            "llm",
-        ),
+        triggers=_words("grader|judge|evaluat|rubricate|grading|metadata|review|llm"),
         in_data_files=False,
     ),
     Rule(
@@ -258,21 +184,9 @@ RULES: tuple[Rule, ...] = (
             r"\bvisible\s+(?:only\s+)?to\s+(?:the\s+)?(?:ai|llms?|models?|machines?|bots?)\b"
         ),
         "text addresses automated screening, review or scoring",
-        (
-            "note",
-            "message",
-            "instruction",
-            "hint",
-            "reminder",
-            "attention",
-            "notice",
-            "directive",
-            "automated",
-            "ai ",
-            "llm",
-            "invisible",
-            "hidden",
-            "visible",
+        _words(
+            "note|message|instruction|hint|reminder|attention|notice|directive|automated|ai |llm|"
+            "invisible|hidden|visible"
         ),
     ),
     Rule(
@@ -296,27 +210,9 @@ RULES: tuple[Rule, ...] = (
             r"\bpre-?(?:verified|approved|screened|vetted)\s+by\b"
         ),
         "text tries to steer the grader's assessment",
-        (
-            "overrid",
-            "overrul",
-            "bypass",
-            "skip",
-            "disregard",
-            "ignore",
-            "overlook",
-            "not ",
-            "don",
-            "never",
-            "focus",
-            "report",
-            "rate",
-            "give",
-            "assign",
-            "award",
-            "grant",
-            "review",
-            "rank",
-            "pre",
+        _words(
+            "overrid|overrul|bypass|skip|disregard|ignore|overlook|not |don|never|focus|report|"
+            "rate|give|assign|award|grant|review|rank|pre"
         ),
     ),
     Rule(

@@ -23,13 +23,12 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ValidationError
-
+from rubricate.rubric.agentv_criteria import CriterionDraft as CriterionDraft
+from rubricate.rubric.agentv_criteria import criteria_of, grader_criteria, has_ranges
 from rubricate.rubric.agentv_refs import MAX_INCLUDE_DEPTH, Located, References, RefError
 from rubricate.rubric.build import Draft
 from rubricate.rubric.files import AgentVCriterion
-from rubricate.rubric.located import describe_value, located_diagnostics
-from rubricate.yamlsource import Loc, Locator
+from rubricate.rubric.located import describe_value
 
 if TYPE_CHECKING:
     from rubricate.rubric.agentv_forms import Form
@@ -37,18 +36,7 @@ if TYPE_CHECKING:
 CURRENT_TYPES = frozenset({"llm-rubric", "agent-rubric"})
 OLDER_TYPES = frozenset({"rubrics", "rubric", "llm-grader", "llm-judge"})
 COMMAND_TYPES = frozenset({"script", "code-grader", "code-judge", "script-grader"})
-OPERATORS = ("correctness", "contradiction")
 _CRITERIA_KEYS = ("value", "criteria", "rubrics")
-_OUTCOME_KEYS = ("outcome", "criteria", "expected_outcome", "description")
-
-
-@dataclass
-class CriterionDraft:
-    """One criterion of a grader, with AgentV's number for it and the file it is in."""
-
-    draft: Draft
-    where: Located
-    number: int
 
 
 @dataclass
@@ -67,7 +55,7 @@ class GraderDraft:
     @property
     def analytic(self) -> bool:
         """AgentV scores a grader 0-10 when any of its criteria has score ranges (head 646)."""
-        return any(_has_ranges(c.draft) for c in self.criteria)
+        return any(has_ranges(c.draft) for c in self.criteria)
 
 
 @dataclass
@@ -78,6 +66,18 @@ class Context:
     refs: References
     left_out: list[str] = field(default_factory=list)
     criteria_text: str | None = None
+
+    def fresh(self, criteria_text: str | None = None) -> Context:
+        """A context for another list: the same form and references, nothing left out yet."""
+        return Context(self.form, self.refs, criteria_text=criteria_text)
+
+    def graders(self, entries: Located) -> list[GraderDraft]:
+        """The rubric graders of one list (see `parse_graders`)."""
+        return parse_graders(entries, self)
+
+    def inline(self, entries: Located) -> list[GraderDraft]:
+        """An inline `rubrics:` list as one grader (see `inline_grader`)."""
+        return inline_grader(entries, self)
 
 
 def parse_graders(entries: Located, ctx: Context) -> list[GraderDraft]:
@@ -112,7 +112,7 @@ def inline_grader(entries: Located, ctx: Context, name: str = "rubric") -> list[
         entries.error(f"rubrics should be a list of criteria, got {describe_value(entries.value)}")
         return []
     grader = GraderDraft(name, "rubric", entries)
-    grader.criteria = _criteria(entries.items(), ctx, strings_ok=True)
+    grader.criteria = criteria_of(entries.items(), ctx.form, strings_ok=True)
     return [grader] if grader.criteria else []
 
 
@@ -196,7 +196,7 @@ def _object_grader(item: Located, ctx: Context) -> list[GraderDraft]:
     if source is None:
         grader.criteria = [_prompt_criterion(grader, item, ctx)]
         return [grader]
-    grader.criteria = _grader_criteria(item, source, ctx)
+    grader.criteria = grader_criteria(item, source, ctx.form)
     return [grader] if grader.criteria else []
 
 
@@ -281,175 +281,3 @@ def _weight(item: Located) -> float:
         item.error(f"weight should be a finite number >= 0, got {weight!r}", "weight")
         return 1.0
     return float(weight)
-
-
-def _grader_criteria(item: Located, source: str, ctx: Context) -> list[CriterionDraft]:
-    value = item.child(source)
-    if isinstance(value.value, str):
-        return _single(item, value, ctx)
-    if isinstance(value.value, dict):
-        nested = next((k for k in ("criteria", "rubrics") if k in value.value), None)
-        if nested is not None:
-            return _grader_criteria(value, nested, ctx)
-        return _criteria([value], ctx, strings_ok=True)
-    if isinstance(value.value, list):
-        if not value.value:
-            value.error(f"{source} should list at least one criterion")
-            return []
-        strings_ok = not (ctx.form == "evalcases" and source == "rubrics")
-        return _criteria(value.items(), ctx, strings_ok=strings_ok)
-    value.error(
-        f"{source} should be a list of criteria or a text, got {describe_value(value.value)}"
-    )
-    return []
-
-
-def _single(grader: Located, value: Located, ctx: Context) -> list[CriterionDraft]:
-    """A text `value:`: one criterion `rubric-1` (head `grader-parser.ts` 2421-2436)."""
-    raw = grader.value
-    spec: dict[str, Any] = {"outcome": value.value}
-    if "score_ranges" in raw:
-        spec["score_ranges"] = raw["score_ranges"]
-    if isinstance(raw.get("id"), str):
-        spec["id"] = raw["id"]
-    if isinstance(raw.get("operator"), str):
-        spec["operator"] = raw["operator"]
-    synthetic = Located(spec, grader.loc, grader.problems)
-    return _criteria([synthetic], ctx, strings_ok=True, single=True)
-
-
-def _criteria(
-    items: list[Located],
-    ctx: Context,
-    *,
-    strings_ok: bool,
-    single: bool = False,
-) -> list[CriterionDraft]:
-    found = []
-    for number, item in enumerate(items, 1):
-        if isinstance(item.value, str):
-            if not strings_ok:
-                item.warn("a plain-string rubric here is skipped by AgentV v2 (expected a mapping)")
-            elif item.value.strip():
-                draft = Draft(item.loc, item.value.strip(), plain_required=True)
-                found.append(CriterionDraft(draft, item, number))
-            else:
-                item.warn("an empty criterion is skipped, as AgentV skips it")
-            continue
-        made = _object_criterion(item, ctx, number, single)
-        if made is not None:
-            found.append(made)
-    return found
-
-
-def _object_criterion(
-    item: Located, ctx: Context, number: int, single: bool
-) -> CriterionDraft | None:
-    raw = item.value
-    if not isinstance(raw, dict):
-        item.error(f"a criterion should be a string or a mapping, got {describe_value(raw)}")
-        return None
-    data = _normalized(raw, item, ctx)
-    spec = _validated(data, item)
-    if spec is None:
-        return None
-    ranges = spec.score_ranges is not None
-    if not any(isinstance(getattr(spec, k, None), str) for k in _OUTCOME_KEYS):
-        if not ranges:
-            message = "missing required key 'outcome': say what the criterion checks"
-            item.error(message + " (AgentV skips such a criterion)")
-            return None
-        spec = spec.model_copy(update={"outcome": spec.id or f"rubric-{number}"})
-    spec = spec.model_copy(update=_bars(spec, raw, item, ctx, ranges))
-    draft = Draft(item.loc, spec)
-    return CriterionDraft(draft, item, number)
-
-
-def _normalized(raw: dict[str, Any], item: Located, ctx: Context) -> dict[str, Any]:
-    data = dict(raw)
-    operator = data.get("operator")
-    if operator is not None and operator not in OPERATORS:
-        item.warn(
-            f"operator {operator!r} is not one of {', '.join(OPERATORS)}; AgentV ignores it",
-            "operator",
-        )
-        data.pop("operator")
-    ranges = data.get("score_ranges")
-    if isinstance(ranges, list):
-        data["score_ranges"] = [_range_entry(r) for r in ranges]
-    return data
-
-
-def _range_entry(entry: Any) -> Any:
-    if isinstance(entry, dict) and "outcome" not in entry:
-        alias = next((k for k in ("expected_outcome", "description") if k in entry), None)
-        if alias is not None:
-            entry = {**{k: v for k, v in entry.items() if k != alias}, "outcome": entry[alias]}
-    return entry
-
-
-class _One(BaseModel):
-    """A wrapper, so that every validation error has a place under `c`."""
-
-    c: AgentVCriterion
-
-
-def _validated(data: dict[str, Any], item: Located) -> AgentVCriterion | None:
-    wrapped = {"c": data}
-    try:
-        return _One.model_validate(wrapped).c
-    except ValidationError as exc:
-        locator = _Prefixed(item.problems.locator, item.loc)
-        for diagnostic in located_diagnostics(exc, _One, wrapped, locator):
-            item.problems.errors.append(diagnostic)
-        return None
-
-
-def _bars(
-    spec: AgentVCriterion, raw: dict[str, Any], item: Located, ctx: Context, ranges: bool
-) -> dict[str, Any]:
-    """`required` and `min_score` as each AgentV version reads them."""
-    legacy = spec.required_min_score
-    if legacy is not None and ctx.form == "assert":
-        item.error(
-            "'required_min_score' has been removed in AgentV; use 'min_score' (0-1)",
-            "required_min_score",
-            at_key=True,
-        )
-    legacy_bar = None if legacy is None or legacy == 0 else legacy / 10
-    said_required = raw.get("required") is True
-    if not ranges:
-        if spec.min_score is not None:
-            item.warn(
-                "AgentV ignores min_score on a checklist criterion (it is satisfied or not)",
-                "min_score",
-                at_key=True,
-            )
-        return {"required": raw.get("required", True) is not False, "min_score": None}
-    if ctx.form == "assert":
-        if said_required:
-            item.warn(
-                "AgentV ignores `required` on a score-range criterion; use `min_score`",
-                "required",
-                at_key=True,
-            )
-        return {"required": False, "min_score": spec.min_score}
-    bar = spec.min_score if spec.min_score is not None else legacy_bar
-    if bar is None and said_required:
-        bar = 1.0
-    return {"required": said_required, "min_score": bar}
-
-
-def _has_ranges(draft: Draft) -> bool:
-    return getattr(draft.spec, "score_ranges", None) is not None
-
-
-class _Prefixed(Locator):
-    """A locator for a sub-document: positions of `loc` are looked up under a prefix."""
-
-    def __init__(self, base: Locator, prefix: Loc) -> None:
-        super().__init__(base.path, base.values, base.keys)
-        self.prefix = prefix
-
-    def at(self, loc: Loc, *, key: bool = False) -> tuple[int, int]:
-        return super().at((*self.prefix, *loc[1:]), key=key)

@@ -20,13 +20,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from rubricate.rubric.agentv_graders import Context, GraderDraft, inline_grader, parse_graders
 from rubricate.rubric.agentv_refs import Located, RefError
 from rubricate.rubric.agentv_rubric import DEFAULT_THRESHOLD, CaseDraft
 from rubricate.rubric.located import describe_value
 
 if TYPE_CHECKING:
     from rubricate.rubric.agentv_forms import Form
+    from rubricate.rubric.agentv_graders import Context, GraderDraft
 
 
 def test_cases(root: Located, ctx: Context) -> list[CaseDraft]:
@@ -166,7 +166,7 @@ def _case(
         own = _criteria_only(test)
     lists = ([own] if own is not None else []) + shared
     if "rubrics" in data:
-        case.graders += inline_grader(test.child("rubrics"), Context(ctx.form, ctx.refs))
+        case.graders += ctx.fresh().inline(test.child("rubrics"))
     case.graders += _graders(lists, ctx, case)
     return case
 
@@ -196,10 +196,10 @@ def _criteria_only(test: Located) -> Located | None:
 
 def _graders(lists: list[Located], ctx: Context, case: CaseDraft) -> list[GraderDraft]:
     text = case.where.value.get("criteria") if isinstance(case.where.value, dict) else None
-    local = Context(ctx.form, ctx.refs, criteria_text=text if isinstance(text, str) else None)
+    local = ctx.fresh(text if isinstance(text, str) else None)
     graders: list[GraderDraft] = []
     for entries in lists:
-        graders += parse_graders(_as_list(entries), local)
+        graders += local.graders(_as_list(entries))
     case.left_out += local.left_out
     return graders
 

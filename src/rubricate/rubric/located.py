@@ -38,6 +38,18 @@ def located_diagnostics(
     return sorted_diagnostics(_diagnostic(error, schema, data, locator) for error in exc.errors())
 
 
+class Prefixed(Locator):
+    """A locator for a sub-document validated inside a one-field wrapper model: a position's
+    first part (the wrapper's field) is dropped and the rest is looked up under `prefix`."""
+
+    def __init__(self, base: Locator, prefix: Loc) -> None:
+        super().__init__(base.path, base.values, base.keys)
+        self.prefix = prefix
+
+    def at(self, loc: Loc, *, key: bool = False) -> tuple[int, int]:
+        return super().at((*self.prefix, *loc[1:]), key=key)
+
+
 def _diagnostic(
     error: ErrorDetails, schema: dict[str, Any], data: Any, locator: Locator
 ) -> Diagnostic:

@@ -41,11 +41,6 @@ def read_value(text: str) -> ScoreValue:
     raise ScoreError(f"{text!r} is not a number, true/false or null")
 
 
-def parse_value(text: str) -> ScoreValue:
-    """A score value from text (see `read_value`)."""
-    return read_value(text)
-
-
 def parse_scores(rubric: Rubric, items: Iterable[str]) -> dict[str, ScoreValue]:
     """Checked scores by exact criterion id, from `ID=VALUE` items."""
     scores: dict[str, ScoreValue] = {}
@@ -57,7 +52,7 @@ def parse_scores(rubric: Rubric, items: Iterable[str]) -> dict[str, ScoreValue]:
         if criterion_id in scores:
             raise ScoreError(f"{criterion_id} is scored twice")
         try:
-            value = parse_value(raw)
+            value = read_value(raw)
         except ScoreError:
             expected = allowed_range(rubric, rubric.criterion(criterion_id))
             raise ScoreError(
