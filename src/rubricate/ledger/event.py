@@ -244,14 +244,15 @@ def score_problem(rubric: RubricRef, scores: Mapping[str, ScoreValue]) -> str | 
     scale, criteria = rubric.scale, rubric.criteria
     if scale is None or criteria is None:
         return None
-    for criterion, value in scores.items():
+    low, high = scale.min - TOLERANCE, math.inf if scale.open else scale.max + TOLERANCE
+    for criterion, value in scores.items():  # (`scale.allows`, with its ends worked out once)
         ref = criteria.get(criterion)
         if ref is None:
             return f"scores.{criterion}: not a criterion of rubric {rubric.id} v{rubric.version}"
         if value is None:
             if not ref.nullable:
                 return f"scores.{criterion}: null is allowed only on a nullable criterion"
-        elif not isinstance(value, bool) and not scale.allows(value):
+        elif not isinstance(value, bool) and not low <= value <= high:
             return f"scores.{criterion}: {value:g} is outside the rubric's scale {scale.describe()}"
     return None
 
@@ -291,8 +292,7 @@ def parse_time(value: str | None) -> datetime | None:
 
 def natural_key(kind: str, repo: str, pr: int, version: int, delivery: str) -> str:
     """The event id: hex sha256 of (kind, repo, pr, version, delivery)."""
-    texts, numbers = (kind, repo, delivery), (pr, version)
-    if all(type(t) is str for t in texts) and all(type(n) is int for n in numbers):
+    if type(kind) is type(repo) is type(delivery) is str and type(pr) is type(version) is int:
         quote = encode_basestring_ascii  # exactly what json.dumps does, without its machinery
         payload = f"[{quote(kind)},{quote(repo)},{pr},{version},{quote(delivery)}]"
     else:
