@@ -49,17 +49,39 @@ def add_parser(subparsers: Any) -> None:
 def run_report(args: argparse.Namespace) -> int:
     """Read the ledger, build the report and write it in the chosen format."""
     from rubricate.errors import ConfigError
-    from rubricate.ledger.fold import gc_paused
 
     try:
-        from rubricate.report.model import Options, build_report
-        from rubricate.report.site import write_json, write_markdown, write_site
+        from rubricate.report.site import AuthorPages, write_json, write_markdown, write_site
     except ImportError as exc:
         raise ConfigError(
             "rubricate report needs the optional extra: "
             f"pip install 'rubricate[report]' ({exc.name} is missing)"
         ) from None
     progress = _progress(sys.stderr.isatty())
+    out = Path(args.out)
+    pages = AuthorPages(out) if args.format == "html" else None
+    try:  # the author pages are drawn in the background as soon as their part is known
+        report = _build(args, progress, None if pages is None else pages.start)
+        if pages is not None:
+            written = write_site(report, out, progress, pages=pages)
+            progress("")
+            if sys.stderr.isatty():
+                print(file=sys.stderr)
+            print(f"wrote {len(written)} files to {out}/ (open {out / 'index.html'})")
+        elif args.format == "markdown":
+            print(f"wrote {write_markdown(report, out)}")
+        else:
+            print(f"wrote {write_json(report, out / 'report.json')}")
+    finally:
+        if pages is not None:
+            pages.close()
+    return 0
+
+
+def _build(args: argparse.Namespace, progress: Any, authors_ready: Any) -> dict[str, Any]:
+    from rubricate.ledger.fold import gc_paused
+    from rubricate.report.model import Options, build_report
+
     progress("reading the ledger")
     with gc_paused():  # everything read or built here lives to the end: no collection over it
         parsed, config = _read(args)
@@ -67,20 +89,9 @@ def run_report(args: argparse.Namespace) -> int:
             print(f"{problem}: corrupt line (kept aside, skipped by the fold)", file=sys.stderr)
         progress(f"folding {len(parsed.events):,} events")
         options = Options(now=datetime.now(timezone.utc), since_days=args.since, author=args.author)
-        report = build_report(parsed, config, options)
+        report = build_report(parsed, config, options, authors_ready)
         gc.freeze()
-    out = Path(args.out)
-    if args.format == "html":
-        written = write_site(report, out, progress)
-        progress("")
-        if sys.stderr.isatty():
-            print(file=sys.stderr)
-        print(f"wrote {len(written)} files to {out}/ (open {out / 'index.html'})")
-    elif args.format == "markdown":
-        print(f"wrote {write_markdown(report, out)}")
-    else:
-        print(f"wrote {write_json(report, out / 'report.json')}")
-    return 0
+    return report
 
 
 def _read(args: argparse.Namespace) -> tuple[Any, Any]:

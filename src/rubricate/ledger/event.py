@@ -242,14 +242,15 @@ def score_problem(rubric: RubricRef, scores: Mapping[str, ScoreValue]) -> str | 
     scale, criteria = rubric.scale, rubric.criteria
     if scale is None or criteria is None:
         return None
-    for criterion, value in scores.items():
+    low, high = scale.min - TOLERANCE, math.inf if scale.open else scale.max + TOLERANCE
+    for criterion, value in scores.items():  # (`scale.allows`, with its ends worked out once)
         ref = criteria.get(criterion)
         if ref is None:
             return f"scores.{criterion}: not a criterion of rubric {rubric.id} v{rubric.version}"
         if value is None:
             if not ref.nullable:
                 return f"scores.{criterion}: null is allowed only on a nullable criterion"
-        elif not isinstance(value, bool) and not scale.allows(value):
+        elif not isinstance(value, bool) and not low <= value <= high:
             return f"scores.{criterion}: {value:g} is outside the rubric's scale {scale.describe()}"
     return None
 

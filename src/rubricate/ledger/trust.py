@@ -27,8 +27,7 @@ _KEY_ID_LABEL: Final = b"rubricate ledger key id"
 
 def natural_key(kind: str, repo: str, pr: int, version: int, delivery: str) -> str:
     """The event id: hex sha256 of (kind, repo, pr, version, delivery)."""
-    texts, numbers = (kind, repo, delivery), (pr, version)
-    if all(type(t) is str for t in texts) and all(type(n) is int for n in numbers):
+    if type(kind) is type(repo) is type(delivery) is str and type(pr) is type(version) is int:
         quote = encode_basestring_ascii  # exactly what json.dumps does, without its machinery
         payload = f"[{quote(kind)},{quote(repo)},{pr},{version},{quote(delivery)}]"
     else:

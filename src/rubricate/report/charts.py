@@ -1,10 +1,9 @@
 """SVG charts for the report, drawn by pygal (pure: numbers in, SVG text out).
 
 Every chart is script-free, with no inline CSS (a strict CSP allows neither): pygal's scripts,
-comments and tooltip are removed, its `<style>` is kept in `STYLES` under a class named after its
-content (the site writes them all to `style.css`), its random id is replaced by a stable one, and
-the `<svg>` gets `role="img"`, a `<title>` and a `<desc>`. The data table is the page's job.
-"""
+tooltip data and comments are left out, its `<style>` is kept in `STYLES` under a class named
+after its content (all go to `style.css`), its random id is replaced by a stable one, and the
+`<svg>` gets `role="img"`, a `<title>` and a `<desc>`. The data table is the page's job."""
 
 from __future__ import annotations
 
@@ -63,6 +62,18 @@ class _Quick:
                 return values[name]
         return _get(self, name)
 
+    def _tooltip_data(self, *args: Any, **kwargs: Any) -> None:
+        """None of the `<desc>`s pygal puts on each point for its tooltip script (there is none:
+        each chart is one image, `role="img"`, with its data in the page's table)."""
+
+
+class _Svg(pygal_base.Svg):
+    """pygal's SVG without the script of the chart's whole configuration, as JSON."""
+
+    def add_scripts(self) -> None:
+        if self.graph.js:
+            super().add_scripts()
+
 
 class _SerieConfig(pygal_base.SerieConfig):
     """pygal's series options, listing their names once: pygal calls `dir()` on a fresh one
@@ -75,7 +86,7 @@ class _SerieConfig(pygal_base.SerieConfig):
         return _SerieConfig._listed
 
 
-_PYGAL_SERIE_CONFIG = pygal_base.SerieConfig
+_PYGAL_SERIE_CONFIG, _PYGAL_SVG = pygal_base.SerieConfig, pygal_base.Svg
 
 
 class DateTimeLine(_Quick, pygal.DateTimeLine):
@@ -103,8 +114,7 @@ def _config(**extra: Any) -> dict[str, Any]:
         "show_x_guides": False,
         "no_data_text": "No data yet",
     }
-    base.update(extra)
-    return base
+    return {**base, **extra}
 
 
 def render(chart: Any, chart_id: str, title: str, desc: str) -> str:
@@ -117,8 +127,8 @@ def render(chart: Any, chart_id: str, title: str, desc: str) -> str:
     chart.config.legend_at_bottom_columns = series if series <= 4 else 3
 
     def accessible(root: Any) -> Any:
-        for comment in [c for c in root if not isinstance(c.tag, str)]:
-            root.remove(comment)
+        for node in [c for c in root if not isinstance(c.tag, str) or c.tag == "title"]:
+            root.remove(node)  # comments, and pygal's title (ours is put in below)
         css = []
         for defs in root.iter("defs"):
             for node in [s for s in defs if s.tag in ("script", "style")]:
@@ -127,8 +137,6 @@ def render(chart: Any, chart_id: str, title: str, desc: str) -> str:
         for parent in root.iter():
             for child in [c for c in parent if c.get("class") == "plot tooltip-overlay"]:
                 parent.remove(child)  # the tooltip is scripted, and styled inline
-        for old in [t for t in root if t.tag == "title"]:
-            root.remove(old)
         root.set("role", "img")
         root.set("aria-labelledby", f"{chart_id}-title {chart_id}-desc")
         scope = _shared_style("\n".join(css), f"#chart-{chart_id}")
@@ -140,11 +148,11 @@ def render(chart: Any, chart_id: str, title: str, desc: str) -> str:
         return root
 
     chart.add_xml_filter(accessible)
-    vars(pygal_base)["SerieConfig"] = _SerieConfig  # while drawing this chart only
+    vars(pygal_base).update(SerieConfig=_SerieConfig, Svg=_Svg)  # while drawing this chart only
     try:
         return str(chart.render(is_unicode=True))
     finally:
-        vars(pygal_base)["SerieConfig"] = _PYGAL_SERIE_CONFIG
+        vars(pygal_base).update(SerieConfig=_PYGAL_SERIE_CONFIG, Svg=_PYGAL_SVG)
 
 
 def _shared_style(css: str, scope: str) -> str:
@@ -205,8 +213,9 @@ def grouped_bars(
     if rotate:
         extra["x_label_rotation"] = rotate
     if counts:
-        highest = max((v or 0 for vs in series.values() for v in vs), default=0)
-        extra["y_labels"] = count_ticks(highest)
+        top = max(1, math.ceil(max((v or 0 for vs in series.values() for v in vs), default=0)))
+        step = min(c * 10**e for c in (1, 2, 5) for e in range(10) if top / (c * 10**e) <= 6)
+        extra["y_labels"] = list(range(0, top + step, step))  # whole numbers, about 6 of them
     chart = Bar(**_config(x_title=x_title, y_title=y_title, value_formatter=formatter, **extra))
     chart.x_labels = list(labels)
     for name, values in series.items():
@@ -259,13 +268,6 @@ def growth(chart_id: str, points: Sequence[Mapping[str, Any]], threshold: int, d
     return render(chart, chart_id, "Jobs with rubric_quality and a rating", desc)
 
 
-def count_ticks(highest: float, most: int = 6) -> list[int]:
-    """Whole-number ticks from 0 to at least `highest`, at most about `most` of them."""
-    top = max(1, math.ceil(highest))
-    step = min(c * 10**e for c in (1, 2, 5) for e in range(10) if top / (c * 10**e) <= most)
-    return list(range(0, top + step, step))
-
-
 def thin(points: Sequence[Mapping[str, Any]], limit: int = MAX_POINTS) -> list[Mapping[str, Any]]:
     """At most `limit` evenly spread points, always with the first and the last."""
     if len(points) <= limit:
@@ -294,7 +296,4 @@ def _with_interval(value: tuple[float, float, float] | None) -> Any:
 
 
 def _time(stamp: str) -> datetime:
-    parsed = parse_time(stamp)
-    if parsed is None:
-        raise ValueError("a point needs a time")
-    return parsed.replace(tzinfo=None)
+    return (parse_time(stamp) or datetime.min).replace(tzinfo=None)  # `stamp` is a time

@@ -7,11 +7,11 @@ it; `author` narrows everything to that author's jobs.
 
 Reputation over time: a series has one point as of each completed job (the time of its
 `final_approval`) and a last point as of the author's newest event, when that is later. One pass
-over the author's events in fold order (`at`, ties by id) keeps the author's running state: each
-job's facts as of the point (the job's own fold over its events so far, or its whole fold once
-every event is in) and their terms, which the ledger's own `terms_entry` adds up as
-`reputation.json` does. So every point is what `reputation.json` would say for the ledger up to
-that time, and the last one equals it.
+over the author's events in fold order (`at`, ties by id) keeps each job's terms as of the point
+(from its whole fold once every event is in; before its final approval only its state counts;
+else from the job's own fold over its events so far), and the ledger's `RunningTerms` adds them
+up with the same float operations in the same order as `reputation.json`. So every point is
+what `reputation.json` would say for the ledger up to that time, and the last one equals it.
 
 Audit: every override, bypassed gate and dispute, newest first.
 """
@@ -19,7 +19,7 @@ Audit: every override, bypassed gate and dispute, newest first.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -53,18 +53,20 @@ class Options:
 
 @bulk
 def build_report(
-    parsed: ParsedLedger, config: ReputationConfig, options: Options
+    parsed: ParsedLedger,
+    config: ReputationConfig,
+    options: Options,
+    authors_ready: Callable[[dict[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
-    """The report document for a parsed ledger."""
+    """The report document for a parsed ledger. `authors_ready` is given the authors' part of it
+    (what the author pages show), a few authors at a time, as soon as each part is known."""
     folded = fold_jobs(parsed.events)
     keys = {k for k, job in folded.items() if options.author in (None, job.facts.author)}
     cutoff = options.cutoff
     active = {k for k in keys if cutoff is None or folded[k].facts.last_at >= cutoff}
     mine = [e for e in parsed.events if (e.repo, e.pr) in keys]
-    shown = [e for e in mine if (e.repo, e.pr) in active]
     rows = job_rows(folded[k] for k in sorted(active))
-    scored = latest_scores(shown)
-    return {
+    report: dict[str, Any] = {
         "schema_version": REPORT_SCHEMA_VERSION,
         "generated_at": rfc3339(max((e.at for e in parsed.events), default=None)),
         "window": {
@@ -75,7 +77,18 @@ def build_report(
         },
         "ledger": _ledger(parsed),
         "config": config.model_dump(mode="json"),
-        "authors": _authors(mine, config, cutoff, {k: j.facts for k, j in folded.items()}),
+    }
+
+    def part(authors: list[dict[str, Any]]) -> None:
+        if authors_ready is not None:
+            authors_ready({**report, "authors": authors, "scores": {"jobs": rows}})
+
+    facts = {k: j.facts for k, j in folded.items()}
+    report["authors"] = _authors(mine, config, cutoff, facts, part)
+    shown = [e for e in mine if (e.repo, e.pr) in active]
+    scored = latest_scores(shown)
+    return {
+        **report,
         "scores": {"distributions": distributions(scored), "summary": summary(rows), "jobs": rows},
         "calibration": calibration(scored, seed=options.seed),
         "weights": weights_section(
@@ -102,20 +115,26 @@ def _authors(
     config: ReputationConfig,
     cutoff: datetime | None,
     folded: Mapping[tuple[str, int], JobFacts],
+    part: Callable[[list[dict[str, Any]]], None],
 ) -> list[dict[str, Any]]:
-    authors = []
-    for (repo, author), points in reputation_series(events, config, folded).items():
+    """Every author's entry, sorted by repo and login; `part` gets them 25 pages at a time."""
+    authors: list[dict[str, Any]] = []
+    done = 0
+    for (repo, author), points in each_series(events, config, folded):
         entry = {k: v for k, v in points[-1].items() if k not in ("at", "pr")}
-        authors.append(
-            {
-                "repo": repo,
-                "author": author,
-                "slug": author_stem(author),
-                **entry,
-                "series": [_point(p) for p in since(points, cutoff)],
-            }
-        )
-    return authors
+        slug = author_stem(author)
+        if (
+            authors
+            and slug != authors[-1]["slug"]
+            and len({a["slug"] for a in authors[done:]}) >= 25
+        ):
+            part(authors[done:])
+            done = len(authors)
+        series = [_point(p) for p in since(points, cutoff)]
+        authors.append({"repo": repo, "author": author, "slug": slug, **entry, "series": series})
+    if authors[done:]:
+        part(authors[done:])
+    return sorted(authors, key=lambda a: (a["repo"], a["author"]))
 
 
 def _point(point: dict[str, Any]) -> dict[str, Any]:
@@ -143,6 +162,16 @@ def reputation_series(
 
     `folded`: the facts of whole jobs when the caller has folded them already.
     """
+    return dict(sorted(each_series(events, config, folded)))
+
+
+def each_series(
+    events: Iterable[Event],
+    config: ReputationConfig,
+    folded: Mapping[JobKey, JobFacts] | None = None,
+) -> Iterator[tuple[AuthorKey, list[dict[str, Any]]]]:
+    """`reputation_series` one `(repo, author)` at a time, ordered by the author's page name
+    (so each author's repositories come one after another), then by repo."""
     by_job: dict[JobKey, list[Event]] = defaultdict(list)
     for event in events:
         by_job[(event.repo, event.pr)].append(event)
@@ -153,9 +182,8 @@ def reputation_series(
     by_repo: dict[str, dict[int, JobFacts]] = defaultdict(dict)
     for (repo, pr), facts in (folded or {}).items():
         by_repo[repo][pr] = facts
-    return {
-        key: author_series(by_author[key], config, by_repo[key[0]]) for key in sorted(by_author)
-    }
+    for repo, author in sorted(by_author, key=lambda k: (author_stem(k[1]), k)):
+        yield (repo, author), author_series(by_author[(repo, author)], config, by_repo[repo])
 
 
 def author_series(

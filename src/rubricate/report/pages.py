@@ -182,14 +182,13 @@ def table(
         f"{h if raw else escape(h)}</th>"
         for i, h in enumerate(headers)
     )
+    listed = [list(row) for row in rows]
+    width = max([len(headers), *map(len, listed)])
+    opens = ["<td class=text>" if i in texts else "<td>" for i in range(width)]
+    show = (lambda v: v) if raw else cell
     body = "".join(
-        "<tr>"
-        + "".join(
-            f"<td{' class=text' if i in texts else ''}>{cell(v) if not raw else v}</td>"
-            for i, v in enumerate(row)
-        )
-        + "</tr>"
-        for row in rows
+        "<tr>" + "".join(f"{o}{show(v)}</td>" for o, v in zip(opens, row, strict=False)) + "</tr>"
+        for row in listed
     )
     inner = f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody>"
     return f'<div class="table-wrap"><table>{inner}</table></div>'

@@ -53,19 +53,19 @@ VersionKey = tuple[str, int, int, str]
 def latest_scores(events: Iterable[Event]) -> dict[VersionKey, dict[str, Scored]]:
     """For each version and criterion, the latest score of each source."""
     found: dict[VersionKey, dict[str, Scored]] = defaultdict(dict)
-    for event in sorted(events, key=event_order):
-        if event.kind not in _SCORING or not event.scores:
-            continue
+    scoring = [e for e in events if e.kind in _SCORING and e.scores]
+    for event in sorted(scoring, key=event_order):
         scale = event.rubric.scale if event.rubric is not None else None
-        for criterion, value in event.scores.items():
-            source = _LEDGER_SOURCE.get(criterion_source(event, criterion))
+        same = None if event.evidence else _LEDGER_SOURCE.get(event.source or "auto")
+        for criterion, value in (event.scores or {}).items():
+            source = same or _LEDGER_SOURCE.get(criterion_source(event, criterion))
             if source is None:
                 continue
             key = (event.repo, event.pr, event.version, criterion)
             if value is None:
                 found[key].pop(source, None)
                 continue
-            number = _number(value, scale)
+            number = value if type(value) is float else _number(value, scale)
             found[key][source] = Scored(*key, source, number, scale)
     return found
 

@@ -1,10 +1,9 @@
 """Write the report: a static site, a markdown summary or JSON (shell: writes files).
 
 Pages are made and written one at a time, so the site is never held in memory as a whole.
-With many authors, the author pages (one chart each) are drawn by a pool of processes, one per
-core; each is sent only the part of the document its pages show, and writes them. Progress goes
-to `progress` (the CLI passes stderr when it is a terminal). The site's `style.css` (the pages'
-CSS and every chart's) is written last.
+With many authors, a pool of processes (one per core) draws the author pages, each sent only the
+part of the document its pages show, as soon as that is known. Progress goes to `progress`
+(stderr on a terminal). `style.css` (the pages' CSS and every chart's) is written last.
 
 The markdown summary (`report_markdown`, pure) is compact GitHub markdown for
 `$GITHUB_STEP_SUMMARY`: small tables, and Mermaid `xychart-beta` charts, which GitHub renders.
@@ -16,7 +15,7 @@ import gc
 import json
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -25,9 +24,7 @@ from rubricate.ledger.reputation import COMPONENTS
 from rubricate.report.stats import MACHINES
 
 Progress = Callable[[str], None]
-PARALLEL_FROM = 64
-"""Draw author pages in parallel from this many authors on."""
-_worker: dict[str, Any] = {}
+PARALLEL_FROM = 64  # draw author pages in parallel from this many authors on
 
 
 def write_site(
@@ -37,37 +34,81 @@ def write_site(
     *,
     workers: int | None = None,
     parallel_from: int = PARALLEL_FROM,
+    pages: AuthorPages | None = None,
 ) -> list[Path]:
-    """`index.html`, the sorted author tables, one page per author, `report.json` and the one
-    `style.css` they all link (written last: it holds the CSS of every chart drawn)."""
+    """`index.html`, the sorted author tables, `report.json`, one page per author (`pages`: when
+    they are being drawn already) and the `style.css` they all link (last: it holds the CSS of
+    every chart drawn)."""
     from rubricate.report import charts
+    from rubricate.report.pages import index_page, sort_pages
 
     (out / "authors").mkdir(parents=True, exist_ok=True)
     charts.STYLES.clear()
     gc.freeze()  # the document lives to the end: collections while drawing skip it
+    authors = pages or AuthorPages(out, workers, parallel_from)
     try:
-        count = workers or min(os.cpu_count() or 1, 8)
-        return _write_pages(report, out, progress, count, parallel_from)
+        authors.start(report)
+        written = [_write(out / "index.html", index_page(report))]
+        progress("index.html")
+        written += [_write(out / name, text) for name, text in sort_pages(report)]
+        written.append(write_json(report, out / "report.json"))
+        written += authors.finish(report, progress)
+        return [*written, _write(out / "style.css", stylesheet())]
     finally:
+        authors.close()
         gc.unfreeze()
 
 
-def _write_pages(
-    report: Mapping[str, Any], out: Path, progress: Progress, count: int, parallel_from: int
-) -> list[Path]:
-    from rubricate.report.pages import author_slugs, index_page, sort_pages
+class AuthorPages:
+    """The author pages: with many authors and more than one core, drawn by a pool of processes
+    from the moment their part of the document is known (`start`, a few authors at a time)."""
 
-    written = [_write(out / "index.html", index_page(report))]
-    progress("index.html")
-    written += [_write(out / name, text) for name, text in sort_pages(report)]
-    slugs = author_slugs(report)
-    if count > 1 and len(slugs) >= parallel_from:
-        written += _parallel_authors(report, out, slugs, count, progress)
-    else:
-        written += _write_authors(report, out, slugs, progress)
-    written.append(write_json(report, out / "report.json"))
-    written.append(_write(out / "style.css", stylesheet()))
-    return written
+    def __init__(self, out: Path, workers: int | None = None, parallel_from: int = PARALLEL_FROM):
+        self.out, self.parallel_from = out, parallel_from
+        self.workers = workers or min(os.cpu_count() or 1, 8)
+        self.pool: ProcessPoolExecutor | None = None
+        self.chunks: list[Future[tuple[list[str], dict[str, str]]]] = []
+        self.waiting: list[tuple[Mapping[str, Any], list[str]]] = []
+        self.seen: set[str] = set()
+
+    def start(self, part: Mapping[str, Any]) -> None:
+        """Draw the page of each author in `part` (what their pages show) not drawn yet."""
+        from rubricate.report.pages import author_slugs
+
+        self.waiting.append((part, [s for s in author_slugs(part) if s not in self.seen]))
+        self.seen.update(self.waiting[-1][1])
+        if self.workers < 2 or (self.pool is None and len(self.seen) < self.parallel_from):
+            return
+        if self.pool is None:
+            (self.out / "authors").mkdir(parents=True, exist_ok=True)
+            self.pool = ProcessPoolExecutor(self.workers)
+        for waiting, names in self.waiting:
+            for i in range(0, len(names), 25):
+                chunk = _part(waiting, names[i : i + 25])
+                self.chunks.append(self.pool.submit(_draw_chunk, self.out, chunk))
+        self.waiting.clear()
+
+    def finish(self, report: Mapping[str, Any], progress: Progress) -> list[Path]:
+        """Every author page, written."""
+        from rubricate.report import charts
+        from rubricate.report.pages import author_slugs
+
+        slugs = author_slugs(report)
+        if self.pool is None:
+            return _write_authors(report, self.out, slugs, progress)
+        written: list[Path] = []
+        for chunk in self.chunks:
+            paths, styles = chunk.result()
+            written += [Path(p) for p in paths]
+            charts.STYLES.update(styles)
+            progress(f"author pages {len(written)}/{len(slugs)}")
+        return written
+
+    def close(self) -> None:
+        """Stop the pool, if any (drawing nothing more)."""
+        if self.pool is not None:
+            self.pool.shutdown(cancel_futures=True)
+            self.pool = None
 
 
 def stylesheet() -> str:
@@ -91,21 +132,6 @@ def _write_authors(
     return written
 
 
-def _parallel_authors(
-    report: Mapping[str, Any], out: Path, slugs: Sequence[str], workers: int, progress: Progress
-) -> list[Path]:
-    from rubricate.report import charts
-
-    chunks = [_part(report, slugs[i : i + 25]) for i in range(0, len(slugs), 25)]
-    written: list[Path] = []
-    with ProcessPoolExecutor(workers, initializer=_start_worker, initargs=(out,)) as pool:
-        for paths, styles in pool.map(_draw_chunk, chunks):
-            written += [Path(p) for p in paths]
-            charts.STYLES.update(styles)
-            progress(f"author pages {len(written)}/{len(slugs)}")
-    return written
-
-
 def _part(report: Mapping[str, Any], slugs: Sequence[str]) -> dict[str, Any]:
     """What the pages of these authors show, and no more: a worker is sent only this."""
     authors = [e for e in report["authors"] if e["slug"] in slugs]
@@ -115,15 +141,13 @@ def _part(report: Mapping[str, Any], slugs: Sequence[str]) -> dict[str, Any]:
     return {**kept, "authors": authors, "scores": {"jobs": jobs}}
 
 
-def _start_worker(out: Path) -> None:
-    _worker["out"] = out
-
-
-def _draw_chunk(part: dict[str, Any]) -> tuple[list[str], dict[str, str]]:
+def _draw_chunk(out: Path, part: dict[str, Any]) -> tuple[list[str], dict[str, str]]:
+    """In a worker: what the parent held is never collected here, what drawing leaves is."""
     from rubricate.report import charts
 
-    slugs = [e["slug"] for e in part["authors"]]
-    paths = _write_authors(part, _worker["out"], slugs, lambda _: None)
+    gc.freeze()
+    gc.enable()
+    paths = _write_authors(part, out, [e["slug"] for e in part["authors"]], lambda _: None)
     return [str(p) for p in paths], charts.STYLES
 
 
@@ -204,20 +228,11 @@ def _calibration(report: Mapping[str, Any]) -> list[str]:
     for criterion, by_machine in report["calibration"]["criteria"].items():
         for machine in MACHINES:
             m = by_machine[machine]
-            if m["status"] != "ok":
-                rows.append([criterion, machine, str(m["n"]), m["status"], "–", "–"])
-            else:
+            numbers = [m["status"], "–", "–"]
+            if m["status"] == "ok":
                 kappa = f"{m['kappa']:.2f} [{_n(m['kappa_low'], 2)}, {_n(m['kappa_high'], 2)}]"
-                rows.append(
-                    [
-                        criterion,
-                        machine,
-                        str(m["n"]),
-                        kappa,
-                        f"{m['exact_agreement']:.0%}",
-                        f"{m['mean_difference']:+.2f}",
-                    ]
-                )
+                numbers = [kappa, f"{m['exact_agreement']:.0%}", f"{m['mean_difference']:+.2f}"]
+            rows.append([criterion, machine, str(m["n"]), *numbers])
     head = ["criterion", "vs reviewer", "pairs", "weighted κ [95% CI]", "exact", "mean diff"]
     return ["### Calibration", "", *(_table(head, rows) if rows else ["No pairs yet."])]
 
@@ -272,9 +287,8 @@ def _mermaid_bars(
 
 
 def _table(head: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    lines += ["| " + " | ".join(_md(c) for c in row) + " |" for row in rows]
-    return lines
+    body = ["| " + " | ".join(_md(c) for c in row) + " |" for row in rows]
+    return ["| " + " | ".join(head) + " |", "|" + "---|" * len(head), *body]
 
 
 def _md(text: str) -> str:
