@@ -52,6 +52,14 @@ def _resolve(name: str, node: ast.ImportFrom, current: str, is_package: bool) ->
     return ".".join([*base, name] if name else base)
 
 
+def _nearest_module(name: str, modules: set[str]) -> str | None:
+    """The module `name` is, or the innermost module it lies in (`a.b.c` → `a.b`)."""
+    parts = name.split(".")
+    while parts and ".".join(parts) not in modules:
+        parts.pop()
+    return ".".join(parts) or None
+
+
 def imports_of(path: Path, modules: set[str], src: Path = SRC) -> set[str]:
     """The internal modules one source file imports."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -62,16 +70,14 @@ def imports_of(path: Path, modules: set[str], src: Path = SRC) -> set[str]:
         if getattr(node, "lineno", 0) in skip:
             continue
         if isinstance(node, ast.Import):
-            candidates = [alias.name for alias in node.names]
+            targets: list[str | None] = [_nearest_module(a.name, modules) for a in node.names]
         elif isinstance(node, ast.ImportFrom):
             head = _resolve(node.module or "", node, current, path.name == "__init__.py")
-            candidates = [f"{head}.{alias.name}" for alias in node.names] + [head]
+            submodules = [f"{head}.{a.name}" for a in node.names if f"{head}.{a.name}" in modules]
+            targets = [*submodules] or [_nearest_module(head, modules)]
         else:
             continue
-        for name in candidates:
-            if name in modules and name != current:
-                found.add(name)
-                break
+        found.update(t for t in targets if t is not None and t != current)
     return found
 
 
