@@ -230,6 +230,11 @@ def _suffixes(name: str) -> list[str]:
     return ["*" + name[i:] for i in dots] + [name]
 
 
+def _literal(pattern: str) -> int:
+    """How specific a glob is: its characters that are neither wildcards nor slashes."""
+    return len(pattern.replace("*", "").replace("/", ""))
+
+
 def _patterns(path: str, endings: set[str] | None = None) -> Iterable[str]:
     """The globs of a file's shapes, for each ending (`*.END` or its name): `DIR/**/END`
     for each folder above it, `DIR/END`, and `DIR/END` with one of its folders a `*`."""
@@ -247,8 +252,9 @@ def _patterns(path: str, endings: set[str] | None = None) -> Iterable[str]:
 def cover(
     members: Iterable[str], files: Iterable[str], fine: Callable[[str], bool] = lambda _: False
 ) -> list[str]:
-    """Few globs (greedy, widest first) that match every member and no file but those `fine`
-    takes in (at most as many as the members they cover), then the members left (pure)."""
+    """Few globs (greedy: widest, then the most specific) that match every
+    member and no file but those `fine` takes in (at most as many as the members they cover),
+    then the members left (pure)."""
     wanted = set(members)
     covers: dict[str, set[str]] = defaultdict(set)
     for path in wanted:
@@ -264,7 +270,7 @@ def cover(
     chosen: list[str] = []
     left = set(wanted)
     while left:
-        ranked = sorted(candidates, key=lambda p: (-len(covers[p] & left), len(p), p))
+        ranked = sorted(candidates, key=lambda p: (-len(covers[p] & left), -_literal(p), len(p), p))
         best = next((p for p in ranked if all(fine(o) for o in sorted(others[p]))), None)
         if best is None or len(covers[best] & left) < 2:
             break
