@@ -22,6 +22,7 @@ SCHEMA = json.dumps(
     }
 )
 OPTIONS = "packages/tool/configuration_schema.json"
+MODELINE = "# yaml-language-server: $schema=../schema/service.json\n"
 
 
 def _options(to_root: str, level: str = "on") -> str:
@@ -137,17 +138,15 @@ def test_yaml_files_with_a_modeline_become_deliverables(tmp_path: Path) -> None:
         tmp_path,
         {
             "schema/service.json": SCHEMA,
-            "services/a.yaml": "# yaml-language-server: $schema=../schema/service.json\nlevel: on\n",
-            "services/b.yaml": "# yaml-language-server: $schema=../schema/service.json\nlevel: off\n",
+            "services/a.yaml": f"{MODELINE}level: on\n",
+            "services/b.yaml": f"{MODELINE}level: off\n",
         },
     )
     found = _detect_tree(tmp_path)
     # YAML 1.1 reads `on` and `off` as booleans, so neither matches the enum of strings.
     assert found.deliverables == ()
     assert "2 file(s) name schema/service.json but do not match it today" in found.notes[0]
-    (tmp_path / "services/a.yaml").write_text(
-        "# yaml-language-server: $schema=../schema/service.json\nlevel: 'on'\n", encoding="utf-8"
-    )
+    (tmp_path / "services/a.yaml").write_text(f"{MODELINE}level: 'on'\n", encoding="utf-8")
     (tmp_path / "services/b.yaml").write_text(
         "$schema: ../schema/service.json\nlevel: 'off'\n", encoding="utf-8"
     )
