@@ -230,3 +230,15 @@ def test_dry_run_prints_the_proposal_and_the_notes(
     assert f"#     schema: {OPTIONS}" in out
     assert "# Not proposed: renovate.json names a remote schema" in out
     assert not (tmp_path / ".github").exists()
+
+
+def test_validate_names_a_bad_schema_at_every_glob_that_uses_it(tmp_path: Path) -> None:
+    entries = "".join(f'  - glob: "{d}/*.json"\n    schema: s.json\n' for d in ("a", "b"))
+    config = "deliverables:\n" + entries
+    _write(tmp_path, {"s.json": '{"type": 12}', ".github/rubricate.yml": config})
+    valid, lines = validate_path(str(tmp_path / ".github/rubricate.yml"))
+    assert not valid
+    assert [line.split(": ", 1)[0].rsplit(":", 2)[-2] for line in lines] == ["3", "5"]
+    assert all("schema s.json is not a valid JSON Schema" in line for line in lines)
+    (tmp_path / "s.json").write_text(SCHEMA, encoding="utf-8")
+    assert validate_path(str(tmp_path / ".github/rubricate.yml"))[0]
