@@ -10,15 +10,13 @@ import re
 from collections.abc import Mapping
 from datetime import datetime, timezone
 from functools import lru_cache
-from json.encoder import encode_basestring_ascii
+from json.encoder import encode_basestring_ascii as _quote
 from typing import Any, Final, Literal
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
-    ValidationInfo,
-    ValidatorFunctionWrapHandler,
     field_serializer,
     field_validator,
     model_validator,
@@ -30,9 +28,6 @@ SCHEMA_VERSION: Final = 1
 MAX_PR: Final = 2**31 - 1
 """GitHub numbers issues and pull requests with 32-bit integers."""
 _NAME_PART = re.compile(r"[A-Za-z0-9_.-]+")
-_SHARED_RUBRICS = 256
-"""How many distinct rubric references decoding keeps to share (see `Event._shared_rubric`)."""
-_rubrics: dict[bytes, RubricRef] = {}
 REPO_PATTERN: Final = r"^(?!\.\.?/)[A-Za-z0-9_.-]+/(?!\.\.?$)[A-Za-z0-9_.-]+$"
 """`owner/name` for editors and other tools; `is_full_name` is the check that counts."""
 EventKind = Literal[
@@ -48,6 +43,9 @@ EventKind = Literal[
 ActorRole = Literal["admin", "maintain", "write", "triage", "read", "none", "bot"]
 Source = Literal["auto", "judge", "reviewer"]
 Gate = Literal["passed", "overridden", "bypassed"]
+
+
+_RATED: Any = {"if": {"properties": {"kind": {"const": "rated"}}}, "then": {"required": ["rating"]}}
 
 
 class _Strict(BaseModel):
@@ -69,11 +67,6 @@ class ScaleRef(_Strict):
         if self.max <= self.min:
             raise ValueError(f"rubric.scale: max ({self.max:g}) must be above min ({self.min:g})")
         return self
-
-    def allows(self, number: float) -> bool:
-        """True when a score lies on the scale (within the scoring tolerance)."""
-        above_min = number >= self.min - TOLERANCE
-        return above_min and (bool(self.open) or number <= self.max + TOLERANCE)
 
     def describe(self) -> str:
         """`1-5`, or `0-100+` for an open scale."""
@@ -116,19 +109,7 @@ class JudgeInfo(_Strict):
 class Event(_Strict):
     """One append-only ledger entry."""
 
-    model_config = ConfigDict(
-        extra="forbid",
-        frozen=True,
-        allow_inf_nan=False,
-        json_schema_extra={
-            "allOf": [
-                {
-                    "if": {"properties": {"kind": {"const": "rated"}}},
-                    "then": {"required": ["rating"]},
-                }
-            ]
-        },
-    )
+    model_config = _Strict.model_config | ConfigDict(json_schema_extra={"allOf": [_RATED]})
 
     schema_version: Literal[1] = SCHEMA_VERSION
     id: str = Field(min_length=1)
@@ -175,21 +156,17 @@ class Event(_Strict):
 
     @field_validator("rubric", mode="wrap")
     @classmethod
-    def _shared_rubric(
-        cls, value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo
-    ) -> Any:
-        """Lines recorded with the same rubric share one reference (frozen): the same object as
-        validating it again would give, made once. Most lines of a ledger carry the same few."""
+    def _shared_rubric(cls, value: Any, handler: Any, info: Any) -> Any:
+        """Lines with the same rubric (equal JSON values, so equal bytes) share one validated,
+        frozen reference: most lines of a ledger carry one of a few."""
         if info.mode != "json" or not isinstance(value, dict):
             return handler(value)
-        key = marshal.dumps(value)  # of JSON values: equal bytes, equal values (in key order)
-        shared = _rubrics.get(key)
-        if shared is None:
-            shared = handler(value)
-            if len(_rubrics) >= _SHARED_RUBRICS:
+        key = marshal.dumps(value)
+        if key not in _rubrics:
+            if len(_rubrics) >= 256:
                 _rubrics.clear()
-            _rubrics[key] = shared
-        return shared
+            _rubrics[key] = handler(value)
+        return _rubrics[key]
 
     @field_validator("repo")
     @classmethod
@@ -224,6 +201,8 @@ class Event(_Strict):
             problem = score_problem(self.rubric, self.scores)
             if problem is not None:
                 raise ValueError(problem)
+        got = self.__pydantic_fields_set__  # one set shared by events giving the same fields
+        object.__setattr__(self, "__pydantic_fields_set__", _sets.setdefault(frozenset(got), got))
         return self
 
     @field_serializer("at", "deadline")
@@ -235,17 +214,19 @@ class Event(_Strict):
         return json.dumps(self.model_dump(mode="json", exclude_none=True), sort_keys=True)
 
 
+_rubrics: dict[bytes, RubricRef] = {}
+_sets: dict[frozenset[str], set[str]] = {}
+
+
 def score_problem(rubric: RubricRef, scores: Mapping[str, ScoreValue]) -> str | None:
     """Why these scores do not fit the recorded rubric (None when they do, or it cannot tell).
-
     Only a rubric recorded with its scale and criteria is checked: each id must be a criterion,
-    a null is allowed only on a nullable criterion, and a number must lie on the scale.
-    """
+    a null is allowed only on a nullable criterion, and a number must lie on the scale."""
     scale, criteria = rubric.scale, rubric.criteria
     if scale is None or criteria is None:
         return None
     low, high = scale.min - TOLERANCE, math.inf if scale.open else scale.max + TOLERANCE
-    for criterion, value in scores.items():  # (`scale.allows`, with its ends worked out once)
+    for criterion, value in scores.items():
         ref = criteria.get(criterion)
         if ref is None:
             return f"scores.{criterion}: not a criterion of rubric {rubric.id} v{rubric.version}"
@@ -262,10 +243,8 @@ def _finite(value: object) -> bool:
     if isinstance(value, float):
         return math.isfinite(value)
     if isinstance(value, dict):
-        return all(_finite(v) for v in value.values())
-    if isinstance(value, (list, tuple)):
-        return all(_finite(v) for v in value)
-    return True
+        value = list(value.values())
+    return all(_finite(v) for v in value) if isinstance(value, (list, tuple)) else True
 
 
 def rfc3339(value: datetime | None) -> str | None:
@@ -291,10 +270,9 @@ def parse_time(value: str | None) -> datetime | None:
 
 
 def natural_key(kind: str, repo: str, pr: int, version: int, delivery: str) -> str:
-    """The event id: hex sha256 of (kind, repo, pr, version, delivery)."""
+    """The event id: hex sha256 of (kind, repo, pr, version, delivery) as compact JSON."""
     if type(kind) is type(repo) is type(delivery) is str and type(pr) is type(version) is int:
-        quote = encode_basestring_ascii  # exactly what json.dumps does, without its machinery
-        payload = f"[{quote(kind)},{quote(repo)},{pr},{version},{quote(delivery)}]"
+        payload = f"[{_quote(kind)},{_quote(repo)},{pr},{version},{_quote(delivery)}]"
     else:
         payload = json.dumps([kind, repo, pr, version, delivery], separators=(",", ":"))
     return hashlib.sha256(payload.encode()).hexdigest()
