@@ -52,6 +52,14 @@ def _resolve(name: str, node: ast.ImportFrom, current: str, is_package: bool) ->
     return ".".join([*base, name] if name else base)
 
 
+def _nearest_module(name: str, modules: set[str]) -> str | None:
+    """The module `name` is, or the innermost module it lies in (`a.b.c` → `a.b`)."""
+    parts = name.split(".")
+    while parts and ".".join(parts) not in modules:
+        parts.pop()
+    return ".".join(parts) or None
+
+
 def imports_of(path: Path, modules: set[str], src: Path = SRC) -> set[str]:
     """The internal modules one source file imports."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -62,16 +70,14 @@ def imports_of(path: Path, modules: set[str], src: Path = SRC) -> set[str]:
         if getattr(node, "lineno", 0) in skip:
             continue
         if isinstance(node, ast.Import):
-            candidates = [alias.name for alias in node.names]
+            targets: list[str | None] = [_nearest_module(a.name, modules) for a in node.names]
         elif isinstance(node, ast.ImportFrom):
             head = _resolve(node.module or "", node, current, path.name == "__init__.py")
-            candidates = [f"{head}.{alias.name}" for alias in node.names] + [head]
+            submodules = [f"{head}.{a.name}" for a in node.names if f"{head}.{a.name}" in modules]
+            targets = [*submodules] or [_nearest_module(head, modules)]
         else:
             continue
-        for name in candidates:
-            if name in modules and name != current:
-                found.add(name)
-                break
+        found.update(t for t in targets if t is not None and t != current)
     return found
 
 
@@ -86,8 +92,40 @@ def import_graph(package: Path = PACKAGE) -> dict[str, set[str]]:
     return graph
 
 
+def in_cycles(graph: dict[str, set[str]]) -> set[str]:
+    """The modules on some import cycle (a strongly connected component of two or more)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cyclic: set[str] = set()
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for dep in sorted(graph.get(node, set())):
+            if dep not in index:
+                visit(dep)
+                low[node] = min(low[node], low[dep])
+            elif dep in stack:
+                low[node] = min(low[node], index[dep])
+        if low[node] == index[node]:
+            component = stack[stack.index(node) :]
+            del stack[stack.index(node) :]
+            if len(component) > 1:
+                cyclic.update(component)
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return cyclic
+
+
 def longest_chain(graph: dict[str, set[str]]) -> list[str]:
-    """The longest import chain with no module repeated (depth-first, memoized on the DAG)."""
+    """The longest import chain with no module repeated, exactly and in a fixed order.
+
+    Depth-first; a module on no cycle has one longest chain whatever led to it, so it is
+    memoized; a module on a cycle is searched again each time (the cycles here are small)."""
+    cyclic = in_cycles(graph)
     best: dict[str, list[str]] = {}
     visiting: set[str] = set()
 
@@ -96,17 +134,17 @@ def longest_chain(graph: dict[str, set[str]]) -> list[str]:
             return best[node]
         visiting.add(node)
         longest: list[str] = []
-        for dep in graph.get(node, set()):
-            if dep in visiting:
-                continue
-            chain = walk(dep)
-            if len(chain) > len(longest):
-                longest = chain
+        for dep in sorted(graph.get(node, set())):
+            if dep not in visiting:
+                chain = walk(dep)
+                if len(chain) > len(longest):
+                    longest = chain
         visiting.discard(node)
-        best[node] = [node, *longest]
-        return best[node]
+        if node not in cyclic:
+            best[node] = [node, *longest]
+        return [node, *longest]
 
-    return max((walk(n) for n in graph), key=len, default=[])
+    return max((walk(n) for n in sorted(graph)), key=len, default=[])
 
 
 def dry_run_modules() -> list[str]:

@@ -21,8 +21,9 @@ from rubricate.config import ReputationConfig
 from rubricate.ledger.backends import DataBranchStore
 from rubricate.ledger.codec import parse_ledger
 from rubricate.ledger.derive import derive_files
-from rubricate.ledger.event import CriterionRef, Event, RubricRef, ScaleRef, natural_key
+from rubricate.ledger.event import CriterionRef, Event, RubricRef, ScaleRef
 from rubricate.ledger.reputation import compute_reputation
+from rubricate.ledger.trust import natural_key
 
 START = datetime(2023, 1, 1, tzinfo=timezone.utc)
 AGORA = RubricRef(

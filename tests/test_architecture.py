@@ -242,3 +242,12 @@ def test_no_import_chain_is_longer_than_nine_modules() -> None:
     assert shape.longest_chain(ladder) == [f"m{i}" for i in range(12)]  # the measure can fail
     chain = shape.longest_chain(shape.import_graph())
     assert len(chain) <= 9, " > ".join(chain)
+
+
+def test_no_module_is_longer_than_300_lines() -> None:
+    long = {
+        str(path.relative_to(SRC)): lines
+        for path in SRC.rglob("*.py")
+        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > 300
+    }
+    assert long == {}

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from rubricate.bot.jobstate import job_state
 from rubricate.bot.record import Stamp, new_event
 from rubricate.catchup import DELIVERY, final_scores, plan_catch_up, pulls_to_record
-from rubricate.ledger.event import CriterionRef, Event, Override, RubricRef, ScaleRef, natural_key
+from rubricate.ledger.event import CriterionRef, Event, Override, RubricRef, ScaleRef
+from rubricate.ledger.trust import natural_key
 
 REPO = "example-org/widgets"
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc)

@@ -27,7 +27,7 @@ from rubricate.errors import HandoffRefused
 from rubricate.evidence.graders_handoff import Handoff, HandoffLimits, read_handoff
 from rubricate.evidence.report_model import CheckResult, Finding
 from rubricate.evidence.report_model import report_json as real_report_json
-from rubricate.ledger.event import natural_key
+from rubricate.ledger.trust import natural_key
 from rubricate.rubric.model import Rubric
 
 from .conftest import AGORA_AUTO, REPO, Harness, make_report, of_type

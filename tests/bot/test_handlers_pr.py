@@ -15,7 +15,7 @@ from rubricate.bot.effects import (
 from rubricate.bot.events import Ignored
 from rubricate.bot.payload import parse_event
 from rubricate.evidence.report_model import Finding
-from rubricate.ledger.event import natural_key
+from rubricate.ledger.trust import natural_key
 
 from .conftest import (
     AGORA_AUTO,

@@ -27,7 +27,8 @@ from rubricate.bot.effects import (
 )
 from rubricate.bot.views import ViewState
 from rubricate.github.adapter import GitHubAdapter, connect
-from rubricate.ledger.event import Event, natural_key
+from rubricate.ledger.event import Event
+from rubricate.ledger.trust import natural_key
 from tests.github.fake_github import FakeGitHub
 
 MARKER = "<!-- rubricate:sticky -->"

@@ -5,7 +5,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from rubricate.ledger.event import CriterionRef, Event, RubricRef, ScaleRef, natural_key
+from rubricate.ledger.event import CriterionRef, Event, RubricRef, ScaleRef
+from rubricate.ledger.trust import natural_key
 
 BASE = datetime(2024, 3, 1, 12, 0, tzinfo=timezone.utc)
 AGORA = RubricRef(

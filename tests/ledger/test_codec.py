@@ -15,7 +15,8 @@ from rubricate.ledger.codec import (
     parse_ledger,
     shard_path,
 )
-from rubricate.ledger.event import Event, natural_key
+from rubricate.ledger.event import Event
+from rubricate.ledger.trust import natural_key
 from tests.ledger.factory import event
 
 SHARD = "ledger/2024-03.jsonl"

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from rubricate.cli.rubric_cmd import builtin_names, builtin_text, resolve_rubric
+from rubricate.cli.repo_reader import builtin_rubrics
+from rubricate.cli.rubric_cmd import builtin_names, resolve_rubric
 from rubricate.errors import ConfigError, SourceError
 
 from .helpers import DATA, REPO, read_local
@@ -20,7 +21,7 @@ def test_builtin_names() -> None:
 def test_builtins_load_without_warnings(name: str) -> None:
     from rubricate.rubric.loader import load_rubrics
 
-    loaded = load_rubrics(builtin_text(name), name)
+    loaded = load_rubrics(builtin_rubrics()[name], name)
     assert loaded.warnings == ()
     assert resolve_rubric(name).id == name
 
@@ -71,7 +72,7 @@ def test_agent_run_quality_has_nullable_and_request_axes() -> None:
 
 
 def test_builtins_are_shipped_from_the_top_level_rubrics_directory() -> None:
-    assert builtin_text("agora-v3") == (REPO / "rubrics" / "agora-v3.yml").read_text(
+    assert builtin_rubrics()["agora-v3"] == (REPO / "rubrics" / "agora-v3.yml").read_text(
         encoding="utf-8"
     )
 

@@ -17,7 +17,16 @@ from typing import TYPE_CHECKING, Any, cast, get_args
 from pydantic import ValidationError
 
 from rubricate.evidence.report_model import CheckResult, ScoreReport, to_scale
-from rubricate.ledger.event import ActorRole, Event, EventKind, JudgeInfo, natural_key, rubric_ref
+from rubricate.ledger.event import (
+    ActorRole,
+    CriterionRef,
+    Event,
+    EventKind,
+    JudgeInfo,
+    RubricRef,
+    ScaleRef,
+)
+from rubricate.ledger.trust import natural_key
 from rubricate.rubric.agentv_score import score_any
 
 if TYPE_CHECKING:
@@ -67,6 +76,20 @@ def new_event(kind: EventKind, stamp: Stamp, **fields: Any) -> Event:
         change_id=stamp.change_id,
         delivery=stamp.delivery,
         **fields,
+    )
+
+
+def rubric_ref(rubric: Rubric) -> RubricRef:
+    """The full `{id, version, scale, criteria}` reference recorded with scores."""
+    return RubricRef(
+        id=rubric.id,
+        version=rubric.version,
+        scale=ScaleRef(
+            min=rubric.scale.min, max=rubric.scale.max, open=True if rubric.scale.open else None
+        ),
+        criteria={
+            c.id: CriterionRef(weight=c.weight, nullable=c.nullable) for c in rubric.criteria
+        },
     )
 
 

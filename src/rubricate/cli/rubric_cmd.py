@@ -39,22 +39,6 @@ def builtin_names() -> tuple[str, ...]:
     return tuple(sorted(builtin_rubrics()))
 
 
-def builtin_text(name: str) -> str:
-    """The YAML text of a built-in rubric."""
-    from rubricate.cli.repo_reader import builtin_rubrics
-    from rubricate.errors import ConfigError
-    from rubricate.yamlsource import did_you_mean
-
-    texts = builtin_rubrics()
-    if name not in texts:
-        names = builtin_names()
-        raise ConfigError(
-            f"rubric {name!r} not found: no such file, and not a built-in"
-            f"{did_you_mean(name, names)} ({', '.join(names)})"
-        )
-    return texts[name]
-
-
 def resolve_rubric(ref: str, read_file: ReadFile | None = None) -> Rubric:
     """The rubric named by a built-in name, a path, or `PATH#CASE_ID`."""
     from rubricate.cli.repo_reader import builtin_rubrics

@@ -2,7 +2,8 @@
 
 The runner and the service see only these types; the openai adapter (`client.py`) produces
 them. A call may take several HTTP attempts (retries, or moving down the structured-output
-ladder): `Spent` adds up the tokens, time and attempts of all of them, failed ones included.
+ladder): `Spent` adds up the tokens, time and attempts of all of them, failed ones included,
+and `Usage` adds up the calls of a judge step.
 """
 
 from __future__ import annotations
@@ -162,3 +163,57 @@ SCHEMA_INSTRUCTION = (
 def schema_instruction(schema: dict[str, Any]) -> str:
     """The text added to the system message when the server does not enforce the schema."""
     return SCHEMA_INSTRUCTION.format(schema=json.dumps(schema, separators=(",", ":")))
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Tokens and time spent on judge calls, summed over every attempt (failed ones too)."""
+
+    tokens_in: int = 0
+    tokens_out: int = 0
+    latency_ms: int = 0
+    calls: int = 0
+    attempts: int = 0
+    """HTTP requests made: retries and structured-output negotiation included."""
+    mode: str | None = None
+    """The structured-output mode of the last call that answered (`calls.MODES`)."""
+
+    def plus(self, spent: Spent, mode: str | None = None) -> Usage:
+        """This usage with one more call added."""
+        return self + Usage(
+            spent.tokens_in, spent.tokens_out, spent.latency_ms, 1, spent.attempts, mode
+        )
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.tokens_in + other.tokens_in,
+            self.tokens_out + other.tokens_out,
+            self.latency_ms + other.latency_ms,
+            self.calls + other.calls,
+            self.attempts + other.attempts,
+            other.mode or self.mode,
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON shape kept in the cache."""
+        return {
+            "tokens_in": self.tokens_in,
+            "tokens_out": self.tokens_out,
+            "latency_ms": self.latency_ms,
+            "calls": self.calls,
+            "attempts": self.attempts,
+            "mode": self.mode,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Usage:
+        """The inverse of `as_dict` (KeyError, TypeError or ValueError if bad)."""
+        mode = data.get("mode")
+        return cls(
+            int(data["tokens_in"]),
+            int(data["tokens_out"]),
+            int(data["latency_ms"]),
+            int(data["calls"]),
+            int(data.get("attempts", data["calls"])),
+            str(mode) if mode is not None else None,
+        )

@@ -42,8 +42,8 @@ from rubricate.rubric.model import TOLERANCE, Criterion, Rubric, ScoreValue
 from rubricate.rubric.scoring import numeric
 
 if TYPE_CHECKING:
-    from rubricate.judge.outcome import JudgeRun
     from rubricate.judge.reply import CriterionJudgment
+    from rubricate.judge.runner import JudgeRun
 
 JUDGE_CHECK = "judge"
 REQUEST_WHERE = tuple(where for _attribute, where in REQUEST_FIELDS)

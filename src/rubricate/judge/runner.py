@@ -6,6 +6,10 @@ validated; an invalid one is retried once with the problems, then its criteria a
 assessed`. A call that fails (a reply cut off at `max_tokens` included) is never retried here
 (the client already retried transient faults within bounds) and never raises: it becomes an
 error of the run. Every attempt's tokens and time count, failed ones too.
+
+What a run produced (`JudgeRun`): the validated judgments (with their verified quotes), the
+criteria left `not assessed` and why, what the judge was shown, and what the calls cost. Only a
+run without errors is cached.
 """
 
 from __future__ import annotations
@@ -16,8 +20,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from rubricate.errors import PromptTooLargeError, ReplyError
 from rubricate.judge import prompt_text
-from rubricate.judge.calls import JudgeCallError, RawReply
-from rubricate.judge.outcome import JudgeRun, Shown, Usage
+from rubricate.judge.budget import LeftOut
+from rubricate.judge.calls import JudgeCallError, RawReply, Usage
+from rubricate.judge.hidden import Stripped
 from rubricate.judge.prompt import Prompt, build_prompt, phase_criteria
 from rubricate.judge.reply import CriterionJudgment, max_output_tokens, parse_reply
 from rubricate.judge.scan import verified_quotes
@@ -25,7 +30,6 @@ from rubricate.judge.scan import verified_quotes
 if TYPE_CHECKING:
     from rubricate.evidence.snapshot import Snapshot
     from rubricate.judge.budget import Budget
-    from rubricate.judge.hidden import Stripped
     from rubricate.judge.prompt_text import Phase
     from rubricate.rubric.model import Rubric
 
@@ -33,6 +37,79 @@ PHASES: tuple[Phase, ...] = ("request", "submission")
 MIN_CALL_SECONDS = 1.0
 ECHO_LIMIT = 6000
 """At most this much of an invalid reply is sent back with the retry."""
+CACHE_FORMAT = 3
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What the judge was shown of the change."""
+
+    files_seen: tuple[str, ...] = ()
+    files_truncated: tuple[str, ...] = ()
+    files_left_out: tuple[LeftOut, ...] = ()
+    tokens_estimate: int = 0
+    stripped: tuple[Stripped, ...] = ()
+    """Hidden text removed before the judge saw it (request fields and files)."""
+
+
+@dataclass(frozen=True)
+class JudgeRun:
+    """The result of the judge step for one submission."""
+
+    model: str
+    judgments: tuple[CriterionJudgment, ...] = ()
+    not_assessed: tuple[str, ...] = ()
+    errors: tuple[str, ...] = ()
+    usage: Usage = field(default_factory=Usage)
+    shown: Shown = Shown()
+    cached: bool = False
+    prompt_version: str = prompt_text.PROMPT_VERSION
+
+    @property
+    def ok(self) -> bool:
+        """True when every call succeeded and every criterion was assessed."""
+        return not self.errors and not self.not_assessed
+
+    def as_cache(self) -> dict[str, Any]:
+        """The JSON stored in the cache."""
+        return {
+            "format": CACHE_FORMAT,
+            "model": self.model,
+            "prompt_version": self.prompt_version,
+            "judgments": [j.as_dict() for j in self.judgments],
+            "usage": self.usage.as_dict(),
+            "shown": {
+                "files_seen": list(self.shown.files_seen),
+                "files_truncated": list(self.shown.files_truncated),
+                "files_left_out": [item.as_dict() for item in self.shown.files_left_out],
+                "tokens_estimate": self.shown.tokens_estimate,
+                "stripped": [item.as_dict() for item in self.shown.stripped],
+            },
+        }
+
+    @classmethod
+    def from_cache(cls, data: dict[str, Any]) -> JudgeRun:
+        """A cached run, with what it originally cost (KeyError, TypeError or ValueError if
+        bad); `cached` says that it cost nothing this time."""
+        if (
+            data.get("format") != CACHE_FORMAT
+            or data.get("prompt_version") != prompt_text.PROMPT_VERSION
+        ):
+            raise ValueError("cache entry of another format or prompt version")
+        shown = data["shown"]
+        return cls(
+            model=str(data["model"]),
+            judgments=tuple(CriterionJudgment.from_dict(j) for j in data["judgments"]),
+            shown=Shown(
+                tuple(str(p) for p in shown["files_seen"]),
+                tuple(str(p) for p in shown["files_truncated"]),
+                tuple(LeftOut(str(i["path"]), str(i["reason"])) for i in shown["files_left_out"]),
+                int(shown["tokens_estimate"]),
+                tuple(Stripped.from_dict(i) for i in shown["stripped"]),
+            ),
+            usage=Usage.from_dict(data["usage"]),
+            cached=True,
+        )
 
 
 class JudgeClient(Protocol):

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from rubricate.evidence.report_model import ScoreReport
     from rubricate.evidence.snapshot import Snapshot
     from rubricate.judge.client_cache import ServerModes
-    from rubricate.judge.outcome import JudgeRun
+    from rubricate.judge.runner import JudgeRun
     from rubricate.rubric.model import Rubric
 
 MODES = ("auto", "none", "openai")
@@ -151,8 +151,7 @@ def _fresh_run(
     """Call the judge; a client that cannot even be built is a run error, not a crash."""
     from rubricate.judge.budget import Budget
     from rubricate.judge.client import Deadline, JudgeCallError, OpenAIJudgeClient
-    from rubricate.judge.outcome import JudgeRun
-    from rubricate.judge.runner import CallSettings, run_judge
+    from rubricate.judge.runner import CallSettings, JudgeRun, run_judge
 
     try:
         client = OpenAIJudgeClient(
@@ -177,8 +176,8 @@ def _cached_run(
 ) -> JudgeRun | None:
     """A cached run, re-validated against the rubric; None when absent, corrupt or unusable."""
     from rubricate.errors import ReplyError
-    from rubricate.judge.outcome import JudgeRun
     from rubricate.judge.reply import parse_reply
+    from rubricate.judge.runner import JudgeRun
 
     if data is None:
         return None

@@ -17,10 +17,10 @@ from pydantic import ValidationError
 
 from rubricate.errors import LedgerError as LedgerError
 from rubricate.errors import LedgerProblem
-from rubricate.ledger.event import Event, natural_key
+from rubricate.ledger.event import Event
 from rubricate.ledger.fold import bulk
 from rubricate.ledger.paths import git_blob_id
-from rubricate.ledger.trust import key_id, refusal
+from rubricate.ledger.trust import key_id, natural_key, refusal
 
 LEDGER_DIR = "ledger/"
 SHARD_SUFFIX = ".jsonl"

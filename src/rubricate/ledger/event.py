@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import marshal
 import math
@@ -10,24 +9,30 @@ import re
 from collections.abc import Mapping
 from datetime import datetime, timezone
 from functools import lru_cache
-from json.encoder import encode_basestring_ascii as _quote
 from typing import Any, Final, Literal
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    ValidationInfo,
+    ValidatorFunctionWrapHandler,
     field_serializer,
     field_validator,
     model_validator,
 )
 
-from rubricate.rubric.model import TOLERANCE, Rubric, ScoreValue
+from rubricate.rubric.model import TOLERANCE, ScoreValue
 
 SCHEMA_VERSION: Final = 1
 MAX_PR: Final = 2**31 - 1
 """GitHub numbers issues and pull requests with 32-bit integers."""
 _NAME_PART = re.compile(r"[A-Za-z0-9_.-]+")
+_SHARED_RUBRICS = 256
+"""How many distinct rubric references decoding keeps to share (see `Event._shared_rubric`).
+Sets of given field names are shared too (frozen events never change theirs)."""
+_rubrics: dict[bytes, RubricRef] = {}
+_sets: dict[frozenset[str], set[str]] = {}
 REPO_PATTERN: Final = r"^(?!\.\.?/)[A-Za-z0-9_.-]+/(?!\.\.?$)[A-Za-z0-9_.-]+$"
 """`owner/name` for editors and other tools; `is_full_name` is the check that counts."""
 EventKind = Literal[
@@ -43,9 +48,6 @@ EventKind = Literal[
 ActorRole = Literal["admin", "maintain", "write", "triage", "read", "none", "bot"]
 Source = Literal["auto", "judge", "reviewer"]
 Gate = Literal["passed", "overridden", "bypassed"]
-
-
-_RATED: Any = {"if": {"properties": {"kind": {"const": "rated"}}}, "then": {"required": ["rating"]}}
 
 
 class _Strict(BaseModel):
@@ -109,7 +111,19 @@ class JudgeInfo(_Strict):
 class Event(_Strict):
     """One append-only ledger entry."""
 
-    model_config = _Strict.model_config | ConfigDict(json_schema_extra={"allOf": [_RATED]})
+    model_config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        allow_inf_nan=False,
+        json_schema_extra={
+            "allOf": [
+                {
+                    "if": {"properties": {"kind": {"const": "rated"}}},
+                    "then": {"required": ["rating"]},
+                }
+            ]
+        },
+    )
 
     schema_version: Literal[1] = SCHEMA_VERSION
     id: str = Field(min_length=1)
@@ -156,17 +170,21 @@ class Event(_Strict):
 
     @field_validator("rubric", mode="wrap")
     @classmethod
-    def _shared_rubric(cls, value: Any, handler: Any, info: Any) -> Any:
-        """Lines with the same rubric (equal JSON values, so equal bytes) share one validated,
-        frozen reference: most lines of a ledger carry one of a few."""
+    def _shared_rubric(
+        cls, value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo
+    ) -> Any:
+        """Lines recorded with the same rubric share one reference (frozen): the same object as
+        validating it again would give, made once. Most lines of a ledger carry the same few."""
         if info.mode != "json" or not isinstance(value, dict):
             return handler(value)
-        key = marshal.dumps(value)
-        if key not in _rubrics:
-            if len(_rubrics) >= 256:
+        key = marshal.dumps(value)  # of JSON values: equal bytes, equal values (in key order)
+        shared = _rubrics.get(key)
+        if shared is None:
+            shared = handler(value)
+            if len(_rubrics) >= _SHARED_RUBRICS:
                 _rubrics.clear()
-            _rubrics[key] = handler(value)
-        return _rubrics[key]
+            _rubrics[key] = shared
+        return shared
 
     @field_validator("repo")
     @classmethod
@@ -214,19 +232,17 @@ class Event(_Strict):
         return json.dumps(self.model_dump(mode="json", exclude_none=True), sort_keys=True)
 
 
-_rubrics: dict[bytes, RubricRef] = {}
-_sets: dict[frozenset[str], set[str]] = {}
-
-
 def score_problem(rubric: RubricRef, scores: Mapping[str, ScoreValue]) -> str | None:
     """Why these scores do not fit the recorded rubric (None when they do, or it cannot tell).
+
     Only a rubric recorded with its scale and criteria is checked: each id must be a criterion,
-    a null is allowed only on a nullable criterion, and a number must lie on the scale."""
+    a null is allowed only on a nullable criterion, and a number must lie on the scale.
+    """
     scale, criteria = rubric.scale, rubric.criteria
     if scale is None or criteria is None:
         return None
     low, high = scale.min - TOLERANCE, math.inf if scale.open else scale.max + TOLERANCE
-    for criterion, value in scores.items():
+    for criterion, value in scores.items():  # (on the scale: within the scoring tolerance)
         ref = criteria.get(criterion)
         if ref is None:
             return f"scores.{criterion}: not a criterion of rubric {rubric.id} v{rubric.version}"
@@ -243,8 +259,10 @@ def _finite(value: object) -> bool:
     if isinstance(value, float):
         return math.isfinite(value)
     if isinstance(value, dict):
-        value = list(value.values())
-    return all(_finite(v) for v in value) if isinstance(value, (list, tuple)) else True
+        return all(_finite(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return all(_finite(v) for v in value)
+    return True
 
 
 def rfc3339(value: datetime | None) -> str | None:
@@ -267,29 +285,6 @@ def is_full_name(repo: str) -> bool:
 def parse_time(value: str | None) -> datetime | None:
     """The inverse of `rfc3339`."""
     return None if value is None else datetime.fromisoformat(value.replace("Z", "+00:00"))
-
-
-def natural_key(kind: str, repo: str, pr: int, version: int, delivery: str) -> str:
-    """The event id: hex sha256 of (kind, repo, pr, version, delivery) as compact JSON."""
-    if type(kind) is type(repo) is type(delivery) is str and type(pr) is type(version) is int:
-        payload = f"[{_quote(kind)},{_quote(repo)},{pr},{version},{_quote(delivery)}]"
-    else:
-        payload = json.dumps([kind, repo, pr, version, delivery], separators=(",", ":"))
-    return hashlib.sha256(payload.encode()).hexdigest()
-
-
-def rubric_ref(rubric: Rubric) -> RubricRef:
-    """The full `{id, version, scale, criteria}` reference recorded with scores."""
-    return RubricRef(
-        id=rubric.id,
-        version=rubric.version,
-        scale=ScaleRef(
-            min=rubric.scale.min, max=rubric.scale.max, open=True if rubric.scale.open else None
-        ),
-        criteria={
-            c.id: CriterionRef(weight=c.weight, nullable=c.nullable) for c in rubric.criteria
-        },
-    )
 
 
 def criterion_source(event: Event, criterion_id: str) -> str:

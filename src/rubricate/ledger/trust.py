@@ -12,15 +12,27 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 from collections.abc import Callable, Iterable
+from json.encoder import encode_basestring_ascii
 from typing import Final
 
-from rubricate.ledger.event import Event, natural_key
+from rubricate.ledger.event import Event
 
 KEY_ENV: Final = "RUBRICATE_LEDGER_KEY"
 SIGNATURE_PREFIX: Final = "hmac-sha256:"
 MIN_KEY_BYTES: Final = 16
 _KEY_ID_LABEL: Final = b"rubricate ledger key id"
+
+
+def natural_key(kind: str, repo: str, pr: int, version: int, delivery: str) -> str:
+    """The event id: hex sha256 of (kind, repo, pr, version, delivery)."""
+    if type(kind) is type(repo) is type(delivery) is str and type(pr) is type(version) is int:
+        quote = encode_basestring_ascii  # exactly what json.dumps does, without its machinery
+        payload = f"[{quote(kind)},{quote(repo)},{pr},{version},{quote(delivery)}]"
+    else:
+        payload = json.dumps([kind, repo, pr, version, delivery], separators=(",", ":"))
+    return hashlib.sha256(payload.encode()).hexdigest()
 
 
 def expected_id(event: Event) -> str | None:
