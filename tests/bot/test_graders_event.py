@@ -125,6 +125,19 @@ def test_a_run_without_a_commit_sha_is_a_payload_error() -> None:
         parse_graders_run(workflow_run_payload(head_sha="main"))
 
 
+@pytest.mark.parametrize("run_id", [0, -1, True, "7"])
+def test_a_run_without_a_positive_id_is_a_payload_error(run_id: Any) -> None:
+    with pytest.raises(PayloadError, match=r"`workflow_run\.id` is missing or not an integer"):
+        parse_graders_run(workflow_run_payload(run_id=run_id))
+
+
+def test_a_run_without_times_is_a_payload_error() -> None:
+    payload = workflow_run_payload()
+    del payload["workflow_run"]["updated_at"], payload["workflow_run"]["created_at"]
+    with pytest.raises(PayloadError, match="created_at"):
+        parse_graders_run(payload)
+
+
 # -- the artifact ----------------------------------------------------------------------
 
 

@@ -206,10 +206,12 @@ def _git_name(
     return value
 
 
-def _int(data: Mapping[str, Any], key: str, high: int = 2**63 - 1) -> int:
+def _int(data: Mapping[str, Any], key: str, high: int = 2**63 - 1, where: str = "") -> int:
     value = data.get(key)
     if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= high:
-        raise PayloadError(f"webhook payload: `{key}` is missing or not an integer in 1..{high}")
+        raise PayloadError(
+            f"webhook payload: `{where}{key}` is missing or not an integer in 1..{high}"
+        )
     return value
 
 
@@ -249,7 +251,7 @@ def parse_graders_run(payload: Mapping[str, Any]) -> GradersRun | Ignored:
     if not _SHA.fullmatch(head_sha):
         raise PayloadError("webhook payload: `workflow_run.head_sha` is not a commit SHA")
     return GradersRun(
-        run_id=_int(run, "id"),
+        run_id=_int(run, "id", where="workflow_run."),
         repo=_full_name(payload.get("repository")),
         head_sha=head_sha,
         conclusion=str(run.get("conclusion") or "none"),
