@@ -1,12 +1,17 @@
 """Report benchmarks: `rubricate report --format html` on N synthetic events; page weight;
 cold install of `rubricate[report]` against the core install with uv.
 
-Run: `python benchmarks/report_bench.py [--sizes 1000,10000,100000] [--no-install]`. Prints one
-JSON object. Events come from the ledger benchmark's generator (`bench_ledger.make_events`),
-written as a data-branch directory; each size runs the CLI in a fresh process (wall seconds,
-with peak memory). Page weight: `index.html`, the largest author page and the whole site.
-The install part builds rubricate's wheel and installs it with uv into an empty virtual
-environment with an empty cache (downloads included), once bare and once with `[report]`.
+Run: `python benchmarks/report_bench.py [--sizes 1000,10000,100000] [--repeat N]
+[--against OTHER_CHECKOUT] [--no-install]`. Prints one JSON object. Events come from the ledger
+benchmark's generator (`bench_ledger.make_events`), written once per size as a data-branch
+directory; each run is the CLI in a fresh process (wall seconds, CPU seconds of it and its page
+workers, and the peak memory of the largest of them). With `--repeat`, each size runs N times and
+every number is given as `[min, max]`. With `--against`, each run of this checkout is followed by
+one of the other checkout (its `src/`, e.g. a `git archive` of an older commit) on the same data,
+under `before`: on a shared machine, alternating runs see the same load. Page weight:
+`index.html`, the largest author page and the whole site. The install part builds rubricate's
+wheel and installs it with uv into an empty virtual environment with an empty cache (downloads
+included), once bare and once with `[report]`.
 """
 
 from __future__ import annotations
@@ -14,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shutil
 import subprocess
 import sys
@@ -31,32 +35,55 @@ from bench_ledger import make_events, shard_texts
 KB = 1024
 
 
-def bench_size(size: int, root: Path) -> dict[str, Any]:
+def bench_size(size: int, root: Path, repeat: int = 1, against: Path | None = None) -> Any:
     """Write N events as a data directory, run the report CLI on it, weigh the pages."""
-    data, out = root / f"data-{size}", root / f"site-{size}"
+    data = root / f"data-{size}"
     for path, text in shard_texts(make_events(size)).items():
         target = data / path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8")
+    sides = {"after": Path(__file__).resolve().parents[1] / "src"}
+    if against is not None:
+        sides["before"] = against / "src"
+    runs: dict[str, list[dict[str, Any]]] = {side: [] for side in sides}
+    for _ in range(repeat):
+        for side, src in sides.items():
+            runs[side].append(_run(data, root / f"site-{size}-{side}", src))
+    merged = {side: _span(found) for side, found in runs.items()}
+    return merged if against is not None else merged["after"]
+
+
+def _run(data: Path, out: Path, src: Path) -> dict[str, Any]:
+    shutil.rmtree(out, ignore_errors=True)
     command = [sys.executable, "-m", "rubricate", "report", "--data", str(data), "--out", str(out)]
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    env = {**os.environ, "PYTHONPATH": str(src)}
     started = time.perf_counter()
-    subprocess.run(command, check=True, capture_output=True)
+    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(process.pid, 0)  # this run's own CPU and peak memory
     wall = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode:
+        raise subprocess.CalledProcessError(process.returncode, command)
     authors = sorted((out / "authors").glob("*.html"), key=lambda p: p.stat().st_size)
     files = [p for p in out.rglob("*") if p.is_file()]
     return {
-        "events": size,
+        "events": int(data.name.split("-")[1]),
         "report_html_s": round(wall, 2),
-        "cpu_s": round(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, 2),
-        "peak_rss_mb": round(after.ru_maxrss / 1024, 1),
+        "cpu_s": round(usage.ru_utime + usage.ru_stime, 2),
+        "peak_rss_mb": round(usage.ru_maxrss / 1024, 1),
         "author_pages": len(authors),
         "index_kb": round((out / "index.html").stat().st_size / KB, 1),
         "largest_author_page_kb": round(authors[-1].stat().st_size / KB, 1) if authors else 0,
         "report_json_kb": round((out / "report.json").stat().st_size / KB, 1),
         "site_kb": round(sum(p.stat().st_size for p in files) / KB, 1),
     }
+
+
+def _span(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """One run as it is; several as `[min, max]` of each number."""
+    if len(runs) == 1:
+        return runs[0]
+    return {key: [min(r[key] for r in runs), max(r[key] for r in runs)] for key in runs[0]}
 
 
 def bench_install(root: Path) -> dict[str, Any]:
@@ -89,13 +116,15 @@ def main() -> None:
     """Run every size (and the install comparison) and print JSON."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--repeat", type=int, default=1, help="runs per size")
+    parser.add_argument("--against", type=Path, help="another checkout, run alternately")
     parser.add_argument("--no-install", action="store_true")
     args = parser.parse_args()
     results: dict[str, Any] = {"goals": {"report_100k_s": 5.0}, "sizes": {}}
     root = Path(tempfile.mkdtemp(prefix="rubricate-report-bench-"))
     try:
         for size in (int(s) for s in args.sizes.split(",")):
-            results["sizes"][str(size)] = bench_size(size, root)
+            results["sizes"][str(size)] = bench_size(size, root, args.repeat, args.against)
         if not args.no_install:
             results["install"] = bench_install(root)
     finally:

@@ -29,8 +29,10 @@ MAX_PR: Final = 2**31 - 1
 """GitHub numbers issues and pull requests with 32-bit integers."""
 _NAME_PART = re.compile(r"[A-Za-z0-9_.-]+")
 _SHARED_RUBRICS = 256
-"""How many distinct rubric references decoding keeps to share (see `Event._shared_rubric`)."""
+"""How many distinct rubric references decoding keeps to share (see `Event._shared_rubric`).
+Sets of given field names are shared too (frozen events never change theirs)."""
 _rubrics: dict[bytes, RubricRef] = {}
+_sets: dict[frozenset[str], set[str]] = {}
 REPO_PATTERN: Final = r"^(?!\.\.?/)[A-Za-z0-9_.-]+/(?!\.\.?$)[A-Za-z0-9_.-]+$"
 """`owner/name` for editors and other tools; `is_full_name` is the check that counts."""
 EventKind = Literal[
@@ -67,11 +69,6 @@ class ScaleRef(_Strict):
         if self.max <= self.min:
             raise ValueError(f"rubric.scale: max ({self.max:g}) must be above min ({self.min:g})")
         return self
-
-    def allows(self, number: float) -> bool:
-        """True when a score lies on the scale (within the scoring tolerance)."""
-        above_min = number >= self.min - TOLERANCE
-        return above_min and (bool(self.open) or number <= self.max + TOLERANCE)
 
     def describe(self) -> str:
         """`1-5`, or `0-100+` for an open scale."""
@@ -222,6 +219,8 @@ class Event(_Strict):
             problem = score_problem(self.rubric, self.scores)
             if problem is not None:
                 raise ValueError(problem)
+        got = self.__pydantic_fields_set__  # one set shared by events giving the same fields
+        object.__setattr__(self, "__pydantic_fields_set__", _sets.setdefault(frozenset(got), got))
         return self
 
     @field_serializer("at", "deadline")
@@ -243,7 +242,7 @@ def score_problem(rubric: RubricRef, scores: Mapping[str, ScoreValue]) -> str | 
     if scale is None or criteria is None:
         return None
     low, high = scale.min - TOLERANCE, math.inf if scale.open else scale.max + TOLERANCE
-    for criterion, value in scores.items():  # (`scale.allows`, with its ends worked out once)
+    for criterion, value in scores.items():  # (on the scale: within the scoring tolerance)
         ref = criteria.get(criterion)
         if ref is None:
             return f"scores.{criterion}: not a criterion of rubric {rubric.id} v{rubric.version}"
