@@ -242,3 +242,26 @@ def test_validate_names_a_bad_schema_at_every_glob_that_uses_it(tmp_path: Path) 
     assert all("schema s.json is not a valid JSON Schema" in line for line in lines)
     (tmp_path / "s.json").write_text(SCHEMA, encoding="utf-8")
     assert validate_path(str(tmp_path / ".github/rubricate.yml"))[0]
+
+
+def test_output_stays_short_and_init_never_crashes_on_a_schema(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files: dict[str, str | bytes] = {f"s{n}.json": SCHEMA for n in range(3)}
+    files |= {
+        f"d{n}/{m}.json": json.dumps({"$schema": f"../s{n}.json"}) for n in range(3) for m in "ab"
+    }
+    _write(tmp_path, files)
+    monkeypatch.setattr("rubricate.cli.schema_keys.MAX_ENTRIES", 1)
+    found = find(tmp_path, list(files))
+    assert found.deliverables == (("d0/*.json", "s0.json"),)
+    assert found.notes == ("4 more files name 2 more schemas (unchecked)",)
+
+    def choke(*args: object) -> None:
+        raise AttributeError("'list' object has no attribute 'get'")
+
+    monkeypatch.setattr("rubricate.evidence.deliverable_schemas.compile_schema", choke)
+    assert find(tmp_path, list(files)).notes == tuple(
+        f"s{n}.json does not compile: AttributeError: 'list' object has no attribute 'get'"
+        for n in range(3)
+    )

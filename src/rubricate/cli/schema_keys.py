@@ -36,6 +36,9 @@ from rubricate.evidence.paths import (
 MAX_READ_BYTES = 256 * 1024
 MAX_SCHEMA_BYTES = 8 * 1024 * 1024
 MAX_GLOBS = 8
+"""Globs proposed per schema; a note counts the rest."""
+MAX_ENTRIES = 40
+"""Entries proposed in all; the schemas after them (by path) are counted in a note, unchecked."""
 MAX_NOTES = 6
 META_HOSTS = frozenset({"json-schema.org", "www.json-schema.org"})
 YAML_MODELINE = re.compile(r"^[ \t]*#[ \t]*yaml-language-server:[ \t]*\$schema=(\S+)", re.M)
@@ -125,7 +128,8 @@ def find(root: Path, paths: Iterable[str]) -> KeyFindings:
     for path in sorted(p for p in files if readable(p)):
         raw = read_capped(root, path, MAX_READ_BYTES)
         value = schema_key(path, raw) if raw is not None else None
-        if value is not None and not _generated(raw or b""):
+        head = (raw or b"")[:HEAD_BYTES].decode("utf-8", "replace")
+        if value is not None and not MARKER.search(head):
             named[path] = resolve(path, value, files, top)
     schemas = {target for kind, target in named.values() if kind == "local"}
     by_schema: dict[str, list[str]] = defaultdict(list)
@@ -135,21 +139,33 @@ def find(root: Path, paths: Iterable[str]) -> KeyFindings:
             by_schema[target].append(path)
         elif kind in ("remote", "missing"):
             unchecked.append(_note(path, kind, target))
+    found, notes = _proposals(root, files, named, by_schema)
+    return KeyFindings(tuple(found), (*_shorten(notes), *_shorten(unchecked)), frozenset(named))
+
+
+def _proposals(
+    root: Path,
+    files: frozenset[str],
+    named: dict[str, tuple[str, str]],
+    by_schema: dict[str, list[str]],
+) -> tuple[list[tuple[str, str]], list[str]]:
+    """The globs of each schema in path order, until `MAX_ENTRIES`; notes on the rest."""
     found: list[tuple[str, str]] = []
     notes: list[str] = []
-    for schema, members in sorted(by_schema.items()):
+    order = sorted(by_schema)
+    for done, schema in enumerate(order):
+        if len(found) >= MAX_ENTRIES:
+            rest = sum(len(by_schema[s]) for s in order[done:])
+            notes.insert(0, f"{rest} more files name {len(order) - done} more schemas (unchecked)")
+            break
         check = _Check(root, schema, named)
-        good = check.members(members)
+        good = check.members(by_schema[schema])
         notes += check.notes
         globs = cover(good, files, check.fine) if good else []
         found += [(glob, schema) for glob in globs[:MAX_GLOBS]]
         if len(globs) > MAX_GLOBS:
             notes.append(f"{len(globs) - MAX_GLOBS} more globs of files that name {schema}")
-    return KeyFindings(tuple(found), (*notes, *_shorten(unchecked)), frozenset(named))
-
-
-def _generated(raw: bytes) -> bool:
-    return MARKER.search(raw[:HEAD_BYTES].decode("utf-8", "replace")) is not None
+    return found, notes
 
 
 def _note(path: str, kind: str, target: str) -> str:
@@ -161,7 +177,7 @@ def _note(path: str, kind: str, target: str) -> str:
 def _shorten(notes: list[str]) -> list[str]:
     if len(notes) <= MAX_NOTES:
         return notes
-    return [*notes[: MAX_NOTES - 1], f"... and {len(notes) - MAX_NOTES + 1} more such files"]
+    return [*notes[: MAX_NOTES - 1], f"... and {len(notes) - MAX_NOTES + 1} more like these"]
 
 
 class _Check:
@@ -185,6 +201,8 @@ class _Check:
             self.compiled = compile_schema(files.contents(schema), schema, files, schema)
         except (ConfigError, ValueError) as exc:
             self.notes.append(f"{schema} does not compile: {exc}")
+        except Exception as exc:
+            self.notes.append(f"{schema} does not compile: {type(exc).__name__}: {exc}")
 
     def members(self, paths: list[str]) -> list[str]:
         """The files naming the schema that match it today; a note names the others."""
