@@ -191,7 +191,7 @@ def test_a_schema_that_does_not_compile_is_named_not_proposed(tmp_path: Path) ->
     assert found.notes[0].startswith("s.json does not compile: schema s.json is not a valid")
 
 
-def test_a_schema_key_wins_over_a_same_name_pairing(tmp_path: Path) -> None:
+def test_a_schema_key_wins_over_a_same_name_pairing_and_pairs_must_match(tmp_path: Path) -> None:
     _write(
         tmp_path,
         {
@@ -199,12 +199,16 @@ def test_a_schema_key_wins_over_a_same_name_pairing(tmp_path: Path) -> None:
             "schemas/tool.json": SCHEMA,
             "other/config.json": json.dumps({"$schema": "../schemas/tool.json"}),
             "conf/config.json": json.dumps({"level": "on"}),
+            ".changes/config.json": json.dumps({"gitSiteUrl": "https://example.org"}),
         },
     )
     found = _detect_tree(tmp_path)
     assert found.deliverables == (
         Deliverable("conf/config.json", "schemas/config.schema.json"),
         Deliverable("other/config.json", "schemas/tool.json"),
+    )
+    assert found.notes == (
+        ".changes/config.json is named like schemas/config.schema.json but does not match it",
     )
 
 

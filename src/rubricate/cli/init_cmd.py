@@ -265,13 +265,27 @@ def with_schema_keys(detected: Detected, root: Path, paths: list[str]) -> Detect
 
     found = find(root, paths)
     named = {schema for _, schema in found.deliverables}
-    paired = tuple(item for item in detected.deliverables if item.glob not in found.keyed)
+    paired, notes = _pairs_that_match(
+        root, [d for d in detected.deliverables if d.glob not in found.keyed]
+    )
     return dataclasses.replace(
         detected,
         deliverables=(*paired, *(Deliverable(*item) for item in found.deliverables)),
         unmatched_schemas=tuple(s for s in detected.unmatched_schemas if s not in named),
-        notes=found.notes,
+        notes=(*notes, *found.notes),
     )
+
+
+def _pairs_that_match(root: Path, pairs: list[Deliverable]) -> tuple[list[Deliverable], list[str]]:
+    """The name pairs whose file matches its schema today; a note names each other one."""
+    from rubricate.cli.schema_keys import SchemaCheck
+
+    checks = {schema: SchemaCheck(root, schema, {}) for schema in {p.schema for p in pairs}}
+    kept = [pair for pair in pairs if checks[pair.schema].valid(pair.glob)]
+    notes = [note for schema in sorted(checks) for note in checks[schema].notes]
+    return kept, notes + [
+        f"{p.glob} is named like {p.schema} but does not match it" for p in pairs if p not in kept
+    ]
 
 
 def _template(name: str) -> str:

@@ -158,7 +158,7 @@ def _proposals(
             rest = sum(len(by_schema[s]) for s in order[done:])
             notes.insert(0, f"{rest} more files name {len(order) - done} more schemas (unchecked)")
             break
-        check = _Check(root, schema, named)
+        check = SchemaCheck(root, schema, named)
         good = check.members(by_schema[schema])
         notes += check.notes
         globs = cover(good, files, check.fine) if good else []
@@ -180,7 +180,7 @@ def _shorten(notes: list[str]) -> list[str]:
     return [*notes[: MAX_NOTES - 1], f"... and {len(notes) - MAX_NOTES + 1} more like these"]
 
 
-class _Check:
+class SchemaCheck:
     """One schema compiled as `rubricate validate` compiles it, and which files match it."""
 
     def __init__(self, root: Path, schema: str, named: dict[str, tuple[str, str]]) -> None:
