@@ -3,13 +3,15 @@
 Writes `.github/workflows/rubricate.yml` (with `--graders` and `--catch-up` also the graders and
 catch-up workflows), copied from the bundled templates, and a commented `.github/rubricate.yml`
 whose `deliverables:` and `graders:` entries come from what the repository holds: JSON files
-beside a `*.schema.json` of the same name, and the test command of the project's tooling. An
+beside a `*.schema.json` of the same name, JSON and YAML files whose `$schema` names a schema
+file of the repository (`schema_keys`), and the test command of the project's tooling. An
 existing file is never overwritten without `--force`; `--dry-run` prints and writes nothing.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import re
@@ -77,6 +79,8 @@ class Detected:
     deliverables: tuple[Deliverable, ...]
     unmatched_schemas: tuple[str, ...]
     test_command: str | None
+    notes: tuple[str, ...] = ()
+    """Files that name a schema init cannot check (remote, missing, not matching it today)."""
 
 
 def detect(paths: Iterable[str], package_json: str | None = None) -> Detected:
@@ -128,19 +132,24 @@ def render_config(detected: Detected, *, active: bool = False) -> str:
     ]
     if detected.deliverables:
         lines += [
-            "# Deliverables found beside a schema of the same name; uncomment to check them.",
+            "# Deliverables found beside a schema of the same name or naming one with $schema;",
+            "# uncomment to check them.",
             f"{mark}deliverables:",
         ]
         for item in detected.deliverables:
             lines += [
-                f'{mark}  - glob: "{item.glob}"',
-                f"{mark}    schema: {item.schema}",
+                f"{mark}  - glob: {json.dumps(item.glob)}",
+                f"{mark}    schema: {_scalar(item.schema)}",
                 f"{mark}    required: false",
             ]
     else:
-        lines.append("# No JSON file sits beside a schema of the same name (NAME.schema.json).")
+        lines.append(
+            "# No JSON file sits beside a schema of the same name (NAME.schema.json) "
+            "or names one in the repository with $schema."
+        )
     for schema in detected.unmatched_schemas:
         lines.append(f"# Schema with no matching NAME.json file: {schema} (add a glob for it)")
+    lines += [f"# Not proposed: {note}" for note in detected.notes]
     lines.append("")
     if detected.test_command:
         lines += [
@@ -155,6 +164,11 @@ def render_config(detected: Detected, *, active: bool = False) -> str:
     else:
         lines.append("# No test command recognized (pytest, npm test, go test, cargo test).")
     return "\n".join(lines) + "\n"
+
+
+def _scalar(text: str) -> str:
+    """A path as a YAML scalar: bare when plainly safe, else JSON-quoted."""
+    return text if re.fullmatch(r"[\w.][\w./-]*", text) else json.dumps(text)
 
 
 def plan(
@@ -242,7 +256,22 @@ def _detect_tree(root: Path) -> Detected:
             break
     package = root / "package.json"
     text = package.read_text(encoding="utf-8", errors="replace") if package.is_file() else None
-    return detect(paths, text)
+    return with_schema_keys(detect(paths, text), root, paths)
+
+
+def with_schema_keys(detected: Detected, root: Path, paths: list[str]) -> Detected:
+    """The detected entries and those of files that name their schema with `$schema`."""
+    from rubricate.cli.schema_keys import find
+
+    found = find(root, paths)
+    named = {schema for _, schema in found.deliverables}
+    paired = tuple(item for item in detected.deliverables if item.glob not in found.keyed)
+    return dataclasses.replace(
+        detected,
+        deliverables=(*paired, *(Deliverable(*item) for item in found.deliverables)),
+        unmatched_schemas=tuple(s for s in detected.unmatched_schemas if s not in named),
+        notes=found.notes,
+    )
 
 
 def _template(name: str) -> str:

@@ -145,20 +145,30 @@ def _schema_problems(
 
     files = SchemaFiles(read_bytes)
     problems = []
+    compiled: dict[str, str | None] = {}
+    """Each schema file's problem (None when it compiles): checked once, however many globs."""
     for index, deliverable in enumerate(config.deliverables):
         schema = deliverable.schema_
+        where = ("deliverables", index, "schema")
+        if isinstance(schema, str) and schema in compiled:
+            problem = compiled[schema]
+            problems += [locator.diag(where, problem)] if problem is not None else []
+            continue
         if isinstance(schema, str) and read_file is not None:
             try:
                 read_file(schema)
             except (OSError, UnicodeDecodeError) as exc:
                 problem = read_problem(exc)
-                where = ("deliverables", index, "schema")
                 problems.append(locator.diag(where, f"schema {schema}: {problem}"))
                 continue
+        problem = None
         try:
             compile_deliverable_schema(index, deliverable, files)
         except ConfigError as exc:
-            problems.append(locator.diag(("deliverables", index, "schema"), str(exc)))
+            problem = str(exc)
+            problems.append(locator.diag(where, problem))
+        if isinstance(schema, str):
+            compiled[schema] = problem
     return problems
 
 
