@@ -177,3 +177,28 @@ def test_parallel_author_pages_match_serial(data: Path, tmp_path: Path) -> None:
     for path in [*(tmp_path / "serial").rglob("*.html"), tmp_path / "serial" / "style.css"]:
         twin = tmp_path / "parallel" / path.relative_to(tmp_path / "serial")
         assert twin.read_bytes() == path.read_bytes()
+
+
+def test_author_pages_drawn_from_parts_match_serial(data: Path, tmp_path: Path) -> None:
+    from rubricate.report.site import AuthorPages, write_site
+
+    parsed = parse_ledger(
+        {p.relative_to(data).as_posix(): p.read_text() for p in data.rglob("*.jsonl")}
+    )
+    pages = AuthorPages(tmp_path / "early", workers=2, parallel_from=1)
+    parts: list[dict[str, object]] = []
+
+    def ready(part: dict[str, object]) -> None:
+        parts.append(part)
+        pages.start(part)
+
+    report = build_report(parsed, ReputationConfig(), Options(now=NOW), ready)
+    per_part = [{a["slug"] for a in part["authors"]} for part in parts]  # type: ignore[attr-defined]
+    every = set().union(*per_part)
+    assert every == {a["slug"] for a in report["authors"]}
+    assert sum(map(len, per_part)) == len(every)  # each author's page comes from one part
+    write_site(report, tmp_path / "early", lambda _: None, pages=pages)
+    write_site(report, tmp_path / "serial", lambda _: None, workers=1)
+    for path in [*(tmp_path / "serial").rglob("*.html"), tmp_path / "serial" / "style.css"]:
+        twin = tmp_path / "early" / path.relative_to(tmp_path / "serial")
+        assert twin.read_bytes() == path.read_bytes()

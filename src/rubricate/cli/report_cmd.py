@@ -64,14 +64,15 @@ def run_report(args: argparse.Namespace) -> int:
         report = _build(args, progress, None if pages is None else pages.start)
         if pages is not None:
             written = write_site(report, out, progress, pages=pages)
-            progress("")
-            if sys.stderr.isatty():
-                print(file=sys.stderr)
-            print(f"wrote {len(written)} files to {out}/ (open {out / 'index.html'})")
+            message = f"wrote {len(written)} files to {out}/ (open {out / 'index.html'})"
         elif args.format == "markdown":
-            print(f"wrote {write_markdown(report, out)}")
+            message = f"wrote {write_markdown(report, out)}"
         else:
-            print(f"wrote {write_json(report, out / 'report.json')}")
+            message = f"wrote {write_json(report, out / 'report.json')}"
+        progress("")
+        if sys.stderr.isatty():
+            print(file=sys.stderr)
+        print(message)
     finally:
         if pages is not None:
             pages.close()
@@ -89,7 +90,16 @@ def _build(args: argparse.Namespace, progress: Any, authors_ready: Any) -> dict[
             print(f"{problem}: corrupt line (kept aside, skipped by the fold)", file=sys.stderr)
         progress(f"folding {len(parsed.events):,} events")
         options = Options(now=datetime.now(timezone.utc), since_days=args.since, author=args.author)
-        report = build_report(parsed, config, options, authors_ready)
+        authors = 0
+
+        def ready(part: dict[str, Any]) -> None:
+            nonlocal authors
+            if authors_ready is not None:
+                authors_ready(part)
+            authors += len(part["authors"])
+            progress(f"reputation over time: {authors:,} authors")
+
+        report = build_report(parsed, config, options, ready)
         gc.freeze()
     return report
 

@@ -22,16 +22,18 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rubricate.config import ReputationConfig
-from rubricate.ledger.codec import ParsedLedger
 from rubricate.ledger.event import Event, rfc3339
 from rubricate.ledger.fold import JobFacts, bulk, event_order, fold_job, fold_jobs, lifecycle_state
 from rubricate.ledger.paths import author_stem
 from rubricate.ledger.reputation import JobTerms, RunningTerms, job_terms
 from rubricate.report.scores import distributions, job_rows, latest_scores, summary, weights_section
 from rubricate.report.stats import SEED, calibration
+
+if TYPE_CHECKING:
+    from rubricate.config import ReputationConfig
+    from rubricate.ledger.codec import ParsedLedger
 
 REPORT_SCHEMA_VERSION = 1
 

@@ -22,12 +22,14 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from rubricate.config import ReputationConfig
 from rubricate.ledger.event import Event, ScaleRef, criterion_source, rfc3339
 from rubricate.ledger.fold import JobFacts, JobSummary, event_order
 from rubricate.report.stats import RESAMPLES, SEED, spearman_estimate
+
+if TYPE_CHECKING:
+    from rubricate.config import ReputationConfig
 
 SOURCES = ("heuristic", "judge", "reviewer")
 _LEDGER_SOURCE = {"auto": "heuristic", "judge": "judge", "reviewer": "reviewer"}
