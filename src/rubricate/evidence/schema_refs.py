@@ -129,7 +129,11 @@ def check_refs(
 
 
 def _refs(resource: Resource[Any], resolver: Any) -> Iterator[tuple[Any, str]]:
-    """Each `$ref` (and `$dynamicRef`) of a schema with the resolver in scope for it."""
+    """Each `$ref` (and `$dynamicRef`) of a schema with the resolver in scope for it.
+
+    Only objects and booleans are schemas: drafts 4 to 7 let `dependencies` mix schemas with
+    arrays of property names, and `referencing` yields those arrays too once the first value
+    is a schema."""
     contents = resource.contents
     if isinstance(contents, dict):
         for key in ("$ref", "$dynamicRef"):
@@ -137,7 +141,8 @@ def _refs(resource: Resource[Any], resolver: Any) -> Iterator[tuple[Any, str]]:
             if isinstance(ref, str):
                 yield resolver, ref
     for sub in resource.subresources():
-        yield from _refs(sub, resolver.in_subresource(sub))
+        if isinstance(sub.contents, (dict, bool)):
+            yield from _refs(sub, resolver.in_subresource(sub))
 
 
 def _repo_path(uri: str, url_map: Mapping[str, str]) -> str:
