@@ -269,3 +269,26 @@ def test_output_stays_short_and_init_never_crashes_on_a_schema(
         f"s{n}.json does not compile: AttributeError: 'list' object has no attribute 'get'"
         for n in range(3)
     )
+
+
+def test_a_file_name_cannot_break_out_of_a_comment(tmp_path: Path) -> None:
+    import yaml
+
+    remote = json.dumps({"$schema": "https://example.org/s.json"})
+    _write(tmp_path, {"a\nrubric: evil\u2028graders: []\x85.json": remote})
+    text = render_config(_detect_tree(tmp_path))
+    assert yaml.safe_load(text) == {"rubric": "agora-v3"}
+    assert "# Not proposed: a rubric: evil graders: [] .json names a remote schema" in text
+
+
+def test_a_schema_ref_through_a_symlinked_folder_is_not_read(tmp_path: Path) -> None:
+    outside, repo = tmp_path / "outside", tmp_path / "repo"
+    _write(outside, {"evil.json": SCHEMA})
+    files = {"s.json": '{"$ref": "linked/evil.json"}', "a.json": _options("./"), "b.json": "{}"}
+    _write(repo, files)
+    (repo / "a.json").write_text(json.dumps({"$schema": "./s.json"}), encoding="utf-8")
+    (repo / "linked").symlink_to(outside, target_is_directory=True)
+    found = find(repo, ["s.json", "a.json", "b.json", "linked"])
+    assert found.deliverables == ()
+    assert "s.json does not compile" in found.notes[0]
+    assert "linked/evil.json" in found.notes[0]

@@ -20,6 +20,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from rubricate.cli.schema_keys import SchemaCheck, find
+
 EXIT_OK = 0
 EXIT_EXISTS = 2
 CONFIG_PATH = ".github/rubricate.yml"
@@ -132,8 +134,7 @@ def render_config(detected: Detected, *, active: bool = False) -> str:
     ]
     if detected.deliverables:
         lines += [
-            "# Deliverables found beside a schema of the same name or naming one with $schema;",
-            "# uncomment to check them.",
+            "# Deliverables named like a schema or naming it with $schema; uncomment to check.",
             f"{mark}deliverables:",
         ]
         for item in detected.deliverables:
@@ -143,13 +144,12 @@ def render_config(detected: Detected, *, active: bool = False) -> str:
                 f"{mark}    required: false",
             ]
     else:
-        lines.append(
-            "# No JSON file sits beside a schema of the same name (NAME.schema.json) "
-            "or names one in the repository with $schema."
-        )
+        lines.append("# No JSON file is named like a schema or names one with $schema.")
     for schema in detected.unmatched_schemas:
-        lines.append(f"# Schema with no matching NAME.json file: {schema} (add a glob for it)")
-    lines += [f"# Not proposed: {note}" for note in detected.notes]
+        lines.append(
+            _comment(f"Schema with no matching NAME.json file: {schema} (add a glob for it)")
+        )
+    lines += [_comment(f"Not proposed: {note}") for note in detected.notes]
     lines.append("")
     if detected.test_command:
         lines += [
@@ -164,6 +164,12 @@ def render_config(detected: Detected, *, active: bool = False) -> str:
     else:
         lines.append("# No test command recognized (pytest, npm test, go test, cargo test).")
     return "\n".join(lines) + "\n"
+
+
+def _comment(text: str, limit: int = 300) -> str:
+    """One YAML comment line: a file name or an error can hold no line break to end it."""
+    flat = "".join(c if c.isprintable() else "?" for c in " ".join(text.split()))
+    return "# " + (flat if len(flat) <= limit else flat[: limit - 3] + "...")
 
 
 def _scalar(text: str) -> str:
@@ -261,8 +267,6 @@ def _detect_tree(root: Path) -> Detected:
 
 def with_schema_keys(detected: Detected, root: Path, paths: list[str]) -> Detected:
     """The detected entries and those of files that name their schema with `$schema`."""
-    from rubricate.cli.schema_keys import find
-
     found = find(root, paths)
     named = {schema for _, schema in found.deliverables}
     paired, notes = _pairs_that_match(
@@ -278,8 +282,6 @@ def with_schema_keys(detected: Detected, root: Path, paths: list[str]) -> Detect
 
 def _pairs_that_match(root: Path, pairs: list[Deliverable]) -> tuple[list[Deliverable], list[str]]:
     """The name pairs whose file matches its schema today; a note names each other one."""
-    from rubricate.cli.schema_keys import SchemaCheck
-
     checks = {schema: SchemaCheck(root, schema, {}) for schema in {p.schema for p in pairs}}
     kept = [pair for pair in pairs if checks[pair.schema].valid(pair.glob)]
     notes = [note for schema in sorted(checks) for note in checks[schema].notes]

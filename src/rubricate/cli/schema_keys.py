@@ -110,11 +110,13 @@ def readable(path: str) -> bool:
 
 
 def read_capped(root: Path, path: str, limit: int) -> bytes | None:
-    """A regular file's bytes (never through a symlink), or None when larger than `limit`."""
+    """A regular file's bytes (never via a symlink nor out of `root`); None over `limit` bytes."""
     try:
         info = (root / path).lstat()
         if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
             return None
+        if not (root / path).resolve().is_relative_to(root.resolve()):
+            return None  # a symlinked folder on the way (a schema's $ref can name one)
         return (root / path).read_bytes()
     except OSError:
         return None
