@@ -16,7 +16,7 @@ from rubricate.ledger.reputation import compute_reputation
 from rubricate.report.model import Options, build_report
 from rubricate.report.scores import latest_scores
 from rubricate.report.stats import MIN_PAIRS, agreement
-from tests.ledger.factory import scored
+from tests.ledger.factory import event, scored
 from tests.report.sample import sample_events, write_ledger
 
 NOW = datetime(2024, 7, 1, tzinfo=timezone.utc)
@@ -202,3 +202,17 @@ def test_author_pages_drawn_from_parts_match_serial(data: Path, tmp_path: Path) 
     for path in [*(tmp_path / "serial").rglob("*.html"), tmp_path / "serial" / "style.css"]:
         twin = tmp_path / "early" / path.relative_to(tmp_path / "serial")
         assert twin.read_bytes() == path.read_bytes()
+
+
+def test_a_ledger_parsed_on_several_cores_equals_one_parsed_here(data: Path) -> None:
+    from rubricate.cli.report_cmd import parse_in_parallel
+
+    texts = {p.relative_to(data).as_posix(): p.read_text() for p in data.rglob("*.jsonl")}
+    repeat = sample_events(3)[0].to_line() + "\n"  # a duplicate of a line in another shard
+    astray = event("rated", 999, 0, "astray", rating=3).to_line() + "\n"  # belongs in 2024-03
+    texts["ledger/2099-01.jsonl"] = repeat + '{"kind": "nope"}\n' + astray + repeat
+    serial = parse_ledger(dict(texts))
+    assert len(texts) >= 3 and serial.duplicates and serial.corrupt and serial.misplaced
+    parallel = parse_in_parallel(dict(texts), workers=3, parallel_from=0)
+    assert parallel == serial
+    assert [str(p) for p in parallel.duplicates] == [str(p) for p in serial.duplicates]

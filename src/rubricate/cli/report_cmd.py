@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import os
 import sys
 import time
 from datetime import datetime, timezone
@@ -16,9 +17,13 @@ from rubricate.cli.ledger_cmd import add_source_arguments, open_store
 
 if TYPE_CHECKING:
     from rubricate.config import ReputationConfig
+    from rubricate.ledger.codec import ParsedLedger, ShardParse
 
 
 FORMATS = ("html", "markdown", "json")
+PARALLEL_PARSE_FROM = 4_000_000
+"""Ledgers of this many characters and more (about 5,000 events) are parsed on every core."""
+SENT_COST = 1.4
 
 
 def add_parser(subparsers: Any) -> None:
@@ -106,7 +111,7 @@ def _build(args: argparse.Namespace, progress: Any, authors_ready: Any) -> dict[
 
 def _read(args: argparse.Namespace) -> tuple[Any, Any]:
     from rubricate.config import ReputationConfig
-    from rubricate.ledger.codec import decode_shard, is_shard, parse_ledger
+    from rubricate.ledger.codec import decode_shard, is_shard
     from rubricate.ledger.paths import CACHE_PATH, REPUTATION_PATH
     from rubricate.ledger.verify import recorded_config
 
@@ -115,7 +120,40 @@ def _read(args: argparse.Namespace) -> tuple[Any, Any]:
     config = store.config or recorded_config(files) or ReputationConfig()
     # Each shard's bytes are let go as soon as they are decoded: the ledger is held once.
     shards = sorted(p for p in files if is_shard(p))
-    return parse_ledger({p: decode_shard(files.pop(p)) for p in shards}), config
+    return parse_in_parallel({p: decode_shard(files.pop(p)) for p in shards}), config
+
+
+def parse_in_parallel(
+    texts: dict[str, str], workers: int | None = None, parallel_from: int = PARALLEL_PARSE_FROM
+) -> ParsedLedger:
+    """The ledger of these shards (path → text). A large one is parsed by this process and a
+    pool of others (one per core in all), each given whole shards of about equal size; the
+    shards given away are let go here as soon as they are sent."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from rubricate.ledger.codec import combine_shards, parse_shard
+
+    workers = workers or os.cpu_count() or 1
+    if workers < 2 or sum(map(len, texts.values())) < parallel_from:
+        return combine_shards(parse_shard(path, text) for path, text in texts.items())
+    groups: list[list[str]] = [[] for _ in range(workers)]
+    loads = [0.0] * workers  # a shard sent away costs a third more: its events come back pickled
+    for path in sorted(texts, key=lambda p: -len(texts[p])):  # each to the least loaded group
+        least = loads.index(min(loads))
+        groups[least].append(path)
+        loads[least] += len(texts[path]) * (1 if least == 0 else SENT_COST)
+    with ProcessPoolExecutor(workers - 1) as pool:
+        sent = [pool.submit(_parse_group, {p: texts.pop(p) for p in g}) for g in groups[1:]]
+        mine = [parse_shard(path, texts.pop(path)) for path in groups[0]]
+        return combine_shards([*mine, *(parse for done in sent for parse in done.result())])
+
+
+def _parse_group(texts: dict[str, str]) -> list[ShardParse]:
+    from rubricate.ledger.codec import parse_shard
+    from rubricate.ledger.fold import gc_paused
+
+    with gc_paused():
+        return [parse_shard(path, text) for path, text in texts.items()]
 
 
 def _progress(enabled: bool) -> Any:

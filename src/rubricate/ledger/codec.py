@@ -108,9 +108,33 @@ def parse_ledger(files: Mapping[str, str], key: bytes | None = None) -> ParsedLe
     A line whose event is not trusted (a forged id; with a `key`, a missing or bad signature) is
     kept aside with the corrupt lines.
     """
+    return combine_shards((parse_shard(p, files[p], key) for p in files if is_shard(p)), key)
+
+
+@dataclass(frozen=True)
+class ShardParse:
+    """One shard's numbered trusted events and refused lines, before duplicates across the
+    ledger are found (shards can be parsed apart, e.g. in other processes, then combined)."""
+
+    path: str
+    blob_id: str
+    events: list[tuple[int, Event]]
+    problems: list[LedgerProblem]
+
+
+def parse_shard(path: str, text: str, key: bytes | None = None) -> ShardParse:
+    """Parse one shard's text."""
+    events, problems = parse_lines(path, enumerate(text.split("\n"), start=1), key)
+    return ShardParse(path, git_blob_id(encode_shard(text)), events, problems)
+
+
+@bulk
+def combine_shards(parses: Iterable[ShardParse], key: bytes | None = None) -> ParsedLedger:
+    """The ledger of shards parsed with `key` (in any order): the first occurrence of each id
+    in shard order, then line order, is kept."""
     builder = _Builder(key)
-    for path in sorted(p for p in files if is_shard(p)):
-        builder.add_shard(path, files[path])
+    for parse in sorted(parses, key=lambda parse: parse.path):
+        builder.add_shard(parse)
     return builder.result()
 
 
@@ -170,12 +194,11 @@ class _Builder:
         self.shards: dict[str, str] = {}
         self.seen: dict[str, tuple[str, int]] = {}
 
-    def add_shard(self, path: str, text: str) -> None:
-        self.shards[path] = git_blob_id(encode_shard(text))
-        events, problems = parse_lines(path, enumerate(text.split("\n"), start=1), self.key)
-        self.corrupt.extend(problems)
-        for number, event in events:
-            self._add_event(path, number, event)
+    def add_shard(self, parse: ShardParse) -> None:
+        self.shards[parse.path] = parse.blob_id
+        self.corrupt.extend(parse.problems)
+        for number, event in parse.events:
+            self._add_event(parse.path, number, event)
 
     def _add_event(self, path: str, number: int, event: Event) -> None:
         owner = self.seen.get(event.id)
