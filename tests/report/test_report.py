@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from datetime import datetime, timezone
 from pathlib import Path
@@ -212,7 +213,37 @@ def test_a_ledger_parsed_on_several_cores_equals_one_parsed_here(data: Path) -> 
     astray = event("rated", 999, 0, "astray", rating=3).to_line() + "\n"  # belongs in 2024-03
     texts["ledger/2099-01.jsonl"] = repeat + '{"kind": "nope"}\n' + astray + repeat
     serial = parse_ledger(dict(texts))
-    assert len(texts) >= 3 and serial.duplicates and serial.corrupt and serial.misplaced
+    assert len(texts) >= 3
+    assert serial.duplicates
+    assert serial.corrupt
+    assert serial.misplaced
     parallel = parse_in_parallel(dict(texts), workers=3, parallel_from=0)
     assert parallel == serial
     assert [str(p) for p in parallel.duplicates] == [str(p) for p in serial.duplicates]
+
+
+@pytest.mark.parametrize("failure", ["no pool", "worker killed"])
+def test_a_ledger_is_parsed_whole_when_other_processes_fail(
+    data: Path, failure: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rubricate.cli.report_cmd import parse_in_parallel
+    from rubricate.ledger import codec
+
+    texts = {p.relative_to(data).as_posix(): p.read_text() for p in data.rglob("*.jsonl")}
+    serial = parse_ledger(dict(texts))
+    if failure == "no pool":
+
+        def no_pool(*args: object) -> None:
+            raise OSError(38, "Function not implemented")  # as with no /dev/shm
+
+        monkeypatch.setattr("concurrent.futures.ProcessPoolExecutor", no_pool)
+    else:
+        here, parse_shard = os.getpid(), codec.parse_shard
+
+        def killed(path: str, text: str) -> codec.ShardParse:
+            if os.getpid() != here:
+                os._exit(3)  # a worker killed (say, for memory) while it parses
+            return parse_shard(path, text)
+
+        monkeypatch.setattr(codec, "parse_shard", killed)
+    assert parse_in_parallel(dict(texts), workers=3, parallel_from=0) == serial

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 from rubricate.cli.ledger_cmd import add_source_arguments, open_store
 
 if TYPE_CHECKING:
+    from concurrent.futures import Executor, Future
+
     from rubricate.config import ReputationConfig
     from rubricate.ledger.codec import ParsedLedger, ShardParse
 
@@ -127,25 +129,32 @@ def parse_in_parallel(
     texts: dict[str, str], workers: int | None = None, parallel_from: int = PARALLEL_PARSE_FROM
 ) -> ParsedLedger:
     """The ledger of these shards (path → text). A large one is parsed by this process and a
-    pool of others (one per core in all), each given whole shards of about equal size; the
-    shards given away are let go here as soon as they are sent."""
+    pool of others (one per core in all), each given whole shards of about equal size. Where a
+    pool cannot run (no `/dev/shm`) or a worker dies (killed for memory), this process parses
+    what it was to do: the result is the same."""
     from concurrent.futures import ProcessPoolExecutor
 
-    from rubricate.ledger.codec import combine_shards, parse_shard
+    from rubricate.ledger.codec import combine_shards
 
     workers = workers or os.cpu_count() or 1
     if workers < 2 or sum(map(len, texts.values())) < parallel_from:
-        return combine_shards(parse_shard(path, text) for path, text in texts.items())
-    groups: list[list[str]] = [[] for _ in range(workers)]
-    loads = [0.0] * workers  # a shard sent away costs a third more: its events come back pickled
+        return combine_shards(_parse_group(texts))
+    groups: list[dict[str, str]] = [{} for _ in range(workers)]
+    loads = [0.0] * workers  # a shard sent away costs more: its events come back pickled
     for path in sorted(texts, key=lambda p: -len(texts[p])):  # each to the least loaded group
         least = loads.index(min(loads))
-        groups[least].append(path)
+        groups[least][path] = texts[path]
         loads[least] += len(texts[path]) * (1 if least == 0 else SENT_COST)
-    with ProcessPoolExecutor(workers - 1) as pool:
-        sent = [pool.submit(_parse_group, {p: texts.pop(p) for p in g}) for g in groups[1:]]
-        mine = [parse_shard(path, texts.pop(path)) for path in groups[0]]
-        return combine_shards([*mine, *(parse for done in sent for parse in done.result())])
+    try:
+        pool = ProcessPoolExecutor(workers - 1)
+    except (OSError, NotImplementedError):
+        return combine_shards(_parse_group(texts))
+    with pool:
+        sent = [(_submit(pool, group), group) for group in groups[1:]]
+        parses = _parse_group(groups[0])
+        for future, group in sent:
+            parses += _result(future, group)
+    return combine_shards(parses)
 
 
 def _parse_group(texts: dict[str, str]) -> list[ShardParse]:
@@ -154,6 +163,27 @@ def _parse_group(texts: dict[str, str]) -> list[ShardParse]:
 
     with gc_paused():
         return [parse_shard(path, text) for path, text in texts.items()]
+
+
+def _submit(pool: Executor, texts: dict[str, str]) -> Future[list[ShardParse]] | None:
+    from concurrent.futures import BrokenExecutor
+
+    try:
+        return pool.submit(_parse_group, texts)
+    except BrokenExecutor:
+        return None
+
+
+def _result(future: Future[list[ShardParse]] | None, texts: dict[str, str]) -> list[ShardParse]:
+    """A group's parses from its worker, or from this process when the pool broke."""
+    from concurrent.futures import BrokenExecutor
+
+    try:
+        if future is not None:
+            return future.result()
+    except BrokenExecutor:
+        pass
+    return _parse_group(texts)
 
 
 def _progress(enabled: bool) -> Any:
