@@ -7,6 +7,7 @@ import os
 import re
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -181,7 +182,8 @@ def test_parallel_author_pages_match_serial(data: Path, tmp_path: Path) -> None:
 
 
 def test_author_pages_drawn_from_parts_match_serial(data: Path, tmp_path: Path) -> None:
-    from rubricate.report.site import AuthorPages, write_site
+    from rubricate.report.site import write_site
+    from rubricate.report.workers import AuthorPages
 
     parsed = parse_ledger(
         {p.relative_to(data).as_posix(): p.read_text() for p in data.rglob("*.jsonl")}
@@ -206,7 +208,7 @@ def test_author_pages_drawn_from_parts_match_serial(data: Path, tmp_path: Path) 
 
 
 def test_a_ledger_parsed_on_several_cores_equals_one_parsed_here(data: Path) -> None:
-    from rubricate.cli.report_cmd import parse_in_parallel
+    from rubricate.report.workers import parse_in_parallel
 
     texts = {p.relative_to(data).as_posix(): p.read_text() for p in data.rglob("*.jsonl")}
     repeat = sample_events(3)[0].to_line() + "\n"  # a duplicate of a line in another shard
@@ -222,28 +224,57 @@ def test_a_ledger_parsed_on_several_cores_equals_one_parsed_here(data: Path) -> 
     assert [str(p) for p in parallel.duplicates] == [str(p) for p in serial.duplicates]
 
 
-@pytest.mark.parametrize("failure", ["no pool", "worker killed"])
-def test_a_ledger_is_parsed_whole_when_other_processes_fail(
-    data: Path, failure: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from rubricate.cli.report_cmd import parse_in_parallel
-    from rubricate.ledger import codec
+def _fail(failure: str, monkeypatch: pytest.MonkeyPatch, module: Any, name: str) -> None:
+    """No process pool can start (as with no /dev/shm), or each worker dies (killed for
+    memory, say) when it calls `module.name`; this process goes on as usual."""
+    from rubricate.report import workers
 
-    texts = {p.relative_to(data).as_posix(): p.read_text() for p in data.rglob("*.jsonl")}
-    serial = parse_ledger(dict(texts))
     if failure == "no pool":
 
         def no_pool(*args: object) -> None:
-            raise OSError(38, "Function not implemented")  # as with no /dev/shm
+            raise OSError(38, "Function not implemented")
 
-        monkeypatch.setattr("concurrent.futures.ProcessPoolExecutor", no_pool)
-    else:
-        here, parse_shard = os.getpid(), codec.parse_shard
+        monkeypatch.setattr(workers, "ProcessPoolExecutor", no_pool)
+        return
+    here, function = os.getpid(), getattr(module, name)
 
-        def killed(path: str, text: str) -> codec.ShardParse:
-            if os.getpid() != here:
-                os._exit(3)  # a worker killed (say, for memory) while it parses
-            return parse_shard(path, text)
+    def killed(*args: Any) -> Any:
+        if os.getpid() != here:
+            os._exit(3)
+        return function(*args)
 
-        monkeypatch.setattr(codec, "parse_shard", killed)
+    monkeypatch.setattr(module, name, killed)
+
+
+FAILURES = ["no pool", "worker killed"]
+
+
+@pytest.mark.parametrize("failure", FAILURES)
+def test_a_ledger_is_parsed_whole_when_other_processes_fail(
+    data: Path, failure: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rubricate.ledger import codec
+    from rubricate.report.workers import parse_in_parallel
+
+    texts = {p.relative_to(data).as_posix(): p.read_text() for p in data.rglob("*.jsonl")}
+    serial = parse_ledger(dict(texts))
+    _fail(failure, monkeypatch, codec, "parse_shard")
     assert parse_in_parallel(dict(texts), workers=3, parallel_from=0) == serial
+
+
+@pytest.mark.parametrize("failure", FAILURES)
+def test_author_pages_are_drawn_here_when_other_processes_fail(
+    data: Path, tmp_path: Path, failure: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rubricate.report import pages
+    from rubricate.report.site import write_site
+
+    texts = {p.relative_to(data).as_posix(): p.read_text() for p in data.rglob("*.jsonl")}
+    report = build_report(parse_ledger(texts), ReputationConfig(), Options(now=NOW))
+    write_site(report, tmp_path / "serial", lambda _: None, workers=1)
+    _fail(failure, monkeypatch, pages, "author_pages")
+    write_site(report, tmp_path / "pool", lambda _: None, workers=2, parallel_from=1)
+    for path in [*(tmp_path / "serial").rglob("*.html"), tmp_path / "serial" / "style.css"]:
+        assert (tmp_path / "pool" / path.relative_to(tmp_path / "serial")).read_bytes() == (
+            path.read_bytes()
+        )

@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import gc
 import json
-import os
 import sys
 import time
 from datetime import datetime, timezone
@@ -16,16 +15,10 @@ from typing import TYPE_CHECKING, Any
 from rubricate.cli.ledger_cmd import add_source_arguments, open_store
 
 if TYPE_CHECKING:
-    from concurrent.futures import Executor, Future
-
     from rubricate.config import ReputationConfig
-    from rubricate.ledger.codec import ParsedLedger, ShardParse
 
 
 FORMATS = ("html", "markdown", "json")
-PARALLEL_PARSE_FROM = 4_000_000
-"""Ledgers of this many characters and more (about 5,000 events) are parsed on every core."""
-SENT_COST = 1.4
 
 
 def add_parser(subparsers: Any) -> None:
@@ -58,7 +51,8 @@ def run_report(args: argparse.Namespace) -> int:
     from rubricate.errors import ConfigError
 
     try:
-        from rubricate.report.site import AuthorPages, write_json, write_markdown, write_site
+        from rubricate.report.site import write_json, write_markdown, write_site
+        from rubricate.report.workers import AuthorPages
     except ImportError as exc:
         raise ConfigError(
             "rubricate report needs the optional extra: "
@@ -116,6 +110,7 @@ def _read(args: argparse.Namespace) -> tuple[Any, Any]:
     from rubricate.ledger.codec import decode_shard, is_shard
     from rubricate.ledger.paths import CACHE_PATH, REPUTATION_PATH
     from rubricate.ledger.verify import recorded_config
+    from rubricate.report.workers import parse_in_parallel
 
     with open_store(args) as store:
         files = store.read_files(lambda p: is_shard(p) or p in (CACHE_PATH, REPUTATION_PATH))
@@ -123,67 +118,6 @@ def _read(args: argparse.Namespace) -> tuple[Any, Any]:
     # Each shard's bytes are let go as soon as they are decoded: the ledger is held once.
     shards = sorted(p for p in files if is_shard(p))
     return parse_in_parallel({p: decode_shard(files.pop(p)) for p in shards}), config
-
-
-def parse_in_parallel(
-    texts: dict[str, str], workers: int | None = None, parallel_from: int = PARALLEL_PARSE_FROM
-) -> ParsedLedger:
-    """The ledger of these shards (path → text). A large one is parsed by this process and a
-    pool of others (one per core in all), each given whole shards of about equal size. Where a
-    pool cannot run (no `/dev/shm`) or a worker dies (killed for memory), this process parses
-    what it was to do: the result is the same."""
-    from concurrent.futures import ProcessPoolExecutor
-
-    from rubricate.ledger.codec import combine_shards
-
-    workers = workers or os.cpu_count() or 1
-    if workers < 2 or sum(map(len, texts.values())) < parallel_from:
-        return combine_shards(_parse_group(texts))
-    groups: list[dict[str, str]] = [{} for _ in range(workers)]
-    loads = [0.0] * workers  # a shard sent away costs more: its events come back pickled
-    for path in sorted(texts, key=lambda p: -len(texts[p])):  # each to the least loaded group
-        least = loads.index(min(loads))
-        groups[least][path] = texts[path]
-        loads[least] += len(texts[path]) * (1 if least == 0 else SENT_COST)
-    try:
-        pool = ProcessPoolExecutor(workers - 1)
-    except (OSError, NotImplementedError):
-        return combine_shards(_parse_group(texts))
-    with pool:
-        sent = [(_submit(pool, group), group) for group in groups[1:]]
-        parses = _parse_group(groups[0])
-        for future, group in sent:
-            parses += _result(future, group)
-    return combine_shards(parses)
-
-
-def _parse_group(texts: dict[str, str]) -> list[ShardParse]:
-    from rubricate.ledger.codec import parse_shard
-    from rubricate.ledger.fold import gc_paused
-
-    with gc_paused():
-        return [parse_shard(path, text) for path, text in texts.items()]
-
-
-def _submit(pool: Executor, texts: dict[str, str]) -> Future[list[ShardParse]] | None:
-    from concurrent.futures import BrokenExecutor
-
-    try:
-        return pool.submit(_parse_group, texts)
-    except BrokenExecutor:
-        return None
-
-
-def _result(future: Future[list[ShardParse]] | None, texts: dict[str, str]) -> list[ShardParse]:
-    """A group's parses from its worker, or from this process when the pool broke."""
-    from concurrent.futures import BrokenExecutor
-
-    try:
-        if future is not None:
-            return future.result()
-    except BrokenExecutor:
-        pass
-    return _parse_group(texts)
 
 
 def _progress(enabled: bool) -> Any:

@@ -1,9 +1,9 @@
 """Write the report: a static site, a markdown summary or JSON (shell: writes files).
 
 Pages are made and written one at a time, so the site is never held in memory as a whole.
-With many authors, a pool of processes (one per core) draws the author pages, each sent only the
-part of the document its pages show, as soon as that is known. Progress goes to `progress`
-(stderr on a terminal). `style.css` (the pages' CSS and every chart's) is written last.
+With many authors, a pool of processes draws the author pages (`workers.AuthorPages`) while the
+rest is written. Progress goes to `progress` (stderr on a terminal). `style.css` (the pages'
+CSS and every chart's) is written last.
 
 The markdown summary (`report_markdown`, pure) is compact GitHub markdown for
 `$GITHUB_STEP_SUMMARY`: small tables, and Mermaid `xychart-beta` charts, which GitHub renders.
@@ -13,18 +13,14 @@ from __future__ import annotations
 
 import gc
 import json
-import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from collections.abc import Iterable, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from rubricate.ledger.reputation import COMPONENTS
 from rubricate.report.stats import MACHINES
-
-Progress = Callable[[str], None]
-PARALLEL_FROM = 64  # draw author pages in parallel from this many authors on
+from rubricate.report.workers import PARALLEL_FROM, AuthorPages, Progress
 
 
 def write_site(
@@ -59,96 +55,12 @@ def write_site(
         gc.unfreeze()
 
 
-class AuthorPages:
-    """The author pages: with many authors and more than one core, drawn by a pool of processes
-    from the moment their part of the document is known (`start`, a few authors at a time)."""
-
-    def __init__(self, out: Path, workers: int | None = None, parallel_from: int = PARALLEL_FROM):
-        self.out, self.parallel_from = out, parallel_from
-        self.workers = workers or min(os.cpu_count() or 1, 8)
-        self.pool: ProcessPoolExecutor | None = None
-        self.chunks: list[Future[tuple[list[str], dict[str, str]]]] = []
-        self.waiting: list[tuple[Mapping[str, Any], list[str]]] = []
-        self.seen: set[str] = set()
-
-    def start(self, part: Mapping[str, Any]) -> None:
-        """Draw the page of each author in `part` (what their pages show) not drawn yet."""
-        from rubricate.report.pages import author_slugs
-
-        self.waiting.append((part, [s for s in author_slugs(part) if s not in self.seen]))
-        self.seen.update(self.waiting[-1][1])
-        if self.workers < 2 or (self.pool is None and len(self.seen) < self.parallel_from):
-            return
-        if self.pool is None:
-            (self.out / "authors").mkdir(parents=True, exist_ok=True)
-            self.pool = ProcessPoolExecutor(self.workers)
-        for waiting, names in self.waiting:
-            for i in range(0, len(names), 25):
-                chunk = _part(waiting, names[i : i + 25])
-                self.chunks.append(self.pool.submit(_draw_chunk, self.out, chunk))
-        self.waiting.clear()
-
-    def finish(self, report: Mapping[str, Any], progress: Progress) -> list[Path]:
-        """Every author page, written."""
-        from rubricate.report import charts
-        from rubricate.report.pages import author_slugs
-
-        slugs = author_slugs(report)
-        if self.pool is None:
-            return _write_authors(report, self.out, slugs, progress)
-        written: list[Path] = []
-        for chunk in self.chunks:
-            paths, styles = chunk.result()
-            written += [Path(p) for p in paths]
-            charts.STYLES.update(styles)
-            progress(f"author pages {len(written)}/{len(slugs)}")
-        return written
-
-    def close(self) -> None:
-        """Stop the pool, if any (drawing nothing more)."""
-        if self.pool is not None:
-            self.pool.shutdown(cancel_futures=True)
-            self.pool = None
-
-
 def stylesheet() -> str:
     """The site's one stylesheet: the pages' CSS, then every chart's."""
     from rubricate.report import charts
 
     pages = resources.files("rubricate.report").joinpath("style.css").read_text(encoding="utf-8")
     return f"{pages}\n{charts.stylesheet()}\n"
-
-
-def _write_authors(
-    report: Mapping[str, Any], out: Path, slugs: Sequence[str], progress: Progress
-) -> list[Path]:
-    from rubricate.report.pages import author_pages
-
-    written = []
-    for done, (name, text) in enumerate(author_pages(report, set(slugs)), start=1):
-        written.append(_write(out / "authors" / name, text))
-        if done == len(slugs) or done % 25 == 0:
-            progress(f"author pages {done}/{len(slugs)}")
-    return written
-
-
-def _part(report: Mapping[str, Any], slugs: Sequence[str]) -> dict[str, Any]:
-    """What the pages of these authors show, and no more: a worker is sent only this."""
-    authors = [e for e in report["authors"] if e["slug"] in slugs]
-    logins = {e["author"] for e in authors}
-    jobs = [row for row in report["scores"]["jobs"] if row["author"] in logins]
-    kept = {k: report[k] for k in ("window", "generated_at", "ledger")}
-    return {**kept, "authors": authors, "scores": {"jobs": jobs}}
-
-
-def _draw_chunk(out: Path, part: dict[str, Any]) -> tuple[list[str], dict[str, str]]:
-    """In a worker: what the parent held is never collected here, what drawing leaves is."""
-    from rubricate.report import charts
-
-    gc.freeze()
-    gc.enable()
-    paths = _write_authors(part, out, [e["slug"] for e in part["authors"]], lambda _: None)
-    return [str(p) for p in paths], charts.STYLES
 
 
 def write_markdown(report: Mapping[str, Any], out: Path) -> Path:
