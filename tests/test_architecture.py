@@ -33,6 +33,7 @@ SHELL_PREFIXES = (
     "ledger/store",
     "ledger/backends",
     "report/site",
+    "report/workers",
     "evidence/graders_run",
     "action",
     "schemas",
@@ -49,6 +50,8 @@ SHELL_MODULES = (
     "rubricate.ledger.store",
     "rubricate.ledger.backends",
     "rubricate.evidence.graders_run",
+    "rubricate.report.site",
+    "rubricate.report.workers",
     "rubricate.cli",
 )
 # Core modules that still reach the shell. Each is owned by work in progress elsewhere and leaves
