@@ -90,7 +90,7 @@ def reputation_document(
 
 @dataclass(frozen=True)
 class JobTerms:
-    """One job's share of its author's components: what `author_components` adds up."""
+    """One job's share of its author's components: what `terms_components` adds up."""
 
     state: JobStatus
     on_time: bool | None
@@ -110,11 +110,6 @@ def job_terms(job: JobFacts, config: ReputationConfig) -> JobTerms:
     return JobTerms(job.state, on_time, job.disputed, tuple(ratings), job.rubric_quality)
 
 
-def author_components(jobs: Sequence[JobFacts], config: ReputationConfig) -> dict[str, Component]:
-    """The five components for one author's jobs."""
-    return terms_components([job_terms(j, config) for j in jobs])
-
-
 def terms_components(jobs: Sequence[JobTerms]) -> dict[str, Component]:
     """The five components from one author's job terms (in `pr` order)."""
     completed = [j for j in jobs if j.state == "completed"]
@@ -123,7 +118,7 @@ def terms_components(jobs: Sequence[JobTerms]) -> dict[str, Component]:
     return {
         "completion_rate": _ratio(len(completed), closed),
         "timeliness_score": _ratio(sum(on_time), len(on_time)),
-        "dispute_penalty": _dispute(completed),
+        "dispute_penalty": _undisputed(sum(j.disputed for j in completed), len(completed)),
         "rating_score": _rating(completed),
         "rubric_quality": _quality(completed),
     }
@@ -187,15 +182,21 @@ def components_entry(
     }
 
 
+_Sums = tuple[float, float, int, float, int]
+"""Σ rating term, Σ rating weight, ratings, Σ rubric_quality, jobs with one."""
+_NO_SUMS: _Sums = (0.0, 0.0, 0, 0.0, 0)
+
+
 class RunningTerms:
     """One author's job terms as they change, and `terms_entry` of them at any time without going
-    over every job again: counts are kept up to date, and the rating sums over the jobs in `pr`
-    order are redone from the first job that changed, so every float is added in the same order."""
+    over every job again: counts are kept up to date, and the rating and rubric_quality sums over
+    the jobs in `pr` order are redone from the first job that changed, so every float is added in
+    the same order."""
 
     def __init__(self) -> None:
         self.prs: list[int] = []
         self.terms: list[JobTerms] = []
-        self.sums: list[tuple[float, float, int]] = []  # Σ term, Σ weight, n up to each job
+        self.sums: list[_Sums] = []  # up to each job
         self.changed = 0
         self.counts = {"open": 0, "completed": 0, "abandoned": 0}
         self.tallies = [0, 0, 0, 0]  # completed jobs: all, disputed, with a deadline, on time
@@ -209,7 +210,7 @@ class RunningTerms:
         else:
             self.prs.insert(at, pr)
             self.terms.insert(at, terms)
-            self.sums.insert(at, (0.0, 0.0, 0))
+            self.sums.insert(at, _NO_SUMS)
         self._count(terms, 1)
         self.changed = min(self.changed, at)
 
@@ -222,12 +223,17 @@ class RunningTerms:
 
     def entry(self, config: ReputationConfig) -> dict[str, Any]:
         """`terms_entry` of the terms now."""
-        numerator, denominator, n = self.sums[self.changed - 1] if self.changed else (0.0, 0.0, 0)
+        numerator, denominator, n, quality, rated = (
+            self.sums[self.changed - 1] if self.changed else _NO_SUMS
+        )
         for at in range(self.changed, len(self.terms)):
-            if self.terms[at].state == "completed":
-                for term, weight in self.terms[at].ratings:
+            job = self.terms[at]
+            if job.state == "completed":
+                for term, weight in job.ratings:
                     numerator, denominator, n = numerator + term, denominator + weight, n + 1
-            self.sums[at] = (numerator, denominator, n)
+                if job.rubric_quality is not None:
+                    quality, rated = quality + job.rubric_quality, rated + 1
+            self.sums[at] = (numerator, denominator, n, quality, rated)
         self.changed = len(self.terms)
         completed, disputed, known, on_time = self.tallies
         components = {
@@ -235,7 +241,7 @@ class RunningTerms:
             "timeliness_score": _ratio(on_time, known),
             "dispute_penalty": _undisputed(disputed, completed),
             "rating_score": Component(numerator / denominator if denominator else None, n),
-            "rubric_quality": _quality(self.terms),
+            "rubric_quality": Component(quality / rated if rated else None, rated),
         }
         return components_entry(components, dict(self.counts), config)
 
@@ -256,10 +262,6 @@ def _on_time(job: JobFacts, config: ReputationConfig) -> bool | None:
     return job.closed_at <= deadline
 
 
-def _dispute(completed: Sequence[JobTerms]) -> Component:
-    return _undisputed(sum(1 for j in completed if j.disputed), len(completed))
-
-
 def _undisputed(disputed: int, completed: int) -> Component:
     return Component(1.0 - disputed / completed, completed) if completed else Component(None, 0)
 
@@ -278,10 +280,11 @@ def _rating(completed: Sequence[JobTerms]) -> Component:
 
 
 def _quality(jobs: Sequence[JobFacts] | Sequence[JobTerms]) -> Component:
-    values = [
-        j.rubric_quality for j in jobs if j.state == "completed" and j.rubric_quality is not None
-    ]
-    return Component(sum(values) / len(values) if values else None, len(values))
+    total, count = 0.0, 0  # added one by one, in order, as `RunningTerms` adds them
+    for job in jobs:
+        if job.state == "completed" and job.rubric_quality is not None:
+            total, count = total + job.rubric_quality, count + 1
+    return Component(total / count if count else None, count)
 
 
 def _ratio(part: int, whole: int) -> Component:
