@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import subprocess
 import tempfile
 import time
@@ -53,9 +54,32 @@ def make_events(count: int) -> list[Event]:
     return events[:count]
 
 
-def _job(pr: int, jobs: int) -> list[Event]:
-    opened = START + timedelta(minutes=pr * (24 * 30 * 24 * 60) // jobs)
-    author = f"agent-{pr % 500}"
+def history_events(git_dir: Path) -> list[Event]:
+    """Events shaped by a real repository's history: five for each squash-merged pull request
+    (a commit subject ending in `(#N)`), by its commit author, merged at its commit time."""
+    log = subprocess.run(
+        ["git", f"--git-dir={git_dir}", "log", "--format=%aI%x1f%an%x1f%s"],
+        capture_output=True,
+        check=True,
+    ).stdout.decode("utf-8", "replace")
+    merged: dict[int, tuple[str, datetime]] = {}
+    for line in log.splitlines():
+        at, name, subject = line.split("\x1f", 2)
+        found = re.search(r"\(#(\d+)\)$", subject)
+        login = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:39] or "someone"
+        if found:  # the newest commit of a number (git log lists newest first)
+            merged.setdefault(int(found[1]), (login, datetime.fromisoformat(at)))
+    events: list[Event] = []
+    for pr, (author, at) in sorted(merged.items()):
+        events += _job(pr, len(merged), author, at.astimezone(timezone.utc) - timedelta(hours=30))
+    return events
+
+
+def _job(
+    pr: int, jobs: int, author: str | None = None, opened: datetime | None = None
+) -> list[Event]:
+    opened = opened or START + timedelta(minutes=pr * (24 * 30 * 24 * 60) // jobs)
+    author = author or f"agent-{pr % 500}"
     scores = {n: float(1 + (pr + i) % 5) for i, n in enumerate(NAMES)}
     sha = f"{pr:040x}"
     common: dict[str, Any] = {"repo": "o/r", "pr": pr, "author": author, "head_sha": sha}

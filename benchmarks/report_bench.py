@@ -2,16 +2,19 @@
 cold install of `rubricate[report]` against the core install with uv.
 
 Run: `python benchmarks/report_bench.py [--sizes 1000,10000,100000] [--repeat N]
-[--against OTHER_CHECKOUT] [--no-install]`. Prints one JSON object. Events come from the ledger
-benchmark's generator (`bench_ledger.make_events`), written once per size as a data-branch
-directory; each run is the CLI in a fresh process (wall seconds, CPU seconds of it and its page
+[--against OTHER_CHECKOUT] [--no-install] [--history GIT_DIR]`. Prints one JSON object. Events
+come from the ledger benchmark's generator (`bench_ledger.make_events`), written once per size as
+a data-branch directory; each run is the CLI in a fresh process (wall seconds, CPU seconds of it and its page
 workers, and the peak memory of the largest of them). With `--repeat`, each size runs N times and
 every number is given as `[min, max]`. With `--against`, each run of this checkout is followed by
 one of the other checkout (its `src/`, e.g. a `git archive` of an older commit) on the same data,
 under `before`: on a shared machine, alternating runs see the same load. Page weight:
 `index.html`, the largest author page and the whole site. The install part builds rubricate's
 wheel and installs it with uv into an empty virtual environment with an empty cache (downloads
-included), once bare and once with `[report]`.
+included), once bare and once with `[report]`. With `--history`, also a ledger shaped by a real
+repository (say a `git clone --bare` of a busy project): five events for each squash-merged pull
+request, by its real author at its real time, so authors are as unevenly busy as in life (`--sizes
+""` skips the synthetic sizes).
 """
 
 from __future__ import annotations
@@ -24,21 +27,30 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
 from bench_install import build_wheel, network_env, tool
-from bench_ledger import make_events, shard_texts
+from bench_ledger import history_events, make_events, shard_texts
+
+from rubricate.ledger.event import Event
 
 KB = 1024
 
 
 def bench_size(size: int, root: Path, repeat: int = 1, against: Path | None = None) -> Any:
-    """Write N events as a data directory, run the report CLI on it, weigh the pages."""
-    data = root / f"data-{size}"
-    for path, text in shard_texts(make_events(size)).items():
+    """Write N synthetic events as a data directory, run the report CLI on it, weigh the pages."""
+    return bench_events(make_events(size), root / f"data-{size}", repeat, against)
+
+
+def bench_events(
+    events: list[Event], data: Path, repeat: int = 1, against: Path | None = None
+) -> Any:
+    """Write events as a data directory, run the report CLI on it, weigh the pages."""
+    for path, text in shard_texts(events).items():
         target = data / path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8")
@@ -48,7 +60,7 @@ def bench_size(size: int, root: Path, repeat: int = 1, against: Path | None = No
     runs: dict[str, list[dict[str, Any]]] = {side: [] for side in sides}
     for _ in range(repeat):
         for side, src in sides.items():
-            runs[side].append(_run(data, root / f"site-{size}-{side}", src))
+            runs[side].append(_run(data, data.parent / f"site-{data.name}-{side}", src))
     merged = {side: _span(found) for side, found in runs.items()}
     return merged if against is not None else merged["after"]
 
@@ -67,7 +79,7 @@ def _run(data: Path, out: Path, src: Path) -> dict[str, Any]:
     authors = sorted((out / "authors").glob("*.html"), key=lambda p: p.stat().st_size)
     files = [p for p in out.rglob("*") if p.is_file()]
     return {
-        "events": int(data.name.split("-")[1]),
+        "events": sum(1 for p in data.rglob("*.jsonl") for _ in p.open(encoding="utf-8")),
         "report_html_s": round(wall, 2),
         "cpu_s": round(usage.ru_utime + usage.ru_stime, 2),
         "peak_rss_mb": round(usage.ru_maxrss / 1024, 1),
@@ -108,6 +120,11 @@ def bench_install(root: Path) -> dict[str, Any]:
     return results
 
 
+def _most_jobs(events: list[Event]) -> int:
+    """The jobs of the busiest author."""
+    return max(Counter(author for author, _ in {(e.author, e.pr) for e in events}).values())
+
+
 def _size(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
@@ -119,12 +136,28 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1, help="runs per size")
     parser.add_argument("--against", type=Path, help="another checkout, run alternately")
     parser.add_argument("--no-install", action="store_true")
+    parser.add_argument(
+        "--history",
+        type=Path,
+        metavar="GIT_DIR",
+        help="also a ledger shaped by this repository's merged pull requests (authors, times)",
+    )
     args = parser.parse_args()
     results: dict[str, Any] = {"goals": {"report_100k_s": 5.0}, "sizes": {}}
     root = Path(tempfile.mkdtemp(prefix="rubricate-report-bench-"))
     try:
-        for size in (int(s) for s in args.sizes.split(",")):
+        for size in (int(s) for s in args.sizes.split(",") if s):
             results["sizes"][str(size)] = bench_size(size, root, args.repeat, args.against)
+        if args.history is not None:
+            events = history_events(args.history)
+            data = root / "data-history"
+            results["history"] = {
+                "repository": str(args.history),
+                "jobs": len({e.pr for e in events}),
+                "authors": len({e.author for e in events}),
+                "largest_author_jobs": _most_jobs(events),
+                **bench_events(events, data, args.repeat, args.against),
+            }
         if not args.no_install:
             results["install"] = bench_install(root)
     finally:
