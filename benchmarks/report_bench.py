@@ -4,8 +4,8 @@ cold install of `rubricate[report]` against the core install with uv.
 Run: `python benchmarks/report_bench.py [--sizes 1000,10000,100000] [--repeat N]
 [--against OTHER_CHECKOUT] [--no-install] [--history GIT_DIR]`. Prints one JSON object. Events
 come from the ledger benchmark's generator (`bench_ledger.make_events`), written once per size as
-a data-branch directory; each run is the CLI in a fresh process (wall seconds, CPU seconds of it and its page
-workers, and the peak memory of the largest of them). With `--repeat`, each size runs N times and
+a data-branch directory; each run is the CLI in a fresh process (wall seconds, CPU seconds of it
+and its page workers, and the peak memory of the largest of them). With `--repeat`, each size runs N times and
 every number is given as `[min, max]`. With `--against`, each run of this checkout is followed by
 one of the other checkout (its `src/`, e.g. a `git archive` of an older commit) on the same data,
 under `before`: on a shared machine, alternating runs see the same load. Page weight:
