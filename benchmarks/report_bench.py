@@ -1,20 +1,20 @@
-"""Report benchmarks: `rubricate report --format html` on N synthetic events; page weight;
-cold install of `rubricate[report]` against the core install with uv.
+"""Report benchmarks: `rubricate report --format html` on N synthetic events; page weight; cold
+install of `rubricate[report]` against the core install with uv.
 
-Run: `python benchmarks/report_bench.py [--sizes 1000,10000,100000] [--repeat N]
-[--against OTHER_CHECKOUT] [--no-install] [--history GIT_DIR]`. Prints one JSON object. Events
-come from the ledger benchmark's generator (`bench_ledger.make_events`), written once per size as
-a data-branch directory; each run is the CLI in a fresh process (wall seconds, CPU seconds of it
-and its page workers, and the peak memory of the largest of them). With `--repeat`, each size runs N times and
+Run: `python benchmarks/report_bench.py [--sizes 1000,10000,100000] [--repeat N] [--against
+OTHER_CHECKOUT] [--no-install] [--history GIT_DIR]`. Prints one JSON object. Events come from the
+ledger benchmark's generator (`bench_ledger.make_events`), written once per size as a data-branch
+directory; each run is the CLI in a fresh process (wall seconds, CPU seconds of it and its page
+workers, and the peak memory of the largest of them). With `--repeat`, each size runs N times and
 every number is given as `[min, max]`. With `--against`, each run of this checkout is followed by
 one of the other checkout (its `src/`, e.g. a `git archive` of an older commit) on the same data,
-under `before`: on a shared machine, alternating runs see the same load. Page weight:
-`index.html`, the largest author page and the whole site. The install part builds rubricate's
-wheel and installs it with uv into an empty virtual environment with an empty cache (downloads
-included), once bare and once with `[report]`. With `--history`, also a ledger shaped by a real
-repository (say a `git clone --bare` of a busy project): five events for each squash-merged pull
-request, by its real author at its real time, so authors are as unevenly busy as in life (`--sizes
-""` skips the synthetic sizes).
+under `before`: on a shared machine, alternating runs see the same load. Page weight: `index.html`,
+the largest author page and the whole site. The install part builds rubricate's wheel and installs
+it with uv into an empty virtual environment with an empty cache (downloads included), once bare
+and once with `[report]`. With `--history`, also a ledger shaped by a real repository (say a `git
+clone --bare` of a busy project): five events for each squash-merged pull request, by its real
+author at its real time, so authors are as unevenly busy as in life (`--sizes ""` skips the
+synthetic sizes).
 """
 
 from __future__ import annotations
