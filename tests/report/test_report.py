@@ -278,3 +278,23 @@ def test_author_pages_are_drawn_here_when_other_processes_fail(
         assert (tmp_path / "pool" / path.relative_to(tmp_path / "serial")).read_bytes() == (
             path.read_bytes()
         )
+
+
+def test_a_busy_authors_page_lists_the_drawn_points_and_the_latest_jobs(data: Path) -> None:
+    from rubricate.report.charts import MAX_POINTS
+    from rubricate.report.pages import MAX_JOBS, author_section
+
+    texts = {p.relative_to(data).as_posix(): p.read_text() for p in data.rglob("*.jsonl")}
+    report = build_report(parse_ledger(texts), ReputationConfig(), Options(now=NOW))
+    entry = report["authors"][0]
+    mine = [j for j in report["scores"]["jobs"] if j["author"] == entry["author"]]
+    busy = {**entry, "series": [entry["series"][-1]] * (MAX_POINTS * 3)}  # a bot's many jobs
+    jobs = [{**mine[0], "pr": pr} for pr in range(1, MAX_JOBS + 42)]
+    html = author_section(busy, jobs)
+    assert f"The {MAX_POINTS:,} drawn of {MAX_POINTS * 3:,}; report.json has every one." in html
+    assert f"The {MAX_JOBS:,} most recent of {MAX_JOBS + 41:,};" in html
+    assert f"<td class=text>#{MAX_JOBS + 41}</td>" in html
+    assert "<td class=text>#41</td>" not in html  # older than the latest MAX_JOBS
+    assert html.count("<tr>") == 2 + MAX_POINTS + MAX_JOBS  # two header rows
+    small = author_section(entry, mine)
+    assert "report.json has every one" not in small

@@ -31,6 +31,8 @@ SORTS: tuple[tuple[str, str], ...] = (
 )
 JOB_HEADERS = "PR|state|first|final|change|rubric quality|versions|revisions|hours to approval|gate"
 JOB_KEYS = "state first final change rubric_quality versions revisions hours_to_approval gate"
+MAX_JOBS = 500  # an author page lists this many of their most recent jobs at most
+NO_JOB = "No job in the window."
 NO_DATA = "No data yet: the ledger has no events. Pages fill in once pull requests are scored."
 
 
@@ -99,35 +101,31 @@ def author_table(report: Doc, key: str) -> str:
 def author_section(entry: Doc, jobs: Sequence[Doc]) -> str:
     """One author's reputation in one repository: numbers, chart over time, jobs."""
     points, parts = entry["series"], entry["components"]
-    top = cards(
-        [("reputation", number(entry["reputation"], 3))]
-        + [("coverage", number(entry["coverage_share"], 2))]
-        + [
-            (f"{name.replace('_', ' ')} (n={parts[name]['n']})", number(parts[name]["value"], 3))
-            for name in COMPONENTS
-        ]
-    )
+    numbers = [("reputation", entry["reputation"], 3), ("coverage", entry["coverage_share"], 2)]
+    numbers += [
+        (f"{n.replace('_', ' ')} (n={parts[n]['n']})", parts[n]["value"], 3) for n in COMPONENTS
+    ]
+    top = cards((label, number(value, digits)) for label, value, digits in numbers)
     desc = (
         f"{entry['author']}'s reputation and its five components "
         f"as of each completed job ({len(points)} points)."
     )
     svg = charts.reputation_over_time(f"series-{entry['slug']}", points, desc)
     headers = ["time", "completed PR", "reputation", *(n.replace("_", " ") for n in COMPONENTS)]
+    drawn = charts.thin(points)  # the table holds the chart's points
     rows = [
         [p["at"], f"#{p['pr']}" if p["pr"] else "–", p["reputation"]]
         + [_with_n(p["components"][n]) for n in COMPONENTS]
-        for p in points
+        for p in drawn
     ]
-    chart = figure("Reputation over time", svg, table(headers, rows, text_columns=(0, 1)))
+    data = table(headers, rows, text_columns=(0, 1)) + _shown(len(drawn), len(points), "drawn")
+    chart = figure("Reputation over time", svg, data)
     heading = f"<h2>{escape(entry['author'])} in {escape(entry['repo'])}</h2>"
-    own = job_table([j for j in jobs if j["repo"] == entry["repo"]])
-    return heading + top + chart + "<h3>Jobs</h3>" + (own or empty("No job in the window."))
-
-
-def job_table(rows: Sequence[Doc]) -> str:
-    """An author's jobs."""
-    cells = [[f"#{r['pr']}", *(r[k] for k in JOB_KEYS.split())] for r in rows]
-    return table(JOB_HEADERS.split("|"), cells, text_columns=(0, 1, 9))
+    own = [j for j in jobs if j["repo"] == entry["repo"]]
+    cells = [[f"#{r['pr']}", *(r[k] for k in JOB_KEYS.split())] for r in own[-MAX_JOBS:]]
+    listed = table(JOB_HEADERS.split("|"), cells, text_columns=(0, 1, 9))
+    listed += _shown(len(cells), len(own), "most recent")
+    return heading + top + chart + "<h3>Jobs</h3>" + (listed if own else empty(NO_JOB))
 
 
 def page(
@@ -291,5 +289,10 @@ def _footer(report: Doc) -> str:
 
 
 def _with_n(component: Doc) -> str:
-    value = component["value"]
-    return f"{'–' if value is None else f'{value:.3f}'} (n={component['n']})"
+    return f"{number(component['value'], 3)} (n={component['n']})"
+
+
+def _shown(shown: int, every: int, which: str) -> str:
+    """The note under a table that lists only some rows."""
+    note = f"The {shown:,} {which} of {every:,}; report.json has every one."
+    return "" if shown == every else f'<p class="muted">{note}</p>'
