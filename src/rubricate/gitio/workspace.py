@@ -39,9 +39,12 @@ _REJECTED = (
 )
 _MISSING = ("couldn't find remote ref", "could not find remote ref")
 _NO_FILTER = "filtering not recognized by server"
-# A local remote serves a blob-less fetch only when its upload-pack allows filters.
+# A local remote serves a blob-less fetch only when its upload-pack allows filters; it packs
+# without a delta search (on a local pipe size hardly matters, and the search took 8.5 of the
+# 9 s it took to fetch a 100,000-event ledger's shards).
 _LOCAL_UPLOAD_PACK = (
-    "git -c uploadpack.allowFilter=true -c uploadpack.allowAnySHA1InWant=true upload-pack"
+    "git -c uploadpack.allowFilter=true -c uploadpack.allowAnySHA1InWant=true -c pack.window=0 "
+    "upload-pack"
 )
 DEEPEN_STEPS = (1, 16, 256)
 
