@@ -298,3 +298,18 @@ def test_a_busy_authors_page_lists_the_drawn_points_and_the_latest_jobs(data: Pa
     assert html.count("<tr>") == 2 + MAX_POINTS + MAX_JOBS  # two header rows
     small = author_section(entry, mine)
     assert "report.json has every one" not in small
+
+
+def test_a_reputation_is_drawn_from_three_points_on(data: Path) -> None:
+    from rubricate.report.pages import MIN_CHART_POINTS, author_section
+
+    texts = {p.relative_to(data).as_posix(): p.read_text() for p in data.rglob("*.jsonl")}
+    report = build_report(parse_ledger(texts), ReputationConfig(), Options(now=NOW))
+    entry = report["authors"][0]
+    few = author_section({**entry, "series": entry["series"][: MIN_CHART_POINTS - 1]}, [])
+    assert "<svg" not in few
+    assert "<h3>Reputation over time</h3>" in few
+    assert few.count("<tr>") == MIN_CHART_POINTS  # the header and each point
+    enough = author_section({**entry, "series": entry["series"][:MIN_CHART_POINTS]}, [])
+    assert '<figure class="chart">' in enough
+    assert f"({MIN_CHART_POINTS} points)" in enough

@@ -32,6 +32,7 @@ SORTS: tuple[tuple[str, str], ...] = (
 JOB_HEADERS = "PR|state|first|final|change|rubric quality|versions|revisions|hours to approval|gate"
 JOB_KEYS = "state first final change rubric_quality versions revisions hours_to_approval gate"
 MAX_JOBS = 500  # an author page lists this many of their most recent jobs at most
+MIN_CHART_POINTS = 3  # an author's reputation is drawn from this many points on
 NO_JOB = "No job in the window."
 NO_DATA = "No data yet: the ledger has no events. Pages fill in once pull requests are scored."
 
@@ -106,11 +107,6 @@ def author_section(entry: Doc, jobs: Sequence[Doc]) -> str:
         (f"{n.replace('_', ' ')} (n={parts[n]['n']})", parts[n]["value"], 3) for n in COMPONENTS
     ]
     top = cards((label, number(value, digits)) for label, value, digits in numbers)
-    desc = (
-        f"{entry['author']}'s reputation and its five components "
-        f"as of each completed job ({len(points)} points)."
-    )
-    svg = charts.reputation_over_time(f"series-{entry['slug']}", points, desc)
     headers = ["time", "completed PR", "reputation", *(n.replace("_", " ") for n in COMPONENTS)]
     drawn = charts.thin(points)  # the table holds the chart's points
     rows = [
@@ -119,7 +115,12 @@ def author_section(entry: Doc, jobs: Sequence[Doc]) -> str:
         for p in drawn
     ]
     data = table(headers, rows, text_columns=(0, 1)) + _shown(len(drawn), len(points), "drawn")
-    chart = figure("Reputation over time", svg, data)
+    chart = f"<h3>Reputation over time</h3>{data}"  # a line through one or two points says no more
+    if len(points) >= MIN_CHART_POINTS:
+        desc = f"{entry['author']}'s reputation and its five components as of each completed job"
+        desc += f" ({len(points)} points)."
+        svg = charts.reputation_over_time(f"series-{entry['slug']}", points, desc)
+        chart = figure("Reputation over time", svg, data)
     heading = f"<h2>{escape(entry['author'])} in {escape(entry['repo'])}</h2>"
     own = [j for j in jobs if j["repo"] == entry["repo"]]
     cells = [[f"#{r['pr']}", *(r[k] for k in JOB_KEYS.split())] for r in own[-MAX_JOBS:]]
