@@ -254,3 +254,21 @@ def test_no_module_is_longer_than_300_lines() -> None:
         if (lines := len(path.read_text(encoding="utf-8").splitlines())) > 300
     }
     assert long == {}
+
+
+def test_every_error_is_a_rubricate_error() -> None:
+    """One hierarchy: an error that ever escaped would be reported by its kind, never as a crash."""
+    import importlib
+
+    from rubricate.errors import RubricateError
+
+    outside = []
+    for relative, name in sorted(_exception_classes()):
+        module = "rubricate." + relative.removesuffix(".py").replace("/", ".")
+        found = getattr(importlib.import_module(module), name)
+        if not issubclass(found, RubricateError):
+            outside.append(f"{relative}:{name}")
+    assert outside == []
+    assert {("judge/calls.py", "JudgeCallError"), ("errors.py", "ParseProblem")} <= (
+        _exception_classes()
+    )  # the search finds them

@@ -6,12 +6,12 @@ exit code 1 is a run that failed (git, the GitHub API, the data branch, applying
     RubricateError
       SourceError, ScoreError, ConfigError, PayloadError, LedgerError    (exit 2)
       RunFailed: GitError, GitHubError, DataBranchError, ExecutionError  (exit 1)
-
+        JudgeCallError (in `judge.calls`, beside the call records: it carries what the call cost)
       ReplyError, PromptTooLargeError (the judge), HandoffRefused (the graders artifact)
-    ParseProblem: a deliverable that does not parse (a finding, never shown as an error)
+      ParseProblem: a deliverable that does not parse (its caller makes it a finding)
 
-`judge.calls.JudgeCallError` stays beside the judge's call records: it carries what a failed
-call cost.
+The judge's faults (`JudgeCallError`, `ReplyError`) and `ParseProblem` are caught where they
+are raised and recorded as findings; none reaches the user as an error.
 """
 
 from __future__ import annotations
@@ -164,7 +164,7 @@ class HandoffRefused(RubricateError):
     """The artifact breaks a limit or is not what the graders job writes; nothing is read."""
 
 
-class ParseProblem(Exception):
+class ParseProblem(RubricateError):
     """A file that does not parse: the message and the 1-based line where known."""
 
     def __init__(self, message: str, line: int | None = None) -> None:

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
+from rubricate.errors import RunFailed
 from rubricate.redaction import redact
 
 ErrorKind = Literal[
@@ -76,8 +77,11 @@ class RawReply:
         )
 
 
-class JudgeCallError(Exception):
-    """A judge call that produced no usable reply; `kind` says which fault, `spent` its cost."""
+class JudgeCallError(RunFailed):
+    """A judge call that produced no usable reply; `kind` says which fault, `spent` its cost.
+
+    The judge records it as a finding (the run goes on without the judge's scores); it is a run
+    failure, never a user's mistake, should one ever reach the top."""
 
     def __init__(
         self,
