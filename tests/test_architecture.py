@@ -272,3 +272,9 @@ def test_every_error_is_a_rubricate_error() -> None:
     assert {("judge/calls.py", "JudgeCallError"), ("errors.py", "ParseProblem")} <= (
         _exception_classes()
     )  # the search finds them
+
+
+def test_no_module_imports_itself_through_others() -> None:
+    shape: Any = _shape_script()
+    assert shape.in_cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == {"a", "b", "c"}
+    assert shape.in_cycles(shape.import_graph()) == set()

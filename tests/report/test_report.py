@@ -64,11 +64,11 @@ def test_pages_are_reproducible(data: Path, tmp_path: Path) -> None:
     parsed = parse_ledger(
         {p.relative_to(data).as_posix(): p.read_text() for p in data.rglob("*.jsonl")}
     )
-    from rubricate.report.pages import index_page
+    from rubricate.report.site import index_html
 
     first = build_report(parsed, ReputationConfig(), Options(now=NOW))
     again = build_report(parsed, ReputationConfig(), Options(now=NOW))
-    assert index_page(first) == index_page(again)
+    assert index_html(first) == index_html(again)
 
 
 def test_json_holds_the_numbers_and_reputation_matches(data: Path, tmp_path: Path) -> None:

@@ -37,10 +37,9 @@ NO_JOB = "No job in the window."
 NO_DATA = "No data yet: the ledger has no events. Pages fill in once pull requests are scored."
 
 
-def index_page(report: Doc) -> str:
-    """`index.html`: the five sections for every author in the report."""
-    from rubricate.report.sections import all_sections
-
+def index_page(report: Doc, sections: Iterable[str]) -> str:
+    """`index.html`: the overview, then the five `sections` (`sections.all_sections`; not read
+    when the ledger has no events)."""
     title = "rubricate report"
     problems = warnings(
         "Some ledger lines were kept aside (as rubricate ledger verify reports them):",
@@ -48,10 +47,8 @@ def index_page(report: Doc) -> str:
     )
     if not report["ledger"]["events"]:
         return page(title, _subtitle(report), (), problems + empty(NO_DATA), _footer(report))
-    sections = "".join(all_sections(report, author_table(report, "reputation")))
-    return page(
-        title, _subtitle(report), NAV, problems + _overview(report) + sections, _footer(report)
-    )
+    body = problems + _overview(report) + "".join(sections)
+    return page(title, _subtitle(report), NAV, body, _footer(report))
 
 
 def author_slugs(report: Doc) -> list[str]:

@@ -36,7 +36,7 @@ def write_site(
     they are being drawn already) and the `style.css` they all link (last: it holds the CSS of
     every chart drawn)."""
     from rubricate.report import charts
-    from rubricate.report.pages import index_page, sort_pages
+    from rubricate.report.pages import sort_pages
 
     (out / "authors").mkdir(parents=True, exist_ok=True)
     charts.STYLES.clear()
@@ -44,7 +44,7 @@ def write_site(
     authors = pages or AuthorPages(out, workers, parallel_from)
     try:
         authors.start(report)
-        written = [_write(out / "index.html", index_page(report))]
+        written = [_write(out / "index.html", index_html(report))]
         progress("index.html")
         written += [_write(out / name, text) for name, text in sort_pages(report)]
         written.append(write_json(report, out / "report.json"))
@@ -53,6 +53,14 @@ def write_site(
     finally:
         authors.close()
         gc.unfreeze()
+
+
+def index_html(report: Mapping[str, Any]) -> str:
+    """`index.html`: the overview and the five sections."""
+    from rubricate.report.pages import author_table, index_page
+    from rubricate.report.sections import all_sections
+
+    return index_page(report, all_sections(report, author_table(report, "reputation")))
 
 
 def stylesheet() -> str:
