@@ -313,3 +313,35 @@ def test_a_reputation_is_drawn_from_three_points_on(data: Path) -> None:
     enough = author_section({**entry, "series": entry["series"][:MIN_CHART_POINTS]}, [])
     assert '<figure class="chart">' in enough
     assert f"({MIN_CHART_POINTS} points)" in enough
+
+
+def test_an_output_folder_that_cannot_be_made_is_refused_before_any_work(
+    data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "file").write_text("not a folder", encoding="utf-8")
+    assert _run("--data", str(data), "--out", str(tmp_path / "file")) == 2
+    assert "cannot be made a folder (a file is there)" in capsys.readouterr().err
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "authors").write_text("", encoding="utf-8")
+    assert _run("--data", str(data), "--out", str(tmp_path / "site")) == 2
+    assert "site/authors cannot be made a folder" in capsys.readouterr().err
+
+
+def test_a_write_that_fails_is_a_failed_run(
+    data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "report.json").mkdir()  # where the report's JSON goes
+    assert _run("--data", str(data), "--out", str(tmp_path), "--format", "json") == 1
+    err = capsys.readouterr().err
+    assert f"writing the report to {tmp_path}/ failed: is a directory, not a file" in err
+
+
+def test_a_missing_data_branch_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import subprocess
+
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    assert _run("--remote", str(remote), "--branch", "nope", "--out", str(tmp_path / "o")) == 2
+    assert "no branch 'nope'" in capsys.readouterr().err

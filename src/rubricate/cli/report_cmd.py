@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rubricate.cli.ledger_cmd import add_source_arguments, open_store
+from rubricate.cli.ledger_cmd import add_source_arguments, open_store, require_branch
 
 if TYPE_CHECKING:
     from rubricate.config import ReputationConfig
@@ -48,7 +48,7 @@ def add_parser(subparsers: Any) -> None:
 
 def run_report(args: argparse.Namespace) -> int:
     """Read the ledger, build the report and write it in the chosen format."""
-    from rubricate.errors import ConfigError
+    from rubricate.errors import ConfigError, RunFailed, read_problem
 
     try:
         from rubricate.report.site import write_json, write_markdown, write_site
@@ -59,17 +59,20 @@ def run_report(args: argparse.Namespace) -> int:
             f"pip install 'rubricate[report]' ({exc.name} is missing)"
         ) from None
     progress = _progress(sys.stderr.isatty())
-    out = Path(args.out)
+    out = _out_folder(Path(args.out), with_authors=args.format == "html")
     pages = AuthorPages(out) if args.format == "html" else None
     try:  # the author pages are drawn in the background as soon as their part is known
         report = _build(args, progress, None if pages is None else pages.start)
-        if pages is not None:
-            written = write_site(report, out, progress, pages=pages)
-            message = f"wrote {len(written)} files to {out}/ (open {out / 'index.html'})"
-        elif args.format == "markdown":
-            message = f"wrote {write_markdown(report, out)}"
-        else:
-            message = f"wrote {write_json(report, out / 'report.json')}"
+        try:
+            if pages is not None:
+                written = write_site(report, out, progress, pages=pages)
+                message = f"wrote {len(written)} files to {out}/ (open {out / 'index.html'})"
+            elif args.format == "markdown":
+                message = f"wrote {write_markdown(report, out)}"
+            else:
+                message = f"wrote {write_json(report, out / 'report.json')}"
+        except OSError as exc:
+            raise RunFailed(f"writing the report to {out}/ failed: {read_problem(exc)}") from None
         progress("")
         if sys.stderr.isatty():
             print(file=sys.stderr)
@@ -78,6 +81,20 @@ def run_report(args: argparse.Namespace) -> int:
         if pages is not None:
             pages.close()
     return 0
+
+
+def _out_folder(out: Path, with_authors: bool) -> Path:
+    """The output folder (and its `authors/`), made now: a path that cannot be one is refused
+    before any work."""
+    from rubricate.errors import ConfigError, read_problem
+
+    for folder in (out, out / "authors") if with_authors else (out,):
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            reason = "a file is there" if folder.is_file() else read_problem(exc)
+            raise ConfigError(f"--out {out}: {folder} cannot be made a folder ({reason})") from None
+    return out
 
 
 def _build(args: argparse.Namespace, progress: Any, authors_ready: Any) -> dict[str, Any]:
@@ -114,6 +131,7 @@ def _read(args: argparse.Namespace) -> tuple[Any, Any]:
 
     with open_store(args) as store:
         files = store.read_files(lambda p: is_shard(p) or p in (CACHE_PATH, REPUTATION_PATH))
+    require_branch(store, args)
     config = store.config or recorded_config(files) or ReputationConfig()
     # Each shard's bytes are let go as soon as they are decoded: the ledger is held once.
     shards = sorted(p for p in files if is_shard(p))
