@@ -345,3 +345,19 @@ def test_a_missing_data_branch_is_refused(
     subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
     assert _run("--remote", str(remote), "--branch", "nope", "--out", str(tmp_path / "o")) == 2
     assert "no branch 'nope'" in capsys.readouterr().err
+
+
+def test_an_author_is_found_whatever_the_case_and_an_unknown_one_is_refused(
+    data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ("--data", str(data), "--format", "json", "--out")
+    assert _run(*args, str(tmp_path / "a"), "--author", "alice") == 0
+    assert _run(*args, str(tmp_path / "b"), "--author", "ALICE") == 0
+    lower, upper = (json.loads((tmp_path / d / "report.json").read_text()) for d in "ab")
+    assert lower["authors"]
+    assert lower["authors"] == upper["authors"]
+    assert lower["scores"]["jobs"] == upper["scores"]["jobs"]
+    assert _run(*args, str(tmp_path / "c"), "--author", "alcie") == 2
+    err = capsys.readouterr().err
+    assert "--author 'alcie': no job of theirs in the ledger (did you mean 'alice'?)" in err
+    assert not (tmp_path / "c" / "report.json").exists()

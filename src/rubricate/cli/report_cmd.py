@@ -106,6 +106,8 @@ def _build(args: argparse.Namespace, progress: Any, authors_ready: Any) -> dict[
         parsed, config = _read(args)
         for problem in parsed.corrupt:
             print(f"{problem}: corrupt line (kept aside, skipped by the fold)", file=sys.stderr)
+        if args.author is not None:
+            _check_author(args.author, {event.author for event in parsed.events})
         progress(f"folding {len(parsed.events):,} events")
         options = Options(now=datetime.now(timezone.utc), since_days=args.since, author=args.author)
         authors = 0
@@ -120,6 +122,17 @@ def _build(args: argparse.Namespace, progress: Any, authors_ready: Any) -> dict[
         report = build_report(parsed, config, options, ready)
         gc.freeze()
     return report
+
+
+def _check_author(author: str, logins: set[str]) -> None:
+    """Refuse an author with no job in the ledger (a typo would publish an empty report)."""
+    from rubricate.errors import ConfigError
+    from rubricate.yamlsource import did_you_mean
+
+    if author.lower() not in {login.lower() for login in logins}:
+        count = f"{len(logins):,} author(s)" if logins else "no events yet"
+        hint = did_you_mean(author, sorted(logins))
+        raise ConfigError(f"--author {author!r}: no job of theirs in the ledger{hint} ({count})")
 
 
 def _read(args: argparse.Namespace) -> tuple[Any, Any]:

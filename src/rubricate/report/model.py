@@ -63,7 +63,8 @@ def build_report(
     """The report document for a parsed ledger. `authors_ready` is given the authors' part of it
     (what the author pages show), a few authors at a time, as soon as each part is known."""
     folded = fold_jobs(parsed.events)
-    keys = {k for k, job in folded.items() if options.author in (None, job.facts.author)}
+    wanted = None if options.author is None else options.author.lower()  # logins ignore case
+    keys = {k for k, job in folded.items() if wanted in (None, job.facts.author.lower())}
     cutoff = options.cutoff
     active = {k for k in keys if cutoff is None or folded[k].facts.last_at >= cutoff}
     mine = [e for e in parsed.events if (e.repo, e.pr) in keys]
