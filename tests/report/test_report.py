@@ -148,10 +148,21 @@ def test_remote_data_branch(tmp_path: Path) -> None:
     assert (tmp_path / "site" / "authors" / "alice.html").exists()
 
 
-def test_bad_since_is_refused(data: Path, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("days", ["-3", "0", "nan", "inf", "lots"])
+def test_bad_since_is_refused(data: Path, days: str, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
-        _run("--data", str(data), "--since", "-3")
-    assert "positive number of days" in capsys.readouterr().err
+        _run("--data", str(data), "--since", days)
+    assert "number of days" in capsys.readouterr().err
+
+
+def test_a_window_longer_than_the_calendar_is_all_time(data: Path, tmp_path: Path) -> None:
+    args = ("--data", str(data), "--format", "json", "--out")
+    assert _run(*args, str(tmp_path / "all")) == 0
+    assert _run(*args, str(tmp_path / "long"), "--since", "1e12") == 0
+    every = json.loads((tmp_path / "all" / "report.json").read_text())
+    longest = json.loads((tmp_path / "long" / "report.json").read_text())
+    assert longest["window"]["from"] is None
+    assert longest["authors"] == every["authors"]
 
 
 def test_under_thirty_pairs_is_insufficient_data() -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import math
 import sys
 import time
 from datetime import datetime, timezone
@@ -171,7 +172,7 @@ def _days(text: str) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of days") from None
-    if not value > 0:
+    if not 0 < value < math.inf:
         raise argparse.ArgumentTypeError("--since must be a positive number of days")
     return value
 

@@ -49,8 +49,11 @@ class Options:
 
     @property
     def cutoff(self) -> datetime | None:
-        """The start of the window, or None for all time."""
-        return None if self.since_days is None else self.now - timedelta(days=self.since_days)
+        """The start of the window, or None for all time (also when it would be before year 1)."""
+        try:
+            return None if self.since_days is None else self.now - timedelta(days=self.since_days)
+        except OverflowError:
+            return None
 
 
 @bulk

@@ -272,7 +272,7 @@ def _overview(report: Doc) -> str:
 def _subtitle(report: Doc) -> str:
     window = report["window"]
     parts = [f"ledger up to {escape(str(report['generated_at'] or '–'))}"]
-    if window["since_days"] is not None:
+    if window["from"] is not None:
         parts.append(f"jobs active since {escape(str(window['from']))}")
     if window["author"]:
         parts.append(f"author {escape(window['author'])}")
