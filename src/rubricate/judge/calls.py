@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
 from rubricate.errors import RunFailed
@@ -199,15 +199,8 @@ class Usage:
         )
 
     def as_dict(self) -> dict[str, Any]:
-        """The JSON shape kept in the cache."""
-        return {
-            "tokens_in": self.tokens_in,
-            "tokens_out": self.tokens_out,
-            "latency_ms": self.latency_ms,
-            "calls": self.calls,
-            "attempts": self.attempts,
-            "mode": self.mode,
-        }
+        """The JSON shape kept in the cache: every field by its name."""
+        return asdict(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Usage:

@@ -7,11 +7,8 @@ part of the config; `rubricate.config` includes it in the whole file's model.
 from __future__ import annotations
 
 import math
-from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
-
-_WeightsT = TypeVar("_WeightsT", bound=BaseModel)
 
 
 class Strict(BaseModel):
@@ -22,7 +19,17 @@ class Strict(BaseModel):
     )
 
 
-class ReputationWeights(Strict):
+class Weights(Strict):
+    """A table of weights that are divided by their sum: it must be a finite number."""
+
+    @model_validator(mode="after")
+    def _finite_sum(self) -> Weights:
+        if not math.isfinite(sum(float(v) for v in self.model_dump().values())):
+            raise ValueError("too large: their sum is not a finite number")
+        return self
+
+
+class ReputationWeights(Weights):
     """Agora V3 reputation weights."""
 
     completion_rate: float = Field(default=0.27, ge=0)
@@ -31,19 +38,8 @@ class ReputationWeights(Strict):
     rating_score: float = Field(default=0.13, ge=0)
     rubric_quality: float = Field(default=0.20, ge=0)
 
-    @model_validator(mode="after")
-    def _finite_sum(self) -> ReputationWeights:
-        return _check_sum(self)
 
-
-def _check_sum(weights: _WeightsT) -> _WeightsT:
-    """Weights are divided by their sum: it must be a finite number."""
-    if not math.isfinite(sum(float(v) for v in weights.model_dump().values())):
-        raise ValueError("too large: their sum is not a finite number")
-    return weights
-
-
-class TrustWeights(Strict):
+class TrustWeights(Weights):
     """Weight of a rater's `/rate` by their repository role."""
 
     admin: float = Field(default=1.0, ge=0)
@@ -51,10 +47,6 @@ class TrustWeights(Strict):
     write: float = Field(default=0.75, ge=0)
     triage: float = Field(default=0.5, ge=0)
     default: float = Field(default=0.25, ge=0)
-
-    @model_validator(mode="after")
-    def _finite_sum(self) -> TrustWeights:
-        return _check_sum(self)
 
     def for_role(self, role: str) -> float:
         """The weight for a role; roles without their own weight get `default`."""

@@ -170,7 +170,7 @@ def _pool(workers: int) -> Executor | None:
         return None
     try:
         return ProcessPoolExecutor(workers)
-    except (OSError, NotImplementedError):
+    except (OSError, NotImplementedError):  # no working semaphores (no /dev/shm): one process
         return None
 
 
