@@ -2,8 +2,9 @@
 
 Reports the module count, the longest internal import chain (over every `import` the
 source contains, lazy ones included, `TYPE_CHECKING` blocks excluded), internal import
-edges per module, the rubricate modules that `rubricate action --dry-run` loads on the
-bundled `pull_request` event, the longest module in lines and the median function length.
+edges per module, the same with each subpackage taken as one node (`package_edges`), the
+rubricate modules that `rubricate action --dry-run` loads on the bundled `pull_request` event,
+the longest module in lines and the median function length.
 Run: `python benchmarks/architecture.py`. `--package DIR` measures another package's source
 instead (the same numbers but the dry run, which only rubricate has), for comparison.
 """
@@ -120,31 +121,73 @@ def in_cycles(graph: dict[str, set[str]]) -> set[str]:
     return cyclic
 
 
-def longest_chain(graph: dict[str, set[str]]) -> list[str]:
-    """The longest import chain with no module repeated, exactly and in a fixed order.
+CHAIN_STEPS = 2_000_000
+"""How many module visits the chain search may make: a large package with large import cycles
+(pydantic's, openai's) has too many simple paths to try them all, and then the answer is the
+longest found and marked as a lower bound (rubricate has no cycle: its search is always exact)."""
+
+
+class _OutOfSteps(Exception):
+    pass
+
+
+def longest_chain(graph: dict[str, set[str]], steps: int = CHAIN_STEPS) -> list[str]:
+    """The longest import chain with no module repeated, in a fixed order (exact unless
+    `chain_search` says it ran out of steps).
 
     Depth-first; a module on no cycle has one longest chain whatever led to it, so it is
-    memoized; a module on a cycle is searched again each time (the cycles here are small)."""
+    memoized; a module on a cycle is searched again each time it is reached."""
+    return chain_search(graph, steps)[0]
+
+
+def chain_search(graph: dict[str, set[str]], steps: int = CHAIN_STEPS) -> tuple[list[str], bool]:
+    """The longest chain found and whether the search was complete (so the chain is exact)."""
     cyclic = in_cycles(graph)
     best: dict[str, list[str]] = {}
     visiting: set[str] = set()
+    found: list[str] = []
+    left = [steps]
 
     def walk(node: str) -> list[str]:
         if node in best:
             return best[node]
+        left[0] -= 1
+        if left[0] < 0:
+            raise _OutOfSteps
         visiting.add(node)
         longest: list[str] = []
-        for dep in sorted(graph.get(node, set())):
-            if dep not in visiting:
-                chain = walk(dep)
-                if len(chain) > len(longest):
-                    longest = chain
-        visiting.discard(node)
+        try:
+            for dep in sorted(graph.get(node, set())):
+                if dep not in visiting:
+                    chain = walk(dep)
+                    if len(chain) > len(longest):
+                        longest = chain
+        finally:
+            visiting.discard(node)
+            if len(longest) + 1 > len(found):
+                found[:] = [node, *longest]
         if node not in cyclic:
             best[node] = [node, *longest]
         return [node, *longest]
 
-    return max((walk(n) for n in sorted(graph)), key=len, default=[])
+    try:
+        chains = [walk(n) for n in sorted(graph)]
+    except _OutOfSteps:
+        return found, False
+    return max(chains, key=len, default=[]), True
+
+
+def package_graph(graph: dict[str, set[str]], root: str) -> dict[str, set[str]]:
+    """The import graph with each subpackage (and each top-level module) taken as one node:
+    how the parts depend on one another, whatever their number of modules."""
+
+    def part(module: str) -> str:
+        return ".".join(module.split(".")[:2]) if module != root else root
+
+    merged: dict[str, set[str]] = {part(m): set() for m in graph}
+    for module, deps in graph.items():
+        merged[part(module)].update(part(d) for d in deps if part(d) != part(module))
+    return merged
 
 
 def dry_run_modules() -> list[str]:
@@ -190,8 +233,10 @@ def function_lengths(package: Path = PACKAGE) -> list[int]:
 def measure(package: Path = PACKAGE) -> dict[str, object]:
     """All the numbers, as one JSON-ready mapping (the dry run for rubricate only)."""
     graph = import_graph(package)
-    chain = longest_chain(graph)
+    chain, exact = chain_search(graph)
     edges = sum(len(deps) for deps in graph.values())
+    packages = package_graph(graph, package.name)
+    package_edges = sum(len(deps) for deps in packages.values())
     sizes = {
         module_name(p, package.parent): len(p.read_text(encoding="utf-8").splitlines())
         for p in package.rglob("*.py")
@@ -203,6 +248,10 @@ def measure(package: Path = PACKAGE) -> dict[str, object]:
         "edges_per_module": round(edges / len(graph), 2),
         "longest_chain": len(chain),
         "longest_chain_modules": chain,
+        "longest_chain_exact": exact,
+        "packages": len(packages),
+        "package_edges": package_edges,
+        "edges_per_package": round(package_edges / len(packages), 2),
     }
     if package == PACKAGE:
         result["dry_run_modules_loaded"] = len(dry_run_modules())

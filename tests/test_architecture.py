@@ -6,6 +6,7 @@ Heavy imports stay lazy, and a core module touches no file: its caller passes th
 from __future__ import annotations
 
 import ast
+import itertools
 import subprocess
 import sys
 from pathlib import Path
@@ -243,8 +244,36 @@ def test_no_import_chain_is_longer_than_nine_modules() -> None:
     shape: Any = _shape_script()
     ladder = {f"m{i}": {f"m{i + 1}"} for i in range(11)} | {"m0": {"m1", "m5"}, "m11": {"m0"}}
     assert shape.longest_chain(ladder) == [f"m{i}" for i in range(12)]  # the measure can fail
-    chain = shape.longest_chain(shape.import_graph())
+    graph = shape.import_graph()
+    chain, exact = shape.chain_search(graph)
+    assert exact  # no cycle here: the search tried every chain
     assert len(chain) <= 9, " > ".join(chain)
+
+
+def test_chain_search_says_when_it_stopped_short() -> None:
+    """Every module importing every other (a large cycle) has too many chains to try: the search
+    stops after its steps with a real chain, marked as a lower bound, instead of running on."""
+    shape: Any = _shape_script()
+    names = [f"m{i}" for i in range(12)]
+    clique = {n: set(names) - {n} for n in names}
+    chain, exact = shape.chain_search(clique, steps=500)
+    assert not exact
+    assert len(chain) == len(set(chain)) >= 2
+    assert all(b in clique[a] for a, b in itertools.pairwise(chain))
+    small = {n: set(names[:4]) - {n} for n in names[:4]}
+    assert shape.chain_search(small, steps=500) == (names[:4], True)
+
+
+def test_package_graph_takes_each_subpackage_as_one_node() -> None:
+    shape: Any = _shape_script()
+    graph = {"p": set(), "p.a.x": {"p.a.y", "p.b.z"}, "p.a.y": {"p.errors"}, "p.b.z": {"p.errors"}}
+    graph |= {"p.errors": set()}
+    assert shape.package_graph(graph, "p") == {
+        "p": set(),
+        "p.a": {"p.b", "p.errors"},
+        "p.b": {"p.errors"},
+        "p.errors": set(),
+    }
 
 
 def test_no_module_is_longer_than_300_lines() -> None:
