@@ -42,6 +42,10 @@ STYLE = Style(
     stroke_width="2",
     colors=PALETTE,
 )
+DASHES = ("none", "9,5", "3,4", "12,3,3,3", "6,3")
+"""A dash pattern per reputation component: lines are told apart by more than colour, and two
+components with the same values (an author with no deadline and no dispute has both at 1.00)
+both stay visible, the later one's gaps showing the other."""
 WIDTH, HEIGHT = 640, 360
 WIDE = 1100
 MAX_POINTS = 60
@@ -188,9 +192,10 @@ def reputation_over_time(chart_id: str, points: Sequence[Mapping[str, Any]], des
     )
     pairs = list(zip(stamps, shown, strict=True))
     chart.add("reputation", [(t, p["reputation"]) for t, p in pairs], stroke_style={"width": 3})
-    for name in COMPONENTS:
+    for name, dashes in zip(COMPONENTS, DASHES, strict=True):
         values = [(t, p["components"][name]["value"]) for t, p in pairs]
-        chart.add(name.replace("_", " "), values, show_dots=False, stroke_style={"width": 1.5})
+        style = {"width": 1.5, "dasharray": dashes}
+        chart.add(name.replace("_", " "), values, show_dots=False, stroke_style=style)
     return render(chart, chart_id, "Reputation over time", desc)
 
 
@@ -233,15 +238,8 @@ def intervals(
     y_title: str,
 ) -> str:
     """Bars with 95% intervals drawn as error bars: `(value, low, high)` per label."""
-    chart = Bar(
-        **_config(
-            x_title="criterion",
-            y_title=y_title,
-            x_label_rotation=20,
-            range=(-1, 1),
-            value_formatter=lambda v: f"{v:.2f}",
-        )
-    )
+    options = {"x_label_rotation": 20, "range": (-1, 1), "value_formatter": lambda v: f"{v:.2f}"}
+    chart = Bar(**_config(x_title="criterion", y_title=y_title, **options))
     chart.x_labels = list(labels)
     for name, values in series.items():
         chart.add(name, [_with_interval(v) for v in values])
