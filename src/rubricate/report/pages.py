@@ -264,7 +264,7 @@ def _overview(report: Doc) -> str:
             ("jobs shown", f"{summary['jobs']:,}"),
             ("authors", f"{len(report['authors']):,}"),
             ("mean change in review", number(summary["mean_change"], 3)),
-            ("jobs for the weights", f"{weights['jobs']:,} / ~{weights['threshold_jobs']}"),
+            (f"jobs for the weights (~{weights['threshold_jobs']} wanted)", f"{weights['jobs']:,}"),
         ]
     )
 
