@@ -326,7 +326,6 @@ def test_a_reputation_is_drawn_from_three_points_on(data: Path) -> None:
     assert f"({MIN_CHART_POINTS} points)" in enough
 
 
-
 def test_components_with_the_same_values_are_told_apart_by_their_dashes() -> None:
     """On most real pages timeliness and dispute penalty are both 1.00 all along: one line drawn
     over the other. Each component has a dash pattern of its own, so both stay visible (and
@@ -349,6 +348,8 @@ def test_components_with_the_same_values_are_told_apart_by_their_dashes() -> Non
     dashes = {n: re.search(r"dasharray:([^;]+)", css) for n, css in rules}
     patterns = [m.group(1) for m in dashes.values() if m is not None]
     assert len(patterns) == len(COMPONENTS) == len(set(patterns))
+
+
 def test_an_output_folder_that_cannot_be_made_is_refused_before_any_work(
     data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
