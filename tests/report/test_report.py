@@ -350,6 +350,43 @@ def test_components_with_the_same_values_are_told_apart_by_their_dashes() -> Non
     assert len(patterns) == len(COMPONENTS) == len(set(patterns))
 
 
+def test_a_line_charts_legend_shows_each_line_and_a_bar_charts_its_colour() -> None:
+    """Dashes tell lines apart only if the legend shows them: each entry of a line chart's
+    legend is a stretch of its line, in the classes of the line itself."""
+    import xml.etree.ElementTree as ET
+
+    from rubricate.ledger.reputation import COMPONENTS
+    from rubricate.report import charts
+
+    components = {name: {"value": 0.5} for name in COMPONENTS}
+    points = [
+        {"at": f"2024-0{m}-01T00:00:00Z", "reputation": 0.9, "components": components}
+        for m in (1, 2, 3)
+    ]
+    line = ET.fromstring(charts.reputation_over_time("legend-test", points, "test"))
+    legends = [g for g in line.iter() if "legend" in g.get("class", "").split()]
+    assert len(legends) == 1 + len(COMPONENTS)
+    for legend in legends:
+        assert not [e for e in legend.iter() if e.tag.endswith("rect")]
+        swatch = next(g for g in legend if g.tag.endswith("g"))
+        kinds = swatch.get("class", "").split()
+        serie = next(c for c in kinds if c.startswith("serie-"))
+        assert {"series", serie.replace("serie-", "color-")} <= set(kinds)
+        path = next(e for e in swatch if e.tag.endswith("path"))
+        assert re.fullmatch(rf"M[\d.]+ [\d.]+ h{charts.SWATCH_WIDTH}", path.get("d", ""))
+    bars = charts.grouped_bars(
+        "bars-test", "t", "d", ["a", "b"], {"x": [1, 2], "y": [2, 1]}, x_title="x", y_title="y"
+    )
+    squares = [
+        e
+        for g in ET.fromstring(bars).iter()
+        if "legend" in g.get("class", "").split()
+        for e in g
+        if e.tag.endswith("rect")
+    ]
+    assert len(squares) == 2
+
+
 def test_an_output_folder_that_cannot_be_made_is_refused_before_any_work(
     data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

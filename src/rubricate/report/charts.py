@@ -11,13 +11,13 @@ import hashlib
 import math
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
-from typing import Any, ClassVar
+from typing import Any
 
 import pygal
-from pygal.graph import base as pygal_base
 from pygal.style import Style
 
 from rubricate.ledger.event import parse_time
+from rubricate.report.pygal_quick import Bar, DateTimeLine, quick_drawing
 
 PALETTE = ("#0b5cad", "#b3470c", "#1a7f37", "#8250df", "#9a6700", "#cf222e")
 """Colours with at least 4.5:1 contrast on white, told apart by hue and lightness."""
@@ -46,59 +46,13 @@ DASHES = ("none", "9,5", "3,4", "12,3,3,3", "6,3")
 """A dash pattern per reputation component: lines are told apart by more than colour, and two
 components with the same values (an author with no deadline and no dispute has both at 1.00)
 both stay visible, the later one's gaps showing the other."""
+SWATCH_WIDTH = 28
+"""A line chart's legend shows a stretch of each line this wide: long enough for its dashes."""
 WIDTH, HEIGHT = 640, 360
 WIDE = 1100
 MAX_POINTS = 60
 STYLES: dict[str, str] = {}
 """The charts' CSS by class (pages link one `style.css`; a strict CSP allows no inline style)."""
-_get = object.__getattribute__
-
-
-class _Quick:
-    """pygal's attribute lookup (the render state first, then the chart) without its recursive
-    `__getattribute__`: the same answers, several times faster."""
-
-    def __getattribute__(self, name: str) -> Any:
-        state = _get(self, "__dict__").get("state")
-        if state is not None and name != "state" and not name.startswith("__"):
-            values = state.__dict__
-            if name in values:
-                return values[name]
-        return _get(self, name)
-
-    def _tooltip_data(self, *args: Any, **kwargs: Any) -> None:
-        """None of the `<desc>`s pygal puts on each point for its tooltip script (there is none:
-        each chart is one image, `role="img"`, with its data in the page's table)."""
-
-
-class _Svg(pygal_base.Svg):
-    """pygal's SVG without the script of the chart's whole configuration, as JSON."""
-
-    def add_scripts(self) -> None:
-        if self.graph.js:
-            super().add_scripts()
-
-
-class _SerieConfig(pygal_base.SerieConfig):
-    """pygal's series options, listing their names once: pygal calls `dir()` on a fresh one
-    for every chart option of every series (a fifth of a small chart's drawing time)."""
-
-    _listed: ClassVar[list[str]] = []
-
-    def __dir__(self) -> list[str]:
-        _SerieConfig._listed = _SerieConfig._listed or sorted(object.__dir__(self))
-        return _SerieConfig._listed
-
-
-_PYGAL_SERIE_CONFIG, _PYGAL_SVG = pygal_base.SerieConfig, pygal_base.Svg
-
-
-class DateTimeLine(_Quick, pygal.DateTimeLine):
-    """`pygal.DateTimeLine` with the quick attribute lookup."""
-
-
-class Bar(_Quick, pygal.Bar):
-    """`pygal.Bar` with the quick attribute lookup."""
 
 
 def _config(**extra: Any) -> dict[str, Any]:
@@ -141,6 +95,8 @@ def render(chart: Any, chart_id: str, title: str, desc: str) -> str:
         for parent in root.iter():
             for child in [c for c in parent if c.get("class") == "plot tooltip-overlay"]:
                 parent.remove(child)  # the tooltip is scripted, and styled inline
+        if isinstance(chart, pygal.Line):
+            _line_swatches(root, chart.legend_box_size)
         root.set("role", "img")
         root.set("aria-labelledby", f"{chart_id}-title {chart_id}-desc")
         scope = _shared_style("\n".join(css), f"#chart-{chart_id}")
@@ -152,11 +108,28 @@ def render(chart: Any, chart_id: str, title: str, desc: str) -> str:
         return root
 
     chart.add_xml_filter(accessible)
-    vars(pygal_base).update(SerieConfig=_SerieConfig, Svg=_Svg)  # while drawing this chart only
-    try:
+    with quick_drawing():
         return str(chart.render(is_unicode=True))
-    finally:
-        vars(pygal_base).update(SerieConfig=_PYGAL_SERIE_CONFIG, Svg=_PYGAL_SVG)
+
+
+def _line_swatches(root: Any, box: float) -> None:
+    """Draw each legend entry of a line chart as a stretch of its line, in the same classes as
+    the line itself (its colour, width and dashes), where pygal draws a square of its colour."""
+    legends = [g for g in root.iter("g") if "legend" in str(g.get("class", "")).split()]
+    for legend in legends:
+        square = legend.find("rect")
+        if square is None:
+            continue
+        colour = next(c for c in str(square.get("class")).split() if c.startswith("color-"))
+        serie = colour.replace("color-", "serie-")
+        group = legend.makeelement("g", {"class": f"series {serie} {colour}"})
+        middle = float(square.get("y", 0)) + box / 2
+        path = f"M{float(square.get('x', 0)):g} {middle:g} h{SWATCH_WIDTH}"
+        group.append(legend.makeelement("path", {"d": path, "class": "line reactive nofill"}))
+        legend.remove(square)
+        legend.insert(0, group)
+        for text in legend.iter("text"):
+            text.set("x", f"{float(text.get('x', 0)) + SWATCH_WIDTH - box:g}")
 
 
 def _shared_style(css: str, scope: str) -> str:
