@@ -44,8 +44,8 @@ STYLE = Style(
 )
 DASHES = ("none", "9,5", "3,4", "12,3,3,3", "6,3")
 """A dash pattern per reputation component: lines are told apart by more than colour, and two
-components with the same values (an author with no deadline and no dispute has both at 1.00)
-both stay visible, the later one's gaps showing the other."""
+components with the same values both stay visible, the later one's gaps showing the other (an
+author who missed no deadline and had no dispute has both at 1.00 all along)."""
 SWATCH_WIDTH = 28
 """A line chart's legend shows a stretch of each line this wide: long enough for its dashes."""
 WIDTH, HEIGHT = 640, 360
