@@ -26,6 +26,7 @@ from rubricate.bot.markdown import code
 from rubricate.bot.visible import COMMAND_LINE, command_lines
 from rubricate.config import ROLE_ORDER, Role
 from rubricate.errors import ScoreError
+from rubricate.ledger.event import same_login
 from rubricate.rubric.agentv_score import check_any
 from rubricate.rubric.model import Rubric, ScoreValue
 from rubricate.rubric.scoring import resolve_criterion_id
@@ -269,7 +270,7 @@ def authorize(
     spec = command(command_name)
     if spec is None:
         return Decision(False, f"`{shown}` is not a rubricate command")
-    if not spec.by_author and actor.lower() == pr_author.lower():
+    if not spec.by_author and same_login(actor, pr_author):
         return Decision(False, f"the author of a pull request cannot use `{shown}` on it")
     needed = roles.get(command_name, spec.role)
     if role_rank(actor_role) < role_rank(needed):

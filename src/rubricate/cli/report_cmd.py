@@ -128,9 +128,10 @@ def _build(args: argparse.Namespace, progress: Any, authors_ready: Any) -> dict[
 def _check_author(author: str, logins: set[str]) -> None:
     """Refuse an author with no job in the ledger (a typo would publish an empty report)."""
     from rubricate.errors import ConfigError
+    from rubricate.ledger.event import same_login
     from rubricate.yamlsource import did_you_mean
 
-    if author.lower() not in {login.lower() for login in logins}:
+    if not any(same_login(login, author) for login in logins):
         count = f"{len(logins):,} author(s)" if logins else "no events yet"
         hint = did_you_mean(author, sorted(logins))
         raise ConfigError(f"--author {author!r}: no job of theirs in the ledger{hint} ({count})")

@@ -282,6 +282,11 @@ def is_full_name(repo: str) -> bool:
     )
 
 
+def same_login(login: str, other: str) -> bool:
+    """Whether two GitHub logins name one account: GitHub ignores their case."""
+    return login.lower() == other.lower()
+
+
 def parse_time(value: str | None) -> datetime | None:
     """The inverse of `rfc3339`."""
     return None if value is None else datetime.fromisoformat(value.replace("Z", "+00:00"))

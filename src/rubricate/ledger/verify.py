@@ -13,7 +13,7 @@ from rubricate.ledger.cache import head_config, read_head
 from rubricate.ledger.codec import ParsedLedger, decode_shard, is_shard, parse_ledger
 from rubricate.ledger.derive import derive_files, job_file
 from rubricate.ledger.derive import recorded_config as reputation_config
-from rubricate.ledger.event import Event, rfc3339
+from rubricate.ledger.event import Event, rfc3339, same_login
 from rubricate.ledger.fold import event_order, fold_job
 from rubricate.ledger.paths import CACHE_PATH, REPUTATION_PATH, is_derived
 from rubricate.ledger.reputation import COMPONENTS
@@ -212,7 +212,7 @@ def reputation_text(document: dict[str, Any], author: str | None = None) -> str:
     rows: list[tuple[str, ...]] = [header]
     for repo, entry in sorted(document.get("repos", {}).items()):
         for login, data in sorted(entry["authors"].items()):
-            if author is None or login.lower() == author.lower():
+            if author is None or same_login(login, author):
                 rows.append(_author_row(repo, login, data))
     ledger = document.get("ledger", {})
     footer = (
@@ -225,7 +225,7 @@ def reputation_text(document: dict[str, Any], author: str | None = None) -> str:
 def check_author(document: dict[str, Any], author: str) -> None:
     """Raise a clear error when `reputation.json` has no entry for this author."""
     logins = sorted({login for e in document.get("repos", {}).values() for login in e["authors"]})
-    if author.lower() in {login.lower() for login in logins}:
+    if any(same_login(login, author) for login in logins):
         return
     known = f"authors: {', '.join(logins)}" if logins else "it has no authors yet"
     raise RubricateError(
@@ -239,7 +239,7 @@ def only_author(document: dict[str, Any], author: str | None) -> dict[str, Any]:
         return document
     repos = {}
     for repo, entry in document.get("repos", {}).items():
-        kept = {k: v for k, v in entry["authors"].items() if k.lower() == author.lower()}
+        kept = {k: v for k, v in entry["authors"].items() if same_login(k, author)}
         if kept:
             repos[repo] = {**entry, "authors": kept}
     return {**document, "repos": repos}

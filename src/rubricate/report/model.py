@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from rubricate.ledger.event import Event, rfc3339
+from rubricate.ledger.event import Event, rfc3339, same_login
 from rubricate.ledger.fold import JobFacts, bulk, event_order, fold_job, fold_jobs, lifecycle_state
 from rubricate.ledger.paths import author_stem
 from rubricate.ledger.reputation import JobTerms, RunningTerms, job_terms
@@ -66,8 +66,10 @@ def build_report(
     """The report document for a parsed ledger. `authors_ready` is given the authors' part of it
     (what the author pages show), a few authors at a time, as soon as each part is known."""
     folded = fold_jobs(parsed.events)
-    wanted = None if options.author is None else options.author.lower()  # logins ignore case
-    keys = {k for k, job in folded.items() if wanted in (None, job.facts.author.lower())}
+    wanted = options.author
+    keys = {
+        k for k, job in folded.items() if wanted is None or same_login(job.facts.author, wanted)
+    }
     cutoff = options.cutoff
     active = {k for k in keys if cutoff is None or folded[k].facts.last_at >= cutoff}
     mine = [e for e in parsed.events if (e.repo, e.pr) in keys]
