@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -51,6 +52,7 @@ SWATCH_WIDTH = 28
 WIDTH, HEIGHT = 640, 360
 WIDE = 1100
 MAX_POINTS = 60
+_UNSAFE_ID = re.compile(r"[^A-Za-z0-9_-]")
 STYLES: dict[str, str] = {}
 """The charts' CSS by class (pages link one `style.css`; a strict CSP allows no inline style)."""
 
@@ -77,6 +79,7 @@ def _config(**extra: Any) -> dict[str, Any]:
 
 def render(chart: Any, chart_id: str, title: str, desc: str) -> str:
     """The chart as inline SVG: no scripts, a stable id, a title and a description."""
+    chart_id = element_id(chart_id)
     chart.uuid = chart_id
     chart.config.title = None
     series = len(chart.raw_series)
@@ -110,6 +113,16 @@ def render(chart: Any, chart_id: str, title: str, desc: str) -> str:
     chart.add_xml_filter(accessible)
     with quick_drawing():
         return str(chart.render(is_unicode=True))
+
+
+def element_id(text: str) -> str:
+    """`text` as an HTML id and CSS selector that pygal's templates read literally: letters,
+    digits, `-` and `_` only; anything else (a `{` in a criterion id, a space) is replaced, and a
+    short hash of the whole text keeps two such ids apart."""
+    safe = _UNSAFE_ID.sub("-", text)
+    if safe == text:
+        return text
+    return f"{safe}-{hashlib.sha256(text.encode('utf-8')).hexdigest()[:8]}"
 
 
 def _line_swatches(root: Any, box: float) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 
 from rubricate.ledger.reputation import COMPONENTS
 from rubricate.report import charts
-from rubricate.report.pages import cards, empty, figure, number, section, table
+from rubricate.report.pages import cards, empty, figure, number, section, shorten, table
 from rubricate.report.scores import SOURCES
 from rubricate.report.stats import MACHINES
 
@@ -287,7 +287,7 @@ def _audit_table(rows: Sequence[Doc], extra: Sequence[str]) -> str:
     headers = ["time", "repository", "PR", "version", "author", "by", *extra]
     cells = [
         [r["at"], r["repo"], f"#{r['pr']}", f"v{r['version']}", r["author"], r["actor"]]
-        + [r.get(x) for x in extra]
+        + [shorten(r.get(x)) for x in extra]
         for r in rows
     ]
     return table(headers, cells, text_columns=(0, 1, 2, 3, 4, 5, 6))
