@@ -119,7 +119,7 @@ def test_author_and_since_narrow_the_report(data: Path) -> None:
 
 
 def test_empty_ledger_says_there_is_no_data(tmp_path: Path) -> None:
-    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "ledger").mkdir(parents=True)
     for fmt in ("html", "markdown", "json"):
         assert _run("--data", str(tmp_path / "data"), "--out", str(tmp_path), "--format", fmt) == 0
     assert "No data yet" in (tmp_path / "index.html").read_text(encoding="utf-8")

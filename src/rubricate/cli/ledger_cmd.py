@@ -58,8 +58,9 @@ def add_parser(subparsers: Any) -> None:
     show.set_defaults(handler=run_show)
 
 
-def add_source_arguments(parser: argparse.ArgumentParser) -> None:
-    """`--remote URL | --data DIR`, `--branch` and `--config`."""
+def add_source_arguments(parser: argparse.ArgumentParser) -> argparse._MutuallyExclusiveGroup:
+    """`--remote URL | --data DIR`, `--branch` and `--config`; returns the `--remote | --data`
+    group, for a command that reads the ledger from elsewhere too."""
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument(
         "--remote", help="git URL or local path of the repository holding the data branch"
@@ -75,6 +76,7 @@ def add_source_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="a rubricate.yml whose `reputation:` to use (default: the one recorded on the branch)",
     )
+    return source
 
 
 def open_store(args: argparse.Namespace) -> DataBranchStore | DirectoryStore:

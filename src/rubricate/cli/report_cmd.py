@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import importlib
 import json
 import math
 import sys
@@ -27,7 +28,15 @@ def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "report", help="write the reputation dashboard and calibration report"
     )
-    add_source_arguments(parser)
+    add_source_arguments(parser).add_argument(
+        "--demo",
+        nargs="?",
+        const=1,
+        type=int,
+        metavar="SEED",
+        help="draw the report from a made-up ledger (2,000+ events, 72 authors) to see what it "
+        "shows; SEED picks another one (default: 1)",
+    )
     parser.add_argument(
         "--out",
         metavar="DIR",
@@ -49,16 +58,14 @@ def add_parser(subparsers: Any) -> None:
 
 def run_report(args: argparse.Namespace) -> int:
     """Read the ledger, build the report and write it in the chosen format."""
-    from rubricate.errors import ConfigError, RunFailed, read_problem
+    from rubricate.errors import RunFailed, read_problem
 
-    try:
-        from rubricate.report.site import write_json, write_markdown, write_site
-        from rubricate.report.workers import AuthorPages
-    except ImportError as exc:
-        raise ConfigError(
-            "rubricate report needs the optional extra: "
-            f"pip install 'rubricate[report]' ({exc.name} is missing)"
-        ) from None
+    _require_extra(args.format)
+    from rubricate.report.site import write_json, write_markdown, write_site
+    from rubricate.report.workers import AuthorPages
+
+    if args.data is not None:
+        _require_ledger_folder(Path(args.data))
     progress = _progress(sys.stderr.isatty())
     out = _out_folder(Path(args.out), with_authors=args.format == "html")
     pages = AuthorPages(out) if args.format == "html" else None
@@ -82,6 +89,34 @@ def run_report(args: argparse.Namespace) -> int:
         if pages is not None:
             pages.close()
     return 0
+
+
+def _require_extra(fmt: str) -> None:
+    """Refuse to start without the `report` extra's packages (the site draws with pygal)."""
+    from rubricate.errors import ConfigError
+
+    for name in ("numpy", "pygal") if fmt == "html" else ("numpy",):
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            raise ConfigError(
+                "rubricate report needs the optional extra: "
+                f"pip install 'rubricate[report]' ({name} is missing)"
+            ) from None
+
+
+def _require_ledger_folder(data: Path) -> None:
+    """Refuse a `--data` folder that holds no ledger, as `--remote` refuses a missing branch (a
+    mistyped path would publish an empty report)."""
+    from rubricate.errors import ConfigError
+    from rubricate.ledger.codec import LEDGER_DIR
+
+    if not (data / LEDGER_DIR).is_dir():
+        where = "no such folder" if not data.is_dir() else f"it has no {LEDGER_DIR} folder"
+        raise ConfigError(
+            f"--data {data}: {where}, so it is not a checkout of the data branch "
+            "(git clone --branch rubricate-data URL DIR), or try --demo"
+        )
 
 
 def _out_folder(out: Path, with_authors: bool) -> Path:
@@ -144,6 +179,12 @@ def _read(args: argparse.Namespace) -> tuple[Any, Any]:
     from rubricate.ledger.verify import recorded_config
     from rubricate.report.workers import parse_in_parallel
 
+    if args.demo is not None:
+        from rubricate.cli.ledger_cmd import load_reputation_config
+        from rubricate.report.demo import demo_shards
+
+        demo = load_reputation_config(args.config) or ReputationConfig()
+        return parse_in_parallel(demo_shards(args.demo)), demo
     with open_store(args) as store:
         files = store.read_files(lambda p: is_shard(p) or p in (CACHE_PATH, REPUTATION_PATH))
     require_branch(store, args)

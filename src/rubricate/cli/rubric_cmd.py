@@ -248,7 +248,7 @@ def validate_path(
         )
     finally:
         SOURCE_LIMIT.reset(token)
-    return report.valid(strict=strict), report.lines()
+    return report.valid(strict=strict), report.lines(strict=strict)
 
 
 def _repo_reader(config_path: Path) -> Callable[[str], str]:
