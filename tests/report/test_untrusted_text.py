@@ -10,7 +10,7 @@ import pytest
 
 from rubricate.cli.main import main
 from rubricate.ledger.event import CriterionRef, RubricRef, ScaleRef
-from rubricate.report.pages import TEXT_LIMIT
+from rubricate.report.text import TEXT_LIMIT
 from tests.ledger.factory import completed_job, event
 from tests.report.sample import write_ledger
 

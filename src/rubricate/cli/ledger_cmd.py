@@ -58,9 +58,8 @@ def add_parser(subparsers: Any) -> None:
     show.set_defaults(handler=run_show)
 
 
-def add_source_arguments(parser: argparse.ArgumentParser) -> argparse._MutuallyExclusiveGroup:
-    """`--remote URL | --data DIR`, `--branch` and `--config`; returns the `--remote | --data`
-    group, for a command that reads the ledger from elsewhere too."""
+def add_source_arguments(parser: argparse.ArgumentParser) -> None:
+    """`--remote URL | --data DIR`, `--branch` and `--config`."""
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument(
         "--remote", help="git URL or local path of the repository holding the data branch"
@@ -76,7 +75,6 @@ def add_source_arguments(parser: argparse.ArgumentParser) -> argparse._MutuallyE
         metavar="PATH",
         help="a rubricate.yml whose `reputation:` to use (default: the one recorded on the branch)",
     )
-    return source
 
 
 def open_store(args: argparse.Namespace) -> DataBranchStore | DirectoryStore:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import importlib
 import json
 import math
 import sys
@@ -15,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rubricate.cli.ledger_cmd import add_source_arguments, open_store, require_branch
+from rubricate.cli.report_checks import require_extra, require_ledger_folder
 
 if TYPE_CHECKING:
     from rubricate.config import ReputationConfig
@@ -28,7 +28,9 @@ def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "report", help="write the reputation dashboard and calibration report"
     )
-    add_source_arguments(parser).add_argument(
+    add_source_arguments(parser)
+    source = parser._mutually_exclusive_groups[-1]  # --remote | --data
+    source.add_argument(
         "--demo",
         nargs="?",
         const=1,
@@ -60,12 +62,12 @@ def run_report(args: argparse.Namespace) -> int:
     """Read the ledger, build the report and write it in the chosen format."""
     from rubricate.errors import RunFailed, read_problem
 
-    _require_extra(args.format)
+    require_extra(args.format)
     from rubricate.report.site import write_json, write_markdown, write_site
     from rubricate.report.workers import AuthorPages
 
     if args.data is not None:
-        _require_ledger_folder(Path(args.data))
+        require_ledger_folder(Path(args.data))
     progress = _progress(sys.stderr.isatty())
     out = _out_folder(Path(args.out), with_authors=args.format == "html")
     pages = AuthorPages(out) if args.format == "html" else None
@@ -89,34 +91,6 @@ def run_report(args: argparse.Namespace) -> int:
         if pages is not None:
             pages.close()
     return 0
-
-
-def _require_extra(fmt: str) -> None:
-    """Refuse to start without the `report` extra's packages (the site draws with pygal)."""
-    from rubricate.errors import ConfigError
-
-    for name in ("numpy", "pygal") if fmt == "html" else ("numpy",):
-        try:
-            importlib.import_module(name)
-        except ImportError:
-            raise ConfigError(
-                "rubricate report needs the optional extra: "
-                f"pip install 'rubricate[report]' ({name} is missing)"
-            ) from None
-
-
-def _require_ledger_folder(data: Path) -> None:
-    """Refuse a `--data` folder that holds no ledger, as `--remote` refuses a missing branch (a
-    mistyped path would publish an empty report)."""
-    from rubricate.errors import ConfigError
-    from rubricate.ledger.codec import LEDGER_DIR
-
-    if not (data / LEDGER_DIR).is_dir():
-        where = "no such folder" if not data.is_dir() else f"it has no {LEDGER_DIR} folder"
-        raise ConfigError(
-            f"--data {data}: {where}, so it is not a checkout of the data branch "
-            "(git clone --branch rubricate-data URL DIR), or try --demo"
-        )
 
 
 def _out_folder(out: Path, with_authors: bool) -> Path:

@@ -34,8 +34,6 @@ JOB_KEYS = "state first final change rubric_quality versions revisions hours_to_
 MAX_JOBS = 500  # an author page lists this many of their most recent jobs at most
 MIN_CHART_POINTS = 3  # an author's reputation is drawn from this many points on
 NO_JOB = "No job in the window."
-TEXT_LIMIT = 500
-"""Free text (an override's reason, a dispute's feedback) is shown up to this many characters."""
 NO_DATA = "No data yet: the ledger has no events. Pages fill in once pull requests are scored."
 
 
@@ -201,15 +199,6 @@ def cell(value: object) -> str:
     if isinstance(value, float):
         return f"{value:.3f}"
     return escape(str(value))
-
-
-def shorten(text: object, limit: int = TEXT_LIMIT) -> str:
-    """Free text on one line (every run of whitespace, CR and LF included, is one space), cut at
-    `limit` characters with a note saying how much more report.json holds."""
-    flat = " ".join(str(text).split())
-    if len(flat) <= limit:
-        return flat
-    return f"{flat[:limit]}… ({len(flat) - limit:,} more characters in report.json)"
 
 
 def cards(items: Iterable[tuple[str, str]]) -> str:

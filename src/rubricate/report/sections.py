@@ -8,9 +8,10 @@ from typing import Any
 
 from rubricate.ledger.reputation import COMPONENTS
 from rubricate.report import charts
-from rubricate.report.pages import cards, empty, figure, number, section, shorten, table
+from rubricate.report.pages import cards, empty, figure, number, section, table
 from rubricate.report.scores import SOURCES
 from rubricate.report.stats import MACHINES
+from rubricate.report.text import shorten
 
 Doc = Mapping[str, Any]
 BANDS = tuple(f"{i / 10:.1f}–{(i + 1) / 10:.1f}" for i in range(10))

@@ -20,8 +20,8 @@ from typing import Any
 
 from rubricate.bot.markdown import code, escape
 from rubricate.ledger.reputation import COMPONENTS
-from rubricate.report.pages import shorten
 from rubricate.report.stats import MACHINES
+from rubricate.report.text import shorten
 from rubricate.report.workers import PARALLEL_FROM, AuthorPages, Progress
 
 
