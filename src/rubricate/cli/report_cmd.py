@@ -7,6 +7,7 @@ import argparse
 import gc
 import json
 import math
+import os
 import sys
 import time
 from datetime import datetime, timezone
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
 
 
 FORMATS = ("html", "markdown", "json")
+GITHUB = "https://github.com"
 
 
 def add_parser(subparsers: Any) -> None:
@@ -119,7 +121,10 @@ def _build(args: argparse.Namespace, progress: Any, authors_ready: Any) -> dict[
         if args.author is not None:
             _check_author(args.author, {event.author for event in parsed.events})
         progress(f"folding {len(parsed.events):,} events")
-        options = Options(now=datetime.now(timezone.utc), since_days=args.since, author=args.author)
+        # a made-up ledger's pull requests are nowhere: their numbers link nowhere
+        server = "" if args.demo is not None else os.environ.get("GITHUB_SERVER_URL", GITHUB)
+        now = datetime.now(timezone.utc)
+        options = Options(now=now, since_days=args.since, author=args.author, server_url=server)
         authors = 0
 
         def ready(part: dict[str, Any]) -> None:

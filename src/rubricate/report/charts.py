@@ -23,7 +23,7 @@ from rubricate.report.pygal_quick import Bar, DateTimeLine, quick_drawing
 PALETTE = ("#0b5cad", "#b3470c", "#1a7f37", "#8250df", "#9a6700", "#cf222e")
 """Colours with at least 4.5:1 contrast on white, told apart by hue and lightness."""
 FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, 'DejaVu Sans', sans-serif"
-STYLE = Style(
+STYLE_OPTIONS: dict[str, Any] = dict(  # noqa: C408 (Style's own keywords)
     background="#ffffff",
     plot_background="#ffffff",
     foreground="#1f2328",
@@ -41,8 +41,10 @@ STYLE = Style(
     opacity=".85",
     opacity_hover=".95",
     stroke_width="2",
-    colors=PALETTE,
 )
+STYLE = Style(**STYLE_OPTIONS, colors=PALETTE)
+SOURCE_COLOURS = {"judge": PALETTE[0], "heuristic": PALETTE[1], "reviewer": PALETTE[2]}
+"""One colour per source of scores, in every chart that shows them."""
 DASHES = ("none", "9,5", "3,4", "12,3,3,3", "6,3")
 """A dash pattern per reputation component: lines are told apart by more than colour, and two
 components with the same values both stay visible, the later one's gaps showing the other (an
@@ -198,9 +200,12 @@ def grouped_bars(
     value_range: tuple[float, float] | None = None,
     counts: bool = False,
     rotate: int = 0,
+    colours: Sequence[str] | None = None,
 ) -> str:
-    """Bars for each label, one colour per series (`counts`: whole-number ticks)."""
+    """Bars for each label, one colour per series (`colours`, else the palette's in order;
+    `counts`: whole-number ticks)."""
     extra: dict[str, Any] = {"range": value_range} if value_range is not None else {}
+    extra["style"] = _style(colours)
     if rotate:
         extra["x_label_rotation"] = rotate
     if counts:
@@ -222,9 +227,11 @@ def intervals(
     series: Mapping[str, Sequence[tuple[float, float, float] | None]],
     *,
     y_title: str,
+    colours: Sequence[str] | None = None,
 ) -> str:
     """Bars with 95% intervals drawn as error bars: `(value, low, high)` per label."""
     options = {"x_label_rotation": 20, "range": (-1, 1), "value_formatter": lambda v: f"{v:.2f}"}
+    options["style"] = _style(colours)
     chart = Bar(**_config(x_title="criterion", y_title=y_title, **options))
     chart.x_labels = list(labels)
     for name, values in series.items():
@@ -273,6 +280,10 @@ def _time_axis(stamps: Sequence[datetime], labels: int = 5) -> dict[str, Any]:
         "x_labels": ticks,
         "x_value_formatter": lambda d: d.strftime("%m-%d %H:%M" if short else "%Y-%m-%d"),
     }
+
+
+def _style(colours: Sequence[str] | None) -> Style:
+    return STYLE if colours is None else Style(**STYLE_OPTIONS, colors=tuple(colours))
 
 
 def _with_interval(value: tuple[float, float, float] | None) -> Any:

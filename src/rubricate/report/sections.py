@@ -180,9 +180,10 @@ def calibration(report: Doc) -> str:
         list(usable),
         series,
         y_title="weighted κ",
+        colours=[charts.SOURCE_COLOURS[m] for m in MACHINES],
     )
     chart = figure("Agreement with reviewers (weighted κ)", svg, numbers)
-    body = f'<div class="grid">{chart}<div>{numbers}</div></div>'
+    body = f'<div class="grid">{chart}</div>{numbers}'  # the table in full width: every column
     return section("calibration", "3 · Calibration", lead, body)
 
 
@@ -254,11 +255,10 @@ def audit(report: Doc) -> str:
 def _distribution(criterion: str, by_source: Doc) -> str:
     labels = sorted({int(k) for src in by_source.values() for k in src})
     totals = {s: sum(by_source[s].values()) for s in SOURCES}
+    shown = [s for s in SOURCES if totals[s]]  # a source with no score leaves no empty slot
     series = {
-        f"{s} (n={totals[s]})": [
-            100 * by_source[s].get(str(v), 0) / totals[s] if totals[s] else None for v in labels
-        ]
-        for s in SOURCES
+        f"{s} (n={totals[s]})": [100 * by_source[s].get(str(v), 0) / totals[s] for v in labels]
+        for s in shown
     }
     svg = charts.grouped_bars(
         f"dist-{criterion}",
@@ -269,6 +269,7 @@ def _distribution(criterion: str, by_source: Doc) -> str:
         x_title="score",
         y_title="share of versions (%)",
         formatter=lambda v: f"{v:.0f}%",
+        colours=[charts.SOURCE_COLOURS[s] for s in shown],
     )
     rows = [[str(v), *(by_source[s].get(str(v), 0) for s in SOURCES)] for v in labels]
     return figure(f"{criterion}", svg, table(["score", *SOURCES], rows))

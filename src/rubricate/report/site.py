@@ -62,7 +62,12 @@ def index_html(report: Mapping[str, Any]) -> str:
     from rubricate.report.pages import author_table, index_page
     from rubricate.report.sections import all_sections
 
-    return index_page(report, all_sections(report, author_table(report, "reputation")))
+    authors = author_table(report, "reputation", INDEX_AUTHORS)
+    return index_page(report, all_sections(report, authors))
+
+
+INDEX_AUTHORS = 20
+"""The index lists the authors of highest reputation; a sorted page lists them all."""
 
 
 def stylesheet() -> str:
