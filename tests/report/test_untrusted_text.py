@@ -77,3 +77,19 @@ def test_the_summary_neutralises_links_images_and_line_breaks(ledger: Path, tmp_
     row = next(line for line in text.splitlines() if "see \\[the log" in line)
     assert row.count(" | ") == 4  # the reason's `|` and line break stay inside its cell
     assert re.search(r"\| \S+injected", row) is None
+
+
+def test_the_summary_stays_under_githubs_limit_with_a_note(tmp_path: Path) -> None:
+    from rubricate.report.site import MARKDOWN_LIMIT
+
+    criteria = {f"criterion-{i:04d}-" + "y" * 400: CriterionRef(weight=1.0) for i in range(1500)}
+    many = RubricRef(id="many", version="1", scale=ScaleRef(min=1, max=5), criteria=criteria)
+    first = dict.fromkeys(criteria, 3)
+    events = completed_job(1, first, first, rubric=many)
+    data = write_ledger(tmp_path / "data", events)
+    out = tmp_path / "out"
+    assert main(["report", "--data", str(data), "--out", str(out), "--format", "markdown"]) == 0
+    text = (out / "report.md").read_text(encoding="utf-8")
+    assert len(text) < MARKDOWN_LIMIT
+    assert "truncated: the full report is longer than" in text
+    assert "report.json has every number" in text

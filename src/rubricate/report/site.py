@@ -18,7 +18,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from rubricate.bot.markdown import code, escape
+from rubricate.bot.markdown import code, escape, truncate
 from rubricate.ledger.reputation import COMPONENTS
 from rubricate.report.stats import MACHINES
 from rubricate.report.text import shorten
@@ -98,6 +98,9 @@ def _write(path: Path, text: str) -> Path:
 
 
 TOP_AUTHORS = 15
+MARKDOWN_LIMIT = 400_000
+"""`report.md` stays under this many characters (GitHub shows 1 MiB of a step summary at most,
+and a character may take several bytes)."""
 
 
 def report_markdown(report: Mapping[str, Any]) -> str:
@@ -117,7 +120,7 @@ def report_markdown(report: Mapping[str, Any]) -> str:
         return "\n".join([*lines, "", "No data yet: the ledger has no events.", ""])
     lines += ["", *_reputation(report), "", *_scores(report), "", *_calibration(report)]
     lines += ["", *_weights(report), "", *_audit(report), ""]
-    return "\n".join(lines)
+    return truncate("\n".join(lines), MARKDOWN_LIMIT, "; report.json has every number")
 
 
 def _reputation(report: Mapping[str, Any]) -> list[str]:
