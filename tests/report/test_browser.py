@@ -57,7 +57,7 @@ def tab(chromium: str) -> Iterator[Page]:
         ("site", "index.html"),
         ("site", "authors/alice.html"),
         ("demo_site", "index.html"),
-        ("demo_site", "authors/rulo.html"),  # the busiest author
+        ("demo_site", "authors/<busiest>"),
         ("demo_site", "authors-by-reputation.html"),
     ],
 )
@@ -65,6 +65,9 @@ def test_page_renders_cleanly(
     which: str, page: str, tab: Page, request: pytest.FixtureRequest
 ) -> None:
     site: Path = request.getfixturevalue(which)
+    if page == "authors/<busiest>":  # the author page with the most rows
+        busiest = max((site / "authors").glob("*.html"), key=lambda p: p.stat().st_size)
+        page = f"authors/{busiest.name}"
     SHOTS.mkdir(parents=True, exist_ok=True)
     tab.errors.clear()
     tab.open((site / page).as_uri(), 1280, 800)
