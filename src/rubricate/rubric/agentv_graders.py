@@ -23,6 +23,7 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from rubricate.rubric.agentv_checks import unsupported_message
 from rubricate.rubric.agentv_criteria import CriterionDraft as CriterionDraft
 from rubricate.rubric.agentv_criteria import criteria_of, grader_criteria, has_ranges
 from rubricate.rubric.agentv_refs import MAX_INCLUDE_DEPTH, Located, References, RefError
@@ -34,7 +35,8 @@ if TYPE_CHECKING:
     from rubricate.rubric.agentv_forms import Form
 
 CURRENT_TYPES = frozenset({"llm-rubric", "agent-rubric"})
-OLDER_TYPES = frozenset({"rubrics", "rubric", "llm-grader", "llm-judge"})
+OLDER_TYPES = frozenset({"rubrics", "rubric", "llm-grader", "llm-judge", "g-eval"})
+RUBRIC_TYPES = CURRENT_TYPES | OLDER_TYPES
 COMMAND_TYPES = frozenset({"script", "code-grader", "code-judge", "script-grader"})
 _CRITERIA_KEYS = ("value", "criteria", "rubrics")
 
@@ -51,6 +53,7 @@ class GraderDraft:
     required: bool = False
     min_score: float | None = None
     negate: bool = False
+    continuous: bool = False
 
     @property
     def analytic(self) -> bool:
@@ -183,39 +186,117 @@ def _object_grader(item: Located, ctx: Context) -> list[GraderDraft]:
         item.error("missing `type:`; AgentV skips an assertion without a type")
         return []
     normal = kind.strip().replace("_", "-")
-    source = next((k for k in _CRITERIA_KEYS if raw.get(k) is not None), None)
+    refused = unsupported_message(ctx.form, kind.strip())
+    if refused is not None:
+        item.error(refused, "type")
+        return []
+    if normal == "composite":
+        return _composite(item, ctx)
+    source = next((k for k in _criteria_keys(normal) if raw.get(k) is not None), None)
     judge = normal in ("llm-grader", "llm-judge") and bool(ctx.criteria_text)
     free_form = source is None and (raw.get("prompt") is not None or judge)
-    if normal not in CURRENT_TYPES | OLDER_TYPES or (source is None and not free_form):
+    if normal not in RUBRIC_TYPES or (source is None and not free_form):
         _left_out(item, kind, normal, ctx)
         return []
     grader = GraderDraft(_name(raw, kind), normal, item)
     if normal not in CURRENT_TYPES and ctx.form == "assert":
         item.warn(f"AgentV now rejects type {kind!r}; write `type: llm-rubric`", "type")
     _settings(grader, item, ctx)
-    if source is None:
-        grader.criteria = [_prompt_criterion(grader, item, ctx)]
+    text = _free_form_text(item, normal, source, ctx)
+    if source is None or text is not None:
+        grader.continuous = True
+        grader.criteria = [_prompt_criterion(grader, item, ctx, text)]
         return [grader]
     grader.criteria = grader_criteria(item, source, ctx.form)
     return [grader] if grader.criteria else []
 
 
-def _prompt_criterion(grader: GraderDraft, item: Located, ctx: Context) -> CriterionDraft:
-    """A free-form prompt grader as one criterion: the test's `criteria`, else its prompt.
+def _criteria_keys(normal: str) -> tuple[str, ...]:
+    """Where a grader's criteria are (v4 `grader-parser.ts` 1943-1948 for g-eval)."""
+    return ("rubric_item", "rubricItem", *_CRITERIA_KEYS) if normal == "g-eval" else _CRITERIA_KEYS
 
-    AgentV fills the prompt's rubric with the test's `criteria` (head `graders/llm-grader.ts`
-    209-211) and asks for one verdict, so the grader is one required criterion.
+
+def _free_form_text(item: Located, normal: str, source: str | None, ctx: Context) -> str | None:
+    """The text of an `llm-rubric` that AgentV judges free-form, or None when it has criteria.
+
+    head: a text `value` without `score_ranges` gives no rubric items, so the grader is judged
+    free-form (`grader-parser.ts` 2412-2416, `graders/llm-grader.ts` 588-600); v4: an
+    `llm-rubric` is always free-form, judged on its text `value` or `criteria` (v4
+    `grader-parser.ts` 1981-1990, `graders/llm-grader.ts` 258-265).
+    """
+    if normal != "llm-rubric" or source is None or ctx.form == "evalcases":
+        return None
+    raw = item.value
+    value = raw.get(source)
+    if ctx.form == "assert":
+        plain = isinstance(value, str) and "score_ranges" not in raw
+        return value.strip() if plain and value.strip() else None
+    if isinstance(value, str) and value.strip():
+        return value.strip()
+    item.warn("AgentV v4 reads only a text `value` or `criteria` of an llm-rubric", source)
+    return ""
+
+
+def _prompt_criterion(
+    grader: GraderDraft, item: Located, ctx: Context, text: str | None = None
+) -> CriterionDraft:
+    """A free-form grader as one continuous criterion, scored 0-1 as AgentV's judge scores it.
+
+    Its text is the grader's own text, else the test's `criteria` (AgentV fills the prompt's
+    rubric with them: head `graders/llm-grader.ts` 209-211), else its prompt.
     """
     prompt = item.value.get("prompt")
-    if ctx.criteria_text:
+    if text:
+        outcome = text
+    elif ctx.criteria_text:
         outcome = ctx.criteria_text
     elif isinstance(prompt, str) and not prompt.strip().startswith("file://"):
         outcome = prompt.strip()
     else:
         where = prompt if isinstance(prompt, str) else "its prompt"
         outcome = f"Passes the {grader.name!r} grader prompt ({where})"
-    spec = AgentVCriterion(id=_slug(grader.name), outcome=outcome)
+    cid = "rubric-1" if text else _slug(grader.name)
+    spec = AgentVCriterion(id=cid, outcome=outcome, required=False)
     return CriterionDraft(Draft(item.loc, spec), item, 1)
+
+
+def _composite(item: Located, ctx: Context) -> list[GraderDraft]:
+    """A v4 `composite`: its rubric members, each weighted by its share of the composite.
+
+    v4 `grader-parser.ts` 772-880 reads the members from `assert`, `assertions` or `evaluators`
+    and an `aggregator`; `graders/composite.ts` 90-150 scores `weighted_average` as the mean of
+    the members' scores, each weighted by `aggregator.weights[name]` (default 1). With every
+    member a rubric grader, that is the same as the members standing in the test with weight
+    `composite weight x member weight / sum of member weights`. A `threshold` aggregator counts
+    passing members instead (160-215); rubricate folds it as the weighted mean and says so.
+    """
+    raw = item.value
+    key = next((k for k in ("assert", "assertions", "evaluators") if k in raw), None)
+    aggregator = raw.get("aggregator")
+    if key is None or not isinstance(aggregator, dict):
+        what = "a member list" if key is None else "an `aggregator:`"
+        item.warn(f"a composite without {what} is skipped, as AgentV skips it")
+        return []
+    if aggregator.get("type") not in ("weighted_average", None):
+        item.warn(
+            f"composite aggregator {aggregator.get('type')!r}: rubricate scores the members' "
+            "weighted mean, as `weighted_average` does",
+            "aggregator",
+        )
+    members = parse_graders(item.child(key), ctx)
+    weights = aggregator.get("weights")
+    named = weights if isinstance(weights, dict) else {}
+    shares = [_member_weight(named.get(m.name)) for m in members]
+    total = sum(shares)
+    own = _weight(item)
+    for member, share in zip(members, shares, strict=True):
+        member.weight = own * share / total if total > 0 else 0.0
+    return members
+
+
+def _member_weight(value: Any) -> float:
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    return float(value) if number else 1.0
 
 
 def _slug(name: str) -> str:
@@ -233,7 +314,7 @@ def _name(raw: dict[str, Any], kind: str) -> str:
 def _left_out(item: Located, kind: str, normal: str, ctx: Context) -> None:
     if normal in COMMAND_TYPES:
         why = "it runs a command: configure it under `graders:` in .github/rubricate.yml"
-    elif normal in CURRENT_TYPES | OLDER_TYPES:
+    elif normal in RUBRIC_TYPES:
         why = "it has neither `value:` nor `prompt:`, so AgentV skips it"
     else:
         why = "it is a deterministic check, not a rubric criterion"

@@ -17,6 +17,7 @@ from rubricate.rubric.build import Draft, Identity, build_criterion, check_reque
 from rubricate.rubric.model import Criterion, Dialect, Grader, PassRule, Rubric, Scale
 
 if TYPE_CHECKING:
+    from rubricate.rubric.agentv_criteria import CriterionDraft
     from rubricate.rubric.agentv_graders import GraderDraft
     from rubricate.rubric.agentv_refs import Located
     from rubricate.yamlsource import Problems
@@ -125,6 +126,10 @@ def _criteria(grader: GraderDraft, scale: Scale) -> list[tuple[Criterion, Draft]
         criterion = build_criterion(item.where.problems, item.draft, item.number, scale)
         if criterion is None:
             continue
+        if _implied(criterion, item):
+            criterion = criterion.model_copy(update={"implied": True})
+        if grader.continuous:
+            criterion = criterion.model_copy(update={"continuous": True})
         folded = criterion.id.lower()
         if folded in first:
             line = first[folded]
@@ -134,6 +139,14 @@ def _criteria(grader: GraderDraft, scale: Scale) -> list[tuple[Criterion, Draft]
         first[folded] = item.where.problems.locator.at(item.where.loc)[0]
         built.append((criterion, item.draft))
     return built
+
+
+def _implied(criterion: Criterion, item: CriterionDraft) -> bool:
+    """True for a criterion object that is required only by AgentV's checklist default (head
+    `grader-parser.ts` 2565); the AgentV docs in the seeds say `required` defaults to false."""
+    raw = item.where.value
+    written = isinstance(raw, dict) and "required" in raw
+    return criterion.required and not isinstance(item.draft.spec, str) and not written
 
 
 def _grader_ids(graders: list[GraderDraft]) -> list[str]:
@@ -168,6 +181,7 @@ def _grader(grader: GraderDraft, gid: str, criteria: list[Criterion]) -> Grader:
         min_score=grader.min_score,
         negate=grader.negate,
         analytic=grader.analytic,
+        continuous=grader.continuous,
     )
 
 

@@ -13,12 +13,17 @@ EntityProcess/agentv at 58f316c, `packages/core/src/evaluation/`:
 - the test score is the weighted mean of its graders' scores, or 0 when a required grader
   scores below its `min_score` (else the threshold); it passes at the threshold
   (`orchestrator.ts` 3131-3155, 3940-3953).
+- a free-form grader (`continuous`) is the judge's 0-1 score itself, clamped, and passes at
+  0.8 (head `graders/llm-grader.ts` 588-600, `scoreToVerdict` in `graders/scoring.ts` 24-28).
 - v2 (`agentv-evaluator`): no required graders, and 0.6 to 0.8 is `borderline`
   (v2.5.8 `evaluators/scoring.ts` 3-11); v4 and v2 read `required: true` on an analytic
   criterion as a bar of 10/10 (v4.42.4 `graders/llm-grader.ts` 1314-1330).
 
-Two deliberate differences: an unscored criterion leaves the result `incomplete` (AgentV drops
-it from the denominator), and every comparison has the 1e-9 tolerance.
+Three deliberate differences: an unscored criterion leaves the result `incomplete` (AgentV drops
+it from the denominator), every comparison has the 1e-9 tolerance, and a criterion that fails
+its `required` (or `min_score`) bar fails the test, as the AgentV docs say ("failing this
+criterion fails the entire eval"), where AgentV's code fails only its grader; AgentV's own
+verdict is then kept as `agentv_verdict`.
 """
 
 from __future__ import annotations
@@ -59,6 +64,10 @@ class GraderResult:
     required: bool
     failed: tuple[str, ...] = ()
     missing: tuple[str, ...] = ()
+    bar: float | None = None
+    """A required grader's bar for the test (its `min_score`, else the threshold)."""
+    required_met: bool | None = None
+    """Whether a required grader reached its bar (None: not required, or not scored yet)."""
 
     def as_dict(self) -> dict[str, object]:
         """The JSON shape of one grader's result (its fields in order, lists for tuples)."""
@@ -72,14 +81,22 @@ class AgentVScoreResult(ScoreResult):
     graders: tuple[GraderResult, ...] = field(default=())
     threshold: float = GRADER_PASS
     band: str | None = None
+    agentv_verdict: str | None = None
+    """AgentV's own verdict where it differs: a failed required criterion fails only its
+    grader in AgentV, while rubricate fails the test (the seeds' word; DESIGN.md section 2)."""
+    required_failed: tuple[str, ...] = field(default=())
+    """Required (or `min_score`-gated) criteria that failed their own bar."""
 
     def as_dict(self) -> dict[str, object]:
-        """The common shape, plus `graders`, `threshold` and (v2) `band`."""
+        """The common shape, plus `graders`, `threshold`, (v2) `band` and `agentv_verdict`."""
         data = super().as_dict()
         data["graders"] = [g.as_dict() for g in self.graders]
         data["threshold"] = self.threshold
         if self.band is not None:
             data["band"] = self.band
+        if self.agentv_verdict is not None:
+            data["agentv_verdict"] = self.agentv_verdict
+            data["required_failed"] = list(self.required_failed)
         return data
 
 
@@ -123,7 +140,8 @@ def score_graders(rubric: Rubric, scores: Mapping[str, ScoreValue]) -> AgentVSco
         verdict: GraderVerdict = grade.verdict
         if missing:
             verdict = "fail" if grade.failed and not grader.negate else "incomplete"
-        failed = grade.failed
+        bar = _required_bar(grader, threshold)
+        met = None if bar is None or missing else at_least(grade.score, bar)
         results.append(
             GraderResult(
                 grader.id,
@@ -131,8 +149,10 @@ def score_graders(rubric: Rubric, scores: Mapping[str, ScoreValue]) -> AgentVSco
                 verdict,
                 grader.weight,
                 grader.required,
-                failed,
+                grade.failed,
                 missing,
+                bar,
+                met,
             )
         )
     return _test_result(rubric, scores, earned, tuple(results), threshold, legacy)
@@ -157,6 +177,8 @@ def _earned(rubric: Rubric, criterion: Criterion, value: ScoreValue) -> float:
     span = rubric.scale.max - rubric.scale.min
     if not rubric.scale.min <= number <= rubric.scale.max:
         return min(1.0, max(0.0, (number - rubric.scale.min) / span))
+    if criterion.continuous:
+        return (number - rubric.scale.min) / span
     if grader.analytic:
         if abs(number - round(number)) > TOLERANCE:
             raise ScoreError(
@@ -219,12 +241,17 @@ def _filled(
     return {c.id: earned.get(c.id, best) for c in criteria}
 
 
+def _required_bar(grader: Grader, threshold: float) -> float | None:
+    if not grader.required:
+        return None
+    return grader.min_score if grader.min_score is not None else threshold
+
+
 def _test_score(rubric: Rubric, grades: list[tuple[Grader, float]], threshold: float) -> float:
     for grader, value in grades:
-        if grader.required:
-            bar = grader.min_score if grader.min_score is not None else threshold
-            if not at_least(value, bar):
-                return 0.0
+        bar = _required_bar(grader, threshold)
+        if bar is not None and not at_least(value, bar):
+            return 0.0
     total = sum(g.weight for g, _ in grades)
     return sum(g.weight * v for g, v in grades) / total if total > 0 else 0.0
 
@@ -244,6 +271,13 @@ def _test_result(
     failed = tuple(cid for g in graders for cid in g.failed)
     missing = tuple(cid for g in graders for cid in g.missing)
     by_id = {g.id: g for g in rubric.graders}
+    required_failed = tuple(
+        cid
+        for g in graders
+        if not by_id[g.id].negate
+        for cid in g.failed
+        if not rubric.criterion(cid).implied
+    )
     band = None
     span = rubric.scale.max - rubric.scale.min
     best_total = None
@@ -259,6 +293,9 @@ def _test_result(
             band = _band(value, GRADER_PASS, legacy)
         total = round(rubric.scale.min + value * span, 10)
         normalized = round(value, 10)
+    agentv_verdict = None
+    if required_failed and verdict != "fail":
+        agentv_verdict, verdict = verdict, "fail"
     return AgentVScoreResult(
         rubric.id,
         rubric.version,
@@ -272,6 +309,8 @@ def _test_result(
         graders=graders,
         threshold=threshold,
         band=band,
+        agentv_verdict=agentv_verdict,
+        required_failed=required_failed if agentv_verdict else (),
     )
 
 
@@ -294,6 +333,8 @@ def _criterion_passed(
         return None
     grader = next(g for g in rubric.graders if criterion.id in g.criteria)
     value = earned[criterion.id]
+    if criterion.continuous:
+        return at_least(value, GRADER_PASS)
     if grader.analytic:
         bar = criterion.min_score
         return (bar is None or at_least(value, bar)) and at_least(value * 10, ANALYTIC_PASS)
