@@ -117,11 +117,12 @@ def _evalcase(
         case.graders += _shared_graders(root, shared, local, case)
     if not case.graders and not case.left_out and not local.left_out and outcome:
         # v2 `yaml-parser.ts` 122, 214: no evaluators means the default llm_judge, which
-        # judges the case's `expected_outcome`: one required criterion.
+        # judges the case's `expected_outcome` free-form: one continuous 0-1 score
+        # (Feb 4ba4353 `evaluators/llm-judge.ts` 99-100, 156-170: `clampScore`, `scoreToVerdict`).
         key = "expected_outcome" if "expected_outcome" in data else "outcome"
         where = item.child(key)
-        grader = GraderDraft("llm_judge", "llm-judge", where)
-        draft = Draft(where.loc, outcome.strip(), plain_required=True)
+        grader = GraderDraft("llm_judge", "llm-judge", where, continuous=True)
+        draft = Draft(where.loc, outcome.strip())
         grader.criteria = [CriterionDraft(draft, where, 1)]
         case.graders.append(grader)
     case.left_out += local.left_out
