@@ -11,15 +11,11 @@ from rubricate.rubric.model import Rubric
 from .helpers import reply_text
 
 FILE = """\
-tests:
-  - id: a
-    assert:
-      - type: llm-rubric
-        value: The reply explains the failure and its fix
-      - type: llm-rubric
-        metric: guard
-        value:
-          - Makes no claim that the tests passed
+assertions:
+  - type: llm-grader
+    name: judge
+    prompt: Does the reply explain the failure and its fix?
+  - Makes no claim that the tests passed
 """
 
 

@@ -71,7 +71,8 @@ def test_a_v4_llm_grader_without_rubrics_and_a_feb_default_judge_are_continuous(
             prompt: Is the answer helpful?
         """
     )
-    assert v4.criteria[0].continuous and v4.graders[0].continuous
+    assert v4.criteria[0].continuous
+    assert v4.graders[0].continuous
     feb = _one(
         """\
         evalcases:
