@@ -28,6 +28,7 @@ from rubricate.rubric.agentv_graders import (
 )
 from rubricate.rubric.agentv_refs import Located, ReadFile, References
 from rubricate.rubric.agentv_rubric import CaseDraft, build_cases
+from rubricate.rubric.agentv_templates import Env, render_env
 from rubricate.rubric.agentv_tests import test_cases
 from rubricate.rubric.build import Draft, Identity
 
@@ -41,12 +42,16 @@ def agentv_rubrics(
     root: Located,
     identity: Identity,
     read: ReadFile | None,
+    env: Env | None = None,
 ) -> tuple[list[Rubric], list[Problems]]:
-    """The rubrics of each test, and the problems of every file that was read."""
-    refs = References(identity.source, read)
+    """The rubrics of each test, and the problems of every file that was read; `env` holds
+    the values of the `{{ env.X }}` names the config allows."""
+    refs = References(identity.source, read, env=env)
+    root = render_env(root, env)
     ctx = Context(form, refs)
     cases = test_cases(root, ctx) if form != "evalcases" else _evalcases(root, ctx)
-    rubrics = build_cases(DIALECT_OF_FORM[form], identity, cases, root.problems)
+    referenced = any(p.errors for p in refs.sources)
+    rubrics = build_cases(DIALECT_OF_FORM[form], identity, cases, root.problems, referenced)
     return rubrics, refs.sources
 
 

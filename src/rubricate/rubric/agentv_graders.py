@@ -7,7 +7,7 @@ Citations are to EntityProcess/agentv; `head` is 58f316c (assert form), `v4` is 
 - Plain strings of one list become one rubric grader at the first string's place, with weight =
   the number of strings; each is a required criterion `rubric-<n>` (head
   `loaders/grader-parser.ts` 589-633, v4 same file 400-440).
-- `include:` entries are spliced in before that (head `grader-parser.ts` 417-447).
+- `include:` entries are spliced in before that (see `agentv_includes`).
 - A rubric grader (`llm-rubric`, `agent-rubric`, and the older `rubrics`, `rubric`,
   `llm-grader`/`llm-judge` with rubrics) takes criteria from `value`, `criteria` or `rubrics`
   (head 1809-1830, 2379-2476); a criterion without `id` is `rubric-<index+1>` in its own list
@@ -26,9 +26,10 @@ from typing import TYPE_CHECKING, Any
 from rubricate.rubric.agentv_checks import unsupported_message
 from rubricate.rubric.agentv_criteria import CriterionDraft as CriterionDraft
 from rubricate.rubric.agentv_criteria import criteria_of, grader_criteria, has_ranges
-from rubricate.rubric.agentv_refs import MAX_INCLUDE_DEPTH, Located, References, RefError
+from rubricate.rubric.agentv_freeform import criteria_keys, free_form_text, prompt_criterion
+from rubricate.rubric.agentv_includes import expand_includes
+from rubricate.rubric.agentv_refs import Located, References
 from rubricate.rubric.build import Draft
-from rubricate.rubric.files import AgentVCriterion
 from rubricate.rubric.located import describe_value
 
 if TYPE_CHECKING:
@@ -38,7 +39,6 @@ CURRENT_TYPES = frozenset({"llm-rubric", "agent-rubric"})
 OLDER_TYPES = frozenset({"rubrics", "rubric", "llm-grader", "llm-judge", "g-eval"})
 RUBRIC_TYPES = CURRENT_TYPES | OLDER_TYPES
 COMMAND_TYPES = frozenset({"script", "code-grader", "code-judge", "script-grader"})
-_CRITERIA_KEYS = ("value", "criteria", "rubrics")
 
 
 @dataclass
@@ -88,7 +88,7 @@ def parse_graders(entries: Located, ctx: Context) -> list[GraderDraft]:
     if not isinstance(entries.value, list):
         entries.error(f"should be a list of assertions, got {describe_value(entries.value)}")
         return []
-    items = _expand(entries, ctx, 0, ())
+    items = expand_includes(entries, ctx)
     graders: list[GraderDraft] = []
     strings = [i for i in items if isinstance(i.value, str)]
     if strings and ctx.form != "evalcases":
@@ -117,45 +117,6 @@ def inline_grader(entries: Located, ctx: Context, name: str = "rubric") -> list[
     grader = GraderDraft(name, "rubric", entries)
     grader.criteria = criteria_of(entries.items(), ctx.form, strings_ok=True)
     return [grader] if grader.criteria else []
-
-
-def _expand(entries: Located, ctx: Context, depth: int, chain: tuple[str, ...]) -> list[Located]:
-    found: list[Located] = []
-    for item in entries.items():
-        value = item.value
-        if (
-            isinstance(value, dict)
-            and set(value) == {"include"}
-            and isinstance(value["include"], str)
-        ):
-            found += _include(item, ctx, depth, chain)
-        else:
-            found.append(item)
-    return found
-
-
-def _include(item: Located, ctx: Context, depth: int, chain: tuple[str, ...]) -> list[Located]:
-    name = item.value["include"]
-    if depth + 1 > MAX_INCLUDE_DEPTH:
-        item.error(f"include depth exceeds {MAX_INCLUDE_DEPTH} ({' -> '.join((*chain, name))})")
-        return []
-    try:
-        path, loaded = ctx.refs.template(item.problems.locator.path, name)
-    except RefError as exc:
-        item.error(f"include {name!r}: {exc}", "include")
-        return []
-    if path in chain:
-        item.error(f"include cycle: {' -> '.join((*chain, path))}", "include")
-        return []
-    key = "assert" if ctx.form == "assert" else "assertions"
-    data = loaded.value
-    listed = next(
-        (k for k in (key, "assert", "assertions") if isinstance(data, dict) and k in data), None
-    )
-    if listed is None:
-        item.error(f"include {name!r}: {path} has no top-level `{key}:` list", "include")
-        return []
-    return _expand(loaded.child(listed), ctx, depth + 1, (*chain, path))
 
 
 def _string_grader(strings: list[Located], ctx: Context) -> list[GraderDraft]:
@@ -192,7 +153,7 @@ def _object_grader(item: Located, ctx: Context) -> list[GraderDraft]:
         return []
     if normal == "composite":
         return _composite(item, ctx)
-    source = next((k for k in _criteria_keys(normal) if raw.get(k) is not None), None)
+    source = next((k for k in criteria_keys(normal) if raw.get(k) is not None), None)
     judge = normal in ("llm-grader", "llm-judge") and bool(ctx.criteria_text)
     free_form = source is None and (raw.get("prompt") is not None or judge)
     if normal not in RUBRIC_TYPES or (source is None and not free_form):
@@ -202,62 +163,14 @@ def _object_grader(item: Located, ctx: Context) -> list[GraderDraft]:
     if normal not in CURRENT_TYPES and ctx.form == "assert":
         item.warn(f"AgentV now rejects type {kind!r}; write `type: llm-rubric`", "type")
     _settings(grader, item, ctx)
-    text = _free_form_text(item, normal, source, ctx)
+    text = free_form_text(item, normal, source, ctx)
     if source is None or text is not None:
         grader.continuous = True
-        grader.criteria = [_prompt_criterion(grader, item, ctx, text)]
+        spec = prompt_criterion(grader, item, ctx, text)
+        grader.criteria = [CriterionDraft(Draft(item.loc, spec), item, 1)]
         return [grader]
     grader.criteria = grader_criteria(item, source, ctx.form)
     return [grader] if grader.criteria else []
-
-
-def _criteria_keys(normal: str) -> tuple[str, ...]:
-    """Where a grader's criteria are (v4 `grader-parser.ts` 1943-1948 for g-eval)."""
-    return ("rubric_item", "rubricItem", *_CRITERIA_KEYS) if normal == "g-eval" else _CRITERIA_KEYS
-
-
-def _free_form_text(item: Located, normal: str, source: str | None, ctx: Context) -> str | None:
-    """The text of an `llm-rubric` that AgentV judges free-form, or None when it has criteria.
-
-    head: a text `value` without `score_ranges` gives no rubric items, so the grader is judged
-    free-form (`grader-parser.ts` 2412-2416, `graders/llm-grader.ts` 588-600); v4: an
-    `llm-rubric` is always free-form, judged on its text `value` or `criteria` (v4
-    `grader-parser.ts` 1981-1990, `graders/llm-grader.ts` 258-265).
-    """
-    if normal != "llm-rubric" or source is None or ctx.form == "evalcases":
-        return None
-    raw = item.value
-    value = raw.get(source)
-    if ctx.form == "assert":
-        plain = isinstance(value, str) and "score_ranges" not in raw
-        return value.strip() if plain and value.strip() else None
-    if isinstance(value, str) and value.strip():
-        return value.strip()
-    item.warn("AgentV v4 reads only a text `value` or `criteria` of an llm-rubric", source)
-    return ""
-
-
-def _prompt_criterion(
-    grader: GraderDraft, item: Located, ctx: Context, text: str | None = None
-) -> CriterionDraft:
-    """A free-form grader as one continuous criterion, scored 0-1 as AgentV's judge scores it.
-
-    Its text is the grader's own text, else the test's `criteria` (AgentV fills the prompt's
-    rubric with them: head `graders/llm-grader.ts` 209-211), else its prompt.
-    """
-    prompt = item.value.get("prompt")
-    if text:
-        outcome = text
-    elif ctx.criteria_text:
-        outcome = ctx.criteria_text
-    elif isinstance(prompt, str) and not prompt.strip().startswith("file://"):
-        outcome = prompt.strip()
-    else:
-        where = prompt if isinstance(prompt, str) else "its prompt"
-        outcome = f"Passes the {grader.name!r} grader prompt ({where})"
-    cid = "rubric-1" if text else _slug(grader.name)
-    spec = AgentVCriterion(id=cid, outcome=outcome, required=False)
-    return CriterionDraft(Draft(item.loc, spec), item, 1)
 
 
 def _composite(item: Located, ctx: Context) -> list[GraderDraft]:
@@ -297,11 +210,6 @@ def _composite(item: Located, ctx: Context) -> list[GraderDraft]:
 def _member_weight(value: Any) -> float:
     number = isinstance(value, (int, float)) and not isinstance(value, bool)
     return float(value) if number else 1.0
-
-
-def _slug(name: str) -> str:
-    kept = "".join(c if c.isalnum() or c in "_.-" else " " for c in name)
-    return "-".join(kept.split()) or "rubric"
 
 
 def _name(raw: dict[str, Any], kind: str) -> str:

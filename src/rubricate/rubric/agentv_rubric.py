@@ -40,9 +40,14 @@ class CaseDraft:
 
 
 def build_cases(
-    dialect: Dialect, identity: Identity, cases: list[CaseDraft], problems: Problems
+    dialect: Dialect,
+    identity: Identity,
+    cases: list[CaseDraft],
+    problems: Problems,
+    referenced_errors: bool = False,
 ) -> list[Rubric]:
-    """The rubric of each test that has rubric graders; warn about the tests that have none."""
+    """The rubric of each test that has rubric graders; warn about the tests that have none
+    (`referenced_errors`: a file it refers to has errors, which say why instead)."""
     _check_case_ids(cases, problems)
     rubrics = []
     for case in cases:
@@ -53,7 +58,7 @@ def build_cases(
         rubric = _case_rubric(dialect, identity, case)
         if rubric is not None:
             rubrics.append(rubric)
-    if not rubrics and not problems.errors and not _any_errors(cases):
+    if not rubrics and not problems.errors and not referenced_errors and not _any_errors(cases):
         what = ", ".join(sorted({kind for c in cases for kind in c.left_out})) or "none"
         problems.error((), f"no rubric criteria in this file (its checks: {what})")
     return rubrics

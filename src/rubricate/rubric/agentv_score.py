@@ -31,12 +31,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from functools import partial
-from typing import Literal
 
 from rubricate.errors import ScoreError
-from rubricate.rubric import scoring
+from rubricate.rubric import agentv_grade, scoring
+from rubricate.rubric.agentv_grade import GRADER_PASS, GraderVerdict, criterion_passed
 from rubricate.rubric.model import (
-    TOLERANCE,
     Criterion,
     CriterionResult,
     Grader,
@@ -45,12 +44,6 @@ from rubricate.rubric.model import (
     ScoreValue,
     at_least,
 )
-from rubricate.rubric.scoring import numeric
-
-ANALYTIC_PASS = 7
-GRADER_PASS = 0.8
-BORDERLINE = 0.6
-GraderVerdict = Literal["pass", "fail", "borderline", "incomplete"]
 
 
 @dataclass(frozen=True)
@@ -100,13 +93,6 @@ class AgentVScoreResult(ScoreResult):
         return data
 
 
-@dataclass(frozen=True)
-class _Grade:
-    score: float
-    verdict: GraderVerdict
-    failed: tuple[str, ...]
-
-
 def score_any(rubric: Rubric, scores: Mapping[str, ScoreValue]) -> ScoreResult:
     """Score any rubric: an AgentV test per grader, every other rubric by `scoring.score`."""
     return score_graders(rubric, scores) if rubric.graders else scoring.score(rubric, scores)
@@ -114,7 +100,7 @@ def score_any(rubric: Rubric, scores: Mapping[str, ScoreValue]) -> ScoreResult:
 
 def check_any(rubric: Rubric, criterion_id: str, value: ScoreValue) -> ScoreValue:
     """`scoring.check_score`; for an AgentV test also refuse a reply AgentV would refuse."""
-    also = partial(check_grader_value, rubric) if rubric.graders else None
+    also = partial(agentv_grade.check_grader_value, rubric) if rubric.graders else None
     return scoring.check_score(rubric, criterion_id, value, also)
 
 
@@ -129,14 +115,18 @@ def score_graders(rubric: Rubric, scores: Mapping[str, ScoreValue]) -> AgentVSco
     if unknown:
         raise ScoreError(f"unknown criterion {unknown[0]!r}; valid ids: {', '.join(rubric.ids)}")
     by_id = {c.id: c for c in rubric.criteria}
-    earned = {cid: _earned(rubric, by_id[cid], v) for cid, v in scores.items() if v is not None}
+    earned = {
+        cid: agentv_grade.earned(rubric, by_id[cid], v)
+        for cid, v in scores.items()
+        if v is not None
+    }
     threshold = _threshold(rubric)
     legacy = rubric.dialect == "agentv-evaluator"
     results = []
     for grader in rubric.graders:
         criteria = [by_id[cid] for cid in grader.criteria]
         missing = tuple(c.id for c in criteria if c.id not in earned and not c.nullable)
-        grade = _grade(grader, criteria, earned, legacy)
+        grade = agentv_grade.grade(grader, criteria, earned, legacy)
         verdict: GraderVerdict = grade.verdict
         if missing:
             verdict = "fail" if grade.failed and not grader.negate else "incomplete"
@@ -163,74 +153,6 @@ def _threshold(rubric: Rubric) -> float:
     if rule is None:
         return GRADER_PASS
     return (rule - rubric.scale.min) / (rubric.scale.max - rubric.scale.min)
-
-
-def check_grader_value(rubric: Rubric, criterion: Criterion, number: float) -> None:
-    """Raise `ScoreError` for a number AgentV would not accept for this criterion."""
-    _earned(rubric, criterion, number)
-
-
-def _earned(rubric: Rubric, criterion: Criterion, value: ScoreValue) -> float:
-    """A criterion's score as AgentV counts it: 0-1 (satisfied, or the 0-10 reply ÷ 10)."""
-    grader = next(g for g in rubric.graders if criterion.id in g.criteria)
-    number = numeric(rubric.scale, value) if value is not None else 0.0
-    span = rubric.scale.max - rubric.scale.min
-    if not rubric.scale.min <= number <= rubric.scale.max:
-        return min(1.0, max(0.0, (number - rubric.scale.min) / span))
-    if criterion.continuous:
-        return (number - rubric.scale.min) / span
-    if grader.analytic:
-        if abs(number - round(number)) > TOLERANCE:
-            raise ScoreError(
-                f"{criterion.id}: {number:g} is not an integer; AgentV scores analytic criteria "
-                "as whole numbers from 0 to 10"
-            )
-        return round(number) / 10
-    fraction = (number - rubric.scale.min) / span
-    if fraction not in (0.0, 1.0):
-        top = f"{rubric.scale.max:g}"
-        raise ScoreError(
-            f"{criterion.id}: {number:g} is not a checklist answer; "
-            f"score it true/false (0 or {top})"
-        )
-    return fraction
-
-
-def _grade(
-    grader: Grader, criteria: list[Criterion], earned: Mapping[str, float], legacy: bool
-) -> _Grade:
-    total = 0.0
-    gained = 0.0
-    failed = []
-    for criterion in criteria:
-        if criterion.id not in earned:
-            continue
-        value = earned[criterion.id]
-        total += criterion.weight
-        gained += criterion.weight * value
-        if _fails_grader(grader, criterion, value):
-            failed.append(criterion.id)
-    score = min(1.0, max(0.0, gained / total)) if total > 0 else 0.0
-    verdict = "fail" if failed else _band(score, GRADER_PASS, legacy)
-    if grader.negate:
-        score = min(1.0, max(0.0, 1 - score))
-        verdict = {"pass": "fail", "fail": "pass"}.get(verdict, verdict)  # type: ignore[assignment]
-    return _Grade(score, verdict, tuple(failed))
-
-
-def _fails_grader(grader: Grader, criterion: Criterion, value: float) -> bool:
-    if grader.analytic:
-        bar = criterion.min_score
-        return bar is not None and not at_least(value, bar)
-    return criterion.required and not at_least(value, 1.0)
-
-
-def _band(score: float, threshold: float, legacy: bool) -> GraderVerdict:
-    if at_least(score, threshold):
-        return "pass"
-    if legacy and at_least(score, BORDERLINE):
-        return "borderline"
-    return "fail"
 
 
 def _filled(
@@ -265,7 +187,7 @@ def _test_result(
     legacy: bool,
 ) -> AgentVScoreResult:
     criteria = tuple(
-        CriterionResult(c.id, scores.get(c.id), _criterion_passed(rubric, c, earned))
+        CriterionResult(c.id, scores.get(c.id), criterion_passed(rubric, c, earned))
         for c in rubric.criteria
     )
     failed = tuple(cid for g in graders for cid in g.failed)
@@ -290,7 +212,7 @@ def _test_result(
         value = _test_score(rubric, [(by_id[g.id], g.score or 0.0) for g in graders], threshold)
         verdict = "pass" if at_least(value, threshold) else "fail"
         if legacy:
-            band = _band(value, GRADER_PASS, legacy)
+            band = agentv_grade.band(value, GRADER_PASS, legacy)
         total = round(rubric.scale.min + value * span, 10)
         normalized = round(value, 10)
     agentv_verdict = None
@@ -322,20 +244,5 @@ def _best_case(
     for grader in rubric.graders:
         criteria = [by_id[cid] for cid in grader.criteria]
         filled = _filled(criteria, earned, grader.negate)
-        grades.append((grader, _grade(grader, criteria, filled, legacy).score))
+        grades.append((grader, agentv_grade.grade(grader, criteria, filled, legacy).score))
     return _test_score(rubric, grades, threshold)
-
-
-def _criterion_passed(
-    rubric: Rubric, criterion: Criterion, earned: Mapping[str, float]
-) -> bool | None:
-    if criterion.id not in earned:
-        return None
-    grader = next(g for g in rubric.graders if criterion.id in g.criteria)
-    value = earned[criterion.id]
-    if criterion.continuous:
-        return at_least(value, GRADER_PASS)
-    if grader.analytic:
-        bar = criterion.min_score
-        return (bar is None or at_least(value, bar)) and at_least(value * 10, ANALYTIC_PASS)
-    return at_least(value, 1.0)
