@@ -3,7 +3,10 @@
 Citations are to EntityProcess/agentv as in `agentv_graders.py` (`head` is 58f316c, `v4` is
 v4.42.4). A free-form grader has no rubric items: AgentV asks its judge for one score from 0 to
 1, clamps it, and the grader passes at 0.8 (head `graders/llm-grader.ts` 588-600,
-`graders/scoring.ts` 24-28). rubricate loads it as one continuous criterion.
+`graders/scoring.ts` 24-28). rubricate loads it as one continuous criterion. In v4 and the
+evalcases form an `llm-grader` (`llm_judge`) without rubrics is judged free-form, with AgentV's
+default prompt when it names none (v4 `grader-parser.ts` 2008-2024, `graders/llm-grader.ts`
+258-265; 4ba4353 `evaluators/llm-judge.ts` 99-100, 156-170).
 """
 
 from __future__ import annotations
@@ -22,6 +25,20 @@ CRITERIA_KEYS = ("value", "criteria", "rubrics")
 def criteria_keys(normal: str) -> tuple[str, ...]:
     """Where a grader's criteria are (v4 `grader-parser.ts` 1943-1948 for g-eval)."""
     return ("rubric_item", "rubricItem", *CRITERIA_KEYS) if normal == "g-eval" else CRITERIA_KEYS
+
+
+def judged(normal: str, ctx: Context) -> bool:
+    """True when a grader without criteria or a prompt is still judged free-form by AgentV.
+
+    v4 and the evalcases form judge an `llm-grader` (`llm_judge`) with the default prompt, and
+    v4 pushes every `llm-rubric` (v4 `grader-parser.ts` 1981-2024); in the current form an
+    older judge type takes the test's `criteria` (head `graders/llm-grader.ts` 209-211).
+    """
+    if normal == "llm-rubric":
+        return ctx.form == "assertions"
+    if normal in ("llm-grader", "llm-judge"):
+        return ctx.form != "assert" or bool(ctx.criteria_text)
+    return False
 
 
 def free_form_text(item: Located, normal: str, source: str | None, ctx: Context) -> str | None:

@@ -26,7 +26,12 @@ from typing import TYPE_CHECKING, Any
 from rubricate.rubric.agentv_checks import unsupported_message
 from rubricate.rubric.agentv_criteria import CriterionDraft as CriterionDraft
 from rubricate.rubric.agentv_criteria import criteria_of, grader_criteria, has_ranges
-from rubricate.rubric.agentv_freeform import criteria_keys, free_form_text, prompt_criterion
+from rubricate.rubric.agentv_freeform import (
+    criteria_keys,
+    free_form_text,
+    judged,
+    prompt_criterion,
+)
 from rubricate.rubric.agentv_includes import expand_includes
 from rubricate.rubric.agentv_refs import Located, References
 from rubricate.rubric.build import Draft
@@ -154,8 +159,7 @@ def _object_grader(item: Located, ctx: Context) -> list[GraderDraft]:
     if normal == "composite":
         return _composite(item, ctx)
     source = next((k for k in criteria_keys(normal) if raw.get(k) is not None), None)
-    judge = normal in ("llm-grader", "llm-judge") and bool(ctx.criteria_text)
-    free_form = source is None and (raw.get("prompt") is not None or judge)
+    free_form = source is None and (raw.get("prompt") is not None or judged(normal, ctx))
     if normal not in RUBRIC_TYPES or (source is None and not free_form):
         _left_out(item, kind, normal, ctx)
         return []
