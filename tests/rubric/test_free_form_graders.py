@@ -168,3 +168,21 @@ def test_a_required_grader_says_whether_it_met_its_bar(capsys: Capture) -> None:
     assert "correctness  5      no" in out
     assert "(required ≥ 0.7: not met)" in out
     assert "passed yes" not in out
+
+
+def test_a_v4_llm_rubric_without_a_value_is_judged_on_the_test_criteria() -> None:
+    rubric = _one(
+        """\
+        tests:
+          - id: special
+            criteria: Handles the edge case
+            assertions:
+              - {name: custom_eval, type: llm-rubric}
+        """
+    )
+    (criterion,) = rubric.criteria
+    assert (criterion.id, criterion.outcome, criterion.continuous) == (
+        "custom_eval",
+        "Handles the edge case",
+        True,
+    )
