@@ -184,6 +184,7 @@ def loaded_graders(rubric: Any) -> list[Grader]:
     """rubricate's graders of one loaded rubric in the same terms."""
     found = []
     for grader in rubric.graders:
-        kind = "continuous" if grader.continuous else "analytic" if grader.analytic else "checklist"
+        free = getattr(grader, "continuous", False)  # older rubricate versions lack it
+        kind = "continuous" if free else "analytic" if grader.analytic else "checklist"
         found.append((kind, len(grader.criteria)))
     return found
