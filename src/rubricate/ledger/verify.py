@@ -118,18 +118,16 @@ def foreign_commits(
     return found
 
 
-def hand_added_ids(history: Iterable[tuple[str, str, str, str, list[str]]], bot: str) -> set[str]:
-    """The ids of the event lines that commits not made by `bot` added (or edited)."""
-    ids = set()
+def bot_written(
+    history: Iterable[tuple[str, str, str, str, list[str]]], bot: str
+) -> frozenset[str]:
+    """The lines that commits made by `bot` added and that no other commit ever added (exact
+    text): the only ledger lines whose provenance is the bot's own, by the history's word."""
+    mine: set[str] = set()
+    theirs: set[str] = set()
     for _, author, committer, _, added in history:
-        for line in added if (author, committer) != (bot, bot) else ():
-            try:
-                value = json.loads(line)
-            except (ValueError, RecursionError):
-                continue
-            if isinstance(value, dict) and isinstance(value.get("id"), str):
-                ids.add(value["id"])
-    return ids
+        (mine if (author, committer) == (bot, bot) else theirs).update(added)
+    return frozenset(mine - theirs)
 
 
 def _added_event(line: str, key: bytes | None) -> str:
