@@ -34,9 +34,7 @@ class VerifyReport:
     @property
     def problems(self) -> list[str]:
         """Every problem as one line of text."""
-        lines = [
-            f"{p}: corrupt line (kept aside, skipped by the fold)" for p in self.parsed.corrupt
-        ]
+        lines = corrupt_lines(self.parsed)
         lines += [f"{p}" for p in self.parsed.duplicates]
         lines += [f"{p}" for p in self.parsed.misplaced]
         lines += self.stale
@@ -51,6 +49,12 @@ class VerifyReport:
     def clean(self) -> bool:
         """True when nothing is wrong."""
         return not self.problems
+
+
+def corrupt_lines(parsed: ParsedLedger) -> list[str]:
+    """One line per line the fold skips: not an event, or refused (a forged id; with a ledger
+    key, a missing or bad signature). Every reader says these, never silently."""
+    return [f"{p}: corrupt line (kept aside, skipped by the fold)" for p in parsed.corrupt]
 
 
 def recorded_config(files: Mapping[str, bytes]) -> ReputationConfig | None:
