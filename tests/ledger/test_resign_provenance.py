@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from rubricate.bot.jobstate import job_state
 from rubricate.cli.main import main
 from rubricate.ledger.backends import DataBranchStore
 from rubricate.ledger.codec import parse_ledger
@@ -57,7 +58,9 @@ def _gate_sees(remote: Path, pr: int) -> list[str]:
         store.append([event("abandoned", 3, 2, "next-run")])
         paths = job_paths("o/r", pr)
         files = store.read_files(lambda p: p in paths)
-    return [e.kind for e in job_file_events(files, "o/r", pr, KEY)]
+    events = job_file_events(files, "o/r", pr, KEY)
+    assert job_state(events, "o/r", pr).approval is None  # no approval stands: no green gate
+    return [e.kind for e in events]
 
 
 @pytest.mark.parametrize("same_commit", [False, True], ids=["nul-earlier", "nul-same-commit"])
