@@ -21,23 +21,34 @@ from tests.ledger.factory import completed_job, scored
 from tests.ledger.gitutil import bare_remote, branch_files, commit_files, git
 
 
+def _hand_commit(tmp_path: Path, added: bytes) -> tuple[Path, str]:
+    """A data branch whose last commit, by hand, adds a line to a shard: the remote, and the
+    hand commit's sha."""
+    remote = bare_remote(tmp_path)
+    with DataBranchStore(str(remote)) as store:
+        store.append(completed_job(1, [3] * 5, [3] * 5)[:1])
+    [shard] = [p for p in branch_files(remote) if p.startswith("ledger/")]
+    text = branch_files(remote)[shard] + added + b"\n"
+    commit_files(remote, {shard: text}, tmp_path / "work", "add an approval")
+    return remote, git("rev-parse", "HEAD", cwd=tmp_path / "work")
+
+
+def _provenance_env(monkeypatch: pytest.MonkeyPatch, token: str) -> None:
+    """A token, and the repository GitHub is asked about."""
+    monkeypatch.setenv("GITHUB_TOKEN", token)
+    monkeypatch.setenv("GITHUB_REPOSITORY", "octo/widgets")
+    monkeypatch.delenv("RUBRICATE_DATA_TOKEN", raising=False)
+
+
 def test_provenance_asks_github_whether_a_hand_commit_is_verified(
     tmp_path: Path,
     fake_github: FakeGitHub,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    remote = bare_remote(tmp_path)
-    with DataBranchStore(str(remote)) as store:
-        store.append(completed_job(1, [3] * 5, [3] * 5)[:1])
-    [shard] = [p for p in branch_files(remote) if p.startswith("ledger/")]
     forged = scored("approved", 1, 5, "comment:99#0", [5] * 5, actor="mallory")
-    text = branch_files(remote)[shard] + forged.to_line().encode() + b"\n"
-    commit_files(remote, {shard: text}, tmp_path / "work", "add an approval")
-    hand = git("rev-parse", "HEAD", cwd=tmp_path / "work")
-    monkeypatch.setenv("GITHUB_TOKEN", "ghs_provenanceToken0123456789")
-    monkeypatch.setenv("GITHUB_REPOSITORY", "octo/widgets")
-    monkeypatch.delenv("RUBRICATE_DATA_TOKEN", raising=False)
+    remote, hand = _hand_commit(tmp_path, forged.to_line().encode())
+    _provenance_env(monkeypatch, "ghs_provenanceToken0123456789")
     assert main(["ledger", "verify", "--remote", str(remote), "--provenance"]) == 1
     out = capsys.readouterr().out
     assert f"{hand[:12]} by " in out
@@ -58,19 +69,13 @@ def test_a_token_the_api_echoes_in_an_error_body_is_never_printed(
     capsys: pytest.CaptureFixture[str],
     token: str,
 ) -> None:
-    remote = bare_remote(tmp_path)
-    with DataBranchStore(str(remote)) as store:
-        store.append(completed_job(1, [3] * 5, [3] * 5)[:1])
-    [shard] = [p for p in branch_files(remote) if p.startswith("ledger/")]
-    commit_files(remote, {shard: branch_files(remote)[shard] + b"\n"}, tmp_path / "work")
+    remote, _ = _hand_commit(tmp_path, b"")
 
     def echo(request: requests.PreparedRequest) -> tuple[int, dict[str, str], str]:
         said = request.headers.get("Authorization", "")
         return 401, {}, json.dumps({"message": f"Bad credentials: {said}", "status": "401"})
 
-    monkeypatch.setenv("GITHUB_TOKEN", token)
-    monkeypatch.setenv("GITHUB_REPOSITORY", "octo/widgets")
-    monkeypatch.delenv("RUBRICATE_DATA_TOKEN", raising=False)
+    _provenance_env(monkeypatch, token)
     with responses.RequestsMock() as rsps:
         rsps.add_callback("GET", re.compile(r"https://api\.github\.com(?::443)?/.*"), callback=echo)
         assert main(["ledger", "verify", "--remote", str(remote), "--provenance"]) == 1
@@ -89,3 +94,18 @@ def test_an_api_error_never_quotes_a_github_token() -> None:
     with pytest.raises(GitHubError) as caught:
         api_call("GET /repos/octo/widgets/commits/abc", call)
     assert str(caught.value).endswith("failed (401): Bad credentials: token ***")
+
+
+def test_a_token_in_the_signature_reason_github_gives_is_masked(
+    tmp_path: Path,
+    fake_github: FakeGitHub,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    token = "a-token-of-no-known-shape-42"
+    remote, hand = _hand_commit(tmp_path, b"")
+    fake_github.signed_commits[hand] = f"unknown_key for {token} and ghs_{'x1' * 15}"
+    _provenance_env(monkeypatch, token)
+    assert main(["ledger", "verify", "--remote", str(remote), "--provenance"]) == 1
+    out = capsys.readouterr().out
+    assert "(GitHub: not verified, unknown_key for *** and ***)" in out

@@ -36,6 +36,7 @@ from rubricate.github.client import (
     role_from_permission,
     utc,
 )
+from rubricate.redaction import redact, redact_tokens
 
 if TYPE_CHECKING:
     from github import Github
@@ -295,4 +296,10 @@ def commit_verifier(remote: str, token: str | None) -> Callable[[str], tuple[boo
     if not token or not repository or repository.count("/") != 1:
         return None
     api_url = os.environ.get("GITHUB_API_URL", "https://api.github.com")
-    return GitHubAdapter(connect(token, api_url), repository, bot_login="").commit_verification
+    adapter = GitHubAdapter(connect(token, api_url), repository, bot_login="")
+
+    def verification(sha: str) -> tuple[bool, str]:
+        verified, reason = adapter.commit_verification(sha)
+        return verified, redact(redact_tokens(reason), [token])[:100]  # text the server chose
+
+    return verification
