@@ -36,7 +36,7 @@ from rubricate.github.client import (
     role_from_permission,
     utc,
 )
-from rubricate.redaction import redact, redact_tokens
+from rubricate.redaction import redact_tokens
 
 if TYPE_CHECKING:
     from github import Github
@@ -214,7 +214,8 @@ class GitHubAdapter:
         verification = inner.get("verification") if isinstance(inner, dict) else None
         if not isinstance(verification, dict):
             return False, "unknown"
-        return verification.get("verified") is True, str(verification.get("reason") or "unknown")
+        reason = redact_tokens(str(verification.get("reason") or "unknown"))[:100]  # server text
+        return verification.get("verified") is True, reason
 
     def set_status(
         self, sha: str, state: str, description: str, context: str, target_url: str | None
@@ -296,10 +297,4 @@ def commit_verifier(remote: str, token: str | None) -> Callable[[str], tuple[boo
     if not token or not repository or repository.count("/") != 1:
         return None
     api_url = os.environ.get("GITHUB_API_URL", "https://api.github.com")
-    adapter = GitHubAdapter(connect(token, api_url), repository, bot_login="")
-
-    def verification(sha: str) -> tuple[bool, str]:
-        verified, reason = adapter.commit_verification(sha)
-        return verified, redact(redact_tokens(reason), [token])[:100]  # text the server chose
-
-    return verification
+    return GitHubAdapter(connect(token, api_url), repository, bot_login="").commit_verification
