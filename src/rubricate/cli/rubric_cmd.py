@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from rubricate.cli.repo_reader import allowed_env
 
 if TYPE_CHECKING:
     from rubricate.cli.repo_reader import ReadFile
@@ -50,11 +51,6 @@ def resolve_rubric(
     from rubricate.rubric.loader import find_rubric
 
     return find_rubric(ref, read_file, builtin_rubrics(), env)
-
-
-def allowed_env(names: Iterable[str]) -> dict[str, str | None]:
-    """The environment's values of the names config `agentv.env` lists, and of no others."""
-    return {name: os.environ.get(name) for name in names}
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
