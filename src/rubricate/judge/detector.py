@@ -50,6 +50,10 @@ _ESCAPES = re.compile(r"\\[nrt]")
 _MIXED_LATIN = re.compile(r"[a-z][^\W\d_]*[а-яёα-ω]|[а-яёα-ω][^\W\d_]*[a-z]")
 
 
+Scored = tuple[int, int, float, str]
+"""A scored span: first line, last line, probability, text."""
+
+
 @dataclass
 class Detector:
     """A trained model: hashed feature weights, a bias and the warning threshold."""
@@ -59,6 +63,7 @@ class Detector:
     threshold: float
     version: str = DETECTOR_VERSION
     _words: dict[str, tuple[float, int]] = field(default_factory=dict, repr=False)
+    _pairs: dict[str, float] = field(default_factory=dict, repr=False)
 
     @classmethod
     def from_bytes(cls, data: bytes) -> Detector:
@@ -108,18 +113,24 @@ class Detector:
                     self._words[token] = known
             total += known[0]
             count += known[1]
+        known_pairs = self._pairs
         for pair in pairs(tokens):
-            total += self.weights[feature_index(pair)]
+            weight = known_pairs.get(pair)
+            if weight is None:
+                weight = self.weights[feature_index(pair)]
+                if len(known_pairs) < 400_000:
+                    known_pairs[pair] = weight
+            total += weight
         return _sigmoid(self.bias + total / math.sqrt(count))
 
-    def scored(self, text: str) -> list[tuple[int, int, float, str]]:
+    def scored(self, text: str) -> list[Scored]:
         """Every span of `text` with its score: (first line, last line, probability, span)."""
         return [(first, last, self.score(span), span) for first, last, span in spans(text)]
 
-    def flagged(self, text: str) -> list[tuple[int, float, str]]:
-        """The flagged spans as (line, probability, span), the highest per first line; a block
-        of lines counts only where none of its own lines is flagged."""
-        hits = [s for s in self.scored(text) if s[2] >= self.threshold]
+    def flagged(self, scored: list[Scored]) -> list[tuple[int, float, str]]:
+        """The flagged spans of `scored` (line, probability, span), the highest per first line;
+        a block of lines counts only where none of its own lines is flagged."""
+        hits = [s for s in scored if s[2] >= self.threshold]
         single = {first for first, last, _p, _s in hits if first == last}
         best: dict[int, tuple[float, str]] = {}
         for first, last, probability, span in hits:
@@ -136,10 +147,10 @@ class Detector:
                 best = (probability, first, span)
         return best
 
-    def line_scores(self, text: str) -> dict[int, float]:
-        """Each line's highest score among the spans that cover it."""
+    def line_scores(self, scored: list[Scored]) -> dict[int, float]:
+        """Each line's highest score among the `scored` spans that cover it."""
         found: dict[int, float] = {}
-        for first, last, probability, _span in self.scored(text):
+        for first, last, probability, _span in scored:
             for line in range(first, last + 1):
                 found[line] = max(found.get(line, 0.0), probability)
         return found
@@ -200,7 +211,9 @@ def tokens_of(text: str) -> list[str]:
                 extra.append("base64")
     tokens: list[str] = []
     for token in _TOKEN.findall(plain):
-        if _UNSPACED.search(token):
+        if token.isascii() and token.isalpha():
+            tokens.append(token)
+        elif _UNSPACED.search(token):
             tokens += _unspaced(token)
         elif not token.isascii() and _MIXED_LATIN.search(token):
             tokens.append(token.translate(CONFUSABLES))

@@ -30,7 +30,7 @@ from rubricate.judge.scan_rules import RULES, Rule
 
 if TYPE_CHECKING:
     from rubricate.evidence.snapshot import Snapshot
-    from rubricate.judge.detector import Detector
+    from rubricate.judge.detector import Detector, Scored
 
 DOC_SUFFIXES = (".md", ".markdown", ".rst", ".txt", ".adoc", ".ipynb")
 DATA_FILE_SUFFIXES = (".yml", ".yaml", ".toml", ".ini", ".cfg", ".json", ".env", ".properties")
@@ -63,7 +63,8 @@ def scan_injection(text: str, where: str, detector: Detector | None = None) -> l
     span with the detector's confidence, and the rules are its second opinion: a rule hit on
     a line the detector scores below `SECOND_OPINION` is only a note."""
     findings = _hidden_findings(text, where, where.lower().endswith(DOC_SUFFIXES))
-    findings += _detector_findings(text, where, detector) if detector else []
+    scored = detector.scored(text) if detector else []
+    findings += _detector_findings(scored, where, detector) if detector else []
     is_data_file = where.lower().endswith(DATA_FILE_SUFFIXES)
     visible = text if text.isascii() else _plain_latin(text)
     lowered = visible.lower()
@@ -74,7 +75,7 @@ def scan_injection(text: str, where: str, detector: Detector | None = None) -> l
             severity = rule.in_docs if is_doc else "warning"
             findings += _rule_findings(rule, visible, where, lines, severity)
     if detector is not None:
-        findings = _second_opinion(findings, text, detector)
+        findings = _second_opinion(findings, detector.line_scores(scored))
     return sorted(findings, key=lambda f: f.line or 0)
 
 
@@ -82,8 +83,8 @@ SECOND_OPINION = 0.05  # a rule hit stays a warning only where the detector give
 _RULE_PREFIX = "possible prompt injection ("
 
 
-def _detector_findings(text: str, where: str, detector: Detector) -> list[Finding]:
-    found = detector.flagged(text)
+def _detector_findings(scored: list[Scored], where: str, detector: Detector) -> list[Finding]:
+    found = detector.flagged(scored)
     message = "possible prompt injection (detector, confidence {:.2f}): {}"
     return [
         Finding(CHECK_ID, message.format(p, _excerpt(s, 120)), where, n, "warning")
@@ -91,11 +92,8 @@ def _detector_findings(text: str, where: str, detector: Detector) -> list[Findin
     ]
 
 
-def _second_opinion(findings: list[Finding], text: str, detector: Detector) -> list[Finding]:
+def _second_opinion(findings: list[Finding], scores: dict[int, float]) -> list[Finding]:
     """Rule warnings on lines the detector scores below `SECOND_OPINION` become notes."""
-    if not any(_is_rule_warning(f) for f in findings):
-        return findings
-    scores = detector.line_scores(text)
     return [
         Finding(f.check, f"{f.message} (the detector disagrees: a note)", f.path, f.line, "info")
         if _is_rule_warning(f) and scores.get(f.line or 1, 0.0) < SECOND_OPINION
