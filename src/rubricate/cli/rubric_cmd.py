@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -40,12 +41,20 @@ def builtin_names() -> tuple[str, ...]:
     return tuple(sorted(builtin_rubrics()))
 
 
-def resolve_rubric(ref: str, read_file: ReadFile | None = None) -> Rubric:
-    """The rubric named by a built-in name, a path, or `PATH#CASE_ID`."""
+def resolve_rubric(
+    ref: str, read_file: ReadFile | None = None, env: Mapping[str, str | None] | None = None
+) -> Rubric:
+    """The rubric named by a built-in name, a path, or `PATH#CASE_ID`; `env` holds the values
+    of the `{{ env.X }}` names the config allows (see `allowed_env`)."""
     from rubricate.cli.repo_reader import builtin_rubrics
     from rubricate.rubric.loader import find_rubric
 
-    return find_rubric(ref, read_file, builtin_rubrics())
+    return find_rubric(ref, read_file, builtin_rubrics(), env)
+
+
+def allowed_env(names: Iterable[str]) -> dict[str, str | None]:
+    """The environment's values of the names config `agentv.env` lists, and of no others."""
+    return {name: os.environ.get(name) for name in names}
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -141,7 +150,7 @@ def active_rubric(ref: str | None, config_path: str | None) -> Rubric:
     config = load_config(read_text(str(config_file), "the config"), str(config_file))
     root = config_file.resolve().parent.parent if config_file.parent.name == ".github" else Path()
     try:
-        return resolve_rubric(config.rubric, local_reader(root))
+        return resolve_rubric(config.rubric, local_reader(root), allowed_env(config.agentv.env))
     except ConfigError as exc:
         raise ConfigError(f"{exc} (named by {config_file})") from None
 
