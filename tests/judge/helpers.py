@@ -13,6 +13,7 @@ from rubricate.cli.rubric_cmd import resolve_rubric
 from rubricate.evidence.report_model import CheckResult, CriterionScore, ScoreReport
 from rubricate.evidence.snapshot import FileChange, Snapshot
 from rubricate.judge.calls import RawReply
+from rubricate.judge.known_answer import SYSTEM as KNOWN_ANSWER_SYSTEM
 from rubricate.rubric.agentv_score import check_all as check_scores
 from rubricate.rubric.agentv_score import score_any as score
 from rubricate.rubric.model import Criterion, PassRule, Rubric, Scale, ScoreValue
@@ -122,16 +123,35 @@ def completion(
 Responder = Callable[[httpx2.Request, dict[str, Any]], httpx2.Response]
 
 
+def known_answer_of(body: dict[str, Any]) -> str | None:
+    """The answer a known-answer check asks for, or None when `body` is another call."""
+    system = next((m["content"] for m in body.get("messages", []) if m["role"] == "system"), "")
+    if not system.startswith(KNOWN_ANSWER_SYSTEM.split("{", 1)[0][:40]):
+        return None
+    return str(json.loads(system.rsplit("\n", 1)[1])["answer"])
+
+
 @dataclass
 class MockServer:
-    """A loopback-free OpenAI-compatible server: records requests, answers with `respond`."""
+    """A loopback-free OpenAI-compatible server: records requests, answers with `respond`.
+
+    It passes the known-answer check by itself (`check_reply` overrides its answer) and keeps
+    those calls apart, in `checks`, so `requests` holds the judgment calls only."""
 
     respond: Responder
     requests: list[httpx2.Request] = field(default_factory=list)
+    checks: list[httpx2.Request] = field(default_factory=list)
+    check_reply: str | None = None
 
     def handler(self, request: httpx2.Request) -> httpx2.Response:
+        body = json.loads(request.content)
+        expected = known_answer_of(body)
+        if expected is not None:
+            self.checks.append(request)
+            reply = self.check_reply or json.dumps({"answer": expected})
+            return answer(reply)
         self.requests.append(request)
-        return self.respond(request, json.loads(request.content))
+        return self.respond(request, body)
 
     def client(self) -> httpx2.Client:
         return httpx2.Client(transport=httpx2.MockTransport(self.handler))

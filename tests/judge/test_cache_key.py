@@ -48,6 +48,12 @@ def test_prompt_version_changes_the_key(monkeypatch: pytest.MonkeyPatch) -> None
     assert _key() != before
 
 
+def test_the_injection_detector_version_changes_the_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    before = _key()
+    monkeypatch.setattr(cache_key_module, "DETECTOR_VERSION", "rubricate-injection-next")
+    assert _key() != before
+
+
 def test_without_tree_ids_the_patches_stand_in() -> None:
     bare = replace(snapshot(), head_tree="")
     edited = replace(bare, changes=bare.changes[:1])

@@ -14,7 +14,15 @@ import pytest
 from rubricate.config import JudgeConfig
 from rubricate.judge.service import judge_report
 
-from .helpers import PARSER_LINE, agora, completion, reply_text, report, snapshot
+from .helpers import (
+    PARSER_LINE,
+    agora,
+    completion,
+    known_answer_of,
+    reply_text,
+    report,
+    snapshot,
+)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -26,7 +34,12 @@ class _Handler(BaseHTTPRequestHandler):
             body | {"_path": self.path, "_auth": self.headers["Authorization"]}
         )
         ids = body["response_format"]["json_schema"]["schema"]["required"]
-        data = json.dumps(completion(reply_text(dict.fromkeys(ids, 4), [PARSER_LINE]))).encode()
+        expected = known_answer_of(body)
+        if expected is not None:
+            content = json.dumps({"answer": expected})
+        else:
+            content = reply_text(dict.fromkeys(ids, 4), [PARSER_LINE])
+        data = json.dumps(completion(content)).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
@@ -57,8 +70,10 @@ def test_judge_over_loopback(server: tuple[str, list[dict[str, Any]]], tmp_path:
         report(agora(), {}), snapshot(), JudgeConfig(model="local-model"), mode="openai",
         model=None, env=env, cache_dir=str(tmp_path),
     )  # fmt: skip
-    assert [b["_path"] for b in bodies] == ["/v1/chat/completions"]
+    # the judgment, then the known-answer check
+    assert [b["_path"] for b in bodies] == ["/v1/chat/completions"] * 2
+    assert known_answer_of(bodies[1]) is not None
     assert bodies[0]["_auth"] == "Bearer sk-loop"
     assert bodies[0]["model"] == "local-model"
     assert result.scores() == dict.fromkeys(agora().ids, 4.0)
-    assert (result.judge or {})["tokens_in"] == 100
+    assert (result.judge or {})["tokens_in"] == 200

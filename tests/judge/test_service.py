@@ -119,7 +119,8 @@ def test_judge_scores_are_merged_and_the_result_recomputed(tmp_path: Path) -> No
     assert (judge["model"], judge["prompt_version"], judge["cached"]) == (
         "judge-model", PROMPT_VERSION, False,
     )  # fmt: skip
-    assert (judge["tokens_in"], judge["tokens_out"], judge["not_assessed"]) == (100, 20, [])
+    # the judgment and the known-answer check
+    assert (judge["tokens_in"], judge["tokens_out"], judge["not_assessed"]) == (200, 40, [])
     assert judge["latency_ms"] >= 0
     assert judge["flags"] == []
     assert judge["files_left_out"] == [{"path": "package-lock.json", "reason": "lockfile"}]
@@ -159,10 +160,10 @@ def test_cache_one_call_then_none(tmp_path: Path) -> None:
     server = scoring_server(agora(), ALL_FIVE, quotes=[TEST_LINE])
     first = _run(server, tmp_path)
     second = _run(server, tmp_path)
-    assert len(server.requests) == 1
+    assert (len(server.requests), len(server.checks)) == (1, 1)
     assert (second.judge or {})["cached"] is True
-    assert (second.judge or {})["tokens_in"] == (first.judge or {})["tokens_in"] == 100
-    assert (second.judge or {})["attempts"] == 1
+    assert (second.judge or {})["tokens_in"] == (first.judge or {})["tokens_in"] == 200
+    assert (second.judge or {})["attempts"] == 2  # the judgment and the known-answer check
     assert second.scores() == first.scores()
     _run(server, tmp_path, model="other-model")
     assert len(server.requests) == 2

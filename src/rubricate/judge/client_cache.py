@@ -2,8 +2,9 @@
 
 The key (`cache_key`) is a content hash of everything the judgment depends on: the head tree
 (and the base tree, since the diff depends on both), the request text (spec, PR title and
-body), the rubric's id, version and content, the model, the token budget and `PROMPT_VERSION`.
-Without tree ids, the changed files' patches stand in for them.
+body), the rubric's id, version and content, the model, the token budget, `PROMPT_VERSION`
+and the injection detector's `DETECTOR_VERSION`. Without tree ids, the changed files' patches
+stand in for them.
 
 The directory is configurable (`cache_dir`, else `$RUBRICATE_JUDGE_CACHE`, else
 `.rubricate-cache/judge` under the current directory), so the action can keep it with
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rubricate.judge.calls import Negotiated
+from rubricate.judge.detector import DETECTOR_VERSION
 from rubricate.judge.prompt_text import PROMPT_VERSION
 
 if TYPE_CHECKING:
@@ -119,6 +121,7 @@ def cache_key(snapshot: Snapshot, rubric: Rubric, model: str, max_input_tokens: 
         "model": model,
         "max_input_tokens": max_input_tokens,
         "prompt_version": PROMPT_VERSION,
+        "detector_version": DETECTOR_VERSION,
     }
     encoded = json.dumps(parts, sort_keys=True, ensure_ascii=True).encode()
     return hashlib.sha256(encoded).hexdigest()

@@ -7,7 +7,12 @@ Only these are stripped, each listed as a `Strip` (line, bytes removed, what):
   from its start tag to its matching end tag, never further. A void element (`<input>`,
   `<img>` ...) or a self-closed or unclosed one loses its tag only. A class name such as
   `overflow-hidden` and `<input type="hidden">` (no `hidden` attribute) are never hidden;
-- markdown comments (`[//]: # (...)`, a link definition that nothing shows);
+- `<script>` and `<template>` elements with their content (GitHub never shows them; unclosed,
+  they run to the end of the text, as an HTML parser reads them);
+- link reference definitions (`[label]: url "title"`), which markdown never shows as text:
+  `[//]: # (...)` and other definitions to `#` or `<>` are markdown comments, stripped on any
+  line outside fenced code; any other definition only where CommonMark reads one: outside
+  fenced code, at most three spaces of indent, not continuing a paragraph;
 - Unicode tag, zero-width, bidi and other invisible characters, and control characters.
 
 One pass over the tags (a stack per tag name pairs start and end tags) keeps it linear.
@@ -28,11 +33,25 @@ _JOINERS = "\u200d\ufe0f"
 _EMOJI_BASE = f"[^\\x00-\\x7f{INVISIBLE_CLASS}{_JOINERS}]"
 INVISIBLE = re.compile(f"[{INVISIBLE_CLASS}]|(?<!{_EMOJI_BASE})[{_JOINERS}]")
 """Invisible, bidi and tag characters; ZWJ and VS16 count only where no emoji precedes them."""
+CONFUSABLES = str.maketrans(
+    "аеорсухіјѕԁԛԝһӏɡАВЕКМНОРСТХУІЈЅԌԚԜοαενρτυικχΑΒΕΖΗΙΚΜΝΟΡΤΥΧ",
+    "aeopcyxijsdqwhlgABEKMHOPCTXYIJSGQWoaevptuikxABEZHIKMNOPTYX",
+)
+"""Cyrillic and Greek letters that look Latin, mapped to Latin (for reading, not display)."""
 CONTROL = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 MD_COMMENT = re.compile(
     r"^[ \t]*\[[^\]\n]*\]:[ \t]*(?:#|<>)[ \t]*(?:\([^\n]*\)|\"[^\n]*\")[ \t]*$", re.M
 )
+LINK_DEFINITION = re.compile(
+    r" {0,3}\[(?=[^\]\n]*\S)[^\]\n]{1,999}\]:[ \t]*(?:<[^>\n]*>|\S+)"
+    r"(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?[ \t]*"
+)
+"""One line that is a whole link reference definition (the title on the same line)."""
+_HEADING = re.compile(r" {0,3}#{1,6}(?:[ \t]|$)")
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+NEVER_SHOWN = frozenset({"script", "template"})
+"""Elements GitHub drops with their content."""
 _TAG = re.compile(r"<(/?)([A-Za-z][\w:-]*)((?:[^<>\"']|\"[^\"]*\"|'[^']*')*)>")
 _ATTR = re.compile(r"([^\s=/>\"']+)(?:\s*=\s*(\"[^\"]*\"|'[^']*'|[^\s\"'>]+))?")
 _HIDING_STYLE = re.compile(
@@ -94,7 +113,7 @@ def find_hidden(text: str) -> tuple[str, tuple[Strip, ...]]:
     spans = _comment_spans(text)
     spans += _element_spans(text, spans)
     if "]:" in text:
-        spans += [(m.start(), m.end(), "markdown comment") for m in MD_COMMENT.finditer(text)]
+        spans += _definition_spans(text)
     kept, removed = _cut(text, _merged(spans))
     strips = list(removed)
     cleaned, characters = _characters(kept, text)
@@ -132,7 +151,7 @@ def _element_spans(text: str, comments: list[tuple[int, int, str]]) -> list[tupl
             continue
         position = len(tags)
         self_closed = attrs.rstrip().endswith("/") or name in VOID_ELEMENTS
-        tags.append((match.start(), match.end(), name, hides_element(attrs)))
+        tags.append((match.start(), match.end(), name, _hides(name, attrs)))
         if not self_closed:
             opened.setdefault(name, []).append(position)
     spans: list[tuple[int, int, str]] = []
@@ -140,10 +159,42 @@ def _element_spans(text: str, comments: list[tuple[int, int, str]]) -> list[tupl
         if not hides:
             continue
         close = closes.get(position)
-        if close is None:
+        if close is None and name in NEVER_SHOWN:
+            spans.append((start, len(text), f"hidden <{name}> element (unclosed)"))
+        elif close is None:
             spans.append((start, end, f"hidden <{name}> tag (no content: void or unclosed)"))
         else:
             spans.append((start, close, f"hidden <{name}> element"))
+    return spans
+
+
+def _hides(name: str, attrs: str) -> bool:
+    return name in NEVER_SHOWN or hides_element(attrs)
+
+
+def _definition_spans(text: str) -> list[tuple[int, int, str]]:
+    """Link reference definitions (each a whole line) where markdown reads them."""
+    spans: list[tuple[int, int, str]] = []
+    fence = ""
+    after_text = False
+    offset = 0
+    for line in text.splitlines(keepends=True):
+        start, offset = offset, offset + len(line)
+        body = line.rstrip("\r\n")
+        opening = _FENCE.match(body)
+        if fence:
+            fence = "" if opening and opening.group(1).startswith(fence) else fence
+            continue
+        if opening:
+            fence, after_text = opening.group(1), False
+            continue
+        if "]:" in body and MD_COMMENT.fullmatch(body):
+            spans.append((start, start + len(body), "markdown comment"))
+            continue
+        if "]:" in body and not after_text and LINK_DEFINITION.fullmatch(body):
+            spans.append((start, start + len(body), "link reference definition"))
+            continue
+        after_text = bool(body.strip()) and not _HEADING.match(body)
     return spans
 
 

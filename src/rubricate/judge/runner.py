@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from rubricate.errors import PromptTooLargeError, ReplyError
+from rubricate.judge import known_answer as checks
 from rubricate.judge import prompt_text
 from rubricate.judge.budget import LeftOut
 from rubricate.judge.calls import JudgeCallError, RawReply, Usage
@@ -64,6 +65,10 @@ class JudgeRun:
     shown: Shown = Shown()
     cached: bool = False
     prompt_version: str = prompt_text.PROMPT_VERSION
+    known_answer: str = ""
+    """The known-answer check: `passed`, `failed`, `not checked`, or '' when not asked for."""
+    known_answer_reply: str = ""
+    """What the judge answered when the check failed."""
 
     @property
     def ok(self) -> bool:
@@ -78,6 +83,7 @@ class JudgeRun:
             "prompt_version": self.prompt_version,
             "judgments": [j.as_dict() for j in self.judgments],
             "usage": self.usage.as_dict(),
+            "known_answer": [self.known_answer, self.known_answer_reply],
             "shown": {
                 "files_seen": list(self.shown.files_seen),
                 "files_truncated": list(self.shown.files_truncated),
@@ -97,6 +103,7 @@ class JudgeRun:
         ):
             raise ValueError("cache entry of another format or prompt version")
         shown = data["shown"]
+        check, reply = data.get("known_answer", ["", ""])
         return cls(
             model=str(data["model"]),
             judgments=tuple(CriterionJudgment.from_dict(j) for j in data["judgments"]),
@@ -109,6 +116,8 @@ class JudgeRun:
             ),
             usage=Usage.from_dict(data["usage"]),
             cached=True,
+            known_answer=str(check),
+            known_answer_reply=str(reply),
         )
 
 
@@ -158,9 +167,16 @@ def run_judge(
     call: CallSettings,
     deadline: Clock,
     new_marker: Callable[[], str],
+    *,
+    known_answer: bool = False,
 ) -> JudgeRun:
-    """Judge every criterion of `rubric`, request criteria first; never raises for call faults."""
+    """Judge every criterion of `rubric`, request criteria first; never raises for call faults.
+
+    With `known_answer`, one known-answer check (`known_answer.py`) follows, over the last
+    prompt (the one that shows the most), while time is left; when it fails, every judgment's
+    input is flagged, so that no quote lifts the evidence cap."""
     run = JudgeRun(model=call.model)
+    prompts: list[Prompt] = []
     for phase in (p for p in PHASES if phase_criteria(rubric, p)):
         ids = phase_criteria(rubric, phase)
         try:
@@ -172,13 +188,42 @@ def run_judge(
             run = replace(run, shown=_shown(prompt, run.shown.stripped))
         else:
             run = replace(run, shown=replace(run.shown, stripped=prompt.stripped))
+        prompts.append(prompt)
+    for prompt in prompts:
         result = _judge_phase(client, rubric, prompt, call, deadline, budget)
         run = replace(
             run, usage=run.usage + result.usage, judgments=run.judgments + result.judgments
         )
         if result.error is not None:
-            run = _failed(run, ids, f"{phase} criteria: {result.error}")
+            run = _failed(run, prompt.criteria_ids, f"{prompt.phase} criteria: {result.error}")
+    if known_answer and prompts:
+        run = _checked(run, client, prompts[-1], call, deadline, new_marker())
+    if run.known_answer == checks.FAILED:
+        flagged = tuple(replace(j, input_flagged=True) for j in run.judgments)
+        run = replace(run, judgments=flagged)
     return run
+
+
+def _checked(
+    run: JudgeRun, client: JudgeClient, prompt: Prompt, call: CallSettings, deadline: Clock,
+    answer: str,
+) -> JudgeRun:  # fmt: skip
+    """The run with the known-answer check's verdict and cost."""
+    if deadline.remaining() < MIN_CALL_SECONDS:
+        return replace(run, known_answer=checks.NOT_CHECKED)
+    messages = checks.check_messages(prompt.messages[-1]["content"], prompt.marker, answer)
+    try:
+        raw = client.complete(
+            messages, checks.SCHEMA, call.model, call.temperature, call.seed,
+            max_tokens=checks.MAX_TOKENS, remaining_s=deadline.remaining(),
+        )  # fmt: skip
+    except JudgeCallError as exc:
+        usage = run.usage.plus(exc.spent, exc.mode)
+        return replace(run, usage=usage, known_answer=checks.NOT_CHECKED)
+    found = checks.verdict(raw.text, answer)
+    reply = raw.text if found == checks.FAILED else ""
+    usage = run.usage.plus(raw.spent, raw.mode)
+    return replace(run, usage=usage, known_answer=found, known_answer_reply=reply)
 
 
 def _judge_phase(

@@ -25,20 +25,16 @@ from typing import TYPE_CHECKING
 
 from rubricate.evidence.report_model import Finding, Severity
 from rubricate.judge.budget import exclusion_reason
-from rubricate.judge.hidden import INVISIBLE, find_hidden, strip_hidden
+from rubricate.judge.hidden import CONFUSABLES, INVISIBLE, find_hidden, strip_hidden
 from rubricate.judge.scan_rules import RULES, Rule
 
 if TYPE_CHECKING:
     from rubricate.evidence.snapshot import Snapshot
+    from rubricate.judge.detector import Detector, Scored
 
 DOC_SUFFIXES = (".md", ".markdown", ".rst", ".txt", ".adoc", ".ipynb")
 DATA_FILE_SUFFIXES = (".yml", ".yaml", ".toml", ".ini", ".cfg", ".json", ".env", ".properties")
 
-CONFUSABLES = str.maketrans(
-    "аеорсухіјѕԁԛԝһӏɡАВЕКМНОРСТХУІЈЅԌԚԜοαενρτυικχΑΒΕΖΗΙΚΜΝΟΡΤΥΧ",
-    "aeopcyxijsdqwhlgABEKMHOPCTXYIJSGQWoaevptuikxABEZHIKMNOPTYX",
-)
-"""Cyrillic and Greek letters that look Latin, mapped to Latin for the rules (not for display)."""
 GRADER_WORDS = re.compile(
     r"\b(?:score|scores|scoring|grade|grading|rating|grader|judge|evaluator|rubric|llm|prompt|"
     r"instructions?|ai\s+(?:reviewers?|graders?|judges?|models?|assistants?|systems?))\b",
@@ -51,6 +47,7 @@ SUSPICIOUS_WORDS = re.compile(
     re.IGNORECASE,
 )
 CHECK_ID = "injection"
+_DEFINITIONS = frozenset({"markdown comment", "link reference definition"})
 _NEWLINE = re.compile("\n")
 REQUEST_FIELDS = (("spec", "spec"), ("title", "PR title"), ("body", "PR description"))
 _REQUEST_WHERE = frozenset(where for _attribute, where in REQUEST_FIELDS)
@@ -59,9 +56,15 @@ SMUGGLING = re.compile("[\U000e0000-\U000e007f\u202a-\u202e\u2066-\u2069\x1b]")
 __all__ = ["CHECK_ID", "REQUEST_FIELDS", "scan_injection", "scan_snapshot", "strip_hidden"]
 
 
-def scan_injection(text: str, where: str) -> list[Finding]:
-    """Every injection pattern found in `text`; `where` (a path or field name) is `Finding.path`."""
+def scan_injection(text: str, where: str, detector: Detector | None = None) -> list[Finding]:
+    """Every injection pattern found in `text`; `where` (a path or field name) is `Finding.path`.
+
+    With a `detector`, each span it scores at or above its threshold is a warning quoting the
+    span with the detector's confidence, and the rules are its second opinion: a rule hit on
+    a line the detector scores below `SECOND_OPINION` is only a note."""
     findings = _hidden_findings(text, where, where.lower().endswith(DOC_SUFFIXES))
+    scored = detector.scored(text) if detector else []
+    findings += _detector_findings(scored, where, detector) if detector else []
     is_data_file = where.lower().endswith(DATA_FILE_SUFFIXES)
     visible = text if text.isascii() else _plain_latin(text)
     lowered = visible.lower()
@@ -71,7 +74,37 @@ def scan_injection(text: str, where: str) -> list[Finding]:
         if (rule.in_data_files or not is_data_file) and any(w in lowered for w in rule.triggers):
             severity = rule.in_docs if is_doc else "warning"
             findings += _rule_findings(rule, visible, where, lines, severity)
+    if detector is not None:
+        findings = _second_opinion(findings, detector.line_scores(scored))
     return sorted(findings, key=lambda f: f.line or 0)
+
+
+SECOND_OPINION = 0.05  # a rule hit stays a warning only where the detector gives its line this
+_RULE_PREFIX = "possible prompt injection ("
+
+
+def _detector_findings(scored: list[Scored], where: str, detector: Detector) -> list[Finding]:
+    found = detector.flagged(scored)
+    message = "possible prompt injection (detector, confidence {:.2f}): {}"
+    return [
+        Finding(CHECK_ID, message.format(p, _excerpt(s, 120)), where, n, "warning")
+        for n, p, s in found
+    ]
+
+
+def _second_opinion(findings: list[Finding], scores: dict[int, float]) -> list[Finding]:
+    """Rule warnings on lines the detector scores below `SECOND_OPINION` become notes."""
+    return [
+        Finding(f.check, f"{f.message} (the detector disagrees: a note)", f.path, f.line, "info")
+        if _is_rule_warning(f) and scores.get(f.line or 1, 0.0) < SECOND_OPINION
+        else f
+        for f in findings
+    ]
+
+
+def _is_rule_warning(finding: Finding) -> bool:
+    rule = finding.message.startswith(_RULE_PREFIX) and "(detector," not in finding.message
+    return rule and finding.severity == "warning"
 
 
 def _rules_hit(text: str) -> bool:
@@ -90,27 +123,31 @@ def _plain_latin(text: str) -> str:
     return plain.translate(CONFUSABLES)
 
 
-def scan_lines(lines: list[tuple[int, str]], where: str) -> list[Finding]:
+def scan_lines(
+    lines: list[tuple[int, str]], where: str, detector: Detector | None = None
+) -> list[Finding]:
     """Scan numbered lines (such as the added lines of a patch), keeping their line numbers."""
     numbers = [number for number, _text in lines]
     joined = "\n".join(line for _number, line in lines)
-    return [_at_line(f, numbers[(f.line or 1) - 1]) for f in scan_injection(joined, where)]
+    found = scan_injection(joined, where, detector)
+    return [_at_line(f, numbers[(f.line or 1) - 1]) for f in found]
 
 
-def scan_snapshot(snapshot: Snapshot) -> list[Finding]:
+def scan_snapshot(snapshot: Snapshot, detector: Detector | None = None) -> list[Finding]:
     """Scan the spec, the PR title and body, and every changed file the judge could be shown."""
     findings: list[Finding] = []
     for attribute, where in REQUEST_FIELDS:
-        findings += scan_injection(getattr(snapshot, attribute), where)
+        findings += scan_injection(getattr(snapshot, attribute), where, detector)
     for change in snapshot.changes:
         for path in (change.path, change.old_path or ""):
             findings += scan_injection(path, change.path) if path else []
         if exclusion_reason(change) is not None:
             continue
         if change.patch:
-            findings += scan_lines(change.added_lines(), change.path)
+            findings += scan_lines(change.added_lines(), change.path, detector)
         elif change.content is not None:
-            findings += scan_injection(change.content.decode("utf-8", "replace"), change.path)
+            text = change.content.decode("utf-8", "replace")
+            findings += scan_injection(text, change.path, detector)
     return findings
 
 
@@ -154,7 +191,7 @@ def _hidden_findings(text: str, where: str, is_doc: bool) -> list[Finding]:
             body = strip.text[4:].removesuffix("-->").strip()
             severity = "warning" if _rules_hit(body) or GRADER_WORDS.search(body) else "info"
             detail = f"({len(body)} characters)"
-        elif strip.what.startswith("hidden <") or strip.what == "markdown comment":
+        elif strip.what.startswith("hidden <") or strip.what in _DEFINITIONS:
             suspicious = _rules_hit(strip.text) or SUSPICIOUS_WORDS.search(strip.text)
             severity = "warning" if suspicious else "info"
             detail = _excerpt(strip.text)

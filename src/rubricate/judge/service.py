@@ -31,6 +31,7 @@ MODES = ("auto", "none", "openai")
 KEY_VAR = "OPENAI_API_KEY"
 BASE_URL_VAR = "OPENAI_BASE_URL"
 NO_KEY_NOTE = "no judge: OPENAI_API_KEY is not set"
+KNOWN_ANSWER_NOT_RUN = "the judge's known-answer check could not run: the PR's text was not checked"
 MISSING_KEY = (
     "--judge openai needs the OPENAI_API_KEY environment variable (and optionally"
     " OPENAI_BASE_URL for another OpenAI-compatible server); use --judge auto or none to score"
@@ -105,7 +106,9 @@ def judged(
 ) -> tuple[ScoreReport, list[str]]:
     """The report with the judge's scores merged in, and the notes to add to it."""
     from rubricate.judge.client_cache import JudgeCache, ServerModes, cache_key, resolve_cache_dir
+    from rubricate.judge.client_detector import load_detector
     from rubricate.judge.client_faults import secrets_of
+    from rubricate.judge.known_answer import FAILED, NOT_CHECKED, failed_finding
     from rubricate.judge.merge import merge_run
     from rubricate.judge.scan import scan_snapshot
 
@@ -129,7 +132,12 @@ def judged(
         run = _redacted(fresh, secrets_of(call.api_key, call.base_url))
         failure = cache.put(key, run.as_cache()) if run.ok else None
         notes += [failure] if failure else []
-    return merge_run(report, run, scan_snapshot(snapshot)), notes
+    findings = scan_snapshot(snapshot, load_detector())
+    if run.known_answer == FAILED:
+        findings.append(failed_finding(run.known_answer_reply))
+    elif run.known_answer == NOT_CHECKED:
+        notes.append(KNOWN_ANSWER_NOT_RUN)
+    return merge_run(report, run, findings), notes
 
 
 @dataclass(frozen=True)
@@ -168,7 +176,9 @@ def _fresh_run(
     call = CallSettings(model, settings.temperature, settings.seed)
     deadline = Deadline(settings.timeout_s * STEP_DEADLINE_FACTOR)
     budget = Budget.from_settings(settings)
-    return run_judge(client, rubric, snapshot, budget, call, deadline, new_marker)
+    return run_judge(
+        client, rubric, snapshot, budget, call, deadline, new_marker, known_answer=True
+    )
 
 
 def _cached_run(

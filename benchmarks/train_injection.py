@@ -1,0 +1,223 @@
+"""Train the injection detector from public corpora, measure it leave-one-source-out, save it.
+
+    nice -n 10 python benchmarks/train_injection.py --mirrors /work/.mirror \
+        --out src/rubricate/judge/injection_detector.bin --report /tmp/train.json
+
+Every corpus is read at training time from git mirrors (see `injection_corpora`); the JSON
+report records each source with its commit. The threshold is chosen on the training
+repositories only (out-of-fold, leaving half of them out at a time: the lowest score at which
+at most `TARGET_FP` of their items are flagged); the repositories in
+`bench_injection.MEASURE_REPOS` are never read here. Leave-one-source-out: for every
+injection source, a model trained without it flags what share of its payloads, embedded in
+each carrier. Needs numpy (the `report` extra); inference needs nothing but the weights.
+"""
+
+from __future__ import annotations
+
+import argparse
+import array
+import json
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+from injection_corpora import Item, benign_items, injection_items
+from injection_written import TRAIN_BENIGN
+
+from rubricate.judge.detector import HASH_BITS, Detector, feature_index, features, spans
+
+TRAIN_REPOS = (
+    "anthropics/anthropic-cookbook",
+    "dair-ai/Prompt-Engineering-Guide",
+    "stanfordnlp/dspy",
+    "pallets/flask",
+    "BurntSushi/ripgrep",
+    "expressjs/express",
+    "python/peps",
+    "tokio-rs/tokio",
+)
+TARGET_FP = 0.01
+L2 = 1e-5
+STEPS = 60
+RATE = 0.1
+FOLDS = 2
+CARRIERS: dict[str, Callable[[str], str]] = {
+    "description": lambda p: (
+        f"Adds the CSV export.\n\n{p}\n\nTested locally with the sample files."
+    ),
+    "README": lambda p: f"## Usage\n\nRun the tool with `--csv`.\n\n## Notes\n\n{p}\n",
+    "code comment": lambda p: (
+        "def export(rows):\n"
+        + "".join(f"    # {line}\n" for line in p.splitlines())
+        + "    return rows\n"
+    ),
+    "JSON value": lambda p: json.dumps({"name": "exporter", "description": p}, ensure_ascii=False),
+    "commit message": lambda p: f"Add CSV export\n\n{p}",
+}
+
+
+class Spans:
+    """Every span of every item, hashed once: item -> span rows, and the sparse matrix."""
+
+    def __init__(self, texts: list[str]) -> None:
+        rows = array.array("i")
+        cols = array.array("i")
+        span_values: list[float] = []
+        self.item_rows: list[list[int]] = []
+        for text in texts:
+            mine = []
+            for _first, _last, span in spans(text):
+                found = features(span)
+                if not found:
+                    continue
+                cols.extend(feature_index(f) for f in found)
+                rows.extend([len(span_values)] * len(found))
+                mine.append(len(span_values))
+                span_values.append(1.0 / len(found) ** 0.5)
+            self.item_rows.append(mine)
+        self.rows = np.frombuffer(rows, dtype=np.int32).astype(np.int64)
+        self.cols = np.frombuffer(cols, dtype=np.int32).astype(np.int64)
+        self.vals = np.array(span_values)[self.rows]
+        self.count = len(span_values)
+
+    def margins(self, weights: np.ndarray, bias: float) -> np.ndarray:
+        products = weights[self.cols] * self.vals
+        return np.bincount(self.rows, weights=products, minlength=self.count) + bias
+
+    def item_scores(self, weights: np.ndarray, bias: float) -> np.ndarray:
+        probabilities = 1 / (1 + np.exp(-np.clip(self.margins(weights, bias), -60, 60)))
+        return np.array(
+            [max((probabilities[r] for r in rows), default=0.0) for rows in self.item_rows]
+        )
+
+
+def fit(data: Spans, labels: np.ndarray, sample: np.ndarray) -> tuple[np.ndarray, float]:
+    """Weighted L2 logistic regression by full-batch Adam on the spans with sample > 0."""
+    size = 1 << HASH_BITS
+    weights = np.zeros(size)
+    bias = 0.0
+    m = np.zeros(size + 1)
+    v = np.zeros(size + 1)
+    keep = sample[data.rows] > 0
+    rows, cols, vals = data.rows[keep], data.cols[keep], data.vals[keep]
+    total = sample.sum()
+    for step in range(1, STEPS + 1):
+        margin = np.bincount(rows, weights=weights[cols] * vals, minlength=data.count) + bias
+        residual = (1 / (1 + np.exp(-np.clip(margin, -60, 60))) - labels) * sample / total
+        grad = np.bincount(cols, weights=residual[rows] * vals, minlength=size) + L2 * weights
+        full = np.append(grad, residual.sum())
+        m = 0.9 * m + 0.1 * full
+        v = 0.999 * v + 0.001 * full * full
+        update = RATE * (m / (1 - 0.9**step)) / (np.sqrt(v / (1 - 0.999**step)) + 1e-8)
+        weights -= update[:-1]
+        bias -= float(update[-1])
+    return weights, bias
+
+
+def span_weights(items: list[Item], data: Spans, used: set[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Labels and sample weights: each source weighs the same within its class."""
+    labels = np.zeros(data.count)
+    sample = np.zeros(data.count)
+    per_source: dict[str, int] = defaultdict(int)
+    for item, rows in zip(items, data.item_rows, strict=True):
+        if item.source in used:
+            per_source[item.source] += len(rows)
+    positive = {i.source for i in items if i.carrier == "payload"}
+    classes = [len([s for s in per_source if (s in positive) == flag]) for flag in (False, True)]
+    for item, rows in zip(items, data.item_rows, strict=True):
+        if item.source not in used or not rows:
+            continue
+        is_positive = item.source in positive
+        share = 1.0 / (per_source[item.source] * max(classes[is_positive], 1))
+        for row in rows:
+            labels[row] = 1.0 if is_positive else 0.0
+            sample[row] = share
+    return labels, sample
+
+
+def threshold_for(scores: list[float]) -> float:
+    """The lowest threshold that flags at most TARGET_FP of these benign scores."""
+    ordered = sorted(scores, reverse=True)
+    allowed = int(len(ordered) * TARGET_FP)
+    return float(ordered[allowed]) + 1e-6 if ordered else 0.5
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mirrors", type=Path, required=True)
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--report", type=Path)
+    parser.add_argument("--no-loso", action="store_true", help="train once, no measurement")
+    args = parser.parse_args(argv)
+    started = time.monotonic()
+    sources: dict[str, str] = {}
+    items = injection_items(args.mirrors, sources)
+    for repo in TRAIN_REPOS:
+        items += benign_items(args.mirrors, repo, sources)
+    items += [Item("rubricate-written-benign", "description", t) for t in TRAIN_BENIGN]
+    data = Spans([i.text for i in items])
+    everything = {i.source for i in items}
+    report: dict[str, object] = {"sources": sources, "spans": data.count, "items": len(items)}
+    print(f"{len(items)} items, {data.count} spans", file=sys.stderr)
+
+    out_of_fold: list[float] = []
+    benign_fp: dict[str, float] = {}
+    for fold in range(FOLDS):
+        left_out = set(TRAIN_REPOS[fold::FOLDS])
+        labels, sample = span_weights(items, data, everything - left_out)
+        weights, bias = fit(data, labels, sample)
+        scores = data.item_scores(weights, bias)
+        for repo in left_out:
+            mine = [float(s) for s, i in zip(scores, items, strict=True) if i.source == repo]
+            out_of_fold += mine
+            benign_fp[repo] = round(float(np.mean(np.array(mine) >= 0.5)), 4)
+        print(f"fold {fold}: {time.monotonic() - started:.0f}s", file=sys.stderr)
+    threshold = threshold_for(out_of_fold)
+    report["threshold"] = threshold
+    report["train_repos_out_of_fold_fp_at_0.5"] = benign_fp
+    report["train_repos_out_of_fold_fp_at_threshold"] = round(
+        float(np.mean(np.array(out_of_fold) >= threshold)), 4
+    )
+    print(f"threshold {threshold:.3f}", file=sys.stderr)
+
+    if not args.no_loso:
+        report["leave_one_source_out"] = leave_one_out(items, data, everything, threshold)
+    labels, sample = span_weights(items, data, everything)
+    weights, bias = fit(data, labels, sample)
+    detector = Detector([float(w) for w in weights], bias, threshold)
+    args.out.write_bytes(detector.to_bytes())
+    report["weights_bytes"] = args.out.stat().st_size
+    report["seconds"] = round(time.monotonic() - started, 1)
+    text = json.dumps(report, indent=2, ensure_ascii=False)
+    if args.report:
+        args.report.write_text(text + "\n", encoding="utf-8")
+    print(text)
+    return 0
+
+
+def leave_one_out(
+    items: list[Item], data: Spans, everything: set[str], threshold: float
+) -> dict[str, dict[str, float]]:
+    """Per injection source: the share of its payloads flagged in each carrier by a model
+    trained without that source."""
+    results: dict[str, dict[str, float]] = {}
+    positive = sorted({i.source for i in items if i.carrier == "payload"})
+    for source in positive:
+        labels, sample = span_weights(items, data, everything - {source})
+        weights, bias = fit(data, labels, sample)
+        detector = Detector([float(w) for w in weights], bias, threshold)
+        payloads = [i.text for i in items if i.source == source][:300]
+        row: dict[str, float] = {"payloads": len(payloads)}
+        for carrier, embed in CARRIERS.items():
+            flagged = sum(detector.worst(embed(p))[0] >= threshold for p in payloads)
+            row[carrier] = round(flagged / max(len(payloads), 1), 3)
+        results[source] = row
+        print(source, row, file=sys.stderr)
+    return results
+
+
+if __name__ == "__main__":
+    sys.exit(main())
