@@ -185,6 +185,13 @@ def add_reputation_parser(subparsers: Any) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument("--author", metavar="LOGIN", help="only this author")
     parser.add_argument(
+        "--sort",
+        choices=("ranked", "reputation", "author"),
+        default="ranked",
+        help="the table's order: ranked or reputation, high to low, or by repository and author "
+        "(default: %(default)s)",
+    )
+    parser.add_argument(
         "--recompute",
         action="store_true",
         help="fold the ledger again and report any difference from reputation.json (exit 1 if any)",
@@ -260,4 +267,4 @@ def _print(document: dict[str, Any], args: argparse.Namespace) -> None:
     if args.json:
         print(json.dumps(only_author(document, args.author), indent=2, sort_keys=True))
     else:
-        print(reputation_text(document, args.author))
+        print(reputation_text(document, args.author, args.sort))

@@ -10,6 +10,11 @@
 - reputation = Σ weight·component / Σ weight over the components with data;
   coverage = Σ weight of those components (as configured, so 1.0 with every component present
   under the default weights); coverage_share = coverage / Σ weight of all components.
+
+Beside it, how sure it is (see `rubricate.ledger.confidence`): each component's `interval`,
+`provisional` for an author with fewer than `provisional_below` completed jobs, and `ranked`:
+reputation again over each component pulled toward the repository's mean (all its jobs pooled,
+under `means`) by `prior_jobs` pseudo-jobs.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from rubricate.ledger.confidence import shrunk, wilson
 from rubricate.ledger.event import SCHEMA_VERSION, Event, rfc3339
 from rubricate.ledger.fold import JobFacts, JobStatus, bulk, fold_jobs
 
@@ -146,14 +152,17 @@ def coverage_share(coverage: float, config: ReputationConfig) -> float:
 
 
 def _repo_entry(jobs: list[JobFacts], config: ReputationConfig) -> dict[str, Any]:
-    by_author: dict[str, list[JobFacts]] = defaultdict(list)
-    for job in jobs:
-        by_author[job.author].append(job)
+    terms = [job_terms(job, config) for job in jobs]
+    by_author: dict[str, list[JobTerms]] = defaultdict(list)
+    for job, job_term in zip(jobs, terms, strict=True):
+        by_author[job.author].append(job_term)
+    means = terms_components(terms)
     return {
         "jobs": _state_counts(jobs),
         "rubric_quality": _component_dict(_quality(jobs)),
+        "means": {name: _round(means[name].value) for name in COMPONENTS},
         "authors": {
-            author: author_entry(by_author[author], config) for author in sorted(by_author)
+            author: terms_entry(by_author[author], config, means) for author in sorted(by_author)
         },
     }
 
@@ -163,22 +172,48 @@ def author_entry(jobs: Sequence[JobFacts], config: ReputationConfig) -> dict[str
     return terms_entry([job_terms(j, config) for j in jobs], config)
 
 
-def terms_entry(jobs: Sequence[JobTerms], config: ReputationConfig) -> dict[str, Any]:
-    """One author's entry from the terms of their jobs in one repo (in `pr` order)."""
-    return components_entry(terms_components(jobs), _state_counts(jobs), config)
+def terms_entry(
+    jobs: Sequence[JobTerms],
+    config: ReputationConfig,
+    means: dict[str, Component] | None = None,
+) -> dict[str, Any]:
+    """One author's entry from the terms of their jobs in one repo (in `pr` order); with the
+    repo's `means`, its `ranked` values too."""
+    return components_entry(terms_components(jobs), _state_counts(jobs), config, means)
 
 
 def components_entry(
-    components: dict[str, Component], jobs: dict[str, int], config: ReputationConfig
+    components: dict[str, Component],
+    jobs: dict[str, int],
+    config: ReputationConfig,
+    means: dict[str, Component] | None = None,
 ) -> dict[str, Any]:
-    """An author's entry from their components and job counts by state."""
+    """An author's entry from their components and job counts by state; with the scope's
+    `means`, `ranked` (and each component's own) too."""
     reputation, coverage = combine(components, config)
-    return {
+    entry: dict[str, Any] = {
         "reputation": _round(reputation),
         "coverage": _round(coverage),
         "coverage_share": _round(coverage_share(coverage, config)),
         "jobs": jobs,
+        "provisional": jobs["completed"] < config.provisional_below,
         "components": {name: _component_dict(components[name]) for name in COMPONENTS},
+    }
+    if means is not None:
+        pulled = ranked_components(components, means, config)
+        entry["ranked"] = _round(combine(pulled, config)[0])
+        for name in COMPONENTS:
+            entry["components"][name]["ranked"] = _round(pulled[name].value)
+    return entry
+
+
+def ranked_components(
+    components: dict[str, Component], means: dict[str, Component], config: ReputationConfig
+) -> dict[str, Component]:
+    """Each component pulled toward its mean by `config.prior_jobs` pseudo-jobs."""
+    return {
+        name: Component(shrunk(c.value, c.n, means[name].value, config.prior_jobs), c.n)
+        for name, c in components.items()
     }
 
 
@@ -292,7 +327,12 @@ def _ratio(part: int, whole: int) -> Component:
 
 
 def _component_dict(component: Component) -> dict[str, Any]:
-    return {"value": _round(component.value), "n": component.n}
+    interval = wilson(component.value, component.n)
+    return {
+        "value": _round(component.value),
+        "n": component.n,
+        "interval": None if interval is None else [_round(bound) for bound in interval],
+    }
 
 
 def _round(value: float | None) -> float | None:
