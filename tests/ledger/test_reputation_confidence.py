@@ -75,7 +75,7 @@ def test_each_component_shows_its_interval_and_ranked_value() -> None:
     low, high = wilson(20 / 21, 21) or (0, 0)
     assert completion["interval"] == [pytest.approx(low, abs=1e-6), pytest.approx(high, abs=1e-6)]
     mean = 31 / 42  # the repository's jobs pooled: 31 completed of 42 closed
-    assert completion["ranked"] == pytest.approx((20 + 3 * mean) / 24, abs=1e-6)
+    assert completion["ranked"] == pytest.approx((20 + 5 * mean) / 26, abs=1e-6)
 
 
 def test_the_repository_entry_records_its_means() -> None:

@@ -63,7 +63,7 @@ class ReputationConfig(Strict):
     trust: TrustWeights = Field(default_factory=TrustWeights)
     sla_hours: float | None = Field(default=None, gt=0, description="Deadline after PR creation.")
     prior_jobs: float = Field(
-        default=3.0,
+        default=5.0,
         ge=0,
         allow_inf_nan=False,
         description="Pseudo-jobs at the repository's mean that `ranked` adds to each component "
