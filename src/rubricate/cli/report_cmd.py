@@ -13,7 +13,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rubricate.cli.ledger_cmd import add_source_arguments, open_store, require_branch
+from rubricate.cli.sources import (
+    add_scope_arguments,
+    add_source_arguments,
+    open_store,
+    require_branch,
+)
 
 if TYPE_CHECKING:
     from rubricate.config import ReputationConfig
@@ -182,6 +187,7 @@ def add_reputation_parser(subparsers: Any) -> None:
     """Register `reputation`."""
     parser = subparsers.add_parser("reputation", help="show each author's reputation")
     add_source_arguments(parser)
+    add_scope_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument("--author", metavar="LOGIN", help="only this author")
     parser.add_argument(
@@ -204,15 +210,20 @@ def run_reputation(args: argparse.Namespace) -> int:
     from rubricate.errors import RubricateError
     from rubricate.ledger.codec import is_shard
     from rubricate.ledger.derive import REPUTATION_PATH, is_derived
+    from rubricate.ledger.pg_store import PostgresStore
 
     with open_store(args) as store:
+        view = store.reputation() if isinstance(store, PostgresStore) else None
+        if view is not None and not args.recompute:
+            _print(view, args)
+            return 0
         files = store.read_files(lambda p: is_derived(p) or (args.recompute and is_shard(p)))
     if store.branch_found is False:
         raise RubricateError(
             f"no readable reputation.json on the data branch: there is no branch {args.branch!r} "
             f"in {args.remote} (nothing was appended yet, or --branch names another branch)"
         )
-    stored = _document(files.get(REPUTATION_PATH))
+    stored = view or _document(files.get(REPUTATION_PATH))
     if args.recompute:
         return _recompute(files, stored, store.config, args)
     if stored is None:
@@ -262,6 +273,11 @@ def _document(data: bytes | None) -> dict[str, Any] | None:
 def _print(document: dict[str, Any], args: argparse.Namespace) -> None:
     from rubricate.ledger.verify import check_author, only_author, reputation_text
 
+    repo, org = getattr(args, "repo", None), getattr(args, "org", None)
+    if repo is not None or org is not None:
+        repos = document["repos"].items()
+        kept = {r: e for r, e in repos if r == repo or r.split("/", 1)[0] == org}
+        document = {**document, "repos": kept}
     if args.author is not None:
         check_author(document, args.author)
     if args.json:

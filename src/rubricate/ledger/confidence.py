@@ -1,4 +1,5 @@
-"""How sure a reputation is: each component's interval, and its value pulled toward a mean (pure).
+"""Reputation components and how sure each is: its interval, and its value pulled toward a mean
+(pure).
 
 - interval: the 95% Wilson score interval of a component from its value and `n`. The three rates
   (completion, timeliness, dispute) are proportions of `n` jobs. rating_score and rubric_quality
@@ -12,7 +13,10 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from typing import Any
 
+DIGITS = 6
 Z = 1.959964
 """The standard normal quantile for a two-sided 95% interval."""
 
@@ -36,3 +40,46 @@ def shrunk(value: float | None, n: int, mean: float | None, prior: float) -> flo
     if mean is None or n + prior <= 0:
         return value
     return (n * value + prior * mean) / (n + prior)
+
+
+@dataclass(frozen=True)
+class Component:
+    """One reputation component: its value (None without data) and how many items it counts."""
+
+    value: float | None
+    n: int
+
+
+def ranked_components(
+    components: dict[str, Component], means: dict[str, Component], prior: float
+) -> dict[str, Component]:
+    """Each component pulled toward its mean by `prior` pseudo-jobs."""
+    return {
+        name: Component(shrunk(c.value, c.n, means[name].value, prior), c.n)
+        for name, c in components.items()
+    }
+
+
+def component_dict(component: Component) -> dict[str, Any]:
+    """A component as `reputation.json` shows it: value, n and interval."""
+    interval = wilson(component.value, component.n)
+    return {
+        "value": round_value(component.value),
+        "n": component.n,
+        "interval": None if interval is None else [round_value(bound) for bound in interval],
+    }
+
+
+def round_value(value: float | None) -> float | None:
+    """A value as `reputation.json` shows it."""
+    return None if value is None else round(value, DIGITS)
+
+
+def undisputed(disputed: int, completed: int) -> Component:
+    """dispute_penalty: 1 − disputed / completed."""
+    return Component(1.0 - disputed / completed, completed) if completed else Component(None, 0)
+
+
+def ratio(part: int, whole: int) -> Component:
+    """A share of `whole` (no value when it is 0)."""
+    return Component(part / whole if whole else None, whole)

@@ -11,10 +11,8 @@
   coverage = Σ weight of those components (as configured, so 1.0 with every component present
   under the default weights); coverage_share = coverage / Σ weight of all components.
 
-Beside it, how sure it is (see `rubricate.ledger.confidence`): each component's `interval`,
-`provisional` for an author with fewer than `provisional_below` completed jobs, and `ranked`:
-reputation again over each component pulled toward the repository's mean (all its jobs pooled,
-under `means`) by `prior_jobs` pseudo-jobs.
+Beside it, how sure it is: each component's `interval`, `provisional` (fewer than
+`provisional_below` completed jobs) and `ranked` (see `rubricate.ledger.confidence`).
 """
 
 from __future__ import annotations
@@ -26,7 +24,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from rubricate.ledger.confidence import shrunk, wilson
+from rubricate.ledger.confidence import Component as Component
+from rubricate.ledger.confidence import component_dict as _component_dict
+from rubricate.ledger.confidence import ranked_components, ratio, undisputed
+from rubricate.ledger.confidence import round_value as _round
 from rubricate.ledger.event import SCHEMA_VERSION, Event, rfc3339
 from rubricate.ledger.fold import JobFacts, JobStatus, bulk, fold_jobs
 
@@ -40,15 +41,6 @@ COMPONENTS = (
     "rating_score",
     "rubric_quality",
 )
-DIGITS = 6
-
-
-@dataclass(frozen=True)
-class Component:
-    """One reputation component: its value (None without data) and how many items it counts."""
-
-    value: float | None
-    n: int
 
 
 @dataclass(frozen=True)
@@ -122,9 +114,9 @@ def terms_components(jobs: Sequence[JobTerms]) -> dict[str, Component]:
     closed = sum(1 for j in jobs if j.state in ("completed", "abandoned"))
     on_time = [j.on_time for j in completed if j.on_time is not None]
     return {
-        "completion_rate": _ratio(len(completed), closed),
-        "timeliness_score": _ratio(sum(on_time), len(on_time)),
-        "dispute_penalty": _undisputed(sum(j.disputed for j in completed), len(completed)),
+        "completion_rate": ratio(len(completed), closed),
+        "timeliness_score": ratio(sum(on_time), len(on_time)),
+        "dispute_penalty": undisputed(sum(j.disputed for j in completed), len(completed)),
         "rating_score": _rating(completed),
         "rubric_quality": _quality(completed),
     }
@@ -200,21 +192,11 @@ def components_entry(
         "components": {name: _component_dict(components[name]) for name in COMPONENTS},
     }
     if means is not None:
-        pulled = ranked_components(components, means, config)
+        pulled = ranked_components(components, means, config.prior_jobs)
         entry["ranked"] = _round(combine(pulled, config)[0])
         for name in COMPONENTS:
             entry["components"][name]["ranked"] = _round(pulled[name].value)
     return entry
-
-
-def ranked_components(
-    components: dict[str, Component], means: dict[str, Component], config: ReputationConfig
-) -> dict[str, Component]:
-    """Each component pulled toward its mean by `config.prior_jobs` pseudo-jobs."""
-    return {
-        name: Component(shrunk(c.value, c.n, means[name].value, config.prior_jobs), c.n)
-        for name, c in components.items()
-    }
 
 
 _Sums = tuple[float, float, int, float, int]
@@ -272,9 +254,9 @@ class RunningTerms:
         self.changed = len(self.terms)
         completed, disputed, known, on_time = self.tallies
         components = {
-            "completion_rate": _ratio(completed, completed + self.counts["abandoned"]),
-            "timeliness_score": _ratio(on_time, known),
-            "dispute_penalty": _undisputed(disputed, completed),
+            "completion_rate": ratio(completed, completed + self.counts["abandoned"]),
+            "timeliness_score": ratio(on_time, known),
+            "dispute_penalty": undisputed(disputed, completed),
             "rating_score": Component(numerator / denominator if denominator else None, n),
             "rubric_quality": Component(quality / rated if rated else None, rated),
         }
@@ -297,10 +279,6 @@ def _on_time(job: JobFacts, config: ReputationConfig) -> bool | None:
     return job.closed_at <= deadline
 
 
-def _undisputed(disputed: int, completed: int) -> Component:
-    return Component(1.0 - disputed / completed, completed) if completed else Component(None, 0)
-
-
 def _rating(completed: Sequence[JobTerms]) -> Component:
     numerator = denominator = 0.0
     count = 0
@@ -320,20 +298,3 @@ def _quality(jobs: Sequence[JobFacts] | Sequence[JobTerms]) -> Component:
         if job.state == "completed" and job.rubric_quality is not None:
             total, count = total + job.rubric_quality, count + 1
     return Component(total / count if count else None, count)
-
-
-def _ratio(part: int, whole: int) -> Component:
-    return Component(part / whole if whole else None, whole)
-
-
-def _component_dict(component: Component) -> dict[str, Any]:
-    interval = wilson(component.value, component.n)
-    return {
-        "value": _round(component.value),
-        "n": component.n,
-        "interval": None if interval is None else [_round(bound) for bound in interval],
-    }
-
-
-def _round(value: float | None) -> float | None:
-    return None if value is None else round(value, DIGITS)
