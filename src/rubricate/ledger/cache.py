@@ -91,7 +91,7 @@ def bucket_files(cache: FoldCache, touched: Iterable[str] | None = None) -> dict
     for key in sorted(cache.jobs):
         path = bucket_path(key[1])
         if wanted is None or path in wanted:
-            rows.setdefault(path, []).append(json.dumps(job_row(cache.jobs[key])))
+            rows.setdefault(path, []).append(json.dumps(_job_row(cache.jobs[key])))
     return {path: ("\n".join(lines) + "\n").encode() for path, lines in rows.items()}
 
 
@@ -153,7 +153,7 @@ def load_cache(head: dict[str, Any], buckets: Mapping[str, bytes]) -> FoldCache 
         jobs: dict[tuple[str, int], CachedJob] = {}
         for path, data in buckets.items():
             for line in data.decode().split("\n")[:-1]:
-                cached = job_from_row(json.loads(line))
+                cached = _job_from_row(json.loads(line))
                 key = (cached.facts.repo, cached.facts.pr)
                 if key in jobs or bucket_path(key[1]) != path:
                     return None
@@ -178,8 +178,7 @@ def _digest(head: Mapping[str, Any]) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
 
 
-def job_row(cached: CachedJob) -> list[Any]:
-    """One cached job as a JSON row."""
+def _job_row(cached: CachedJob) -> list[Any]:
     f = cached.facts
     return [
         f.repo,
@@ -198,8 +197,7 @@ def job_row(cached: CachedJob) -> list[Any]:
     ]
 
 
-def job_from_row(row: list[Any]) -> CachedJob:
-    """The cached job of a JSON row (ValueError when it is not one)."""
+def _job_from_row(row: list[Any]) -> CachedJob:
     (repo, pr, author, state, opened, closed, deadline, disputed, ratings, quality) = row[:10]
     events, file_id, last = row[10:]
     opened_at, last_at = parse_time(opened), parse_time(last)

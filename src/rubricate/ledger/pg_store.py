@@ -15,12 +15,11 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass, fields
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from rubricate.errors import ConfigError
-from rubricate.ledger.cache import CachedJob, job_from_row, job_row
 from rubricate.ledger.codec import ParsedLedger, combine_shards, encode_shard, parse_shard
 from rubricate.ledger.codec import shard_path as shard_path
 from rubricate.ledger.event import Event
@@ -59,7 +58,16 @@ MIGRATIONS: tuple[str, ...] = (
         repo text NOT NULL,
         pr integer NOT NULL,
         owner text NOT NULL,
-        facts text NOT NULL,
+        author text NOT NULL,
+        state text NOT NULL,
+        opened_at timestamptz NOT NULL,
+        closed_at timestamptz,
+        last_at timestamptz NOT NULL,
+        deadline timestamptz,
+        disputed boolean NOT NULL,
+        ratings text NOT NULL,
+        rubric_quality double precision,
+        events integer NOT NULL,
         PRIMARY KEY (repo, pr)
     );
     CREATE INDEX rubricate_jobs_owner ON rubricate_jobs (owner);
@@ -219,11 +227,13 @@ class PostgresStore(Closing):
         self._write_facts([fold_job(events).facts for events in by_job.values()])
 
     def _write_facts(self, facts: Iterable[JobFacts]) -> None:
-        rows = [(f.repo, f.pr, f.repo.split("/", 1)[0], _facts_text(f)) for f in facts]
+        rows = [(f.repo.split("/", 1)[0], *_facts_row(f)) for f in facts]
         with self.conn.cursor() as cursor:
             cursor.executemany(
-                "INSERT INTO rubricate_jobs (repo, pr, owner, facts) VALUES (%s, %s, %s, %s)"
-                " ON CONFLICT (repo, pr) DO UPDATE SET facts = excluded.facts",
+                f"INSERT INTO rubricate_jobs (owner, {_FACT_COLUMNS})"
+                f" VALUES (%s, {', '.join(['%s'] * len(_FACT_NAMES))})"
+                " ON CONFLICT (repo, pr) DO UPDATE SET"
+                f" {', '.join(f'{c} = excluded.{c}' for c in _FACT_NAMES[2:])}",
                 rows,
             )
 
@@ -274,12 +284,9 @@ class PostgresStore(Closing):
     def reputation(self) -> dict[str, Any]:
         """`reputation.json` of the scope, from the facts view (no event is parsed)."""
         condition, params = self.scope.where("rubricate_jobs")
-        facts = [
-            _facts_from_text(text)
-            for (text,) in self.conn.execute(
-                f"SELECT facts FROM rubricate_jobs WHERE {condition}", params
-            )
-        ]
+        cursor = self.conn.cursor(binary=True)
+        cursor.execute(f"SELECT {_FACT_COLUMNS} FROM rubricate_jobs WHERE {condition}", params)
+        facts = [_facts_from_row(row) for row in cursor]
         condition, params = self.scope.where()
         row = self.conn.execute(
             f"SELECT count(*), max(at) FROM rubricate_events WHERE {condition}", params
@@ -289,9 +296,17 @@ class PostgresStore(Closing):
         return reputation_document(facts, self.config or ReputationConfig(), counts)
 
 
-def _facts_text(facts: JobFacts) -> str:
-    return json.dumps(job_row(CachedJob(facts, "")), separators=(",", ":"))
+_FACT_NAMES = tuple(field.name for field in fields(JobFacts))
+_FACT_COLUMNS = ", ".join(_FACT_NAMES)
 
 
-def _facts_from_text(text: str) -> JobFacts:
-    return job_from_row(json.loads(text)).facts
+def _facts_row(facts: JobFacts) -> tuple[Any, ...]:
+    row = astuple(facts)
+    at = _FACT_NAMES.index("ratings")
+    return (*row[:at], json.dumps([list(r) for r in facts.ratings]), *row[at + 1 :])
+
+
+def _facts_from_row(row: Sequence[Any]) -> JobFacts:
+    values = dict(zip(_FACT_NAMES, row, strict=True))
+    values["ratings"] = tuple((str(role), int(n)) for role, n in json.loads(values["ratings"]))
+    return JobFacts(**values)
