@@ -26,7 +26,7 @@ def pg_server() -> Iterator[Server]:
     except (subprocess.CalledProcessError, subprocess.TimeoutExpired, OSError) as exc:
         pytest.skip(f"PostgreSQL would not start: {exc}")
     try:
-        from rubricate.ledger.pg_store import connect, migrate
+        from rubricate.ledger.pg_schema import connect, migrate
 
         with connect(server.url()) as conn:
             conn.execute(f"CREATE DATABASE {TEMPLATE}")
@@ -40,7 +40,7 @@ def pg_server() -> Iterator[Server]:
 @pytest.fixture(scope="module")
 def pg_url(pg_server: Server) -> str:
     """A fresh migrated database for this test module, copied from the template."""
-    from rubricate.ledger.pg_store import connect
+    from rubricate.ledger.pg_schema import connect
 
     name = f"rubricate_test_{next(_numbers)}"
     with connect(pg_server.url()) as conn:

@@ -17,7 +17,7 @@ def add_parser(subparsers: Any) -> None:
 
 def run_migrate(args: argparse.Namespace) -> int:
     """Apply the migrations the database lacks."""
-    from rubricate.ledger.pg_store import MIGRATIONS, connect, migrate
+    from rubricate.ledger.pg_schema import MIGRATIONS, connect, migrate
 
     with connect(args.database_url) as conn:
         applied = migrate(conn)
