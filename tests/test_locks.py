@@ -16,7 +16,7 @@ else:  # pragma: no cover - the dev extra installs tomli on 3.10
 
 ROOT = Path(__file__).resolve().parents[1]
 LOCKS = ROOT / "requirements"
-EXTRAS = ("test", "dev", "report")
+EXTRAS = ("test", "dev", "report", "server")
 INSTALL = "pip install -r requirements/dev.lock && pip install --no-deps -e ."
 
 

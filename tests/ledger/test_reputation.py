@@ -49,15 +49,25 @@ def _alice(document: dict[str, Any], login: str = "alice") -> dict[str, Any]:
     return entry
 
 
+def _value_n(component: dict[str, Any]) -> dict[str, Any]:
+    return {"value": component["value"], "n": component["n"]}
+
+
 def test_every_component_by_hand() -> None:
     alice = _alice(compute_reputation(_alice_ledger(), DEFAULT))
     components = alice["components"]
-    assert components["completion_rate"] == {"value": 0.75, "n": 4}
-    assert components["timeliness_score"] == {"value": 0.5, "n": 2}
-    assert components["dispute_penalty"] == {"value": pytest.approx(2 / 3, abs=1e-6), "n": 3}
+    assert _value_n(components["completion_rate"]) == {"value": 0.75, "n": 4}
+    assert _value_n(components["timeliness_score"]) == {"value": 0.5, "n": 2}
+    assert _value_n(components["dispute_penalty"]) == {
+        "value": pytest.approx(2 / 3, abs=1e-6),
+        "n": 3,
+    }
     rating = (1.0 * 4 / 4 + 0.75 * 1 / 4) / 1.75
-    assert components["rating_score"] == {"value": pytest.approx(rating, abs=1e-6), "n": 2}
-    assert components["rubric_quality"] == {"value": pytest.approx(0.6725), "n": 2}
+    assert _value_n(components["rating_score"]) == {
+        "value": pytest.approx(rating, abs=1e-6),
+        "n": 2,
+    }
+    assert _value_n(components["rubric_quality"]) == {"value": pytest.approx(0.6725), "n": 2}
     expected = 0.27 * 0.75 + 0.2 * 0.5 + 0.2 * 2 / 3 + 0.13 * rating + 0.2 * 0.6725
     assert alice["reputation"] == pytest.approx(expected, abs=1e-6)
     assert alice["coverage"] == 1.0
@@ -73,8 +83,8 @@ def test_missing_components_are_left_out_and_weights_renormalized() -> None:
     events += completed_job(2, [4, 4, 4, 4, 4], [5, 5, 5, 5, 5], author="bob")
     bob = _alice(compute_reputation(events, DEFAULT), "bob")
     # completion 0.5, dispute 1.0, rubric_quality 0.7·0.75 + 0.3 = 0.825; no timeliness, no rating
-    assert bob["components"]["timeliness_score"] == {"value": None, "n": 0}
-    assert bob["components"]["rating_score"] == {"value": None, "n": 0}
+    assert _value_n(bob["components"]["timeliness_score"]) == {"value": None, "n": 0}
+    assert _value_n(bob["components"]["rating_score"]) == {"value": None, "n": 0}
     assert bob["coverage"] == pytest.approx(0.67)
     assert bob["coverage_share"] == pytest.approx(0.67)
     assert bob["reputation"] == pytest.approx(
@@ -111,7 +121,7 @@ def test_a_rater_rating_many_times_counts_once() -> None:
     events += [event("rated", 1, 20 + n, f"s{n}", rating=5, actor="sock") for n in range(10)]
     events.append(event("rated", 1, 40, "honest", rating=1, actor="judy"))
     rating = _alice(compute_reputation(events, DEFAULT))["components"]["rating_score"]
-    assert rating == {"value": 0.5, "n": 2}
+    assert _value_n(rating) == {"value": 0.5, "n": 2}
 
 
 def test_configured_weights_trust_and_sla() -> None:
@@ -128,7 +138,7 @@ def test_configured_weights_trust_and_sla() -> None:
     )
     alice = _alice(compute_reputation(_alice_ledger(), config))
     # job 5 now has a deadline (opened + 15 h) and merged at 10 h: on time
-    assert alice["components"]["timeliness_score"] == {
+    assert _value_n(alice["components"]["timeliness_score"]) == {
         "value": pytest.approx(2 / 3, abs=1e-6),
         "n": 3,
     }
@@ -146,7 +156,7 @@ def test_document_header_and_generation_time() -> None:
     assert document["generated_at"] == "2024-03-02T18:00:00Z"
     assert document["ledger"] == {"events": 14, "jobs": 5, "corrupt_lines": 2, "duplicate_lines": 0}
     assert document["config"]["weights"]["completion_rate"] == 0.27
-    assert document["repos"]["o/r"]["rubric_quality"] == {"value": 0.6725, "n": 2}
+    assert _value_n(document["repos"]["o/r"]["rubric_quality"]) == {"value": 0.6725, "n": 2}
 
 
 def test_reputation_is_per_repo() -> None:

@@ -7,18 +7,23 @@ import dataclasses
 import json
 import os
 import sys
-from pathlib import Path
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
+
+from rubricate.cli.sources import (
+    add_scope_arguments,
+    add_source_arguments,
+    open_store,
+    require_branch,
+    token_for,
+)
 
 if TYPE_CHECKING:
-    from rubricate.config import ReputationConfig
-    from rubricate.ledger.backends import DataBranchStore, DirectoryStore
+    from rubricate.ledger.backends import DataBranchStore
     from rubricate.ledger.event import Event
+    from rubricate.ledger.pg_store import PostgresStore
     from rubricate.ledger.store import LedgerStore
     from rubricate.ledger.verify import ForeignCommit
-
-TOKEN_ENV = "RUBRICATE_DATA_TOKEN"
 
 
 def add_parser(subparsers: Any) -> None:
@@ -44,6 +49,7 @@ def add_parser(subparsers: Any) -> None:
         action="store_true",
         help="also list the commits not made by the bot's identity, with the events they added",
     )
+    add_scope_arguments(verify)
     verify.set_defaults(handler=run_verify)
     resign = commands.add_parser(
         "resign", help="sign the ledger's unsigned events with RUBRICATE_LEDGER_KEY (once)"
@@ -55,113 +61,23 @@ def add_parser(subparsers: Any) -> None:
     show.add_argument("--pr", type=int, help="show this pull request's job")
     show.add_argument("--repo", help="the repository of --pr, when the ledger holds several")
     show.add_argument("--json", action="store_true", help="print JSON")
+    add_scope_arguments(show, repo=False)
     show.set_defaults(handler=run_show)
-
-
-def add_source_arguments(parser: argparse.ArgumentParser) -> None:
-    """`--remote URL | --data DIR`, `--branch` and `--config`."""
-    source = parser.add_mutually_exclusive_group(required=True)
-    source.add_argument(
-        "--remote", help="git URL or local path of the repository holding the data branch"
+    export = commands.add_parser(
+        "export", help="print every event as canonical JSONL, the same from either backend"
     )
-    source.add_argument(
-        "--data", metavar="DIR", help="a plain directory holding a checkout of the data branch"
+    add_source_arguments(export)
+    add_scope_arguments(export)
+    export.set_defaults(handler=run_export)
+    load = commands.add_parser(
+        "import", help="insert events from a JSONL file (or -) into a database"
     )
-    parser.add_argument(
-        "--branch", default="rubricate-data", help="the data branch (default: %(default)s)"
+    load.add_argument("--database-url", required=True, metavar="URL", help="the PostgreSQL ledger")
+    load.add_argument(
+        "file", metavar="FILE.jsonl", help="events, one JSON object a line; - for stdin"
     )
-    parser.add_argument(
-        "--config",
-        metavar="PATH",
-        help="a rubricate.yml whose `reputation:` to use (default: the one recorded on the branch)",
-    )
-
-
-def open_store(args: argparse.Namespace) -> DataBranchStore | DirectoryStore:
-    """The store named by `--remote` or `--data`; a bad `--remote` or `--branch` is an error."""
-    config = load_reputation_config(args.config)
-    key = ledger_key()
-    if args.data is not None:
-        from rubricate.ledger.backends import DirectoryStore
-
-        return DirectoryStore(args.data, config=config, key=key)
-    from rubricate.ledger.backends import DataBranchStore
-
-    check_remote(args.remote)
-    check_branch(args.branch)
-    token = token_for(args.remote)
-    return DataBranchStore(args.remote, args.branch, token=token, config=config, key=key)
-
-
-def ledger_key() -> bytes | None:
-    """The ledger key from `RUBRICATE_LEDGER_KEY` (None when unset); a short key is an error."""
-    from rubricate.errors import ConfigError
-    from rubricate.ledger.trust import KEY_ENV, parse_key
-
-    try:
-        return parse_key(os.environ.get(KEY_ENV))
-    except ValueError as exc:
-        raise ConfigError(f"{KEY_ENV}: {exc}") from None
-
-
-def check_remote(remote: str) -> None:
-    """A `--remote` that is a local path must be a git repository (URLs are tried as they are)."""
-    from rubricate.errors import ConfigError
-    from rubricate.gitio.run import run_git
-    from rubricate.gitio.workspace import is_url
-
-    if not remote.strip():
-        raise ConfigError("--remote is empty: give a git URL or the path of a git repository")
-    if is_url(remote):
-        return
-    path = Path(remote).expanduser()
-    if not path.exists():
-        raise ConfigError(f"--remote {remote}: no such directory")
-    if not path.is_dir():
-        raise ConfigError(f"--remote {remote}: not a directory, so not a git repository")
-    if run_git(["ls-remote", "--heads", str(path.resolve())], check=False).returncode != 0:
-        raise ConfigError(f"--remote {remote}: not a git repository")
-
-
-def check_branch(branch: str) -> None:
-    """`--branch` must be a name git accepts for a branch."""
-    from rubricate.errors import ConfigError
-    from rubricate.gitnames import ref_problem
-
-    problem = ref_problem(branch)
-    if problem is not None:
-        raise ConfigError(f"--branch {branch!r} is not a valid branch name: {problem}")
-
-
-def require_branch(store: LedgerStore, args: argparse.Namespace) -> None:
-    """Reading commands refuse a data branch that does not exist (a typo would show nothing)."""
-    from rubricate.errors import ConfigError
-
-    if store.branch_found is False:
-        raise ConfigError(
-            f"no branch {args.branch!r} in {args.remote}: nothing was appended yet, "
-            "or --branch names another branch"
-        )
-
-
-def token_for(remote: str) -> str | None:
-    """`RUBRICATE_DATA_TOKEN`, else `GITHUB_TOKEN` when the remote is on the GitHub server."""
-    if os.environ.get(TOKEN_ENV):
-        return os.environ[TOKEN_ENV]
-    server = urlsplit(os.environ.get("GITHUB_SERVER_URL", "https://github.com")).hostname
-    if urlsplit(remote).hostname == server and os.environ.get("GITHUB_TOKEN"):
-        return os.environ["GITHUB_TOKEN"]
-    return None
-
-
-def load_reputation_config(path: str | None) -> ReputationConfig | None:
-    """The `reputation:` section of a config file, or None without `--config`."""
-    if path is None:
-        return None
-    from rubricate.cli.repo_reader import read_text
-    from rubricate.config import load_config
-
-    return load_config(read_text(path, "--config"), path).reputation
+    load.add_argument("--json", action="store_true", help="print the result as JSON")
+    load.set_defaults(handler=run_append, remote=None, data=None, config=None)
 
 
 def read_events(name: str) -> list[Event]:
@@ -199,6 +115,7 @@ def run_append(args: argparse.Namespace) -> int:
         print(json.dumps(dataclasses.asdict(result), sort_keys=True))
     else:
         commit = f" in commit {result.commit[:12]}" if result.commit else " (no commit)"
+        commit = "" if getattr(args, "database_url", None) else commit
         print(f"added {result.added}, already present {result.present}{commit}")
     return 0
 
@@ -246,7 +163,7 @@ def run_verify(args: argparse.Namespace) -> int:
     return 0 if report.clean and not foreign else 1
 
 
-def provenance(store: LedgerStore) -> list[ForeignCommit]:
+def provenance(store: LedgerStore | PostgresStore) -> list[ForeignCommit]:
     """The data branch's commits not made by the bot, with GitHub's word on their signatures."""
     from rubricate.github.adapter import commit_verifier
 
@@ -254,7 +171,7 @@ def provenance(store: LedgerStore) -> list[ForeignCommit]:
     return data_branch(store).foreign_commits(commit_verifier(remote, token_for(remote)))
 
 
-def data_branch(store: LedgerStore) -> DataBranchStore:
+def data_branch(store: LedgerStore | PostgresStore) -> DataBranchStore:
     """The store as a remote's branch; history needs one (`--remote`, not `--data`)."""
     from rubricate.errors import ConfigError
     from rubricate.ledger.backends import DataBranchStore
@@ -297,4 +214,29 @@ def run_show(args: argparse.Namespace) -> int:
         print(event_rows(parsed.events))
     for problem in parsed.corrupt:
         print(f"warning: {problem}: corrupt line skipped", file=sys.stderr)
+    return 0
+
+
+def in_scope(events: Iterable[Event], args: argparse.Namespace) -> list[Event]:
+    """The events of `--repo` or `--org` (all without either)."""
+    repo, org = getattr(args, "repo", None), getattr(args, "org", None)
+    if repo is not None:
+        return [e for e in events if e.repo == repo]
+    if org is not None:
+        return [e for e in events if e.repo.split("/", 1)[0] == org]
+    return list(events)
+
+
+def run_export(args: argparse.Namespace) -> int:
+    """Print the scope's events, one canonical line each, in `at` order (ties by id)."""
+    from rubricate.ledger.fold import event_order
+
+    with open_store(args) as store:
+        parsed = store.read()
+        require_branch(store, args)
+    for problem in parsed.corrupt:
+        print(f"warning: {problem}: corrupt line left out", file=sys.stderr)
+    out = sys.stdout
+    for event in sorted(in_scope(parsed.events, args), key=event_order):
+        out.write(event.to_line() + "\n")
     return 0

@@ -36,6 +36,7 @@ SUBCOMMANDS: dict[str, str] = {
     "catch-up": "rubricate.cli.catchup_cmd",
     "report": "rubricate.cli.report_cmd",
     "init": "rubricate.cli.init_cmd",
+    "db": "rubricate.cli.db_cmd",
 }
 
 Handler = Callable[[argparse.Namespace], int]

@@ -14,10 +14,16 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rubricate.cli.ledger_cmd import add_source_arguments, open_store, require_branch
 from rubricate.cli.report_checks import require_extra, require_ledger_folder
+from rubricate.cli.sources import (
+    add_scope_arguments,
+    add_source_arguments,
+    open_store,
+    require_branch,
+)
 
 if TYPE_CHECKING:
+    from rubricate.ledger.pg_store import PostgresStore
     from rubricate.ledger.store import LedgerStore
 
 
@@ -160,7 +166,7 @@ def _read(args: argparse.Namespace) -> tuple[Any, Any]:
     from rubricate.report.workers import parse_in_parallel
 
     if args.demo is not None:
-        from rubricate.cli.ledger_cmd import load_reputation_config
+        from rubricate.cli.sources import load_reputation_config
         from rubricate.report.demo import demo_shards
 
         demo = load_reputation_config(args.config) or ReputationConfig()
@@ -204,8 +210,16 @@ def add_reputation_parser(subparsers: Any) -> None:
     """Register `reputation`."""
     parser = subparsers.add_parser("reputation", help="show each author's reputation")
     add_source_arguments(parser)
+    add_scope_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument("--author", metavar="LOGIN", help="only this author")
+    parser.add_argument(
+        "--sort",
+        choices=("ranked", "reputation", "author"),
+        default="ranked",
+        help="the table's order: ranked or reputation, high to low, or by repository and author "
+        "(default: %(default)s)",
+    )
     parser.add_argument(
         "--recompute",
         action="store_true",
@@ -219,15 +233,20 @@ def run_reputation(args: argparse.Namespace) -> int:
     from rubricate.errors import RubricateError
     from rubricate.ledger.codec import is_shard
     from rubricate.ledger.derive import REPUTATION_PATH, is_derived
+    from rubricate.ledger.pg_store import PostgresStore
 
     with open_store(args) as store:
+        view = store.reputation() if isinstance(store, PostgresStore) else None
+        if view is not None and not args.recompute:
+            _print(view, args)
+            return 0
         files = store.read_files(lambda p: is_derived(p) or (args.recompute and is_shard(p)))
     if store.branch_found is False:
         raise RubricateError(
             f"no readable reputation.json on the data branch: there is no branch {args.branch!r} "
             f"in {args.remote} (nothing was appended yet, or --branch names another branch)"
         )
-    stored = _document(files.get(REPUTATION_PATH))
+    stored = view or _document(files.get(REPUTATION_PATH))
     if args.recompute:
         return _recompute(files, stored, store, args)
     if stored is None:
@@ -242,7 +261,7 @@ def run_reputation(args: argparse.Namespace) -> int:
 def _recompute(
     files: dict[str, bytes],
     stored: dict[str, Any] | None,
-    store: LedgerStore,
+    store: LedgerStore | PostgresStore,
     args: argparse.Namespace,
 ) -> int:
     from rubricate.ledger.derive import REPUTATION_PATH
@@ -279,9 +298,14 @@ def _document(data: bytes | None) -> dict[str, Any] | None:
 def _print(document: dict[str, Any], args: argparse.Namespace) -> None:
     from rubricate.ledger.verify import check_author, only_author, reputation_text
 
+    repo, org = getattr(args, "repo", None), getattr(args, "org", None)
+    if repo is not None or org is not None:
+        repos = document["repos"].items()
+        kept = {r: e for r, e in repos if r == repo or r.split("/", 1)[0] == org}
+        document = {**document, "repos": kept}
     if args.author is not None:
         check_author(document, args.author)
     if args.json:
         print(json.dumps(only_author(document, args.author), indent=2, sort_keys=True))
     else:
-        print(reputation_text(document, args.author))
+        print(reputation_text(document, args.author, args.sort))

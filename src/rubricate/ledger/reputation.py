@@ -10,6 +10,9 @@
 - reputation = Σ weight·component / Σ weight over the components with data;
   coverage = Σ weight of those components (as configured, so 1.0 with every component present
   under the default weights); coverage_share = coverage / Σ weight of all components.
+
+Beside it, how sure it is: each component's `interval`, `provisional` (fewer than
+`provisional_below` completed jobs) and `ranked` (see `rubricate.ledger.confidence`).
 """
 
 from __future__ import annotations
@@ -21,6 +24,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from rubricate.ledger.confidence import Component as Component
+from rubricate.ledger.confidence import component_dict as _component_dict
+from rubricate.ledger.confidence import ranked_components, ratio, undisputed
+from rubricate.ledger.confidence import round_value as _round
 from rubricate.ledger.event import SCHEMA_VERSION, Event, rfc3339
 from rubricate.ledger.fold import JobFacts, JobStatus, bulk, fold_jobs
 
@@ -34,15 +41,6 @@ COMPONENTS = (
     "rating_score",
     "rubric_quality",
 )
-DIGITS = 6
-
-
-@dataclass(frozen=True)
-class Component:
-    """One reputation component: its value (None without data) and how many items it counts."""
-
-    value: float | None
-    n: int
 
 
 @dataclass(frozen=True)
@@ -116,9 +114,9 @@ def terms_components(jobs: Sequence[JobTerms]) -> dict[str, Component]:
     closed = sum(1 for j in jobs if j.state in ("completed", "abandoned"))
     on_time = [j.on_time for j in completed if j.on_time is not None]
     return {
-        "completion_rate": _ratio(len(completed), closed),
-        "timeliness_score": _ratio(sum(on_time), len(on_time)),
-        "dispute_penalty": _undisputed(sum(j.disputed for j in completed), len(completed)),
+        "completion_rate": ratio(len(completed), closed),
+        "timeliness_score": ratio(sum(on_time), len(on_time)),
+        "dispute_penalty": undisputed(sum(j.disputed for j in completed), len(completed)),
         "rating_score": _rating(completed),
         "rubric_quality": _quality(completed),
     }
@@ -146,14 +144,17 @@ def coverage_share(coverage: float, config: ReputationConfig) -> float:
 
 
 def _repo_entry(jobs: list[JobFacts], config: ReputationConfig) -> dict[str, Any]:
-    by_author: dict[str, list[JobFacts]] = defaultdict(list)
-    for job in jobs:
-        by_author[job.author].append(job)
+    terms = [job_terms(job, config) for job in jobs]
+    by_author: dict[str, list[JobTerms]] = defaultdict(list)
+    for job, job_term in zip(jobs, terms, strict=True):
+        by_author[job.author].append(job_term)
+    means = terms_components(terms)
     return {
         "jobs": _state_counts(jobs),
         "rubric_quality": _component_dict(_quality(jobs)),
+        "means": {name: _round(means[name].value) for name in COMPONENTS},
         "authors": {
-            author: author_entry(by_author[author], config) for author in sorted(by_author)
+            author: terms_entry(by_author[author], config, means) for author in sorted(by_author)
         },
     }
 
@@ -163,23 +164,39 @@ def author_entry(jobs: Sequence[JobFacts], config: ReputationConfig) -> dict[str
     return terms_entry([job_terms(j, config) for j in jobs], config)
 
 
-def terms_entry(jobs: Sequence[JobTerms], config: ReputationConfig) -> dict[str, Any]:
-    """One author's entry from the terms of their jobs in one repo (in `pr` order)."""
-    return components_entry(terms_components(jobs), _state_counts(jobs), config)
+def terms_entry(
+    jobs: Sequence[JobTerms],
+    config: ReputationConfig,
+    means: dict[str, Component] | None = None,
+) -> dict[str, Any]:
+    """One author's entry from the terms of their jobs in one repo (in `pr` order); with the
+    repo's `means`, its `ranked` values too."""
+    return components_entry(terms_components(jobs), _state_counts(jobs), config, means)
 
 
 def components_entry(
-    components: dict[str, Component], jobs: dict[str, int], config: ReputationConfig
+    components: dict[str, Component],
+    jobs: dict[str, int],
+    config: ReputationConfig,
+    means: dict[str, Component] | None = None,
 ) -> dict[str, Any]:
-    """An author's entry from their components and job counts by state."""
+    """An author's entry from their components and job counts by state; with the scope's
+    `means`, `ranked` (and each component's own) too."""
     reputation, coverage = combine(components, config)
-    return {
+    entry: dict[str, Any] = {
         "reputation": _round(reputation),
         "coverage": _round(coverage),
         "coverage_share": _round(coverage_share(coverage, config)),
         "jobs": jobs,
+        "provisional": jobs["completed"] < config.provisional_below,
         "components": {name: _component_dict(components[name]) for name in COMPONENTS},
     }
+    if means is not None:
+        pulled = ranked_components(components, means, config.prior_jobs)
+        entry["ranked"] = _round(combine(pulled, config)[0])
+        for name in COMPONENTS:
+            entry["components"][name]["ranked"] = _round(pulled[name].value)
+    return entry
 
 
 _Sums = tuple[float, float, int, float, int]
@@ -237,9 +254,9 @@ class RunningTerms:
         self.changed = len(self.terms)
         completed, disputed, known, on_time = self.tallies
         components = {
-            "completion_rate": _ratio(completed, completed + self.counts["abandoned"]),
-            "timeliness_score": _ratio(on_time, known),
-            "dispute_penalty": _undisputed(disputed, completed),
+            "completion_rate": ratio(completed, completed + self.counts["abandoned"]),
+            "timeliness_score": ratio(on_time, known),
+            "dispute_penalty": undisputed(disputed, completed),
             "rating_score": Component(numerator / denominator if denominator else None, n),
             "rubric_quality": Component(quality / rated if rated else None, rated),
         }
@@ -262,10 +279,6 @@ def _on_time(job: JobFacts, config: ReputationConfig) -> bool | None:
     return job.closed_at <= deadline
 
 
-def _undisputed(disputed: int, completed: int) -> Component:
-    return Component(1.0 - disputed / completed, completed) if completed else Component(None, 0)
-
-
 def _rating(completed: Sequence[JobTerms]) -> Component:
     numerator = denominator = 0.0
     count = 0
@@ -285,15 +298,3 @@ def _quality(jobs: Sequence[JobFacts] | Sequence[JobTerms]) -> Component:
         if job.state == "completed" and job.rubric_quality is not None:
             total, count = total + job.rubric_quality, count + 1
     return Component(total / count if count else None, count)
-
-
-def _ratio(part: int, whole: int) -> Component:
-    return Component(part / whole if whole else None, whole)
-
-
-def _component_dict(component: Component) -> dict[str, Any]:
-    return {"value": _round(component.value), "n": component.n}
-
-
-def _round(value: float | None) -> float | None:
-    return None if value is None else round(value, DIGITS)

@@ -62,3 +62,13 @@ class ReputationConfig(Strict):
     weights: ReputationWeights = Field(default_factory=ReputationWeights)
     trust: TrustWeights = Field(default_factory=TrustWeights)
     sla_hours: float | None = Field(default=None, gt=0, description="Deadline after PR creation.")
+    prior_jobs: float = Field(
+        default=5.0,
+        ge=0,
+        allow_inf_nan=False,
+        description="Pseudo-jobs at the repository's mean that `ranked` adds to each component "
+        "(0: ranked equals reputation).",
+    )
+    provisional_below: int = Field(
+        default=5, ge=0, description="Authors with fewer completed jobs are marked provisional."
+    )

@@ -47,6 +47,7 @@ Extra: TypeAlias = bytes | Callable[[bytes | None], bytes | None]
 """An extra file's new content, or a function from its content at the tip to the new content."""
 Planner: TypeAlias = "Callable[[Tip], AppendPlan]"
 S = TypeVar("S", bound="LedgerStore")
+C = TypeVar("C", bound="Closing")
 _SAFE_PATH = re.compile(r"^[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*$")
 
 
@@ -105,7 +106,22 @@ class Backend(Protocol):
         """Release what the backend holds."""
 
 
-class LedgerStore:
+class Closing:
+    """A store used in a `with` block: closed at its end."""
+
+    def __enter__(self: C) -> C:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Release what the store holds."""
+
+
+class LedgerStore(Closing):
     """The ledger and its derived files over one backend."""
 
     def __init__(
@@ -126,14 +142,6 @@ class LedgerStore:
     def branch_found(self) -> bool | None:
         """Whether the branch existed at the last read (None before any read, or no branch)."""
         return self.backend.found
-
-    def __enter__(self: S) -> S:
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
 
     def close(self) -> None:
         """Release the backend (a private temporary repository, if one was made)."""

@@ -208,20 +208,36 @@ def job_text(job: dict[str, Any]) -> str:
     return "\n".join(lines) + event_rows(events)
 
 
-def reputation_text(document: dict[str, Any], author: str | None = None) -> str:
-    """The per-author table of `reputation.json` (one author with `author`)."""
-    header = ("repo", "author", "reputation", "coverage", *COMPONENTS)
-    rows: list[tuple[str, ...]] = [header]
+SORTS = ("ranked", "reputation", "author")
+"""The orders of the reputation table: `ranked` (the default) or `reputation` high to low, or
+by repository and author."""
+
+
+def reputation_text(
+    document: dict[str, Any], author: str | None = None, sort: str = "ranked"
+) -> str:
+    """The per-author table of `reputation.json` (one author with `author`), sorted by `sort`."""
+    header = ("repo", "author", "ranked", "reputation", "completed", "coverage", *COMPONENTS)
+    found: list[tuple[str, str, dict[str, Any]]] = []
     for repo, entry in sorted(document.get("repos", {}).items()):
         for login, data in sorted(entry["authors"].items()):
             if author is None or same_login(login, author):
-                rows.append(_author_row(repo, login, data))
+                found.append((repo, login, data))
+    if sort != "author":
+        found.sort(key=lambda row: _descending(row[2].get(sort)))
+    rows = [header, *(_author_row(repo, login, data) for repo, login, data in found)]
     ledger = document.get("ledger", {})
     footer = (
         f"generated at {document.get('generated_at')} from {ledger.get('events', 0)} events, "
-        f"{ledger.get('corrupt_lines', 0)} corrupt line(s) skipped"
+        f"{ledger.get('corrupt_lines', 0)} corrupt line(s) skipped; "
+        "* provisional (few completed jobs); [low-high] the 95% interval"
     )
     return table(rows) + "\n" + footer
+
+
+def _descending(value: Any) -> tuple[bool, float]:
+    """A sort key: numbers high to low, then missing values (the sort is stable)."""
+    return (not isinstance(value, (int, float)), -value if isinstance(value, (int, float)) else 0)
 
 
 def check_author(document: dict[str, Any], author: str) -> None:
@@ -256,10 +272,14 @@ def table(rows: Sequence[Sequence[str]]) -> str:
 
 
 def _author_row(repo: str, login: str, data: dict[str, Any]) -> tuple[str, ...]:
-    parts = [repo, login, _number(data["reputation"]), _number(data["coverage"])]
+    completed = str(data["jobs"]["completed"]) + ("*" if data.get("provisional") else "")
+    parts = [repo, login, _number(data.get("ranked")), _number(data["reputation"]), completed]
+    parts.append(_number(data["coverage"]))
     for name in COMPONENTS:
         component = data["components"][name]
-        parts.append(f"{_number(component['value'])} (n={component['n']})")
+        interval = component.get("interval")
+        bounds = f" [{interval[0]:.2f}-{interval[1]:.2f}]" if interval else ""
+        parts.append(f"{_number(component['value'])} (n={component['n']}){bounds}")
     return tuple(parts)
 
 

@@ -1,0 +1,119 @@
+"""The PostgreSQL ledger's tables and connections: migrations, and clear errors for a bad URL,
+an unreachable database or a missing migration (shell).
+
+psycopg (the `server` extra) is imported when a connection is opened, not with this module.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from rubricate.errors import ConfigError
+
+if TYPE_CHECKING:
+    import psycopg
+
+MIGRATIONS: tuple[str, ...] = (
+    """
+    CREATE TABLE rubricate_events (
+        seq bigserial NOT NULL UNIQUE,
+        id text PRIMARY KEY,
+        owner text NOT NULL,
+        repo text NOT NULL,
+        pr integer NOT NULL,
+        at timestamptz NOT NULL,
+        shard text NOT NULL,
+        line text NOT NULL
+    );
+    CREATE INDEX rubricate_events_owner ON rubricate_events (owner, seq);
+    CREATE INDEX rubricate_events_job ON rubricate_events (repo, pr);
+    CREATE FUNCTION rubricate_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        RAISE EXCEPTION 'rubricate_events is append-only: % refused', TG_OP;
+    END $$;
+    CREATE TRIGGER rubricate_events_no_change BEFORE UPDATE OR DELETE ON rubricate_events
+        FOR EACH ROW EXECUTE FUNCTION rubricate_append_only();
+    CREATE TRIGGER rubricate_events_no_truncate BEFORE TRUNCATE ON rubricate_events
+        FOR EACH STATEMENT EXECUTE FUNCTION rubricate_append_only();
+    CREATE TABLE rubricate_jobs (
+        repo text NOT NULL,
+        pr integer NOT NULL,
+        owner text NOT NULL,
+        author text NOT NULL,
+        state text NOT NULL,
+        opened_at timestamptz NOT NULL,
+        closed_at timestamptz,
+        last_at timestamptz NOT NULL,
+        deadline timestamptz,
+        disputed boolean NOT NULL,
+        ratings text NOT NULL,
+        rubric_quality double precision,
+        events integer NOT NULL,
+        PRIMARY KEY (repo, pr)
+    );
+    CREATE INDEX rubricate_jobs_owner ON rubricate_jobs (owner);
+    """,
+)
+"""Each migration's SQL, applied in order; its number is its place in this tuple, from 1."""
+
+_VERSIONS = "CREATE TABLE IF NOT EXISTS rubricate_migrations (version integer PRIMARY KEY)"
+
+
+def check_url(url: str) -> None:
+    """A database URL must be a `postgresql://` (or `postgres://`) URL."""
+    try:
+        scheme = urlsplit(url).scheme
+    except ValueError:
+        scheme = ""
+    if scheme not in ("postgresql", "postgres"):
+        raise ConfigError(
+            "--database-url must be a PostgreSQL URL such as "
+            "postgresql://user@host:5432/dbname (the password in PGPASSWORD or ~/.pgpass)"
+        )
+
+
+def connect(url: str) -> psycopg.Connection[Any]:
+    """An open connection to the database at `url`, or a clear error."""
+    check_url(url)
+    try:
+        import psycopg
+    except ImportError:
+        raise ConfigError(
+            "the PostgreSQL ledger needs the optional extra: pip install 'rubricate[server]'"
+        ) from None
+    try:
+        conn = psycopg.connect(url, connect_timeout=10, autocommit=True)
+    except psycopg.Error as exc:
+        reason = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
+        raise ConfigError(f"cannot reach the database at --database-url: {reason}") from None
+    except ValueError as exc:  # e.g. a URL psycopg cannot parse
+        raise ConfigError(f"--database-url is not a usable PostgreSQL URL: {exc}") from None
+    conn.execute("SET TIME ZONE 'UTC'")
+    return conn
+
+
+def migrate(conn: psycopg.Connection[Any]) -> list[int]:
+    """Apply every migration not yet applied, each in its own transaction; the ones applied."""
+    conn.execute(_VERSIONS)
+    applied = []
+    for version, sql in enumerate(MIGRATIONS, start=1):
+        with conn.transaction():
+            conn.execute("LOCK TABLE rubricate_migrations IN EXCLUSIVE MODE")
+            done = conn.execute(
+                "SELECT 1 FROM rubricate_migrations WHERE version = %s", (version,)
+            ).fetchone()
+            if done is None:
+                conn.execute(sql.encode())
+                conn.execute("INSERT INTO rubricate_migrations VALUES (%s)", (version,))
+                applied.append(version)
+    return applied
+
+
+def schema_version(conn: psycopg.Connection[Any]) -> int:
+    """The newest migration applied (0 for a database never migrated)."""
+    found = conn.execute("SELECT to_regclass('rubricate_migrations')").fetchone()
+    if found is None or found[0] is None:
+        return 0
+    row = conn.execute("SELECT coalesce(max(version), 0) FROM rubricate_migrations").fetchone()
+    return int(row[0]) if row else 0

@@ -1,0 +1,205 @@
+"""The ledger in PostgreSQL: an append-only events table and a per-job facts view (shell).
+
+`rubricate_events` holds each event's canonical line under its id (the primary key, so a replay
+inserts nothing); a trigger refuses every UPDATE, DELETE and TRUNCATE. `rubricate_jobs` holds each
+job's folded facts, refreshed in the same transaction as the insert, so an org-wide reputation
+reads one row a job instead of every event. The reading side gives the same `ParsedLedger` as the
+data branch: lines grouped into monthly shards (in insertion order) and parsed by the same codec,
+so `ledger export` and the derived files come out byte for byte the same from either backend.
+
+Tables, migrations and connections are in `rubricate.ledger.pg_schema`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import astuple, dataclass, fields
+from typing import Any
+
+from rubricate.errors import ConfigError
+from rubricate.ledger.codec import ParsedLedger, combine_shards, encode_shard, parse_shard
+from rubricate.ledger.codec import shard_path as shard_path
+from rubricate.ledger.event import Event
+from rubricate.ledger.fold import JobFacts, bulk, fold_job
+from rubricate.ledger.paths import CACHE_PATH, REPUTATION_PATH
+from rubricate.ledger.pg_schema import MIGRATIONS, connect, schema_version
+from rubricate.ledger.reputation import LedgerCounts, reputation_document
+from rubricate.ledger.reputation_config import ReputationConfig
+from rubricate.ledger.store import AppendResult, Closing
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Which events a store sees: one organisation's, one repository's, or all (neither)."""
+
+    org: str | None = None
+    repo: str | None = None
+
+    def where(self, table: str = "rubricate_events") -> tuple[str, tuple[str, ...]]:
+        """The SQL condition and its parameters."""
+        if self.repo is not None:
+            return f"{table}.repo = %s", (self.repo,)
+        if self.org is not None:
+            return f"{table}.owner = %s", (self.org,)
+        return "TRUE", ()
+
+
+class PostgresStore(Closing):
+    """The ledger in one PostgreSQL database, seen through a `Scope`."""
+
+    branch_found: bool | None = True
+    """Always found: the tables exist once migrated (kept for the CLI's data-branch checks)."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        config: ReputationConfig | None = None,
+        key: bytes | None = None,
+        scope: Scope | None = None,
+    ) -> None:
+        self.conn = connect(url)
+        self.config = config
+        self.key = key
+        self.scope = scope or Scope()
+        if schema_version(self.conn) < len(MIGRATIONS):
+            self.conn.close()
+            raise ConfigError(
+                "the database is not migrated: run `rubricate db migrate --database-url URL`"
+            )
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.conn.close()
+
+    def append(self, events: Iterable[Event]) -> AppendResult:
+        """Insert the events not yet present and refresh their jobs' facts, in one transaction."""
+        from rubricate.ledger.plan import prepare
+
+        given = list(events)
+        batch = prepare(given, self.key)
+        with self.conn.transaction():
+            added = self._insert(batch)
+            self._refresh({(e.repo, e.pr) for e in added}, {e.id: e for e in added})
+        return AppendResult(len(added), len(given) - len(added), None, 1)
+
+    def _insert(self, batch: Sequence[Event]) -> list[Event]:
+        self.conn.execute(
+            "CREATE TEMP TABLE rubricate_new (ord integer, id text, owner text, repo text,"
+            " pr integer, at timestamptz, shard text, line text) ON COMMIT DROP"
+        )
+        with self.conn.cursor().copy("COPY rubricate_new FROM STDIN") as copy:
+            for ord_, e in enumerate(batch):
+                owner = e.repo.split("/", 1)[0]
+                row = (ord_, e.id, owner, e.repo, e.pr, e.at, shard_path(e.at), e.to_line())
+                copy.write_row(row)
+        rows = self.conn.execute(
+            "INSERT INTO rubricate_events (id, owner, repo, pr, at, shard, line)"
+            " SELECT id, owner, repo, pr, at, shard, line FROM rubricate_new ORDER BY ord"
+            " ON CONFLICT (id) DO NOTHING RETURNING id"
+        ).fetchall()
+        inserted = {row[0] for row in rows}
+        return [e for e in batch if e.id in inserted]
+
+    def _refresh(self, jobs: set[tuple[str, int]], known: dict[str, Event]) -> None:
+        """Fold each job again from all its events (parsing only those not in `known`)."""
+        if not jobs:
+            return
+        repos, prs = zip(*sorted(jobs), strict=True)
+        rows = self.conn.execute(
+            "SELECT e.repo, e.pr, e.id, e.line FROM rubricate_events e"
+            " JOIN unnest(%s::text[], %s::integer[]) AS j(repo, pr)"
+            " ON e.repo = j.repo AND e.pr = j.pr",
+            (list(repos), list(prs)),
+        ).fetchall()
+        by_job: dict[tuple[str, int], list[Event]] = defaultdict(list)
+        for repo, pr, event_id, line in rows:
+            by_job[(repo, pr)].append(known.get(event_id) or Event.model_validate_json(line))
+        self._write_facts([fold_job(events).facts for events in by_job.values()])
+
+    def _write_facts(self, facts: Iterable[JobFacts]) -> None:
+        rows = [(f.repo.split("/", 1)[0], *_facts_row(f)) for f in facts]
+        with self.conn.cursor() as cursor:
+            cursor.executemany(
+                f"INSERT INTO rubricate_jobs (owner, {_FACT_COLUMNS})"
+                f" VALUES (%s, {', '.join(['%s'] * len(_FACT_NAMES))})"
+                " ON CONFLICT (repo, pr) DO UPDATE SET"
+                f" {', '.join(f'{c} = excluded.{c}' for c in _FACT_NAMES[2:])}",
+                rows,
+            )
+
+    def rebuild(self) -> AppendResult:
+        """Fold every job of the scope again from its events into the facts view."""
+        condition, params = self.scope.where()
+        with self.conn.transaction():
+            rows = self.conn.execute(
+                f"SELECT DISTINCT repo, pr FROM rubricate_events WHERE {condition}", params
+            ).fetchall()
+            self._refresh({(r, p) for r, p in rows}, {})
+        return AppendResult(0, 0, None, 1)
+
+    def lines(self) -> list[tuple[str, str]]:
+        """Every event line of the scope with its shard, in insertion order."""
+        condition, params = self.scope.where()
+        cursor = self.conn.execute(
+            f"SELECT shard, line FROM rubricate_events WHERE {condition} ORDER BY seq", params
+        )
+        return [(shard, line) for shard, line in cursor]
+
+    @bulk
+    def read(self) -> ParsedLedger:
+        """Every event of the scope, parsed as the data branch's shards would be."""
+        texts: dict[str, list[str]] = defaultdict(list)
+        for shard, line in self.lines():
+            texts[shard].append(line)
+        parses = (parse_shard(p, "".join(t + "\n" for t in texts[p]), self.key) for p in texts)
+        return combine_shards(parses, self.key)
+
+    def read_files(self, wanted: Callable[[str], bool]) -> dict[str, bytes]:
+        """The files a data branch holding these events would hold, those `wanted` accepts."""
+        from rubricate.ledger.derive import derive_files
+
+        parsed = self.read()
+        texts: dict[str, list[str]] = defaultdict(list)
+        for event in parsed.events:
+            texts[shard_path(event.at)].append(event.to_line())
+        files = {p: encode_shard("".join(t + "\n" for t in ts)) for p, ts in texts.items()}
+        if wanted(REPUTATION_PATH) or wanted(CACHE_PATH):
+            files.update(derive_files(parsed, self.config or ReputationConfig()))
+        return {p: d for p, d in files.items() if wanted(p)}
+
+    def read_file(self, path: str) -> bytes | None:
+        """One file of `read_files`, or None."""
+        return self.read_files(lambda p: p == path).get(path)
+
+    def reputation(self) -> dict[str, Any]:
+        """`reputation.json` of the scope, from the facts view (no event is parsed)."""
+        condition, params = self.scope.where("rubricate_jobs")
+        cursor = self.conn.cursor(binary=True)
+        cursor.execute(f"SELECT {_FACT_COLUMNS} FROM rubricate_jobs WHERE {condition}", params)
+        facts = [_facts_from_row(row) for row in cursor]
+        condition, params = self.scope.where()
+        row = self.conn.execute(
+            f"SELECT count(*), max(at) FROM rubricate_events WHERE {condition}", params
+        ).fetchone()
+        count, newest = (0, None) if row is None else row
+        counts = LedgerCounts(int(count), 0, 0, newest)
+        return reputation_document(facts, self.config or ReputationConfig(), counts)
+
+
+_FACT_NAMES = tuple(field.name for field in fields(JobFacts))
+_FACT_COLUMNS = ", ".join(_FACT_NAMES)
+
+
+def _facts_row(facts: JobFacts) -> tuple[Any, ...]:
+    row = astuple(facts)
+    at = _FACT_NAMES.index("ratings")
+    return (*row[:at], json.dumps([list(r) for r in facts.ratings]), *row[at + 1 :])
+
+
+def _facts_from_row(row: Sequence[Any]) -> JobFacts:
+    values = dict(zip(_FACT_NAMES, row, strict=True))
+    values["ratings"] = tuple((str(role), int(n)) for role, n in json.loads(values["ratings"]))
+    return JobFacts(**values)

@@ -1,0 +1,159 @@
+"""The ledger in PostgreSQL: append-only, replay-safe, and byte for byte the data branch's twin."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rubricate.cli.main import main
+from rubricate.ledger.event import Event
+from tests.ledger.factory import completed_job, event
+from tests.report.sample import sample_events
+
+psycopg = pytest.importorskip("psycopg")
+
+
+def _events() -> list[Event]:
+    """Two organisations: the sample ledger in o/r, and a few jobs in p/q and p/s."""
+    events = sample_events(40)
+    for pr in range(1, 6):
+        events += completed_job(pr, [4, 4, 4, 4, 4], [5, 5, 5, 5, 5], hours=pr, repo="p/q")
+    events += completed_job(9, [3, 3, 3, 3, 3], [4, 4, 4, 4, 4], repo="p/s", author="zed")
+    events.append(event("abandoned", 7, 30, "x7", repo="p/q", author="yan"))
+    return events
+
+
+def _write(path: Path, events: list[Event]) -> str:
+    path.write_text("".join(e.to_line() + "\n" for e in events), encoding="utf-8")
+    return str(path)
+
+
+def _out(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    capsys.readouterr()
+    assert main(list(argv)) == 0
+    return capsys.readouterr().out
+
+
+@pytest.fixture(scope="module")
+def loaded(pg_url: str, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
+    """The same events appended to a data directory and imported into the database."""
+    root = tmp_path_factory.mktemp("pg")
+    stream = _write(root / "events.jsonl", _events())
+    data = root / "data"
+    data.mkdir()
+    assert main(["ledger", "append", "--data", str(data), stream]) == 0
+    assert main(["ledger", "import", "--database-url", pg_url, stream]) == 0
+    return pg_url, data
+
+
+def test_exports_are_byte_identical(
+    loaded: tuple[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    url, data = loaded
+    from_branch = _out(capsys, "ledger", "export", "--data", str(data))
+    assert from_branch == _out(capsys, "ledger", "export", "--database-url", url)
+    assert len(from_branch.splitlines()) == len(_events())
+    scoped = _out(capsys, "ledger", "export", "--data", str(data), "--repo", "p/q")
+    assert scoped == _out(capsys, "ledger", "export", "--database-url", url, "--repo", "p/q")
+    assert {json.loads(line)["repo"] for line in scoped.splitlines()} == {"p/q"}
+
+
+def test_reputation_json_is_byte_identical(loaded: tuple[str, Path]) -> None:
+    from rubricate.ledger.pg_store import PostgresStore
+
+    url, data = loaded
+    with PostgresStore(url) as store:
+        derived = store.read_file("reputation.json")
+        view = store.reputation()
+    assert derived == (data / "reputation.json").read_bytes()
+    assert (json.dumps(view, indent=2, sort_keys=True) + "\n").encode() == derived
+
+
+def test_reputation_cli_reads_either_backend_alike(
+    loaded: tuple[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    url, data = loaded
+    for scope in ([], ["--org", "p"], ["--repo", "o/r"]):
+        branch = _out(capsys, "reputation", "--json", "--data", str(data), *scope)
+        database = _out(capsys, "reputation", "--json", "--database-url", url, *scope)
+        assert json.loads(branch)["repos"] == json.loads(database)["repos"]
+    org = json.loads(_out(capsys, "reputation", "--json", "--database-url", url, "--org", "p"))
+    assert sorted(org["repos"]) == ["p/q", "p/s"]
+    table = _out(capsys, "reputation", "--database-url", url, "--org", "p")
+    assert table.splitlines()[0].split()[:3] == ["repo", "author", "ranked"]
+    assert _out(capsys, "reputation", "--database-url", url, "--recompute").endswith(
+        "matches the ledger\n"
+    )
+
+
+def test_show_and_verify_read_the_database(
+    loaded: tuple[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    url, _ = loaded
+    shown = _out(capsys, "ledger", "show", "--database-url", url, "--repo", "p/s", "--json")
+    assert {json.loads(line)["repo"] for line in shown.splitlines()} == {"p/s"}
+    assert "clean" in _out(capsys, "ledger", "verify", "--database-url", url)
+
+
+def test_a_replay_inserts_nothing(
+    loaded: tuple[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url, _ = loaded
+    stream = _write(tmp_path / "again.jsonl", _events())
+    result = json.loads(_out(capsys, "ledger", "import", "--database-url", url, stream, "--json"))
+    assert (result["added"], result["present"]) == (0, len(_events()))
+
+
+def test_events_cannot_be_changed_or_deleted(loaded: tuple[str, Path]) -> None:
+    url, _ = loaded
+    with psycopg.connect(url, autocommit=True) as conn:
+        for sql in (
+            "UPDATE rubricate_events SET line = 'x'",
+            "DELETE FROM rubricate_events",
+            "TRUNCATE rubricate_events",
+        ):
+            with pytest.raises(psycopg.errors.RaiseException, match="append-only"):
+                conn.execute(sql)
+        count = conn.execute("SELECT count(*) FROM rubricate_events").fetchone()
+    assert count == (len(_events()),)
+
+
+def test_moving_back_to_a_data_branch_round_trips(
+    loaded: tuple[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url, data = loaded
+    exported = _out(capsys, "ledger", "export", "--database-url", url)
+    back = tmp_path / "back"
+    back.mkdir()
+    stream = tmp_path / "export.jsonl"
+    stream.write_text(exported, encoding="utf-8")
+    assert main(["ledger", "append", "--data", str(back), str(stream)]) == 0
+    assert _out(capsys, "ledger", "export", "--data", str(back)) == exported
+    assert (back / "reputation.json").read_bytes() == (data / "reputation.json").read_bytes()
+
+
+def _error(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    capsys.readouterr()
+    assert main(list(argv)) == 2
+    return capsys.readouterr().err
+
+
+def test_bad_urls_unreachable_and_unmigrated_databases_are_clear_errors(
+    pg_server: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.ledger.pg_server import free_port
+
+    err = _error(capsys, "ledger", "export", "--database-url", "mysql://x/y")
+    assert "must be a PostgreSQL URL" in err
+    closed = f"postgresql://postgres@127.0.0.1:{free_port()}/none"
+    assert "cannot reach the database" in _error(capsys, "db", "migrate", "--database-url", closed)
+    with psycopg.connect(pg_server.url(), autocommit=True) as conn:
+        conn.execute("CREATE DATABASE rubricate_bare")
+    bare = pg_server.url("rubricate_bare")
+    assert "not migrated" in _error(capsys, "reputation", "--database-url", bare)
+    assert "applied 1" in _out(capsys, "db", "migrate", "--database-url", bare)
+    assert "nothing to apply" in _out(capsys, "db", "migrate", "--database-url", bare)
+    assert _out(capsys, "ledger", "export", "--database-url", bare) == ""
