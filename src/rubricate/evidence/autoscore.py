@@ -42,10 +42,12 @@ from rubricate.evidence.deliverable_schemas import compile_deliverable_schemas
 from rubricate.evidence.format_check import format_check
 from rubricate.evidence.paths import extension, glob_regex, is_glob
 from rubricate.evidence.report_model import (
+    SATISFIED_AT,
     CheckResult,
     CriterionScore,
     Finding,
     ScoreReport,
+    certain_errors,
     check_result,
     short_list,
     to_scale,
@@ -53,6 +55,7 @@ from rubricate.evidence.report_model import (
 from rubricate.evidence.spec import Spec, change_vocabulary, item_covered, parse_spec, touches
 from rubricate.evidence.verifiability import verifiability_check
 from rubricate.rubric.agentv_score import check_all, score_any
+from rubricate.rubric.model import TOLERANCE
 from rubricate.rubric.scoring import numeric, resolve_criterion_id
 
 if TYPE_CHECKING:
@@ -80,7 +83,10 @@ def auto_score(
         spec_adherence_check(snapshot, config, spec),
     ]
     graders = [_resolve_grader(rubric, result) for result in grader_results]
-    heuristics = [_with_score(rubric, c) if c.criterion in rubric.ids else c for c in heuristics]
+    heuristics = [
+        _with_score(rubric, c) if c.criterion in rubric.ids and _decides(rubric, c) else c
+        for c in heuristics
+    ]
     graders = [_with_score(rubric, c) if c.criterion in rubric.ids else c for c in graders]
     criteria = _criterion_scores(rubric, heuristics, graders)
     result = score_any(rubric, check_all(rubric, {c.id: c.score for c in criteria}))
@@ -115,9 +121,20 @@ def _with_score(rubric: Rubric, check: CheckResult) -> CheckResult:
 
 
 def _scale_value(rubric: Rubric, check: CheckResult) -> float | bool:
-    errors = any(f.severity == "error" for f in check.findings)
-    defects = errors or any(f.severity == "warning" for f in check.findings)
+    errors = certain_errors(check.findings)
+    defects = any(f.severity in ("error", "warning") for f in check.findings)
     return to_scale(rubric.scale, check.value or 0.0, defects=defects, errors=errors)
+
+
+def _decides(rubric: Rubric, check: CheckResult) -> bool:
+    """False for a heuristic that would leave a checklist criterion unsatisfied on notes alone.
+
+    A checklist has no middle to hold such a check at, so the criterion stays unscored for a
+    reviewer or the judge rather than failing on uncertain signals.
+    """
+    if not rubric.scale.binary or (check.value or 0.0) >= SATISFIED_AT - TOLERANCE:
+        return True
+    return any(f.kind == "certain" and f.severity != "info" for f in check.findings)
 
 
 def _criterion_scores(
@@ -126,7 +143,11 @@ def _criterion_scores(
     found: list[CriterionScore] = []
     for cid in rubric.ids:
         from_graders = [g for g in graders if g.criterion == cid and g.value is not None]
-        from_checks = [h for h in heuristics if h.criterion == cid and h.value is not None]
+        from_checks = [
+            h
+            for h in heuristics
+            if h.criterion == cid and h.value is not None and _decides(rubric, h)
+        ]
         chosen = min(from_graders, key=lambda g: g.value or 0.0) if from_graders else None
         chosen = chosen or (from_checks[0] if from_checks else None)
         if chosen is None:
@@ -148,6 +169,8 @@ def _notes(
             notes.append(
                 f"{cid}: no automatic score without the judge or a grader; a reviewer scores it"
             )
+        elif check is not None and check.value is not None and not _decides(rubric, check):
+            notes.append(f"{cid}: not scored: notes alone do not decide a checklist criterion")
         elif check is not None and check.evidence:
             notes.append(f"{cid}: not scored: {check.evidence[-1]}")
         else:

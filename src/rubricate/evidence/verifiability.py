@@ -1,15 +1,24 @@
 """The verifiability check: can a reviewer confirm the change independently? (pure: heuristics).
 
+Every signal here is uncertain: a missing one is a note (the certainty rule, `report_model`),
+so this check never scores below the middle of the scale and never decides a `fail`.
 Each heuristic is met, missing, or does not apply, and reports its evidence:
-- tests: source files change -> test files must change too;
+- tests: source files change code -> test files (or test code: Rust `#[test]`/`#[cfg(test)]`
+  attributes, Python doctest `>>>` lines, Rust doc-test blocks) change too; a source file
+  whose change only touches comments, docstrings or blank lines is not a source change
+  (`code_lines.changes_code`);
 - fixtures: test fixtures, golden or snapshot data change (only ever counts for the change);
 - runnable example: an `examples/` change, or a fenced code block added to a document
   (only ever counts for the change);
-- seeds: added code uses randomness -> a seed is set in the same file;
+- seeds: added code (a code line of a source or test file) uses randomness -> a seed is set in
+  the same file;
 - checksums: data files change -> a checksum file, a `sha256: <hex>` line, a DVC or Git LFS
   pointer, or a hash in the PR body;
-- sources: ten or more lines of prose are added -> links in the PR body or the added prose;
-- pinned dependencies: dependency lines change in a manifest -> a lockfile changes, or every
+- sources: ten or more lines of prose are added -> links in the PR title or body or the added
+  prose: a URL, a markdown or reStructuredText link, a role such as `{issue}`/`:pr:` or an
+  issue reference (`#123`, `GH-123`, `owner/repo#123`);
+- pinned dependencies: dependency lines change in a manifest, and the repository keeps a
+  lockfile beside it or in a folder above (a head tree path) -> that lockfile changes, or every
   added dependency line names an exact version (`==`, `@ <url>`, `--hash` in Python manifests
   and requirements files; `"1.2.3"` in package.json; `"=1.2.3"` in Cargo.toml; go.mod always).
 The value is met / (met + missing); when nothing applies, `verifiability` stays unscored.
@@ -23,6 +32,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
 from rubricate.evidence import paths as kinds
+from rubricate.evidence.code_lines import changes_code, comment_style, is_comment_text
 from rubricate.evidence.paths import not_authored
 from rubricate.evidence.report_model import CheckResult, Finding, check_result, short_list
 
@@ -46,7 +56,15 @@ SEED = re.compile(
 HASH_LINE = re.compile(
     r"(sha-?(1|224|256|384|512)|md5|blake2\w*|checksum|hash|oid)\W{0,24}[0-9a-f]{32,128}", re.I
 )
-LINK = re.compile(r"https?://[^\s)>\]]+|\[[^\]]+\]\([^)\s]+\)")
+LINK = re.compile(
+    r"https?://[^\s)>\]]+|\[[^\]]+\]\([^)\s]+\)|\[[^\]]+\]\[[^\]]*\]|`[^`]+<[^>\s]+>`_"
+    r"|[:{](?:issue|pr|pull|gh|bug|cve|commit|user|ghissue|ghpull|rfc|pep)[}:]`"
+    r"|(?<![\w&/])(?:[\w.-]+/[\w.-]+)?#\d+\b|\b(?:GH|gh|bpo)-\d+\b"
+)
+"""A link or reference to a source: a URL, a markdown or reStructuredText link, a role
+(`{issue}`, `:pr:`, ...) or an issue reference (`#123`, `GH-123`, `owner/repo#123`)."""
+INLINE_TEST = re.compile(r"#\[(?:cfg\()?(?:[\w:]+::)?test\b|^\s*>>>\s|^\s*//[/!]\s*```|^\s*iex>\s")
+"""Test code inside a source file: Rust test attributes and doc tests, Python doctests."""
 FENCE = re.compile(r"^\s{0,3}(```|~~~)")
 FENCE_ANYWHERE = re.compile(r"^\s{0,3}(```|~~~)", re.M)
 PROSE_LINES = 10
@@ -95,16 +113,20 @@ def verifiability_check(snapshot: Snapshot) -> CheckResult:
     counted = len(met) + len(missing)
     value = len(met) / counted if counted else None
     evidence = [f"{s.name}: {s.evidence}" for s in met]
-    evidence += [f"missing {s.name}: {s.evidence}" for s in missing]
+    evidence += [f"note: missing {s.name}: {s.evidence}" for s in missing]
     evidence += [f"{s.name}: {s.note}" for s in signals if s.note]
     if value is None:
         evidence.append("no verifiability heuristic applies to this change")
     findings = [s.finding for s in missing if s.finding is not None]
-    return check_result(CHECK_ID, findings, criterion=CRITERION, value=value, evidence=evidence)
+    return check_result(
+        CHECK_ID, findings, criterion=CRITERION, value=value, evidence=evidence, certain_value=1.0
+    )
 
 
 def _missing(name: str, message: str, path: str | None = None, line: int | None = None) -> Signal:
-    return Signal(name, "missing", message, Finding(CHECK_ID, message, path, line, "warning"))
+    rule = name.replace(" ", "-")
+    finding = Finding(CHECK_ID, message, path, line, "warning", certain=False, rule=rule)
+    return Signal(name, "missing", message, finding)
 
 
 def tests_signal(snapshot: Snapshot, live: list[FileChange]) -> Signal:
@@ -118,6 +140,15 @@ def tests_signal(snapshot: Snapshot, live: list[FileChange]) -> Signal:
     if not sources:
         return Signal("tests", "n/a", note=note)
     tests = [c.path for c in live if kinds.is_test(c.path) and not kinds.is_fixture(c.path)]
+    tests += [c.path for c in code if c.path not in why and INLINE_TEST.search(c.added_text)]
+    if not tests:
+        quiet = [p for p in sources if not changes_code(_by_path(live, p))]
+        sources = [p for p in sources if p not in quiet]
+        if quiet:
+            note = f"{note}; " if note else ""
+            note += f"only comments, docstrings or blank lines change in {short_list(quiet)}"
+        if not sources:
+            return Signal("tests", "n/a", note=note)
     if tests:
         counted = f"{_files(len(tests), 'test')} for {_files(len(sources), 'source')}{left_out}"
         return Signal("tests", "met", f"{counted}: {short_list(tests)}", note=note)
@@ -126,6 +157,10 @@ def tests_signal(snapshot: Snapshot, live: list[FileChange]) -> Signal:
         f"{short_list(sources)}"
     )
     return replace(_missing("tests", message, sources[0]), note=note)
+
+
+def _by_path(live: list[FileChange], path: str) -> FileChange:
+    return next(c for c in live if c.path == path)
 
 
 def _files(count: int, kind: str) -> str:
@@ -163,7 +198,17 @@ def seeds_signal(snapshot: Snapshot, live: list[FileChange]) -> Signal:
         text = change.added_text
         if not any(hint in text for hint in RANDOM_HINTS) or RANDOMNESS.search(text) is None:
             continue
-        use = next(n for n, text in change.added if RANDOMNESS.search(text))
+        if not (kinds.is_source(change.path) or kinds.is_test(change.path)):
+            continue  # a snippet in a document or a data file is not code that runs
+        style = comment_style(change.path)
+        uses = [
+            n
+            for n, line in change.added
+            if RANDOMNESS.search(line) and not (style and is_comment_text(line, style))
+        ]
+        if not uses:
+            continue
+        use = uses[0]
         if SEED.search(change.text or ""):
             seeded.append(change.path)
         else:
@@ -209,7 +254,7 @@ def sources_signal(snapshot: Snapshot, live: list[FileChange]) -> Signal:
     if prose < PROSE_LINES:
         return Signal("sources", "n/a")
     linked = [c.path for c in docs if LINK.search(c.added_text)]
-    if LINK.search(snapshot.body):
+    if LINK.search(snapshot.title) or LINK.search(snapshot.body):
         linked.insert(0, "the PR body")
     if linked:
         return Signal("sources", "met", f"links in {short_list(linked)}")
@@ -237,11 +282,27 @@ def pinning_signal(snapshot: Snapshot, live: list[FileChange]) -> Signal:
         return Signal(
             "pinned dependencies", "met", f"pinned versions in {short_list(list(changed))}"
         )
+    kept = _kept_locks(snapshot.head_paths)
+    locked = [p for p in unpinned if any(_above(lock, p) for lock in kept)]
+    if not locked:
+        note = f"no lockfile kept for {short_list(unpinned)}: ranges are the project's choice"
+        return Signal("pinned dependencies", "n/a", note=note)
     return _missing(
         "pinned dependencies",
-        f"dependencies change without a lockfile: {short_list(unpinned)}",
-        unpinned[0],
+        f"dependencies change without their lockfile: {short_list(locked)}",
+        locked[0],
     )
+
+
+def _kept_locks(head_paths: frozenset[str]) -> list[str]:
+    """The lockfiles the repository keeps (head tree paths)."""
+    return [p for p in head_paths if kinds.is_lockfile(p)]
+
+
+def _above(lock: str, manifest: str) -> bool:
+    """True when `lock` lies in the manifest's folder or a folder above it."""
+    folder = lock.rpartition("/")[0]
+    return not folder or manifest.startswith(folder + "/")
 
 
 def _dependency_lines(change: FileChange) -> list[str]:
