@@ -1,4 +1,4 @@
-"""Score the last merged pull requests of real repositories as `rubricate score` does; print a table.
+"""Score the last merged pull requests of real repositories as `rubricate score` does.
 
 Usage: `python benchmarks/real_prs.py REPO_DIR... [--last N] [--json] [--details FILE]`
 
@@ -58,8 +58,10 @@ KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
 def merged_prs(repo: Path, last: int) -> list[dict[str, str]]:
     """The last `last` merged pull requests on HEAD's first-parent history, newest first."""
     out = subprocess.run(
-        ["git", "--git-dir", str(_git_dir(repo)), "log", "--first-parent", f"-n{SCAN_LIMIT}"]
-        + ["-z", "--format=%H%x01%P%x01%s", "HEAD"],
+        [
+            *("git", "--git-dir", str(_git_dir(repo)), "log", "--first-parent"),
+            *(f"-n{SCAN_LIMIT}", "-z", "--format=%H%x01%P%x01%s", "HEAD"),
+        ],
         capture_output=True,
         check=True,
     ).stdout.decode("utf-8", "replace")
@@ -218,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
     rows.append(total(rows))
     if args.details:
         args.details.write_text(json.dumps(details, indent=1) + "\n", encoding="utf-8")
-    print(json.dumps(rows, indent=2) if args.json else table(rows), end="" if not args.json else "\n")
+    print(json.dumps(rows, indent=2) if args.json else table(rows), end="\n" if args.json else "")
     return 0
 
 

@@ -2,10 +2,13 @@
 
 The number of git calls does not grow with the number of files: one `rev-parse`, one
 `git diff` (raw + numstat + patch in a single run), one `ls-tree`, one `cat-file --batch-check`
-and one `cat-file --batch`; when the head tree has `.gitattributes` files, one `update-index` and
-one `check-attr` tell which changed files they mark generated, vendored or `-diff`, whether or
-not the change touches them. Files over 1 MiB are size-checked and never read; git itself
-treats them as binary (`core.bigFileThreshold`), so their patch is not produced either.
+and one `cat-file --batch`; when the base tree has `.gitattributes` files, one `update-index` and
+one `check-attr` tell which changed files they mark generated, vendored or `-diff`. The marks
+are the BASE's (DESIGN.md §2b): the head's `.gitattributes` files, with those the change
+touches taken back to their base blobs (from the diff itself, so no second tree listing), so a
+change cannot hide its own files from the checks or the judge. Files over 1 MiB are
+size-checked and never read; git itself treats them as binary (`core.bigFileThreshold`), so
+their patch is not produced either.
 """
 
 from __future__ import annotations
@@ -54,6 +57,8 @@ class _Entry:
     old_path: str | None
     mode: str
     sha: str
+    src_mode: str = ""
+    src_sha: str = ""
     additions: int = 0
     deletions: int = 0
     binary: bool = False
@@ -80,7 +85,8 @@ def read_snapshot(
         ["rev-parse", f"{base}^{{tree}}", f"{head}^{{tree}}"], repo
     ).split()
     entries, patches, change_id = _diff(repo, base, head)
-    head_paths, attribute_files = _head_tree(repo, head)
+    head_paths, head_attributes = _head_tree(repo, head)
+    attribute_files = base_attribute_files(head_attributes, entries)
     live = [e.path for e in entries if e.status != "deleted"]
     attributes = check_attributes(repo, attribute_files, live, ATTRIBUTE_NAMES)
     wanted = sorted({p.strip().removeprefix("./") for p in base_files_wanted if "\n" not in p})
@@ -136,13 +142,14 @@ def _raw_entries(out: bytes) -> tuple[list[_Entry], int]:
     pos = 0
     while out.startswith(b":", pos):
         meta, pos = _token(out, pos + 1)
-        src_mode, dst_mode, _src_sha, dst_sha, status = meta.split()
+        src_mode, dst_mode, src_sha, dst_sha, status = meta.split()
         path, pos = _token(out, pos)
         old_path = None
         if status[0] in "RC":
             old_path, (path, pos) = path, _token(out, pos)
         mode = src_mode if status[0] == "D" else dst_mode
-        entries.append(_Entry(path, STATUS.get(status[0], "modified"), old_path, mode, dst_sha))
+        kind = STATUS.get(status[0], "modified")
+        entries.append(_Entry(path, kind, old_path, mode, dst_sha, src_mode, src_sha))
     return entries, pos
 
 
@@ -185,6 +192,28 @@ def _head_tree(repo: Path, head: str) -> tuple[frozenset[str], dict[str, str]]:
             attributes[path] = meta.split()[2].decode()
     paths.discard("")
     return frozenset(paths), attributes
+
+
+def _is_attributes(path: str | None) -> bool:
+    return path is not None and path.rpartition("/")[2] == ".gitattributes"
+
+
+def base_attribute_files(head: Mapping[str, str], entries: Sequence[_Entry]) -> dict[str, str]:
+    """The base tree's `.gitattributes` files (path -> blob id), from the head's and the diff.
+
+    A file the change adds is dropped, one it modifies, deletes or renames is taken back to its
+    base blob; the others are the same blob in both trees.
+    """
+    files = dict(head)
+    for entry in entries:
+        if not (_is_attributes(entry.path) or _is_attributes(entry.old_path)):
+            continue
+        if entry.status != "copied":
+            files.pop(entry.path, None)
+        if entry.status == "added" or not entry.src_mode.startswith("100"):
+            continue
+        files[entry.old_path or entry.path] = entry.src_sha
+    return {path: sha for path, sha in files.items() if _is_attributes(path)}
 
 
 def check_attributes(
