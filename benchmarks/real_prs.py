@@ -28,6 +28,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -122,78 +123,93 @@ def findings_of(report: dict[str, Any]) -> list[dict[str, Any]]:
         for finding in check.get("findings", []):
             if finding.get("severity") in ("warning", "error"):
                 kind = kind_of(check["id"], finding)
-                found.append({"check": check["id"], "kind": kind, **finding})
+                found.append({**finding, "check": check["id"], "certainty": finding.get("kind")})
+                found[-1]["kind"] = kind
     return found
 
 
 def run_repository(repo: Path, last: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Score one repository's last merged PRs: its summary and the per-PR details."""
     details: list[dict[str, Any]] = []
-    kinds: Counter[str] = Counter()
-    fails = errors = 0
-    seconds = 0.0
+    tally = Tally(str(repo))
     for pr in merged_prs(repo, last):
         start = time.perf_counter()
         code, report, err = score(repo, pr)
-        seconds += time.perf_counter() - start
+        tally.seconds += time.perf_counter() - start
         if report is None:
-            errors += 1
+            tally.errors += 1
             details.append({**pr, "exit": code, "error": err.strip()[-500:]})
             continue
         findings = findings_of(report)
-        kinds.update(f["kind"] for f in findings)
+        tally.kinds.update(f["kind"] for f in findings)
+        tally.certain.update(f["kind"] for f in findings if f.get("certainty") == "certain")
         decided_fail = report["verdict"] == "fail" and bool(report.get("decided", True))
-        fails += decided_fail
+        tally.prs += 1
+        tally.fails += decided_fail
         scores = {c["id"]: c["score"] for c in report["criteria"]}
         details.append(
             {**pr, "verdict": report["verdict"], "decided_fail": decided_fail}
             | {"scores": scores, "failed": report["failed"], "findings": findings}
         )
-    return _summary(str(repo), len(details), fails, errors, kinds, seconds), details
+    return tally.summary(), details
 
 
-def _summary(
-    name: str, prs: int, fails: int, errors: int, kinds: Counter[str], seconds: float
-) -> dict[str, Any]:
-    findings = sum(kinds.values())
-    return {
-        "repository": name,
-        "prs": prs,
-        "errors": errors,
-        "decided_fails": fails,
-        "fail_share": round(fails / prs, 4) if prs else None,
-        "findings": findings,
-        "findings_per_pr": round(findings / prs, 3) if prs else None,
-        "findings_by_kind": dict(kinds.most_common()),
-        "seconds_per_pr": round(seconds / prs, 3) if prs else None,
-        "seconds": round(seconds, 3),
-    }
+@dataclass
+class Tally:
+    """Counts for one repository, or for all."""
+
+    name: str
+    prs: int = 0
+    fails: int = 0
+    errors: int = 0
+    seconds: float = 0.0
+    kinds: Counter[str] = field(default_factory=Counter)
+    certain: Counter[str] = field(default_factory=Counter)
+
+    def add(self, row: dict[str, Any]) -> None:
+        """Add one repository's summary."""
+        self.prs += row["prs"]
+        self.fails += row["decided_fails"]
+        self.errors += row["errors"]
+        self.seconds += row["seconds"]
+        self.kinds.update(row["findings_by_kind"])
+        self.certain.update(row["certain_by_kind"])
+
+    def summary(self) -> dict[str, Any]:
+        """The printed summary."""
+        prs = self.prs
+        findings = sum(self.kinds.values())
+        return {
+            "repository": self.name,
+            "prs": prs,
+            "errors": self.errors,
+            "decided_fails": self.fails,
+            "fail_share": round(self.fails / prs, 4) if prs else None,
+            "findings": findings,
+            "certain_findings": sum(self.certain.values()),
+            "findings_per_pr": round(findings / prs, 3) if prs else None,
+            "findings_by_kind": dict(self.kinds.most_common()),
+            "certain_by_kind": dict(self.certain.most_common()),
+            "seconds_per_pr": round(self.seconds / (prs + self.errors), 3) if prs else None,
+            "seconds": round(self.seconds, 3),
+        }
 
 
 def total(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """All repositories together."""
-    kinds: Counter[str] = Counter()
+    tally = Tally("all")
     for row in rows:
-        kinds.update(row["findings_by_kind"])
-    prs = sum(row["prs"] for row in rows)
-    summary = _summary(
-        "all",
-        prs,
-        sum(row["decided_fails"] for row in rows),
-        sum(row["errors"] for row in rows),
-        kinds,
-        sum(row["seconds"] for row in rows),
-    )
-    return summary
+        tally.add(row)
+    return tally.summary()
 
 
 def table(rows: list[dict[str, Any]]) -> str:
     """A plain-text table of the summaries."""
-    lines = [f"{'repository':<40} {'PRs':>4} {'fails':>5} {'findings':>8} {'/PR':>6} {'s/PR':>6}"]
+    lines = [f"{'repository':<30} {'PRs':>4} {'fails':>5} {'findings':>8} {'/PR':>6} {'s/PR':>6}"]
     for row in rows:
         name = Path(row["repository"]).parent.name or row["repository"]
         lines.append(
-            f"{name[:40]:<40} {row['prs']:>4} {row['decided_fails']:>5} {row['findings']:>8}"
+            f"{name[:30]:<30} {row['prs']:>4} {row['decided_fails']:>5} {row['findings']:>8}"
             f" {row['findings_per_pr'] or 0:>6.2f} {row['seconds_per_pr'] or 0:>6.2f}"
             + (f"  by kind: {row['findings_by_kind']}" if row["findings_by_kind"] else "")
         )

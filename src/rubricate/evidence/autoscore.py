@@ -127,11 +127,8 @@ def _scale_value(rubric: Rubric, check: CheckResult) -> float | bool:
 
 
 def _decides(rubric: Rubric, check: CheckResult) -> bool:
-    """False for a heuristic that would leave a checklist criterion unsatisfied on notes alone.
-
-    A checklist has no middle to hold such a check at, so the criterion stays unscored for a
-    reviewer or the judge rather than failing on uncertain signals.
-    """
+    """False for a heuristic that would leave a checklist criterion unsatisfied on notes alone:
+    a checklist has no middle to hold it at, so a reviewer or the judge decides."""
     if not rubric.scale.binary or (check.value or 0.0) >= SATISFIED_AT - TOLERANCE:
         return True
     return any(f.kind == "certain" and f.severity != "info" for f in check.findings)

@@ -29,14 +29,22 @@ The value is 1 minus the penalties (at least 0); an empty change scores 0 (certa
 from __future__ import annotations
 
 import ast
-import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rubricate.evidence import paths as kinds
 from rubricate.evidence.code_lines import comment_style, in_comment, python_tree
+from rubricate.evidence.markers import (
+    MARKER_HINTS,
+    PLACEHOLDER,
+    PYTHON_UNIMPLEMENTED,
+    UNIMPLEMENTED,
+    marker_in,
+)
+from rubricate.evidence.python_stubs import STUB_BODY, in_method, stub_functions
 from rubricate.evidence.report_model import CheckResult, Finding, check_result, short_list
 from rubricate.evidence.spec import ChecklistItem, Spec, change_vocabulary, item_covered
+from rubricate.evidence.truncation import loses_newline, open_structure
 
 if TYPE_CHECKING:
     from rubricate.evidence.snapshot import FileChange, Snapshot
@@ -47,26 +55,6 @@ MARKER_PENALTY = 0.1
 DEFECT_PENALTY = 0.25
 CHECKLIST_WEIGHT = 0.6
 MAX_FINDINGS_PER_FILE = 10
-
-MARKERS = re.compile(r"(?<![\w.])(TODO|FIXME|XXX)\b(?!\.\w)")
-PROSE_MARKER = re.compile(
-    r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?(?:\*\*)?(TODO|FIXME|XXX)\b|\b(TODO|FIXME|XXX):"
-)
-PLACEHOLDER = re.compile(
-    r"\blorem ipsum\b|[<\[]\s*(placeholder|insert\b[^>\]]*\bhere|your\b[^>\]]*\bhere|tbd)\s*[>\]]",
-    re.I,
-)
-UNIMPLEMENTED = re.compile(
-    r"\braise\s+NotImplementedError\b|\btodo!\(|\bunimplemented!\(|"
-    r"\b(throw|raise|panic)\b.*\bnot\s+implemented(\s+yet)?\b",
-    re.I,
-)
-PYTHON_UNIMPLEMENTED = re.compile(r"\braise\s+NotImplementedError\b")
-OPENERS, CLOSERS = "([{", ")]}"
-DANGLING = ("&&", "||", "->", ",", "(", "[", "{", ":", "\\", "=", "+")
-MARKER_HINTS = ("todo", "fixme", "xxx", "placeholder", "lorem", "implemented", "tbd", "here")
-STUB_BODY = re.compile(r"^\s*(pass|\.\.\.)\s*(#.*)?$", re.M)
-BODY_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
 
 
 @dataclass
@@ -216,7 +204,7 @@ def _scan_added_lines(
             stub
             and code
             and not in_comment(change, number, text, stub.start())
-            and not (python and _in_method(change, number))
+            and not (python and in_method(python_tree(change.text or ""), number))
         ):
             tally.at(
                 change,
@@ -227,7 +215,7 @@ def _scan_added_lines(
                 certain=not in_test,
                 rule="not-implemented",
             )
-        marker = _marker(change, number, text, code, prose)
+        marker = marker_in(change, number, text, code=code, prose=prose)
         if marker:
             tally.at(
                 change,
@@ -248,38 +236,6 @@ def _scan_added_lines(
             )
 
 
-def _marker(change: FileChange, number: int, text: str, code: bool, prose: bool) -> str | None:
-    """The marker a line adds in a comment (code) or as a marker (prose), or None."""
-    if prose:
-        found = PROSE_MARKER.search(text)
-        return (found.group(1) or found.group(2)) if found else None
-    if not code:
-        return None
-    for found in MARKERS.finditer(text):
-        if in_comment(change, number, text, found.start()):
-            return found.group(1)
-    return None
-
-
-def _in_method(change: FileChange, number: int) -> bool:
-    """True when a Python line lies in a function defined directly in a class body."""
-    tree = python_tree(change.text or "")
-    if tree is None:
-        return False
-    stack: list[Any] = [tree]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.ClassDef):
-            for item in node.body:
-                end = getattr(item, "end_lineno", None) or item.lineno
-                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
-                    item.lineno <= number <= end
-                ):
-                    return True
-        stack.extend(n for name in BODY_FIELDS for n in getattr(node, name, ()))
-    return False
-
-
 def _check_shape(change: FileChange, text: str, tally: _Tally) -> None:
     if not text.strip():
         if _touched_content(change) and kinds.basename(change.path) not in kinds.EMPTY_OK_NAMES:
@@ -287,9 +243,9 @@ def _check_shape(change: FileChange, text: str, tally: _Tally) -> None:
                 change, None, DEFECT_PENALTY, "the file is empty", certain=False, rule="empty-file"
             )
         return
-    if kinds.is_data(change.path) or kinds.is_doc(change.path) or not _loses_newline(change):
+    if kinds.is_data(change.path) or kinds.is_doc(change.path) or not loses_newline(change):
         return
-    reason = _open_structure(text)
+    reason = open_structure(text)
     if reason:
         message = f"truncated? the file ends without a newline {reason}"
         line = text.count("\n") + 1
@@ -298,49 +254,6 @@ def _check_shape(change: FileChange, text: str, tally: _Tally) -> None:
 
 def _touched_content(change: FileChange) -> bool:
     return change.status == "added" or change.additions + change.deletions > 0
-
-
-def _loses_newline(change: FileChange) -> bool:
-    """True when the change's last added line is the file's end and has no newline."""
-    lines = change.patch.splitlines()
-    return any(
-        line.startswith("\\") and lines[i - 1].startswith("+") for i, line in enumerate(lines) if i
-    )
-
-
-def _open_structure(text: str) -> str | None:
-    last = text.rstrip()
-    dangling = next((end for end in DANGLING if last.endswith(end)), None)
-    if dangling:
-        return f"after {dangling!r}"
-    depth = _bracket_depth(text)
-    return f"inside {depth} open bracket(s)" if depth > 0 else None
-
-
-def _bracket_depth(text: str) -> int:
-    depth = 0
-    quote: str | None = None
-    escaped = False
-    comment = False
-    for index, char in enumerate(text):
-        if char == "\n":
-            comment, escaped, quote = False, False, (quote if quote == "`" else None)
-        elif comment:
-            continue
-        elif quote:
-            if escaped or char == "\\":
-                escaped = not escaped
-            elif char == quote:
-                quote = None
-        elif char in "\"'`":
-            quote = char
-        elif char == "#" or text.startswith("//", index):
-            comment = True
-        elif char in OPENERS:
-            depth += 1
-        elif char in CLOSERS:
-            depth -= 1
-    return depth
 
 
 def _check_python(change: FileChange, text: str, tally: _Tally, in_test: bool) -> None:
@@ -358,7 +271,7 @@ def _check_python(change: FileChange, text: str, tally: _Tally, in_test: bool) -
     if in_test or not STUB_BODY.search(change.added_text):
         return
     added = {number for number, _ in change.added}
-    for node, method in _stub_functions(tree):
+    for node, method in stub_functions(tree):
         if node.lineno in added or node.body[-1].lineno in added:
             message = f"function {node.name}() has an empty body"
             if method:
@@ -372,64 +285,6 @@ def _check_python(change: FileChange, text: str, tally: _Tally, in_test: bool) -
                 certain=not method,
                 rule="empty-body",
             )
-
-
-def _stub_functions(
-    tree: ast.Module,
-) -> list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, bool]]:
-    """Functions whose body is only `pass` or `...`, and whether each is a method.
-
-    Walks statements only (fast). Decorated functions are registrations, overloads or abstract
-    declarations whose body is not expected; Protocol and ABC classes declare interfaces.
-    """
-    found: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, bool]] = []
-    stack: list[tuple[Any, bool]] = [(node, False) for node in tree.body]
-    while stack:
-        node, method = stack.pop()
-        if isinstance(node, ast.ClassDef):
-            if not _is_protocol(node):
-                stack.extend((item, True) for item in node.body)
-            continue
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _empty_body(node):
-            found.append((node, method))
-        for name in BODY_FIELDS:
-            stack.extend((child, False) for child in getattr(node, name, ()))
-    return sorted(found, key=lambda pair: pair[0].lineno)
-
-
-def _is_protocol(node: ast.ClassDef) -> bool:
-    metaclass = [k.value for k in node.keywords if k.arg == "metaclass"]
-    return any(_name(base) in ("Protocol", "ABC", "ABCMeta") for base in (*node.bases, *metaclass))
-
-
-def _name(node: ast.expr) -> str:
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    if isinstance(node, ast.Subscript):
-        return _name(node.value)
-    return node.id if isinstance(node, ast.Name) else ""
-
-
-def _empty_body(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    if node.decorator_list:
-        return False
-    body = node.body
-    if (
-        body
-        and isinstance(body[0], ast.Expr)
-        and isinstance(body[0].value, ast.Constant)
-        and isinstance(body[0].value.value, str)
-    ):
-        body = body[1:]
-    if len(body) != 1:
-        return False
-    only = body[0]
-    is_ellipsis = (
-        isinstance(only, ast.Expr)
-        and isinstance(only.value, ast.Constant)
-        and only.value.value is ...
-    )
-    return isinstance(only, ast.Pass) or is_ellipsis
 
 
 def _unmatched_items(snapshot: Snapshot, spec: Spec) -> list[ChecklistItem]:

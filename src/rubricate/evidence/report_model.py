@@ -57,6 +57,11 @@ class Finding:
         certain = self.severity == "error" if self.certain is None else self.certain
         return "certain" if certain else "note"
 
+    @property
+    def kind_label(self) -> str:
+        """` (certain)` or ` (note)` for warnings and errors; nothing for info findings."""
+        return "" if self.severity == "info" else f" ({self.kind})"
+
     def as_dict(self) -> dict[str, Any]:
         """The `{path, line, message}` JSON shape (plus severity, kind and rule)."""
         return {

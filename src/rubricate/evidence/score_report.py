@@ -229,12 +229,7 @@ def _finding_line(finding: Finding) -> str:
     if finding.path and finding.line:
         where = f"{finding.path}:{finding.line}"
     located = f"{code(where)} " if where else ""
-    return f"- **{finding.severity}**{kind_label(finding)} {located}{escape(finding.message)}"
-
-
-def kind_label(finding: Finding) -> str:
-    """` (certain)` or ` (note)` for warnings and errors; nothing for info findings."""
-    return "" if finding.severity == "info" else f" ({finding.kind})"
+    return f"- **{finding.severity}**{finding.kind_label} {located}{escape(finding.message)}"
 
 
 EVIDENCE_WIDTH = 64
@@ -288,7 +283,7 @@ def _check_lines(check: CheckResult, width: int) -> list[str]:
         where = f"{finding.path}:{finding.line}" if finding.path and finding.line else finding.path
         located = f"{where}: " if where else ""
         first, *rest = finding.message.splitlines() or [""]
-        lines.append(f"    {finding.severity}{kind_label(finding)}: {located}{first}")
+        lines.append(f"    {finding.severity}{finding.kind_label}: {located}{first}")
         lines += [f"      {more}" for more in rest[:MAX_MESSAGE_LINES]]
     if len(check.findings) > TABLE_FINDINGS_SHOWN:
         lines.append(f"    ... and {len(check.findings) - TABLE_FINDINGS_SHOWN} more")
