@@ -1,4 +1,4 @@
-"""Each finding kind is made precise by a rule; the fixtures are real git repositories built here."""
+"""Each finding kind is made precise by a rule; fixtures are real git repositories built here."""
 
 from __future__ import annotations
 
