@@ -275,3 +275,16 @@ def test_a_manifest_without_a_kept_lockfile_is_not_flagged(tmp_path: Path) -> No
     kept = {**BASE, "package.json": manifest, "package-lock.json": "{}\n"}
     stale = verifiability(tmp_path / "b", {"package.json": bumped}, kept)
     assert [(f.rule, f.kind) for f in stale.findings] == [("pinned-dependencies", "note")]
+
+
+DOCUMENTED = 'def f():\n    """Do it.\n\n    Old remark.\n    """\n    return 1\n'
+
+
+def test_lines_removed_inside_a_docstring_are_not_code_but_removed_code_is(
+    tmp_path: Path,
+) -> None:
+    base = {**BASE, "src/d.py": DOCUMENTED}
+    trimmed = {"src/d.py": 'def f():\n    """Do it.\n    """\n    return 1\n'}
+    assert verifiability(tmp_path / "a", trimmed, base).findings == ()
+    gutted = {"src/d.py": 'def f():\n    """Do it.\n\n    Old remark.\n    """\n'}
+    assert UNTESTED in messages(verifiability(tmp_path / "b", gutted, base))[0]
