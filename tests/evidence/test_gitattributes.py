@@ -1,8 +1,8 @@
-"""The head tree's `.gitattributes` decide which changed files are generated, vendored or undiffed.
+"""The base tree's `.gitattributes` decide which changed files are generated, vendored or undiffed.
 
 Every test builds a real repository (and reads a bare clone, as the action does), so git's own
-attribute rules decide: nested files, patterns, macros, and the head's version of each file
-whether or not the change touches it.
+attribute rules decide: nested files, patterns, macros, and the base's version of each file
+whether or not the change touches it (DESIGN.md §2b: a change cannot hide its own files).
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from rubricate.cli.rubric_cmd import resolve_rubric
 from rubricate.evidence.completeness import completeness_check
 from rubricate.evidence.paths import not_authored
 from rubricate.evidence.report_model import CheckResult
@@ -18,7 +19,8 @@ from rubricate.evidence.snapshot import Attributes, FileChange, Snapshot
 from rubricate.evidence.spec import parse_spec
 from rubricate.evidence.verifiability import verifiability_check
 from rubricate.gitio.read import read_snapshot
-from rubricate.judge.budget import exclusion_reason
+from rubricate.judge.budget import Budget, exclusion_reason
+from rubricate.judge.prompt import build_prompt
 
 from .gitrepo import FileValue, git, make_change
 
@@ -97,14 +99,39 @@ def test_false_overrides_the_detection(tmp_path: Path, path: str, text: str) -> 
     ]
 
 
-def test_the_heads_gitattributes_count_not_the_bases(tmp_path: Path) -> None:
-    head: dict[str, FileValue] = {
-        ".gitattributes": "src/*.py linguist-generated\n",
-        "src/app.py": "x = 2\n",
-    }
-    snapshot = read_bare(tmp_path, head)
-    assert snapshot.change("src/app.py").attributes == Attributes(generated=True)  # type: ignore[union-attr]
-    assert untested(verifiability_check(snapshot)) == []
+STUBBED = "def handler(event):\n    pass\n"
+
+
+@pytest.mark.parametrize(
+    "marks",
+    ["src/*.py linguist-generated\n", "src/handler.py -diff\n", "src/** linguist-vendored\n"],
+)
+@pytest.mark.parametrize("base_attributes", [None, "*.md linguist-documentation\n"])
+def test_a_change_cannot_mark_its_own_files(
+    tmp_path: Path, marks: str, base_attributes: str | None
+) -> None:
+    """Issue #28 item 6: a PR that adds or edits `.gitattributes` to hide its stubbed file."""
+    base: dict[str, FileValue] = {"README.md": "# p\n", ".gitattributes": base_attributes}
+    snapshot = read_bare(tmp_path, {".gitattributes": marks, "src/handler.py": STUBBED}, base)
+    handler = snapshot.change("src/handler.py")
+    assert handler is not None
+    assert handler.attributes == Attributes()
+    findings = completeness_check(snapshot, parse_spec("")).findings
+    assert [(f.message, f.kind) for f in findings] == [
+        ("function handler() has an empty body", "certain")
+    ]
+    assert exclusion_reason(handler) is None
+    rubric = resolve_rubric("agora-v3")
+    prompt = build_prompt(rubric, snapshot, Budget(), marker="M" * 16, phase="submission")
+    assert "src/handler.py" in prompt.files_seen
+
+
+def test_marks_the_change_removes_still_count(tmp_path: Path) -> None:
+    """Deleting or renaming the base's `.gitattributes` does not unmark a file either."""
+    base = {**BASE, "gen/.gitattributes": "*.py linguist-generated\n", "gen/a.py": "x = 1\n"}
+    moved = {"gen/.gitattributes": None, "old/.gitattributes": "*.py linguist-generated\n"}
+    snapshot = read_bare(tmp_path, {**moved, "gen/a.py": "x = 2\n"}, base)
+    assert snapshot.change("gen/a.py").attributes == Attributes(generated=True)  # type: ignore[union-attr]
 
 
 def test_the_work_tree_and_the_index_are_never_read(tmp_path: Path) -> None:

@@ -75,7 +75,7 @@ def test_markdown_report() -> None:
         in text
     )
     assert "<summary>❌ format: fail · 1 error, 1 info</summary>" in text
-    assert "- **error** `out/a\\|b.json:3` \\<script\\>" in text
+    assert "- **error** (certain) `out/a\\|b.json:3` \\<script\\>" in text
     assert "<script>" not in text
     assert "@octocat" not in text
     for line in text.splitlines():
@@ -136,6 +136,8 @@ def test_report_json_shape() -> None:
         "line": 3,
         "message": NASTY,
         "severity": "error",
+        "kind": "certain",
+        "rule": None,
     }
     assert data["not_scored"] == ["quality", "verifiability", "format_correctness"]
 
@@ -146,7 +148,7 @@ def test_text_table() -> None:
     assert lines[0] == f"rubricate score · rubric agora-v3 3.0 · base {'a' * 12} -> head {'b' * 12}"
     assert "spec_adherence        0.30      4  auto      <script>alert(1)</script>" in text
     assert "quality               0.25      -  -         not scored" in text
-    assert "    error: out/a|b.json:3: <script>" in text
+    assert "    error (certain): out/a|b.json:3: <script>" in text
     control = _report({"spec_adherence": 4})
     bell = ScoreReport(
         control.rubric,

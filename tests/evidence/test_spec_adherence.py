@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from rubricate.config import Config
-from rubricate.evidence.autoscore import spec_adherence_check
 from rubricate.evidence.report_model import CheckResult
 from rubricate.evidence.spec import parse_spec
+from rubricate.evidence.spec_adherence import spec_adherence_check
 
 from .gitrepo import FileValue, config_of, snapshot_of
 
@@ -58,7 +58,10 @@ def test_partial_coverage_and_out_of_scope(tmp_path: Path) -> None:
         ("warning", "README.md", "changed outside the declared scope"),
         ("warning", "ci/job.yml", "changed outside the declared scope"),
     ]
-    assert result.value == pytest.approx((1 / 3) * (1 - 0.5 * 2 / 3))
+    assert [f.kind for f in result.findings] == ["note", "certain", "certain", "certain"]
+    # the item matched by words alone is a note: it cannot take the value below what the
+    # certain evidence (a missing deliverable, two paths out of scope) gives
+    assert result.value == pytest.approx((2 / 3) * (1 - 0.5 * 2 / 3))
 
 
 def test_config_scope_and_required_deliverables(tmp_path: Path) -> None:

@@ -38,7 +38,8 @@ def test_source_with_tests_fixtures_and_example(tmp_path: Path) -> None:
 
 def test_source_without_tests(tmp_path: Path) -> None:
     result = check(tmp_path, {"src/app.py": "x = 3\n", "src/more.py": "y = 1\n"})
-    assert (result.status, result.value) == ("warn", 0.0)
+    assert (result.status, result.value) == ("warn", 0.5)  # a note: held at the middle
+    assert [f.kind for f in result.findings] == ["note"]
     assert [(f.path, f.message) for f in result.findings] == [
         ("src/app.py", "2 source files changed without a test change: src/app.py, src/more.py")
     ]
@@ -55,7 +56,7 @@ def test_randomness_needs_a_seed_in_the_same_file(tmp_path: Path) -> None:
         tmp_path / "a", {"tools/sample.py": "import random\nx = random.choice([1, 2])\n"}
     )
     assert [(f.path, f.line) for f in unseeded.findings][-1] == ("tools/sample.py", 2)
-    assert any(e.startswith("missing seeds") for e in unseeded.evidence)
+    assert any(e.startswith("note: missing seeds") for e in unseeded.evidence)
     seeded = check(
         tmp_path / "b",
         {
@@ -69,7 +70,7 @@ def test_randomness_needs_a_seed_in_the_same_file(tmp_path: Path) -> None:
 
 def test_data_files_need_checksums(tmp_path: Path) -> None:
     missing = check(tmp_path / "a", {"data/table.csv": "a,b\n1,2\n"})
-    assert (missing.value, missing.findings[0].path) == (0.0, "data/table.csv")
+    assert (missing.value, missing.findings[0].path) == (0.5, "data/table.csv")
     with_file = check(
         tmp_path / "b", {"data/table.csv": "a,b\n", "data/SHA256SUMS": "ab" * 32 + "  table.csv\n"}
     )
@@ -84,7 +85,7 @@ def test_data_files_need_checksums(tmp_path: Path) -> None:
 def test_prose_needs_sources(tmp_path: Path) -> None:
     prose = "".join(f"Fact number {i} about the world.\n" for i in range(12))
     missing = check(tmp_path / "a", {"docs/facts.md": prose})
-    assert missing.value == 0.0
+    assert missing.value == 0.5
     assert missing.findings[0].message == "12 lines of prose added without links to sources"
     linked = check(
         tmp_path / "b", {"docs/facts.md": prose}, body="Source: https://example.org/facts"
@@ -96,7 +97,11 @@ def test_prose_needs_sources(tmp_path: Path) -> None:
 
 def test_dependency_changes_need_a_lockfile_or_pins(tmp_path: Path) -> None:
     loose = check(tmp_path / "a", {"requirements.txt": "requests>=2\n"})
-    assert loose.value == 0.0
+    assert loose.value is None  # the project keeps no lockfile: ranges are its choice
+    assert "no lockfile kept for requirements.txt" in loose.evidence[0]
+    kept = {"requirements.txt": "requests>=2\n", "requirements.lock": "requests==2.0\n"}
+    stale = snapshot_of(tmp_path / "k", {**BASE, **kept}, {"requirements.txt": "requests>=3\n"})
+    assert verifiability_check(stale).value == 0.5
     pinned = check(tmp_path / "b", {"requirements.txt": "requests==2.32.3\n# comment\n"})
     assert pinned.value == 1.0
     locked = check(
@@ -112,7 +117,7 @@ def test_dependency_changes_need_a_lockfile_or_pins(tmp_path: Path) -> None:
     npm = check(
         tmp_path / "e", {"package.json": '{\n  "version": "1.0.0",\n  "left-pad": "^1.3.0"\n}\n'}
     )
-    assert npm.value == 0.0
+    assert npm.value is None
 
 
 GENERATED_TS = (
@@ -170,7 +175,7 @@ def test_fixtures_and_snapshots_are_not_tests(tmp_path: Path) -> None:
             "pyproject.toml",
             '[project]\ndependencies = [\n    "httpx>=0.27",\n]\n',
             '[project]\ndependencies = [\n    "httpx>=0.28",\n]\n',
-            0.0,
+            None,
         ),
         (
             "package.json",
@@ -182,7 +187,7 @@ def test_fixtures_and_snapshots_are_not_tests(tmp_path: Path) -> None:
             "package.json",
             '{\n  "x": {\n  "ajv": "^8.1.0"\n}}\n',
             '{\n  "x": {\n  "ajv": "^8.2.0"\n}}\n',
-            0.0,
+            None,
         ),
         (
             "go.mod",
@@ -193,7 +198,7 @@ def test_fixtures_and_snapshots_are_not_tests(tmp_path: Path) -> None:
     ],
 )
 def test_exact_pins_in_a_manifest_count_as_pinned(
-    tmp_path: Path, path: str, before: str, after: str, value: float
+    tmp_path: Path, path: str, before: str, after: str, value: float | None
 ) -> None:
     change = snapshot_of(tmp_path, {**BASE, path: before}, {path: after})
     result = verifiability_check(change)

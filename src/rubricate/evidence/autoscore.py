@@ -40,19 +40,21 @@ from rubricate.errors import ScoreError
 from rubricate.evidence.completeness import completeness_check
 from rubricate.evidence.deliverable_schemas import compile_deliverable_schemas
 from rubricate.evidence.format_check import format_check
-from rubricate.evidence.paths import extension, glob_regex, is_glob
 from rubricate.evidence.report_model import (
+    SATISFIED_AT,
     CheckResult,
     CriterionScore,
     Finding,
     ScoreReport,
+    certain_errors,
     check_result,
-    short_list,
     to_scale,
 )
-from rubricate.evidence.spec import Spec, change_vocabulary, item_covered, parse_spec, touches
+from rubricate.evidence.spec import parse_spec
+from rubricate.evidence.spec_adherence import spec_adherence_check
 from rubricate.evidence.verifiability import verifiability_check
 from rubricate.rubric.agentv_score import check_all, score_any
+from rubricate.rubric.model import TOLERANCE
 from rubricate.rubric.scoring import numeric, resolve_criterion_id
 
 if TYPE_CHECKING:
@@ -80,7 +82,10 @@ def auto_score(
         spec_adherence_check(snapshot, config, spec),
     ]
     graders = [_resolve_grader(rubric, result) for result in grader_results]
-    heuristics = [_with_score(rubric, c) if c.criterion in rubric.ids else c for c in heuristics]
+    heuristics = [
+        _with_score(rubric, c) if c.criterion in rubric.ids and _decides(rubric, c) else c
+        for c in heuristics
+    ]
     graders = [_with_score(rubric, c) if c.criterion in rubric.ids else c for c in graders]
     criteria = _criterion_scores(rubric, heuristics, graders)
     result = score_any(rubric, check_all(rubric, {c.id: c.score for c in criteria}))
@@ -115,9 +120,17 @@ def _with_score(rubric: Rubric, check: CheckResult) -> CheckResult:
 
 
 def _scale_value(rubric: Rubric, check: CheckResult) -> float | bool:
-    errors = any(f.severity == "error" for f in check.findings)
-    defects = errors or any(f.severity == "warning" for f in check.findings)
+    errors = certain_errors(check.findings)
+    defects = any(f.severity in ("error", "warning") for f in check.findings)
     return to_scale(rubric.scale, check.value or 0.0, defects=defects, errors=errors)
+
+
+def _decides(rubric: Rubric, check: CheckResult) -> bool:
+    """False for a heuristic that would leave a checklist criterion unsatisfied on notes alone:
+    a checklist has no middle to hold it at, so a reviewer or the judge decides."""
+    if not rubric.scale.binary or (check.value or 0.0) >= SATISFIED_AT - TOLERANCE:
+        return True
+    return any(f.kind == "certain" and f.severity != "info" for f in check.findings)
 
 
 def _criterion_scores(
@@ -126,7 +139,11 @@ def _criterion_scores(
     found: list[CriterionScore] = []
     for cid in rubric.ids:
         from_graders = [g for g in graders if g.criterion == cid and g.value is not None]
-        from_checks = [h for h in heuristics if h.criterion == cid and h.value is not None]
+        from_checks = [
+            h
+            for h in heuristics
+            if h.criterion == cid and h.value is not None and _decides(rubric, h)
+        ]
         chosen = min(from_graders, key=lambda g: g.value or 0.0) if from_graders else None
         chosen = chosen or (from_checks[0] if from_checks else None)
         if chosen is None:
@@ -148,6 +165,8 @@ def _notes(
             notes.append(
                 f"{cid}: no automatic score without the judge or a grader; a reviewer scores it"
             )
+        elif check is not None and check.value is not None and not _decides(rubric, check):
+            notes.append(f"{cid}: not scored: notes alone do not decide a checklist criterion")
         elif check is not None and check.evidence:
             notes.append(f"{cid}: not scored: {check.evidence[-1]}")
         else:
@@ -183,98 +202,3 @@ def inputs_check(snapshot: Snapshot) -> CheckResult:
         if change.status == "renamed" and change.old_path:
             evidence.append(f"renamed: {change.old_path} -> {change.path}")
     return check_result(INPUTS_CHECK, findings, evidence=evidence[:20])
-
-
-SPEC_CHECK = "spec_adherence"
-SPEC_CRITERION = "spec_adherence"
-OUT_OF_SCOPE_WEIGHT = 0.5
-MAX_SCOPE_FINDINGS = 20
-
-
-def spec_adherence_check(snapshot: Snapshot, config: Config, spec: Spec) -> CheckResult:
-    """Compare the change with the spec's checklist, deliverables and declared scope."""
-    findings: list[Finding] = []
-    evidence: list[str] = []
-    covered, total = _coverage(snapshot, config, spec, findings, evidence)
-    scope = (*config.scope, *spec.scope)
-    outside = _out_of_scope(snapshot, scope, spec.out_of_scope)
-    _scope_findings(outside, findings)
-    if not total and not scope and not spec.out_of_scope:
-        evidence.append("the spec has no checklist, named deliverables or scope to compare against")
-        return check_result(
-            SPEC_CHECK, findings, criterion=SPEC_CRITERION, value=None, evidence=evidence
-        )
-    touched = len(snapshot.touched_paths)
-    share = len(outside) / touched if touched else 0.0
-    if scope or spec.out_of_scope:
-        evidence.append(f"{touched - len(outside)} of {touched} touched paths are in scope")
-    value = (covered / total if total else 1.0) * (1.0 - OUT_OF_SCOPE_WEIGHT * share)
-    return check_result(
-        SPEC_CHECK, findings, criterion=SPEC_CRITERION, value=value, evidence=evidence
-    )
-
-
-def _coverage(
-    snapshot: Snapshot, config: Config, spec: Spec, findings: list[Finding], evidence: list[str]
-) -> tuple[int, int]:
-    covered = total = 0
-    if spec.open_items:
-        words = change_vocabulary(snapshot)
-        done = [item for item in spec.open_items if item_covered(item, snapshot, words)]
-        for item in spec.open_items:
-            if item not in done:
-                findings.append(
-                    Finding(SPEC_CHECK, f"not covered: {item.text}", None, item.line, "info")
-                )
-        evidence.append(f"{len(done)} of {len(spec.open_items)} open checklist items covered")
-        covered, total = len(done), len(spec.open_items)
-    named = list(
-        dict.fromkeys([*spec.deliverables, *(d.glob for d in config.deliverables if d.required)])
-    )
-    if named:
-        hit = [name for name in named if touches(name, snapshot)]
-        for name in named:
-            if name not in hit:
-                findings.append(
-                    Finding(
-                        SPEC_CHECK, f"deliverable not in the change: {name}", severity="warning"
-                    )
-                )
-        missed = [name for name in named if name not in hit]
-        listed = f": {short_list(hit)}" if hit else f"; missing: {short_list(missed)}"
-        evidence.append(
-            f"{len(hit)} of {len(named)} deliverables the spec names are in the change{listed}"
-        )
-        covered, total = covered + len(hit), total + len(named)
-    return covered, total
-
-
-def _out_of_scope(
-    snapshot: Snapshot, scope: tuple[str, ...], excluded: tuple[str, ...]
-) -> list[str]:
-    inside = [glob_regex(_as_directory(pattern)) for pattern in scope]
-    banned = [glob_regex(pattern) for pattern in excluded]
-    found: list[str] = []
-    for path in sorted(snapshot.touched_paths):
-        if any(r.match(path) for r in banned) or (
-            inside and not any(r.match(path) for r in inside)
-        ):
-            found.append(path)
-    return found
-
-
-def _as_directory(pattern: str) -> str:
-    """A bare name without an extension (`src`) means the directory `src/`."""
-    return pattern if is_glob(pattern) or extension(pattern) else pattern + "/"
-
-
-def _scope_findings(outside: list[str], findings: list[Finding]) -> None:
-    for path in outside[:MAX_SCOPE_FINDINGS]:
-        findings.append(
-            Finding(SPEC_CHECK, "changed outside the declared scope", path, None, "warning")
-        )
-    if len(outside) > MAX_SCOPE_FINDINGS:
-        extra = len(outside) - MAX_SCOPE_FINDINGS
-        findings.append(
-            Finding(SPEC_CHECK, f"... and {extra} more paths outside the scope", severity="warning")
-        )

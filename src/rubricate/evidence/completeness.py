@@ -1,30 +1,50 @@
 """The completeness check: nothing stubbed, truncated or left TODO (pure: heuristics).
 
-Counted against completeness, on ADDED lines only:
-- `TODO`, `FIXME`, `XXX` (upper case, as words), "stub"/"placeholder"/"lorem ipsum" text
-  outside test files: warnings, 0.1 each;
-- `NotImplementedError`, `todo!()`/`unimplemented!()`, "not implemented" throws: errors, 0.25;
-- Python functions whose body is only `pass` or `...` (abstract methods, overloads, Protocols
-  and `.pyi` stubs excepted): errors, 0.25;
-- empty files (`__init__.py`, `.gitkeep` and the like excepted) and files that end without a
-  newline in the middle of a structure (open brackets, a trailing `,`/`(`/`:`/`\\`, or a
-  Python file that no longer parses): errors, 0.25;
-- the spec's unchecked `- [ ]` items with no matching change: errors, 0.6 times their share.
-The value is 1 minus the penalties (at least 0); an empty change scores 0. Generated, vendored
-and lock files (`paths.not_authored`, the head's `.gitattributes` first) are not scanned; the
-evidence names them.
+Only lines the change adds count, and a line the change also removes elsewhere (moved or
+re-indented code) is not added. Generated, vendored and lock files (`paths.not_authored`,
+the base's `.gitattributes` first) are not scanned; the evidence names them. Each finding is
+certain or a note (the certainty rule, `report_model`); notes never take the value below the
+middle of the scale.
+
+Certain, in files that are not tests:
+- a `TODO`, `FIXME` or `XXX` marker (upper case, as a word) in a comment or docstring of code
+  (`code_lines.in_comment`), or in prose at the start of a line or item or before a colon;
+  never an identifier (`Status.TODO`) or other code: warnings, 0.1 each;
+- a stub marker: Python `raise NotImplementedError` outside a class (in a method it is the
+  abstract-method idiom, not a finding), Rust `todo!()`/`unimplemented!()`, a "not
+  implemented" error thrown or raised: errors, 0.25;
+- a Python function whose body is only `pass` or `...` (a docstring aside) where a body is
+  expected: a function of a module or of another function, without decorators: errors, 0.25;
+- the spec's unchecked `- [ ]` items naming a path that the change does not touch.
+Notes: markers and stubs in test files; an empty method (a hook or a no-op override may be
+deliberate; Protocol and ABC classes, `@overload` and `@abstractmethod` are never flagged);
+placeholder text (`lorem ipsum`, or a bracketed `[placeholder]`, `<insert ... here>`, `<TBD>`;
+"placeholder" as an ordinary word or an HTML attribute is not one); empty files
+(`__init__.py`, `.gitkeep` and the like excepted); files that end without a newline in the
+middle of a structure (open brackets, a trailing `,`/`(`/`:`/`\\`) or a Python file that does
+not parse with this interpreter; spec items matched only by words.
+The value is 1 minus the penalties (at least 0); an empty change scores 0 (certain).
 """
 
 from __future__ import annotations
 
 import ast
-import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rubricate.evidence import paths as kinds
+from rubricate.evidence.code_lines import comment_style, in_comment, python_tree
+from rubricate.evidence.markers import (
+    MARKER_HINTS,
+    PLACEHOLDER,
+    PYTHON_UNIMPLEMENTED,
+    UNIMPLEMENTED,
+    marker_in,
+)
+from rubricate.evidence.python_stubs import STUB_BODY, in_method, stub_functions
 from rubricate.evidence.report_model import CheckResult, Finding, check_result, short_list
 from rubricate.evidence.spec import ChecklistItem, Spec, change_vocabulary, item_covered
+from rubricate.evidence.truncation import loses_newline, open_structure
 
 if TYPE_CHECKING:
     from rubricate.evidence.snapshot import FileChange, Snapshot
@@ -36,24 +56,12 @@ DEFECT_PENALTY = 0.25
 CHECKLIST_WEIGHT = 0.6
 MAX_FINDINGS_PER_FILE = 10
 
-MARKERS = re.compile(r"\b(TODO|FIXME|XXX)\b")
-STUB_TEXT = re.compile(r"\b(stub(bed)?|placeholder|lorem ipsum)\b", re.I)
-HTML_PLACEHOLDER = re.compile(r"placeholder\s*[=:]", re.I)
-UNIMPLEMENTED = re.compile(
-    r"\bNotImplementedError\b|\btodo!\(|\bunimplemented!\(|not\s+implemented(\s+yet)?[\"'`]", re.I
-)
-OPENERS, CLOSERS = "([{", ")]}"
-DANGLING = ("&&", "||", "->", ",", "(", "[", "{", ":", "\\", "=", "+")
-MARKER_HINTS = ("todo", "fixme", "xxx", "stub", "placeholder", "lorem", "implemented")
-STUB_BODY = re.compile(r"^\s*(pass|\.\.\.)\s*(#.*)?$", re.M)
-BODY_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
-ABSTRACT_DECORATORS = frozenset({"abstractmethod", "overload", "abstractproperty"})
-
 
 @dataclass
 class _Tally:
     findings: list[Finding] = field(default_factory=list)
     penalty: float = 0.0
+    certain_penalty: float = 0.0
 
     def at(
         self,
@@ -62,22 +70,41 @@ class _Tally:
         penalty: float,
         message: str,
         severity: str = "warning",
+        *,
+        certain: bool,
+        rule: str,
     ) -> None:
         """Add a finding located in a changed file."""
-        self.add(penalty, message, change.path, line, severity)
+        self.add(penalty, message, change.path, line, severity, certain=certain, rule=rule)
 
     def add(
-        self, penalty: float, message: str, path: str | None, line: int | None, severity: str
+        self,
+        penalty: float,
+        message: str,
+        path: str | None,
+        line: int | None,
+        severity: str,
+        *,
+        certain: bool,
+        rule: str,
     ) -> None:
         self.penalty += penalty
-        self.findings.append(Finding(CHECK_ID, message, path, line, severity))  # type: ignore[arg-type]
+        self.certain_penalty += penalty if certain else 0.0
+        if not certain and severity == "error":
+            severity = "warning"  # a note is never an error
+        finding = Finding(CHECK_ID, message, path, line, severity, certain, rule)  # type: ignore[arg-type]
+        self.findings.append(finding)
 
 
 def completeness_check(snapshot: Snapshot, spec: Spec) -> CheckResult:
     """Look for unfinished work in the change and for unmatched spec checklist items."""
     if not snapshot.changes:
         finding = Finding(
-            CHECK_ID, "the change is empty: no file differs from the base", severity="error"
+            CHECK_ID,
+            "the change is empty: no file differs from the base",
+            severity="error",
+            certain=True,
+            rule="empty-change",
         )
         return check_result(
             CHECK_ID, [finding], criterion=CRITERION, value=0.0, evidence=["empty change"]
@@ -85,24 +112,46 @@ def completeness_check(snapshot: Snapshot, spec: Spec) -> CheckResult:
     tally = _Tally()
     live = [c for c in snapshot.changes if not c.deleted]
     left_out = {c.path: why for c in live if (why := kinds.not_authored(c))}
+    moved = _removed_lines(snapshot)
     for change in live:
         if change.path not in left_out:
-            _scan_file(change, tally)
+            _scan_file(change, tally, moved)
     unmatched = _unmatched_items(snapshot, spec)
     for item in unmatched:
+        share = CHECKLIST_WEIGHT / len(spec.open_items)
+        certain = bool(item.paths)
         tally.add(
-            0.0, f"spec item not addressed by the change: {item.text}", None, item.line, "error"
+            share,
+            f"spec item not addressed by the change: {item.text}",
+            None,
+            item.line,
+            "error",
+            certain=certain,
+            rule="spec-item",
         )
-    if spec.open_items:
-        tally.penalty += CHECKLIST_WEIGHT * len(unmatched) / len(spec.open_items)
-    value = max(0.0, 1.0 - tally.penalty)
     return check_result(
         CHECK_ID,
         tally.findings,
         criterion=CRITERION,
-        value=value,
+        value=max(0.0, 1.0 - tally.penalty),
         evidence=_evidence(len(live), left_out, spec, unmatched),
+        certain_value=max(0.0, 1.0 - tally.certain_penalty),
     )
+
+
+def _removed_lines(snapshot: Snapshot) -> frozenset[str]:
+    """Every line the change removes (stripped): an added copy of one is moved, not new."""
+    found: set[str] = set()
+    for change in snapshot.changes:
+        if change.deletions:
+            found.update(
+                stripped
+                for raw in change.patch.splitlines()
+                if raw.startswith("-")
+                and not raw.startswith("---")
+                and (stripped := raw[1:].strip())
+            )
+    return frozenset(found)
 
 
 def _evidence(
@@ -120,163 +169,122 @@ def _evidence(
     return lines
 
 
-def _scan_file(change: FileChange, tally: _Tally) -> None:
+def _scan_file(change: FileChange, tally: _Tally, moved: frozenset[str]) -> None:
     start = len(tally.findings)
-    _scan_added_lines(change, tally)
+    in_test = kinds.is_test(change.path)
+    _scan_added_lines(change, tally, moved, in_test)
     text = change.text
     if text is not None:
         _check_shape(change, text, tally)
         if change.path.endswith(".py"):
-            _check_python(change, text, tally)
+            _check_python(change, text, tally, in_test)
     extra = len(tally.findings) - start - MAX_FINDINGS_PER_FILE
     if extra > 0:
         del tally.findings[start + MAX_FINDINGS_PER_FILE :]
         tally.findings.append(
-            Finding(CHECK_ID, f"... and {extra} more", change.path, None, "warning")
+            Finding(CHECK_ID, f"... and {extra} more", change.path, None, "warning", False)
         )
 
 
-def _scan_added_lines(change: FileChange, tally: _Tally) -> None:
+def _scan_added_lines(
+    change: FileChange, tally: _Tally, moved: frozenset[str], in_test: bool
+) -> None:
     lowered = change.added_text.lower()
     if not any(hint in lowered for hint in MARKER_HINTS):
         return
-    in_test = kinds.is_test(change.path)
+    prose = kinds.is_doc(change.path)
+    code = comment_style(change.path) is not None and not prose
+    python = change.path.endswith(".py")
     for number, text in change.added:
+        if text.strip() in moved:
+            continue
         shown = text.strip()[:120]
-        if UNIMPLEMENTED.search(text):
-            tally.at(change, number, DEFECT_PENALTY, f"not implemented: {shown}", "error")
-        marker = MARKERS.search(text)
+        stub = (PYTHON_UNIMPLEMENTED if python else UNIMPLEMENTED).search(text)
+        if (
+            stub
+            and code
+            and not in_comment(change, number, text, stub.start())
+            and not (python and in_method(python_tree(change.text or ""), number))
+        ):
+            tally.at(
+                change,
+                number,
+                DEFECT_PENALTY,
+                f"not implemented: {shown}",
+                "error",
+                certain=not in_test,
+                rule="not-implemented",
+            )
+        marker = marker_in(change, number, text, code=code, prose=prose)
         if marker:
-            tally.at(change, number, MARKER_PENALTY, f"{marker.group(1)} marker: {shown}")
-        elif not in_test and STUB_TEXT.search(text) and not HTML_PLACEHOLDER.search(text):
-            tally.at(change, number, MARKER_PENALTY, f"stub or placeholder text: {shown}")
+            tally.at(
+                change,
+                number,
+                MARKER_PENALTY,
+                f"{marker} marker: {shown}",
+                certain=not in_test,
+                rule="todo-marker",
+            )
+        elif not in_test and PLACEHOLDER.search(text):
+            tally.at(
+                change,
+                number,
+                MARKER_PENALTY,
+                f"placeholder text: {shown}",
+                certain=False,
+                rule="placeholder-text",
+            )
 
 
 def _check_shape(change: FileChange, text: str, tally: _Tally) -> None:
     if not text.strip():
         if _touched_content(change) and kinds.basename(change.path) not in kinds.EMPTY_OK_NAMES:
-            tally.at(change, None, DEFECT_PENALTY, "the file is empty", "error")
+            tally.at(
+                change, None, DEFECT_PENALTY, "the file is empty", certain=False, rule="empty-file"
+            )
         return
-    if kinds.is_data(change.path) or kinds.is_doc(change.path) or not _loses_newline(change):
+    if kinds.is_data(change.path) or kinds.is_doc(change.path) or not loses_newline(change):
         return
-    reason = _open_structure(text)
+    reason = open_structure(text)
     if reason:
         message = f"truncated? the file ends without a newline {reason}"
-        tally.at(change, text.count("\n") + 1, DEFECT_PENALTY, message, "error")
+        line = text.count("\n") + 1
+        tally.at(change, line, DEFECT_PENALTY, message, certain=False, rule="truncated")
 
 
 def _touched_content(change: FileChange) -> bool:
     return change.status == "added" or change.additions + change.deletions > 0
 
 
-def _loses_newline(change: FileChange) -> bool:
-    """True when the change's last added line is the file's end and has no newline."""
-    lines = change.patch.splitlines()
-    return any(
-        line.startswith("\\") and lines[i - 1].startswith("+") for i, line in enumerate(lines) if i
-    )
-
-
-def _open_structure(text: str) -> str | None:
-    last = text.rstrip()
-    dangling = next((end for end in DANGLING if last.endswith(end)), None)
-    if dangling:
-        return f"after {dangling!r}"
-    depth = _bracket_depth(text)
-    return f"inside {depth} open bracket(s)" if depth > 0 else None
-
-
-def _bracket_depth(text: str) -> int:
-    depth = 0
-    quote: str | None = None
-    escaped = False
-    comment = False
-    for index, char in enumerate(text):
-        if char == "\n":
-            comment, escaped, quote = False, False, (quote if quote == "`" else None)
-        elif comment:
-            continue
-        elif quote:
-            if escaped or char == "\\":
-                escaped = not escaped
-            elif char == quote:
-                quote = None
-        elif char in "\"'`":
-            quote = char
-        elif char == "#" or text.startswith("//", index):
-            comment = True
-        elif char in OPENERS:
-            depth += 1
-        elif char in CLOSERS:
-            depth -= 1
-    return depth
-
-
-def _check_python(change: FileChange, text: str, tally: _Tally) -> None:
+def _check_python(change: FileChange, text: str, tally: _Tally, in_test: bool) -> None:
     if change.path.endswith(".pyi") or not change.added:
         return
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError) as exc:
-        message = f"Python file does not parse: {getattr(exc, 'msg', exc)}"
-        tally.at(change, getattr(exc, "lineno", None), DEFECT_PENALTY, message, "error")
+    tree = python_tree(text)
+    if tree is None:
+        try:
+            ast.parse(text)
+        except (SyntaxError, ValueError) as exc:
+            message = f"Python file does not parse here: {getattr(exc, 'msg', exc)}"
+            line = getattr(exc, "lineno", None)
+            tally.at(change, line, DEFECT_PENALTY, message, certain=False, rule="does-not-parse")
         return
-    if not STUB_BODY.search(change.added_text):
+    if in_test or not STUB_BODY.search(change.added_text):
         return
     added = {number for number, _ in change.added}
-    for node in _stub_functions(tree):
+    for node, method in stub_functions(tree):
         if node.lineno in added or node.body[-1].lineno in added:
             message = f"function {node.name}() has an empty body"
-            tally.at(change, node.lineno, DEFECT_PENALTY, message, "error")
-
-
-def _stub_functions(tree: ast.Module) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
-    """Functions whose body is only `pass` or `...`, walking statements only (fast)."""
-    found: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
-    stack: list[Any] = list(tree.body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.ClassDef) and _is_protocol(node):
-            continue
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _empty_body(node):
-            found.append(node)
-        for name in BODY_FIELDS:
-            stack.extend(getattr(node, name, ()))
-    return sorted(found, key=lambda node: node.lineno)
-
-
-def _is_protocol(node: ast.ClassDef) -> bool:
-    return any(_name(base) in ("Protocol", "ABC") for base in node.bases)
-
-
-def _name(node: ast.expr) -> str:
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    if isinstance(node, ast.Subscript):
-        return _name(node.value)
-    return node.id if isinstance(node, ast.Name) else ""
-
-
-def _empty_body(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    if any(_name(d) in ABSTRACT_DECORATORS for d in node.decorator_list):
-        return False
-    body = node.body
-    if (
-        body
-        and isinstance(body[0], ast.Expr)
-        and isinstance(body[0].value, ast.Constant)
-        and isinstance(body[0].value.value, str)
-    ):
-        body = body[1:]
-    if len(body) != 1:
-        return False
-    only = body[0]
-    is_ellipsis = (
-        isinstance(only, ast.Expr)
-        and isinstance(only.value, ast.Constant)
-        and only.value.value is ...
-    )
-    return isinstance(only, ast.Pass) or is_ellipsis
+            if method:
+                message = f"method {node.name}() has an empty body (a hook or no-op override?)"
+            tally.at(
+                change,
+                node.lineno,
+                DEFECT_PENALTY,
+                message,
+                "error",
+                certain=not method,
+                rule="empty-body",
+            )
 
 
 def _unmatched_items(snapshot: Snapshot, spec: Spec) -> list[ChecklistItem]:

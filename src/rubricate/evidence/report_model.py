@@ -7,7 +7,15 @@ A check's value in [0, 1] is mapped onto a rubric's scale by `to_scale`:
   the top (5 means "no defects").
 - Other scales (open 0..100 axes): linear, `min + v * span`, one decimal, and a check with
   defects is capped at 90% of the span.
-- Checklists (0/1): satisfied iff v >= 0.7, and never with an error finding.
+- Checklists (0/1): satisfied iff v >= 0.7, and never with a certain error finding.
+
+The certainty rule (DESIGN.md §1): each finding is `certain` (a deliverable that fails its
+schema or cannot be parsed, a required deliverable missing, an empty change, stub markers or
+TODOs the change adds to non-test code) or a `note` (an uncertain signal: source without test
+changes, prose without links, ...). A check that reports its certain-only value
+(`check_result(certain_value=...)`) is held at `NOTE_FLOOR`, the middle of the scale (3 on
+1-5), unless certain evidence takes it lower: notes alone never score below the middle and so
+never decide a `fail`.
 """
 
 from __future__ import annotations
@@ -23,6 +31,9 @@ if TYPE_CHECKING:
 
 CheckStatus = Literal["pass", "fail", "warn", "skip", "error"]
 Severity = Literal["error", "warning", "info"]
+FindingKind = Literal["certain", "note"]
+NOTE_FLOOR = 0.5
+"""The lowest value notes alone can give a check: the middle of the scale."""
 ScoreSource = Literal["auto", "judge", "reviewer"]
 
 
@@ -35,14 +46,31 @@ class Finding:
     path: str | None = None
     line: int | None = None
     severity: Severity = "warning"
+    certain: bool | None = None
+    """True for certain evidence, False for a note; None: an error is certain, else a note."""
+    rule: str = ""
+    """The heuristic's rule that made the finding (`todo-marker`, `tests`, ...), when known."""
+
+    @property
+    def kind(self) -> FindingKind:
+        """`certain` or `note` (see the certainty rule above)."""
+        certain = self.severity == "error" if self.certain is None else self.certain
+        return "certain" if certain else "note"
+
+    @property
+    def kind_label(self) -> str:
+        """` (certain)` or ` (note)` for warnings and errors; nothing for info findings."""
+        return "" if self.severity == "info" else f" ({self.kind})"
 
     def as_dict(self) -> dict[str, Any]:
-        """The `{path, line, message}` JSON shape (plus severity)."""
+        """The `{path, line, message}` JSON shape (plus severity, kind and rule)."""
         return {
             "path": self.path,
             "line": self.line,
             "message": self.message,
             "severity": self.severity,
+            "kind": self.kind,
+            "rule": self.rule or None,
         }
 
 
@@ -109,8 +137,22 @@ def check_result(
     criterion: str | None = None,
     value: float | None = None,
     evidence: list[str] | tuple[str, ...] = (),
+    certain_value: float | None = None,
 ) -> CheckResult:
-    """A check result whose status follows from its findings and whether it has a value."""
+    """A check result whose status follows from its findings and whether it has a value.
+
+    With `certain_value` (the value from certain evidence alone), the value is held at
+    `NOTE_FLOOR` unless certain evidence takes it lower, and the evidence says so.
+    """
+    if value is not None and certain_value is not None:
+        held = max(value, min(certain_value, NOTE_FLOOR))
+        if held > value + 1e-9:
+            evidence = [
+                *evidence,
+                f"notes alone never score below the middle of the scale: value {value:.2f} "
+                f"held at {held:.2f}",
+            ]
+            value = held
     severities = {f.severity for f in findings}
     status: CheckStatus
     if "error" in severities:
@@ -133,10 +175,15 @@ def short_list(items: list[str] | tuple[str, ...], limit: int = 3) -> str:
 SATISFIED_AT = 0.7
 
 
+def certain_errors(findings: tuple[Finding, ...] | list[Finding]) -> bool:
+    """True when a finding is a certain error."""
+    return any(f.severity == "error" and f.kind == "certain" for f in findings)
+
+
 def to_scale(
     scale: Scale, value: float, *, defects: bool = False, errors: bool = False
 ) -> float | bool:
-    """The score on `scale` for a check value in [0, 1]."""
+    """The score on `scale` for a check value in [0, 1] (`errors`: certain errors)."""
     fraction = clamp01(value)
     if scale.binary:
         return fraction >= SATISFIED_AT - TOLERANCE and not errors

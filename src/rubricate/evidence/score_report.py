@@ -229,7 +229,7 @@ def _finding_line(finding: Finding) -> str:
     if finding.path and finding.line:
         where = f"{finding.path}:{finding.line}"
     located = f"{code(where)} " if where else ""
-    return f"- **{finding.severity}** {located}{escape(finding.message)}"
+    return f"- **{finding.severity}**{finding.kind_label} {located}{escape(finding.message)}"
 
 
 EVIDENCE_WIDTH = 64
@@ -283,7 +283,7 @@ def _check_lines(check: CheckResult, width: int) -> list[str]:
         where = f"{finding.path}:{finding.line}" if finding.path and finding.line else finding.path
         located = f"{where}: " if where else ""
         first, *rest = finding.message.splitlines() or [""]
-        lines.append(f"    {finding.severity}: {located}{first}")
+        lines.append(f"    {finding.severity}{finding.kind_label}: {located}{first}")
         lines += [f"      {more}" for more in rest[:MAX_MESSAGE_LINES]]
     if len(check.findings) > TABLE_FINDINGS_SHOWN:
         lines.append(f"    ... and {len(check.findings) - TABLE_FINDINGS_SHOWN} more")

@@ -23,7 +23,7 @@ ATTRIBUTE_NAMES = ("linguist-generated", "linguist-vendored", "diff")
 
 @dataclass(frozen=True)
 class Attributes:
-    """What the head tree's `.gitattributes` say of a path, read as GitHub reads them.
+    """What the base tree's `.gitattributes` say of a path, read as GitHub reads them.
 
     `generated` and `vendored` follow Linguist: None when unspecified, False when unset
     (`-linguist-generated`) or `false`, True for any other value. `diff` is False when the
@@ -64,7 +64,7 @@ class FileChange:
     """The head blob; None when deleted, binary, a symlink, or over the size limit."""
     submodule: bool = False
     attributes: Attributes = Attributes()
-    """What the head's `.gitattributes` say of the path (all unspecified when unknown)."""
+    """What the base's `.gitattributes` say of the path (all unspecified when unknown)."""
 
     def added_lines(self) -> list[tuple[int, str]]:
         """`(head line number, text)` of every added line in the patch."""

@@ -1,15 +1,26 @@
 """The verifiability check: can a reviewer confirm the change independently? (pure: heuristics).
 
+Every signal here is uncertain: a missing one is a note (the certainty rule, `report_model`),
+so this check never scores below the middle of the scale and never decides a `fail`.
 Each heuristic is met, missing, or does not apply, and reports its evidence:
-- tests: source files change -> test files must change too;
+- tests: source files change code -> test files (or test code: Rust `#[test]`/`#[cfg(test)]`
+  attributes, Python doctest `>>>` lines, Rust doc-test blocks) change too; a source file
+  whose change only touches comments, docstrings or blank lines is not a source change
+  (`code_lines.changes_code`);
 - fixtures: test fixtures, golden or snapshot data change (only ever counts for the change);
 - runnable example: an `examples/` change, or a fenced code block added to a document
   (only ever counts for the change);
-- seeds: added code uses randomness -> a seed is set in the same file;
+- seeds: added code (a code line of a source or test file) uses randomness -> a seed is set in
+  the same file;
 - checksums: data files change -> a checksum file, a `sha256: <hex>` line, a DVC or Git LFS
   pointer, or a hash in the PR body;
-- sources: ten or more lines of prose are added -> links in the PR body or the added prose;
-- pinned dependencies: dependency lines change in a manifest -> a lockfile changes, or every
+- sources: ten or more lines of prose (Markdown, reStructuredText, AsciiDoc, Org; plain `.txt`
+  holds program output or word lists as often as prose, so it does not count) are added ->
+  links in the PR title (not its own trailing `(#N)`) or body or the added prose: a URL, a
+  Markdown or reStructuredText link, a role such as `{issue}`/`:pr:` or an issue reference
+  (`#123`, `GH-123`, `owner/repo#123`);
+- pinned dependencies: dependency lines change in a manifest, and the repository keeps a
+  lockfile beside it or in a folder above (a head tree path) -> that lockfile changes, or every
   added dependency line names an exact version (`==`, `@ <url>`, `--hash` in Python manifests
   and requirements files; `"1.2.3"` in package.json; `"=1.2.3"` in Cargo.toml; go.mod always).
 The value is met / (met + missing); when nothing applies, `verifiability` stays unscored.
@@ -19,19 +30,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Literal
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from rubricate.evidence import paths as kinds
+from rubricate.evidence.code_lines import changes_code, comment_style, is_comment_text
 from rubricate.evidence.paths import not_authored
-from rubricate.evidence.report_model import CheckResult, Finding, check_result, short_list
+from rubricate.evidence.pinning import pinning_signal
+from rubricate.evidence.report_model import CheckResult, check_result, short_list
+from rubricate.evidence.signals import CHECK_ID, Signal, missing_signal
 
 if TYPE_CHECKING:
     from rubricate.evidence.snapshot import FileChange, Snapshot
 
-CHECK_ID = "verifiability"
 CRITERION = "verifiability"
-State = Literal["met", "missing", "n/a"]
 
 RANDOMNESS = re.compile(
     r"\brandom\.(random|randint|randrange|choice|choices|shuffle|sample|uniform|gauss)\b|"
@@ -46,44 +58,20 @@ SEED = re.compile(
 HASH_LINE = re.compile(
     r"(sha-?(1|224|256|384|512)|md5|blake2\w*|checksum|hash|oid)\W{0,24}[0-9a-f]{32,128}", re.I
 )
-LINK = re.compile(r"https?://[^\s)>\]]+|\[[^\]]+\]\([^)\s]+\)")
+LINK = re.compile(
+    r"https?://[^\s)>\]]+|\[[^\]]+\]\([^)\s]+\)|\[[^\]]+\]\[[^\]]*\]|`[^`]+<[^>\s]+>`_"
+    r"|[:{](?:issue|pr|pull|gh|bug|cve|commit|user|ghissue|ghpull|rfc|pep)[}:]`"
+    r"|(?<![\w&/])(?:[\w.-]+/[\w.-]+)?#\d+\b|\b(?:GH|gh|bpo)-\d+\b"
+)
+"""A link or reference to a source: a URL, a markdown or reStructuredText link, a role
+(`{issue}`, `:pr:`, ...) or an issue reference (`#123`, `GH-123`, `owner/repo#123`)."""
+OWN_NUMBER = re.compile(r"\s*\(#\d+\)\s*$")
+"""A squash-merge subject's trailing `(#N)`: the pull request's own number, not a source."""
+INLINE_TEST = re.compile(r"#\[(?:cfg\()?(?:[\w:]+::)?test\b|^\s*>>>\s|^\s*//[/!]\s*```|^\s*iex>\s")
+"""Test code inside a source file: Rust test attributes and doc tests, Python doctests."""
 FENCE = re.compile(r"^\s{0,3}(```|~~~)")
 FENCE_ANYWHERE = re.compile(r"^\s{0,3}(```|~~~)", re.M)
 PROSE_LINES = 10
-DEPENDENCY_LINES: dict[str, re.Pattern[str]] = {
-    "requirements": re.compile(r"^\s*[A-Za-z0-9][\w.\-\[\],]*\s*(==|>=|<=|~=|!=|>|<|@|;|$)"),
-    "python": re.compile(
-        r"[\"'][A-Za-z0-9][\w.\-]*(\[[^\]]*\])?\s*(===?|>=|<=|~=|!=|>|<|@)[^\"']*[\"']"
-    ),
-    "package.json": re.compile(
-        r"^\s*\"(?!version\"|name\"|main\"|types\"|module\"|engines\")[@\w./-]+\"\s*:\s*\"[\^~<>=v]*\d"
-    ),
-    "cargo.toml": re.compile(
-        r"^\s*(?!version\b|edition\b|name\b|rust-version\b)[\w-]+\s*=\s*(\{[^}]*version|\"[\^~<>=]*\d)"
-    ),
-    "go.mod": re.compile(r"^\s*(require\s+)?[\w.-]+\.\w+/\S+\s+v\d"),
-    "gemfile": re.compile(r"^\s*gem\s+[\"']"),
-    "environment": re.compile(r"^\s*-\s*[\w.-]+\s*[=<>]"),
-}
-PINNED = re.compile(r"===?|\s@\s|--hash")
-EXACT: dict[str, re.Pattern[str]] = {
-    "package.json": re.compile(r':\s*"v?\d+(\.\d+)*([-+][\w.]+)?"\s*,?\s*$'),
-    "cargo.toml": re.compile(r'"=\s*\d'),
-    "go.mod": re.compile(r"\sv\d"),  # go.mod names exact versions (go.sum locks them)
-}
-"""An exact version in a manifest family's dependency line; `PINNED` for the others."""
-
-
-@dataclass(frozen=True)
-class Signal:
-    """One heuristic's state and the evidence behind it."""
-
-    name: str
-    state: State
-    evidence: str = ""
-    finding: Finding | None = None
-    note: str = ""
-    """What the heuristic left out, and why (shown whatever its state)."""
 
 
 def verifiability_check(snapshot: Snapshot) -> CheckResult:
@@ -95,16 +83,14 @@ def verifiability_check(snapshot: Snapshot) -> CheckResult:
     counted = len(met) + len(missing)
     value = len(met) / counted if counted else None
     evidence = [f"{s.name}: {s.evidence}" for s in met]
-    evidence += [f"missing {s.name}: {s.evidence}" for s in missing]
+    evidence += [f"note: missing {s.name}: {s.evidence}" for s in missing]
     evidence += [f"{s.name}: {s.note}" for s in signals if s.note]
     if value is None:
         evidence.append("no verifiability heuristic applies to this change")
     findings = [s.finding for s in missing if s.finding is not None]
-    return check_result(CHECK_ID, findings, criterion=CRITERION, value=value, evidence=evidence)
-
-
-def _missing(name: str, message: str, path: str | None = None, line: int | None = None) -> Signal:
-    return Signal(name, "missing", message, Finding(CHECK_ID, message, path, line, "warning"))
+    return check_result(
+        CHECK_ID, findings, criterion=CRITERION, value=value, evidence=evidence, certain_value=1.0
+    )
 
 
 def tests_signal(snapshot: Snapshot, live: list[FileChange]) -> Signal:
@@ -118,6 +104,15 @@ def tests_signal(snapshot: Snapshot, live: list[FileChange]) -> Signal:
     if not sources:
         return Signal("tests", "n/a", note=note)
     tests = [c.path for c in live if kinds.is_test(c.path) and not kinds.is_fixture(c.path)]
+    tests += [c.path for c in code if c.path not in why and INLINE_TEST.search(c.added_text)]
+    if not tests:
+        quiet = [p for p in sources if not changes_code(_by_path(live, p))]
+        sources = [p for p in sources if p not in quiet]
+        if quiet:
+            note = f"{note}; " if note else ""
+            note += f"only comments, docstrings or blank lines change in {short_list(quiet)}"
+        if not sources:
+            return Signal("tests", "n/a", note=note)
     if tests:
         counted = f"{_files(len(tests), 'test')} for {_files(len(sources), 'source')}{left_out}"
         return Signal("tests", "met", f"{counted}: {short_list(tests)}", note=note)
@@ -125,7 +120,11 @@ def tests_signal(snapshot: Snapshot, live: list[FileChange]) -> Signal:
         f"{_files(len(sources), 'source')} changed without a test change{left_out}: "
         f"{short_list(sources)}"
     )
-    return replace(_missing("tests", message, sources[0]), note=note)
+    return replace(missing_signal("tests", message, sources[0]), note=note)
+
+
+def _by_path(live: list[FileChange], path: str) -> FileChange:
+    return next(c for c in live if c.path == path)
 
 
 def _files(count: int, kind: str) -> str:
@@ -163,14 +162,24 @@ def seeds_signal(snapshot: Snapshot, live: list[FileChange]) -> Signal:
         text = change.added_text
         if not any(hint in text for hint in RANDOM_HINTS) or RANDOMNESS.search(text) is None:
             continue
-        use = next(n for n, text in change.added if RANDOMNESS.search(text))
+        if not (kinds.is_source(change.path) or kinds.is_test(change.path)):
+            continue  # a snippet in a document or a data file is not code that runs
+        style = comment_style(change.path)
+        uses = [
+            n
+            for n, line in change.added
+            if RANDOMNESS.search(line) and not (style and is_comment_text(line, style))
+        ]
+        if not uses:
+            continue
+        use = uses[0]
         if SEED.search(change.text or ""):
             seeded.append(change.path)
         else:
             unseeded.append((change.path, use))
     if unseeded:
         path, line = unseeded[0]
-        return _missing(
+        return missing_signal(
             "seeds",
             f"randomness without a seed: {short_list([p for p, _ in unseeded])}",
             path,
@@ -192,7 +201,7 @@ def checksums_signal(snapshot: Snapshot, live: list[FileChange]) -> Signal:
         proof.append("the PR body")
     if proof:
         return Signal("checksums", "met", short_list(proof))
-    return _missing(
+    return missing_signal(
         "checksums", f"data files without checksums or hashes: {short_list(data)}", data[0]
     )
 
@@ -204,66 +213,18 @@ def _has_hash(change: FileChange) -> bool:
 
 def sources_signal(snapshot: Snapshot, live: list[FileChange]) -> Signal:
     """Added prose needs sources: links in the PR body or in the prose."""
-    docs = [c for c in live if kinds.is_doc(c.path)]
+    docs = [c for c in live if kinds.is_doc(c.path) and kinds.extension(c.path) != "txt"]
     prose = sum(1 for c in docs for _, text in c.added if text.strip() and not FENCE.match(text))
     if prose < PROSE_LINES:
         return Signal("sources", "n/a")
     linked = [c.path for c in docs if LINK.search(c.added_text)]
-    if LINK.search(snapshot.body):
+    if LINK.search(OWN_NUMBER.sub("", snapshot.title)) or LINK.search(snapshot.body):
         linked.insert(0, "the PR body")
     if linked:
         return Signal("sources", "met", f"links in {short_list(linked)}")
-    return _missing(
+    return missing_signal(
         "sources", f"{prose} lines of prose added without links to sources", docs[0].path
     )
-
-
-def pinning_signal(snapshot: Snapshot, live: list[FileChange]) -> Signal:
-    """Dependency changes need a lockfile change or pinned versions."""
-    changed = {
-        c.path: lines for c in live if kinds.is_manifest(c.path) and (lines := _dependency_lines(c))
-    }
-    if not changed:
-        return Signal("pinned dependencies", "n/a")
-    locks = [c.path for c in live if kinds.is_lockfile(c.path)]
-    if locks:
-        return Signal("pinned dependencies", "met", f"lockfile {short_list(locks)}")
-    unpinned = [
-        p
-        for p, lines in changed.items()
-        if not all(EXACT.get(_manifest_family(p), PINNED).search(t) for t in lines)
-    ]
-    if not unpinned:
-        return Signal(
-            "pinned dependencies", "met", f"pinned versions in {short_list(list(changed))}"
-        )
-    return _missing(
-        "pinned dependencies",
-        f"dependencies change without a lockfile: {short_list(unpinned)}",
-        unpinned[0],
-    )
-
-
-def _dependency_lines(change: FileChange) -> list[str]:
-    pattern = DEPENDENCY_LINES[_manifest_family(change.path)]
-    return [
-        t
-        for _, t in change.added
-        if t.strip() and not t.lstrip().startswith("#") and pattern.search(t)
-    ]
-
-
-def _manifest_family(path: str) -> str:
-    name = kinds.basename(path).lower()
-    if name.startswith("requirements"):
-        return "requirements"
-    if name in ("package.json", "composer.json"):
-        return "package.json"
-    if name in ("cargo.toml", "go.mod", "gemfile"):
-        return name
-    if name.startswith("environment") or name == "pubspec.yaml":
-        return "environment"
-    return "python"
 
 
 HEURISTICS: tuple[Callable[[Snapshot, list[FileChange]], Signal], ...] = (

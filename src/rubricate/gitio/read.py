@@ -2,28 +2,30 @@
 
 The number of git calls does not grow with the number of files: one `rev-parse`, one
 `git diff` (raw + numstat + patch in a single run), one `ls-tree`, one `cat-file --batch-check`
-and one `cat-file --batch`; when the head tree has `.gitattributes` files, one `update-index` and
-one `check-attr` tell which changed files they mark generated, vendored or `-diff`, whether or
-not the change touches them. Files over 1 MiB are size-checked and never read; git itself
-treats them as binary (`core.bigFileThreshold`), so their patch is not produced either.
+and one `cat-file --batch`; when the base tree has `.gitattributes` files, one `update-index` and
+one `check-attr` tell which changed files they mark generated, vendored or `-diff`. The marks
+are the BASE's (DESIGN.md §2b): the head's `.gitattributes` files, with those the change
+touches taken back to their base blobs (from the diff itself, so no second tree listing), so a
+change cannot hide its own files from the checks or the judge. Files over 1 MiB are
+size-checked and never read; git itself treats them as binary (`core.bigFileThreshold`), so
+their patch is not produced either.
 """
 
 from __future__ import annotations
 
 import hashlib
-import tempfile
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from rubricate.evidence.snapshot import (
     ATTRIBUTE_NAMES,
     MAX_PARSE_BYTES,
-    Attributes,
     ChangeStatus,
     FileChange,
     Snapshot,
 )
+from rubricate.gitio.attributes import base_attribute_files, check_attributes, marks
 from rubricate.gitio.refs import batch_check as _batch_check
 from rubricate.gitio.refs import batch_read as _batch_read
 from rubricate.gitio.refs import check_repository, resolve_commit
@@ -54,6 +56,8 @@ class _Entry:
     old_path: str | None
     mode: str
     sha: str
+    src_mode: str = ""
+    src_sha: str = ""
     additions: int = 0
     deletions: int = 0
     binary: bool = False
@@ -80,7 +84,8 @@ def read_snapshot(
         ["rev-parse", f"{base}^{{tree}}", f"{head}^{{tree}}"], repo
     ).split()
     entries, patches, change_id = _diff(repo, base, head)
-    head_paths, attribute_files = _head_tree(repo, head)
+    head_paths, head_attributes = _head_tree(repo, head)
+    attribute_files = base_attribute_files(head_attributes, entries)
     live = [e.path for e in entries if e.status != "deleted"]
     attributes = check_attributes(repo, attribute_files, live, ATTRIBUTE_NAMES)
     wanted = sorted({p.strip().removeprefix("./") for p in base_files_wanted if "\n" not in p})
@@ -96,7 +101,7 @@ def read_snapshot(
         body=body,
         spec=spec,
         changes=tuple(
-            replace(_change(e, patches.get(i, ""), changes), attributes=_marks(attributes, e.path))
+            replace(_change(e, patches.get(i, ""), changes), attributes=marks(attributes, e.path))
             for i, e in enumerate(entries)
         ),
         head_paths=head_paths,
@@ -136,13 +141,14 @@ def _raw_entries(out: bytes) -> tuple[list[_Entry], int]:
     pos = 0
     while out.startswith(b":", pos):
         meta, pos = _token(out, pos + 1)
-        src_mode, dst_mode, _src_sha, dst_sha, status = meta.split()
+        src_mode, dst_mode, src_sha, dst_sha, status = meta.split()
         path, pos = _token(out, pos)
         old_path = None
         if status[0] in "RC":
             old_path, (path, pos) = path, _token(out, pos)
         mode = src_mode if status[0] == "D" else dst_mode
-        entries.append(_Entry(path, STATUS.get(status[0], "modified"), old_path, mode, dst_sha))
+        kind = STATUS.get(status[0], "modified")
+        entries.append(_Entry(path, kind, old_path, mode, dst_sha, src_mode, src_sha))
     return entries, pos
 
 
@@ -185,40 +191,6 @@ def _head_tree(repo: Path, head: str) -> tuple[frozenset[str], dict[str, str]]:
             attributes[path] = meta.split()[2].decode()
     paths.discard("")
     return frozenset(paths), attributes
-
-
-def check_attributes(
-    repo_dir: str | Path, files: Mapping[str, str], paths: Iterable[str], names: Sequence[str]
-) -> dict[str, dict[str, str]]:
-    """`path -> {name: value}` as `git check-attr` answers under a tree's `.gitattributes`.
-
-    `files` maps each `.gitattributes` path of the tree to its blob id. git reads them from a
-    private temporary index that holds only those files, so its own rules apply (nested files,
-    patterns, macros such as `binary`), and neither the work tree, the real index, the user's
-    nor the system's attributes are consulted (`$GIT_DIR/info/attributes` still is, as always).
-    Values are `set`, `unset`, `unspecified` or the value given.
-    """
-    wanted = [p for p in paths if "\0" not in p]
-    if not files or not wanted:
-        return {}
-    entries = "".join(f"100644 {sha}\t{path}\0" for path, sha in sorted(files.items()))
-    with tempfile.TemporaryDirectory(prefix="rubricate-attr-") as tmp:
-        env = {"GIT_INDEX_FILE": str(Path(tmp) / "index"), "GIT_ATTR_NOSYSTEM": "1"}
-        run_git(
-            ["update-index", "-z", "--index-info"], repo_dir, env=env, input_bytes=entries.encode()
-        )
-        args = ["-c", "core.attributesFile=/dev/null", "check-attr", "--cached", "-z", "--stdin"]
-        stdin = "".join(f"{path}\0" for path in wanted).encode("utf-8")
-        out = run_git([*args, *names], repo_dir, env=env, input_bytes=stdin).stdout
-    tokens = out.decode("utf-8", "replace").split("\0")
-    found: dict[str, dict[str, str]] = {}
-    for path, name, value in zip(tokens[0::3], tokens[1::3], tokens[2::3], strict=False):
-        found.setdefault(path, {})[name] = value
-    return found
-
-
-def _marks(found: dict[str, dict[str, str]], path: str) -> Attributes:
-    return Attributes.from_git(found[path]) if path in found else Attributes()
 
 
 def _readable(entry: _Entry) -> bool:

@@ -126,7 +126,7 @@ def estimate_tokens(text: str) -> int:
 
 def exclusion_reason(change: FileChange) -> str | None:
     """Why a file is never shown to the judge (lockfile, vendored, generated, binary), or None."""
-    marks = change.attributes  # the head's .gitattributes, as GitHub's diff view reads them
+    marks = change.attributes  # the base's .gitattributes: a change cannot mark its own files
     if marks.generated or marks.vendored:
         return "generated" if marks.generated else "vendored"
     path = change.path.lower()

@@ -1,0 +1,238 @@
+"""Which changed lines are code, and which are comments or docstrings (pure: text in).
+
+The rules, by file extension (`comment_style`):
+- line comments start with `#` (Python, Ruby, shell, R, YAML, TOML, ...), `//` (the C family,
+  JavaScript/TypeScript, Go, Rust, Java, Kotlin, Swift, PHP, Scala, Dart), or `--` (SQL,
+  Lua, Haskell); block comments are `/* ... */` (the `//` family, CSS) and `<!-- ... -->`
+  (HTML, XML, Markdown);
+- in Python, docstrings (the first string statement of a module, class or function, read
+  with `ast`) count as comments;
+- a head line is not code when it is blank, is a line comment, or lies inside a block comment
+  or a docstring (`non_code_lines`);
+- an added line is code unless it is such a line; a removed line is not code when it is blank
+  or starts as a comment does, when the lines added in its place are all non-code, or when
+  it was removed from inside a comment or docstring (the head lines on both sides are);
+- a file changes code (`changes_code`) when one of its added or removed lines is code.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from rubricate.evidence.paths import extension, words
+
+if TYPE_CHECKING:
+    from rubricate.evidence.snapshot import FileChange
+
+
+@dataclass(frozen=True)
+class CommentStyle:
+    """How a language writes comments."""
+
+    line: tuple[str, ...]
+    block: tuple[tuple[str, str], ...] = ()
+
+
+HASH = CommentStyle(("#",))
+SLASH = CommentStyle(("//",), (("/*", "*/"),))
+DASH = CommentStyle(("--",), (("/*", "*/"),))
+MARKUP = CommentStyle((), (("<!--", "-->"),))
+STYLES: dict[str, CommentStyle] = {
+    **dict.fromkeys(
+        words("py pyi rb sh bash zsh r jl ex exs pl yml yaml toml cfg conf nix tf cmake mk"), HASH
+    ),
+    **dict.fromkeys(
+        words(
+            "js jsx mjs cjs ts tsx go rs java kt kts c h cc cpp cxx hpp cs swift php scala dart"
+            " groovy gradle proto zig vue svelte"
+        ),
+        SLASH,
+    ),
+    **dict.fromkeys(words("css scss less"), CommentStyle((), (("/*", "*/"),))),
+    **dict.fromkeys(words("sql lua hs"), DASH),
+    **dict.fromkeys(words("html htm xml md markdown svg"), MARKUP),
+}
+
+
+def comment_style(path: str) -> CommentStyle | None:
+    """The comment syntax of a file, by extension (None when unknown)."""
+    return STYLES.get(extension(path))
+
+
+def non_code_lines(change: FileChange) -> frozenset[int]:
+    """Head line numbers (1-based) that are blank, comments, or docstrings."""
+    text = change.text
+    style = comment_style(change.path)
+    if text is None or style is None:
+        return frozenset()
+    return _non_code(text, style, change.path.endswith((".py", ".pyi")))
+
+
+@lru_cache(maxsize=64)
+def _non_code(text: str, style: CommentStyle, python: bool) -> frozenset[int]:
+    lines = text.splitlines()
+    found = {n for n, line in enumerate(lines, 1) if is_comment_text(line, style)}
+    for opener, closer in style.block:
+        found.update(_block_lines(text, opener, closer))
+    if python:
+        found.update(docstring_lines(text))
+    return frozenset(found)
+
+
+def is_comment_text(line: str, style: CommentStyle) -> bool:
+    """True when a line is blank or, by its own text, a comment line."""
+    stripped = line.strip()
+    if not stripped:
+        return True
+    if style.line and stripped.startswith(style.line):
+        return True
+    return any(stripped.startswith((opener, closer)) for opener, closer in style.block) or (
+        bool(style.block) and stripped.startswith("*")
+    )
+
+
+def _block_lines(text: str, opener: str, closer: str) -> set[int]:
+    found: set[int] = set()
+    start = text.find(opener)
+    while start >= 0:
+        end = text.find(closer, start + len(opener))
+        end = len(text) if end < 0 else end + len(closer)
+        first = text.count("\n", 0, start) + 1
+        last = first + text.count("\n", start, end)
+        before = text[text.rfind("\n", 0, start) + 1 : start]
+        after = text[end : (text.find("\n", end) + 1 or len(text) + 1) - 1]
+        whole = range(first + (1 if before.strip() else 0), last + (0 if after.strip() else 1))
+        found.update(whole)
+        start = text.find(opener, end)
+    return found
+
+
+DEFINITIONS = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+@lru_cache(maxsize=64)
+def python_tree(text: str) -> ast.Module | None:
+    """The parsed module, or None when it does not parse."""
+    try:
+        return ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+
+
+def docstring_lines(text: str) -> set[int]:
+    """Line numbers of a Python module's docstrings (module, classes, functions)."""
+    tree = python_tree(text)
+    if tree is None:
+        return set()
+    found: set[int] = set()
+    stack: list[ast.AST] = [tree]
+    while stack:
+        node = stack.pop()
+        body = getattr(node, "body", None)
+        if not isinstance(body, list):
+            continue
+        first = body[0] if body else None
+        if (
+            isinstance(node, (ast.Module, *DEFINITIONS))
+            and isinstance(first, ast.Expr)
+            and isinstance(first.value, ast.Constant)
+            and isinstance(first.value.value, str)
+        ):
+            found.update(range(first.lineno, (first.end_lineno or first.lineno) + 1))
+        stack.extend(n for n in body if isinstance(n, DEFINITIONS))
+    return found
+
+
+@dataclass(frozen=True)
+class Run:
+    """One stretch of a hunk where lines are removed and/or added."""
+
+    removed: tuple[str, ...]
+    added: tuple[int, ...]
+    before: int
+    """The head line just before the run (0 at the top)."""
+
+
+def runs(patch: str) -> list[Run]:
+    """The runs of removed and added lines of a patch, with their head positions."""
+    found: list[Run] = []
+    removed: list[str] = []
+    added: list[int] = []
+    line_no = 0
+    before = 0
+
+    def close() -> None:
+        if removed or added:
+            found.append(Run(tuple(removed), tuple(added), before))
+        removed.clear()
+        added.clear()
+
+    for raw in patch.splitlines():
+        if raw.startswith("@@"):
+            close()
+            line_no = _hunk_start(raw)
+            before = line_no - 1
+        elif raw.startswith("\\"):
+            continue
+        elif raw.startswith("-"):
+            removed.append(raw[1:])
+        elif raw.startswith("+"):
+            added.append(line_no)
+            line_no += 1
+        else:
+            close()
+            before = line_no
+            line_no += 1
+    close()
+    return found
+
+
+def _hunk_start(header: str) -> int:
+    try:
+        return int(header.split("+", 1)[1].split(" ", 1)[0].split(",", 1)[0])
+    except (IndexError, ValueError):
+        return 1
+
+
+def changes_code(change: FileChange) -> bool:
+    """True when the change adds or removes a line of code (not only comments or docstrings)."""
+    style = comment_style(change.path)
+    if style is None:
+        return bool(change.additions or change.deletions or change.status == "added")
+    quiet = non_code_lines(change)
+    for run in runs(change.patch):
+        if any(n not in quiet for n in run.added):
+            return True
+        if run.added or not run.removed:
+            continue  # a replacement by non-code lines only: comment or docstring edits
+        inside = run.before in quiet and run.before + 1 in quiet and run.before > 0
+        if not inside and not all(is_comment_text(t, style) for t in run.removed):
+            return True
+    return False
+
+
+def in_comment(change: FileChange, number: int, text: str, column: int) -> bool:
+    """True when column `column` of added line `number` lies in a comment or docstring."""
+    style = comment_style(change.path)
+    if style is None:
+        return False
+    if number in non_code_lines(change) and text.strip():
+        return True
+    before = text[:column]
+    openers = (*style.line, *(opener for opener, _ in style.block))
+    quotes = '"`' if style is SLASH else "\"'"
+    return any(_outside_quotes(before, opener, quotes) for opener in openers)
+
+
+def _outside_quotes(text: str, opener: str, quotes: str) -> bool:
+    """True when `opener` occurs in `text` outside a string literal (quotes counted)."""
+    at = text.find(opener)
+    while at >= 0:
+        head = text[:at]
+        if all(head.count(quote) % 2 == 0 for quote in quotes):
+            return True
+        at = text.find(opener, at + 1)
+    return False

@@ -1,0 +1,50 @@
+"""What counts as a TODO marker, a stub marker or placeholder text on an added line (pure).
+
+- a marker is `TODO`, `FIXME` or `XXX` in upper case, as a word, in a comment or docstring of
+  code (`code_lines.in_comment`): never an identifier such as `Status.TODO` or `XXX_LIMIT`;
+  in prose, at the start of a line or list item, or before a colon;
+- a stub marker is Python's `raise NotImplementedError`, Rust's `todo!()`/`unimplemented!()`,
+  or a "not implemented" error thrown, raised or panicked with;
+- placeholder text is "lorem ipsum" or a bracketed stand-in (`[placeholder]`,
+  `<insert email here>`, `<TBD>`); "placeholder" as an ordinary word, or an HTML
+  `placeholder=` attribute, is not one.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from rubricate.evidence.code_lines import in_comment
+
+if TYPE_CHECKING:
+    from rubricate.evidence.snapshot import FileChange
+
+MARKERS = re.compile(r"(?<![\w.])(TODO|FIXME|XXX)\b(?!\.\w)")
+PROSE_MARKER = re.compile(
+    r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?(?:\*\*)?(TODO|FIXME|XXX)\b|\b(TODO|FIXME|XXX):"
+)
+PLACEHOLDER = re.compile(
+    r"\blorem ipsum\b|[<\[]\s*(placeholder|insert\b[^>\]]*\bhere|your\b[^>\]]*\bhere|tbd)\s*[>\]]",
+    re.I,
+)
+UNIMPLEMENTED = re.compile(
+    r"\braise\s+NotImplementedError\b|\btodo!\(|\bunimplemented!\(|"
+    r"\b(throw|raise|panic)\b.*\bnot\s+implemented(\s+yet)?\b",
+    re.I,
+)
+PYTHON_UNIMPLEMENTED = re.compile(r"\braise\s+NotImplementedError\b")
+MARKER_HINTS = ("todo", "fixme", "xxx", "placeholder", "lorem", "implemented", "tbd", "here")
+
+
+def marker_in(change: FileChange, number: int, text: str, *, code: bool, prose: bool) -> str | None:
+    """The marker a line adds in a comment (code) or as a marker (prose), or None."""
+    if prose:
+        found = PROSE_MARKER.search(text)
+        return (found.group(1) or found.group(2)) if found else None
+    if not code:
+        return None
+    for found in MARKERS.finditer(text):
+        if in_comment(change, number, text, found.start()):
+            return found.group(1)
+    return None
