@@ -142,17 +142,13 @@ def test_yaml_files_with_a_modeline_become_deliverables(tmp_path: Path) -> None:
             "services/b.yaml": f"{MODELINE}level: off\n",
         },
     )
-    found = _detect_tree(tmp_path)
-    # YAML 1.1 reads `on` and `off` as booleans, so neither matches the enum of strings.
-    assert found.deliverables == ()
-    assert "2 file(s) name schema/service.json but do not match it today" in found.notes[0]
-    (tmp_path / "services/a.yaml").write_text(f"{MODELINE}level: 'on'\n", encoding="utf-8")
-    (tmp_path / "services/b.yaml").write_text(
-        "$schema: ../schema/service.json\nlevel: 'off'\n", encoding="utf-8"
-    )
+    # YAML 1.2, as validators and editors read it: `on` and `off` are strings of the enum.
     assert _detect_tree(tmp_path).deliverables == (
         Deliverable("services/*.yaml", "schema/service.json"),
     )
+    (tmp_path / "services/a.yaml").write_text(f"{MODELINE}level: true\n", encoding="utf-8")
+    found = _detect_tree(tmp_path)
+    assert "1 file(s) name schema/service.json but do not match it today" in found.notes[0]
 
 
 def test_unsafe_or_unreadable_files_are_skipped(tmp_path: Path) -> None:

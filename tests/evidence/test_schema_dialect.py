@@ -1,0 +1,111 @@
+"""Schemas as real schemas are written: every draft, ECMA-262 regular expressions, all formats."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from jsonschema import Draft4Validator, Draft202012Validator
+
+from rubricate.errors import ConfigError
+from rubricate.evidence.deliverable_schemas import compile_schema
+from rubricate.evidence.schema_dialect import FORMATS, format_checker
+
+SEMVER = r"^(?<major>0|[1-9]\d*)\.(?<minor>0|[1-9]\d*)$"
+
+
+def errors(schema: Any, instance: Any) -> list[str]:
+    return [issue.message for issue in compile_schema(schema, "s.json").issues(instance)]
+
+
+def test_ecma_named_groups_in_pattern_compile_and_match() -> None:
+    schema = {"$schema": "http://json-schema.org/draft-07/schema#", "pattern": SEMVER}
+    assert errors(schema, "1.22") == []
+    assert errors(schema, "1.x") == [f"'1.x' does not match {SEMVER!r}"]
+
+
+def test_ecma_unicode_classes_in_pattern_properties() -> None:
+    schema = {"patternProperties": {r"^\p{Lu}": {"type": "integer"}}}
+    assert errors(schema, {"Émile": 1, "lower": "free"}) == []
+    assert errors(schema, {"Émile": "x"}) == ["'x' is not of type 'integer'"]
+
+
+def test_patterns_search_rather_than_match_the_whole_string() -> None:
+    assert errors({"pattern": "b"}, "abc") == []
+    assert errors({"pattern": "^b"}, "abc") == ["'abc' does not match '^b'"]
+
+
+def test_format_regex_is_ecma_262() -> None:
+    schema = {"type": "string", "format": "regex"}
+    assert errors(schema, "(?<name>x)") == []
+    assert errors(schema, "(?P<name>x)") == ["'(?P<name>x)' is not a 'regex'"]
+    assert errors(schema, "(") == ["'(' is not a 'regex'"]
+
+
+def test_a_schema_whose_pattern_is_not_ecma_is_not_a_valid_schema() -> None:
+    with pytest.raises(ConfigError, match=r"is not a valid JSON Schema: .* at pattern"):
+        compile_schema({"pattern": "(?P<name>x)"}, "s.json")
+
+
+@pytest.mark.parametrize(
+    ("uri", "schema", "bad"),
+    [
+        ("http://json-schema.org/draft-04/schema#", {"maximum": 3, "exclusiveMaximum": True}, 3),
+        ("http://json-schema.org/draft-06/schema#", {"const": 2}, 3),
+        ("http://json-schema.org/draft-07/schema#", {"if": {"const": 1}, "then": False}, 1),
+        ("https://json-schema.org/draft-07/schema#", {"if": {"const": 1}, "then": False}, 1),
+        ("http://json-schema.org/draft-07/schema", {"contains": {"const": 1}}, [2]),
+        (
+            "https://json-schema.org/draft/2019-09/schema",
+            {"dependentRequired": {"a": ["b"]}},
+            {"a": 1},
+        ),
+        (
+            "https://json-schema.org/draft/2020-12/schema",
+            {"prefixItems": [{"type": "string"}]},
+            [1],
+        ),
+    ],
+)
+def test_every_draft_a_schema_declares_is_honoured(uri: str, schema: Any, bad: Any) -> None:
+    assert errors({"$schema": uri, **schema}, bad) != []
+
+
+def test_draft4_keeps_its_own_keywords() -> None:
+    schema = {"$schema": "http://json-schema.org/draft-04/schema#", "items": [{"type": "string"}]}
+    assert errors(schema, ["a", 1]) == []
+    assert errors(schema, [1]) == ["1 is not of type 'string'"]
+
+
+@pytest.mark.parametrize("cls", [Draft4Validator, Draft202012Validator])
+def test_the_core_install_checks_every_format(cls: Any) -> None:
+    checked = set(format_checker(cls).checkers)
+    wanted = set(FORMATS) if cls is Draft202012Validator else {"date-time", "email", "uri"}
+    assert wanted <= checked
+
+
+@pytest.mark.parametrize(
+    ("fmt", "good", "bad"),
+    [
+        ("date-time", "2024-02-29T12:00:00Z", "2024-02-30T12:00:00Z"),
+        ("date", "2024-02-29", "2023-02-29"),
+        ("time", "12:00:00+02:00", "25:00:00Z"),
+        ("email", "a@example.org", "not an email"),
+        ("uri", "https://example.org/x?y#z", "no scheme"),
+        ("uri-reference", "../x", "\\\\bad"),
+        ("iri", "https://例え.jp/", "no scheme"),
+        ("duration", "P1DT2H", "1 day"),
+        ("json-pointer", "/a/b~1c", "a/b"),
+        ("relative-json-pointer", "0/a", "/a"),
+        ("uri-template", "https://x.org/{id}", "https://x.org/{id"),
+        ("uuid", "123e4567-e89b-12d3-a456-426614174000", "123"),
+        ("ipv4", "192.0.2.1", "256.0.0.1"),
+        ("ipv6", "2001:db8::1", "2001:db8:::1"),
+        ("hostname", "example.org", "-bad-.org"),
+        ("idn-hostname", "例え.jp", "-bad-.jp"),
+    ],
+)
+def test_formats_give_the_same_verdict_on_every_install(fmt: str, good: str, bad: str) -> None:
+    schema = {"type": "string", "format": fmt}
+    assert errors(schema, good) == []
+    assert errors(schema, bad) == [f"{bad!r} is not a {fmt!r}"]
