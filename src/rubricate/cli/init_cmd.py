@@ -20,7 +20,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from rubricate.cli.safe_write import exists, refuse_symlinks, write_inside
 from rubricate.cli.schema_keys import SchemaCheck, find
+from rubricate.evidence.paths import glob_escape
 
 EXIT_OK = 0
 EXIT_EXISTS = 2
@@ -64,6 +66,27 @@ NEXT_STEPS = """\
      ![rubric quality](https://img.shields.io/endpoint?url=https://raw.githubusercontent.com/OWNER/REPO/rubricate-data/badges/repo.json)
   5. Check the config: rubricate validate .github/rubricate.yml
 """
+PROJECT = "https://github.com/OWNER/rubricate"
+"""Where rubricate's docs are when neither `--action` nor the install names its repository."""
+
+
+def docs_url(page: str, action: str | None = None, project: str | None = None) -> str:
+    """The URL of one of rubricate's own docs (they are not in the user's repository): at the
+    pinned commit of `--action`, else on the default branch of the project's repository."""
+    if action:
+        repo, _, sha = action.partition("@")
+        return f"https://github.com/{repo}/blob/{sha}/{page}"
+    return f"{(project or PROJECT).rstrip('/')}/blob/HEAD/{page}"
+
+
+def next_steps(action: str | None, project: str | None = None) -> str:
+    """The next steps, linking rubricate's docs by URL (pure)."""
+    text = NEXT_STEPS
+    for page in ("docs/workflows.md", "SECURITY.md", "docs/badges.md"):
+        text = text.replace(page, docs_url(page, action, project))
+    if not action and project is None:
+        text += f"  (Replace OWNER in {PROJECT} with the repository you take rubricate from.)\n"
+    return text
 
 
 @dataclass(frozen=True)
@@ -83,6 +106,23 @@ class Detected:
     test_command: str | None
     notes: tuple[str, ...] = ()
     """Files that name a schema init cannot check (remote, missing, not matching it today)."""
+    schemas_found: int = 0
+    """Schemas of the repository that files pair with (by name) or name (by `$schema`)."""
+    schemas_covered: int = 0
+    """Of those, the schemas with a proposed deliverable."""
+
+
+def coverage_line(detected: Detected) -> str:
+    """How many schemas init found and how many its proposal covers (pure)."""
+    found, covered = detected.schemas_found, detected.schemas_covered
+    if not found and not detected.unmatched_schemas:
+        return "Schemas: none found that a file pairs with or names with $schema."
+    line = f"Schemas: {found} found that files pair with or name; {covered} covered by "
+    entries = len(detected.deliverables)
+    line += f"{entries} proposed deliverable {'entry' if entries == 1 else 'entries'}"
+    if detected.unmatched_schemas:
+        line += f"; {len(detected.unmatched_schemas)} *.schema.json with no file (see the config)"
+    return line + "."
 
 
 def detect(paths: Iterable[str], package_json: str | None = None) -> Detected:
@@ -218,10 +258,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 def run(args: argparse.Namespace) -> int:
     """Detect, then print or write the files; refuse to overwrite without --force."""
     from rubricate.errors import ConfigError
+    from rubricate.gitio.refs import check_repository
 
-    root = Path(args.repo)
-    if not root.is_dir():
-        raise ConfigError(f"{args.repo}: not a directory")
+    root = check_repository(args.repo)
     if args.action is not None and not ACTION_PIN.fullmatch(args.action):
         raise ConfigError(
             f"--action {args.action!r}: expected OWNER/REPO@SHA with a full 40-character commit SHA"
@@ -229,8 +268,10 @@ def run(args: argparse.Namespace) -> int:
     names = ["rubricate.yml"]
     names += ["graders.yml"] if args.graders else []
     names += ["catch-up.yml"] if args.catch_up else []
-    files = plan(_detect_tree(root), {name: _template(name) for name in names}, args.action)
-    existing = [path for path in files if (root / path).exists()]
+    detected = _detect_tree(root)
+    files = plan(detected, {name: _template(name) for name in names}, args.action)
+    refuse_symlinks(root, list(files))
+    existing = [path for path in files if exists(root, path)]
     if existing and not args.force and not args.dry_run:
         for path in existing:
             print(
@@ -243,13 +284,29 @@ def run(args: argparse.Namespace) -> int:
             note = " (exists; --force would overwrite it)" if path in existing else ""
             print(f"--- would write {root / path}{note}\n{text}")
             continue
-        target = root / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
-        print(f"wrote {target}")
+        print(f"wrote {write_inside(root, path, text)}")
     print()
-    print("Next steps:\n" + ("" if args.action else PIN_STEP) + NEXT_STEPS, end="")
+    print(coverage_line(detected))
+    steps = next_steps(args.action, project_url())
+    print("Next steps:\n" + ("" if args.action else PIN_STEP) + steps, end="")
     return EXIT_OK
+
+
+def project_url() -> str | None:
+    """The repository URL the installed rubricate names in its metadata, if any."""
+    from importlib import metadata
+
+    try:
+        urls = metadata.metadata("rubricate").get_all("Project-URL") or []
+    except metadata.PackageNotFoundError:
+        return None
+    for entry in urls:
+        label, _, url = str(entry).partition(",")
+        url = url.strip()
+        labelled = label.strip().lower() in ("source", "repository", "homepage", "code")
+        if labelled and url.startswith("https://github.com/"):
+            return url
+    return None
 
 
 def _detect_tree(root: Path) -> Detected:
@@ -272,11 +329,14 @@ def with_schema_keys(detected: Detected, root: Path, paths: list[str]) -> Detect
     paired, notes = _pairs_that_match(
         root, [d for d in detected.deliverables if d.glob not in found.keyed]
     )
+    pair_schemas = {d.schema for d in detected.deliverables if d.glob not in found.keyed}
     return dataclasses.replace(
         detected,
         deliverables=(*paired, *(Deliverable(*item) for item in found.deliverables)),
         unmatched_schemas=tuple(s for s in detected.unmatched_schemas if s not in named),
         notes=(*notes, *found.notes),
+        schemas_found=len(pair_schemas - named) + found.schemas,
+        schemas_covered=len({d.schema for d in paired} - named) + found.covered,
     )
 
 
@@ -285,7 +345,8 @@ def _pairs_that_match(root: Path, pairs: list[Deliverable]) -> tuple[list[Delive
     checks = {schema: SchemaCheck(root, schema, {}) for schema in {p.schema for p in pairs}}
     kept = [pair for pair in pairs if checks[pair.schema].valid(pair.glob)]
     notes = [note for schema in sorted(checks) for note in checks[schema].notes]
-    return kept, notes + [
+    escaped = [Deliverable(glob_escape(pair.glob), pair.schema) for pair in kept]
+    return escaped, notes + [
         f"{p.glob} is named like {p.schema} but does not match it" for p in pairs if p not in kept
     ]
 

@@ -21,7 +21,7 @@ import json
 from collections.abc import Callable, Iterator, Mapping
 from posixpath import dirname, normpath
 from typing import Any
-from urllib.parse import unquote, urldefrag, urlsplit
+from urllib.parse import quote, unquote, urldefrag, urlsplit
 
 import yaml
 from jsonschema_specifications import REGISTRY as METASCHEMAS  # type: ignore[import-untyped]
@@ -38,8 +38,8 @@ FileReader = Callable[[str], "bytes | None"]
 
 
 def file_uri(path: str) -> str:
-    """The base URI of a schema file at a repository path."""
-    return ROOT + path.lstrip("/")
+    """The base URI of a schema file at a repository path (`#`, `%`, `?` and spaces escaped)."""
+    return ROOT + quote(path.lstrip("/"), safe="/")
 
 
 class SchemaFiles:
