@@ -109,3 +109,19 @@ def test_formats_give_the_same_verdict_on_every_install(fmt: str, good: str, bad
     schema = {"type": "string", "format": fmt}
     assert errors(schema, good) == []
     assert errors(schema, bad) == [f"{bad!r} is not a {fmt!r}"]
+
+
+def test_additional_properties_reads_pattern_properties_as_ecma() -> None:
+    schema = {"patternProperties": {r"^(?<k>x)\d$": {}}, "additionalProperties": False}
+    assert errors(schema, {"x1": 1}) == []
+    assert errors(schema, {"y": 1}) == ["'y' does not match any of the regexes: '^(?<k>x)\\\\d$'"]
+    assert errors({"additionalProperties": False, "properties": {"a": {}}}, {"a": 1, "b": 2}) == [
+        "Additional properties are not allowed ('b' was unexpected)"
+    ]
+
+
+def test_a_regex_python_cannot_read_never_crashes_a_run() -> None:
+    schema = {"patternProperties": {"^(?<k>x)$": {}}, "unevaluatedProperties": False}
+    compiled = compile_schema(schema, "s.json")
+    with pytest.raises(ConfigError, match="s.json: a regular expression failed"):
+        compiled.issues({"y": 1})

@@ -233,7 +233,7 @@ class SchemaCheck:
 
     def valid(self, path: str) -> bool:
         """Whether a file parses and matches the schema (each file checked once)."""
-        from rubricate.errors import ParseProblem
+        from rubricate.errors import ConfigError, ParseProblem
         from rubricate.evidence.structured import parse_structured
 
         if path not in self._seen and self.compiled is not None:
@@ -243,7 +243,7 @@ class SchemaCheck:
                 kind = structured_kind(path) or "json"
                 data = parse_structured(kind, text, path).data if text is not None else None
                 self._seen[path] = text is not None and not self.compiled.issues(data)
-            except (ParseProblem, UnicodeDecodeError):
+            except (ParseProblem, UnicodeDecodeError, ConfigError):
                 self._seen[path] = False
         return self._seen.get(path, False)
 

@@ -12,6 +12,7 @@ may be a lazy mapping that reads the base tree on demand.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -66,6 +67,8 @@ class CompiledSchema:
             raise ConfigError(f"schema {self.name}: cannot resolve a $ref ({exc})") from None
         except ConfigError as exc:
             raise ConfigError(f"schema {self.name}: {exc}") from None
+        except re.error as exc:  # `unevaluatedProperties` reads `patternProperties` with `re`
+            raise ConfigError(f"schema {self.name}: a regular expression failed ({exc})") from None
         found = [SchemaIssue(tuple(e.absolute_path), str(e.message)) for e in errors]
         return sorted(found, key=lambda issue: [str(part) for part in issue.path])
 

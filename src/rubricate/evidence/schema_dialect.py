@@ -86,13 +86,46 @@ def _pattern_properties(
                 yield from validator.descend(value, subschema, path=key, schema_path=pattern)
 
 
+def _additional_properties(
+    validator: Any, extra_schema: Any, instance: Any, schema: Any
+) -> Iterator[ValidationError]:
+    """jsonschema's `additionalProperties`, with `patternProperties` matched as ECMA-262."""
+    if not validator.is_type(instance, "object"):
+        return
+    known = schema.get("properties", {})
+    patterns = [ecma_regex(p) for p in schema.get("patternProperties", {})]
+    extras = [
+        key
+        for key in instance
+        if key not in known and not any(regex.find(key) is not None for regex in patterns)
+    ]
+    if validator.is_type(extra_schema, "object"):
+        for extra in extras:
+            yield from validator.descend(instance[extra], extra_schema, path=extra)
+    elif not extra_schema and extras:
+        shown = ", ".join(repr(each) for each in sorted(extras, key=str))
+        if "patternProperties" in schema:
+            verb = "does" if len(extras) == 1 else "do"
+            regexes = ", ".join(repr(each) for each in sorted(schema["patternProperties"]))
+            yield ValidationError(f"{shown} {verb} not match any of the regexes: {regexes}")
+        else:
+            verb = "was" if len(extras) == 1 else "were"
+            yield ValidationError(
+                f"Additional properties are not allowed ({shown} {verb} unexpected)"
+            )
+
+
 @cache
 def ecma_class(cls: Any) -> Any:
     """The draft's validator class with ECMA-262 patterns and the full format checker."""
     checker = format_checker(cls)
     extended = validators.extend(  # type: ignore[no-untyped-call]
         cls,
-        {"pattern": _pattern, "patternProperties": _pattern_properties},
+        {
+            "pattern": _pattern,
+            "patternProperties": _pattern_properties,
+            "additionalProperties": _additional_properties,
+        },
         format_checker=checker,
     )
     extended.__name__ = extended.__qualname__ = cls.__name__
