@@ -125,3 +125,19 @@ def test_a_regex_python_cannot_read_never_crashes_a_run() -> None:
     compiled = compile_schema(schema, "s.json")
     with pytest.raises(ConfigError, match=r"s\.json: a regular expression failed"):
         compiled.issues({"y": 1})
+
+
+def test_a_subschema_that_is_a_list_is_a_schema_warning_not_a_traceback() -> None:
+    """A draft 4 `dependencies` mixing a schema with a list: `referencing` cannot walk it."""
+    schema = {
+        "$schema": "http://json-schema.org/draft-04/schema#",
+        "definitions": {"d": {"dependencies": {"a": ["b"], "c": {"$ref": "#/definitions/e"}}}},
+        "properties": {"x": {"$ref": "#/definitions/d"}},
+    }
+    compiled = compile_schema(schema, "s.json")
+    try:
+        found = compiled.issues({"x": {"a": 1}})
+    except ConfigError as exc:
+        assert "neither an object nor a boolean" in str(exc)
+    else:
+        assert [i.message for i in found] == ["'b' is a dependency of 'a'"]

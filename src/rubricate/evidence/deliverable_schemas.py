@@ -69,6 +69,10 @@ class CompiledSchema:
             raise ConfigError(f"schema {self.name}: {exc}") from None
         except re.error as exc:  # `unevaluatedProperties` reads `patternProperties` with `re`
             raise ConfigError(f"schema {self.name}: a regular expression failed ({exc})") from None
+        except (AttributeError, TypeError):  # `referencing` met a subschema that is a list
+            raise ConfigError(
+                f"schema {self.name}: a subschema it reaches is neither an object nor a boolean"
+            ) from None
         found = [SchemaIssue(tuple(e.absolute_path), str(e.message)) for e in errors]
         return sorted(found, key=lambda issue: [str(part) for part in issue.path])
 
