@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rubricate.cli.init_cmd import docs_url, next_steps
+from rubricate.cli.init_steps import docs_url, next_steps
 from rubricate.cli.main import main
 from tests.evidence.gitrepo import commit, git
 

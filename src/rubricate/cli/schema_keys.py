@@ -52,10 +52,8 @@ class KeyFindings:
     notes: tuple[str, ...]
     keyed: frozenset[str] = frozenset()
     """Every file that names a schema with `$schema` (its key wins over a name pairing)."""
-    schemas: int = 0
-    """Schemas of the repository that files name."""
-    covered: int = 0
-    """Of those, the schemas with a proposed deliverable."""
+    schemas: int = 0  # schemas of the repository that files name
+    covered: int = 0  # of those, the schemas with a proposed deliverable
 
 
 def schema_key(path: str, raw: bytes) -> str | None:
@@ -145,13 +143,9 @@ def find(root: Path, paths: Iterable[str]) -> KeyFindings:
         elif kind in ("remote", "missing"):
             unchecked.append(_note(path, kind, target))
     found, notes = _proposals(root, files, named, by_schema)
-    return KeyFindings(
-        tuple(found),
-        (*_shorten(notes), *_shorten(unchecked)),
-        frozenset(named),
-        schemas=len(by_schema),
-        covered=len({schema for _, schema in found}),
-    )
+    shown = (*_shorten(notes), *_shorten(unchecked))
+    covered = len({schema for _, schema in found})
+    return KeyFindings(tuple(found), shown, frozenset(named), len(by_schema), covered)
 
 
 def _proposals(
