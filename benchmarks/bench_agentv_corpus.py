@@ -6,6 +6,11 @@ have `tests:`, `evalcases:` or `eval_cases:`). Only YAML mappings with one of th
 with `assert:`/`assertions:`, count as eval files. Each one is loaded with
 `rubricate.rubric.loader.load_rubrics`; `include:`/`file://` references are read from the
 same commit. The output counts the files that load, and the messages of those that do not.
+Each file is also compared grader by grader with what AgentV makes of it
+(`agentv_meaning.py`, written apart from rubricate's loader): `meaning` counts the files whose
+LLM graders rubricate loads as AgentV scores them (kind and number of items per test; a file
+AgentV refuses, or one with no LLM grader, must be refused), per form and per grader kind.
+Files whose tests or graders live in other files are compared on loading only.
 Nothing is copied out of the checkout.
 
 Usage: python benchmarks/bench_agentv_corpus.py GIT_DIR [COMMIT...] [--examples N]
@@ -25,9 +30,11 @@ from pathlib import PurePosixPath
 from typing import Any
 
 import yaml
+from agentv_meaning import expected, loaded_graders
 
 from rubricate.errors import RubricateError, SourceError
 from rubricate.rubric import loader
+from rubricate.rubric.agentv_forms import detect_form
 
 EVAL_KEYS = ("tests", "evalcases", "eval_cases")
 RUBRIC_KEYS = ("assert", "assertions")
@@ -119,6 +126,68 @@ def _corpus(git_dir: str, commit: str) -> list[tuple[str, str]]:
     return files
 
 
+class _Meaning:
+    """Files and graders where rubricate's reading agrees with AgentV's, per form."""
+
+    def __init__(self, examples: int) -> None:
+        self.files: collections.Counter[str] = collections.Counter()
+        self.graders: collections.Counter[str] = collections.Counter()
+        self.misses: dict[str, list[str]] = collections.defaultdict(list)
+        self.examples = examples
+
+    def compare(self, path: str, text: str, status: str, detail: Any) -> None:
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError:
+            data = None
+        form = detect_form(data) if isinstance(data, dict) else None
+        name = form or "none"
+        self.files[f"{name}:files"] += 1
+        self.files["all:files"] += 1
+        if form is None or not isinstance(data, dict):
+            self._count(name, status != "ok", path, "no AgentV form")
+            return
+        try:
+            want = expected(data, form)
+        except LookupError:
+            missing = status != "ok" and "no such file" in str(detail[0])
+            self._count(name, status == "ok" or missing, path, f"references: {detail}"[:200])
+            return
+        if want is None:
+            self._count(name, status != "ok", path, "AgentV refuses it")
+            return
+        cases = {case: graders for case, graders in want.items() if graders}
+        for graders in cases.values():
+            for kind, _ in graders:
+                self.graders[f"{kind}:expected"] += 1
+        if not cases:
+            self._count(name, status != "ok", path, "no LLM grader: must be refused")
+            return
+        if status != "ok":
+            self._count(name, False, path, f"refused: {str(detail[0])[:80]}")
+            return
+        got = {r.case: loaded_graders(r) for r in detail.rubrics}
+        agree = True
+        for case, graders in cases.items():
+            mine = got.get(case, [])
+            for n, grader in enumerate(graders):
+                same = n < len(mine) and mine[n] == grader
+                self.graders[f"{grader[0]}:matched"] += same
+            agree = agree and mine == graders
+        why = f"graders {sorted(cases.items(), key=str)[:1]} vs {sorted(got.items(), key=str)[:1]}"
+        self._count(name, agree, path, why)
+
+    def _count(self, form: str, agree: bool, path: str, why: str) -> None:
+        if agree:
+            self.files[f"{form}:meaning"] += 1
+            self.files["all:meaning"] += 1
+        elif len(self.misses[form]) < self.examples * 5:
+            self.misses[form].append(f"{path}: {why}")
+
+    def summary(self) -> dict[str, Any]:
+        return {"files": dict(self.files), "graders": dict(self.graders), "misses": self.misses}
+
+
 def measure(git_dir: str, commit: str, examples: int) -> dict[str, Any]:
     """Counts and message histogram for one commit."""
     known = set(_paths(git_dir, commit))
@@ -128,10 +197,12 @@ def measure(git_dir: str, commit: str, examples: int) -> dict[str, Any]:
     messages: collections.Counter[str] = collections.Counter()
     forms: collections.Counter[str] = collections.Counter()
     samples: dict[str, list[str]] = collections.defaultdict(list)
+    meaning = _Meaning(examples)
     for path, text in _corpus(git_dir, commit):
         kind = "docs" if "#yaml-" in path else "files"
         kinds[kind] += 1
         status, detail = _load(text, path.split("#")[0], read)
+        meaning.compare(path, text, status, detail)
         counts[status] += 1
         counts[f"{status}:{kind}"] += 1
         if status == "ok":
@@ -153,6 +224,7 @@ def measure(git_dir: str, commit: str, examples: int) -> dict[str, Any]:
         "failed": counts["error"],
         "crashed": counts["crash"],
         "forms": dict(forms),
+        "meaning": meaning.summary(),
         "first_messages": [
             {"count": n, "message": m, "examples": samples[m]} for m, n in messages.most_common()
         ],

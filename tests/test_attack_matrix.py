@@ -169,6 +169,28 @@ MATRIX: tuple[tuple[str, str, str], ...] = (
         "an error: the status is not taken as set",
         "github/test_attack_responses.py::test_a_2xx_status_answer_without_the_status_is_not_treated_as_set",
     ),
+    (
+        "a hand-added approval with a correct id in a shard holding a NUL byte, "
+        "then `ledger resign`",
+        "listed by `--provenance`, left unsigned, refused with the key",
+        "ledger/test_resign_provenance.py::test_a_nul_byte_in_the_shard_hides_no_hand_added_line",
+    ),
+    (
+        "an approval pushed while `ledger resign` runs (its first push rejected)",
+        "checked again on the new tip: left unsigned, refused with the key",
+        "ledger/test_resign_provenance.py::"
+        "test_a_line_pushed_while_resign_runs_is_checked_before_it_is_signed",
+    ),
+    (
+        "with a ledger key: `report` or `reputation --recompute` over unsigned lines",
+        "refused as `ledger verify` refuses them, and listed",
+        "ledger/test_key_readers.py::test_report_refuses_what_verify_refuses",
+    ),
+    (
+        "a 401 body echoing the token, in `ledger verify --provenance`",
+        "the token masked in the error",
+        "github/test_provenance.py::test_a_token_the_api_echoes_in_an_error_body_is_never_printed",
+    ),
 )
 
 

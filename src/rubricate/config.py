@@ -137,6 +137,34 @@ def _role_keys(schema: dict[str, Any]) -> None:
     schema["default"] = default_roles()
 
 
+_SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "PRIVATE", "AUTH")
+
+
+class AgentVConfig(_Strict):
+    """How AgentV eval files are read."""
+
+    env: tuple[str, ...] = Field(
+        default=(),
+        description=(
+            "Environment variables an AgentV file may use as `{{ env.NAME }}`; any other name"
+            " is a validation error. Names that look like secrets (KEY, TOKEN, SECRET, ...)"
+            " are refused: a rendered value reaches the judge's prompt."
+        ),
+    )
+
+    @field_validator("env")
+    @classmethod
+    def _names(cls, names: tuple[str, ...]) -> tuple[str, ...]:
+        for name in names:
+            if not name.isidentifier() or not name.isascii():
+                raise ValueError(f"{name!r} is not an environment variable name")
+            if any(word in name.upper() for word in _SECRET_WORDS):
+                raise ValueError(
+                    f"{name!r} looks like a secret; it is never rendered into a rubric"
+                )
+        return names
+
+
 class BranchRules(_Strict):
     """Rules of their own for PRs into the base branches a `branches:` pattern names."""
 
@@ -158,6 +186,7 @@ class Config(_Strict):
     scope: tuple[str, ...] = Field(default=(), description="Globs of paths a change may touch.")
     graders: tuple[Grader, ...] = ()
     judge: JudgeConfig = Field(default_factory=JudgeConfig)
+    agentv: AgentVConfig = Field(default_factory=AgentVConfig)
     commands: CommandsConfig = Field(default_factory=CommandsConfig)
     reputation: ReputationConfig = Field(default_factory=ReputationConfig)
     data_branch: str = Field(

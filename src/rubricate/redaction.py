@@ -7,7 +7,7 @@ goes through `redact` (or `redact_url`, which also masks the userinfo of a remot
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 MASK = "***"
 MIN_SECRET = 8
@@ -34,6 +34,22 @@ PLACEHOLDERS = frozenset(
         "todo",
     }
 )
+SECRET_ENV = (
+    "GITHUB_TOKEN",
+    "RUBRICATE_DATA_TOKEN",
+    "RUBRICATE_LEDGER_KEY",
+    "OPENAI_API_KEY",
+    "INPUT_GITHUB-TOKEN",
+    "INPUT_GITHUB_TOKEN",
+    "INPUT_OPENAI-API-KEY",
+    "INPUT_OPENAI_API_KEY",
+    "INPUT_LEDGER-KEY",
+    "INPUT_LEDGER_KEY",
+)
+"""The environment variables rubricate reads a token or a key from."""
+TOKEN_SHAPE = re.compile(r"(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,})")
+"""GitHub's token formats (personal, OAuth, user, installation and refresh tokens; fine-grained
+personal tokens): masked wherever they appear, whoever's they are."""
 _USERINFO = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<userinfo>[^@/?#]*)@")
 
 
@@ -42,6 +58,16 @@ def redact(text: str, secrets: Iterable[str | None]) -> str:
     for secret in sorted({s for s in secrets if s and is_secret(s)}, key=len, reverse=True):
         text = text.replace(secret, MASK)
     return text
+
+
+def env_secrets(env: Mapping[str, str]) -> list[str]:
+    """The tokens and keys set in this environment (`SECRET_ENV`), to pass to `redact`."""
+    return [env[name].strip() for name in SECRET_ENV if env.get(name, "").strip()]
+
+
+def redact_tokens(text: str) -> str:
+    """Text with anything shaped like a GitHub token masked (e.g. echoed in an API error body)."""
+    return TOKEN_SHAPE.sub(MASK, text)
 
 
 def is_secret(value: str) -> bool:

@@ -185,3 +185,27 @@ def test_the_repository_is_required(
     monkeypatch.delenv("GITHUB_REPOSITORY", raising=False)
     assert main(["catch-up"]) == 2
     assert "set GITHUB_REPOSITORY or pass --repo" in capsys.readouterr().err
+
+
+def test_with_a_ledger_key_catch_up_signs_its_events_and_trusts_only_signed_ones(
+    github: responses.RequestsMock,
+    remotes: tuple[Path, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    key = b"k" * 32
+    data = tmp_path / "signed.git"
+    run_git(["init", "--quiet", "--bare", str(data)])
+    seeded = [
+        seed_event("first_submission", 1, days_ago(10), scores={"quality": 3.0}, source="auto"),
+        seed_event("first_submission", 2, days_ago(9), scores={"quality": 2.0}, source="auto"),
+    ]
+    DataBranchStore(str(data), "scores", key=key).append(seeded)
+    # written without the key (by hand, or a run without it): says PR 2 was recorded already
+    DataBranchStore(str(data), "scores").append([seed_event("abandoned", 2, days_ago(1))])
+    monkeypatch.setenv("RUBRICATE_DATA_REMOTE", str(data))
+    monkeypatch.setenv("RUBRICATE_LEDGER_KEY", key.decode())
+    assert main(["catch-up", "--since", "30"]) == 0
+    signed = DataBranchStore(str(data), "scores", key=key).read().events
+    added = {(e.pr, e.kind) for e in signed if e.delivery == "catch-up"}
+    assert added == {(1, "final_approval"), (2, "abandoned"), (3, "final_approval")}

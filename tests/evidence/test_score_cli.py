@@ -225,3 +225,22 @@ def test_same_base_and_head_is_an_empty_change(
     assert code == 2
     assert out == ""
     assert "nothing to score" in err
+
+
+def test_env_names_the_config_allows_reach_the_rubric(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    base = {
+        ".github/rubricate.yml": "rubric: evals/e.yaml\nagentv: {env: [AUDIENCE]}\n",
+        "evals/e.yaml": "assert:\n  - 'Greets {{ env.AUDIENCE }}'\n",
+    }
+    change = make_change(tmp_path, base, {"README.md": "hello\n"})
+    monkeypatch.setenv("AUDIENCE", "operators")
+    code, out, err = score(capsys, "--repo", str(change.repo), "--format", "json")
+    assert code == 0, err
+    assert json.loads(out)["rubric"]["id"] == "e"
+    unlisted = base["evals/e.yaml"].replace("AUDIENCE", "OTHER")
+    change = make_change(tmp_path / "b", {**base, "evals/e.yaml": unlisted}, {"README.md": "x\n"})
+    code, _, err = score(capsys, "--repo", str(change.repo), "--format", "json")
+    assert code == 2
+    assert "OTHER is not listed" in err

@@ -92,7 +92,11 @@ def test_value_text_and_criteria_alias_and_operator() -> None:
     (rubric,) = load_rubrics(_dedent(text), "v.yaml").rubrics
     assert rubric.ids == ("rubric-1", "no-claims")
     assert rubric.criterion("no-claims").operator == "contradiction"
-    assert rubric.criterion("rubric-1").required
+    # head grader-parser.ts 2412-2416: a text value without score_ranges has no rubric items,
+    # so AgentV judges it free-form, one continuous 0-1 score (llm-grader.ts 588-600)
+    free = rubric.criterion("rubric-1")
+    assert (free.continuous, free.required) == (True, False)
+    assert rubric.criterion("no-claims").implied
 
 
 def test_free_form_prompt_graders_use_the_test_criteria() -> None:

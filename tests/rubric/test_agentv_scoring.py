@@ -30,7 +30,8 @@ from .agentv_fixtures import CURRENT, EVALCASES, V4
 T, F = True, False
 FIXTURES = {"current": CURRENT, "v4": V4, "evalcases": EVALCASES}
 
-# (fixture, test, scores, AgentV test score, verdict, grader verdicts, what it pins)
+# (fixture, test, scores, AgentV test score, AgentV's verdict, grader verdicts, what it pins);
+# where a required criterion failed, rubricate's verdict is `fail` and AgentV's is kept beside.
 VECTORS: list[tuple[str, str, dict[str, Any], float, str, list[str], str]] = [
     (
         "current",
@@ -257,8 +258,10 @@ def test_agentv_vectors(
     result = score(rubric, check_scores(rubric, scores))
     assert isinstance(result, AgentVScoreResult)
     assert result.normalized == pytest.approx(agentv, abs=1e-9), why
-    assert result.verdict == verdict, why
+    assert (result.agentv_verdict or result.verdict) == verdict, why
     assert [g.verdict for g in result.graders] == graders, why
+    if result.required_failed:  # rubricate's own rule: a failed required criterion fails
+        assert (result.verdict, result.agentv_verdict) == ("fail", verdict), why
 
 
 def test_borderline_is_reported_for_the_evalcases_form() -> None:
@@ -331,6 +334,8 @@ def test_result_json_has_both_levels() -> None:
             "required": True,
             "failed": ["rubric-2"],
             "missing": [],
+            "bar": 0.9,
+            "required_met": False,
         },
         {
             "id": "helpfulness",
@@ -340,6 +345,8 @@ def test_result_json_has_both_levels() -> None:
             "required": False,
             "failed": [],
             "missing": [],
+            "bar": None,
+            "required_met": None,
         },
     ]
 

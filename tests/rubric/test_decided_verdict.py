@@ -84,15 +84,25 @@ def test_a_checklist_below_the_agentv_bar_is_decided() -> None:
     assert result.verdict == "fail"
 
 
-def test_a_required_agentv_criterion_that_failed_fails_its_grader_not_the_test() -> None:
+def test_a_required_agentv_criterion_that_failed_decides_the_test() -> None:
     # AgentV: an unsatisfied required criterion fails its grader; the test is decided by the
     # weighted score alone (graders/llm-grader.ts 1815-1821, orchestrator.ts 3131-3155 at
-    # 58f316c). The best reachable score is 6.5 / 7.5 >= 0.8, so nothing is decided yet.
+    # 58f316c), and the best reachable score is 6.5 / 7.5 >= 0.8. rubricate follows the seeds:
+    # `required: true` failed, so the test fails now; AgentV's own verdict is kept beside.
     rubric = load(CHECKLIST).rubrics[0]
     result = score(rubric, check_scores(rubric, {"core-concept": False}))
-    assert result.verdict == "incomplete"
+    assert result.verdict == "fail"
+    assert result.as_dict()["agentv_verdict"] == "incomplete"
     assert result.failed == ("core-concept",)
     assert result.best_total == pytest.approx(6.5 / 7.5)
+
+
+def test_a_criterion_required_only_by_agentv_default_fails_its_grader_alone() -> None:
+    rubric = load(CHECKLIST).rubrics[0]
+    result = score(rubric, check_scores(rubric, {"worst-case": False}))
+    assert result.verdict == "incomplete"
+    assert result.failed == ("worst-case",)
+    assert "agentv_verdict" not in result.as_dict()
 
 
 def test_an_open_scale_is_never_decided_by_its_total() -> None:

@@ -75,21 +75,27 @@ def test_agora_floor_names_the_failed_criterion() -> None:
 
 
 @pytest.mark.parametrize(
-    ("answers", "normalized", "verdict"),
+    ("answers", "normalized", "verdict", "agentv"),
     [
-        ((True, True, True, True, True), 1.0, "pass"),
-        ((True, True, True, True, False), 0.8667, "pass"),
-        ((False, True, True, True, True), 0.8667, "pass"),
-        ((True, False, False, True, True), 0.4667, "fail"),
+        ((True, True, True, True, True), 1.0, "pass", None),
+        ((True, True, True, True, False), 0.8667, "pass", None),
+        ((False, True, True, True, True), 0.8667, "fail", "pass"),
+        ((True, False, False, True, True), 0.4667, "fail", None),
     ],
 )
-def test_checklist_vectors(answers: tuple[bool, ...], normalized: float, verdict: str) -> None:
+def test_checklist_vectors(
+    answers: tuple[bool, ...], normalized: float, verdict: str, agentv: str | None
+) -> None:
     # AgentV: a failed required criterion fails its grader, not the test (graders/llm-grader.ts
     # 1815-1821 and orchestrator.ts 3131-3155 at 58f316c): the test passes on its score.
+    # rubricate follows the seeds instead: `required: true` (core-concept) fails the test, and
+    # AgentV's own verdict is kept beside it. The other criteria are required only by AgentV's
+    # checklist default (not written), so they fail their grader alone.
     rubric = load(CHECKLIST).rubrics[0]
     result = score(rubric, check_scores(rubric, dict(zip(rubric.ids, answers, strict=True))))
     assert result.normalized == pytest.approx(normalized, abs=5e-5)
     assert result.verdict == verdict
+    assert result.as_dict().get("agentv_verdict") == agentv
 
 
 def test_checklist_accepts_one_and_zero() -> None:

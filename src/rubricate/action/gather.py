@@ -215,10 +215,11 @@ def _for_event(
 
 def read_rubric(reader: Reader, base_sha: str | None, config: Config) -> Rubric:
     """The rubric named by the `rubric` input or the config, read at the base commit."""
-    from rubricate.cli.repo_reader import builtin_rubrics, local_reader
+    from rubricate.cli.repo_reader import allowed_env, builtin_rubrics, local_reader
     from rubricate.rubric.loader import find_rubric
 
     ref = reader.settings.rubric or config.rubric
+    env = allowed_env(config.agentv.env)
 
     def at_base(path: str) -> str:
         text = inputs.read_text(reader, base_sha, path)
@@ -228,9 +229,9 @@ def read_rubric(reader: Reader, base_sha: str | None, config: Config) -> Rubric:
 
     if base_sha is None:
         reader.runtime.log(f"rubric {ref}: read without git (built-in or local file)")
-        return find_rubric(ref, local_reader(reader.repo_dir), builtin_rubrics())
+        return find_rubric(ref, local_reader(reader.repo_dir), builtin_rubrics(), env)
     try:
-        return find_rubric(ref, at_base, builtin_rubrics())
+        return find_rubric(ref, at_base, builtin_rubrics(), env)
     except ConfigError as exc:
         named_by = "the `rubric` input" if reader.settings.rubric else reader.settings.config_path
         raise ConfigError(f"{exc} (named by {named_by})") from None

@@ -70,6 +70,7 @@ def days_arg(text: str) -> float:
 def run(args: argparse.Namespace) -> int:
     """Plan and record the missing events; exit 0 when done (or nothing was missing)."""
     from rubricate.action.runtime import ActionsRuntime
+    from rubricate.action.settings import ledger_key
     from rubricate.ledger.backends import DataBranchStore
 
     settings = catch_up_settings(os.environ, repo=args.repo, dry_run=args.dry_run)
@@ -78,8 +79,9 @@ def run(args: argparse.Namespace) -> int:
     with runtime.group("rubricate catch-up"):
         config = default_branch_config(settings)
         branch = settings.data_branch or config.data_branch
+        key = ledger_key(settings.ledger_key)  # read and write as the gate does
         store = DataBranchStore(
-            settings.data_remote, branch, token=settings.token, config=config.reputation
+            settings.data_remote, branch, token=settings.token, config=config.reputation, key=key
         )
         with store:
             ledger = store.read()

@@ -220,6 +220,7 @@ def run_verify(args: argparse.Namespace) -> int:
     from rubricate.cli.main import Progress
     from rubricate.ledger.backends import IDENTITY
     from rubricate.ledger.verify import verify_files
+    from rubricate.redaction import env_secrets, redact
 
     with open_store(args) as store, Progress() as progress:
         progress.step("reading and checking the ledger")
@@ -236,11 +237,10 @@ def run_verify(args: argparse.Namespace) -> int:
         foreign = provenance(store) if args.provenance else None
     for line in report.problems:
         print(line)
-    parsed = report.parsed
     verdict = "clean" if report.clean else f"{len(report.problems)} problem(s)"
-    print(f"{len(parsed.events)} events in {len(parsed.shards)} shard(s): {verdict}")
-    for commit in foreign or []:
-        print("\n".join(commit.lines()))
+    print(f"{len(report.parsed.events)} events in {len(report.parsed.shards)} shard(s): {verdict}")
+    for commit in foreign or []:  # GitHub's words on a commit, masked like an error
+        print(redact("\n".join(commit.lines()), env_secrets(os.environ)))
     if foreign is not None:
         print(f"provenance: {len(foreign)} commit(s) not made by {IDENTITY}")
     return 0 if report.clean and not foreign else 1

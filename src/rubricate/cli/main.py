@@ -24,6 +24,7 @@ from typing import TextIO
 
 from rubricate import __version__
 from rubricate.errors import RubricateError, SourceError
+from rubricate.redaction import env_secrets, redact
 
 SUBCOMMANDS: dict[str, str] = {
     "validate": "rubricate.cli.rubric_cmd:add_validate_parser",
@@ -72,8 +73,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         for diagnostic in exc.diagnostics:
             print(diagnostic, file=sys.stderr)
         return exc.exit_code
-    except RubricateError as exc:
-        print(f"rubricate: error: {exc}", file=sys.stderr)
+    except RubricateError as exc:  # an error can quote a server that echoed a token: masked
+        print(f"rubricate: error: {redact(str(exc), env_secrets(os.environ))}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         return 130

@@ -11,8 +11,9 @@ start at the repository root, or at the current directory for paths a user typed
 from __future__ import annotations
 
 import functools
+import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from importlib import resources
 from pathlib import Path
 
@@ -91,3 +92,8 @@ def read_stdin(what: str) -> str:
         return data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read {what} from standard input: {read_problem(exc)}") from None
+
+
+def allowed_env(names: Iterable[str]) -> dict[str, str | None]:
+    """The environment's values of the names config `agentv.env` lists, and of no others."""
+    return {name: os.environ.get(name) for name in names}

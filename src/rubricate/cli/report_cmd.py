@@ -18,7 +18,7 @@ from rubricate.cli.ledger_cmd import add_source_arguments, open_store, require_b
 from rubricate.cli.report_checks import require_extra, require_ledger_folder
 
 if TYPE_CHECKING:
-    from rubricate.config import ReputationConfig
+    from rubricate.ledger.store import LedgerStore
 
 
 FORMATS = ("html", "markdown", "json")
@@ -111,13 +111,14 @@ def _out_folder(out: Path, with_authors: bool) -> Path:
 
 def _build(args: argparse.Namespace, progress: Any, authors_ready: Any) -> dict[str, Any]:
     from rubricate.ledger.fold import gc_paused
+    from rubricate.ledger.verify import corrupt_lines
     from rubricate.report.model import Options, build_report
 
     progress("reading the ledger")
     with gc_paused():  # everything read or built here lives to the end: no collection over it
         parsed, config = _read(args)
-        for problem in parsed.corrupt:
-            print(f"{problem}: corrupt line (kept aside, skipped by the fold)", file=sys.stderr)
+        for line in corrupt_lines(parsed):
+            print(line, file=sys.stderr)
         if args.author is not None:
             _check_author(args.author, {event.author for event in parsed.events})
         progress(f"folding {len(parsed.events):,} events")
@@ -170,7 +171,8 @@ def _read(args: argparse.Namespace) -> tuple[Any, Any]:
     config = store.config or recorded_config(files) or ReputationConfig()
     # Each shard's bytes are let go as soon as they are decoded: the ledger is held once.
     shards = sorted(p for p in files if is_shard(p))
-    return parse_in_parallel({p: decode_shard(files.pop(p)) for p in shards}), config
+    texts = {p: decode_shard(files.pop(p)) for p in shards}
+    return parse_in_parallel(texts, key=store.key), config
 
 
 def _progress(enabled: bool) -> Any:
@@ -227,7 +229,7 @@ def run_reputation(args: argparse.Namespace) -> int:
         )
     stored = _document(files.get(REPUTATION_PATH))
     if args.recompute:
-        return _recompute(files, stored, store.config, args)
+        return _recompute(files, stored, store, args)
     if stored is None:
         raise RubricateError(
             "no readable reputation.json on the data branch (append an event, rebuild it with "
@@ -240,17 +242,19 @@ def run_reputation(args: argparse.Namespace) -> int:
 def _recompute(
     files: dict[str, bytes],
     stored: dict[str, Any] | None,
-    config: ReputationConfig | None,
+    store: LedgerStore,
     args: argparse.Namespace,
 ) -> int:
     from rubricate.ledger.derive import REPUTATION_PATH
-    from rubricate.ledger.verify import json_differences, verify_files
+    from rubricate.ledger.verify import corrupt_lines, json_differences, verify_files
 
-    report = verify_files(files, config)
+    report = verify_files(files, store.config, store.key)
     fresh = json.loads(report.expected[REPUTATION_PATH])
     differences = json_differences(stored or {}, fresh)
     _print(fresh, args)
     notes = sys.stderr if args.json else sys.stdout
+    for line in corrupt_lines(report.parsed):
+        print(line, file=notes)
     for line in differences:
         print(f"differs: {line}", file=notes)
     summary = f"{len(differences)} difference(s)" if differences else "matches the ledger"

@@ -21,9 +21,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from rubricate.cli.repo_reader import allowed_env
 
 if TYPE_CHECKING:
     from rubricate.cli.repo_reader import ReadFile
@@ -40,12 +42,15 @@ def builtin_names() -> tuple[str, ...]:
     return tuple(sorted(builtin_rubrics()))
 
 
-def resolve_rubric(ref: str, read_file: ReadFile | None = None) -> Rubric:
-    """The rubric named by a built-in name, a path, or `PATH#CASE_ID`."""
+def resolve_rubric(
+    ref: str, read_file: ReadFile | None = None, env: Mapping[str, str | None] | None = None
+) -> Rubric:
+    """The rubric named by a built-in name, a path, or `PATH#CASE_ID`; `env` holds the values
+    of the `{{ env.X }}` names the config allows (see `allowed_env`)."""
     from rubricate.cli.repo_reader import builtin_rubrics
     from rubricate.rubric.loader import find_rubric
 
-    return find_rubric(ref, read_file, builtin_rubrics())
+    return find_rubric(ref, read_file, builtin_rubrics(), env)
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -141,7 +146,7 @@ def active_rubric(ref: str | None, config_path: str | None) -> Rubric:
     config = load_config(read_text(str(config_file), "the config"), str(config_file))
     root = config_file.resolve().parent.parent if config_file.parent.name == ".github" else Path()
     try:
-        return resolve_rubric(config.rubric, local_reader(root))
+        return resolve_rubric(config.rubric, local_reader(root), allowed_env(config.agentv.env))
     except ConfigError as exc:
         raise ConfigError(f"{exc} (named by {config_file})") from None
 

@@ -172,7 +172,7 @@ def _load_config(repo: Path, base: str, local_path: str | None) -> Config:
 def _load_rubric(repo: Path, base: str, given: str | None, config: Config, named_by: str) -> Rubric:
     from pathlib import Path
 
-    from rubricate.cli.repo_reader import builtin_rubrics
+    from rubricate.cli.repo_reader import allowed_env, builtin_rubrics
     from rubricate.errors import ConfigError
     from rubricate.gitio.refs import read_file_at
     from rubricate.rubric.loader import find_rubric
@@ -185,10 +185,11 @@ def _load_rubric(repo: Path, base: str, given: str | None, config: Config, named
                 raise
             return Path(path).read_text(encoding="utf-8")
 
+    env = allowed_env(config.agentv.env)
     if given is not None:
-        return find_rubric(given, at_base, builtin_rubrics())
+        return find_rubric(given, at_base, builtin_rubrics(), env)
     try:
-        return find_rubric(config.rubric, at_base, builtin_rubrics())
+        return find_rubric(config.rubric, at_base, builtin_rubrics(), env)
     except ConfigError as exc:
         raise ConfigError(f"{exc} (named by {named_by})") from None
 

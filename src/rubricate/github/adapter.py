@@ -36,6 +36,7 @@ from rubricate.github.client import (
     role_from_permission,
     utc,
 )
+from rubricate.redaction import redact_tokens
 
 if TYPE_CHECKING:
     from github import Github
@@ -213,7 +214,8 @@ class GitHubAdapter:
         verification = inner.get("verification") if isinstance(inner, dict) else None
         if not isinstance(verification, dict):
             return False, "unknown"
-        return verification.get("verified") is True, str(verification.get("reason") or "unknown")
+        reason = redact_tokens(str(verification.get("reason") or "unknown"))[:100]  # server text
+        return verification.get("verified") is True, reason
 
     def set_status(
         self, sha: str, state: str, description: str, context: str, target_url: str | None

@@ -24,6 +24,7 @@ from github import Auth, Github, GithubException, GithubRetry
 from rubricate.config import ROLE_ORDER
 from rubricate.errors import AnswerLost, HandoffRefused
 from rubricate.errors import GitHubError as GitHubError
+from rubricate.redaction import redact_tokens
 
 DEFAULT_TIMEOUT_S = 30
 MAX_RATE_LIMIT_WAIT_S = 120
@@ -121,8 +122,9 @@ def api_call_or_none(what: str, call: Callable[[], _T]) -> _T | None:
 
 
 def _message(exc: GithubException) -> str:
+    """The API's message (a server can echo what it was sent, a token included: masked)."""
     data = exc.data if isinstance(exc.data, dict) else {}
-    return str(data.get("message") or exc.message or "no message")[:300]
+    return redact_tokens(str(data.get("message") or exc.message or "no message"))[:300]
 
 
 def role_from_permission(data: dict[str, Any]) -> str:

@@ -1,7 +1,8 @@
 """The scores a judge may give each criterion, and the bars derived from them (pure: no I/O).
 
 - points scales (Agora 1-5): every whole number from min to max;
-- checklists: 0 or 1;
+- checklists: 0 or 1; a continuous criterion (an AgentV free-form grader) on a checklist:
+  0, 0.1, ..., 1, as AgentV's judge gives one 0-1 score;
 - analytic (0-10): the criterion's `score_ranges` lower bounds, else 0..10;
 - open scales (axes): every whole number from min up to a ceiling above the top anchor
   (`judge.open_scale_ceiling`, default 150), so the judge can score work beyond the anchors.
@@ -18,6 +19,8 @@ EVIDENCE_BAR = 0.75
 DISAGREEMENT_SHARE = 0.5
 """The judge stays within this share of the scale's range of the heuristic (2 on 1-5)."""
 _MAX_WHOLE_LEVELS = 101
+CONTINUOUS_STEPS = 10
+"""A continuous 0-1 criterion is offered to the judge in tenths."""
 OPEN_CEILING = 150
 """The highest score on an open scale unless `judge.open_scale_ceiling` says otherwise."""
 
@@ -27,6 +30,8 @@ def allowed_scores(
 ) -> tuple[float, ...]:
     """The scores the judge may choose for a criterion, ascending (null not included)."""
     scale = rubric.scale
+    if scale.binary and criterion.continuous:
+        return tuple(step / CONTINUOUS_STEPS for step in range(CONTINUOUS_STEPS + 1))
     if scale.binary:
         return (0.0, 1.0)
     if scale.kind == "analytic":

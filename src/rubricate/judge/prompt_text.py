@@ -77,6 +77,10 @@ LEVELS_HEADER = "\nLevels:"
 LEVEL = "\n- {score}: {text}"
 RANGE_LEVEL = "\n- {low} to {high}: {text}"
 CHECKLIST_LEVELS = "\nLevels:\n- 1: satisfied, the outcome is met\n- 0: not satisfied"
+CONTINUOUS_LEVELS = (
+    "\nLevels: one score from 0 to 1 for how well the outcome is met as a whole"
+    " (1: fully, 0.5: half, 0: not at all)"
+)
 
 WRAP_OPEN = '<untrusted-{marker} field="{field}"{attrs}>'
 WRAP_CLOSE = "</untrusted-{marker}>"
@@ -213,6 +217,8 @@ def _open_text(
 
 
 def _levels_text(rubric: Rubric, criterion: Criterion) -> str:
+    if rubric.scale.binary and criterion.continuous:
+        return CONTINUOUS_LEVELS
     if rubric.scale.binary:
         return CHECKLIST_LEVELS
     if criterion.score_ranges:

@@ -18,17 +18,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rubricate.errors import ConfigError
-from rubricate.gitio.run import GitError, run_git
+from rubricate.gitio.history import HistoryCommit, branch_history
+from rubricate.gitio.run import GitError
 from rubricate.gitio.workspace import BOT_EMAIL, BOT_NAME, GitWorkspace
 from rubricate.ledger.paths import git_blob_id
 from rubricate.ledger.store import AppendResult, DataBranchError, LedgerStore, RetryPolicy, Tip
+from rubricate.ledger.verify import ForeignCommit, bot_written, foreign_commits
 
 IDENTITY = f"{BOT_NAME} <{BOT_EMAIL}>"
 """The author and committer of every commit rubricate makes."""
 
 if TYPE_CHECKING:
     from rubricate.ledger.reputation_config import ReputationConfig
-    from rubricate.ledger.verify import ForeignCommit
 
 
 class GitBackend:
@@ -75,11 +76,12 @@ class GitBackend:
             commit = self._ws().commit(tip.id, changes, deletions, message)
             return self._ws().push(commit), commit
 
-    def history(self) -> list[tuple[str, str, str, str, list[str]]]:
-        """Every commit of the branch with the ledger lines it added (fetched in full)."""
+    def history(self, at: str | None = None) -> list[HistoryCommit]:
+        """Every commit of the branch (up to the commit `at`, else its tip) with the ledger lines
+        it added (fetched in full)."""
         with self._errors():
             ws = self._ws()
-            return branch_history(ws.url, self.branch, ws.env, ws.gitdir / "history", "ledger/")
+            return branch_history(ws.url, self.branch, ws.env, ws.gitdir / "history", "ledger/", at)
 
     def close(self) -> None:
         """Remove the private temporary repository, if one was made."""
@@ -188,29 +190,39 @@ class DataBranchStore(LedgerStore):
         super().__init__(self.git, config=config, retry=retry, key=key)
         self.remote = remote
         self.branch = branch
-        self._history: list[tuple[str, str, str, str, list[str]]] | None = None
+        self._history: list[HistoryCommit] | None = None
 
     def foreign_commits(
         self, verified: Callable[[str], tuple[bool, str]] | None = None
     ) -> list[ForeignCommit]:
         """The branch's commits not made by rubricate's identity, with the events they added
         (and, with `verified`, what GitHub says of each one's signature)."""
-        from rubricate.ledger.verify import foreign_commits
-
         found = foreign_commits(self.history(), IDENTITY, self.key)
         return [replace(c, verified=verified(c.sha)) for c in found] if verified else found
 
     def resign_own(self) -> tuple[AppendResult, int, int]:
-        """Sign the unsigned events that rubricate's own commits wrote (see `LedgerStore.resign`);
-        an event line that another commit added or edited stays unsigned. Also how many such
-        lines there are."""
-        from rubricate.ledger.verify import hand_added_ids
+        """Sign the unsigned events whose lines only rubricate's own commits wrote (see
+        `LedgerStore.resign`); a line that another commit added or edited stays unsigned. Also
+        how many such lines there are.
 
-        skipped = hand_added_ids(self.history(), IDENTITY)
-        return (*self.resign(lambda event: event.id not in skipped), len(skipped))
+        The lines to sign are decided on the first tip a write is planned on, from that tip's
+        history; on every later attempt (the branch moved) the new tip's history is read again
+        and only lines still written by rubricate alone, among those decided on, are signed."""
+        decided: frozenset[str] | None = None
 
-    def history(self) -> list[tuple[str, str, str, str, list[str]]]:
-        """Every commit of the branch with the ledger lines it added (fetched once, in full)."""
+        def allowed(tip: str | None) -> Callable[[str], bool]:
+            nonlocal decided
+            mine = bot_written(self.history(tip), IDENTITY) if tip is not None else frozenset()
+            decided = mine if decided is None else decided & mine
+            return decided.__contains__
+
+        return self.resign(allowed)
+
+    def history(self, at: str | None = None) -> list[HistoryCommit]:
+        """Every commit of the branch (up to the commit `at`, else the tip fetched first) with
+        the ledger lines it added (the tip's fetched once, in full)."""
+        if at is not None and (self._history is None or self._history[-1][0] != at):
+            return self.git.history(at)
         if self._history is None:
             self._history = self.git.history()
         return self._history
@@ -225,35 +237,3 @@ class DirectoryStore(LedgerStore):
         single = RetryPolicy(attempts=1)
         super().__init__(DirectoryBackend(path), config=config, retry=single, key=key)
         self.root = Path(path)
-
-
-def branch_history(
-    url: str, branch: str, env: dict[str, str], dest: Path, pathspec: str
-) -> list[tuple[str, str, str, str, list[str]]]:
-    """Every commit of a remote branch, oldest first, fetched in full into the bare repository
-    `dest`: (sha, author, committer, subject, the lines it added under `pathspec`)."""
-    if not (dest / "HEAD").exists():
-        run_git(["init", "--bare", "--quiet", str(dest)])
-    ref = "refs/rubricate/history"
-    fetch = [
-        "fetch",
-        "--quiet",
-        "--no-tags",
-        "--end-of-options",
-        url,
-        f"+refs/heads/{branch}:{ref}",
-    ]
-    run_git(fetch, dest, env=env)
-    fields = "%H%x1f%P%x1f%an <%ae>%x1f%cn <%ce>%x1f%s"
-    log = run_git(["log", "--reverse", "-z", f"--format={fields}", ref, "--"], dest).stdout
-    commits = []
-    for record in log.decode("utf-8", "replace").split("\0"):
-        if not record.strip():
-            continue
-        sha, _, author, committer, subject = record.split("\x1f", 4)
-        diff = ["diff-tree", "-p", "--root", "--diff-merges=first-parent", "--unified=0"]
-        diff += ["--no-color", "--no-ext-diff", "--no-commit-id", "--end-of-options"]
-        out = run_git([*diff, sha, "--", pathspec], dest).stdout.decode("utf-8", "replace")
-        added = [line[1:] for line in out.split("\n") if line[:1] == "+" and line[:4] != "+++ "]
-        commits.append((sha, author, committer, subject, added))
-    return commits

@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 
 Extra: TypeAlias = bytes | Callable[[bytes | None], bytes | None]
 """An extra file's new content, or a function from its content at the tip to the new content."""
-Planner: TypeAlias = "Callable[[Mapping[str, str], Reader], AppendPlan]"
+Planner: TypeAlias = "Callable[[Tip], AppendPlan]"
 S = TypeVar("S", bound="LedgerStore")
 _SAFE_PATH = re.compile(r"^[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*$")
 
@@ -152,7 +152,7 @@ class LedgerStore:
         batch = prepare(given, self.key)
         extra_files = check_extras(extras or {})
         result = self._swap(
-            lambda tree, read: plan_append(tree, read, batch, self.config, self.key),
+            lambda tip: plan_append(tip.tree, tip.read, batch, self.config, self.key),
             extra_files,
             False,
         )
@@ -171,34 +171,43 @@ class LedgerStore:
         from rubricate.ledger.plan import plan_rebuild
 
         return self._swap(
-            lambda tree, read: plan_rebuild(tree, read, self.config, self.key), {}, True
+            lambda tip: plan_rebuild(tip.tree, tip.read, self.config, self.key), {}, True
         )
 
-    def resign(self, keep: Callable[[Event], bool]) -> tuple[AppendResult, int]:
+    def resign(
+        self, allowed: Callable[[str | None], Callable[[str], bool]]
+    ) -> tuple[AppendResult, int, int]:
         """Sign, with the store's key, every event with a natural-key id and no valid signature
-        that `keep` accepts (shard lines rewritten in place, derived files rebuilt, in one
-        commit); how many were signed. See `rubricate.ledger.trust.resign_shard`."""
+        whose line `allowed(tip)` accepts (shard lines rewritten in place, derived files rebuilt,
+        in one commit): how many were signed, and how many such events were left unsigned.
+
+        `allowed` is asked again for every tip a write is planned on (after a rejected push too),
+        so what is signed is always checked against the very state it is written over. See
+        `rubricate.ledger.trust.resign_shard`."""
         from rubricate.ledger.plan import _head, branch_config, plan_full
 
-        key, signed = self.key, [0]
+        key, counts = self.key, [0, 0]
         if key is None:
             raise LedgerError("re-signing needs a ledger key")
 
-        def planner(tree: Mapping[str, str], read: Reader) -> AppendPlan:
-            shards = read([p for p in tree if is_shard(p)])
+        def planner(tip: Tip) -> AppendPlan:
+            keep = allowed(tip.id)
+            shards = tip.read([p for p in tip.tree if is_shard(p)])
             resigned = {p: resign_shard(d, key, keep) for p, d in shards.items()}
-            signed[0] = sum(n for _, n in resigned.values())
+            counts[:] = [sum(r[1] for r in resigned.values()), sum(r[2] for r in resigned.values())]
+            tree, read = tip.tree, tip.read
             used = self.config or branch_config(tree, read, _head(tree, read))
-            plan = plan_full({p: d for p, (d, _) in resigned.items()}, tree, [], used, key)
-            return replace(plan, files={**plan.files, **{p: d for p, (d, _) in resigned.items()}})
+            files = {p: d for p, (d, _, _) in resigned.items()}
+            plan = plan_full(files, tree, [], used, key)
+            return replace(plan, files={**plan.files, **files})
 
-        return self._swap(planner, {}, True), signed[0]
+        return self._swap(planner, {}, True), counts[0], counts[1]
 
     def _swap(self, planner: Planner, extras: Mapping[str, Extra], rebuild: bool) -> AppendResult:
         """Plan on the tip and write; from the new tip again when the write is rejected."""
         for attempt in range(1, self.retry.attempts + 1):
             tip = self.backend.tip()
-            plan = planner(tip.tree, tip.read)
+            plan = planner(tip)
             current = tip.read(
                 [p for p in extras if not isinstance(extras[p], bytes) and p in tip.tree]
             )

@@ -97,18 +97,24 @@ def parse_key(text: str | None) -> bytes | None:
     return key
 
 
-def resign_shard(data: bytes, key: bytes, keep: Callable[[Event], bool]) -> tuple[bytes, int]:
+def resign_shard(data: bytes, key: bytes, keep: Callable[[str], bool]) -> tuple[bytes, int, int]:
     """A shard with a signature on each event that has a natural-key id, no valid signature under
-    `key`, and that `keep` accepts; every other line stays byte for byte. Also how many it signed.
+    `key`, and whose line `keep` accepts (given as text that encodes back to its bytes); every
+    other line stays byte for byte. Also how many it signed, and how many such events `keep`
+    refused (they stay unsigned, so still refused with the key).
 
     Signing adds `sig` and nothing else: an event's id, fields and place are unchanged."""
-    lines, count = [], 0
+    lines, count, left = [], 0, 0
     for line in data.split(b"\n"):
         event = _event_of(line)
-        if event is not None and refusal(event) is None and refusal(event, key) and keep(event):
-            line, count = signed(event, key).to_line().encode("utf-8", "surrogatepass"), count + 1
+        if event is not None and refusal(event) is None and refusal(event, key):
+            if keep(line.decode("utf-8", "surrogateescape")):
+                line = signed(event, key).to_line().encode("utf-8", "surrogatepass")
+                count += 1
+            else:
+                left += 1
         lines.append(line)
-    return b"\n".join(lines), count
+    return b"\n".join(lines), count, left
 
 
 def _event_of(line: bytes) -> Event | None:

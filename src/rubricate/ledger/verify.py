@@ -34,9 +34,7 @@ class VerifyReport:
     @property
     def problems(self) -> list[str]:
         """Every problem as one line of text."""
-        lines = [
-            f"{p}: corrupt line (kept aside, skipped by the fold)" for p in self.parsed.corrupt
-        ]
+        lines = corrupt_lines(self.parsed)
         lines += [f"{p}" for p in self.parsed.duplicates]
         lines += [f"{p}" for p in self.parsed.misplaced]
         lines += self.stale
@@ -51,6 +49,12 @@ class VerifyReport:
     def clean(self) -> bool:
         """True when nothing is wrong."""
         return not self.problems
+
+
+def corrupt_lines(parsed: ParsedLedger) -> list[str]:
+    """One line per line the fold skips: not an event, or refused (a forged id; with a ledger
+    key, a missing or bad signature). Every reader says these, never silently."""
+    return [f"{p}: corrupt line (kept aside, skipped by the fold)" for p in parsed.corrupt]
 
 
 def recorded_config(files: Mapping[str, bytes]) -> ReputationConfig | None:
@@ -118,18 +122,16 @@ def foreign_commits(
     return found
 
 
-def hand_added_ids(history: Iterable[tuple[str, str, str, str, list[str]]], bot: str) -> set[str]:
-    """The ids of the event lines that commits not made by `bot` added (or edited)."""
-    ids = set()
+def bot_written(
+    history: Iterable[tuple[str, str, str, str, list[str]]], bot: str
+) -> frozenset[str]:
+    """The lines that commits made by `bot` added and that no other commit ever added (exact
+    text): the only ledger lines whose provenance is the bot's own, by the history's word."""
+    mine: set[str] = set()
+    theirs: set[str] = set()
     for _, author, committer, _, added in history:
-        for line in added if (author, committer) != (bot, bot) else ():
-            try:
-                value = json.loads(line)
-            except (ValueError, RecursionError):
-                continue
-            if isinstance(value, dict) and isinstance(value.get("id"), str):
-                ids.add(value["id"])
-    return ids
+        (mine if (author, committer) == (bot, bot) else theirs).update(added)
+    return frozenset(mine - theirs)
 
 
 def _added_event(line: str, key: bytes | None) -> str:

@@ -30,16 +30,20 @@ CHUNK = 25
 
 
 def parse_in_parallel(
-    texts: dict[str, str], workers: int | None = None, parallel_from: int = PARALLEL_PARSE_FROM
+    texts: dict[str, str],
+    workers: int | None = None,
+    parallel_from: int = PARALLEL_PARSE_FROM,
+    key: bytes | None = None,
 ) -> ParsedLedger:
-    """The ledger of these shards (path → text). A large one is parsed by this process and a
-    pool of others, each given whole shards of about equal cost."""
+    """The ledger of these shards (path → text), read as `parse_ledger` reads it with `key`. A
+    large one is parsed by this process and a pool of others, each given whole shards of about
+    equal cost."""
     from rubricate.ledger.codec import combine_shards
 
     workers = workers or os.cpu_count() or 1
     pool = _pool(workers - 1) if sum(map(len, texts.values())) >= parallel_from else None
     if pool is None:
-        return combine_shards(_parse_group(texts))
+        return combine_shards(_parse_group(texts, key), key)
     groups: list[dict[str, str]] = [{} for _ in range(workers)]
     costs = [0.0] * workers
     for path in sorted(texts, key=lambda p: -len(texts[p])):  # each to the least loaded group
@@ -47,12 +51,12 @@ def parse_in_parallel(
         groups[least][path] = texts[path]
         costs[least] += len(texts[path]) * (1 if least == 0 else SENT_COST)
     with pool:
-        sent = [(_submit(pool, _parse_group, group), group) for group in groups[1:]]
-        parses = _parse_group(groups[0])
+        sent = [(_submit(pool, _parse_group, group, key), group) for group in groups[1:]]
+        parses = _parse_group(groups[0], key)
         for future, group in sent:
-            theirs: list[ShardParse] = _outcome(future, _parse_group, group)
+            theirs: list[ShardParse] = _outcome(future, _parse_group, group, key)
             parses += theirs
-    return combine_shards(parses)
+    return combine_shards(parses, key)
 
 
 class AuthorPages:
@@ -156,12 +160,12 @@ def _draw_in_worker(out: Path, part: dict[str, Any]) -> Drawn:
     return _draw_chunk(out, part)
 
 
-def _parse_group(texts: dict[str, str]) -> list[ShardParse]:
+def _parse_group(texts: dict[str, str], key: bytes | None = None) -> list[ShardParse]:
     from rubricate.ledger.codec import parse_shard
     from rubricate.ledger.fold import gc_paused
 
     with gc_paused():
-        return [parse_shard(path, text) for path, text in texts.items()]
+        return [parse_shard(path, text, key) for path, text in texts.items()]
 
 
 def _pool(workers: int) -> Executor | None:

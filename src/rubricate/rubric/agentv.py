@@ -28,6 +28,7 @@ from rubricate.rubric.agentv_graders import (
 )
 from rubricate.rubric.agentv_refs import Located, ReadFile, References
 from rubricate.rubric.agentv_rubric import CaseDraft, build_cases
+from rubricate.rubric.agentv_templates import Env, render_env
 from rubricate.rubric.agentv_tests import test_cases
 from rubricate.rubric.build import Draft, Identity
 
@@ -41,12 +42,16 @@ def agentv_rubrics(
     root: Located,
     identity: Identity,
     read: ReadFile | None,
+    env: Env | None = None,
 ) -> tuple[list[Rubric], list[Problems]]:
-    """The rubrics of each test, and the problems of every file that was read."""
-    refs = References(identity.source, read)
+    """The rubrics of each test, and the problems of every file that was read; `env` holds
+    the values of the `{{ env.X }}` names the config allows."""
+    refs = References(identity.source, read, env=env)
+    root = render_env(root, env)
     ctx = Context(form, refs)
     cases = test_cases(root, ctx) if form != "evalcases" else _evalcases(root, ctx)
-    rubrics = build_cases(DIALECT_OF_FORM[form], identity, cases, root.problems)
+    referenced = any(p.errors for p in refs.sources)
+    rubrics = build_cases(DIALECT_OF_FORM[form], identity, cases, root.problems, referenced)
     return rubrics, refs.sources
 
 
@@ -117,11 +122,12 @@ def _evalcase(
         case.graders += _shared_graders(root, shared, local, case)
     if not case.graders and not case.left_out and not local.left_out and outcome:
         # v2 `yaml-parser.ts` 122, 214: no evaluators means the default llm_judge, which
-        # judges the case's `expected_outcome`: one required criterion.
+        # judges the case's `expected_outcome` free-form: one continuous 0-1 score
+        # (Feb 4ba4353 `evaluators/llm-judge.ts` 99-100, 156-170: `clampScore`, `scoreToVerdict`).
         key = "expected_outcome" if "expected_outcome" in data else "outcome"
         where = item.child(key)
-        grader = GraderDraft("llm_judge", "llm-judge", where)
-        draft = Draft(where.loc, outcome.strip(), plain_required=True)
+        grader = GraderDraft("llm_judge", "llm-judge", where, continuous=True)
+        draft = Draft(where.loc, outcome.strip())
         grader.criteria = [CriterionDraft(draft, where, 1)]
         case.graders.append(grader)
     case.left_out += local.left_out

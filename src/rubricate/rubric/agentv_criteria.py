@@ -73,6 +73,8 @@ def _single(grader: Located, value: Located, form: Form) -> list[CriterionDraft]
         spec["id"] = raw["id"]
     if isinstance(raw.get("operator"), str):
         spec["operator"] = raw["operator"]
+    if "score_ranges" not in raw:  # one text is a plain criterion: required unless it says not
+        spec["required"] = raw.get("required") is not False
     synthetic = replace(grader, value=spec)
     return criteria_of([synthetic], form, strings_ok=True, single=True)
 

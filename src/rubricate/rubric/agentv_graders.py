@@ -7,7 +7,7 @@ Citations are to EntityProcess/agentv; `head` is 58f316c (assert form), `v4` is 
 - Plain strings of one list become one rubric grader at the first string's place, with weight =
   the number of strings; each is a required criterion `rubric-<n>` (head
   `loaders/grader-parser.ts` 589-633, v4 same file 400-440).
-- `include:` entries are spliced in before that (head `grader-parser.ts` 417-447).
+- `include:` entries are spliced in before that (see `agentv_includes`).
 - A rubric grader (`llm-rubric`, `agent-rubric`, and the older `rubrics`, `rubric`,
   `llm-grader`/`llm-judge` with rubrics) takes criteria from `value`, `criteria` or `rubrics`
   (head 1809-1830, 2379-2476); a criterion without `id` is `rubric-<index+1>` in its own list
@@ -23,20 +23,27 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from rubricate.rubric.agentv_checks import unsupported_message
 from rubricate.rubric.agentv_criteria import CriterionDraft as CriterionDraft
 from rubricate.rubric.agentv_criteria import criteria_of, grader_criteria, has_ranges
-from rubricate.rubric.agentv_refs import MAX_INCLUDE_DEPTH, Located, References, RefError
+from rubricate.rubric.agentv_freeform import (
+    criteria_keys,
+    free_form_text,
+    judged,
+    prompt_criterion,
+)
+from rubricate.rubric.agentv_includes import expand_includes
+from rubricate.rubric.agentv_refs import Located, References
 from rubricate.rubric.build import Draft
-from rubricate.rubric.files import AgentVCriterion
 from rubricate.rubric.located import describe_value
 
 if TYPE_CHECKING:
     from rubricate.rubric.agentv_forms import Form
 
 CURRENT_TYPES = frozenset({"llm-rubric", "agent-rubric"})
-OLDER_TYPES = frozenset({"rubrics", "rubric", "llm-grader", "llm-judge"})
+OLDER_TYPES = frozenset({"rubrics", "rubric", "llm-grader", "llm-judge", "g-eval"})
+RUBRIC_TYPES = CURRENT_TYPES | OLDER_TYPES
 COMMAND_TYPES = frozenset({"script", "code-grader", "code-judge", "script-grader"})
-_CRITERIA_KEYS = ("value", "criteria", "rubrics")
 
 
 @dataclass
@@ -51,6 +58,7 @@ class GraderDraft:
     required: bool = False
     min_score: float | None = None
     negate: bool = False
+    continuous: bool = False
 
     @property
     def analytic(self) -> bool:
@@ -85,7 +93,7 @@ def parse_graders(entries: Located, ctx: Context) -> list[GraderDraft]:
     if not isinstance(entries.value, list):
         entries.error(f"should be a list of assertions, got {describe_value(entries.value)}")
         return []
-    items = _expand(entries, ctx, 0, ())
+    items = expand_includes(entries, ctx)
     graders: list[GraderDraft] = []
     strings = [i for i in items if isinstance(i.value, str)]
     if strings and ctx.form != "evalcases":
@@ -116,45 +124,6 @@ def inline_grader(entries: Located, ctx: Context, name: str = "rubric") -> list[
     return [grader] if grader.criteria else []
 
 
-def _expand(entries: Located, ctx: Context, depth: int, chain: tuple[str, ...]) -> list[Located]:
-    found: list[Located] = []
-    for item in entries.items():
-        value = item.value
-        if (
-            isinstance(value, dict)
-            and set(value) == {"include"}
-            and isinstance(value["include"], str)
-        ):
-            found += _include(item, ctx, depth, chain)
-        else:
-            found.append(item)
-    return found
-
-
-def _include(item: Located, ctx: Context, depth: int, chain: tuple[str, ...]) -> list[Located]:
-    name = item.value["include"]
-    if depth + 1 > MAX_INCLUDE_DEPTH:
-        item.error(f"include depth exceeds {MAX_INCLUDE_DEPTH} ({' -> '.join((*chain, name))})")
-        return []
-    try:
-        path, loaded = ctx.refs.template(item.problems.locator.path, name)
-    except RefError as exc:
-        item.error(f"include {name!r}: {exc}", "include")
-        return []
-    if path in chain:
-        item.error(f"include cycle: {' -> '.join((*chain, path))}", "include")
-        return []
-    key = "assert" if ctx.form == "assert" else "assertions"
-    data = loaded.value
-    listed = next(
-        (k for k in (key, "assert", "assertions") if isinstance(data, dict) and k in data), None
-    )
-    if listed is None:
-        item.error(f"include {name!r}: {path} has no top-level `{key}:` list", "include")
-        return []
-    return _expand(loaded.child(listed), ctx, depth + 1, (*chain, path))
-
-
 def _string_grader(strings: list[Located], ctx: Context) -> list[GraderDraft]:
     kept = []
     for item in strings:
@@ -183,44 +152,68 @@ def _object_grader(item: Located, ctx: Context) -> list[GraderDraft]:
         item.error("missing `type:`; AgentV skips an assertion without a type")
         return []
     normal = kind.strip().replace("_", "-")
-    source = next((k for k in _CRITERIA_KEYS if raw.get(k) is not None), None)
-    judge = normal in ("llm-grader", "llm-judge") and bool(ctx.criteria_text)
-    free_form = source is None and (raw.get("prompt") is not None or judge)
-    if normal not in CURRENT_TYPES | OLDER_TYPES or (source is None and not free_form):
+    refused = unsupported_message(ctx.form, kind.strip())
+    if refused is not None:
+        item.error(refused, "type")
+        return []
+    if normal == "composite":
+        return _composite(item, ctx)
+    source = next((k for k in criteria_keys(normal) if raw.get(k) is not None), None)
+    free_form = source is None and (raw.get("prompt") is not None or judged(normal, ctx))
+    if normal not in RUBRIC_TYPES or (source is None and not free_form):
         _left_out(item, kind, normal, ctx)
         return []
     grader = GraderDraft(_name(raw, kind), normal, item)
     if normal not in CURRENT_TYPES and ctx.form == "assert":
         item.warn(f"AgentV now rejects type {kind!r}; write `type: llm-rubric`", "type")
     _settings(grader, item, ctx)
-    if source is None:
-        grader.criteria = [_prompt_criterion(grader, item, ctx)]
+    text = free_form_text(item, normal, source, ctx)
+    if source is None or text is not None:
+        grader.continuous = True
+        spec = prompt_criterion(grader, item, ctx, text)
+        grader.criteria = [CriterionDraft(Draft(item.loc, spec), item, 1)]
         return [grader]
     grader.criteria = grader_criteria(item, source, ctx.form)
     return [grader] if grader.criteria else []
 
 
-def _prompt_criterion(grader: GraderDraft, item: Located, ctx: Context) -> CriterionDraft:
-    """A free-form prompt grader as one criterion: the test's `criteria`, else its prompt.
+def _composite(item: Located, ctx: Context) -> list[GraderDraft]:
+    """A v4 `composite`: its rubric members, each weighted by its share of the composite.
 
-    AgentV fills the prompt's rubric with the test's `criteria` (head `graders/llm-grader.ts`
-    209-211) and asks for one verdict, so the grader is one required criterion.
+    v4 `grader-parser.ts` 772-880 reads the members from `assert`, `assertions` or `evaluators`
+    and an `aggregator`; `graders/composite.ts` 90-150 scores `weighted_average` as the mean of
+    the members' scores, each weighted by `aggregator.weights[name]` (default 1). With every
+    member a rubric grader, that is the same as the members standing in the test with weight
+    `composite weight x member weight / sum of member weights`. A `threshold` aggregator counts
+    passing members instead (160-215); rubricate folds it as the weighted mean and says so.
     """
-    prompt = item.value.get("prompt")
-    if ctx.criteria_text:
-        outcome = ctx.criteria_text
-    elif isinstance(prompt, str) and not prompt.strip().startswith("file://"):
-        outcome = prompt.strip()
-    else:
-        where = prompt if isinstance(prompt, str) else "its prompt"
-        outcome = f"Passes the {grader.name!r} grader prompt ({where})"
-    spec = AgentVCriterion(id=_slug(grader.name), outcome=outcome)
-    return CriterionDraft(Draft(item.loc, spec), item, 1)
+    raw = item.value
+    key = next((k for k in ("assert", "assertions", "evaluators") if k in raw), None)
+    aggregator = raw.get("aggregator")
+    if key is None or not isinstance(aggregator, dict):
+        what = "a member list" if key is None else "an `aggregator:`"
+        item.warn(f"a composite without {what} is skipped, as AgentV skips it")
+        return []
+    if aggregator.get("type") not in ("weighted_average", None):
+        item.warn(
+            f"composite aggregator {aggregator.get('type')!r}: rubricate scores the members' "
+            "weighted mean, as `weighted_average` does",
+            "aggregator",
+        )
+    members = parse_graders(item.child(key), ctx)
+    weights = aggregator.get("weights")
+    named = weights if isinstance(weights, dict) else {}
+    shares = [_member_weight(named.get(m.name)) for m in members]
+    total = sum(shares)
+    own = _weight(item)
+    for member, share in zip(members, shares, strict=True):
+        member.weight = own * share / total if total > 0 else 0.0
+    return members
 
 
-def _slug(name: str) -> str:
-    kept = "".join(c if c.isalnum() or c in "_.-" else " " for c in name)
-    return "-".join(kept.split()) or "rubric"
+def _member_weight(value: Any) -> float:
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    return float(value) if number else 1.0
 
 
 def _name(raw: dict[str, Any], kind: str) -> str:
@@ -233,7 +226,7 @@ def _name(raw: dict[str, Any], kind: str) -> str:
 def _left_out(item: Located, kind: str, normal: str, ctx: Context) -> None:
     if normal in COMMAND_TYPES:
         why = "it runs a command: configure it under `graders:` in .github/rubricate.yml"
-    elif normal in CURRENT_TYPES | OLDER_TYPES:
+    elif normal in RUBRIC_TYPES:
         why = "it has neither `value:` nor `prompt:`, so AgentV skips it"
     else:
         why = "it is a deterministic check, not a rubric criterion"

@@ -7,7 +7,9 @@ at most 3 levels of includes, a cycle is an error; `yaml-parser.ts` lines 2550-2
 `loaders/case-file-loader.ts` lines 556-600 for case files). rubricate never opens a file
 itself: the caller passes `read(path) -> text`. A reference is resolved against the directory
 of the file that holds it; one that is absolute, a URL, or climbs out of the repository is
-refused before anything is read.
+refused before anything is read. A referenced file over the source limit (1 MiB, as for rubric
+files; JSONL case files too) is refused before it is parsed, and so is one that takes the files
+an eval file reads past `MAX_REFERENCED_BYTES` in all.
 """
 
 from __future__ import annotations
@@ -20,12 +22,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rubricate.errors import FileReferenceError, SourceError, read_problem
-from rubricate.yamlsource import Loc, Locator, Problems, load_located
+from rubricate.rubric.agentv_templates import Env, render_env
+from rubricate.yamlsource import SOURCE_LIMIT, Loc, Locator, Problems, load_located
 
 ReadFile = Callable[[str], str]
 RefError = FileReferenceError
 FILE_SCHEME = "file://"
 MAX_INCLUDE_DEPTH = 3
+MAX_REFERENCED_BYTES = 4 * 1024 * 1024
+"""The most bytes of referenced files (case files, templates) one eval file may read in all."""
 TEMPLATE_DIR = ".agentv/templates"
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
@@ -64,6 +69,12 @@ class References:
     source: str
     read: ReadFile | None
     sources: list[Problems] = field(default_factory=list)
+    env: Env | None = None
+    """The values of the `{{ env.X }}` names the config allows (see `agentv_templates`)."""
+    included: int = 0
+    """How many assertion entries `include:` has spliced in so far (see `agentv_includes`)."""
+    read_bytes: int = 0
+    """How many bytes of referenced files have been read so far."""
 
     def resolve(self, base: str, ref: str) -> str:
         """The path `ref` names, relative to the file `base`; raise `RefError` when refused."""
@@ -87,13 +98,31 @@ class References:
         if self.read is None:
             raise RefError(f"cannot read {path}: no file reader was given")
         try:
-            return self.read(path)
+            text = self.read(path)
         except PermissionError:
             raise RefError(f"{path}: outside the repository or not readable") from None
         except (OSError, UnicodeDecodeError) as exc:
             raise RefError(f"{path}: {read_problem(exc)}") from None
         except ValueError as exc:
             raise RefError(f"cannot read {path}: {exc}") from None
+        self._count(path, text)
+        return text
+
+    def _count(self, path: str, text: str) -> None:
+        """Refuse a referenced file over the source limit, or one past the file's budget."""
+        limit = SOURCE_LIMIT.get()
+        size = len(text) if len(text) > limit else len(text.encode("utf-8", "replace"))
+        if size > limit:
+            raise RefError(
+                f"{path} is too large: {size} bytes, over the {limit}-byte limit for a "
+                "referenced file (refused before parsing)"
+            )
+        self.read_bytes += size
+        if self.read_bytes > MAX_REFERENCED_BYTES:
+            raise RefError(
+                f"{path}: the files this eval file refers to exceed {MAX_REFERENCED_BYTES} "
+                "bytes in all (refused before parsing)"
+            )
 
     def load(self, path: str) -> Located:
         """Parse a referenced YAML or JSONL file into located data with its own problems."""
@@ -106,7 +135,7 @@ class References:
             raise RefError(f"{path}: {exc.diagnostics[0].message}") from None
         problems = Problems(locator)
         self.sources.append(problems)
-        return Located(data, (), problems)
+        return render_env(Located(data, (), problems), self.env)
 
     def _jsonl(self, text: str, path: str) -> Located:
         locator = Locator(path)
@@ -121,7 +150,7 @@ class References:
             locator.values[(len(rows) - 1,)] = (number, 1)
         problems = Problems(locator)
         self.sources.append(problems)
-        return Located(rows, (), problems)
+        return render_env(Located(rows, (), problems), self.env)
 
     def template(self, base: str, name: str) -> tuple[str, Located]:
         """An `include:` target: a template name under `.agentv/templates/`, or a path."""

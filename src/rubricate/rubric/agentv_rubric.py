@@ -17,6 +17,7 @@ from rubricate.rubric.build import Draft, Identity, build_criterion, check_reque
 from rubricate.rubric.model import Criterion, Dialect, Grader, PassRule, Rubric, Scale
 
 if TYPE_CHECKING:
+    from rubricate.rubric.agentv_criteria import CriterionDraft
     from rubricate.rubric.agentv_graders import GraderDraft
     from rubricate.rubric.agentv_refs import Located
     from rubricate.yamlsource import Problems
@@ -39,9 +40,14 @@ class CaseDraft:
 
 
 def build_cases(
-    dialect: Dialect, identity: Identity, cases: list[CaseDraft], problems: Problems
+    dialect: Dialect,
+    identity: Identity,
+    cases: list[CaseDraft],
+    problems: Problems,
+    referenced_errors: bool = False,
 ) -> list[Rubric]:
-    """The rubric of each test that has rubric graders; warn about the tests that have none."""
+    """The rubric of each test that has rubric graders; warn about the tests that have none
+    (`referenced_errors`: a file it refers to has errors, which say why instead)."""
     _check_case_ids(cases, problems)
     rubrics = []
     for case in cases:
@@ -52,7 +58,7 @@ def build_cases(
         rubric = _case_rubric(dialect, identity, case)
         if rubric is not None:
             rubrics.append(rubric)
-    if not rubrics and not problems.errors and not _any_errors(cases):
+    if not rubrics and not problems.errors and not referenced_errors and not _any_errors(cases):
         what = ", ".join(sorted({kind for c in cases for kind in c.left_out})) or "none"
         problems.error((), f"no rubric criteria in this file (its checks: {what})")
     return rubrics
@@ -125,6 +131,10 @@ def _criteria(grader: GraderDraft, scale: Scale) -> list[tuple[Criterion, Draft]
         criterion = build_criterion(item.where.problems, item.draft, item.number, scale)
         if criterion is None:
             continue
+        if _implied(criterion, item):
+            criterion = criterion.model_copy(update={"implied": True})
+        if grader.continuous:
+            criterion = criterion.model_copy(update={"continuous": True})
         folded = criterion.id.lower()
         if folded in first:
             line = first[folded]
@@ -134,6 +144,14 @@ def _criteria(grader: GraderDraft, scale: Scale) -> list[tuple[Criterion, Draft]
         first[folded] = item.where.problems.locator.at(item.where.loc)[0]
         built.append((criterion, item.draft))
     return built
+
+
+def _implied(criterion: Criterion, item: CriterionDraft) -> bool:
+    """True for a criterion object that is required only by AgentV's checklist default (head
+    `grader-parser.ts` 2565); the AgentV docs in the seeds say `required` defaults to false."""
+    raw = item.where.value
+    written = isinstance(raw, dict) and "required" in raw
+    return criterion.required and not isinstance(item.draft.spec, str) and not written
 
 
 def _grader_ids(graders: list[GraderDraft]) -> list[str]:
@@ -168,6 +186,7 @@ def _grader(grader: GraderDraft, gid: str, criteria: list[Criterion]) -> Grader:
         min_score=grader.min_score,
         negate=grader.negate,
         analytic=grader.analytic,
+        continuous=grader.continuous,
     )
 
 

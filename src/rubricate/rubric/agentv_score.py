@@ -13,12 +13,17 @@ EntityProcess/agentv at 58f316c, `packages/core/src/evaluation/`:
 - the test score is the weighted mean of its graders' scores, or 0 when a required grader
   scores below its `min_score` (else the threshold); it passes at the threshold
   (`orchestrator.ts` 3131-3155, 3940-3953).
+- a free-form grader (`continuous`) is the judge's 0-1 score itself, clamped, and passes at
+  0.8 (head `graders/llm-grader.ts` 588-600, `scoreToVerdict` in `graders/scoring.ts` 24-28).
 - v2 (`agentv-evaluator`): no required graders, and 0.6 to 0.8 is `borderline`
   (v2.5.8 `evaluators/scoring.ts` 3-11); v4 and v2 read `required: true` on an analytic
   criterion as a bar of 10/10 (v4.42.4 `graders/llm-grader.ts` 1314-1330).
 
-Two deliberate differences: an unscored criterion leaves the result `incomplete` (AgentV drops
-it from the denominator), and every comparison has the 1e-9 tolerance.
+Three deliberate differences: an unscored criterion leaves the result `incomplete` (AgentV drops
+it from the denominator), every comparison has the 1e-9 tolerance, and a criterion that fails
+its `required` (or `min_score`) bar fails the test, as the AgentV docs say ("failing this
+criterion fails the entire eval"), where AgentV's code fails only its grader; AgentV's own
+verdict is then kept as `agentv_verdict`.
 """
 
 from __future__ import annotations
@@ -26,12 +31,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from functools import partial
-from typing import Literal
 
 from rubricate.errors import ScoreError
-from rubricate.rubric import scoring
+from rubricate.rubric import agentv_grade, scoring
+from rubricate.rubric.agentv_grade import GRADER_PASS, GraderVerdict, criterion_passed
 from rubricate.rubric.model import (
-    TOLERANCE,
     Criterion,
     CriterionResult,
     Grader,
@@ -40,12 +44,6 @@ from rubricate.rubric.model import (
     ScoreValue,
     at_least,
 )
-from rubricate.rubric.scoring import numeric
-
-ANALYTIC_PASS = 7
-GRADER_PASS = 0.8
-BORDERLINE = 0.6
-GraderVerdict = Literal["pass", "fail", "borderline", "incomplete"]
 
 
 @dataclass(frozen=True)
@@ -59,6 +57,10 @@ class GraderResult:
     required: bool
     failed: tuple[str, ...] = ()
     missing: tuple[str, ...] = ()
+    bar: float | None = None
+    """A required grader's bar for the test (its `min_score`, else the threshold)."""
+    required_met: bool | None = None
+    """Whether a required grader reached its bar (None: not required, or not scored yet)."""
 
     def as_dict(self) -> dict[str, object]:
         """The JSON shape of one grader's result (its fields in order, lists for tuples)."""
@@ -72,22 +74,23 @@ class AgentVScoreResult(ScoreResult):
     graders: tuple[GraderResult, ...] = field(default=())
     threshold: float = GRADER_PASS
     band: str | None = None
+    agentv_verdict: str | None = None
+    """AgentV's own verdict where it differs: a failed required criterion fails only its
+    grader in AgentV, while rubricate fails the test (the seeds' word; DESIGN.md section 2)."""
+    required_failed: tuple[str, ...] = field(default=())
+    """Required (or `min_score`-gated) criteria that failed their own bar."""
 
     def as_dict(self) -> dict[str, object]:
-        """The common shape, plus `graders`, `threshold` and (v2) `band`."""
+        """The common shape, plus `graders`, `threshold`, (v2) `band` and `agentv_verdict`."""
         data = super().as_dict()
         data["graders"] = [g.as_dict() for g in self.graders]
         data["threshold"] = self.threshold
         if self.band is not None:
             data["band"] = self.band
+        if self.agentv_verdict is not None:
+            data["agentv_verdict"] = self.agentv_verdict
+            data["required_failed"] = list(self.required_failed)
         return data
-
-
-@dataclass(frozen=True)
-class _Grade:
-    score: float
-    verdict: GraderVerdict
-    failed: tuple[str, ...]
 
 
 def score_any(rubric: Rubric, scores: Mapping[str, ScoreValue]) -> ScoreResult:
@@ -97,7 +100,7 @@ def score_any(rubric: Rubric, scores: Mapping[str, ScoreValue]) -> ScoreResult:
 
 def check_any(rubric: Rubric, criterion_id: str, value: ScoreValue) -> ScoreValue:
     """`scoring.check_score`; for an AgentV test also refuse a reply AgentV would refuse."""
-    also = partial(check_grader_value, rubric) if rubric.graders else None
+    also = partial(agentv_grade.check_grader_value, rubric) if rubric.graders else None
     return scoring.check_score(rubric, criterion_id, value, also)
 
 
@@ -112,18 +115,23 @@ def score_graders(rubric: Rubric, scores: Mapping[str, ScoreValue]) -> AgentVSco
     if unknown:
         raise ScoreError(f"unknown criterion {unknown[0]!r}; valid ids: {', '.join(rubric.ids)}")
     by_id = {c.id: c for c in rubric.criteria}
-    earned = {cid: _earned(rubric, by_id[cid], v) for cid, v in scores.items() if v is not None}
+    earned = {
+        cid: agentv_grade.earned(rubric, by_id[cid], v)
+        for cid, v in scores.items()
+        if v is not None
+    }
     threshold = _threshold(rubric)
     legacy = rubric.dialect == "agentv-evaluator"
     results = []
     for grader in rubric.graders:
         criteria = [by_id[cid] for cid in grader.criteria]
         missing = tuple(c.id for c in criteria if c.id not in earned and not c.nullable)
-        grade = _grade(grader, criteria, earned, legacy)
+        grade = agentv_grade.grade(grader, criteria, earned, legacy)
         verdict: GraderVerdict = grade.verdict
         if missing:
             verdict = "fail" if grade.failed and not grader.negate else "incomplete"
-        failed = grade.failed
+        bar = _required_bar(grader, threshold)
+        met = None if bar is None or missing else at_least(grade.score, bar)
         results.append(
             GraderResult(
                 grader.id,
@@ -131,8 +139,10 @@ def score_graders(rubric: Rubric, scores: Mapping[str, ScoreValue]) -> AgentVSco
                 verdict,
                 grader.weight,
                 grader.required,
-                failed,
+                grade.failed,
                 missing,
+                bar,
+                met,
             )
         )
     return _test_result(rubric, scores, earned, tuple(results), threshold, legacy)
@@ -145,72 +155,6 @@ def _threshold(rubric: Rubric) -> float:
     return (rule - rubric.scale.min) / (rubric.scale.max - rubric.scale.min)
 
 
-def check_grader_value(rubric: Rubric, criterion: Criterion, number: float) -> None:
-    """Raise `ScoreError` for a number AgentV would not accept for this criterion."""
-    _earned(rubric, criterion, number)
-
-
-def _earned(rubric: Rubric, criterion: Criterion, value: ScoreValue) -> float:
-    """A criterion's score as AgentV counts it: 0-1 (satisfied, or the 0-10 reply ÷ 10)."""
-    grader = next(g for g in rubric.graders if criterion.id in g.criteria)
-    number = numeric(rubric.scale, value) if value is not None else 0.0
-    span = rubric.scale.max - rubric.scale.min
-    if not rubric.scale.min <= number <= rubric.scale.max:
-        return min(1.0, max(0.0, (number - rubric.scale.min) / span))
-    if grader.analytic:
-        if abs(number - round(number)) > TOLERANCE:
-            raise ScoreError(
-                f"{criterion.id}: {number:g} is not an integer; AgentV scores analytic criteria "
-                "as whole numbers from 0 to 10"
-            )
-        return round(number) / 10
-    fraction = (number - rubric.scale.min) / span
-    if fraction not in (0.0, 1.0):
-        top = f"{rubric.scale.max:g}"
-        raise ScoreError(
-            f"{criterion.id}: {number:g} is not a checklist answer; "
-            f"score it true/false (0 or {top})"
-        )
-    return fraction
-
-
-def _grade(
-    grader: Grader, criteria: list[Criterion], earned: Mapping[str, float], legacy: bool
-) -> _Grade:
-    total = 0.0
-    gained = 0.0
-    failed = []
-    for criterion in criteria:
-        if criterion.id not in earned:
-            continue
-        value = earned[criterion.id]
-        total += criterion.weight
-        gained += criterion.weight * value
-        if _fails_grader(grader, criterion, value):
-            failed.append(criterion.id)
-    score = min(1.0, max(0.0, gained / total)) if total > 0 else 0.0
-    verdict = "fail" if failed else _band(score, GRADER_PASS, legacy)
-    if grader.negate:
-        score = min(1.0, max(0.0, 1 - score))
-        verdict = {"pass": "fail", "fail": "pass"}.get(verdict, verdict)  # type: ignore[assignment]
-    return _Grade(score, verdict, tuple(failed))
-
-
-def _fails_grader(grader: Grader, criterion: Criterion, value: float) -> bool:
-    if grader.analytic:
-        bar = criterion.min_score
-        return bar is not None and not at_least(value, bar)
-    return criterion.required and not at_least(value, 1.0)
-
-
-def _band(score: float, threshold: float, legacy: bool) -> GraderVerdict:
-    if at_least(score, threshold):
-        return "pass"
-    if legacy and at_least(score, BORDERLINE):
-        return "borderline"
-    return "fail"
-
-
 def _filled(
     criteria: list[Criterion], earned: Mapping[str, float], negate: bool
 ) -> dict[str, float]:
@@ -219,12 +163,17 @@ def _filled(
     return {c.id: earned.get(c.id, best) for c in criteria}
 
 
+def _required_bar(grader: Grader, threshold: float) -> float | None:
+    if not grader.required:
+        return None
+    return grader.min_score if grader.min_score is not None else threshold
+
+
 def _test_score(rubric: Rubric, grades: list[tuple[Grader, float]], threshold: float) -> float:
     for grader, value in grades:
-        if grader.required:
-            bar = grader.min_score if grader.min_score is not None else threshold
-            if not at_least(value, bar):
-                return 0.0
+        bar = _required_bar(grader, threshold)
+        if bar is not None and not at_least(value, bar):
+            return 0.0
     total = sum(g.weight for g, _ in grades)
     return sum(g.weight * v for g, v in grades) / total if total > 0 else 0.0
 
@@ -238,12 +187,19 @@ def _test_result(
     legacy: bool,
 ) -> AgentVScoreResult:
     criteria = tuple(
-        CriterionResult(c.id, scores.get(c.id), _criterion_passed(rubric, c, earned))
+        CriterionResult(c.id, scores.get(c.id), criterion_passed(rubric, c, earned))
         for c in rubric.criteria
     )
     failed = tuple(cid for g in graders for cid in g.failed)
     missing = tuple(cid for g in graders for cid in g.missing)
     by_id = {g.id: g for g in rubric.graders}
+    required_failed = tuple(
+        cid
+        for g in graders
+        if not by_id[g.id].negate
+        for cid in g.failed
+        if not rubric.criterion(cid).implied
+    )
     band = None
     span = rubric.scale.max - rubric.scale.min
     best_total = None
@@ -256,9 +212,12 @@ def _test_result(
         value = _test_score(rubric, [(by_id[g.id], g.score or 0.0) for g in graders], threshold)
         verdict = "pass" if at_least(value, threshold) else "fail"
         if legacy:
-            band = _band(value, GRADER_PASS, legacy)
+            band = agentv_grade.band(value, GRADER_PASS, legacy)
         total = round(rubric.scale.min + value * span, 10)
         normalized = round(value, 10)
+    agentv_verdict = None
+    if required_failed and verdict != "fail":
+        agentv_verdict, verdict = verdict, "fail"
     return AgentVScoreResult(
         rubric.id,
         rubric.version,
@@ -272,6 +231,8 @@ def _test_result(
         graders=graders,
         threshold=threshold,
         band=band,
+        agentv_verdict=agentv_verdict,
+        required_failed=required_failed if agentv_verdict else (),
     )
 
 
@@ -283,18 +244,5 @@ def _best_case(
     for grader in rubric.graders:
         criteria = [by_id[cid] for cid in grader.criteria]
         filled = _filled(criteria, earned, grader.negate)
-        grades.append((grader, _grade(grader, criteria, filled, legacy).score))
+        grades.append((grader, agentv_grade.grade(grader, criteria, filled, legacy).score))
     return _test_score(rubric, grades, threshold)
-
-
-def _criterion_passed(
-    rubric: Rubric, criterion: Criterion, earned: Mapping[str, float]
-) -> bool | None:
-    if criterion.id not in earned:
-        return None
-    grader = next(g for g in rubric.graders if criterion.id in g.criteria)
-    value = earned[criterion.id]
-    if grader.analytic:
-        bar = criterion.min_score
-        return (bar is None or at_least(value, bar)) and at_least(value * 10, ANALYTIC_PASS)
-    return at_least(value, 1.0)

@@ -12,6 +12,7 @@ Citations: EntityProcess/agentv at 58f316c (head) and v4.42.4 (v4), under
 - The threshold is the test's `execution.threshold`, else `default_test.threshold`, else the
   top-level `threshold`, each a number in [0, 1] (head `yaml-parser.ts` 1584-1590,
   `loaders/config-loader.ts` 743-780, `apps/cli/src/commands/eval/run-eval.ts` 1416).
+- A test's `vars` are rendered into its own fields first (see `agentv_templates`).
 - `tests: file://cases.yaml` (or a plain path; also as list entries) reads the cases from a YAML
   list or a JSONL file (head `yaml-parser.ts` 2550-2600, `loaders/case-file-loader.ts` 556-600).
 """
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from rubricate.rubric.agentv_refs import Located, RefError
 from rubricate.rubric.agentv_rubric import DEFAULT_THRESHOLD, CaseDraft
+from rubricate.rubric.agentv_templates import render_case
 from rubricate.rubric.located import describe_value
 
 if TYPE_CHECKING:
@@ -144,10 +146,11 @@ def _case_file(where: Located, ref: str, ctx: Context) -> list[Located]:
 def _case(
     test: Located, defaults: list[Located], file_threshold: float, ctx: Context
 ) -> CaseDraft | None:
-    data = test.value
-    if not isinstance(data, dict):
-        test.error(f"a test should be a mapping, got {describe_value(data)}")
+    if not isinstance(test.value, dict):
+        test.error(f"a test should be a mapping, got {describe_value(test.value)}")
         return None
+    test = render_case(test)
+    data = test.value
     test_id = data.get("id")
     if not isinstance(test_id, (str, int)) or isinstance(test_id, bool):
         test.warn("a test without an `id` is skipped, as AgentV skips it")

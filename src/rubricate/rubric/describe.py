@@ -11,7 +11,7 @@ import html
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from rubricate.rubric.agentv_score import AgentVScoreResult
+from rubricate.rubric.agentv_score import AgentVScoreResult, GraderResult
 from rubricate.rubric.levels import scale_text
 from rubricate.rubric.scoring import REQUIRED_NORMALIZED
 
@@ -49,6 +49,7 @@ def _criterion_json(criterion: Criterion) -> dict[str, Any]:
         "min_score": criterion.min_score,
         "nullable": criterion.nullable,
         "judged_from": criterion.judged_from,
+        **({"continuous": True} if criterion.continuous else {}),
     }
 
 
@@ -75,6 +76,12 @@ def _graders_pass_text(rubric: Rubric) -> str:
     required = [g.id for g in rubric.graders if g.required]
     if required:
         text += f", and each required grader ({', '.join(required)}) reaches its bar"
+    gated = {cid for g in rubric.graders if g.required for cid in g.criteria}
+    if any(
+        c.id not in gated and ((c.required and not c.implied) or c.min_score is not None)
+        for c in rubric.criteria
+    ):
+        text += ", and every criterion marked required passes its own bar"
     return text
 
 
@@ -84,6 +91,7 @@ def graders_rows(rubric: Rubric) -> list[tuple[str, str, str, str, str]]:
     for grader in rubric.graders:
         bar = f"≥ {grader.min_score:g}" if grader.min_score is not None else "yes"
         mode = "analytic (0-10)" if grader.analytic else "checklist"
+        mode = "free-form judge score (0-1)" if grader.continuous else mode
         mode += ", negated" if grader.negate else ""
         required = bar if grader.required else ""
         rows.append((grader.id, f"{grader.weight:g}", required, mode, ", ".join(grader.criteria)))
@@ -207,14 +215,30 @@ def grader_lines(result: ScoreResult) -> list[str]:
     lines = ["", f"{'grader':<{width}}  weight  score   verdict"]
     for grader in result.graders:
         value = "-" if grader.score is None else f"{round(grader.score, 4):g}"
-        flag = "  (required)" if grader.required else ""
+        flag = f"  ({required_text(grader)})" if grader.required else ""
         lines.append(
             f"{grader.id:<{width}}  {grader.weight:>6g}  {value:<6}  {grader.verdict}{flag}"
         )
     test = "-" if result.normalized is None else f"{result.normalized:g}"
     band = f" ({result.band})" if result.band else ""
-    lines.append(f"test score {test} (threshold {result.threshold:g}): {result.verdict}{band}")
+    line = f"test score {test} (threshold {result.threshold:g}): {result.verdict}{band}"
+    lines.append(line + agentv_note(result))
     return lines
+
+
+def required_text(grader: GraderResult) -> str:
+    """`required ≥ BAR` and whether the grader met it, for a required grader."""
+    bar = "" if grader.bar is None else f" ≥ {grader.bar:g}"
+    met = {True: ": met", False: ": not met", None: ""}[grader.required_met]
+    return f"required{bar}{met}"
+
+
+def agentv_note(result: AgentVScoreResult) -> str:
+    """Why rubricate's verdict differs from AgentV's own, or nothing when they agree."""
+    if result.agentv_verdict is None:
+        return ""
+    failed = ", ".join(result.required_failed)
+    return f"; required criterion failed: {failed} (AgentV alone: {result.agentv_verdict})"
 
 
 def grader_rows(result: ScoreResult) -> list[str]:
@@ -224,12 +248,14 @@ def grader_rows(result: ScoreResult) -> list[str]:
     rows = ["| AgentV grader | Weight | Score | Verdict |", "| --- | ---: | ---: | --- |"]
     for grader in result.graders:
         value = "—" if grader.score is None else f"{round(grader.score, 4):g}"
-        flag = " (required)" if grader.required else ""
+        flag = f" ({required_text(grader)})" if grader.required else ""
         rows.append(f"| `{grader.id}`{flag} | {grader.weight:g} | {value} | {grader.verdict} |")
     test = "—" if result.normalized is None else f"{result.normalized:g}"
     band = f" ({result.band})" if result.band else ""
+    note = escape_markdown(agentv_note(result))
     rows.append(
-        f"| **Test** | | **{test}** | {result.verdict}{band}, threshold {result.threshold:g} |"
+        f"| **Test** | | **{test}** | {result.verdict}{band}, threshold {result.threshold:g}"
+        f"{note} |"
     )
     return rows
 

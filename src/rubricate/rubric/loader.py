@@ -36,6 +36,7 @@ from rubricate.yamlsource import Locator, Problems, did_you_mean, load_located, 
 
 if TYPE_CHECKING:
     from rubricate.rubric.agentv_refs import ReadFile
+    from rubricate.rubric.agentv_templates import Env
 
 Builder = Callable[[Any, Identity, Problems], list[Rubric]]
 
@@ -130,11 +131,15 @@ class LoadedFile:
         return tuple(r.case for r in self.rubrics if r.case is not None)
 
 
-def load_rubrics(text: str, source: str, read: ReadFile | None = None) -> LoadedFile:
+def load_rubrics(
+    text: str, source: str, read: ReadFile | None = None, env: Env | None = None
+) -> LoadedFile:
     """Load every rubric in a file; raise `SourceError` with every located problem.
 
     `read(path)` returns the text of a file the rubric file refers to (a path inside the
-    repository, relative to its root); without it, such references are errors.
+    repository, relative to its root); without it, such references are errors. `env` holds the
+    values of the names an AgentV file may use as `{{ env.X }}` (config `agentv.env`); any
+    other name is an error.
     """
     data, locator = load_located(text, source)
     if data is None:
@@ -151,7 +156,8 @@ def load_rubrics(text: str, source: str, read: ReadFile | None = None) -> Loaded
         from rubricate.rubric.agentv import agentv_rubrics
         from rubricate.rubric.agentv_refs import Located
 
-        rubrics, others = agentv_rubrics(form, Located(data, (), problems), identity, read)
+        root = Located(data, (), problems)
+        rubrics, others = agentv_rubrics(form, root, identity, read, env)
         found = [problems, *others]
     else:
         spec = DIALECTS[dialect]
@@ -173,7 +179,9 @@ def _header(data: dict[Any, Any]) -> dict[str, Any]:
     return header
 
 
-def find_rubric(ref: str, read_file: ReadFile | None, builtins: Mapping[str, str]) -> Rubric:
+def find_rubric(
+    ref: str, read_file: ReadFile | None, builtins: Mapping[str, str], env: Env | None = None
+) -> Rubric:
     """The rubric named by a built-in name, a path, or `PATH#CASE_ID`.
 
     `builtins` maps each built-in rubric's name to its YAML text; every other file is read
@@ -186,7 +194,7 @@ def find_rubric(ref: str, read_file: ReadFile | None, builtins: Mapping[str, str
     if path in builtins:
         loaded = _load_builtin(path, builtins[path])
     else:
-        loaded = load_rubrics(_read(path, read_file, tuple(builtins)), path, read_file)
+        loaded = load_rubrics(_read(path, read_file, tuple(builtins)), path, read_file, env)
     return select_case(loaded, path, case.strip() or None)
 
 

@@ -53,6 +53,11 @@ class Criterion(_Frozen):
     judged_from: JudgedFrom = "submission"
     name: str = ""
     operator: str | None = None
+    continuous: bool = False
+    """A free-form judge score: any number on the scale (0-1 on a checklist), not yes/no."""
+    implied: bool = False
+    """Required only by AgentV's default for a checklist criterion, not written in the file:
+    it fails its grader, as in AgentV, but it does not fail the test by itself."""
 
     @property
     def title(self) -> str:
@@ -92,6 +97,8 @@ class Grader(_Frozen):
     min_score: float | None = Field(default=None, gt=0, le=1)
     negate: bool = False
     analytic: bool = False
+    continuous: bool = False
+    """A free-form LLM grader: one criterion scored 0-1 by the judge (AgentV `llm-grader.ts`)."""
 
 
 class Rubric(_Frozen):

@@ -45,7 +45,9 @@ def numeric(scale: Scale, value: float | bool) -> float:
 def allowed_range(rubric: Rubric, criterion: Criterion) -> str:
     """Human text for the values a criterion accepts."""
     scale = rubric.scale
-    if scale.binary:
+    if scale.binary and criterion.continuous:
+        text = f"a number from {_fmt(scale.min)} to {_fmt(scale.max)} (or true/false)"
+    elif scale.binary:
         text = "true/false or 1/0"
     elif scale.open:
         text = f"a number >= {_fmt(scale.min)}"
@@ -87,9 +89,10 @@ def check_score(
     number = _as_float(value)
     if also is not None:
         also(criterion, number)
-    if scale.binary and number in (0.0, 1.0):
+    checklist = scale.binary and not criterion.continuous
+    if checklist and number in (0.0, 1.0):
         return number == 1.0
-    if scale.binary or not math.isfinite(number) or not _in_range(scale, number):
+    if checklist or not math.isfinite(number) or not _in_range(scale, number):
         raise ScoreError(f"{criterion_id}: {_fmt(number)} is out of range; expected {expected}")
     return number
 

@@ -124,7 +124,9 @@ def check_config(
     except SourceError as exc:
         return FileReport(path, diagnostics=tuple(exc.diagnostics))
     try:
-        rubric = find_rubric(config.rubric, read_file, builtins)
+        # listed names are valid whatever their values; validation needs none of them
+        listed = dict.fromkeys(config.agentv.env)
+        rubric = find_rubric(config.rubric, read_file, builtins, listed)
     except SourceError as exc:
         return FileReport(path, diagnostics=tuple(sorted_diagnostics(exc.diagnostics)))
     except RubricateError as exc:

@@ -1,0 +1,118 @@
+"""A branch's commits, each with the lines it added under one folder (shell: runs git).
+
+What a commit added is found by reading each changed file's content in the commit and in its
+first parent and comparing them line by line (a line ends at "\\n"; a line that is in the
+commit more times than in the parent was added). Which files changed comes from the trees
+(`git diff-tree --raw`, no rename detection). No diff heuristic decides what a line is: a NUL
+byte that makes git call a file binary, an attribute, a whitespace option or a rename cannot
+hide an added line.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TypeAlias
+
+from rubricate.gitio.run import GitError, git_env, run_git
+
+HistoryCommit: TypeAlias = tuple[str, str, str, str, list[str]]
+"""(sha, author, committer, subject, the lines it added), each identity as `Name <email>`."""
+HISTORY_REF = "refs/rubricate/history"
+_GITLINK = b"160000"
+
+
+def branch_history(
+    url: str, branch: str, env: dict[str, str], dest: Path, folder: str, at: str | None = None
+) -> list[HistoryCommit]:
+    """Every commit of a remote branch (up to the commit `at`, else its tip), oldest first,
+    fetched in full into the bare repository `dest`, with the lines it added under `folder`."""
+    if not (dest / "HEAD").exists():
+        run_git(["init", "--bare", "--quiet", str(dest)])
+    fetch = ["fetch", "--quiet", "--no-tags", "--end-of-options", url]
+    run_git([*fetch, f"+refs/heads/{branch}:{HISTORY_REF}"], dest, env=env)
+    head = at or HISTORY_REF
+    if run_git(["cat-file", "-e", f"{head}^{{commit}}"], dest, check=False).returncode != 0:
+        raise GitError(["log", head], 1, f"the branch no longer holds commit {head}: rewritten")
+    fields = "%H%x1f%P%x1f%an <%ae>%x1f%cn <%ce>%x1f%s"
+    log = run_git(["log", "--reverse", "-z", f"--format={fields}", head, "--"], dest).stdout
+    commits = []
+    with _blob_reader(dest) as read:
+        for record in log.decode("utf-8", "replace").split("\0"):
+            if not record.strip():
+                continue
+            sha, parents, author, committer, subject = record.split("\x1f", 4)
+            added = []
+            for old, new in changed_blobs(dest, sha, parents.split()[:1], folder):
+                added += added_lines(read(old) if old else b"", read(new))
+            commits.append((sha, author, committer, subject, added))
+    return commits
+
+
+def changed_blobs(
+    repo: Path, sha: str, parent: list[str], folder: str
+) -> list[tuple[str | None, str]]:
+    """(blob in the parent or None, blob in the commit) for each file under `folder` that the
+    commit adds or changes against its first parent (every file, for a root commit)."""
+    args = ["diff-tree", "-r", "-z", "--raw", "--no-renames", "--no-commit-id", "--root"]
+    out = run_git([*args, "--end-of-options", *parent, sha, "--", folder], repo).stdout
+    fields = out.split(b"\0")
+    found = []
+    for meta in fields[0::2]:
+        if not meta.startswith(b":"):
+            continue
+        _, new_mode, old, new, _ = meta[1:].split(b" ", 4)
+        if new_mode == _GITLINK or not new.strip(b"0"):
+            continue  # deleted, or a submodule: no lines
+        found.append((old.decode() if old.strip(b"0") else None, new.decode()))
+    return found
+
+
+def added_lines(old: bytes, new: bytes) -> list[str]:
+    """The lines of `new` that `old` does not hold as many times (blank lines left out), as text
+    that encodes back to the same bytes."""
+    if not old or (old.endswith(b"\n") and new.startswith(old)):
+        fresh = new[len(old) :].split(b"\n")  # appended to: the common case, without counting
+    else:
+        before = Counter(old.split(b"\n"))
+        fresh = []
+        for line in new.split(b"\n"):
+            if before[line] > 0:
+                before[line] -= 1
+            else:
+                fresh.append(line)
+    return [line.decode("utf-8", "surrogateescape") for line in fresh if line.strip()]
+
+
+@contextmanager
+def _blob_reader(repo: Path) -> Iterator[Callable[[str], bytes]]:
+    """A function from a blob id to its content, through one `git cat-file --batch` process."""
+    proc = subprocess.Popen(
+        ["git", "cat-file", "--batch"],
+        cwd=repo,
+        env=git_env(),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    assert proc.stdin is not None
+    assert proc.stdout is not None
+    stdin, stdout = proc.stdin, proc.stdout
+
+    def read(blob: str) -> bytes:
+        stdin.write(blob.encode() + b"\n")
+        stdin.flush()
+        header = stdout.readline().split()
+        if len(header) != 3:
+            raise GitError(["cat-file", blob], 1, f"no blob {blob} in the fetched history")
+        data = stdout.read(int(header[2]) + 1)
+        return data[:-1]
+
+    try:
+        yield read
+    finally:
+        stdin.close()
+        proc.wait(timeout=60)
