@@ -165,19 +165,24 @@ def _hashable(key: Any) -> bool:
 
 
 def load_located(
-    text: str, path: str, *, max_bytes: int | Literal["default"] | None = "default"
+    text: str,
+    path: str,
+    *,
+    max_bytes: int | Literal["default"] | None = "default",
+    loader: type[yaml.SafeLoader] | None = None,
 ) -> tuple[Any, Locator]:
     """Parse one YAML document; raise `SourceError` on a syntax error or a duplicate key.
 
     A text over `max_bytes` (by default `SOURCE_LIMIT`: 1 MiB for rubric and config files) is
-    refused before it is parsed; None parses any size.
+    refused before it is parsed; None parses any size. `loader` replaces PyYAML's safe loader
+    (deliverables are read as YAML 1.2).
     """
     limit = SOURCE_LIMIT.get() if max_bytes == "default" else max_bytes
     if limit is not None:
         check_source_size(text, path, limit)
     locator = Locator(path)
     try:
-        data, problems = _compose(text, locator)
+        data, problems = _compose(text, locator, loader or _LOADER)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
@@ -211,9 +216,11 @@ def check_source_size(text: str, path: str, max_bytes: int = MAX_SOURCE_BYTES) -
         raise SourceError([Diagnostic(path, 1, 1, message)])
 
 
-def _compose(text: str, locator: Locator) -> tuple[Any, list[Diagnostic]]:
+def _compose(
+    text: str, locator: Locator, loader_class: type[yaml.SafeLoader]
+) -> tuple[Any, list[Diagnostic]]:
     _check_depth(text)
-    loader = _LOADER(text)
+    loader = loader_class(text)
     try:
         builder = _Builder(loader, locator)
         node = loader.get_single_node()

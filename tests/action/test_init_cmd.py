@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,12 @@ from rubricate.cli.main import main
 from rubricate.cli.rubric_cmd import validate_path
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(autouse=True)
+def _a_git_repository(tmp_path: Path) -> None:
+    """init sets up a git repository: each test's folder is one."""
+    subprocess.run(["git", "init", "--quiet", str(tmp_path)], check=True)
 
 
 def _layout(root: Path) -> None:

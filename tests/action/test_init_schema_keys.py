@@ -142,17 +142,13 @@ def test_yaml_files_with_a_modeline_become_deliverables(tmp_path: Path) -> None:
             "services/b.yaml": f"{MODELINE}level: off\n",
         },
     )
-    found = _detect_tree(tmp_path)
-    # YAML 1.1 reads `on` and `off` as booleans, so neither matches the enum of strings.
-    assert found.deliverables == ()
-    assert "2 file(s) name schema/service.json but do not match it today" in found.notes[0]
-    (tmp_path / "services/a.yaml").write_text(f"{MODELINE}level: 'on'\n", encoding="utf-8")
-    (tmp_path / "services/b.yaml").write_text(
-        "$schema: ../schema/service.json\nlevel: 'off'\n", encoding="utf-8"
-    )
+    # YAML 1.2, as validators and editors read it: `on` and `off` are strings of the enum.
     assert _detect_tree(tmp_path).deliverables == (
         Deliverable("services/*.yaml", "schema/service.json"),
     )
+    (tmp_path / "services/a.yaml").write_text(f"{MODELINE}level: true\n", encoding="utf-8")
+    found = _detect_tree(tmp_path)
+    assert "1 file(s) name schema/service.json but do not match it today" in found.notes[0]
 
 
 def test_unsafe_or_unreadable_files_are_skipped(tmp_path: Path) -> None:
@@ -228,6 +224,7 @@ def test_dry_run_prints_the_proposal_and_the_notes(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     _linter_repo(tmp_path)
+    git(tmp_path, "init", "--quiet")
     assert main(["init", "--repo", str(tmp_path), "--dry-run"]) == 0
     out = capsys.readouterr().out
     assert '#   - glob: "crates/js/tests/specs/*/*.options.json"' in out
@@ -248,25 +245,28 @@ def test_validate_names_a_bad_schema_at_every_glob_that_uses_it(tmp_path: Path) 
     assert validate_path(str(tmp_path / ".github/rubricate.yml"))[0]
 
 
-def test_output_stays_short_and_init_never_crashes_on_a_schema(
+def test_every_schema_gets_a_deliverable_and_init_never_crashes_on_a_schema(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    files: dict[str, str | bytes] = {f"s{n}.json": SCHEMA for n in range(3)}
+    count = 45  # more than the 40 entries init used to stop at
+    files: dict[str, str | bytes] = {f"s{n:02}.json": SCHEMA for n in range(count)}
     files |= {
-        f"d{n}/{m}.json": json.dumps({"$schema": f"../s{n}.json"}) for n in range(3) for m in "ab"
+        f"d{n:02}/{m}.json": json.dumps({"$schema": f"../s{n:02}.json"})
+        for n in range(count)
+        for m in "ab"
     }
     _write(tmp_path, files)
-    monkeypatch.setattr("rubricate.cli.schema_keys.MAX_ENTRIES", 1)
     found = find(tmp_path, list(files))
-    assert found.deliverables == (("d0/*.json", "s0.json"),)
-    assert found.notes == ("4 more files name 2 more schemas (unchecked)",)
+    assert found.deliverables == tuple((f"d{n:02}/*.json", f"s{n:02}.json") for n in range(count))
+    assert (found.schemas, found.covered, found.notes) == (count, count, ())
+    files = {k: v for k, v in files.items() if k < "d03" or not k.startswith("d")}
 
     def choke(*args: object) -> None:
         raise AttributeError("'list' object has no attribute 'get'")
 
     monkeypatch.setattr("rubricate.evidence.deliverable_schemas.compile_schema", choke)
     assert find(tmp_path, list(files)).notes == tuple(
-        f"s{n}.json does not compile: AttributeError: 'list' object has no attribute 'get'"
+        f"s{n:02}.json does not compile: AttributeError: 'list' object has no attribute 'get'"
         for n in range(3)
     )
 

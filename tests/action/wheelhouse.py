@@ -78,7 +78,11 @@ def _tag(dist: metadata.Distribution) -> str:
     tags = [
         line.split(":", 1)[1].strip() for line in wheel_file.splitlines() if line.startswith("Tag:")
     ]
-    return tags[0] if tags else "py3-none-any"
+    if not tags:
+        return "py3-none-any"
+    # a universal wheel lists `py2-none-any` and `py3-none-any`: compress to `py2.py3-none-any`
+    parts = [tag.split("-") for tag in tags]
+    return "-".join(".".join(dict.fromkeys(p[i] for p in parts)) for i in range(3))
 
 
 def _digest(data: bytes) -> str:

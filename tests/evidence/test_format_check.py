@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
 from rubricate.config import Config
-from rubricate.errors import ConfigError
 from rubricate.evidence.deliverable_schemas import compile_deliverable_schemas
 from rubricate.evidence.format_check import format_check
 from rubricate.evidence.report_model import CheckResult
@@ -198,17 +198,25 @@ def test_many_errors_are_capped(tmp_path: Path) -> None:
     assert result.findings[-1].message == "... and 10 more schema errors"
 
 
-def test_schema_problems_are_config_errors_naming_the_schema(tmp_path: Path) -> None:
-    head = {"out/a.json": "{}"}
-    bad = {**BASE, "schemas/result.schema.json": '{"type": "nonsense"}'}
-    with pytest.raises(
-        ConfigError, match=r"schema schemas/result.schema.json is not a valid JSON Schema"
-    ):
-        run_format(tmp_path / "1", head, base=bad)
-    with pytest.raises(
-        ConfigError, match=r"schemas/result.schema.json is not in the repository at the base"
-    ):
-        run_format(tmp_path / "2", head, base={"README.md": "x\n"})
-    broken = {**BASE, "schemas/result.schema.json": "{"}
-    with pytest.raises(ConfigError, match=r"schema schemas/result.schema.json does not parse"):
-        run_format(tmp_path / "3", head, base=broken)
+def test_a_schema_that_cannot_be_used_is_a_warning_on_its_own_files_only(
+    tmp_path: Path,
+) -> None:
+    config = config_of(CONFIG + '  - glob: "ok/*.json"\n    schema: {type: object}\n')
+    head = {"out/a.json": "{}", "ok/b.json": "[]"}
+    cases = [
+        ('{"type": "nonsense"}', r"schema schemas/result.schema.json is not a valid JSON Schema"),
+        (None, r"schemas/result.schema.json is not in the repository at the base"),
+        ("{", r"schema schemas/result.schema.json does not parse"),
+        ('{"$ref": "gone.json"}', r"\$ref 'schemas/gone.json' names no file"),
+    ]
+    for number, (text, expected) in enumerate(cases):
+        base: dict[str, FileValue] = {"README.md": "x\n"}
+        if text is not None:
+            base["schemas/result.schema.json"] = text
+        result = run_format(tmp_path / str(number), head, base=base, config=config)
+        (warning,) = [f for f in result.findings if f.path == "out/a.json"]
+        assert warning.severity == "warning"
+        assert re.search("not validated: .*" + expected, warning.message), warning.message
+        # the other deliverable is still validated; the broken schema's file is no outcome
+        (error,) = [f for f in result.findings if f.path == "ok/b.json"]
+        assert (error.severity, result.value) == ("error", 0.0)

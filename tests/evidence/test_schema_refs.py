@@ -12,6 +12,7 @@ from rubricate.cli.main import main
 from rubricate.config import Config, Deliverable
 from rubricate.errors import ConfigError
 from rubricate.evidence.deliverable_schemas import compile_deliverable_schemas
+from rubricate.evidence.schema_refs import same_id
 
 from .gitrepo import make_change
 
@@ -23,8 +24,12 @@ def dump(data: Any) -> bytes:
 
 
 def compile_one(files: dict[str, bytes], schema: str) -> Any:
+    """The compiled schema; `ConfigError` with its problem when it cannot be used."""
     config = Config(deliverables=(Deliverable(glob="out/*.json", schema=schema),))
-    return compile_deliverable_schemas(config, files)[0]
+    compiled = compile_deliverable_schemas(config, files)[0]
+    if compiled.problem is not None:
+        raise ConfigError(compiled.problem)
+    return compiled
 
 
 def test_a_relative_ref_with_a_defs_pointer_resolves() -> None:
@@ -88,6 +93,77 @@ def test_an_http_ref_under_the_root_id_maps_to_the_schema_folder() -> None:
     }
     schema = compile_one(files, "schemas/result.json")
     assert [i.pointer for i in schema.issues({"n": "x"})] == ["/n"]
+
+
+def test_a_ref_names_a_schema_by_its_id_without_json() -> None:
+    """SchemaStore's layout: `feed.json` (id `.../feed`) refs `feed-1#/definitions/author`."""
+    draft4 = "http://json-schema.org/draft-04/schema#"
+    files = {
+        "src/json/feed.json": dump(
+            {
+                "$schema": draft4,
+                "id": "https://json.example.org/feed",
+                "properties": {"author": {"$ref": "feed-1#/definitions/author"}},
+            }
+        ),
+        "src/json/feed-1.json": dump(
+            {
+                "$schema": draft4,
+                "id": "https://json.example.org/feed-1",
+                "definitions": {"author": {"type": "object", "required": ["name"]}},
+            }
+        ),
+    }
+    schema = compile_one(files, "src/json/feed.json")
+    assert schema.issues({"author": {"name": "a"}}) == []
+    assert [i.pointer for i in schema.issues({"author": {}})] == ["/author"]
+
+
+def test_a_ref_to_another_host_of_the_collection_finds_the_schema_by_its_id() -> None:
+    files = {
+        "src/json/app.json": dump(
+            {
+                "$id": "https://json.example.org/app.json",
+                "properties": {"base": {"$ref": "https://www.example.org/base.json#/$defs/n"}},
+            }
+        ),
+        "src/json/base.json": dump(
+            {"$id": "https://www.example.org/base.json", "$defs": {"n": {"type": "integer"}}}
+        ),
+    }
+    schema = compile_one(files, "src/json/app.json")
+    assert schema.issues({"base": 1}) == []
+    assert [i.pointer for i in schema.issues({"base": "x"})] == ["/base"]
+    # a file of that name whose $id is not the URL is not taken for it
+    files["src/json/base.json"] = dump({"$id": "https://other.org/base.json"})
+    with pytest.raises(ConfigError, match=r"https://www\.example\.org/base\.json.* is a URL"):
+        compile_one(files, "src/json/app.json")
+
+
+def test_same_id_ignores_json_scheme_and_the_collection_host() -> None:
+    assert same_id("https://json.example.org/x.json", "http://www.example.org/x")
+    assert same_id("https://json.example.org/x#", "https://json.example.org/x.json")
+    assert not same_id("https://json.example.org/x.json", "https://json.other.org/x.json")
+    assert not same_id("https://example.org/x.json", "https://example.org/y.json")
+
+
+def test_a_draft4_subschema_is_named_by_its_own_id() -> None:
+    files = {
+        "s/base.json": dump(
+            {
+                "$schema": "http://json-schema.org/draft-04/schema#",
+                "id": "https://example.org/base.json",
+                "definitions": {
+                    "path": {"id": "path", "type": "string"},
+                    "either": {"id": "either", "oneOf": [{"$ref": "path"}, {"type": "null"}]},
+                },
+                "properties": {"p": {"$ref": "either"}},
+            }
+        )
+    }
+    schema = compile_one(files, "s/base.json")
+    assert schema.issues({"p": None}) == []
+    assert [i.pointer for i in schema.issues({"p": 3})] == ["/p"]
 
 
 def test_a_missing_ref_target_fails_at_compile_time_with_its_name() -> None:

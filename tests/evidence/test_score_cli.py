@@ -165,15 +165,27 @@ def test_invalid_config_at_the_base_is_located(
     assert err.startswith(".github/rubricate.yml:2:1: unknown key 'deliverable'")
 
 
-def test_invalid_schema_names_the_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_invalid_schema_is_named_on_its_files_and_the_run_goes_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     base = {
-        ".github/rubricate.yml": 'deliverables:\n  - {glob: "out/*.json", schema: s.json}\n',
+        ".github/rubricate.yml": (
+            "deliverables:\n"
+            '  - {glob: "out/*.json", schema: s.json}\n'
+            '  - {glob: "ok/*.json", schema: t.json}\n'
+        ),
         "s.json": '{"type": 12}',
+        "t.json": '{"type": "object"}',
     }
-    change = make_change(tmp_path, base, {"out/a.json": "{}\n"})
-    code, _, err = score(capsys, "--repo", str(change.repo), "--no-graders")
-    assert code == 2
-    assert "schema s.json is not a valid JSON Schema" in err
+    change = make_change(tmp_path, base, {"out/a.json": "{}\n", "ok/b.json": "[]\n"})
+    code, out, _ = score(
+        capsys, "--repo", str(change.repo), "--no-graders", "--format", "json", "--fail-on", "never"
+    )
+    assert code == 0
+    (check,) = [c for c in json.loads(out)["checks"] if c["id"] == "format"]
+    found = {(f["path"], f["severity"]): f["message"] for f in check["findings"]}
+    assert "schema s.json is not a valid JSON Schema" in found[("out/a.json", "warning")]
+    assert "is not of type 'object'" in found[("ok/b.json", "error")]
 
 
 def test_config_comes_from_the_base_never_the_head(

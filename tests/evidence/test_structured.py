@@ -132,3 +132,39 @@ def _value_at(value: Any, path: tuple[str | int, ...]) -> Any:
     for step in path:
         value = value[step]
     return value
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("off", "off"),
+        ("on", "on"),
+        ("yes", "yes"),
+        ("No", "No"),
+        ("y", "y"),
+        ("true", True),
+        ("FALSE", False),
+        ("~", None),
+        ("null", None),
+        ("", None),
+        ("012", 12),
+        ("0o12", 10),
+        ("0x1F", 31),
+        ("-7", -7),
+        ("1_000", "1_000"),
+        ("1:30", "1:30"),
+        ("1.5e3", 1500.0),
+        ("-.5", -0.5),
+        (".inf", float("inf")),
+        ("2024-01-01", "2024-01-01"),
+        ("'off'", "off"),
+    ],
+)
+def test_yaml_deliverables_are_read_as_yaml_1_2(text: str, value: Any) -> None:
+    assert parse_structured("yaml", f"level: {text}\n", "a.yaml").data == {"level": value}
+
+
+def test_yaml_1_2_keeps_merge_keys_and_lines() -> None:
+    parsed = parse_structured("yaml", "base: &b {x: 1}\nthis:\n  <<: *b\n  on: 2\n", "a.yaml")
+    assert parsed.data["this"] == {"x": 1, "on": 2}
+    assert parsed.line_of(["this", "on"]) == 4

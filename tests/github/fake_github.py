@@ -11,7 +11,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, quote, urlsplit
 
 import requests
 import responses
@@ -22,8 +22,8 @@ Reply = tuple[int, dict[str, str], str]
 
 
 def user(login: str, uid: int = 1, kind: str = "User") -> dict[str, Any]:
-    """A `simple-user` object."""
-    base = f"{API}/users/{login}"
+    """A `simple-user` object (GitHub percent-encodes a bot's `[bot]` in its URLs)."""
+    base = f"{API}/users/{quote(login)}"
     return {
         "login": login,
         "id": uid,
@@ -31,7 +31,7 @@ def user(login: str, uid: int = 1, kind: str = "User") -> dict[str, Any]:
         "avatar_url": f"https://avatars.githubusercontent.com/u/{uid}?v=4",
         "gravatar_id": "",
         "url": base,
-        "html_url": f"https://github.com/{login}",
+        "html_url": f"https://github.com/{quote(login)}",
         "followers_url": f"{base}/followers",
         "following_url": f"{base}/following{{/other_user}}",
         "gists_url": f"{base}/gists{{/gist_id}}",

@@ -232,7 +232,7 @@ def test_the_documented_rulesets_are_valid_rest_requests(openapi: Any, name: str
 
 
 def test_init_prints_the_data_branch_ruleset_and_the_template_subscribes_to_merge_group() -> None:
-    from rubricate.cli.init_cmd import NEXT_STEPS
+    from rubricate.cli.init_steps import NEXT_STEPS
 
     ruleset = (RULESETS / "data-branch.json").read_text()
     printed = "\n".join(line.removeprefix("     ") for line in NEXT_STEPS.splitlines())

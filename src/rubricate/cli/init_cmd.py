@@ -20,7 +20,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from rubricate.cli.init_steps import (
+    ACTION_PLACEHOLDER,
+    PIN_STEP,
+    coverage_line,
+    next_steps,
+    project_url,
+)
+from rubricate.cli.safe_write import exists, refuse_symlinks, write_inside
 from rubricate.cli.schema_keys import SchemaCheck, find
+from rubricate.evidence.paths import glob_escape
 
 EXIT_OK = 0
 EXIT_EXISTS = 2
@@ -31,39 +40,7 @@ SKIPPED_DIRS = frozenset(
     {".git", "node_modules", ".venv", "venv", "__pycache__", "dist", "build", "target", ".tox"}
 )
 MAX_FILES = 50_000
-ACTION_PLACEHOLDER = "OWNER/rubricate@" + "0" * 40
-"""The templates' `uses:` pin: a SHA no commit can have, so an unedited workflow never resolves."""
 ACTION_PIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}@[0-9a-f]{40}")
-PIN_STEP = f"""\
-  0. Pin rubricate in the workflow(s): replace {ACTION_PLACEHOLDER}
-     with the repository you take rubricate from and the full commit SHA you reviewed
-     (or run init again with --force --action OWNER/REPO@SHA). Until then the step cannot run.
-"""
-NEXT_STEPS = """\
-  1. Commit these files on the default branch.
-  2. Make `rubricate/approval` a required status check (a ruleset; with a merge queue too, see
-     docs/workflows.md).
-  3. Restrict pushes to the `rubricate-data` branch, so only the workflow writes it: save this
-     ruleset as ruleset.json (15368 is the GitHub Actions app; a GitHub App of your own is
-     stronger, see SECURITY.md), then run
-     gh api --method POST repos/OWNER/REPO/rulesets --input ruleset.json
-     {
-       "name": "rubricate data branch",
-       "target": "branch",
-       "enforcement": "active",
-       "bypass_actors": [{"actor_id": 15368, "actor_type": "Integration", "bypass_mode": "always"}],
-       "conditions": {"ref_name": {"include": ["refs/heads/rubricate-data"], "exclude": []}},
-       "rules": [
-         {"type": "creation"},
-         {"type": "update"},
-         {"type": "deletion"},
-         {"type": "non_fast_forward"}
-       ]
-     }
-  4. Add the badge to your README (see docs/badges.md; private repositories use the SVG):
-     ![rubric quality](https://img.shields.io/endpoint?url=https://raw.githubusercontent.com/OWNER/REPO/rubricate-data/badges/repo.json)
-  5. Check the config: rubricate validate .github/rubricate.yml
-"""
 
 
 @dataclass(frozen=True)
@@ -83,6 +60,10 @@ class Detected:
     test_command: str | None
     notes: tuple[str, ...] = ()
     """Files that name a schema init cannot check (remote, missing, not matching it today)."""
+    schemas_found: int = 0
+    """Schemas of the repository that files pair with (by name) or name (by `$schema`)."""
+    schemas_covered: int = 0
+    """Of those, the schemas with a proposed deliverable."""
 
 
 def detect(paths: Iterable[str], package_json: str | None = None) -> Detected:
@@ -218,10 +199,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 def run(args: argparse.Namespace) -> int:
     """Detect, then print or write the files; refuse to overwrite without --force."""
     from rubricate.errors import ConfigError
+    from rubricate.gitio.refs import check_repository
 
-    root = Path(args.repo)
-    if not root.is_dir():
-        raise ConfigError(f"{args.repo}: not a directory")
+    root = check_repository(args.repo)
     if args.action is not None and not ACTION_PIN.fullmatch(args.action):
         raise ConfigError(
             f"--action {args.action!r}: expected OWNER/REPO@SHA with a full 40-character commit SHA"
@@ -229,8 +209,10 @@ def run(args: argparse.Namespace) -> int:
     names = ["rubricate.yml"]
     names += ["graders.yml"] if args.graders else []
     names += ["catch-up.yml"] if args.catch_up else []
-    files = plan(_detect_tree(root), {name: _template(name) for name in names}, args.action)
-    existing = [path for path in files if (root / path).exists()]
+    detected = _detect_tree(root)
+    files = plan(detected, {name: _template(name) for name in names}, args.action)
+    refuse_symlinks(root, list(files))
+    existing = [path for path in files if exists(root, path)]
     if existing and not args.force and not args.dry_run:
         for path in existing:
             print(
@@ -243,12 +225,11 @@ def run(args: argparse.Namespace) -> int:
             note = " (exists; --force would overwrite it)" if path in existing else ""
             print(f"--- would write {root / path}{note}\n{text}")
             continue
-        target = root / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
-        print(f"wrote {target}")
+        print(f"wrote {write_inside(root, path, text)}")
     print()
-    print("Next steps:\n" + ("" if args.action else PIN_STEP) + NEXT_STEPS, end="")
+    print(coverage_line(detected))
+    steps = next_steps(args.action, project_url())
+    print("Next steps:\n" + ("" if args.action else PIN_STEP) + steps, end="")
     return EXIT_OK
 
 
@@ -272,11 +253,14 @@ def with_schema_keys(detected: Detected, root: Path, paths: list[str]) -> Detect
     paired, notes = _pairs_that_match(
         root, [d for d in detected.deliverables if d.glob not in found.keyed]
     )
+    pair_schemas = {d.schema for d in detected.deliverables if d.glob not in found.keyed}
     return dataclasses.replace(
         detected,
         deliverables=(*paired, *(Deliverable(*item) for item in found.deliverables)),
         unmatched_schemas=tuple(s for s in detected.unmatched_schemas if s not in named),
         notes=(*notes, *found.notes),
+        schemas_found=len(pair_schemas - named) + found.schemas,
+        schemas_covered=len({d.schema for d in paired} - named) + found.covered,
     )
 
 
@@ -285,7 +269,8 @@ def _pairs_that_match(root: Path, pairs: list[Deliverable]) -> tuple[list[Delive
     checks = {schema: SchemaCheck(root, schema, {}) for schema in {p.schema for p in pairs}}
     kept = [pair for pair in pairs if checks[pair.schema].valid(pair.glob)]
     notes = [note for schema in sorted(checks) for note in checks[schema].notes]
-    return kept, notes + [
+    escaped = [Deliverable(glob_escape(pair.glob), pair.schema) for pair in kept]
+    return escaped, notes + [
         f"{p.glob} is named like {p.schema} but does not match it" for p in pairs if p not in kept
     ]
 

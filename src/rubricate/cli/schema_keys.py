@@ -29,6 +29,7 @@ from rubricate.evidence.paths import (
     MARKER,
     VENDOR_DIRS,
     basename,
+    glob_escape,
     is_lockfile,
     structured_kind,
 )
@@ -37,8 +38,6 @@ MAX_READ_BYTES = 256 * 1024
 MAX_SCHEMA_BYTES = 8 * 1024 * 1024
 MAX_GLOBS = 8
 """Globs proposed per schema; a note counts the rest."""
-MAX_ENTRIES = 40
-"""Entries proposed in all; the schemas after them (by path) are counted in a note, unchecked."""
 MAX_NOTES = 6
 META_HOSTS = frozenset({"json-schema.org", "www.json-schema.org"})
 YAML_MODELINE = re.compile(r"^[ \t]*#[ \t]*yaml-language-server:[ \t]*\$schema=(\S+)", re.M)
@@ -53,6 +52,8 @@ class KeyFindings:
     notes: tuple[str, ...]
     keyed: frozenset[str] = frozenset()
     """Every file that names a schema with `$schema` (its key wins over a name pairing)."""
+    schemas: int = 0  # schemas of the repository that files name
+    covered: int = 0  # of those, the schemas with a proposed deliverable
 
 
 def schema_key(path: str, raw: bytes) -> str | None:
@@ -142,7 +143,9 @@ def find(root: Path, paths: Iterable[str]) -> KeyFindings:
         elif kind in ("remote", "missing"):
             unchecked.append(_note(path, kind, target))
     found, notes = _proposals(root, files, named, by_schema)
-    return KeyFindings(tuple(found), (*_shorten(notes), *_shorten(unchecked)), frozenset(named))
+    shown = (*_shorten(notes), *_shorten(unchecked))
+    covered = len({schema for _, schema in found})
+    return KeyFindings(tuple(found), shown, frozenset(named), len(by_schema), covered)
 
 
 def _proposals(
@@ -151,15 +154,10 @@ def _proposals(
     named: dict[str, tuple[str, str]],
     by_schema: dict[str, list[str]],
 ) -> tuple[list[tuple[str, str]], list[str]]:
-    """The globs of each schema in path order, until `MAX_ENTRIES`; notes on the rest."""
+    """The globs of every schema in path order (at most `MAX_GLOBS` each); notes on the rest."""
     found: list[tuple[str, str]] = []
     notes: list[str] = []
-    order = sorted(by_schema)
-    for done, schema in enumerate(order):
-        if len(found) >= MAX_ENTRIES:
-            rest = sum(len(by_schema[s]) for s in order[done:])
-            notes.insert(0, f"{rest} more files name {len(order) - done} more schemas (unchecked)")
-            break
+    for schema in sorted(by_schema):
         check = SchemaCheck(root, schema, named)
         good = check.members(by_schema[schema])
         notes += check.notes
@@ -229,7 +227,7 @@ class SchemaCheck:
 
     def valid(self, path: str) -> bool:
         """Whether a file parses and matches the schema (each file checked once)."""
-        from rubricate.errors import ParseProblem
+        from rubricate.errors import ConfigError, ParseProblem
         from rubricate.evidence.structured import parse_structured
 
         if path not in self._seen and self.compiled is not None:
@@ -239,15 +237,16 @@ class SchemaCheck:
                 kind = structured_kind(path) or "json"
                 data = parse_structured(kind, text, path).data if text is not None else None
                 self._seen[path] = text is not None and not self.compiled.issues(data)
-            except (ParseProblem, UnicodeDecodeError):
+            except (ParseProblem, UnicodeDecodeError, ConfigError):
                 self._seen[path] = False
         return self._seen.get(path, False)
 
 
 def _suffixes(name: str) -> list[str]:
-    """`*.a.json`-style endings of a file name, longest first, then the name itself."""
+    """`*.a.json`-style endings of a file name, longest first, then the name itself (the
+    literal parts escaped for a glob)."""
     dots = [i for i, char in enumerate(name) if char == "." and i > 0]
-    return ["*" + name[i:] for i in dots] + [name]
+    return ["*" + glob_escape(name[i:]) for i in dots] + [glob_escape(name)]
 
 
 def _literal(pattern: str) -> int:
@@ -258,7 +257,7 @@ def _literal(pattern: str) -> int:
 def _patterns(path: str, endings: set[str] | None = None) -> Iterable[str]:
     """The globs of a file's shapes, for each ending (`*.END` or its name): `DIR/**/END`
     for each folder above it, `DIR/END`, and `DIR/END` with one of its folders a `*`."""
-    folders = path.split("/")[:-1]
+    folders = [glob_escape(folder) for folder in path.split("/")[:-1]]
     for ending in _suffixes(basename(path)):
         if endings is not None and ending not in endings:
             continue
@@ -297,4 +296,4 @@ def cover(
         chosen.append(best)
         candidates.discard(best)
         left -= covers[best]
-    return chosen + sorted(left)
+    return chosen + sorted(glob_escape(path) for path in left)

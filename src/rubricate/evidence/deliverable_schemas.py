@@ -1,26 +1,29 @@
 """Compile the JSON Schemas of the deliverables, once each (pure: data in, validators out).
 
 A schema is a file read at the BASE ref (`Snapshot.base_files`) or inline in the config. Its
-`$schema` picks the validator class (Draft 2020-12 when absent; Draft 7, 2019-09, 6 and 4 are
-also known) and the class's format checker is always on. A schema that is missing, does not
-parse or is not a valid schema is a `ConfigError` naming the schema file. `$ref`s to other
-files of the base tree are resolved with `referencing` (see `schema_refs`), all of them when the
-schema is compiled; `base_files` may be a lazy mapping that reads the base tree on demand.
+`$schema` picks the draft (see `schema_dialect`: 2020-12 when absent; 2019-09, 7, 6 and 4 too,
+with ECMA-262 regular expressions and every format checked). A schema that is missing, does not
+parse or is not a valid schema is a `ConfigError` naming the schema file for `rubricate
+validate`; when scoring, it is a `CompiledSchema` with a `problem`, which the format check
+reports on that deliverable's files alone. `$ref`s to other files of the base tree are resolved
+with `referencing` (see `schema_refs`), all of them when the schema is compiled; `base_files`
+may be a lazy mapping that reads the base tree on demand.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
-from jsonschema import Draft202012Validator, validators
-from jsonschema.exceptions import SchemaError
 from referencing.exceptions import Unresolvable
 from referencing.jsonschema import specification_with
 
 from rubricate.config import CONFIG_PATH, Config, Deliverable
 from rubricate.errors import ConfigError, SchemaRefError
+from rubricate.evidence.schema_dialect import check_schema, validator_class
 from rubricate.evidence.schema_refs import (
     ROOT,
     SchemaFiles,
@@ -45,17 +48,31 @@ class SchemaIssue:
 
 @dataclass(frozen=True)
 class CompiledSchema:
-    """A ready validator and the name a user knows the schema by."""
+    """A ready validator and the name a user knows the schema by, or why there is none."""
 
     name: str
     validator: Any
+    problem: str | None = None
+    """Why the schema cannot be used (the validator is then None)."""
 
     def issues(self, instance: Any) -> list[SchemaIssue]:
-        """Every schema error of an instance, in document order of their paths."""
+        """Every schema error of an instance, in document order of their paths.
+
+        `ConfigError` when the schema cannot be used (see `problem`) or fails on the way."""
+        if self.validator is None:
+            raise ConfigError(self.problem or f"schema {self.name} cannot be used")
         try:
             errors = list(self.validator.iter_errors(instance))
         except Unresolvable as exc:
             raise ConfigError(f"schema {self.name}: cannot resolve a $ref ({exc})") from None
+        except ConfigError as exc:
+            raise ConfigError(f"schema {self.name}: {exc}") from None
+        except re.error as exc:  # `unevaluatedProperties` reads `patternProperties` with `re`
+            raise ConfigError(f"schema {self.name}: a regular expression failed ({exc})") from None
+        except (AttributeError, TypeError):  # `referencing` met a subschema that is a list
+            raise ConfigError(
+                f"schema {self.name}: a subschema it reaches is neither an object nor a boolean"
+            ) from None
         found = [SchemaIssue(tuple(e.absolute_path), str(e.message)) for e in errors]
         return sorted(found, key=lambda issue: [str(part) for part in issue.path])
 
@@ -68,7 +85,10 @@ def schema_paths(config: Config) -> tuple[str, ...]:
 def compile_deliverable_schemas(
     config: Config, base_files: Mapping[str, bytes]
 ) -> dict[int, CompiledSchema]:
-    """A compiled schema for each deliverable (by index) that has one; each file compiled once."""
+    """A compiled schema for each deliverable (by index) that has one; each file compiled once.
+
+    A schema that cannot be compiled is kept with its `problem`: it concerns its own
+    deliverable's files, never the others'."""
     files = SchemaFiles(base_files)
     by_file: dict[str, CompiledSchema] = {}
     compiled: dict[int, CompiledSchema] = {}
@@ -77,7 +97,11 @@ def compile_deliverable_schemas(
         if isinstance(schema, str) and schema in by_file:
             compiled[index] = by_file[schema]
             continue
-        found = compile_deliverable_schema(index, deliverable, files)
+        try:
+            found = compile_deliverable_schema(index, deliverable, files)
+        except ConfigError as exc:
+            name = schema if isinstance(schema, str) else _inline_name(index)
+            found = CompiledSchema(name, None, str(exc))
         if found is not None:
             compiled[index] = found
             if isinstance(schema, str):
@@ -118,14 +142,8 @@ def compile_schema(
     """Check a schema against its metaschema, resolve its `$ref`s, and build its validator."""
     if not isinstance(schema, (dict, bool)):
         raise ConfigError(f"schema {name} is not a JSON Schema: expected an object or a boolean")
-    cls = _validator_class(schema, name)
-    try:
-        cls.check_schema(schema)
-    except SchemaError as exc:
-        where = "/".join(str(part) for part in exc.absolute_path) or "(root)"
-        raise ConfigError(
-            f"schema {name} is not a valid JSON Schema: {exc.message} at {where}"
-        ) from None
+    cls = validator_class(schema, name)
+    check_schema(cls, schema, name)
     checker = cls.FORMAT_CHECKER
     if isinstance(schema, bool):
         return CompiledSchema(name, cls(schema, format_checker=checker))
@@ -136,27 +154,24 @@ def compile_schema(
     root_id = schema.get("id" if "id" in meta else "$id")
     resource = spec.create_resource(schema)
     files.use_root(path or "", root_id if isinstance(root_id, str) else None)
+    registry = _crawled(files.registry(spec).with_resource(uri, resource))
     try:
-        check_refs(
-            files.registry(spec).with_resource(uri, resource), resource, uri, spec, files.checked
-        )
+        check_refs(registry, resource, uri, spec, files.checked)
     except SchemaRefError as exc:
         raise ConfigError(f"schema {name}: {exc}") from None
-    registry = files.registry(spec).with_resource(uri, resource)
-    wrapper = {"$ref": uri}
+    absolute = isinstance(root_id, str) and bool(urlsplit(root_id).scheme)
+    wrapper = {"$ref": root_id if absolute else uri}  # so that the root's own `$id` is its base
     return CompiledSchema(name, cls(wrapper, registry=registry, format_checker=checker))
 
 
-def _validator_class(schema: dict[str, Any] | bool, name: str) -> Any:
-    if isinstance(schema, bool) or "$schema" not in schema:
-        return Draft202012Validator
-    found = validators.validator_for(schema, default=None)  # type: ignore[arg-type, unused-ignore]
-    if found is None:
-        raise ConfigError(
-            f"schema {name} names an unknown $schema {schema['$schema']!r}; "
-            "use https://json-schema.org/draft/2020-12/schema or http://json-schema.org/draft-07/schema#"
-        )
-    return found
+def _crawled(registry: Any) -> Any:
+    """The registry crawled, so that a `$ref` can name a subschema by its own `$id` (or draft
+    4's `id`); as it is when a keyword mixes schemas with other values (draft 4-7
+    `dependencies`), which `referencing` cannot crawl."""
+    try:
+        return registry.crawl()
+    except (AttributeError, TypeError):
+        return registry
 
 
 def deliverable_label(index: int, deliverable: Deliverable) -> str:

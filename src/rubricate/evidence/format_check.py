@@ -4,6 +4,8 @@ Each checked unit is one outcome: a changed deliverable file (valid against its 
 parses when it has none), a changed JSON/YAML/TOML file outside the deliverables (parses), or
 a deliverable the config (`required: true`) or the spec names that is missing from the head.
 The value is the share of good outcomes; no outcome at all leaves `format_correctness` unscored.
+A schema that cannot be used (it does not compile, a `$ref` names no file) is a warning on its
+own deliverable's files, which count as no outcome: the change is not judged by a broken schema.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from rubricate.errors import ParseProblem
+from rubricate.errors import ConfigError, ParseProblem
 from rubricate.evidence.deliverable_schemas import CompiledSchema, SchemaIssue, deliverable_label
 from rubricate.evidence.paths import glob_match, glob_regex, is_glob, structured_kind
 from rubricate.evidence.report_model import CheckResult, Finding, check_result, short_list
@@ -136,7 +138,11 @@ def _check_deliverable(
         tally.outcomes.append(True)
         tally.parsed.append(change.path)
         return
-    errors = schema.issues(parsed.data)
+    try:
+        errors = schema.issues(parsed.data)
+    except ConfigError as problem:
+        tally.add(f"not validated: {problem}", change.path, severity="warning")
+        return
     for issue in errors[:MAX_ERRORS_PER_FILE]:
         tally.add(_issue_message(issue), change.path, parsed.line_of(issue.path))
     if len(errors) > MAX_ERRORS_PER_FILE:

@@ -109,6 +109,11 @@ def _translate(pattern: str) -> str:
     return "".join(out)
 
 
+def glob_escape(path: str) -> str:
+    """A glob that matches exactly this path: `[`, `*` and `?` in a name become classes."""
+    return "".join(f"[{char}]" if char in "[*?" else char for char in path)
+
+
 def glob_match(pattern: str, path: str) -> bool:
     """True when the repository-relative path matches the glob."""
     return glob_regex(pattern).match(path) is not None

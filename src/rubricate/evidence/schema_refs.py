@@ -5,8 +5,12 @@ URI's file is. A schema file at `PATH` has the base URI `file:///PATH`, so a rel
 (`common/user.schema.json`, `../defs.json#/$defs/id`) names a file beside it. A file that is
 not there is looked for in each parent directory in turn, which covers schemas whose `$id`s are
 relative to a schema root (octokit/webhooks' `common/*.schema.json`). An `http(s)://` ref is
-never fetched: it maps to a file only when it starts with the directory of the root schema's
-own absolute `$id`, or with a prefix of `url_map`; otherwise it is an error that names it.
+never fetched: it maps to a file when it starts with the directory of the root schema's own
+absolute `$id`, or with a prefix of `url_map`; else to a schema of the repository whose `$id` it
+is (`same_id`: with or without `.json`, `http` or `https`, and on any host of one collection,
+`json.example.org` and `www.example.org`), looked for by name in the folders of the schemas
+read so far; otherwise it is an error that names it. A ref without `.json` (`feed-1`) also
+names `feed-1.json`.
 Each file is read and parsed once per `SchemaFiles`, and every ref is resolved when a schema is
 compiled, so a broken ref fails `rubricate validate`, not a later score.
 """
@@ -17,7 +21,7 @@ import json
 from collections.abc import Callable, Iterator, Mapping
 from posixpath import dirname, normpath
 from typing import Any
-from urllib.parse import unquote, urldefrag, urlsplit
+from urllib.parse import quote, unquote, urldefrag, urlsplit
 
 import yaml
 from jsonschema_specifications import REGISTRY as METASCHEMAS  # type: ignore[import-untyped]
@@ -26,6 +30,7 @@ from referencing.exceptions import NoSuchResource, Unresolvable
 
 from rubricate.errors import ConfigError
 from rubricate.errors import SchemaRefError as RefProblem
+from rubricate.evidence.yaml12 import Yaml12Loader
 
 ROOT = "file:///"
 """The base URI of the repository root (a scheme `urljoin` resolves relative refs against)."""
@@ -33,8 +38,8 @@ FileReader = Callable[[str], "bytes | None"]
 
 
 def file_uri(path: str) -> str:
-    """The base URI of a schema file at a repository path."""
-    return ROOT + path.lstrip("/")
+    """The base URI of a schema file at a repository path (`#`, `%`, `?` and spaces escaped)."""
+    return ROOT + quote(path.lstrip("/"), safe="/")
 
 
 class SchemaFiles:
@@ -76,15 +81,20 @@ class SchemaFiles:
 
             def retrieve(uri: str) -> Resource[Any]:
                 contents = self._retrieve(uri)
+                if not isinstance(contents, (dict, bool)):
+                    raise RefProblem(f"$ref {_shown(uri)} names a file that is not a schema")
                 self.retrieved[uri] = contents
-                return spec.create_resource(contents)
+                return _resource(contents, spec)
 
             registry = Registry(retrieve=retrieve).combine(METASCHEMAS)  # type: ignore[call-arg]
         known = self._known.setdefault(name, set())
-        new = [(u, spec.create_resource(c)) for u, c in self.retrieved.items() if u not in known]
+        new = [(u, _resource(c, spec)) for u, c in self.retrieved.items() if u not in known]
         known.update(u for u, _ in new)
         if new:
-            registry = registry.with_resources(new).crawl()
+            try:
+                registry = registry.with_resources(new).crawl()
+            except (AttributeError, TypeError):  # a subschema that is neither object nor boolean
+                registry = registry.with_resources(new)
         self._registries[name] = registry
         return registry
 
@@ -95,12 +105,49 @@ class SchemaFiles:
             self._url_now.setdefault(root_id.rsplit("/", 1)[0] + "/", dirname(path) + "/")
 
     def _retrieve(self, uri: str) -> Any:
-        path = _repo_path(uri, self._url_now)
+        try:
+            path = _repo_path(uri, self._url_now)
+        except RefProblem:
+            found = self._by_id(uri)
+            if found is None:
+                raise
+            return found
         for candidate in _candidates(path):
-            found = self.contents(candidate)
-            if found is not None:
-                return found
-        raise RefProblem(f"$ref {_shown(uri)} names no file in the repository at the base ref")
+            for name in (
+                candidate,
+                *(() if candidate.endswith(".json") else (candidate + ".json",)),
+            ):
+                found = self.contents(name)
+                if found is not None:
+                    return found
+        found = self._by_id(uri)
+        if found is None:
+            raise RefProblem(f"$ref {_shown(uri)} names no file in the repository at the base ref")
+        return found
+
+    def _by_id(self, uri: str) -> Any | None:
+        """The schema whose `$id` (or draft 4 `id`) is this URL, by its name beside a schema
+        already read."""
+        bare = urldefrag(uri)[0]
+        if urlsplit(bare).scheme not in ("http", "https"):
+            return None
+        name = unquote(bare.rstrip("/").rsplit("/", 1)[-1])
+        names = (name,) if name.endswith(".json") else (name, name + ".json")
+        folders = dict.fromkeys(dirname(path) for path in list(self._parsed))
+        for folder in folders:
+            for candidate in (f"{folder}/{n}" if folder else n for n in names):
+                found = self.contents(candidate)
+                if isinstance(found, dict) and any(
+                    isinstance(found.get(key), str) and same_id(found[key], bare)
+                    for key in ("$id", "id")
+                ):
+                    return found
+        return None
+
+
+def _resource(contents: Any, spec: Specification[Any]) -> Resource[Any]:
+    """A schema file as a resource of the draft it declares (else the referring schema's)."""
+    return Resource.from_contents(contents, default_specification=spec)
 
 
 def check_refs(
@@ -115,7 +162,7 @@ def check_refs(
     `checked` holds the schemas already walked (shared between the schemas of one run).
     """
     seen = set() if checked is None else checked
-    stack = [(root, registry.resolver(base_uri=uri))]
+    stack = [(root, registry.resolver(base_uri=uri).in_subresource(root))]
     while stack:
         resource, base = stack.pop()
         for sub, ref in _refs(resource, base):
@@ -164,6 +211,21 @@ def _repo_path(uri: str, url_map: Mapping[str, str]) -> str:
     return normpath(unquote(bare))
 
 
+def same_id(first: str, second: str) -> bool:
+    """Whether two schema URLs name one schema: the same path with or without `.json`, over
+    `http` or `https`, on the same host or another host of its collection (`json.example.org`,
+    `www.example.org`: the hosts after their first label, when three or more are left)."""
+    return _id_key(first) == _id_key(second)
+
+
+def _id_key(url: str) -> tuple[str, str]:
+    parts = urlsplit(urldefrag(url)[0])
+    host = (parts.hostname or "").lower()
+    labels = host.split(".")
+    collection = ".".join(labels[1:]) if len(labels) >= 3 else host
+    return collection, parts.path.removesuffix(".json").rstrip("/")
+
+
 def _candidates(path: str) -> Iterator[str]:
     """The path, then with parent directories left out (for schema-root-relative `$id`s)."""
     clean = normpath(path).lstrip("/")
@@ -197,7 +259,7 @@ def parse_schema_text(raw: bytes, path: str) -> Any:
     try:
         text = raw.decode("utf-8")
         if path.endswith((".yml", ".yaml")):
-            return yaml.safe_load(text)
+            return yaml.load(text, Loader=Yaml12Loader)
         return json.loads(text)
     except (UnicodeDecodeError, ValueError, yaml.YAMLError) as exc:
         detail = " ".join(str(exc).split())[:300]

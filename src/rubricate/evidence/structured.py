@@ -1,6 +1,7 @@
 """Parse JSON, YAML and TOML text and map JSON pointers to source lines (pure: text in, data out).
 
-Line mapping: JSON is exact (a scanner walks the text to the pointer's value); YAML is exact
+YAML is read as YAML 1.2 (`yaml12`: `off` and `yes` are strings, as validators and editors read
+them). Line mapping: JSON is exact (a scanner walks the text to the pointer's value); YAML is exact
 (composed nodes carry their marks); TOML is an approximation: the line of the first `key =`
 or `[table]` header that names the pointer's last key, else unknown. YAML and TOML dates are
 turned into ISO 8601 strings, so a schema sees the same value as in JSON.
@@ -19,6 +20,7 @@ from typing import Any
 import yaml
 
 from rubricate.errors import ParseProblem, SourceError
+from rubricate.evidence.yaml12 import Yaml12Loader
 from rubricate.yamlsource import Locator, load_located
 
 if sys.version_info >= (3, 11):
@@ -56,7 +58,7 @@ def parse_structured(kind: str, text: str, path: str) -> Parsed:
         return Parsed(kind, _load_json(text), text)
     if kind == "yaml":
         try:
-            data, locator = load_located(text, path, max_bytes=None)
+            data, locator = load_located(text, path, max_bytes=None, loader=Yaml12Loader)
         except SourceError as exc:
             first = exc.diagnostics[0]
             raise ParseProblem(first.message, first.line) from None

@@ -1,0 +1,187 @@
+"""The JSON Schema dialects a deliverable schema may declare, as real schemas are written (pure).
+
+`$schema` picks the draft (4, 6, 7, 2019-09 or 2020-12; 2020-12 when absent). Regular
+expressions are ECMA-262, as JSON Schema says: `pattern`, `patternProperties` and
+`format: "regex"` are matched with the `regress` library (Python's `re` rejects named groups
+`(?<x>…)`, `\\p{L}` and other ECMA syntax, and reads some patterns differently). The format
+checker is the draft's own with every format jsonschema knows: the packages those formats need
+are core dependencies, so a file gets the same verdict on every install. A schema is checked
+against its metaschema with the same checker, so an ECMA pattern is not a "bad regex".
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator
+from functools import cache, lru_cache
+from typing import Any
+
+import attrs
+import regress
+from jsonschema import Draft202012Validator, FormatChecker, ValidationError, validators
+from jsonschema.exceptions import SchemaError, best_match
+
+from rubricate.errors import ConfigError
+
+MAX_PATTERNS = 4096
+"""Compiled regular expressions kept (a schema store holds a few thousand)."""
+FORMATS = (
+    "date",
+    "date-time",
+    "duration",
+    "email",
+    "hostname",
+    "idn-email",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "iri",
+    "iri-reference",
+    "json-pointer",
+    "regex",
+    "relative-json-pointer",
+    "time",
+    "uri",
+    "uri-reference",
+    "uri-template",
+    "uuid",
+)
+"""The formats of draft 2020-12 that every install checks (a test holds the install to it)."""
+
+
+@lru_cache(maxsize=MAX_PATTERNS)
+def ecma_regex(pattern: str) -> Any:
+    """A compiled ECMA-262 regular expression (Unicode mode); `ConfigError` when invalid."""
+    try:
+        return regress.Regex(pattern, flags="u")
+    except regress.RegressError as exc:
+        raise ConfigError(f"{pattern!r} is not an ECMA-262 regular expression: {exc}") from None
+
+
+def is_ecma_regex(instance: object) -> bool:
+    """The `regex` format: a string that compiles as ECMA-262 (other types pass)."""
+    if not isinstance(instance, str):
+        return True
+    try:
+        ecma_regex(instance)
+    except ConfigError:
+        return False
+    return True
+
+
+def _pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterator[ValidationError]:
+    if validator.is_type(instance, "string") and ecma_regex(pattern).find(instance) is None:
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+def _pattern_properties(
+    validator: Any, patterns: dict[str, Any], instance: Any, schema: Any
+) -> Iterator[ValidationError]:
+    if not validator.is_type(instance, "object"):
+        return
+    for pattern, subschema in patterns.items():
+        regex = ecma_regex(pattern)
+        for key, value in instance.items():
+            if regex.find(key) is not None:
+                yield from validator.descend(value, subschema, path=key, schema_path=pattern)
+
+
+def _additional_properties(
+    validator: Any, extra_schema: Any, instance: Any, schema: Any
+) -> Iterator[ValidationError]:
+    """jsonschema's `additionalProperties`, with `patternProperties` matched as ECMA-262."""
+    if not validator.is_type(instance, "object"):
+        return
+    known = schema.get("properties", {})
+    patterns = [ecma_regex(p) for p in schema.get("patternProperties", {})]
+    extras = [
+        key
+        for key in instance
+        if key not in known and not any(regex.find(key) is not None for regex in patterns)
+    ]
+    if validator.is_type(extra_schema, "object"):
+        for extra in extras:
+            yield from validator.descend(instance[extra], extra_schema, path=extra)
+    elif not extra_schema and extras:
+        shown = ", ".join(repr(each) for each in sorted(extras, key=str))
+        if "patternProperties" in schema:
+            verb = "does" if len(extras) == 1 else "do"
+            regexes = ", ".join(repr(each) for each in sorted(schema["patternProperties"]))
+            yield ValidationError(f"{shown} {verb} not match any of the regexes: {regexes}")
+        else:
+            verb = "was" if len(extras) == 1 else "were"
+            yield ValidationError(
+                f"Additional properties are not allowed ({shown} {verb} unexpected)"
+            )
+
+
+@cache
+def ecma_class(cls: Any) -> Any:
+    """The draft's validator class with ECMA-262 patterns and the full format checker."""
+    checker = format_checker(cls)
+    extended = validators.extend(  # type: ignore[no-untyped-call]
+        cls,
+        {
+            "pattern": _pattern,
+            "patternProperties": _pattern_properties,
+            "additionalProperties": _additional_properties,
+        },
+        format_checker=checker,
+    )
+    extended.__name__ = extended.__qualname__ = cls.__name__
+    extended.evolve = _evolve
+    return extended
+
+
+def _evolve(self: Any, **changes: Any) -> Any:
+    """jsonschema's `evolve`, except that a subschema declaring another draft (a `$ref`'d
+    file's own `$schema`) gets that draft's ECMA class, not jsonschema's stock one."""
+    schema = changes.setdefault("schema", self.schema)
+    declared = validators.validator_for(schema, default=None)  # type: ignore[arg-type, unused-ignore]
+    target = type(self) if declared is None else ecma_class(declared)
+    for item in attrs.fields(target):
+        if item.init and item.alias not in changes:
+            changes[item.alias] = getattr(self, item.name)
+    return target(**changes)
+
+
+@cache
+def format_checker(cls: Any) -> FormatChecker:
+    """The draft's format checker with `regex` read as ECMA-262."""
+    checker: FormatChecker = copy.deepcopy(cls.FORMAT_CHECKER)
+    checker.checkers.pop("regex", None)
+    checker.checks("regex")(is_ecma_regex)
+    return checker
+
+
+def validator_class(schema: dict[str, Any] | bool, name: str) -> Any:
+    """The validator class of the draft the schema declares (2020-12 when it declares none)."""
+    if isinstance(schema, bool) or "$schema" not in schema:
+        return ecma_class(Draft202012Validator)
+    declared = schema["$schema"]
+    found = None
+    if isinstance(declared, str):
+        scheme, _, rest = declared.partition("://")
+        other = {"http": "https", "https": "http"}.get(scheme)
+        for probe in (declared, f"{other}://{rest}" if other else declared):
+            found = found or validators.validator_for(
+                {"$schema": probe},
+                default=None,  # type: ignore[arg-type, unused-ignore]
+            )
+    if found is None:
+        raise ConfigError(
+            f"schema {name} names an unknown $schema {declared!r}; "
+            "use https://json-schema.org/draft/2020-12/schema or http://json-schema.org/draft-07/schema#"
+        )
+    return ecma_class(found)
+
+
+def check_schema(cls: Any, schema: Any, name: str) -> None:
+    """The schema against its draft's metaschema (ECMA-262 `regex`); `ConfigError` if not."""
+    meta_cls = validators.validator_for(cls.META_SCHEMA, default=cls)
+    meta = meta_cls(cls.META_SCHEMA, format_checker=format_checker(meta_cls))
+    error = best_match(meta.iter_errors(schema))
+    if error is not None:
+        exc = SchemaError.create_from(error)
+        where = "/".join(str(part) for part in exc.absolute_path) or "(root)"
+        raise ConfigError(f"schema {name} is not a valid JSON Schema: {exc.message} at {where}")
