@@ -280,11 +280,12 @@ def test_package_graph_takes_each_subpackage_as_one_node() -> None:
     }
 
 
-def test_no_module_is_longer_than_300_lines() -> None:
+def test_no_module_is_longer_than_500_lines() -> None:
+    """About 300 lines is a habit (DESIGN.md §9); 500 is the limit."""
     long = {
         str(path.relative_to(SRC)): lines
         for path in SRC.rglob("*.py")
-        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > 300
+        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > 500
     }
     assert long == {}
 
