@@ -109,6 +109,21 @@ MATRIX: tuple[tuple[str, str, str], ...] = (
         "github/test_merge_queue.py::test_an_approval_of_an_older_change_does_not_count",
     ),
     (
+        "an unapproved PR queued ahead of an approved one (merge, squash or rebase method)",
+        "failure on the group's commit, naming the unapproved PR",
+        "github/test_merge_queue.py::test_an_unapproved_pr_ahead_of_an_approved_one_fails_the_group_naming_it",
+    ),
+    (
+        "a group commit that holds more than the PR's approved change",
+        "failure naming the commit and the PR",
+        "github/test_merge_queue.py::test_an_entry_with_more_than_the_approved_change_fails_closed",
+    ),
+    (
+        "a rebased commit in a group that no queued entry accounts for",
+        "failure naming the commit (fails closed)",
+        "github/test_merge_queue.py::test_a_rebased_commit_that_no_queued_entry_accounts_for_fails_closed",
+    ),
+    (
         "after a green, a `/revise` whose status write gets a 5xx",
         "the gate goes down before the ledger changes; the run fails with neither changed, "
         "a re-run applies both",
