@@ -184,6 +184,22 @@ MATRIX: tuple[tuple[str, str, str], ...] = (
         "an error: the status is not taken as set",
         "github/test_attack_responses.py::test_a_2xx_status_answer_without_the_status_is_not_treated_as_set",
     ),
+    (
+        "a permission answer that is not a JSON object, on a command that needs a role",
+        "the run fails (exit 1) without applying the command; a re-run applies it",
+        "github/test_unreadable_role.py::test_a_permission_answer_that_is_not_an_object_fails_the_run_and_a_re_run_heals",
+    ),
+    (
+        "a comment POST that GitHub acted on but whose answer never came (late, or the "
+        "connection dropped), on a real socket",
+        "found by its hidden marker, never posted twice",
+        "github/test_reply_once.py::test_a_post_acted_on_but_unanswered_is_found_on_a_real_socket",
+    ),
+    (
+        "a re-run of a comment whose reply an earlier run posted",
+        "the reply is found by its marker, never posted twice",
+        "github/test_reply_once.py::test_a_re_run_finds_the_reply_an_earlier_run_posted",
+    ),
 )
 
 

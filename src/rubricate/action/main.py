@@ -170,7 +170,7 @@ def aim(target: FailureTarget, event: JobEvent, payload: Mapping[str, Any]) -> N
 
 def dry_run(effects: list[Effect], stdout: TextIO, runtime: ActionsRuntime) -> int:
     """Print the effects and apply only those that stay on the runner."""
-    from rubricate.action.executor import apply_local, print_effects
+    from rubricate.action.local import apply_local, print_effects
 
     print_effects(effects, stdout, runtime)
     for effect in effects:

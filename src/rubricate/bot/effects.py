@@ -122,6 +122,14 @@ class MarkAnswered:
 
 
 @dataclass(frozen=True)
+class Undecided:
+    """The run could not decide (a commenter's role could not be read): after its other
+    effects, the run fails with `reason`, so that a re-run decides."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
 class Log:
     """One line for the run log."""
 
@@ -139,6 +147,7 @@ Effect = (
     | SetOutputs
     | Annotate
     | MarkAnswered
+    | Undecided
     | Log
 )
 
