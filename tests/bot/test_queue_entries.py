@@ -84,3 +84,13 @@ def test_a_queue_branch_built_after_its_tip_is_refused() -> None:
     branches = [QueueBranch(5, sha(2), sha(2))]
     found = group_entries(sha(3), BASE, 9, sha(2), commits, branches)
     assert "#5's queue branch names" in (found.problem or "")
+
+
+def test_a_pr_named_twice_gets_two_entries_each_checked() -> None:
+    commits = line("Work (#5)", "More work (#5)", "mine")
+    found = group_entries(sha(3), BASE, 9, sha(2), commits)
+    assert [(e.pr, e.commits) for e in found.entries] == [
+        (5, (sha(1),)),
+        (5, (sha(2),)),
+        (9, (sha(3),)),
+    ]

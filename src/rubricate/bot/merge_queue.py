@@ -136,8 +136,8 @@ def group_status(
     event: MergeGroupEvent, grouped: GroupEntries, jobs: Mapping[int, JobState], trees: Trees
 ) -> list[SetStatus | Log]:
     """The group's `rubricate/approval` status, and a log line naming every PR."""
-    problems = {e.pr: entry_problem(e, jobs[e.pr], trees) for e in grouped.entries}
-    bad = [f"#{pr}: {why}" for pr, why in problems.items() if why is not None]
+    problems = [(e.pr, entry_problem(e, jobs[e.pr], trees)) for e in grouped.entries]
+    bad = [f"#{pr}: {why}" for pr, why in problems if why is not None]
     if grouped.problem is not None:
         bad.insert(0, grouped.problem)
     names = ", ".join(f"#{e.pr}" for e in grouped.entries)

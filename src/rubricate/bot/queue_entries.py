@@ -64,7 +64,7 @@ class Entry:
     tree: str
     commits: tuple[str, ...]
     head: str | None = None
-    how: str = "queue branch"
+    how: str = "its queue branch"
 
 
 @dataclass(frozen=True)
