@@ -43,7 +43,8 @@ def test_the_same_pr_twice_fails_on_the_entry_that_is_not_its_change(bot: Harnes
     status = _status(GroupEntries((first, second)), bot, {(START, HEAD): "s" * 40})
     assert status.state == "failure"
     assert status.description == (
-        f"merge queue: #7: commit {END[:12]} (its queue branch) does not hold the approved change v1"
+        f"merge queue: #7: commit {END[:12]} (its queue branch) "
+        "does not hold the approved change v1"
     )
 
 
