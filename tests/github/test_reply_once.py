@@ -58,10 +58,17 @@ def test_a_lost_answer_whose_comment_is_not_listed_fails_without_a_second_post()
         assert [c.request.method for c in rsps.calls] == ["POST", "GET"]
 
 
-def test_a_re_run_finds_the_reply_an_earlier_run_posted(opened: Scenario) -> None:
+def test_a_re_run_finds_the_reply_an_earlier_run_posted(
+    opened: Scenario, monkeypatch: pytest.MonkeyPatch
+) -> None:
     opened.fake.roles.pop(WRITER)
     first = opened.comment(WRITER, SCORE)
+    assert f"GET /repos/{REPO}/issues/{PR}/comments" not in first.calls  # a first attempt
     comment_id = opened.fake.comments_on(PR)[-2]["id"]
+    env = opened.env
+    monkeypatch.setattr(
+        opened, "env", lambda name, path: {**env(name, path), "GITHUB_RUN_ATTEMPT": "2"}
+    )
     again = opened.comment(WRITER, SCORE, comment_id=comment_id)
     assert first.code == again.code == 1
     assert COMMENTS not in again.calls

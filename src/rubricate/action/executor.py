@@ -151,9 +151,10 @@ class Executor:
             raise ExecutionError(effect.reason)
 
     def _reply(self, effect: PostComment) -> None:
-        """Post a reply once: a reply with a marker that an earlier run (or attempt) posted is
-        found by it and not posted again."""
-        found = self._api.find_sticky(effect.pr, effect.marker) if effect.marker else None
+        """Post a reply once: on a re-run attempt, a reply that an earlier attempt posted is
+        found by its marker and not posted again."""
+        looks = effect.marker and not effect.fresh
+        found = self._api.find_sticky(effect.pr, effect.marker) if looks else None
         if found is not None:
             return self._note(f"reply on #{effect.pr} already posted (comment {found.id})")
         body = self._runtime.redact(effect.body)

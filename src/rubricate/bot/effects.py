@@ -48,6 +48,9 @@ class PostComment:
     pr: int
     body: str
     marker: str = ""
+    fresh: bool = False
+    """The run's first attempt: no earlier attempt can have posted it, so it is not looked for
+    first (a re-run attempt looks for it by its marker before posting)."""
 
 
 @dataclass(frozen=True)

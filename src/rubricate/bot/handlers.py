@@ -110,7 +110,7 @@ def on_commands(
     if replies:
         marker = REPLY_MARKER.format(prefix=prefix)
         body = f"{reply_body(event.actor, replies)}\n{marker}"
-        effects.append(PostComment(event.number, body, marker))
+        effects.append(PostComment(event.number, body, marker, fresh=ctx.first_attempt))
     if events:
         effects.append(sticky(state, ctx.rubric))
         if gate_of(state, ctx.rubric) != gate_of(job, ctx.rubric):
