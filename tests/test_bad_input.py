@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -296,7 +297,10 @@ def test_validate_refuses_deep_yaml_before_libyaml_can_crash(tmp_path: Path) -> 
     path.write_text("a: " + "[" * 50_000 + "]" * 50_000 + "\n")
     proc = run_process("validate", str(path), timeout=120)
     assert proc.returncode == 2
-    assert proc.stdout.strip() == f"{path}:1:1: YAML document is nested too deeply"
+    assert "Traceback" not in proc.stderr
+    # PyYAML 6.0.4 stops at its own depth limit first; earlier ones reach Python's recursion limit
+    depth = r"YAML document is nested too deeply|YAML syntax error: exceeded maximum nesting depth"
+    assert re.fullmatch(rf"{re.escape(str(path))}:1:\d+: ({depth})", proc.stdout.strip())
 
 
 # ledger append ---------------------------------------------------------------------------------

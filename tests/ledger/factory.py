@@ -5,22 +5,12 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from rubricate.ledger.event import CriterionRef, Event, RubricRef, ScaleRef
+from rubricate.ledger.event import Event
 from rubricate.ledger.trust import natural_key
+from rubricate.report.demo import RUBRIC
 
 BASE = datetime(2024, 3, 1, 12, 0, tzinfo=timezone.utc)
-AGORA = RubricRef(
-    id="agora-v3",
-    version="3",
-    scale=ScaleRef(min=1, max=5),
-    criteria={
-        "spec_adherence": CriterionRef(weight=0.30),
-        "completeness": CriterionRef(weight=0.20),
-        "quality": CriterionRef(weight=0.25),
-        "verifiability": CriterionRef(weight=0.15),
-        "format_correctness": CriterionRef(weight=0.10),
-    },
-)
+AGORA = RUBRIC  # agora-v3 as the ledger records it
 AGORA_IDS = tuple(AGORA.criteria or {})
 
 

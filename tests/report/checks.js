@@ -39,6 +39,25 @@
     if (style.overflowX === "visible" && el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0)
       problems.push(`overflow: <${el.tagName.toLowerCase()} class="${el.className}"> ${el.scrollWidth} > ${el.clientWidth}`);
   }
+  for (const wrap of document.querySelectorAll(".table-wrap")) {
+    if (wrap.closest("details:not([open])")) continue;
+    if (wrap.scrollWidth > wrap.clientWidth + 1) {
+      const head = [...wrap.querySelectorAll("th")].map((th) => th.textContent).join("|");
+      problems.push(`clipped table: ${wrap.scrollWidth} > ${wrap.clientWidth}: ${head.slice(0, 60)}`);
+    }
+  }
+  const oneLine = (el) => {
+    const style = getComputedStyle(el);
+    const line = parseFloat(style.lineHeight) || parseFloat(style.fontSize) * 1.5;
+    const inner = el.clientHeight - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom);
+    return inner <= line * 1.5;
+  };
+  for (const value of document.querySelectorAll(".card b"))
+    if (!oneLine(value)) problems.push(`card value wraps: ${value.textContent}`);
+  for (const td of document.querySelectorAll("td:not(.text)")) {
+    if (td.closest("details:not([open])")) continue;
+    if (!oneLine(td)) problems.push(`number cell wraps (a double-height row): ${td.textContent}`);
+  }
   if (document.documentElement.scrollWidth > window.innerWidth)
     problems.push(`page is wider than the window: ${document.documentElement.scrollWidth}`);
   const lum = (rgb) => {

@@ -44,7 +44,10 @@ def test_html_site_is_self_contained_and_accessible(data: Path, tmp_path: Path) 
         assert "Content-Security-Policy" in page
         assert 'style.css">' in page
         assert not re.search(r"<style|style=", page)  # no inline CSS: the policy forbids it
-        assert not re.search(r'(src|href)="(https?:)?//', page)  # nothing loaded from outside
+        # nothing is loaded from outside (a link to a pull request loads nothing)
+        assert not re.search(r'(src="|<link[^>]*href=")(https?:)?//', page)
+        links = re.findall(r'<a href="(https?:)?//([^"]*)"', page)
+        assert all(re.fullmatch(r"github\.com/o/r/pull/\d+", url) for _, url in links)
         svgs = re.findall(r"<svg.*?</svg>", page, re.S)
         assert svgs
         for svg in svgs:
@@ -119,7 +122,7 @@ def test_author_and_since_narrow_the_report(data: Path) -> None:
 
 
 def test_empty_ledger_says_there_is_no_data(tmp_path: Path) -> None:
-    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "ledger").mkdir(parents=True)
     for fmt in ("html", "markdown", "json"):
         assert _run("--data", str(tmp_path / "data"), "--out", str(tmp_path), "--format", fmt) == 0
     assert "No data yet" in (tmp_path / "index.html").read_text(encoding="utf-8")
@@ -277,13 +280,13 @@ def test_a_ledger_is_parsed_whole_when_other_processes_fail(
 def test_author_pages_are_drawn_here_when_other_processes_fail(
     data: Path, tmp_path: Path, failure: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from rubricate.report import pages
+    from rubricate.report import author_page
     from rubricate.report.site import write_site
 
     texts = {p.relative_to(data).as_posix(): p.read_text() for p in data.rglob("*.jsonl")}
     report = build_report(parse_ledger(texts), ReputationConfig(), Options(now=NOW))
     write_site(report, tmp_path / "serial", lambda _: None, workers=1)
-    _fail(failure, monkeypatch, pages, "author_pages")
+    _fail(failure, monkeypatch, author_page, "author_pages")
     write_site(report, tmp_path / "pool", lambda _: None, workers=2, parallel_from=1)
     for path in [*(tmp_path / "serial").rglob("*.html"), tmp_path / "serial" / "style.css"]:
         assert (tmp_path / "pool" / path.relative_to(tmp_path / "serial")).read_bytes() == (
@@ -292,8 +295,8 @@ def test_author_pages_are_drawn_here_when_other_processes_fail(
 
 
 def test_a_busy_authors_page_lists_the_drawn_points_and_the_latest_jobs(data: Path) -> None:
+    from rubricate.report.author_page import MAX_JOBS, author_section
     from rubricate.report.charts import MAX_POINTS
-    from rubricate.report.pages import MAX_JOBS, author_section
 
     texts = {p.relative_to(data).as_posix(): p.read_text() for p in data.rglob("*.jsonl")}
     report = build_report(parse_ledger(texts), ReputationConfig(), Options(now=NOW))
@@ -312,7 +315,7 @@ def test_a_busy_authors_page_lists_the_drawn_points_and_the_latest_jobs(data: Pa
 
 
 def test_a_reputation_is_drawn_from_three_points_on(data: Path) -> None:
-    from rubricate.report.pages import MIN_CHART_POINTS, author_section
+    from rubricate.report.author_page import MIN_CHART_POINTS, author_section
 
     texts = {p.relative_to(data).as_posix(): p.read_text() for p in data.rglob("*.jsonl")}
     report = build_report(parse_ledger(texts), ReputationConfig(), Options(now=NOW))

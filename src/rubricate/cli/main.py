@@ -59,7 +59,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; user mistakes print a clear message and exit non-zero, never a traceback."""
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(argv)
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        refuse_unknown(parser, argv, unknown)
     handler: Handler | None = getattr(args, "handler", None)
     if handler is None:
         parser.print_help(sys.stderr)
@@ -77,6 +79,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 1
+
+
+def refuse_unknown(
+    parser: argparse.ArgumentParser, argv: Sequence[str], unknown: Sequence[str]
+) -> None:
+    """Exit 2 with the usage of the (sub)command `argv` names, and the closest option to each
+    mistyped one (`--bse` → did you mean '--base'?)."""
+    from rubricate.yamlsource import did_you_mean  # imports yaml: only on this error path
+
+    command = parser
+    for word in argv:
+        actions = [a for a in command._actions if isinstance(a, argparse._SubParsersAction)]
+        chosen = actions[0].choices.get(word) if actions else None
+        if isinstance(chosen, argparse.ArgumentParser):
+            command = chosen
+    options = [o for a in command._actions for o in a.option_strings if o.startswith("--")]
+    hints = [
+        did_you_mean(word.partition("=")[0], options) for word in unknown if word.startswith("-")
+    ]
+    command.error(f"unrecognized arguments: {' '.join(unknown)}{''.join(hints)}")
 
 
 class Progress:

@@ -7,6 +7,7 @@ import argparse
 import gc
 import json
 import math
+import os
 import sys
 import time
 from datetime import datetime, timezone
@@ -14,12 +15,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rubricate.cli.ledger_cmd import add_source_arguments, open_store, require_branch
+from rubricate.cli.report_checks import require_extra, require_ledger_folder
 
 if TYPE_CHECKING:
     from rubricate.config import ReputationConfig
 
 
 FORMATS = ("html", "markdown", "json")
+GITHUB = "https://github.com"
 
 
 def add_parser(subparsers: Any) -> None:
@@ -28,6 +31,16 @@ def add_parser(subparsers: Any) -> None:
         "report", help="write the reputation dashboard and calibration report"
     )
     add_source_arguments(parser)
+    source = parser._mutually_exclusive_groups[-1]  # --remote | --data
+    source.add_argument(
+        "--demo",
+        nargs="?",
+        const=1,
+        type=int,
+        metavar="SEED",
+        help="draw the report from a made-up ledger (2,000+ events, 72 authors) to see what it "
+        "shows; SEED picks another one (default: 1)",
+    )
     parser.add_argument(
         "--out",
         metavar="DIR",
@@ -49,16 +62,14 @@ def add_parser(subparsers: Any) -> None:
 
 def run_report(args: argparse.Namespace) -> int:
     """Read the ledger, build the report and write it in the chosen format."""
-    from rubricate.errors import ConfigError, RunFailed, read_problem
+    from rubricate.errors import RunFailed, read_problem
 
-    try:
-        from rubricate.report.site import write_json, write_markdown, write_site
-        from rubricate.report.workers import AuthorPages
-    except ImportError as exc:
-        raise ConfigError(
-            "rubricate report needs the optional extra: "
-            f"pip install 'rubricate[report]' ({exc.name} is missing)"
-        ) from None
+    require_extra(args.format)
+    from rubricate.report.site import write_json, write_markdown, write_site
+    from rubricate.report.workers import AuthorPages
+
+    if args.data is not None:
+        require_ledger_folder(Path(args.data))
     progress = _progress(sys.stderr.isatty())
     out = _out_folder(Path(args.out), with_authors=args.format == "html")
     pages = AuthorPages(out) if args.format == "html" else None
@@ -110,7 +121,10 @@ def _build(args: argparse.Namespace, progress: Any, authors_ready: Any) -> dict[
         if args.author is not None:
             _check_author(args.author, {event.author for event in parsed.events})
         progress(f"folding {len(parsed.events):,} events")
-        options = Options(now=datetime.now(timezone.utc), since_days=args.since, author=args.author)
+        # a made-up ledger's pull requests are nowhere: their numbers link nowhere
+        server = "" if args.demo is not None else os.environ.get("GITHUB_SERVER_URL", GITHUB)
+        now = datetime.now(timezone.utc)
+        options = Options(now=now, since_days=args.since, author=args.author, server_url=server)
         authors = 0
 
         def ready(part: dict[str, Any]) -> None:
@@ -144,6 +158,12 @@ def _read(args: argparse.Namespace) -> tuple[Any, Any]:
     from rubricate.ledger.verify import recorded_config
     from rubricate.report.workers import parse_in_parallel
 
+    if args.demo is not None:
+        from rubricate.cli.ledger_cmd import load_reputation_config
+        from rubricate.report.demo import demo_shards
+
+        demo = load_reputation_config(args.config) or ReputationConfig()
+        return parse_in_parallel(demo_shards(args.demo)), demo
     with open_store(args) as store:
         files = store.read_files(lambda p: is_shard(p) or p in (CACHE_PATH, REPUTATION_PATH))
     require_branch(store, args)

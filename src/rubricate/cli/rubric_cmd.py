@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -97,13 +98,17 @@ def run_show(args: argparse.Namespace) -> int:
 
 def run_score(args: argparse.Namespace) -> int:
     """Score the given values; exit 0 whatever the verdict."""
+    from rubricate.cli.anchor_notes import between_anchors
     from rubricate.rubric.agentv_score import score_any
     from rubricate.rubric.score_args import parse_scores
 
     items: list[str] = list(args.items)
     ref = items.pop(0) if items and "=" not in items[0] else None
     rubric = active_rubric(ref, args.config)
-    result = score_any(rubric, parse_scores(rubric, items))
+    scores = parse_scores(rubric, items)
+    result = score_any(rubric, scores)
+    for note in between_anchors(rubric, scores):
+        print(note, file=sys.stderr)
     if args.json:
         _print_json(result.as_dict())
     else:
@@ -248,7 +253,7 @@ def validate_path(
         )
     finally:
         SOURCE_LIMIT.reset(token)
-    return report.valid(strict=strict), report.lines()
+    return report.valid(strict=strict), report.lines(strict=strict)
 
 
 def _repo_reader(config_path: Path) -> Callable[[str], str]:

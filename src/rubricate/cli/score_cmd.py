@@ -13,6 +13,7 @@ under `--fail-on`, 1 not acceptable, 2 errors (bad input, empty change, missing 
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -113,7 +114,25 @@ def run(args: argparse.Namespace) -> int:
         progress.step("asking the judge")
         report = _judge(report, snapshot, config, args)
     print(_render(report, args.format), end="")
+    _note_uncommitted(repo, args.head)
     return 1 if report.result.verdict in UNACCEPTABLE[args.fail_on] else 0
+
+
+def _note_uncommitted(repo: Path, head: str) -> None:
+    """Say on stderr that edits not yet committed were left out: the score reads commits."""
+    from rubricate.gitio.run import run_git
+
+    if head != "HEAD":
+        return
+    status = run_git(["status", "--porcelain", "--untracked-files=normal"], repo, check=False)
+    edits = status.stdout.splitlines()  # one line per file (a rename is one line)
+    if status.returncode == 0 and edits:
+        many = "s are" if len(edits) != 1 else " is"
+        print(
+            f"note: {len(edits)} uncommitted file{many} not scored: rubricate score reads the "
+            "commits from --base to --head; commit them to score them",
+            file=sys.stderr,
+        )
 
 
 def _check_judge_key(mode: str) -> None:

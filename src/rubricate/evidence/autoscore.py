@@ -163,7 +163,8 @@ def inputs_check(snapshot: Snapshot) -> CheckResult:
     """Summarize the change and list the files the checks could not read."""
     counts = Counter(change.status for change in snapshot.changes)
     summary = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
-    evidence = [f"{len(snapshot.changes)} files changed" + (f" ({summary})" if summary else "")]
+    files = f"{len(snapshot.changes)} file{'' if len(snapshot.changes) == 1 else 's'} changed"
+    evidence = [files + (f" ({summary})" if summary else "")]
     unreadable = [
         (change.path, reason)
         for change in snapshot.changes

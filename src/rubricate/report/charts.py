@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -22,7 +23,7 @@ from rubricate.report.pygal_quick import Bar, DateTimeLine, quick_drawing
 PALETTE = ("#0b5cad", "#b3470c", "#1a7f37", "#8250df", "#9a6700", "#cf222e")
 """Colours with at least 4.5:1 contrast on white, told apart by hue and lightness."""
 FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, 'DejaVu Sans', sans-serif"
-STYLE = Style(
+STYLE_OPTIONS: dict[str, Any] = dict(  # noqa: C408 (Style's own keywords)
     background="#ffffff",
     plot_background="#ffffff",
     foreground="#1f2328",
@@ -40,8 +41,10 @@ STYLE = Style(
     opacity=".85",
     opacity_hover=".95",
     stroke_width="2",
-    colors=PALETTE,
 )
+STYLE = Style(**STYLE_OPTIONS, colors=PALETTE)
+SOURCE_COLOURS = {"judge": PALETTE[0], "heuristic": PALETTE[1], "reviewer": PALETTE[2]}
+"""One colour per source of scores, in every chart that shows them."""
 DASHES = ("none", "9,5", "3,4", "12,3,3,3", "6,3")
 """A dash pattern per reputation component: lines are told apart by more than colour, and two
 components with the same values both stay visible, the later one's gaps showing the other (an
@@ -51,6 +54,7 @@ SWATCH_WIDTH = 28
 WIDTH, HEIGHT = 640, 360
 WIDE = 1100
 MAX_POINTS = 60
+_UNSAFE_ID = re.compile(r"[^A-Za-z0-9_-]")
 STYLES: dict[str, str] = {}
 """The charts' CSS by class (pages link one `style.css`; a strict CSP allows no inline style)."""
 
@@ -77,6 +81,7 @@ def _config(**extra: Any) -> dict[str, Any]:
 
 def render(chart: Any, chart_id: str, title: str, desc: str) -> str:
     """The chart as inline SVG: no scripts, a stable id, a title and a description."""
+    chart_id = element_id(chart_id)
     chart.uuid = chart_id
     chart.config.title = None
     series = len(chart.raw_series)
@@ -110,6 +115,16 @@ def render(chart: Any, chart_id: str, title: str, desc: str) -> str:
     chart.add_xml_filter(accessible)
     with quick_drawing():
         return str(chart.render(is_unicode=True))
+
+
+def element_id(text: str) -> str:
+    """`text` as an HTML id and CSS selector that pygal's templates read literally: letters,
+    digits, `-` and `_` only; anything else (a `{` in a criterion id, a space) is replaced, and a
+    short hash of the whole text keeps two such ids apart."""
+    safe = _UNSAFE_ID.sub("-", text)
+    if safe == text:
+        return text
+    return f"{safe}-{hashlib.sha256(text.encode('utf-8')).hexdigest()[:8]}"
 
 
 def _line_swatches(root: Any, box: float) -> None:
@@ -185,9 +200,12 @@ def grouped_bars(
     value_range: tuple[float, float] | None = None,
     counts: bool = False,
     rotate: int = 0,
+    colours: Sequence[str] | None = None,
 ) -> str:
-    """Bars for each label, one colour per series (`counts`: whole-number ticks)."""
+    """Bars for each label, one colour per series (`colours`, else the palette's in order;
+    `counts`: whole-number ticks)."""
     extra: dict[str, Any] = {"range": value_range} if value_range is not None else {}
+    extra["style"] = _style(colours)
     if rotate:
         extra["x_label_rotation"] = rotate
     if counts:
@@ -209,9 +227,11 @@ def intervals(
     series: Mapping[str, Sequence[tuple[float, float, float] | None]],
     *,
     y_title: str,
+    colours: Sequence[str] | None = None,
 ) -> str:
     """Bars with 95% intervals drawn as error bars: `(value, low, high)` per label."""
     options = {"x_label_rotation": 20, "range": (-1, 1), "value_formatter": lambda v: f"{v:.2f}"}
+    options["style"] = _style(colours)
     chart = Bar(**_config(x_title="criterion", y_title=y_title, **options))
     chart.x_labels = list(labels)
     for name, values in series.items():
@@ -260,6 +280,10 @@ def _time_axis(stamps: Sequence[datetime], labels: int = 5) -> dict[str, Any]:
         "x_labels": ticks,
         "x_value_formatter": lambda d: d.strftime("%m-%d %H:%M" if short else "%Y-%m-%d"),
     }
+
+
+def _style(colours: Sequence[str] | None) -> Style:
+    return STYLE if colours is None else Style(**STYLE_OPTIONS, colors=tuple(colours))
 
 
 def _with_interval(value: tuple[float, float, float] | None) -> Any:

@@ -46,6 +46,8 @@ class Options:
     since_days: float | None = None
     author: str | None = None
     seed: int = SEED
+    server_url: str = ""
+    """The server whose pull requests the ledger names (their numbers link there), or none."""
 
     @property
     def cutoff(self) -> datetime | None:
@@ -77,6 +79,7 @@ def build_report(
     report: dict[str, Any] = {
         "schema_version": REPORT_SCHEMA_VERSION,
         "generated_at": rfc3339(max((e.at for e in parsed.events), default=None)),
+        "server_url": options.server_url,
         "window": {
             "since_days": options.since_days,
             "from": rfc3339(cutoff),

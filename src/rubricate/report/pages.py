@@ -8,13 +8,12 @@ Content-Security-Policy each page declares (`CSP`). Every chart is a `<figure>` 
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from html import escape
 from typing import Any
 
 from rubricate import __version__
 from rubricate.ledger.reputation import COMPONENTS
-from rubricate.report import charts
 
 Doc = Mapping[str, Any]
 CSP = "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'"
@@ -29,11 +28,6 @@ SORTS: tuple[tuple[str, str], ...] = (
     *((key, key) for key in ("reputation", "coverage", "completed", "abandoned", "open")),
     *((name, name.replace("_", " ")) for name in COMPONENTS),
 )
-JOB_HEADERS = "PR|state|first|final|change|rubric quality|versions|revisions|hours to approval|gate"
-JOB_KEYS = "state first final change rubric_quality versions revisions hours_to_approval gate"
-MAX_JOBS = 500  # an author page lists this many of their most recent jobs at most
-MIN_CHART_POINTS = 3  # an author's reputation is drawn from this many points on
-NO_JOB = "No job in the window."
 NO_DATA = "No data yet: the ledger has no events. Pages fill in once pull requests are scored."
 
 
@@ -46,33 +40,14 @@ def index_page(report: Doc, sections: Iterable[str]) -> str:
         report["ledger"]["problems"],
     )
     if not report["ledger"]["events"]:
-        return page(title, _subtitle(report), (), problems + empty(NO_DATA), _footer(report))
+        return page(title, subtitle(report), (), problems + empty(NO_DATA), footer(report))
     body = problems + _overview(report) + "".join(sections)
-    return page(title, _subtitle(report), NAV, body, _footer(report))
+    return page(title, subtitle(report), NAV, body, footer(report))
 
 
 def author_slugs(report: Doc) -> list[str]:
     """The file-name stems of the author pages, sorted."""
     return sorted({entry["slug"] for entry in report["authors"]})
-
-
-def author_pages(report: Doc, only: Collection[str] | None = None) -> Iterator[tuple[str, str]]:
-    """`(file name, page)` for each author (or those whose slug is in `only`), one at a time."""
-    by_login: dict[str, list[Doc]] = {}
-    for entry in report["authors"]:
-        if only is None or entry["slug"] in only:
-            by_login.setdefault(entry["slug"], []).append(entry)
-    jobs: dict[str, list[Doc]] = {}
-    for row in report["scores"]["jobs"]:
-        jobs.setdefault(row["author"], []).append(row)
-    for slug, entries in sorted(by_login.items()):
-        title = f"{entries[0]['author']} · rubricate report"
-        body = "".join(author_section(e, jobs.get(e["author"], [])) for e in entries)
-        back = '<p><a href="../index.html">← all authors</a></p>'
-        yield (
-            f"{slug}.html",
-            page(title, _subtitle(report), (), back + body, _footer(report), "../"),
-        )
 
 
 def sort_pages(report: Doc) -> Iterator[tuple[str, str]]:
@@ -83,47 +58,22 @@ def sort_pages(report: Doc) -> Iterator[tuple[str, str]]:
             f"<h2>Authors by {escape(label)}</h2>{author_table(report, key)}"
         )
         title = "rubricate report · authors"
-        yield f"authors-by-{key}.html", page(title, _subtitle(report), (), body, _footer(report))
+        yield f"authors-by-{key}.html", page(title, subtitle(report), (), body, footer(report))
 
 
-def author_table(report: Doc, key: str) -> str:
-    """Every author's reputation row, sorted by `key`; headers link to the other orders."""
+def author_table(report: Doc, key: str, limit: int | None = None) -> str:
+    """Every author's reputation row (the first `limit`, with a link to them all), sorted by
+    `key`; headers link to the other orders."""
     rows = sorted(report["authors"], key=lambda e: _sort_key(e, key))
     headers = [f'<a href="authors-by-{k}.html">{escape(label)}</a>' for k, label in SORTS]
     index = [k for k, _ in SORTS].index(key)
     order = "ascending" if key in ("author", "repo") else "descending"
-    cells = [_author_row(e) for e in rows]
-    return table(headers, cells, raw=True, text_columns=(0, 1), sort=(index, order))
-
-
-def author_section(entry: Doc, jobs: Sequence[Doc]) -> str:
-    """One author's reputation in one repository: numbers, chart over time, jobs."""
-    points, parts = entry["series"], entry["components"]
-    numbers = [("reputation", entry["reputation"], 3), ("coverage", entry["coverage_share"], 2)]
-    numbers += [
-        (f"{n.replace('_', ' ')} (n={parts[n]['n']})", parts[n]["value"], 3) for n in COMPONENTS
-    ]
-    top = cards((label, number(value, digits)) for label, value, digits in numbers)
-    headers = ["time", "completed PR", "reputation", *(n.replace("_", " ") for n in COMPONENTS)]
-    drawn = charts.thin(points)  # the table holds the chart's points
-    rows = [
-        [p["at"], f"#{p['pr']}" if p["pr"] else "–", p["reputation"]]
-        + [_with_n(p["components"][n]) for n in COMPONENTS]
-        for p in drawn
-    ]
-    data = table(headers, rows, text_columns=(0, 1)) + _shown(len(drawn), len(points), "drawn")
-    chart = f"<h3>Reputation over time</h3>{data}"  # a line through one or two points says no more
-    if len(points) >= MIN_CHART_POINTS:
-        desc = f"{entry['author']}'s reputation and its five components as of each completed job"
-        desc += f" ({len(points)} points)."
-        svg = charts.reputation_over_time(f"series-{entry['slug']}", points, desc)
-        chart = figure("Reputation over time", svg, data)
-    heading = f"<h2>{escape(entry['author'])} in {escape(entry['repo'])}</h2>"
-    own = [j for j in jobs if j["repo"] == entry["repo"]]
-    cells = [[f"#{r['pr']}", *(r[k] for k in JOB_KEYS.split())] for r in own[-MAX_JOBS:]]
-    listed = table(JOB_HEADERS.split("|"), cells, text_columns=(0, 1, 9))
-    listed += _shown(len(cells), len(own), "most recent")
-    return heading + top + chart + "<h3>Jobs</h3>" + (listed if own else empty(NO_JOB))
+    cells = [_author_row(e) for e in rows[:limit]]
+    listed = table(headers, cells, raw=True, text_columns=(0, 1), sort=(index, order))
+    if len(cells) == len(rows):
+        return listed
+    every = f'<a href="authors-by-{key}.html">all {len(rows):,} authors</a>'
+    return listed + f'<p class="more">The first {len(cells)}; {every}, sorted by any column.</p>'
 
 
 def page(
@@ -269,7 +219,7 @@ def _overview(report: Doc) -> str:
     )
 
 
-def _subtitle(report: Doc) -> str:
+def subtitle(report: Doc) -> str:
     window = report["window"]
     parts = [f"ledger up to {escape(str(report['generated_at'] or '–'))}"]
     if window["from"] is not None:
@@ -279,18 +229,14 @@ def _subtitle(report: Doc) -> str:
     return " · ".join(parts)
 
 
-def _footer(report: Doc) -> str:
+def footer(report: Doc) -> str:
     return (
         f"Made by rubricate {escape(__version__)} from the ledger ({report['ledger']['events']:,} "
         "events). Every number here is also in report.json."
     )
 
 
-def _with_n(component: Doc) -> str:
-    return f"{number(component['value'], 3)} (n={component['n']})"
-
-
-def _shown(shown: int, every: int, which: str) -> str:
+def shown_note(shown: int, every: int, which: str) -> str:
     """The note under a table that lists only some rows."""
     note = f"The {shown:,} {which} of {every:,}; report.json has every one."
     return "" if shown == every else f'<p class="muted">{note}</p>'

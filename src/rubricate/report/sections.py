@@ -11,6 +11,7 @@ from rubricate.report import charts
 from rubricate.report.pages import cards, empty, figure, number, section, table
 from rubricate.report.scores import SOURCES
 from rubricate.report.stats import MACHINES
+from rubricate.report.text import shorten
 
 Doc = Mapping[str, Any]
 BANDS = tuple(f"{i / 10:.1f}–{(i + 1) / 10:.1f}" for i in range(10))
@@ -179,9 +180,10 @@ def calibration(report: Doc) -> str:
         list(usable),
         series,
         y_title="weighted κ",
+        colours=[charts.SOURCE_COLOURS[m] for m in MACHINES],
     )
     chart = figure("Agreement with reviewers (weighted κ)", svg, numbers)
-    body = f'<div class="grid">{chart}<div>{numbers}</div></div>'
+    body = f'<div class="grid">{chart}</div>{numbers}'  # the table in full width: every column
     return section("calibration", "3 · Calibration", lead, body)
 
 
@@ -253,11 +255,10 @@ def audit(report: Doc) -> str:
 def _distribution(criterion: str, by_source: Doc) -> str:
     labels = sorted({int(k) for src in by_source.values() for k in src})
     totals = {s: sum(by_source[s].values()) for s in SOURCES}
+    shown = [s for s in SOURCES if totals[s]]  # a source with no score leaves no empty slot
     series = {
-        f"{s} (n={totals[s]})": [
-            100 * by_source[s].get(str(v), 0) / totals[s] if totals[s] else None for v in labels
-        ]
-        for s in SOURCES
+        f"{s} (n={totals[s]})": [100 * by_source[s].get(str(v), 0) / totals[s] for v in labels]
+        for s in shown
     }
     svg = charts.grouped_bars(
         f"dist-{criterion}",
@@ -268,6 +269,7 @@ def _distribution(criterion: str, by_source: Doc) -> str:
         x_title="score",
         y_title="share of versions (%)",
         formatter=lambda v: f"{v:.0f}%",
+        colours=[charts.SOURCE_COLOURS[s] for s in shown],
     )
     rows = [[str(v), *(by_source[s].get(str(v), 0) for s in SOURCES)] for v in labels]
     return figure(f"{criterion}", svg, table(["score", *SOURCES], rows))
@@ -287,7 +289,7 @@ def _audit_table(rows: Sequence[Doc], extra: Sequence[str]) -> str:
     headers = ["time", "repository", "PR", "version", "author", "by", *extra]
     cells = [
         [r["at"], r["repo"], f"#{r['pr']}", f"v{r['version']}", r["author"], r["actor"]]
-        + [r.get(x) for x in extra]
+        + [shorten(r.get(x)) for x in extra]
         for r in rows
     ]
     return table(headers, cells, text_columns=(0, 1, 2, 3, 4, 5, 6))

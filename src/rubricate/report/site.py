@@ -18,8 +18,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from rubricate.bot.markdown import code, escape, truncate
 from rubricate.ledger.reputation import COMPONENTS
 from rubricate.report.stats import MACHINES
+from rubricate.report.text import shorten
 from rubricate.report.workers import PARALLEL_FROM, AuthorPages, Progress
 
 
@@ -60,7 +62,12 @@ def index_html(report: Mapping[str, Any]) -> str:
     from rubricate.report.pages import author_table, index_page
     from rubricate.report.sections import all_sections
 
-    return index_page(report, all_sections(report, author_table(report, "reputation")))
+    authors = author_table(report, "reputation", INDEX_AUTHORS)
+    return index_page(report, all_sections(report, authors))
+
+
+INDEX_AUTHORS = 20
+"""The index lists the authors of highest reputation; a sorted page lists them all."""
 
 
 def stylesheet() -> str:
@@ -91,6 +98,9 @@ def _write(path: Path, text: str) -> Path:
 
 
 TOP_AUTHORS = 15
+MARKDOWN_LIMIT = 400_000
+"""`report.md` stays under this many characters (GitHub shows 1 MiB of a step summary at most,
+and a character may take several bytes)."""
 
 
 def report_markdown(report: Mapping[str, Any]) -> str:
@@ -103,21 +113,22 @@ def report_markdown(report: Mapping[str, Any]) -> str:
     if problems:
         lines += [
             "",
-            f"> [!WARNING]\n> {len(problems)} ledger line(s) kept aside, e.g. `{_md(problems[0])}`",
+            f"> [!WARNING]\n> {len(problems)} ledger line(s) kept aside, "
+            f"e.g. {code(shorten(problems[0]))}",
         ]
     if not report["ledger"]["events"]:
         return "\n".join([*lines, "", "No data yet: the ledger has no events.", ""])
     lines += ["", *_reputation(report), "", *_scores(report), "", *_calibration(report)]
     lines += ["", *_weights(report), "", *_audit(report), ""]
-    return "\n".join(lines)
+    return truncate("\n".join(lines), MARKDOWN_LIMIT, "; report.json has every number")
 
 
 def _reputation(report: Mapping[str, Any]) -> list[str]:
     authors = sorted(report["authors"], key=lambda a: (-(a["reputation"] or 0), a["author"]))
     rows = [
         [
-            a["author"],
-            a["repo"],
+            _text(a["author"]),
+            _text(a["repo"]),
             _n(a["reputation"]),
             *(_n(a["components"][c]["value"]) for c in COMPONENTS),
         ]
@@ -152,7 +163,7 @@ def _calibration(report: Mapping[str, Any]) -> list[str]:
             if m["status"] == "ok":
                 kappa = f"{m['kappa']:.2f} [{_n(m['kappa_low'], 2)}, {_n(m['kappa_high'], 2)}]"
                 numbers = [kappa, f"{m['exact_agreement']:.0%}", f"{m['mean_difference']:+.2f}"]
-            rows.append([criterion, machine, str(m["n"]), *numbers])
+            rows.append([_text(criterion), machine, str(m["n"]), *numbers])
     head = ["criterion", "vs reviewer", "pairs", "weighted κ [95% CI]", "exact", "mean diff"]
     return ["### Calibration", "", *(_table(head, rows) if rows else ["No pairs yet."])]
 
@@ -182,7 +193,7 @@ def _audit(report: Mapping[str, Any]) -> list[str]:
     ]
     if a["overrides"]:
         rows = [
-            [o["at"], f"#{o['pr']}", f"v{o['version']}", o["actor"], o["reason"]]
+            [o["at"], f"#{o['pr']}", f"v{o['version']}", _text(o["actor"]), _text(o["reason"])]
             for o in a["overrides"][:10]
         ]
         lines += ["", *_table(["time", "PR", "version", "approver", "reason"], rows)]
@@ -207,12 +218,25 @@ def _mermaid_bars(
 
 
 def _table(head: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
-    body = ["| " + " | ".join(_md(c) for c in row) + " |" for row in rows]
+    body = [
+        "| " + " | ".join(c if isinstance(c, _Text) else _md(c) for c in row) + " |" for row in rows
+    ]
     return ["| " + " | ".join(head) + " |", "|" + "---|" * len(head), *body]
 
 
 def _md(text: str) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ").replace("<", "&lt;")
+    """A cell this module wrote (a number, a date): kept on one line of its table."""
+    return " ".join(str(text).split()).replace("|", "\\|").replace("<", "&lt;")
+
+
+class _Text(str):
+    """User text made inert by `_text`: `_table` leaves it as it is."""
+
+
+def _text(value: object) -> _Text:
+    """User text (a login, a repository, a criterion id, a reason) for a table cell: on one line,
+    shortened with a note, and inert: no link, image, HTML, mention or table break."""
+    return _Text(escape(shorten(value)))
 
 
 def _n(value: float | None, digits: int = 3) -> str:

@@ -116,7 +116,7 @@ def write_authors(
     report: Mapping[str, Any], out: Path, slugs: Sequence[str], progress: Progress
 ) -> list[Path]:
     """The pages of these authors, drawn and written here."""
-    from rubricate.report.pages import author_pages
+    from rubricate.report.author_page import author_pages
 
     written = []
     for done, (name, text) in enumerate(author_pages(report, set(slugs)), start=1):

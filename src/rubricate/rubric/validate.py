@@ -2,7 +2,8 @@
 the built-in rubrics are passed in).
 
 A file is a config when it is named `rubricate.yml`/`rubricate.yaml`, or when it is a mapping
-whose keys are all config keys. A config's `rubric:` must resolve too, and each deliverable
+whose keys are all config keys or close misspellings of one (at least one spelt right). A
+config's `rubric:` must resolve too, and each deliverable
 schema must be a readable, valid JSON Schema whose `$ref`s all resolve; paths are read with
 `read_file`, relative to the repository root. A grader whose criterion the rubric lacks is a
 warning (it would score none).
@@ -27,7 +28,7 @@ from rubricate.errors import (
 from rubricate.rubric.agentv_forms import form_name
 from rubricate.rubric.loader import find_rubric, load_rubrics
 from rubricate.rubric.scoring import resolve_criterion_id
-from rubricate.yamlsource import Locator, load_located, sorted_diagnostics
+from rubricate.yamlsource import Locator, did_you_mean, load_located, sorted_diagnostics
 
 if TYPE_CHECKING:
     from rubricate.rubric.agentv_refs import ReadFile
@@ -56,9 +57,12 @@ class FileReport:
         """No errors (and, when strict, no warnings)."""
         return not (self.diagnostics if strict else self.errors)
 
-    def lines(self) -> list[str]:
-        """The report lines: diagnostics, then `ok ...` lines when the file is valid."""
-        return [str(d) for d in self.diagnostics] + (list(self.ok) if not self.errors else [])
+    def lines(self, *, strict: bool = False) -> list[str]:
+        """The report lines: diagnostics, then `ok ...` lines when the file is valid (when
+        strict, only with no warning either: the lines and the exit code agree)."""
+        return [str(d) for d in self.diagnostics] + (
+            list(self.ok) if self.valid(strict=strict) else []
+        )
 
 
 def is_config(text: str, path: str) -> bool:
@@ -69,7 +73,11 @@ def is_config(text: str, path: str) -> bool:
         data, _ = load_located(text, path)
     except SourceError:
         return False
-    return isinstance(data, dict) and bool(data) and set(map(str, data)) <= config_keys()
+    if not isinstance(data, dict) or not data:
+        return False
+    keys, known = set(map(str, data)), config_keys()
+    # A mistyped key (`deliverable:`) still makes a config of a file with a config key.
+    return bool(keys & known) and all(k in known or did_you_mean(k, known) for k in keys)
 
 
 def config_keys() -> set[str]:
