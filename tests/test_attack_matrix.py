@@ -109,6 +109,21 @@ MATRIX: tuple[tuple[str, str, str], ...] = (
         "github/test_merge_queue.py::test_an_approval_of_an_older_change_does_not_count",
     ),
     (
+        "an unapproved PR queued ahead of an approved one (merge, squash or rebase method)",
+        "failure on the group's commit, naming the unapproved PR",
+        "github/test_merge_queue.py::test_an_unapproved_pr_ahead_of_an_approved_one_fails_the_group_naming_it",
+    ),
+    (
+        "a group commit that holds more than the PR's approved change",
+        "failure naming the commit and the PR",
+        "github/test_merge_queue.py::test_an_entry_with_more_than_the_approved_change_fails_closed",
+    ),
+    (
+        "a rebased commit in a group that no queued entry accounts for",
+        "failure naming the commit (fails closed)",
+        "github/test_merge_queue.py::test_a_rebased_commit_that_no_queued_entry_accounts_for_fails_closed",
+    ),
+    (
         "after a green, a `/revise` whose status write gets a 5xx",
         "the gate goes down before the ledger changes; the run fails with neither changed, "
         "a re-run applies both",
@@ -190,6 +205,22 @@ MATRIX: tuple[tuple[str, str, str], ...] = (
         "a 401 body echoing the token, in `ledger verify --provenance`",
         "the token masked in the error",
         "github/test_provenance.py::test_a_token_the_api_echoes_in_an_error_body_is_never_printed",
+    ),
+    (
+        "a permission answer that is not a JSON object, on a command that needs a role",
+        "the run fails (exit 1) without applying the command; a re-run applies it",
+        "github/test_unreadable_role.py::test_a_permission_answer_that_is_not_an_object_fails_the_run_and_a_re_run_heals",
+    ),
+    (
+        "a comment POST that GitHub acted on but whose answer never came (late, or the "
+        "connection dropped), on a real socket",
+        "found by its hidden marker, never posted twice",
+        "github/test_reply_once.py::test_a_post_acted_on_but_unanswered_is_found_on_a_real_socket",
+    ),
+    (
+        "a re-run of a comment whose reply an earlier run posted",
+        "the reply is found by its marker, never posted twice",
+        "github/test_reply_once.py::test_a_re_run_finds_the_reply_an_earlier_run_posted",
     ),
 )
 

@@ -3,17 +3,19 @@
 A scheduled run lists the repository's recently closed PRs and compares them with the ledger, so
 that a cancelled or failed run delays data instead of losing it. The rules:
 
-- A merged PR without a `final_approval` gets one, at `merged_at`. Its gate is `passed` when the
-  current version's approval passes, `overridden` when that approval was overridden, and
-  `bypassed` otherwise (no approval, or a failing one). It carries the approval's scores, else
-  the current version's reviewer scores, else its automatic scores, with the recorded rubric:
-  the same choice the bot makes at a merge (`rubricate.bot.gate.final_choice`).
+- A merged PR without a `final_approval` gets one, at `merged_at`, for the version its merged
+  head belongs to, placed as the bot places it (`rubricate.bot.placement.merge_choice`, the one
+  rule for a merge). Catch-up reads no tree, so a merged head that no run recorded lands in a new
+  version that no one approved. The gate is `passed` when that version's approval passes,
+  `overridden` when that approval was overridden, and `bypassed` otherwise (no approval, or a
+  failing one). It carries the approval's scores, else the version's reviewer scores, else its
+  automatic scores, with the recorded rubric.
 - A PR closed without merge that the ledger knows, and that has no `abandoned` or
   `final_approval`, gets `abandoned` at `closed_at`. A closed PR the ledger never saw is left
   alone: it was a draft, or its author never submitted it for scoring.
 - PRs closed before the ledger's first event are left alone: rubricate was not installed yet.
-- An event keeps the current version's tree and change (`tree_sha`, `change_id`) only when the
-  closed PR's head is one of that version's heads; otherwise the head alone is recorded.
+- An event keeps its version's tree and change (`tree_sha`, `change_id`) only when the closed
+  PR's head is one of that version's heads; otherwise the head alone is recorded.
 - The deadline of a merged PR is its milestone's `due_on`, else its linked issue's (resolved by
   the caller), else `created_at` plus the configured SLA.
 
@@ -28,8 +30,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from rubricate.bot.gate import final_choice
+from rubricate.bot.gate import FinalChoice
 from rubricate.bot.jobstate import JobState, job_state
+from rubricate.bot.placement import Bound, merge_choice
 from rubricate.bot.record import Stamp, new_event
 from rubricate.ledger.event import Event, Gate, Override, RubricRef
 
@@ -110,10 +113,14 @@ def plan_catch_up(
         job = job_state(by_pr.get(pull.number, ()), repo, pull.number)
         if pull.merged_at is not None:
             deadline = _deadline(pull, (linked_due_on or {}).get(pull.number), sla_hours)
-            stamp = _stamp(pull, job, repo=repo, at=pull.merged_at)
-            planned.append(final_approval_event(stamp, final_scores(job), deadline=deadline))
+            version, choice = merge_choice(job, pull.head_sha, Bound())
+            stamp = _stamp(pull, job, repo=repo, at=pull.merged_at, version=version)
+            final = final_scores(job, version, choice)
+            planned.append(final_approval_event(stamp, final, deadline=deadline))
         elif pull.closed_at is not None:
-            planned.append(abandoned_event(_stamp(pull, job, repo=repo, at=pull.closed_at)))
+            version = max(job.current_version, 1)
+            stamp = _stamp(pull, job, repo=repo, at=pull.closed_at, version=version)
+            planned.append(abandoned_event(stamp))
     return planned
 
 
@@ -140,10 +147,8 @@ def abandoned_event(stamp: Stamp) -> Event:
     return new_event("abandoned", stamp, feedback=_NOTE.format(what="close"))
 
 
-def final_scores(job: JobState) -> FinalScores:
-    """The gate and scores of a merge: the approval's, else reviewer scores, else automatic ones."""
-    version = job.current_version
-    choice = final_choice(job, version)
+def final_scores(job: JobState, version: int, choice: FinalChoice) -> FinalScores:
+    """The gate and scores of the merge of `version` (`merge_choice`), with the rubric recorded."""
     if choice.scores is None:
         return FinalScores(gate=choice.gate)
     return FinalScores(
@@ -158,21 +163,21 @@ def final_scores(job: JobState) -> FinalScores:
     )
 
 
-def _stamp(pull: ClosedPull, job: JobState, *, repo: str, at: datetime) -> Stamp:
-    current = job.current
-    same_head = current is not None and pull.head_sha in current.heads
+def _stamp(pull: ClosedPull, job: JobState, *, repo: str, at: datetime, version: int) -> Stamp:
+    held = job.version(version)
+    same_head = held is not None and pull.head_sha in held.heads
     return Stamp(
         repo=repo,
         pr=pull.number,
         author=pull.author or job.author or "",
-        version=max(job.current_version, 1),
+        version=version,
         head_sha=pull.head_sha or None,
-        tree_sha=current.tree_sha if same_head and current is not None else None,
+        tree_sha=held.tree_sha if same_head and held is not None else None,
         at=at,
         actor=ACTOR,
         actor_role="bot",
         delivery=DELIVERY,
-        change_id=current.change_id if same_head and current is not None else None,
+        change_id=held.change_id if same_head and held is not None else None,
     )
 
 

@@ -9,9 +9,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rubricate.bot.jobstate import job_state
 from rubricate.bot.record import Stamp, new_event
-from rubricate.catchup import DELIVERY, final_scores, plan_catch_up, pulls_to_record
+from rubricate.catchup import DELIVERY, plan_catch_up, pulls_to_record
 from rubricate.ledger.event import CriterionRef, Event, Override, RubricRef, ScaleRef
 from rubricate.ledger.trust import natural_key
 
@@ -164,9 +163,18 @@ def test_a_failing_approval_is_bypassed_unless_overridden() -> None:
 def test_an_approval_of_an_older_version_does_not_count() -> None:
     approved = event("approved", 5, hours=2, scores={"quality": 5.0}, verdict="pass")
     newer = event("first_submission", 5, hours=3, version=2, scores={"quality": 2.0}, source="auto")
-    final = final_scores(job_state([auto(5), approved, newer], REPO, 5))
+    [final] = plan([merged(5)], [auto(5), approved, newer])
     assert final.gate == "bypassed"
     assert final.scores == {"quality": 2.0}
+    assert final.version == 2
+
+
+def test_a_merged_head_no_run_recorded_is_bypassed_though_an_older_one_was_approved() -> None:
+    approved = event("approved", 5, hours=2, scores={"quality": 5.0}, verdict="pass")
+    [final] = plan([merged(5, head_sha="b" * 40)], [auto(5), approved])
+    assert (final.gate, final.version, final.scores) == ("bypassed", 2, None)
+    [known] = plan([merged(5)], [auto(5), approved])
+    assert (known.gate, known.version) == ("passed", 1)
 
 
 def test_without_an_approval_reviewer_scores_win_over_automatic_ones() -> None:

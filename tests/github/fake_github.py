@@ -125,6 +125,8 @@ class FakeGitHub:
     """`METHOD /path` → how many times to answer 422 Validation Failed, doing nothing."""
     lost_answers: dict[str, int] = field(default_factory=dict)
     """`METHOD /path` → how many times to do the request, then lose the answer (a timeout)."""
+    permission_answers: dict[str, str] = field(default_factory=dict)
+    """login → the raw body the permission endpoint answers with (200), whatever it is."""
     signed_commits: dict[str, str] = field(default_factory=dict)
     """sha → the signer's verified reason ("valid"); every other commit is unsigned."""
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1001))
@@ -202,6 +204,8 @@ class FakeGitHub:
         return callback
 
     def _permission(self, _req: Any, _body: Any, login: str) -> Reply:
+        if login in self.permission_answers:
+            return 200, {"Content-Type": "application/json"}, self.permission_answers[login]
         role = self.roles.get(login)
         if role is None:
             return _json(

@@ -162,15 +162,17 @@ class Scenario:
         )
         return self.deliver(f"pull_request {action}", "pull_request_target", payload)
 
-    def comment(self, actor: str, body: str, *, comment_id: int | None = None) -> Step:
+    def comment(
+        self, actor: str, body: str, *, comment_id: int | None = None, number: int = PR
+    ) -> Step:
         """A new comment on the PR (a replay when `comment_id` names an earlier one)."""
         if comment_id is None:
-            comment_id = self.fake.add_comment(PR, body, actor)["id"]
+            comment_id = self.fake.add_comment(number, body, actor)["id"]
         payload = issue_comment_event(
             comment_id=comment_id,
             body=body,
             actor=actor,
-            number=PR,
+            number=number,
             pr_author=AUTHOR,
             at=self.tick(),
         )

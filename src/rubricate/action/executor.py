@@ -12,12 +12,12 @@ a green, the gate is read again at the data branch's tip and set again if anothe
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any
 
-from rubricate.bot.effects import Annotate as AnnotateEffect
+from rubricate.action.local import apply_local
+from rubricate.action.local import print_effects as print_effects
 from rubricate.bot.effects import (
     AppendEvents,
     Effect,
@@ -25,14 +25,13 @@ from rubricate.bot.effects import (
     PostComment,
     React,
     SetCheckRun,
-    SetOutputs,
     SetStatus,
+    Undecided,
     UpsertComment,
     annotation_batches,
     check_output,
     effect_to_dict,
 )
-from rubricate.bot.effects import Log as LogEffect
 from rubricate.bot.views import CheckState, StatusView, StickyState, ViewState, digest
 from rubricate.errors import ExecutionError as ExecutionError
 from rubricate.errors import RubricateError
@@ -139,9 +138,7 @@ class Executor:
         if isinstance(effect, UpsertComment):
             self._upsert(effect)
         elif isinstance(effect, PostComment):
-            body = self._runtime.redact(effect.body)
-            comment_id = self._api.create_comment(effect.pr, body, effect.marker)
-            self._note(f"replied on #{effect.pr} (comment {comment_id})")
+            self._reply(effect)
         elif isinstance(effect, SetCheckRun):
             self._check_run(effect)
         elif isinstance(effect, SetStatus):
@@ -150,6 +147,19 @@ class Executor:
             self._react(effect)
         elif isinstance(effect, MarkAnswered):
             self._mark_answered(effect.prefix)
+        elif isinstance(effect, Undecided):
+            raise ExecutionError(effect.reason)
+
+    def _reply(self, effect: PostComment) -> None:
+        """Post a reply once: on a re-run attempt, a reply that an earlier attempt posted is
+        found by its marker and not posted again."""
+        looks = effect.marker and not effect.fresh
+        found = self._api.find_sticky(effect.pr, effect.marker) if looks else None
+        if found is not None:
+            return self._note(f"reply on #{effect.pr} already posted (comment {found.id})")
+        body = self._runtime.redact(effect.body)
+        comment_id = self._api.create_comment(effect.pr, body, effect.marker)
+        self._note(f"replied on #{effect.pr} (comment {comment_id})")
 
     def _mark_answered(self, prefix: str) -> None:
         """Only after every earlier effect succeeded: a failed reply is retried by a re-run."""
@@ -267,29 +277,6 @@ class Executor:
     def _note(self, line: str) -> None:
         self._outcome.applied.append(line)
         self._runtime.log(line)
-
-
-def apply_local(effect: Effect, runtime: ActionsRuntime) -> bool:
-    """Apply an effect that stays on the runner (outputs, summary, annotations, log)."""
-    if isinstance(effect, SetOutputs):
-        runtime.set_outputs(effect.outputs)
-        runtime.add_summary(effect.summary)
-    elif isinstance(effect, AnnotateEffect):
-        runtime.annotate(effect.level, effect.message, path=effect.path, line=effect.line)
-    elif isinstance(effect, LogEffect):
-        extra = f" {json.dumps(effect.extra, sort_keys=True, default=str)}" if effect.extra else ""
-        runtime.log(effect.message + extra)
-    else:
-        return False
-    return True
-
-
-def print_effects(effects: Sequence[Effect], stream: TextIO, runtime: ActionsRuntime) -> None:
-    """The dry run: every effect as one JSON line, secrets redacted; nothing is written."""
-    for effect in effects:
-        line = json.dumps(effect_to_dict(effect), sort_keys=False, default=str)
-        stream.write(runtime.redact(line) + "\n")
-    stream.flush()
 
 
 def _describe_append(result: AppendResult, total: int) -> str:

@@ -27,8 +27,7 @@ from rubricate.errors import ConfigError, DataBranchError, LedgerError
 
 if TYPE_CHECKING:
     from rubricate.action.ports import DataStore, Reader
-    from rubricate.bot.effects import Effect, SetStatus
-    from rubricate.bot.events import MergeGroupEvent
+    from rubricate.bot.effects import SetStatus
     from rubricate.evidence.report_model import ScoreReport
     from rubricate.evidence.snapshot import Snapshot
     from rubricate.ledger.backends import DataBranchStore
@@ -253,30 +252,6 @@ def score_head(reader: Reader, snap: Snapshot, rubric: Rubric, config: Config) -
         env=settings.judge_env(),
         cache_dir=settings.judge_cache_dir,
     )
-
-
-def merge_group_effects(
-    reader: Reader, event: MergeGroupEvent, payload: Mapping[str, Any], stack: ExitStack
-) -> list[Effect]:
-    """A merge queue's group: its PRs from the queue branch and the group's commits, their jobs
-    from the data branch, and the one status that says whether every PR is approved."""
-    from rubricate.bot.merge_queue import QueueCommit, group_prs, group_status
-    from rubricate.gitio.refs import first_parents
-
-    pull = PullState(base_sha=event.base_sha, base_ref=event.base_ref, head_sha=event.head_sha)
-    fetched = inputs.fetch(reader, pull, with_head=True) is not None
-    commits = first_parents(reader.repo_dir, event.base_sha, event.head_sha) if fetched else []
-    prs = group_prs(event, [QueueCommit(*c) for c in commits])
-    default_branch = inputs.default_branch(payload)
-    at = inputs.config_commit(reader, pull, default_branch, fetched)
-    config = inputs.read_config(reader, at).for_base(event.base_ref)
-    branch = reader.settings.data_branch or config.data_branch
-    problem = data_branch_problem(branch, default_branch, event.base_ref)
-    if problem is not None:
-        raise ConfigError(problem)
-    events = jobs_events(reader, event.repo, prs, branch, stack)
-    jobs = {pr: job_state(events, event.repo, pr) for pr in prs}
-    return [*group_status(event, prs, jobs)]
 
 
 def tip_status(prepared: Prepared, key_text: str | None) -> Callable[[str], SetStatus]:

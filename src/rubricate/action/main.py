@@ -65,7 +65,8 @@ def run_action(
             runtime.log(f"rubricate: ignored {settings.event_name}: {parsed.reason}")
             return 0
         settings = settings_for(settings, parsed)
-        from rubricate.action.gather import merge_group_effects, prepare
+        from rubricate.action.gather import jobs_events, prepare
+        from rubricate.action.merge_group import merge_group_effects
         from rubricate.bot.events import MergeGroupEvent
         from rubricate.bot.handlers import handle
 
@@ -79,7 +80,12 @@ def run_action(
                 runtime.log("dry run without a token: no API reads, no git reads from GitHub")
             if isinstance(parsed, MergeGroupEvent):
                 target.head_sha = target.gate_sha = parsed.head_sha
-                effects = merge_group_effects(reader, parsed, payload, stack)
+                effects = merge_group_effects(
+                    reader,
+                    parsed,
+                    payload,
+                    lambda repo, prs, branch: jobs_events(reader, repo, prs, branch, stack),
+                )
                 if settings.dry_run:
                     return dry_run(effects, stdout or sys.stdout, runtime)
                 return apply(effects, None, target, settings, runtime)
@@ -164,7 +170,7 @@ def aim(target: FailureTarget, event: JobEvent, payload: Mapping[str, Any]) -> N
 
 def dry_run(effects: list[Effect], stdout: TextIO, runtime: ActionsRuntime) -> int:
     """Print the effects and apply only those that stay on the runner."""
-    from rubricate.action.executor import apply_local, print_effects
+    from rubricate.action.local import apply_local, print_effects
 
     print_effects(effects, stdout, runtime)
     for effect in effects:

@@ -78,7 +78,7 @@ def apply_command(
     )
     if not decision.allowed and inv.role_problem and decision.for_role:
         text = REPLY["role_unread"].format(why=inv.role_problem, command=display_name(item.name))
-        return _refuse(item, text, retry=True)
+        return CommandResult(reply=Reply(item, text, refused=True, retry=True, undecided=True))
     if isinstance(item, CommandMistake):
         known = command(item.name) is not None and not decision.allowed
         return _refuse(item, decision.reason if known else item.message)

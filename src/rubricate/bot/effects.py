@@ -48,6 +48,9 @@ class PostComment:
     pr: int
     body: str
     marker: str = ""
+    fresh: bool = False
+    """The run's first attempt: no earlier attempt can have posted it, so it is not looked for
+    first (a re-run attempt looks for it by its marker before posting)."""
 
 
 @dataclass(frozen=True)
@@ -122,6 +125,14 @@ class MarkAnswered:
 
 
 @dataclass(frozen=True)
+class Undecided:
+    """The run could not decide (a commenter's role could not be read): after its other
+    effects, the run fails with `reason`, so that a re-run decides."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
 class Log:
     """One line for the run log."""
 
@@ -139,6 +150,7 @@ Effect = (
     | SetOutputs
     | Annotate
     | MarkAnswered
+    | Undecided
     | Log
 )
 

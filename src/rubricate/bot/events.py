@@ -153,7 +153,8 @@ class MergeGroupEvent:
     base_sha: str
     base_ref: str
     last_pr: int
-    last_head: str
+    built_on: str
+    """The commit the last entry was built on (the `<sha>` of its queue branch)."""
 
 
 @dataclass(frozen=True)

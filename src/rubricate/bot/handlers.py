@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from rubricate.bot.command_table import display_name
 from rubricate.bot.effects import (
     AppendEvents,
     Effect,
@@ -32,6 +33,7 @@ from rubricate.bot.effects import (
     PostComment,
     React,
     ReactionKind,
+    Undecided,
 )
 from rubricate.bot.events import CommentEvent, PullRequestEvent, ReviewEvent
 from rubricate.bot.gate import gate_of, status
@@ -108,7 +110,7 @@ def on_commands(
     if replies:
         marker = REPLY_MARKER.format(prefix=prefix)
         body = f"{reply_body(event.actor, replies)}\n{marker}"
-        effects.append(PostComment(event.number, body, marker))
+        effects.append(PostComment(event.number, body, marker, fresh=ctx.first_attempt))
     if events:
         effects.append(sticky(state, ctx.rubric))
         if gate_of(state, ctx.rubric) != gate_of(job, ctx.rubric):
@@ -118,6 +120,10 @@ def on_commands(
     effects += [] if events or any(r.retry for r in replies) else [MarkAnswered(prefix)]
     summary = f"{prefix} on #{event.number}: {applied} applied, {refused} refused"
     effects.append(Log(summary, {"events": len(events)}))
+    undecided = [display_name(r.command.name) for r in replies if r.undecided]
+    if undecided:
+        why = f"{event.actor}'s role could not be read ({ctx.role_problem})"
+        effects.append(Undecided(f"{why}: {', '.join(undecided)} not applied; re-run this job"))
     return effects
 
 

@@ -193,6 +193,8 @@ class Reply:
     refused: bool
     retry: bool = False
     """True when a re-run of the job may apply the command: its comment is not marked answered."""
+    undecided: bool = False
+    """True when the run could not decide (the role could not be read): the run fails."""
 
 
 def reply_body(actor: str, replies: Sequence[Reply]) -> str:

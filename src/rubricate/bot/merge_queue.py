@@ -1,29 +1,27 @@
 """A merge queue's group: which PRs it holds and whether each has a green gate (pure).
 
 GitHub's merge queue tests a temporary commit, `merge_group.head_sha`, on a branch named
-`gh-readonly-queue/<base>/pr-<N>-<head sha>`: it holds the base plus every PR queued up to and
-including #N. The PRs come from two places:
-- the branch name names the last PR and its head;
-- the commits from the group's base to its head, along the first parent, name the rest: a merge
-  commit `Merge pull request #N from …` (its second parent is the PR's head) or a squash commit
-  whose subject ends with `(#N)`. A commit that names no PR (the rebase method) is counted as
-  part of the next PR that is named.
+`gh-readonly-queue/<base>/pr-<N>-<sha>`, where `<sha>` is the commit the entry was built on (the
+base tip, or the previous entry's group commit), never PR #N's head. The group holds the base
+plus every PR queued up to and including #N; `rubricate.bot.queue_entries` cuts its commits into
+one entry per PR.
 
-`rubricate/approval` on the group's head is success only when every PR has a green gate on its
-current change in the ledger: its head (when known) belongs to the job's current version, and
-that version is approved (a passing verdict or an override). Anything else is a failure that names
-the PRs and why. A queue run appends no ledger event.
+`rubricate/approval` on the group's head is success only when every commit from the base to the
+head is attributed to a PR whose current change is approved (a passing verdict or an override),
+and each entry holds exactly that approved change: the base of the entry merged with one of the
+approved version's heads (its second parent, for a merge commit) gives the entry's tree. Anything
+else fails closed, naming the commit or the PR and why. A queue run appends no ledger event.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from rubricate.bot.effects import Log, SetStatus, StatusState
 from rubricate.bot.events import Ignored, MergeGroupEvent
+from rubricate.bot.queue_entries import Entry, GroupEntries, QueueBranch
 from rubricate.errors import PayloadError
 from rubricate.gitnames import ref_error, sha_error
 
@@ -33,18 +31,9 @@ if TYPE_CHECKING:
 QUEUE_REF = re.compile(
     r"^refs/heads/gh-readonly-queue/(?P<base>.+)/pr-(?P<pr>[0-9]{1,9})-(?P<sha>[0-9a-f]{40}|[0-9a-f]{64})$"
 )
-_MERGE_SUBJECT = re.compile(r"^Merge pull request #([0-9]{1,9}) from \S")
-_SQUASH_SUBJECT = re.compile(r"\(#([0-9]{1,9})\)$")
 STATUS_LIMIT = 140
-
-
-@dataclass(frozen=True)
-class QueueCommit:
-    """A commit on the group's first-parent line: its sha, parents and subject."""
-
-    sha: str
-    parents: tuple[str, ...]
-    subject: str
+Trees = Mapping[tuple[str, str], str | None]
+"""(entry start, PR head) → the tree of the start merged with the head (None: not computable)."""
 
 
 def parse_merge_group(payload: Mapping[str, Any]) -> MergeGroupEvent | Ignored:
@@ -79,36 +68,62 @@ def parse_merge_group(payload: Mapping[str, Any]) -> MergeGroupEvent | Ignored:
         base_sha=str(group["base_sha"]),
         base_ref=base,
         last_pr=int(found["pr"]),
-        last_head=found["sha"],
+        built_on=found["sha"],
     )
 
 
-def group_prs(event: MergeGroupEvent, commits: Sequence[QueueCommit]) -> dict[int, str | None]:
-    """Every PR in the group, in queue order, with its head when the commits tell it."""
-    prs: dict[int, str | None] = {}
-    for commit in commits:
-        merged = _MERGE_SUBJECT.match(commit.subject)
-        squashed = _SQUASH_SUBJECT.search(commit.subject)
-        if merged and len(commit.parents) == 2:
-            prs.setdefault(int(merged[1]), commit.parents[1])
-        elif squashed:
-            prs.setdefault(int(squashed[1]), None)
-    prs.pop(event.last_pr, None)
-    prs[event.last_pr] = event.last_head
-    return prs
+def queue_branches(base: str, refs: Mapping[str, str]) -> list[QueueBranch]:
+    """The queue branches of `base` among `refs` (ref name → tip), as entries to cut by."""
+    found = []
+    for name, tip in refs.items():
+        match = QUEUE_REF.match(name)
+        if match and match["base"] == base:
+            found.append(QueueBranch(int(match["pr"]), match["sha"], tip))
+    return found
 
 
-def pr_problem(job: JobState, head: str | None) -> str | None:
-    """Why this PR's gate is not green on its current change (None when it is)."""
+def approved_heads(job: JobState) -> tuple[str, ...]:
+    """The heads of the job's current version when that version's gate is green, else none."""
+    current = job.current
+    if job.merged or current is None or _approval_problem(job) is not None:
+        return ()
+    return current.heads
+
+
+def heads_to_check(entry: Entry, job: JobState) -> tuple[str, ...]:
+    """The PR heads whose merge onto the entry's start may give the entry's tree."""
+    heads = approved_heads(job)
+    if entry.head is not None:
+        return (entry.head,) if entry.head in heads else ()
+    return heads
+
+
+def entry_problem(entry: Entry, job: JobState, trees: Trees) -> str | None:
+    """Why this entry is not PR #N's approved change (None when it is)."""
     if job.merged:
-        return None
+        return "already merged, yet its entry is not on the base"
     current = job.current
     if current is None:
         return "not in the ledger"
-    if head is not None and head not in current.heads:
-        version = job.version_of_head(head)
-        where = f"v{version.number}" if version else f"head {head[:7]}"
+    approval = _approval_problem(job)
+    if approval is not None:
+        return approval
+    if entry.head is not None and entry.head not in current.heads:
+        version = job.version_of_head(entry.head)
+        where = f"v{version.number}" if version else f"head {entry.head[:7]}"
         return f"{where} is not the current change (v{current.number})"
+    if not any(trees.get((entry.start, head)) == entry.tree for head in heads_to_check(entry, job)):
+        return (
+            f"commit {entry.end[:12]} ({entry.how}) does not hold the approved change "
+            f"v{current.number}"
+        )
+    return None
+
+
+def _approval_problem(job: JobState) -> str | None:
+    current = job.current
+    if current is None:
+        return "not in the ledger"
     approval = job.approval
     if approval is None:
         return f"v{current.number} is not approved"
@@ -118,16 +133,24 @@ def pr_problem(job: JobState, head: str | None) -> str | None:
 
 
 def group_status(
-    event: MergeGroupEvent, prs: Mapping[int, str | None], jobs: Mapping[int, JobState]
+    event: MergeGroupEvent, grouped: GroupEntries, jobs: Mapping[int, JobState], trees: Trees
 ) -> list[SetStatus | Log]:
     """The group's `rubricate/approval` status, and a log line naming every PR."""
-    problems = {pr: pr_problem(jobs[pr], head) for pr, head in prs.items()}
-    bad = {pr: why for pr, why in problems.items() if why is not None}
-    names = ", ".join(f"#{pr}" for pr in prs)
-    state: StatusState = "failure" if bad else "success"
-    reasons = "; ".join(f"#{pr}: {why}" for pr, why in bad.items())
-    text = f"merge queue: {reasons}" if bad else f"merge queue: {names} approved"
+    problems = [(e.pr, entry_problem(e, jobs[e.pr], trees)) for e in grouped.entries]
+    bad = [f"#{pr}: {why}" for pr, why in problems if why is not None]
+    if grouped.problem is not None:
+        bad.insert(0, grouped.problem)
+    names = ", ".join(f"#{e.pr}" for e in grouped.entries)
+    state: StatusState = "failure" if bad or not grouped.entries else "success"
+    text = "merge queue: " + ("; ".join(bad) if bad else f"{names} approved")
     if len(text) > STATUS_LIMIT:
         text = text[: STATUS_LIMIT - 1] + "…"
-    log = Log(f"merge group {event.head_sha[:12]} on {event.base_ref}: {names}", {"problems": bad})
+    log = Log(
+        f"merge group {event.head_sha[:12]} on {event.base_ref}: {names or 'no entry'}",
+        {
+            "problems": bad,
+            "entries": {f"#{e.pr}": list(e.commits) for e in grouped.entries},
+            "merged": list(grouped.merged),
+        },
+    )
     return [log, SetStatus(sha=event.head_sha, state=state, description=text)]

@@ -20,12 +20,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
 from rubricate.bot.effects import AppendEvents, Effect, Log
-from rubricate.bot.gate import final_choice, status
+from rubricate.bot.gate import status
+from rubricate.bot.placement import Bound, Placement, merge_choice, place_head
 from rubricate.bot.record import (
     Stamp,
     judge_info,
@@ -47,46 +47,6 @@ if TYPE_CHECKING:
     from rubricate.rubric.model import ScoreValue
 
 _REPEATABLE = ("reopened", "closed", "edited")
-
-
-@dataclass(frozen=True)
-class Bound:
-    """What a head's version is bound to: its tree and the digest of the PR's own change."""
-
-    tree_sha: str | None = None
-    change_id: str | None = None
-
-
-@dataclass(frozen=True)
-class Placement:
-    """Where a head commit lands: its version, whether the version or the head is new, and
-    whether an older version becomes current again."""
-
-    version: int
-    new_version: bool
-    new_head: bool
-    reactivated: bool = False
-
-    @property
-    def records(self) -> bool:
-        """True when placing the head records an event."""
-        return self.new_head or self.reactivated
-
-
-def place_head(job: JobState, head_sha: str, head: Bound) -> Placement:
-    """The version of a head: the current one when the head or the PR's own change is unchanged,
-    an older one when the head returns to it, else a new one."""
-    current = job.current
-    if current is None:
-        return Placement(1, True, True)
-    if head_sha in current.heads:
-        return Placement(current.number, False, False)
-    if current.holds(head.tree_sha, head.change_id):
-        return Placement(current.number, False, True)
-    older = job.version_of_head(head_sha) or job.version_of_change(head.tree_sha, head.change_id)
-    if older is not None:
-        return Placement(older.number, False, head_sha not in older.heads, reactivated=True)
-    return Placement(max(v.number for v in job.versions) + 1, True, True)
 
 
 def on_pull_request(
@@ -202,8 +162,7 @@ def _final(
     event: PullRequestEvent, snapshot: Snapshot | None, job: JobState, ctx: HandlerContext
 ) -> Event:
     tree = _bound(snapshot, event.head_sha)
-    version = place_head(job, event.head_sha, tree).version
-    choice = final_choice(job, version)
+    version, choice = merge_choice(job, event.head_sha, tree)
     if choice.scores is not None:
         scores, source = dict(choice.scores), choice.source or "auto"
     else:

@@ -8,8 +8,8 @@ the read or write itself does. The client, its retries and the error mapping are
 from __future__ import annotations
 
 import os
+import uuid
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlsplit
@@ -24,7 +24,9 @@ from rubricate.github.client import (
     DEFAULT_TIMEOUT_S,
     GRAPHQL_REACTIONS,
     ArtifactInfo,
+    CommentInfo,
     GitHubError,
+    IssueInfo,
     PullSummary,
     api_call,
     api_call_or_none,
@@ -54,25 +56,6 @@ __all__ = [
     "connect",
     "role_from_permission",
 ]
-
-
-@dataclass(frozen=True)
-class CommentInfo:
-    """An issue comment: its id, body and author login."""
-
-    id: int
-    body: str
-    author: str
-
-
-@dataclass(frozen=True)
-class IssueInfo:
-    """A linked issue as the spec: its text and its milestone's due date."""
-
-    ref: IssueRef
-    title: str
-    body: str
-    milestone_due_on: datetime | None
 
 
 class GitHubAdapter:
@@ -144,17 +127,25 @@ class GitHubAdapter:
         return None
 
     def create_comment(self, pr: int, body: str, marker: str = "") -> int:
-        """Post a comment on the PR; return its id. When the answer is lost, the comment is
-        looked for by `marker` before it is posted again: a POST is never blindly repeated."""
+        """Post a comment on the PR; return its id. Each comment carries a hidden marker (a
+        unique one when none is given). When the answer to the POST is lost, the comment is
+        looked for by its marker and our login; a POST is never sent twice: when the comment is
+        not listed, `AnswerLost` says so and a re-run (which looks first) decides."""
+        if not marker or marker not in body:
+            marker = f"<!-- rubricate:post {uuid.uuid4().hex} -->"
+            body = f"{body}\n{marker}"
         issue = self._repo.get_issue(pr)
         what = f"POST {self._base}/issues/{pr}/comments"
         try:
             return api_call(what, lambda: int(issue.create_comment(body).id))
-        except AnswerLost:
-            found = self.find_sticky(pr, marker) if marker else None
+        except AnswerLost as lost:
+            found = self.find_sticky(pr, marker)
             if found is not None:
                 return found.id
-            return api_call(what, lambda: int(issue.create_comment(body).id))
+            raise AnswerLost(
+                f"{lost}; the comment is not listed on #{pr}, so it was not posted again "
+                "(a re-run looks for it first)"
+            ) from None
 
     def edit_comment(self, comment_id: int, body: str) -> bool:
         """Replace a comment's body; False when the comment is gone."""

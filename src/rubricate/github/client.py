@@ -14,17 +14,21 @@ import hashlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
 
 import requests
 from github.PullRequest import PullRequest
+from urllib3.exceptions import ProtocolError
 
 from github import Auth, Github, GithubException, GithubRetry
 from rubricate.config import ROLE_ORDER
 from rubricate.errors import AnswerLost, HandoffRefused
 from rubricate.errors import GitHubError as GitHubError
 from rubricate.redaction import redact_tokens
+
+if TYPE_CHECKING:
+    from rubricate.bot.visible import IssueRef
 
 DEFAULT_TIMEOUT_S = 30
 MAX_RATE_LIMIT_WAIT_S = 120
@@ -90,14 +94,22 @@ def api_call(what: str, call: Callable[[], _T]) -> _T:
         raise GitHubError(f"GitHub API: {what} failed ({exc.status}): {_message(exc)}") from None
     except requests.RequestException as exc:
         reason = _transport_reason(exc)
-        lost = isinstance(exc, requests.Timeout) and not isinstance(exc, requests.ConnectTimeout)
-        error = AnswerLost if lost else GitHubError
+        error = AnswerLost if answer_lost(exc) else GitHubError
         raise error(f"GitHub API: {what} failed: {reason} ({type(exc).__name__})") from None
     except (TypeError, KeyError, AttributeError, ValueError) as exc:  # PyGithub on a bad body
         shape = f"{type(exc).__name__}: {str(exc)[:100]}"
         raise GitHubError(
             f"GitHub API: {what} answered with a body GitHub never sends ({shape})"
         ) from None
+
+
+def answer_lost(exc: requests.RequestException) -> bool:
+    """True when the request was sent and its answer never came: a read timeout, or the
+    connection dropped while waiting (the server may have acted)."""
+    if isinstance(exc, requests.Timeout):
+        return not isinstance(exc, requests.ConnectTimeout)
+    cause = exc.args[0] if exc.args else None
+    return isinstance(exc, requests.ConnectionError) and isinstance(cause, ProtocolError)
 
 
 def _transport_reason(exc: requests.RequestException) -> str:
@@ -133,6 +145,25 @@ def role_from_permission(data: dict[str, Any]) -> str:
     if role_name in ROLE_ORDER:
         return role_name
     return _PERMISSION_ROLES.get(str(data.get("permission") or ""), "none")
+
+
+@dataclass(frozen=True)
+class CommentInfo:
+    """An issue comment: its id, body and author login."""
+
+    id: int
+    body: str
+    author: str
+
+
+@dataclass(frozen=True)
+class IssueInfo:
+    """A linked issue as the spec: its text and its milestone's due date."""
+
+    ref: IssueRef
+    title: str
+    body: str
+    milestone_due_on: datetime | None
 
 
 @dataclass(frozen=True)

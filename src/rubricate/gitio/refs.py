@@ -102,16 +102,16 @@ def read_commit_log(repo_dir: str | Path, base: str, head: str) -> tuple[str, st
 
 def first_parents(
     repo_dir: str | Path, base: str, head: str
-) -> list[tuple[str, tuple[str, ...], str]]:
+) -> list[tuple[str, tuple[str, ...], str, str]]:
     """The commits from base to head along the first parent, oldest first: (sha, parents,
-    subject)."""
+    tree, subject)."""
     out = run_git(
         [
             "log",
             "--first-parent",
             "--reverse",
             "-z",
-            "--format=%H %P%n%s",
+            "--format=%H %P%n%T%n%s",
             "--end-of-options",
             f"{base}..{head}",
             "--",
@@ -120,11 +120,24 @@ def first_parents(
     )
     commits = []
     for record in out.stdout.decode("utf-8", "replace").split("\0"):
-        shas, _, subject = record.strip("\n").partition("\n")
+        shas, _, rest = record.strip("\n").partition("\n")
+        tree, _, subject = rest.partition("\n")
         if shas:
             sha, *parents = shas.split()
-            commits.append((sha, tuple(parents), subject))
+            commits.append((sha, tuple(parents), tree, subject))
     return commits
+
+
+def merged_tree(repo_dir: str | Path, left: str, right: str) -> str | None:
+    """The tree git's three-way merge of two commits gives (written to the repository); None
+    when it conflicts, or when the commits have no common history."""
+    proc = run_git(
+        ["merge-tree", "--write-tree", "--no-messages", "--end-of-options", left, right],
+        repo_dir,
+        check=False,
+    )
+    lines = proc.stdout.decode("utf-8", "replace").splitlines()
+    return lines[0] if proc.returncode == 0 and lines else None
 
 
 def read_file_at(repo_dir: str | Path, ref: str, path: str) -> bytes:

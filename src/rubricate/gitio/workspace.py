@@ -110,6 +110,20 @@ def fetch_branch(remote: str, branch: str, dest: Path, *, token: str | None) -> 
     return git_text(["rev-parse", "--verify", "--end-of-options", f"{ref}^{{commit}}"], dest)
 
 
+def remote_refs(remote: str, patterns: Iterable[str], *, token: str | None) -> dict[str, str]:
+    """`ref name -> sha` of the remote's refs matching `patterns` (`git ls-remote`)."""
+    wanted = list(patterns)
+    _check(*(ref_error(p.replace("*", "x"), "ref pattern") for p in wanted))
+    env = auth_env(remote, token)
+    out = run_git(["ls-remote", "--end-of-options", remote_url(remote), *wanted], env=env)
+    found = {}
+    for line in out.stdout.decode("utf-8", "replace").splitlines():
+        sha, _, name = line.partition("\t")
+        if name and not sha_error(sha, "sha"):
+            found[name] = sha
+    return found
+
+
 def _merge_base(repo: Path, left: str, right: str) -> str | None:
     """The best common ancestor of two commits present in `repo`, or None."""
     proc = run_git(["merge-base", "--end-of-options", left, right], repo, check=False)
