@@ -17,6 +17,7 @@ from tests.github.scenario import AUTHOR, MAINTAINER, Scenario, Step, git
 
 Method = Literal["merge", "squash", "rebase"]
 METHODS: tuple[Method, ...] = ("merge", "squash", "rebase")
+GITHUB = ("GitHub", "noreply@github.com")
 
 
 @dataclass(frozen=True)
@@ -92,7 +93,8 @@ def _add_entry(scenario: Scenario, method: Method, number: int, head: str) -> No
         git(work, "commit", "--quiet", "-m", f"Change for #{number} (#{number})")
     else:
         base = git(work, "merge-base", "HEAD", head)
-        git(work, "cherry-pick", "--allow-empty", f"{base}..{head}")
+        # GitHub commits a rebased entry as itself, so each replayed commit is a new one.
+        git(work, "cherry-pick", "--allow-empty", f"{base}..{head}", committer=GITHUB)
 
 
 def deliver(scenario: Scenario, group: Group) -> Step:

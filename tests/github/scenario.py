@@ -56,13 +56,13 @@ def fast_client(token: str | None, api_url: str) -> Any:
     return connect(token, api_url, retries=0, pace=False)
 
 
-def git(cwd: Path, *args: str) -> str:
-    """Run git with a fixed identity; return stdout."""
+def git(cwd: Path, *args: str, committer: tuple[str, str] = ("Alice", "alice@example.com")) -> str:
+    """Run git with a fixed identity (Alice, unless another committer is given); return stdout."""
     env = {
         "GIT_AUTHOR_NAME": "Alice",
         "GIT_AUTHOR_EMAIL": "alice@example.com",
-        "GIT_COMMITTER_NAME": "Alice",
-        "GIT_COMMITTER_EMAIL": "alice@example.com",
+        "GIT_COMMITTER_NAME": committer[0],
+        "GIT_COMMITTER_EMAIL": committer[1],
         "GIT_CONFIG_NOSYSTEM": "1",
         "HOME": str(cwd),
         "PATH": "/usr/bin:/bin:/usr/local/bin",
