@@ -1,6 +1,7 @@
 """SchemaStore's own test corpus through `rubricate score`, beside check-jsonschema; prints JSON.
 
-`python benchmarks/schemastore.py SCHEMASTORE_DIR [--sample N] [--no-check-jsonschema]`
+    python benchmarks/schemastore.py SCHEMASTORE_DIR [--sample N | --schemas A,B]
+        [--no-check-jsonschema]
 
 SCHEMASTORE_DIR holds SchemaStore's `src/` (schemas in `src/schemas/json/NAME.json`, files that
 must be valid in `src/test/NAME/`, files that must be invalid in `src/negative_test/NAME/`,
@@ -16,7 +17,8 @@ schema whose `$ref` needs a download fails there. Both are timed: wall clock and
 time is mostly that wait, and the CPU time is the fair comparison.
 
 Agreement with SchemaStore's CI: a valid test file must not be rejected, a negative test file
-must be. `--sample N` takes N schemas evenly spread over the sorted names (0: all).
+must be. `--sample N` takes N schemas evenly spread over the sorted names (0: all);
+`--schemas A,B` takes just the named schemas.
 """
 
 from __future__ import annotations
@@ -195,12 +197,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("schemastore", type=Path, help="a SchemaStore checkout (holding src/)")
     parser.add_argument("--sample", type=int, default=150, help="schemas to take (0: all)")
     parser.add_argument("--no-check-jsonschema", action="store_true")
+    parser.add_argument("--schemas", default="", help="only these schema names (comma-separated)")
     args = parser.parse_args(argv)
     src = args.schemastore / "src"
     if not (src / "schemas" / "json").is_dir():
         print(f"error: {src}/schemas/json is not a folder", file=sys.stderr)
         return 2
-    names, skipped = pick(src, args.sample)
+    names, skipped = pick(src, 0 if args.schemas else args.sample)
+    if args.schemas:
+        wanted = {n.strip() for n in args.schemas.split(",") if n.strip()}
+        unknown = sorted(wanted - set(names))
+        if unknown:
+            print(f"error: no tested schema named {', '.join(unknown)}", file=sys.stderr)
+            return 2
+        names = [n for n in names if n in wanted]
     with tempfile.TemporaryDirectory(prefix="rubricate-schemastore-") as temp:
         repo = Path(temp)
         expected = build(src, names, repo)
