@@ -168,3 +168,12 @@ def test_yaml_1_2_keeps_merge_keys_and_lines() -> None:
     parsed = parse_structured("yaml", "base: &b {x: 1}\nthis:\n  <<: *b\n  on: 2\n", "a.yaml")
     assert parsed.data["this"] == {"x": 1, "on": 2}
     assert parsed.line_of(["this", "on"]) == 4
+
+
+def test_a_bom_may_start_a_document_prefix_after_comments() -> None:
+    text = "# editor: schema=x.json\n\ufeffa: 1\n...\n# next\n\ufeff---\nb: 2\n"
+    first = "# editor: schema=x.json\n\ufeffname: a\nbpm: 148\n"
+    parsed = parse_structured("yaml", first, "a.yaml")
+    assert parsed.data == {"name": "a", "bpm": 148}
+    assert parsed.line_of(("bpm",)) == 3
+    assert check_syntax("yaml", text) is None

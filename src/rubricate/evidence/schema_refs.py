@@ -30,7 +30,7 @@ from referencing.exceptions import NoSuchResource, Unresolvable
 
 from rubricate.errors import ConfigError
 from rubricate.errors import SchemaRefError as RefProblem
-from rubricate.evidence.yaml12 import Yaml12Loader
+from rubricate.evidence.yaml12 import Yaml12Loader, without_prefix_boms
 
 ROOT = "file:///"
 """The base URI of the repository root (a scheme `urljoin` resolves relative refs against)."""
@@ -259,7 +259,7 @@ def parse_schema_text(raw: bytes, path: str) -> Any:
     try:
         text = raw.decode("utf-8")
         if path.endswith((".yml", ".yaml")):
-            return yaml.load(text, Loader=Yaml12Loader)
+            return yaml.load(without_prefix_boms(text), Loader=Yaml12Loader)
         return json.loads(text)
     except (UnicodeDecodeError, ValueError, yaml.YAMLError) as exc:
         detail = " ".join(str(exc).split())[:300]

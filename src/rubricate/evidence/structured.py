@@ -20,7 +20,7 @@ from typing import Any
 import yaml
 
 from rubricate.errors import ParseProblem, SourceError
-from rubricate.evidence.yaml12 import Yaml12Loader
+from rubricate.evidence.yaml12 import Yaml12Loader, without_prefix_boms
 from rubricate.yamlsource import Locator, load_located
 
 if sys.version_info >= (3, 11):
@@ -58,7 +58,9 @@ def parse_structured(kind: str, text: str, path: str) -> Parsed:
         return Parsed(kind, _load_json(text), text)
     if kind == "yaml":
         try:
-            data, locator = load_located(text, path, max_bytes=None, loader=Yaml12Loader)
+            data, locator = load_located(
+                without_prefix_boms(text), path, max_bytes=None, loader=Yaml12Loader
+            )
         except SourceError as exc:
             first = exc.diagnostics[0]
             raise ParseProblem(first.message, first.line) from None
@@ -95,7 +97,7 @@ def _reject_constant(name: str) -> Any:
 
 def _compose_all(text: str) -> None:
     try:
-        for _ in yaml.compose_all(text, Loader=yaml.SafeLoader):
+        for _ in yaml.compose_all(without_prefix_boms(text), Loader=yaml.SafeLoader):
             pass
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark

@@ -6,6 +6,10 @@ PyYAML implements YAML 1.1, where `yes`, `no`, `on`, `off` are booleans, `012` i
 decimal, `0o` octal or `0x` hexadecimal, floats are the JSON-like forms plus `.inf`/`.nan`,
 and everything else is a string. `Yaml12Loader` is PyYAML's safe loader (libyaml's parser
 when present) with exactly those implicit resolvers; merge keys (`<<`) still merge.
+
+YAML 1.2 lets a byte order mark start any document prefix, so a BOM may follow leading comment
+lines (a file whose first line was put before its BOM); PyYAML accepts one only as the stream's
+first character. `without_prefix_boms` drops a BOM that starts a line of a document prefix.
 """
 
 from __future__ import annotations
@@ -15,6 +19,8 @@ from typing import Any, ClassVar
 
 import yaml
 
+_BOM = "\ufeff"
+_PREFIX_LINE = re.compile(r"[ \t]*(?:#.*)?")
 _BASE: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _BOOL = "tag:yaml.org,2002:bool"
 _INT = "tag:yaml.org,2002:int"
@@ -58,3 +64,21 @@ for _tag, _pattern, _first in _RESOLVERS:
     Yaml12Loader.add_implicit_resolver(_tag, re.compile(_pattern), list(_first))
 Yaml12Loader.add_constructor(_INT, _construct_int)
 Yaml12Loader.add_constructor(_BOOL, _construct_bool)
+
+
+def without_prefix_boms(text: str) -> str:
+    """The text without the byte order marks that start a line of a document prefix (the
+    comment and blank lines before a document's content), as YAML 1.2 allows; line numbers
+    are unchanged."""
+    if _BOM not in text:
+        return text
+    lines = text.split("\n")
+    in_prefix = True
+    for number, line in enumerate(lines):
+        if line.startswith(_BOM) and in_prefix:
+            line = lines[number] = line.lstrip(_BOM)
+        if line.rstrip("\r") == "...":
+            in_prefix = True
+        elif not _PREFIX_LINE.fullmatch(line.rstrip("\r")):
+            in_prefix = False
+    return "\n".join(lines)
