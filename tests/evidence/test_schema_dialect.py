@@ -77,6 +77,38 @@ def test_draft4_keeps_its_own_keywords() -> None:
     assert errors(schema, [1]) == ["1 is not of type 'string'"]
 
 
+DRAFT4 = "http://json-schema.org/draft-04/schema#"
+DRAFT6 = "http://json-schema.org/draft-06/schema#"
+
+
+@pytest.mark.parametrize(
+    ("uri", "schema", "good", "bad"),
+    [
+        (DRAFT4, {"oneOf": [{"const": "a"}, {"const": "b"}]}, "b", "c"),
+        (DRAFT4, {"contains": {"type": "string"}}, [1, "a"], [1]),
+        (DRAFT4, {"propertyNames": {"maxLength": 2}}, {"ab": 1}, {"abc": 1}),
+        (DRAFT6, {"if": {"const": 1}, "then": False, "else": {"type": "integer"}}, 2, 1),
+        (
+            DRAFT4,
+            {"if": {"required": ["a"]}, "then": {"required": ["b"]}},
+            {"a": 1, "b": 2},
+            {"a": 1},
+        ),
+    ],
+)
+def test_older_drafts_apply_the_draft7_keywords_they_lack(
+    uri: str, schema: Any, good: Any, bad: Any
+) -> None:
+    full = {"$schema": uri, **schema}
+    assert errors(full, good) == []
+    assert errors(full, bad) != []
+
+
+def test_draft4_exclusive_maximum_stays_a_boolean_modifier() -> None:
+    schema = {"$schema": DRAFT4, "maximum": 3, "exclusiveMaximum": False}
+    assert errors(schema, 3) == []
+
+
 @pytest.mark.parametrize("cls", [Draft4Validator, Draft202012Validator])
 def test_the_core_install_checks_every_format(cls: Any) -> None:
     checked = set(format_checker(cls).checkers)

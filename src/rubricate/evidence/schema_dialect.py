@@ -7,6 +7,11 @@ expressions are ECMA-262, as JSON Schema says: `pattern`, `patternProperties` an
 checker is the draft's own with every format jsonschema knows: the packages those formats need
 are core dependencies, so a file gets the same verdict on every install. A schema is checked
 against its metaschema with the same checker, so an ECMA pattern is not a "bad regex".
+
+A draft-04 or draft-06 schema that uses `const`, `contains`, `propertyNames` or `if`/`then`/
+`else`, which its own draft does not define, gets them with their draft-07 meaning, as ajv
+and editors' JSON language services apply them: read as unknown keywords they would be
+ignored, and a `oneOf` of `const` branches would match every value more than once.
 """
 
 from __future__ import annotations
@@ -18,7 +23,13 @@ from typing import Any
 
 import attrs
 import regress
-from jsonschema import Draft202012Validator, FormatChecker, ValidationError, validators
+from jsonschema import (
+    Draft7Validator,
+    Draft202012Validator,
+    FormatChecker,
+    ValidationError,
+    validators,
+)
 from jsonschema.exceptions import SchemaError, best_match
 
 from rubricate.errors import ConfigError
@@ -47,6 +58,8 @@ FORMATS = (
     "uuid",
 )
 """The formats of draft 2020-12 that every install checks (a test holds the install to it)."""
+LATER_KEYWORDS = ("const", "contains", "if", "propertyNames")
+"""Draft-07 keywords applied in the older drafts that lack them."""
 
 
 @lru_cache(maxsize=MAX_PATTERNS)
@@ -117,11 +130,18 @@ def _additional_properties(
 
 @cache
 def ecma_class(cls: Any) -> Any:
-    """The draft's validator class with ECMA-262 patterns and the full format checker."""
+    """The draft's validator class with ECMA-262 patterns, the full format checker and the
+    draft-07 keywords it lacks."""
     checker = format_checker(cls)
+    later = {
+        keyword: Draft7Validator.VALIDATORS[keyword]
+        for keyword in LATER_KEYWORDS
+        if keyword not in cls.VALIDATORS
+    }
     extended = validators.extend(  # type: ignore[no-untyped-call]
         cls,
         {
+            **later,
             "pattern": _pattern,
             "patternProperties": _pattern_properties,
             "additionalProperties": _additional_properties,
