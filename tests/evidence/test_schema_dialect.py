@@ -104,6 +104,18 @@ def test_older_drafts_apply_the_draft7_keywords_they_lack(
     assert errors(full, bad) != []
 
 
+@pytest.mark.parametrize("uri", [DRAFT4, DRAFT6, "http://json-schema.org/draft-07/schema#"])
+def test_keywords_beside_a_ref_apply_in_every_draft(uri: str) -> None:
+    schema = {
+        "$schema": uri,
+        "definitions": {"hook": {"type": "object", "properties": {"id": {"type": "string"}}}},
+        "items": {"$ref": "#/definitions/hook", "required": ["id", "entry"]},
+    }
+    assert errors(schema, [{"id": "a", "entry": "b"}]) == []
+    assert errors(schema, [{"id": "a"}]) == ["'entry' is a required property"]
+    assert errors(schema, [{"id": 1, "entry": "b"}]) == ["1 is not of type 'string'"]
+
+
 def test_draft4_exclusive_maximum_stays_a_boolean_modifier() -> None:
     schema = {"$schema": DRAFT4, "maximum": 3, "exclusiveMaximum": False}
     assert errors(schema, 3) == []

@@ -11,7 +11,9 @@ against its metaschema with the same checker, so an ECMA pattern is not a "bad r
 A draft-04 or draft-06 schema that uses `const`, `contains`, `propertyNames` or `if`/`then`/
 `else`, which its own draft does not define, gets them with their draft-07 meaning, as ajv
 and editors' JSON language services apply them: read as unknown keywords they would be
-ignored, and a `oneOf` of `const` branches would match every value more than once.
+ignored, and a `oneOf` of `const` branches would match every value more than once. For the
+same reason the keywords beside a `$ref` apply in every draft (draft 2019-09's reading; drafts
+4 to 7 said to ignore them, yet schemas written for them put `required` or `type` there).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterator
 from functools import cache, lru_cache
+from operator import methodcaller
 from typing import Any
 
 import attrs
@@ -130,23 +133,28 @@ def _additional_properties(
 
 @cache
 def ecma_class(cls: Any) -> Any:
-    """The draft's validator class with ECMA-262 patterns, the full format checker and the
-    draft-07 keywords it lacks."""
+    """The draft's validator class with ECMA-262 patterns, the full format checker, the
+    draft-07 keywords it lacks and the keywords beside `$ref` applied."""
     checker = format_checker(cls)
     later = {
         keyword: Draft7Validator.VALIDATORS[keyword]
         for keyword in LATER_KEYWORDS
         if keyword not in cls.VALIDATORS
     }
-    extended = validators.extend(  # type: ignore[no-untyped-call]
-        cls,
-        {
-            **later,
-            "pattern": _pattern,
-            "patternProperties": _pattern_properties,
-            "additionalProperties": _additional_properties,
-        },
+    keywords = {
+        **cls.VALIDATORS,
+        **later,
+        "pattern": _pattern,
+        "patternProperties": _pattern_properties,
+        "additionalProperties": _additional_properties,
+    }
+    extended: Any = validators.create(
+        meta_schema=cls.META_SCHEMA,
+        validators=keywords,
+        type_checker=cls.TYPE_CHECKER,
         format_checker=checker,
+        id_of=cls.ID_OF,
+        applicable_validators=methodcaller("items"),
     )
     extended.__name__ = extended.__qualname__ = cls.__name__
     extended.evolve = _evolve
