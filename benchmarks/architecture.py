@@ -1,10 +1,12 @@
 """Measure the package's shape and print JSON.
 
-Reports the module count, the longest internal import chain (over every `import` the
-source contains, lazy ones included, `TYPE_CHECKING` blocks excluded), internal import
-edges per module, the same with each subpackage taken as one node (`package_edges`), the
+Reports the module count, the import cycles and the longest internal import chain (over every
+`import` the source contains, lazy ones and those under `TYPE_CHECKING` included), the imports
+of the package's own modules made inside functions or only under `TYPE_CHECKING`, internal
+import edges per module, the same with each subpackage taken as one node (`package_edges`), the
 rubricate modules that `rubricate action --dry-run` loads on the bundled `pull_request` event,
-the longest module in lines and the median function length.
+the modules whose functions run for a `pull_request opened` and a `/approve` (traced on the
+tests' scenario), the longest module in lines and the median function length.
 Run: `python benchmarks/architecture.py`. `--package DIR` measures another package's source
 instead (the same numbers but the dry run, which only rubricate has), for comparison.
 """
@@ -20,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src"
@@ -61,10 +64,14 @@ def _nearest_module(name: str, modules: set[str]) -> str | None:
     return ".".join(parts) or None
 
 
-def imports_of(path: Path, modules: set[str], src: Path = SRC) -> set[str]:
-    """The internal modules one source file imports."""
+def imports_of(
+    path: Path, modules: set[str], src: Path = SRC, *, type_checking: bool = True
+) -> set[str]:
+    """The internal modules one source file imports: every import, lazy ones and those under
+    `TYPE_CHECKING` too (a cycle through either is still a cycle a reader must follow), unless
+    `type_checking` is false."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    skip = _type_checking_lines(tree)
+    skip = set() if type_checking else _type_checking_lines(tree)
     current = module_name(path, src)
     found: set[str] = set()
     for node in ast.walk(tree):
@@ -82,12 +89,15 @@ def imports_of(path: Path, modules: set[str], src: Path = SRC) -> set[str]:
     return found
 
 
-def import_graph(package: Path = PACKAGE) -> dict[str, set[str]]:
+def import_graph(package: Path = PACKAGE, *, type_checking: bool = True) -> dict[str, set[str]]:
     """Internal imports per module (the root package itself left out as a target)."""
     src = package.parent
     files = {module_name(p, src): p for p in sorted(package.rglob("*.py"))}
     names = set(files)
-    graph = {name: imports_of(path, names, src) for name, path in files.items()}
+    graph = {
+        name: imports_of(path, names, src, type_checking=type_checking)
+        for name, path in files.items()
+    }
     for deps in graph.values():
         deps.discard(package.name)
     return graph
@@ -95,10 +105,16 @@ def import_graph(package: Path = PACKAGE) -> dict[str, set[str]]:
 
 def in_cycles(graph: dict[str, set[str]]) -> set[str]:
     """The modules on some import cycle (a strongly connected component of two or more)."""
+    return {module for component in cycles(graph) for module in component}
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Each group of modules that import one another (a strongly connected component of two
+    or more), sorted."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
-    cyclic: set[str] = set()
+    found: list[list[str]] = []
 
     def visit(node: str) -> None:
         index[node] = low[node] = len(index)
@@ -113,12 +129,75 @@ def in_cycles(graph: dict[str, set[str]]) -> set[str]:
             component = stack[stack.index(node) :]
             del stack[stack.index(node) :]
             if len(component) > 1:
-                cyclic.update(component)
+                found.append(sorted(component))
 
     for node in sorted(graph):
         if node not in index:
             visit(node)
-    return cyclic
+    return sorted(found)
+
+
+def lazy_imports(package: Path = PACKAGE) -> dict[str, int]:
+    """Imports of the package's own modules made inside a function, and those made only under
+    `TYPE_CHECKING`, counted over every source file."""
+    inside = guarded = 0
+    for path in sorted(package.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        guarded_lines = _type_checking_lines(tree)
+        for func in ast.walk(tree):
+            if isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef):
+                inside += sum(1 for node in ast.walk(func) if _own_import(node, package.name))
+        guarded += sum(
+            1
+            for node in ast.walk(tree)
+            if _own_import(node, package.name) and node.lineno in guarded_lines
+        )
+    return {"own_imports_inside_functions": inside, "own_imports_under_type_checking": guarded}
+
+
+def _own_import(node: ast.AST, package: str) -> bool:
+    if isinstance(node, ast.ImportFrom):
+        return node.level > 0 or (node.module or "").split(".")[0] == package
+    if isinstance(node, ast.Import):
+        return any(alias.name.split(".")[0] == package for alias in node.names)
+    return False
+
+
+def traced_modules() -> dict[str, list[str]]:
+    """The rubricate modules whose functions run while the Action handles a `pull_request
+    opened`, and then a `/approve` comment, on the tests' scenario (real git, fake GitHub)."""
+    sys.path.insert(0, str(ROOT))
+    import responses
+    from tests.github.fake_github import FakeGitHub
+    from tests.github.scenario import WRITER, Scenario
+
+    prefix = str(PACKAGE) + os.sep
+    seen: set[str] = set()
+
+    def profile(frame: Any, event: str, _arg: object) -> None:
+        code = frame.f_code
+        if event == "call" and code.co_filename.startswith(prefix) and code.co_name != "<module>":
+            seen.add(module_name(Path(code.co_filename)))
+
+    traced: dict[str, list[str]] = {}
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        responses.RequestsMock(assert_all_requests_are_fired=False) as rsps,
+    ):
+        scenario = Scenario(Path(tmp), FakeGitHub(rsps))
+        scenario.push({"out/report.json": '{"widgets": ["a"], "total": 1}\n'}, "Add the report")
+        for name, step in (
+            ("pull_request_opened", lambda: scenario.pr_event("opened")),
+            ("approve", lambda: scenario.comment(WRITER, "/approve spec=3 comp=2 qual=2 ver=2")),
+        ):
+            seen.clear()
+            sys.setprofile(profile)
+            try:
+                step()
+            finally:
+                sys.setprofile(None)
+            traced[name] = sorted(seen)
+    return traced
 
 
 CHAIN_STEPS = 2_000_000
@@ -253,8 +332,13 @@ def measure(package: Path = PACKAGE) -> dict[str, object]:
         "package_edges": package_edges,
         "edges_per_package": round(package_edges / len(packages), 2),
     }
+    all_imports = import_graph(package, type_checking=True)
+    result["cycles_counting_every_import"] = cycles(all_imports)
+    result |= lazy_imports(package)
     if package == PACKAGE:
         result["dry_run_modules_loaded"] = len(dry_run_modules())
+        traced = traced_modules()
+        result |= {f"modules_run_{name}": len(mods) for name, mods in traced.items()}
     return result | {
         "max_module_lines": sizes[biggest],
         "max_module": biggest,
