@@ -16,8 +16,9 @@ from rubricate.judge.budget import Budget
 from rubricate.judge.levels import allowed_scores, as_json_number, evidence_cap
 from rubricate.judge.merge import INPUT_FLAGGED, merge_run
 from rubricate.judge.prompt import build_prompt
+from rubricate.judge.quotes import verified_quotes
 from rubricate.judge.runner import CallSettings, run_judge
-from rubricate.judge.scan import scan_injection, scan_snapshot, verified_quotes
+from rubricate.judge.scan import scan_injection, scan_snapshot
 from rubricate.rubric.model import Rubric, ScoreValue
 
 from .helpers import (

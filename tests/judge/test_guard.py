@@ -13,8 +13,8 @@ from rubricate.judge.levels import (
     needs_quote,
 )
 from rubricate.judge.merge import NO_QUOTE, QUOTE_NOT_FOUND, guard
+from rubricate.judge.quotes import build_evidence, verified_quotes
 from rubricate.judge.reply import CriterionJudgment
-from rubricate.judge.scan import build_evidence, verified_quotes
 from rubricate.rubric.model import Rubric, normalize
 from rubricate.rubric.scoring import numeric
 

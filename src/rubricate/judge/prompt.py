@@ -29,13 +29,8 @@ from rubricate.judge.budget import (
     truncate_lines,
 )
 from rubricate.judge.hidden import Stripped, find_hidden, strip_hidden
-from rubricate.judge.scan import (
-    REQUEST_FIELDS,
-    Evidence,
-    build_evidence,
-    scan_injection,
-    without_markers,
-)
+from rubricate.judge.quotes import Evidence, build_evidence, without_markers
+from rubricate.judge.scan import REQUEST_FIELDS, scan_injection
 
 if TYPE_CHECKING:
     from rubricate.evidence.snapshot import FileChange, Snapshot

@@ -25,8 +25,8 @@ from rubricate.judge.budget import LeftOut
 from rubricate.judge.calls import JudgeCallError, RawReply, Usage
 from rubricate.judge.hidden import Stripped
 from rubricate.judge.prompt import Prompt, build_prompt, phase_criteria
+from rubricate.judge.quotes import verified_quotes
 from rubricate.judge.reply import CriterionJudgment, max_output_tokens, parse_reply
-from rubricate.judge.scan import verified_quotes
 
 if TYPE_CHECKING:
     from rubricate.evidence.snapshot import Snapshot
