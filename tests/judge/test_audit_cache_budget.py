@@ -12,7 +12,7 @@ import httpx2
 import pytest
 
 from rubricate.config import JudgeConfig
-from rubricate.evidence.report_model import ScoreReport
+from rubricate.evidence.results import ScoreReport
 from rubricate.evidence.snapshot import FileChange, Snapshot
 from rubricate.judge.budget import Budget, exclusion_reason
 from rubricate.judge.client_cache import JudgeCache

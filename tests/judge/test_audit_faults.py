@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from rubricate.config import JudgeConfig
 from rubricate.errors import ReplyError
-from rubricate.evidence.report_model import ScoreReport
+from rubricate.evidence.results import ScoreReport
 from rubricate.judge.client import JudgeCallError, OpenAIJudgeClient
 from rubricate.judge.reply import parse_reply
 from rubricate.judge.service import judge_report

@@ -6,15 +6,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rubricate.judge.levels import (
+from rubricate.judge.merge import NO_QUOTE, QUOTE_NOT_FOUND, guard
+from rubricate.judge.quotes import build_evidence, verified_quotes
+from rubricate.judge.reply import CriterionJudgment
+from rubricate.judge.score_choices import (
     allowed_scores,
     disagreement_bound,
     evidence_cap,
     needs_quote,
 )
-from rubricate.judge.merge import NO_QUOTE, QUOTE_NOT_FOUND, guard
-from rubricate.judge.quotes import build_evidence, verified_quotes
-from rubricate.judge.reply import CriterionJudgment
 from rubricate.rubric.model import Rubric, normalize
 from rubricate.rubric.scoring import numeric
 

@@ -12,7 +12,7 @@ import pytest
 
 from rubricate.config import JudgeConfig
 from rubricate.errors import ConfigError
-from rubricate.evidence.report_model import ScoreReport
+from rubricate.evidence.results import ScoreReport
 from rubricate.judge import client as client_module
 from rubricate.judge import service
 from rubricate.judge.prompt_text import PROMPT_VERSION
@@ -326,7 +326,7 @@ def test_large_disagreement_is_bounded_and_flagged(tmp_path: Path) -> None:
 def test_reviewer_scores_are_never_replaced(tmp_path: Path) -> None:
     from dataclasses import replace
 
-    from rubricate.evidence.report_model import CriterionScore
+    from rubricate.evidence.results import CriterionScore
 
     base = report(agora(), HEURISTICS)
     base = replace(base, criteria=(*base.criteria, CriterionScore("quality", 2.0, "reviewer")))

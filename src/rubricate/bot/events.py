@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from rubricate.bot.jobstate import JobState
     from rubricate.config import Config
-    from rubricate.evidence.report_model import CheckResult, ScoreReport
+    from rubricate.evidence.results import CheckResult, ScoreReport
     from rubricate.rubric.model import Rubric
 
 

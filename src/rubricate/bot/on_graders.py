@@ -47,7 +47,7 @@ from rubricate.rubric.scoring import resolve_criterion_id
 if TYPE_CHECKING:
     from rubricate.bot.events import GradersEvent, HandlerContext
     from rubricate.bot.jobstate import AutoScore, JobState, VersionInfo
-    from rubricate.evidence.report_model import CheckResult
+    from rubricate.evidence.results import CheckResult
     from rubricate.ledger.event import Event
     from rubricate.rubric.model import Rubric
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, cast, get_args
 
 from pydantic import ValidationError
 
-from rubricate.evidence.report_model import CheckResult, ScoreReport, to_scale
+from rubricate.evidence.results import CheckResult, ScoreReport, to_scale
 from rubricate.ledger.event import (
     ActorRole,
     CriterionRef,

@@ -25,13 +25,13 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 from rubricate.bot.effects import Annotation, SetCheckRun
 from rubricate.bot.markdown import CHECK_NOTE, number, truncate
 from rubricate.bot.render import criteria_table, findings_section, gate_line
-from rubricate.evidence.score_report import render_markdown
+from rubricate.evidence.render import render_markdown
 from rubricate.gitnames import ref_error, sha_error
 
 if TYPE_CHECKING:
     from rubricate.bot.gate import AutoScore
     from rubricate.bot.jobstate import JobState
-    from rubricate.evidence.report_model import ScoreReport
+    from rubricate.evidence.results import ScoreReport
     from rubricate.rubric.model import Rubric
 
 MAX_ANNOTATIONS = 1000

@@ -12,7 +12,7 @@ Checks feed the rubric criteria with these exact ids; a rubric without them gets
 `quality` has no automatic check; it stays unscored unless a grader scores it. Grader results
 name their criterion by id or unique prefix; they replace the heuristic of that criterion, and
 several graders of one criterion combine by their lowest value. Each check value in [0, 1] is
-mapped onto the rubric's scale by `rubricate.evidence.report_model.to_scale`. Every score has
+mapped onto the rubric's scale by `rubricate.evidence.results.to_scale`. Every score has
 source `auto` and the evidence of its check.
 
 Two checks live here:
@@ -40,7 +40,7 @@ from rubricate.errors import ScoreError
 from rubricate.evidence.completeness import completeness_check
 from rubricate.evidence.deliverable_schemas import compile_deliverable_schemas
 from rubricate.evidence.format_check import format_check
-from rubricate.evidence.report_model import (
+from rubricate.evidence.results import (
     SATISFIED_AT,
     CheckResult,
     CriterionScore,

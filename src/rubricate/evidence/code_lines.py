@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from rubricate.evidence.paths import extension, words
+from rubricate.evidence.file_kinds import extension, words
 
 if TYPE_CHECKING:
     from rubricate.evidence.snapshot import FileChange

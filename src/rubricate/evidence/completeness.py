@@ -1,9 +1,9 @@
 """The completeness check: nothing stubbed, truncated or left TODO (pure: heuristics).
 
 Only lines the change adds count, and a line the change also removes elsewhere (moved or
-re-indented code) is not added. Generated, vendored and lock files (`paths.not_authored`,
+re-indented code) is not added. Generated, vendored and lock files (`file_kinds.not_authored`,
 the base's `.gitattributes` first) are not scanned; the evidence names them. Each finding is
-certain or a note (the certainty rule, `report_model`); notes never take the value below the
+certain or a note (the certainty rule, `results`); notes never take the value below the
 middle of the scale.
 
 Certain, in files that are not tests:
@@ -32,7 +32,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from rubricate.evidence import paths as kinds
+from rubricate.evidence import file_kinds as kinds
 from rubricate.evidence.code_lines import comment_style, in_comment, python_tree
 from rubricate.evidence.markers import (
     MARKER_HINTS,
@@ -42,7 +42,7 @@ from rubricate.evidence.markers import (
     marker_in,
 )
 from rubricate.evidence.python_stubs import STUB_BODY, in_method, stub_functions
-from rubricate.evidence.report_model import CheckResult, Finding, check_result, short_list
+from rubricate.evidence.results import CheckResult, Finding, check_result, short_list
 from rubricate.evidence.spec import ChecklistItem, Spec, change_vocabulary, item_covered
 from rubricate.evidence.truncation import loses_newline, open_structure
 

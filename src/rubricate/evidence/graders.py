@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from rubricate.evidence.report_model import CheckResult, CheckStatus, Finding, Severity
+from rubricate.evidence.results import CheckResult, CheckStatus, Finding, Severity
 
 if TYPE_CHECKING:
     from rubricate.config import Grader

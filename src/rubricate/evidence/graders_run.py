@@ -22,7 +22,7 @@ from rubricate.evidence.graders import GraderRun, grader_result, skipped_graders
 
 if TYPE_CHECKING:
     from rubricate.config import Grader
-    from rubricate.evidence.report_model import CheckResult
+    from rubricate.evidence.results import CheckResult
 
 UNTRUSTED = "graders run PR code, so they run only in local mode or a trusted (unprivileged) job"
 SECRET_NAMES = re.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE_?KEY|CREDENTIAL", re.I)

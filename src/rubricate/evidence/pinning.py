@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from rubricate.evidence import paths as kinds
-from rubricate.evidence.report_model import short_list
+from rubricate.evidence import file_kinds as kinds
+from rubricate.evidence.results import short_list
 from rubricate.evidence.signals import Signal, missing_signal
 
 if TYPE_CHECKING:

@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from rubricate.evidence.paths import (
+from rubricate.evidence.file_kinds import (
     DATA_EXTS,
     DOC_EXTS,
     SOURCE_EXTS,

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rubricate.evidence.paths import extension, glob_regex, is_glob
-from rubricate.evidence.report_model import CheckResult, Finding, check_result, short_list
+from rubricate.evidence.file_kinds import extension, glob_regex, is_glob
+from rubricate.evidence.results import CheckResult, Finding, check_result, short_list
 from rubricate.evidence.spec import Spec, change_vocabulary, item_covered, touches
 
 if TYPE_CHECKING:

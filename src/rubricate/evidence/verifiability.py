@@ -1,6 +1,6 @@
 """The verifiability check: can a reviewer confirm the change independently? (pure: heuristics).
 
-Every signal here is uncertain: a missing one is a note (the certainty rule, `report_model`),
+Every signal here is uncertain: a missing one is a note (the certainty rule, `results`),
 so this check never scores below the middle of the scale and never decides a `fail`.
 Each heuristic is met, missing, or does not apply, and reports its evidence:
 - tests: source files change code -> test files (or test code: Rust `#[test]`/`#[cfg(test)]`
@@ -33,11 +33,11 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from rubricate.evidence import paths as kinds
+from rubricate.evidence import file_kinds as kinds
 from rubricate.evidence.code_lines import changes_code, comment_style, is_comment_text
-from rubricate.evidence.paths import not_authored
+from rubricate.evidence.file_kinds import not_authored
 from rubricate.evidence.pinning import pinning_signal
-from rubricate.evidence.report_model import CheckResult, check_result, short_list
+from rubricate.evidence.results import CheckResult, check_result, short_list
 from rubricate.evidence.signals import CHECK_ID, Signal, missing_signal
 
 if TYPE_CHECKING:

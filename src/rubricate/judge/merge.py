@@ -21,22 +21,22 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from rubricate.evidence.report_model import (
+from rubricate.evidence.results import (
     CheckResult,
     CheckStatus,
     CriterionScore,
     Finding,
     ScoreReport,
 )
-from rubricate.judge.levels import (
+from rubricate.judge.scan import CHECK_ID as INJECTION_CHECK
+from rubricate.judge.scan import REQUEST_FIELDS
+from rubricate.judge.score_choices import (
     as_json_number,
     disagreement_bound,
     evidence_cap,
     nearest_allowed,
     needs_quote,
 )
-from rubricate.judge.scan import CHECK_ID as INJECTION_CHECK
-from rubricate.judge.scan import REQUEST_FIELDS
 from rubricate.rubric.agentv_score import check_any, score_any
 from rubricate.rubric.model import TOLERANCE, Criterion, Rubric, ScoreValue
 from rubricate.rubric.scoring import numeric

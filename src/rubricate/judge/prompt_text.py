@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal
 
-from rubricate.judge.levels import (
+from rubricate.judge.score_choices import (
     OPEN_CEILING,
     allowed_scores,
     as_json_number,

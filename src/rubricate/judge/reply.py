@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from rubricate.errors import ReplyError
-from rubricate.judge.levels import OPEN_CEILING, allowed_scores, as_json_number, is_open
 from rubricate.judge.prompt_text import MAX_QUOTE_CHARS, MAX_QUOTES, MAX_RATIONALE_CHARS
+from rubricate.judge.score_choices import OPEN_CEILING, allowed_scores, as_json_number, is_open
 from rubricate.rubric.agentv_score import check_any
 from rubricate.rubric.model import TOLERANCE, Criterion, Rubric, ScoreValue
 

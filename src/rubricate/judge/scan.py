@@ -13,7 +13,7 @@ import re
 import unicodedata
 from typing import TYPE_CHECKING
 
-from rubricate.evidence.report_model import Finding, Severity
+from rubricate.evidence.results import Finding, Severity
 from rubricate.judge.budget import exclusion_reason
 from rubricate.judge.hidden import CONFUSABLES, INVISIBLE, find_hidden, strip_hidden
 from rubricate.judge.scan_rules import RULES, Rule

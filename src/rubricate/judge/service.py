@@ -21,7 +21,7 @@ from rubricate.errors import ConfigError
 
 if TYPE_CHECKING:
     from rubricate.config import JudgeConfig
-    from rubricate.evidence.report_model import ScoreReport
+    from rubricate.evidence.results import ScoreReport
     from rubricate.evidence.snapshot import Snapshot
     from rubricate.judge.client_cache import ServerModes
     from rubricate.judge.runner import JudgeRun

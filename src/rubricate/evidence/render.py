@@ -1,6 +1,6 @@
 """Render a ScoreReport as markdown (the bot's report) and as a terminal table (pure: text out).
 
-Its JSON form is `report_model.report_json`.
+Its JSON form is `results.report_json`.
 
 Every piece of user text (paths, messages, evidence, criterion names) is escaped: HTML
 is neutralised, markdown punctuation is backslash-escaped, `@mentions` cannot ping, and
@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from rubricate.evidence.report_model import CheckResult, Finding, ScoreReport
+from rubricate.evidence.results import CheckResult, Finding, ScoreReport
 from rubricate.rubric.model import Rubric, ScoreResult, ScoreValue, at_least
 
 MAX_FINDINGS_SHOWN = 50
