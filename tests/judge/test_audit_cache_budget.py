@@ -15,7 +15,7 @@ from rubricate.config import JudgeConfig
 from rubricate.evidence.results import ScoreReport
 from rubricate.evidence.snapshot import FileChange, Snapshot
 from rubricate.judge.budget import Budget, exclusion_reason
-from rubricate.judge.client_cache import JudgeCache
+from rubricate.judge.cache import JudgeCache
 from rubricate.judge.prompt import LINES_TOO_LONG, build_prompt
 from rubricate.judge.scan import scan_snapshot
 from rubricate.judge.service import judge_report

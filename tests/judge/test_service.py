@@ -13,8 +13,8 @@ import pytest
 from rubricate.config import JudgeConfig
 from rubricate.errors import ConfigError
 from rubricate.evidence.results import ScoreReport
-from rubricate.judge import client as client_module
 from rubricate.judge import service
+from rubricate.judge.adapter import client as client_module
 from rubricate.judge.prompt_text import PROMPT_VERSION
 from rubricate.judge.service import NO_KEY_NOTE, judge_report
 

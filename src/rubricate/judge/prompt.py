@@ -30,6 +30,7 @@ from rubricate.judge.budget import (
 )
 from rubricate.judge.hidden import Stripped, find_hidden, strip_hidden
 from rubricate.judge.quotes import Evidence, build_evidence, without_markers
+from rubricate.judge.reply_schema import response_schema
 from rubricate.judge.scan import REQUEST_FIELDS, scan_injection
 
 if TYPE_CHECKING:
@@ -142,7 +143,7 @@ def build_prompt(
         phase=phase,
         marker=marker,
         messages=messages,
-        schema=text.response_schema(rubric, ids, budget.open_ceiling),
+        schema=response_schema(rubric, ids, budget.open_ceiling),
         criteria_ids=ids,
         tokens_estimate=fixed + sum(estimate_tokens(b) + 1 for b in draft.blocks),
         files_seen=seen,

@@ -26,7 +26,8 @@ from rubricate.judge.calls import JudgeCallError, RawReply, Usage
 from rubricate.judge.hidden import Stripped
 from rubricate.judge.prompt import Prompt, build_prompt, phase_criteria
 from rubricate.judge.quotes import verified_quotes
-from rubricate.judge.reply import CriterionJudgment, max_output_tokens, parse_reply
+from rubricate.judge.reply import CriterionJudgment, parse_reply
+from rubricate.judge.reply_schema import max_output_tokens
 
 if TYPE_CHECKING:
     from rubricate.evidence.snapshot import Snapshot

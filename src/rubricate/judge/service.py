@@ -1,12 +1,8 @@
 """`judge_report`: the judge step of `rubricate score` and the bot (shell: network, files, clock).
 
-Modes: `none` returns the report unchanged; `auto` judges when `OPENAI_API_KEY` is set and
-otherwise notes once that there is no judge; `openai` without a key is a `ConfigError`. The
-key is checked before any client is built, and only a keyed run imports the judge itself (the
-pure judge, the openai client, the disk cache), so a run without a key loads none of it. The
-keyed path wires the pure judge to `client.py` (network, clock), `client_cache.py` (files) and
-random markers; each can be passed in. A judge fault never raises: its criteria are
-`not assessed`, the report says why, and the heuristics still score.
+It checks the mode and the key, then wires the pure judge to the openai adapter
+(`judge/adapter/`), the judgment cache (`judge/cache.py`) and random markers. The modes and
+what a judge fault does are in DESIGN.md §7 and README.md ("The LLM judge").
 """
 
 from __future__ import annotations
@@ -17,14 +13,22 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from rubricate.errors import ConfigError
+from rubricate.errors import ConfigError, ReplyError
+from rubricate.judge.adapter.client import Deadline, JudgeCallError, OpenAIJudgeClient
+from rubricate.judge.adapter.faults import secrets_of
+from rubricate.judge.adapter.server_modes import ServerModes
+from rubricate.judge.budget import Budget
+from rubricate.judge.known_answer import FAILED, NOT_CHECKED, failed_finding
+from rubricate.judge.merge import merge_run
+from rubricate.judge.reply import parse_reply
+from rubricate.judge.runner import CallSettings, JudgeRun, run_judge
+from rubricate.judge.scan import scan_snapshot
+from rubricate.redaction import redact
 
 if TYPE_CHECKING:
     from rubricate.config import JudgeConfig
     from rubricate.evidence.results import ScoreReport
     from rubricate.evidence.snapshot import Snapshot
-    from rubricate.judge.client_cache import ServerModes
-    from rubricate.judge.runner import JudgeRun
     from rubricate.rubric.model import Rubric
 
 MODES = ("auto", "none", "openai")
@@ -105,12 +109,10 @@ def judged(
     env: Mapping[str, str],
 ) -> tuple[ScoreReport, list[str]]:
     """The report with the judge's scores merged in, and the notes to add to it."""
-    from rubricate.judge.client_cache import JudgeCache, ServerModes, cache_key, resolve_cache_dir
+    # Loaded here so that a run without a key never loads the detector's modules, which the
+    # cache key names too (tests/judge/test_detector_lazy.py).
+    from rubricate.judge.cache import JudgeCache, cache_key, resolve_cache_dir
     from rubricate.judge.client_detector import load_detector
-    from rubricate.judge.client_faults import secrets_of
-    from rubricate.judge.known_answer import FAILED, NOT_CHECKED, failed_finding
-    from rubricate.judge.merge import merge_run
-    from rubricate.judge.scan import scan_snapshot
 
     directory = resolve_cache_dir(call.cache_dir, env)
     cache = JudgeCache(directory)
@@ -157,10 +159,6 @@ def _fresh_run(
     new_marker: Callable[[], str],
 ) -> JudgeRun:
     """Call the judge; a client that cannot even be built is a run error, not a crash."""
-    from rubricate.judge.budget import Budget
-    from rubricate.judge.client import Deadline, JudgeCallError, OpenAIJudgeClient
-    from rubricate.judge.runner import CallSettings, JudgeRun, run_judge
-
     try:
         client = OpenAIJudgeClient(
             connection.api_key,
@@ -185,10 +183,6 @@ def _cached_run(
     data: dict[str, Any] | None, rubric: Rubric, model: str, ceiling: float
 ) -> JudgeRun | None:
     """A cached run, re-validated against the rubric; None when absent, corrupt or unusable."""
-    from rubricate.errors import ReplyError
-    from rubricate.judge.reply import parse_reply
-    from rubricate.judge.runner import JudgeRun
-
     if data is None:
         return None
     try:
@@ -218,7 +212,6 @@ def _as_reply(run: JudgeRun) -> str:
 def _redacted(run: JudgeRun, hidden: tuple[str, ...]) -> JudgeRun:
     """The run with every secret removed from what it reports and caches (errors, rationales,
     quotes): a server may echo the key in any text it returns."""
-    from rubricate.judge.client_faults import redact
 
     def clean(texts: tuple[str, ...]) -> tuple[str, ...]:
         return tuple(redact(t, hidden) for t in texts)

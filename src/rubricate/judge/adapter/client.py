@@ -25,6 +25,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any, Protocol
 
+from rubricate.judge.adapter.faults import (
+    after_fault,
+    backoff_s,
+    classify,
+    read_completion,
+    secrets_of,
+)
 from rubricate.judge.calls import (
     ErrorKind,
     JudgeCallError,
@@ -33,13 +40,6 @@ from rubricate.judge.calls import (
     Spent,
     schema_instruction,
     without_lengths,
-)
-from rubricate.judge.client_faults import (
-    after_fault,
-    backoff_s,
-    classify,
-    read_completion,
-    secrets_of,
 )
 
 __all__ = [
