@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rubricate.bot import command_table
+from rubricate.rubric.model import TOLERANCE
 
 if TYPE_CHECKING:
     from rubricate.bot.commands import CommandMistake, ParsedCommand
@@ -245,9 +246,9 @@ def fail_reasons(result: ScoreResult, rubric: Rubric) -> str:
     reasons = []
     bar = rubric.pass_rule.min_total
     total = result.weighted_total if not result.missing else result.best_total
-    if result.missing and bar is not None and total is not None and total < bar - 1e-9:
+    if result.missing and bar is not None and total is not None and total < bar - TOLERANCE:
         reasons.append(FAIL_BEST.format(total=number(total), bar=number(bar)))
-    elif bar is not None and total is not None and total < bar - 1e-9:
+    elif bar is not None and total is not None and total < bar - TOLERANCE:
         reasons.append(FAIL_TOTAL.format(total=number(total), bar=number(bar)))
     if result.failed:
         scored = {c.id: c.score for c in result.criteria}

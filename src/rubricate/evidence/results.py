@@ -146,7 +146,7 @@ def check_result(
     """
     if value is not None and certain_value is not None:
         held = max(value, min(certain_value, NOTE_FLOOR))
-        if held > value + 1e-9:
+        if held > value + TOLERANCE:
             evidence = [
                 *evidence,
                 f"notes alone never score below the middle of the scale: value {value:.2f} "

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from rubricate.ledger.event import Event, ScaleRef, criterion_source, rfc3339
 from rubricate.ledger.fold import JobFacts, JobSummary, event_order
 from rubricate.report.stats import RESAMPLES, SEED, spearman_estimate
+from rubricate.rubric.model import TOLERANCE
 
 if TYPE_CHECKING:
     from rubricate.config import ReputationConfig
@@ -140,7 +141,7 @@ def summary(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
         "mean_first": _mean(firsts),
         "mean_final": _mean(finals),
         "mean_change": _mean(changes),
-        "improved": sum(1 for c in changes if c > 1e-9),
+        "improved": sum(1 for c in changes if c > TOLERANCE),
         "change_histogram": _change_histogram(changes),
         "revisions_histogram": _count_histogram(r["revisions"] for r in listed),
         "versions_histogram": _count_histogram(r["versions"] for r in listed),
