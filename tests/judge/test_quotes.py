@@ -1,4 +1,4 @@
-"""Audit: a PR cannot make an evidence quote "verifiably present" to lift a score.
+"""A PR cannot make an evidence quote "verifiably present" to lift a score.
 
 Each test places text in the PR (title, body, spec, diff, file) and lets a judge that obeys
 it give every criterion its top score with chosen quotes; the quote must not lift the cap.

@@ -1,4 +1,4 @@
-"""Audit: the API key (and credentials in the base URL) never reach a report, error or cache
+"""The API key (and credentials in the base URL) never reach a report, error or cache
 file, whatever the server echoes back; `openai` is never imported without a judge."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Audit: every judge fault ends as `not assessed`, never a crash, a pass or a zero, and leaves
+"""Every judge fault ends as `not assessed`, never a crash, a pass or a zero, and leaves
 the report's scores and verdict (so the exit code) exactly as they were without the judge."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Audit: the marker is fresh per call, data cannot close its wrapper, and the request call
+"""The marker is fresh per call, data cannot close its wrapper, and the request call
 never sees the change."""
 
 from __future__ import annotations
