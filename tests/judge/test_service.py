@@ -13,7 +13,7 @@ import pytest
 from rubricate.config import JudgeConfig
 from rubricate.errors import ConfigError
 from rubricate.evidence.results import ScoreReport
-from rubricate.judge import service
+from rubricate.judge import step
 from rubricate.judge.adapter import client as client_module
 from rubricate.judge.prompt_text import PROMPT_VERSION
 from rubricate.judge.service import NO_KEY_NOTE, judge_report
@@ -288,7 +288,7 @@ def test_call_faults_leave_criteria_not_assessed(
 def test_timeout_leaves_criteria_not_assessed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(service, "MAX_RETRIES", 0)
+    monkeypatch.setattr(step, "MAX_RETRIES", 0)
     server = MockServer(_timeout)
     _assert_not_assessed(_run(server, tmp_path), "(timeout)")
     assert len(server.requests) == 1

@@ -34,8 +34,8 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
+from rubricate.config import Config
 from rubricate.errors import ScoreError
 from rubricate.evidence.completeness import completeness_check
 from rubricate.evidence.deliverable_schemas import compile_deliverable_schemas
@@ -50,17 +50,13 @@ from rubricate.evidence.results import (
     check_result,
     to_scale,
 )
+from rubricate.evidence.snapshot import Snapshot
 from rubricate.evidence.spec import parse_spec
 from rubricate.evidence.spec_adherence import spec_adherence_check
 from rubricate.evidence.verifiability import verifiability_check
 from rubricate.rubric.agentv_score import check_all, score_any
-from rubricate.rubric.model import TOLERANCE
+from rubricate.rubric.model import TOLERANCE, Rubric
 from rubricate.rubric.scoring import numeric, resolve_criterion_id
-
-if TYPE_CHECKING:
-    from rubricate.config import Config
-    from rubricate.evidence.snapshot import Snapshot
-    from rubricate.rubric.model import Rubric
 
 QUALITY = "quality"
 

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from rubricate.evidence import file_kinds as kinds
 from rubricate.evidence.code_lines import comment_style, in_comment, python_tree
@@ -43,11 +42,9 @@ from rubricate.evidence.markers import (
 )
 from rubricate.evidence.python_stubs import STUB_BODY, in_method, stub_functions
 from rubricate.evidence.results import CheckResult, Finding, check_result, short_list
+from rubricate.evidence.snapshot import FileChange, Snapshot
 from rubricate.evidence.spec import ChecklistItem, Spec, change_vocabulary, item_covered
 from rubricate.evidence.truncation import loses_newline, open_structure
-
-if TYPE_CHECKING:
-    from rubricate.evidence.snapshot import FileChange, Snapshot
 
 CHECK_ID = "completeness"
 CRITERION = "completeness"

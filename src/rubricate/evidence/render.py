@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from rubricate.evidence.results import CheckResult, Finding, ScoreReport
+from rubricate.rubric import describe
 from rubricate.rubric.model import Rubric, ScoreResult, ScoreValue, at_least
 
 MAX_FINDINGS_SHOWN = 50
@@ -58,9 +59,7 @@ def format_score(value: ScoreValue) -> str:
 def pass_rule_text(rubric: Rubric) -> str:
     """The rubric's pass rule in words."""
     if rubric.graders:  # AgentV: the weighted mean of the graders against the threshold
-        from rubricate.rubric.describe import pass_text
-
-        return pass_text(rubric)
+        return describe.pass_text(rubric)
     rule = rubric.pass_rule
     parts: list[str] = []
     if rule.min_total is not None:
@@ -123,12 +122,9 @@ def scored_text(rubric: Rubric, result: ScoreResult) -> str:
 
 
 def _agentv(result: ScoreResult, render: str) -> list[str]:
-    """AgentV grader rows (`grader_rows`) or lines (`grader_lines`); `rubric.describe` is
-    imported only for a result with graders."""
+    """AgentV grader rows (`grader_rows`) or lines (`grader_lines`)."""
     if not getattr(result, "graders", ()):
         return []
-    from rubricate.rubric import describe
-
     return list(getattr(describe, render)(result))
 
 

@@ -22,12 +22,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
-from rubricate.rubric.model import TOLERANCE, Rubric, Scale, ScoreValue, clamp01
-
-if TYPE_CHECKING:
-    from rubricate.rubric.model import ScoreResult
+from rubricate.rubric.model import TOLERANCE, Rubric, Scale, ScoreResult, ScoreValue, clamp01
 
 CheckStatus = Literal["pass", "fail", "warn", "skip", "error"]
 Severity = Literal["error", "warning", "info"]

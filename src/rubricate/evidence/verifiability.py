@@ -31,7 +31,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from rubricate.evidence import file_kinds as kinds
 from rubricate.evidence.code_lines import changes_code, comment_style, is_comment_text
@@ -39,9 +38,7 @@ from rubricate.evidence.file_kinds import not_authored
 from rubricate.evidence.pinning import pinning_signal
 from rubricate.evidence.results import CheckResult, check_result, short_list
 from rubricate.evidence.signals import CHECK_ID, Signal, missing_signal
-
-if TYPE_CHECKING:
-    from rubricate.evidence.snapshot import FileChange, Snapshot
+from rubricate.evidence.snapshot import FileChange, Snapshot
 
 CRITERION = "verifiability"
 

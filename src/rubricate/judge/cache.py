@@ -20,14 +20,12 @@ import os
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from rubricate.evidence.snapshot import Snapshot
 from rubricate.judge.detector import DETECTOR_VERSION
 from rubricate.judge.prompt_text import PROMPT_VERSION
-
-if TYPE_CHECKING:
-    from rubricate.evidence.snapshot import Snapshot
-    from rubricate.rubric.model import Rubric
+from rubricate.rubric.model import Rubric
 
 ENV_VAR = "RUBRICATE_JUDGE_CACHE"
 DEFAULT_DIR = Path(".rubricate-cache") / "judge"

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rubricate.evidence.results import (
     CheckResult,
@@ -28,6 +28,8 @@ from rubricate.evidence.results import (
     Finding,
     ScoreReport,
 )
+from rubricate.judge.reply import CriterionJudgment
+from rubricate.judge.runner import JudgeRun
 from rubricate.judge.scan import CHECK_ID as INJECTION_CHECK
 from rubricate.judge.scan import REQUEST_FIELDS
 from rubricate.judge.score_choices import (
@@ -40,10 +42,6 @@ from rubricate.judge.score_choices import (
 from rubricate.rubric.agentv_score import check_any, score_any
 from rubricate.rubric.model import TOLERANCE, Criterion, Rubric, ScoreValue
 from rubricate.rubric.scoring import numeric
-
-if TYPE_CHECKING:
-    from rubricate.judge.reply import CriterionJudgment
-    from rubricate.judge.runner import JudgeRun
 
 JUDGE_CHECK = "judge"
 REQUEST_WHERE = tuple(where for _attribute, where in REQUEST_FIELDS)

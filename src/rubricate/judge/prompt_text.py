@@ -8,7 +8,7 @@ changes what the model sees: bump `PROMPT_VERSION`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from rubricate.judge.score_choices import (
     OPEN_CEILING,
@@ -17,9 +17,7 @@ from rubricate.judge.score_choices import (
     is_open,
     needs_quote,
 )
-
-if TYPE_CHECKING:
-    from rubricate.rubric.model import Criterion, Rubric
+from rubricate.rubric.model import Criterion, Rubric
 
 PROMPT_VERSION = "rubricate-judge-3"
 

@@ -16,24 +16,21 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from rubricate.errors import PromptTooLargeError, ReplyError
+from rubricate.evidence.snapshot import Snapshot
 from rubricate.judge import known_answer as checks
 from rubricate.judge import prompt_text
-from rubricate.judge.budget import LeftOut
+from rubricate.judge.budget import Budget, LeftOut
 from rubricate.judge.calls import JudgeCallError, RawReply, Usage
 from rubricate.judge.hidden import Stripped
 from rubricate.judge.prompt import Prompt, build_prompt, phase_criteria
+from rubricate.judge.prompt_text import Phase
 from rubricate.judge.quotes import verified_quotes
 from rubricate.judge.reply import CriterionJudgment, parse_reply
 from rubricate.judge.reply_schema import max_output_tokens
-
-if TYPE_CHECKING:
-    from rubricate.evidence.snapshot import Snapshot
-    from rubricate.judge.budget import Budget
-    from rubricate.judge.prompt_text import Phase
-    from rubricate.rubric.model import Rubric
+from rubricate.rubric.model import Rubric
 
 PHASES: tuple[Phase, ...] = ("request", "submission")
 MIN_CALL_SECONDS = 1.0
