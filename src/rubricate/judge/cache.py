@@ -1,15 +1,7 @@
 """The judgment cache: one JSON file per key in a directory (shell: reads and writes files).
 
-The key (`cache_key`) is a content hash of everything the judgment depends on: the head tree
-(and the base tree, since the diff depends on both), the request text (spec, PR title and
-body), the rubric's id, version and content, the model, the token budget, `PROMPT_VERSION`
-and the injection detector's `DETECTOR_VERSION`. Without tree ids, the changed files' patches
-stand in for them.
-
-The directory is configurable (`cache_dir`, else `$RUBRICATE_JUDGE_CACHE`, else
-`.rubricate-cache/judge` under the current directory), so the action can keep it with
-`actions/cache`. A missing, unreadable or corrupt entry is a miss; a failed write is reported
-to the caller and never fatal.
+`cache_key` hashes everything a judgment depends on (DESIGN.md §7); a missing, unreadable or
+corrupt entry is a miss, and a failed write is reported, never fatal.
 """
 
 from __future__ import annotations

@@ -1,18 +1,9 @@
 """Merges a judge run into a score report and rescores it (pure: no I/O).
 
 Judge scores replace automatic ones for the criteria the judge assessed, after the hardening
-rules below (`guard`, none left to the model); reviewer scores are never replaced; heuristics
-stay where the judge did not assess. The report gains an `injection` check, a `judge` check
-and the `report.judge` record.
-
-1. Evidence cap: a score at or above 0.75 normalized (4 on 1-5) needs a verbatim quote from
-   the input; without one it is capped at the highest score below that bar (3 on 1-5). When
-   the injection scan flagged text the call was shown, no quote lifts the cap: a judge that
-   obeyed an injection could quote genuine code just as well.
-2. Disagreement bound: where a heuristic score exists, the judge's score is kept within half
-   the scale's range of it (±2 on 1-5); a larger disagreement is flagged for a reviewer.
-3. Required criteria: where a deterministic check scored a required criterion, the judge can
-   lower that score but never raise it.
+rules of `guard` (the evidence cap, the disagreement bound, required criteria: DESIGN.md §7
+and README.md "The LLM judge"); reviewer scores are never replaced. The report gains an
+`injection` check, a `judge` check and the `report.judge` record.
 """
 
 from __future__ import annotations

@@ -1,15 +1,8 @@
 """Runs the judge's calls for one submission over an injected client (pure logic: no I/O).
 
-Criteria judged from the request go first, in their own call that sees no diff; the rest
-follow in a second call. Each call carries `max_tokens` for its criteria. Each reply is
-validated; an invalid one is retried once with the problems, then its criteria are `not
-assessed`. A call that fails (a reply cut off at `max_tokens` included) is never retried here
-(the client already retried transient faults within bounds) and never raises: it becomes an
-error of the run. Every attempt's tokens and time count, failed ones too.
-
-What a run produced (`JudgeRun`): the validated judgments (with their verified quotes), the
-criteria left `not assessed` and why, what the judge was shown, and what the calls cost. Only a
-run without errors is cached.
+Request criteria go first, in a call that sees no diff; an invalid reply is retried once with
+its problems; a failed call becomes an error of the run, never an exception. `JudgeRun` is
+what a run produced, as cached (only a run without errors is).
 """
 
 from __future__ import annotations
