@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rubricate.bot import command_table
+from rubricate.numbers import decimal_text
 from rubricate.rubric.model import TOLERANCE
 
 if TYPE_CHECKING:
@@ -146,7 +147,7 @@ def number(value: float | None, digits: int = 2) -> str:
     """A number for display, rounded (`3.45`, `4`), or a dash."""
     if value is None:
         return DASH
-    return f"{round(value, digits):g}"
+    return decimal_text(value, digits)
 
 
 def score_text(value: ScoreValue, present: bool = True) -> str:

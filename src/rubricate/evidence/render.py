@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from rubricate.evidence.results import CheckResult, Finding, ScoreReport
+from rubricate.numbers import decimal_text
 from rubricate.rubric import describe
 from rubricate.rubric.model import Rubric, ScoreResult, ScoreValue, at_least
 
@@ -53,7 +54,7 @@ def format_score(value: ScoreValue) -> str:
         return "—"
     if isinstance(value, bool):
         return "yes" if value else "no"
-    return f"{value:.2f}".rstrip("0").rstrip(".")
+    return decimal_text(value)
 
 
 def pass_rule_text(rubric: Rubric) -> str:
