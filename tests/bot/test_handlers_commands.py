@@ -376,7 +376,8 @@ def test_ten_huge_unknown_commands_get_one_reply_under_the_limit(bot: Harness) -
 
 
 def test_a_reply_body_is_capped_with_a_mark() -> None:
-    from rubricate.bot.markdown import REPLY_LIMIT, TRUNCATED, capped
+    from rubricate.bot.markdown import TRUNCATED, capped
+    from rubricate.bot.replies import REPLY_LIMIT
 
     text = capped("y" * 70_000, REPLY_LIMIT)
     assert len(text) == REPLY_LIMIT

@@ -10,11 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rubricate.bot
+from rubricate.bot.check_run import CHECK_LIMIT, check_run, check_summary
 from rubricate.bot.effects import SetCheckRun, UpsertComment, effect_to_dict
 from rubricate.bot.jobstate import job_state
 from rubricate.bot.markdown import block, cell, code, escape, truncate
-from rubricate.bot.render import COMMENT_LIMIT, STICKY_MARKER, sticky_body
-from rubricate.bot.views import CHECK_LIMIT, check_run, check_summary
+from rubricate.bot.sticky import COMMENT_LIMIT, STICKY_MARKER, sticky_body
 
 from .conftest import AGORA_AUTO, REPO, Harness, of_type
 

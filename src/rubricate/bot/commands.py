@@ -21,14 +21,21 @@ import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from rubricate.bot.command_table import MIN_REASON, command, display_name, typed_names
+from rubricate.bot.command_table import (
+    MIN_REASON,
+    ROLE_ORDER,
+    Role,
+    command,
+    display_name,
+    typed_names,
+)
 from rubricate.bot.markdown import code
 from rubricate.bot.visible import COMMAND_LINE, command_lines
-from rubricate.config import ROLE_ORDER, Role
 from rubricate.errors import ScoreError
 from rubricate.ledger.event import same_login
 from rubricate.rubric.agentv_score import check_any
 from rubricate.rubric.model import Rubric, ScoreValue
+from rubricate.rubric.score_args import read_value
 from rubricate.rubric.scoring import resolve_criterion_id
 from rubricate.yamlsource import did_you_mean
 
@@ -234,8 +241,6 @@ def resolve_scores(
 
 def parse_value(text: str) -> ScoreValue | str:
     """A typed score value (number, true/false, null), or the reason it is not one."""
-    from rubricate.rubric.score_args import read_value  # only a command with scores needs it
-
     try:
         return read_value(text)
     except ScoreError:

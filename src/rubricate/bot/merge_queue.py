@@ -17,21 +17,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rubricate.bot.effects import Log, SetStatus, StatusState
 from rubricate.bot.events import Ignored, MergeGroupEvent
+from rubricate.bot.gate import status_text
+from rubricate.bot.jobstate import JobState
 from rubricate.bot.queue_entries import Entry, GroupEntries, QueueBranch
 from rubricate.errors import PayloadError
 from rubricate.gitnames import ref_error, sha_error
 
-if TYPE_CHECKING:
-    from rubricate.bot.jobstate import JobState
-
 QUEUE_REF = re.compile(
     r"^refs/heads/gh-readonly-queue/(?P<base>.+)/pr-(?P<pr>[0-9]{1,9})-(?P<sha>[0-9a-f]{40}|[0-9a-f]{64})$"
 )
-STATUS_LIMIT = 140
 Trees = Mapping[tuple[str, str], str | None]
 """(entry start, PR head) → the tree of the start merged with the head (None: not computable)."""
 
@@ -142,9 +140,7 @@ def group_status(
         bad.insert(0, grouped.problem)
     names = ", ".join(f"#{e.pr}" for e in grouped.entries)
     state: StatusState = "failure" if bad or not grouped.entries else "success"
-    text = "merge queue: " + ("; ".join(bad) if bad else f"{names} approved")
-    if len(text) > STATUS_LIMIT:
-        text = text[: STATUS_LIMIT - 1] + "…"
+    text = status_text("merge queue: " + ("; ".join(bad) if bad else f"{names} approved"))
     log = Log(
         f"merge group {event.head_sha[:12]} on {event.base_ref}: {names or 'no entry'}",
         {

@@ -25,9 +25,11 @@ Nothing is recorded for a head the ledger has not placed in a version yet, or fo
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING
 
+from rubricate.bot.check_run import check_run, recorded_annotations
 from rubricate.bot.effects import Annotate, AppendEvents, Effect, Log
+from rubricate.bot.events import GradersEvent, HandlerContext
+from rubricate.bot.jobstate import AutoScore, JobState, VersionInfo
 from rubricate.bot.markdown import number
 from rubricate.bot.record import (
     Stamp,
@@ -38,19 +40,13 @@ from rubricate.bot.record import (
     new_event,
     scored,
 )
-from rubricate.bot.render import outputs, sticky
-from rubricate.bot.views import check_run, recorded_annotations
+from rubricate.bot.sticky import outputs, sticky
 from rubricate.errors import ScoreError
 from rubricate.evidence.graders import check_id
+from rubricate.evidence.report_model import CheckResult
+from rubricate.ledger.event import Event
+from rubricate.rubric.model import Rubric
 from rubricate.rubric.scoring import resolve_criterion_id
-
-if TYPE_CHECKING:
-    from rubricate.bot.events import GradersEvent, HandlerContext
-    from rubricate.bot.jobstate import AutoScore, JobState, VersionInfo
-    from rubricate.evidence.report_model import CheckResult
-    from rubricate.ledger.event import Event
-    from rubricate.rubric.model import Rubric
-
 
 ACTOR = "rubricate-graders"
 NOT_PLACED = (

@@ -21,10 +21,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
-from typing import TYPE_CHECKING
 
+from rubricate.bot.check_run import check_run
 from rubricate.bot.effects import AppendEvents, Effect, Log
+from rubricate.bot.events import HandlerContext, PullRequestEvent
 from rubricate.bot.gate import status
+from rubricate.bot.jobstate import JobState
 from rubricate.bot.placement import Bound, Placement, merge_choice, place_head
 from rubricate.bot.record import (
     Stamp,
@@ -35,16 +37,11 @@ from rubricate.bot.record import (
     scored,
     source_evidence,
 )
-from rubricate.bot.render import outputs, sticky
-from rubricate.bot.views import check_run
+from rubricate.bot.sticky import outputs, sticky
 from rubricate.bot.visible import reverted_pr
+from rubricate.evidence.snapshot import Snapshot
 from rubricate.ledger.event import Event, EventKind, Override
-
-if TYPE_CHECKING:
-    from rubricate.bot.events import HandlerContext, PullRequestEvent
-    from rubricate.bot.jobstate import JobState
-    from rubricate.evidence.snapshot import Snapshot
-    from rubricate.rubric.model import ScoreValue
+from rubricate.rubric.model import ScoreValue
 
 _REPEATABLE = ("reopened", "closed", "edited")
 

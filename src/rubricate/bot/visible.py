@@ -21,11 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from rubricate.bot.events import PullRequestEvent
-
+from typing import Any, Protocol
 
 COMMAND_LINE = re.compile(r"^ {0,3}/([A-Za-z][A-Za-z0-9_-]*)(?:[ \t]+(.*))?$")
 """A command attempt: `/word` at the start of a line, then a space or the end of the line."""
@@ -243,10 +239,25 @@ def _host(server_url: str) -> str:
 
 
 REVERT_TITLE = 'Revert "'
+
+
+class PullText(Protocol):
+    """What `reverted_pr` reads of a pull request (a `PullRequestEvent` has it)."""
+
+    @property
+    def title(self) -> str: ...
+    @property
+    def body(self) -> str: ...
+    @property
+    def repo(self) -> str: ...
+    @property
+    def number(self) -> int: ...
+
+
 _REVERTS = re.compile(r"^\s*Reverts\s+(?:([\w.-]+/[\w.-]+))?#(\d+)\b")
 
 
-def reverted_pr(event: PullRequestEvent) -> int | None:
+def reverted_pr(event: PullText) -> int | None:
     """The PR of the same repository a revert PR undoes, or None when it is no revert."""
     if not event.title.startswith(REVERT_TITLE):
         return None
