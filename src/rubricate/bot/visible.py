@@ -23,6 +23,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from rubricate.judge.hidden import hides_element
+
 COMMAND_LINE = re.compile(r"^ {0,3}/([A-Za-z][A-Za-z0-9_-]*)(?:[ \t]+(.*))?$")
 """A command attempt: `/word` at the start of a line, then a space or the end of the line."""
 UNSHOWN = frozenset({"details", "pre", "script", "style", "template", "textarea"})
@@ -98,8 +100,6 @@ def _outside_unshown(
 ) -> tuple[str | None, tuple[str, int] | None]:
     """The line's text before any unshown element (None inside one), and the element (name,
     depth) still open after the line."""
-    from rubricate.judge.hidden import hides_element
-
     shown = text if inside is None else None
     scan = _INLINE_CODE.sub(lambda code: " " * len(code.group()), text)
     for tag in _TAG.finditer(scan):
