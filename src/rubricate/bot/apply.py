@@ -1,16 +1,8 @@
-"""Apply one slash command to a job: events to append and a reply when one is due (pure).
+"""Apply one slash command to a job: events to append, and a reply when one is due (pure).
 
-Every command is authorized first, a mistaken one too (so that nobody without the role gets
-their text echoed): the role is looked up once per comment, for every command attempt that
-needs one; one that could not be read is said so, leaving the comment unanswered for a re-run.
-Someone with the role gets the command's own mistake. A command is then checked for its moment
-(open PR with a recorded version, or after merge) and applied. `/score`, `/approve` and
-`/override` apply to the current version only when the reviewer saw it: a review of an older
-head, or a comment written before the current version was pushed, is refused with a request to
-re-check; a review of the PR's head that rubricate has not recorded yet is refused as such, for
-a re-run. A reviewer's scoring of v1 before any new version also records a `first_submission`
-event that completes or overrides the automatic values criterion by criterion. An override is
-an `approved` event carrying the failing scores and the reason.
+`Invocation` says who ran a comment's commands and on what PR state; `apply_command` authorizes
+a command, checks its moment and runs its handler (one per command, marked `@handles`). The
+rules are DESIGN.md §5 ("Authorization", "Rebases keep scores").
 """
 
 from __future__ import annotations
@@ -90,7 +82,15 @@ def handles(name: str) -> Callable[[Handler], Handler]:
 def apply_command(
     item: ParseResult, inv: Invocation, job: JobState, ctx: HandlerContext
 ) -> CommandResult:
-    """Authorize, check the moment, and apply one command."""
+    """Authorize, check the moment, and apply one command.
+
+    Every command is authorized first, a mistaken one too, so that nobody without the role gets
+    their text echoed; a role that could not be read is said so and the comment is left for a
+    re-run. `/score`, `/approve` and `/override` apply only to the version the reviewer saw. A
+    reviewer's scoring of v1 before any new version also records a `first_submission` that
+    completes or overrides the automatic values criterion by criterion; an override is an
+    `approved` event carrying the failing scores and the reason.
+    """
     decision = authorize(
         item.name, inv.actor, inv.actor_role, inv.pr_author, ctx.config.commands.roles
     )

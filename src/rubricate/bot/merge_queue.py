@@ -1,16 +1,7 @@
-"""A merge queue's group: which PRs it holds and whether each has a green gate (pure).
+"""A merge queue's group: its payload, each entry's check, and the group's one status (pure).
 
-GitHub's merge queue tests a temporary commit, `merge_group.head_sha`, on a branch named
-`gh-readonly-queue/<base>/pr-<N>-<sha>`, where `<sha>` is the commit the entry was built on (the
-base tip, or the previous entry's group commit), never PR #N's head. The group holds the base
-plus every PR queued up to and including #N; `rubricate.bot.queue_entries` cuts its commits into
-one entry per PR.
-
-`rubricate/approval` on the group's head is success only when every commit from the base to the
-head is attributed to a PR whose current change is approved (a passing verdict or an override),
-and each entry holds exactly that approved change: the base of the entry merged with one of the
-approved version's heads (its second parent, for a merge commit) gives the entry's tree. Anything
-else fails closed, naming the commit or the PR and why. A queue run appends no ledger event.
+The rule is DESIGN.md §5 ("Merge queues"); `rubricate.bot.queue_entries` cuts the group's
+commits into one entry per queued PR, and `group_status` says when the group is green.
 """
 
 from __future__ import annotations
@@ -133,7 +124,15 @@ def _approval_problem(job: JobState) -> str | None:
 def group_status(
     event: MergeGroupEvent, grouped: GroupEntries, jobs: Mapping[int, JobState], trees: Trees
 ) -> list[SetStatus | Log]:
-    """The group's `rubricate/approval` status, and a log line naming every PR."""
+    """The group's `rubricate/approval` status, and a log line naming every PR.
+
+    `rubricate/approval` on the group's head is success only when every commit from the base to
+    the head is attributed to a PR whose current change is approved (a passing verdict or an
+    override), and each entry holds exactly that approved change: the base of the entry merged
+    with one of the approved version's heads (its second parent, for a merge commit) gives the
+    entry's tree. Anything else fails closed, naming the commit or the PR and why. A queue run
+    appends no ledger event.
+    """
     problems = [(e.pr, entry_problem(e, jobs[e.pr], trees)) for e in grouped.entries]
     bad = [f"#{pr}: {why}" for pr, why in problems if why is not None]
     if grouped.problem is not None:
