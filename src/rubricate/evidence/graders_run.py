@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from rubricate.config import Grader
+from rubricate.config import GraderCommand
 from rubricate.evidence.graders import GraderRun, grader_result, skipped_graders
 from rubricate.evidence.results import CheckResult
 
@@ -27,7 +27,11 @@ SECRET_NAMES = re.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE_?KEY|C
 
 
 def run_graders(
-    graders: Sequence[Grader], snapshot_payload: dict[str, Any], cwd: str | Path, *, trusted: bool
+    graders: Sequence[GraderCommand],
+    snapshot_payload: dict[str, Any],
+    cwd: str | Path,
+    *,
+    trusted: bool,
 ) -> list[CheckResult]:
     """Run each grader and read its answer; only skip results when not trusted."""
     if not trusted:
@@ -44,7 +48,9 @@ def grader_env(environ: Mapping[str, str]) -> dict[str, str]:
     return env
 
 
-def _run_one(grader: Grader, stdin: bytes, cwd: str | Path, env: dict[str, str]) -> GraderRun:
+def _run_one(
+    grader: GraderCommand, stdin: bytes, cwd: str | Path, env: dict[str, str]
+) -> GraderRun:
     try:
         proc = subprocess.Popen(
             grader.run,
