@@ -15,9 +15,9 @@ from rubricate.cli.main import main
 from rubricate.config import ReputationConfig
 from rubricate.ledger.codec import parse_ledger
 from rubricate.ledger.reputation import compute_reputation
+from rubricate.report.calibration import MIN_PAIRS, agreement
 from rubricate.report.model import Options, build_report
 from rubricate.report.scores import latest_scores
-from rubricate.report.stats import MIN_PAIRS, agreement
 from tests.ledger.factory import event, scored
 from tests.report.sample import sample_events, write_ledger
 
@@ -67,7 +67,7 @@ def test_pages_are_reproducible(data: Path, tmp_path: Path) -> None:
     parsed = parse_ledger(
         {p.relative_to(data).as_posix(): p.read_text() for p in data.rglob("*.jsonl")}
     )
-    from rubricate.report.site import index_html
+    from rubricate.report.pages import index_html
 
     first = build_report(parsed, ReputationConfig(), Options(now=NOW))
     again = build_report(parsed, ReputationConfig(), Options(now=NOW))
@@ -222,7 +222,7 @@ def test_author_pages_drawn_from_parts_match_serial(data: Path, tmp_path: Path) 
 
 
 def test_a_ledger_parsed_on_several_cores_equals_one_parsed_here(data: Path) -> None:
-    from rubricate.report.workers import parse_in_parallel
+    from rubricate.report.pool import parse_in_parallel
 
     texts = {p.relative_to(data).as_posix(): p.read_text() for p in data.rglob("*.jsonl")}
     repeat = sample_events(3)[0].to_line() + "\n"  # a duplicate of a line in another shard
@@ -241,14 +241,14 @@ def test_a_ledger_parsed_on_several_cores_equals_one_parsed_here(data: Path) -> 
 def _fail(failure: str, monkeypatch: pytest.MonkeyPatch, module: Any, name: str) -> None:
     """No process pool can start (as with no /dev/shm), or each worker dies (killed for
     memory, say) when it calls `module.name`; this process goes on as usual."""
-    from rubricate.report import workers
+    from rubricate.report import pool
 
     if failure == "no pool":
 
         def no_pool(*args: object) -> None:
             raise OSError(38, "Function not implemented")
 
-        monkeypatch.setattr(workers, "ProcessPoolExecutor", no_pool)
+        monkeypatch.setattr(pool, "ProcessPoolExecutor", no_pool)
         return
     here, function = os.getpid(), getattr(module, name)
 
@@ -268,7 +268,7 @@ def test_a_ledger_is_parsed_whole_when_other_processes_fail(
     data: Path, failure: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from rubricate.ledger import codec
-    from rubricate.report.workers import parse_in_parallel
+    from rubricate.report.pool import parse_in_parallel
 
     texts = {p.relative_to(data).as_posix(): p.read_text() for p in data.rglob("*.jsonl")}
     serial = parse_ledger(dict(texts))

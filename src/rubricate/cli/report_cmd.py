@@ -12,20 +12,37 @@ import sys
 import time
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rubricate.cli.report_checks import require_extra, require_ledger_folder
 from rubricate.cli.sources import (
     add_scope_arguments,
     add_source_arguments,
+    load_reputation_config,
     open_store,
     require_branch,
 )
-
-if TYPE_CHECKING:
-    from rubricate.ledger.pg_store import PostgresStore
-    from rubricate.ledger.store import LedgerStore
-
+from rubricate.errors import ConfigError, RubricateError, RunFailed, read_problem
+from rubricate.ledger.codec import decode_shard, is_shard
+from rubricate.ledger.derive import REPUTATION_PATH, is_derived
+from rubricate.ledger.event import same_login
+from rubricate.ledger.fold import gc_paused
+from rubricate.ledger.paths import CACHE_PATH
+from rubricate.ledger.pg_store import PostgresStore
+from rubricate.ledger.reputation_config import ReputationConfig
+from rubricate.ledger.store import LedgerStore
+from rubricate.ledger.verify import (
+    check_author,
+    corrupt_lines,
+    json_differences,
+    only_author,
+    recorded_config,
+    reputation_text,
+    verify_files,
+)
+from rubricate.report.demo import demo_shards
+from rubricate.report.pool import parse_in_parallel
+from rubricate.yamlsource import did_you_mean
 
 FORMATS = ("html", "markdown", "json")
 GITHUB = "https://github.com"
@@ -68,21 +85,26 @@ def add_parser(subparsers: Any) -> None:
 
 def run_report(args: argparse.Namespace) -> int:
     """Read the ledger, build the report and write it in the chosen format."""
-    from rubricate.errors import RunFailed, read_problem
-
     require_extra(args.format)
-    from rubricate.report.site import write_json, write_markdown, write_site
-    from rubricate.report.workers import AuthorPages
+    # numpy and pygal (the optional extra) load only now that `require_extra` found them; the
+    # markdown and json formats never load pygal, `rubricate reputation` neither.
+    from rubricate.report.files import write_json, write_markdown
 
     if args.data is not None:
         require_ledger_folder(Path(args.data))
     progress = _progress(sys.stderr.isatty())
     out = _out_folder(Path(args.out), with_authors=args.format == "html")
-    pages = AuthorPages(out) if args.format == "html" else None
+    pages = None
+    if args.format == "html":
+        from rubricate.report.workers import AuthorPages  # pygal: only the site draws charts
+
+        pages = AuthorPages(out)
     try:  # the author pages are drawn in the background as soon as their part is known
         report = _build(args, progress, None if pages is None else pages.start)
         try:
             if pages is not None:
+                from rubricate.report.site import write_site  # pygal, as above
+
                 written = write_site(report, out, progress, pages=pages)
                 message = f"wrote {len(written)} files to {out}/ (open {out / 'index.html'})"
             elif args.format == "markdown":
@@ -104,7 +126,6 @@ def run_report(args: argparse.Namespace) -> int:
 def _out_folder(out: Path, with_authors: bool) -> Path:
     """The output folder (and its `authors/`), made now: a path that cannot be one is refused
     before any work."""
-    from rubricate.errors import ConfigError, read_problem
 
     for folder in (out, out / "authors") if with_authors else (out,):
         try:
@@ -116,9 +137,7 @@ def _out_folder(out: Path, with_authors: bool) -> Path:
 
 
 def _build(args: argparse.Namespace, progress: Any, authors_ready: Any) -> dict[str, Any]:
-    from rubricate.ledger.fold import gc_paused
-    from rubricate.ledger.verify import corrupt_lines
-    from rubricate.report.model import Options, build_report
+    from rubricate.report.model import Options, build_report  # numpy, as in `run_report`
 
     progress("reading the ledger")
     with gc_paused():  # everything read or built here lives to the end: no collection over it
@@ -148,9 +167,6 @@ def _build(args: argparse.Namespace, progress: Any, authors_ready: Any) -> dict[
 
 def _check_author(author: str, logins: set[str]) -> None:
     """Refuse an author with no job in the ledger (a typo would publish an empty report)."""
-    from rubricate.errors import ConfigError
-    from rubricate.ledger.event import same_login
-    from rubricate.yamlsource import did_you_mean
 
     if not any(same_login(login, author) for login in logins):
         count = f"{len(logins):,} author(s)" if logins else "no events yet"
@@ -159,16 +175,7 @@ def _check_author(author: str, logins: set[str]) -> None:
 
 
 def _read(args: argparse.Namespace) -> tuple[Any, Any]:
-    from rubricate.config import ReputationConfig
-    from rubricate.ledger.codec import decode_shard, is_shard
-    from rubricate.ledger.paths import CACHE_PATH, REPUTATION_PATH
-    from rubricate.ledger.verify import recorded_config
-    from rubricate.report.workers import parse_in_parallel
-
     if args.demo is not None:
-        from rubricate.cli.sources import load_reputation_config
-        from rubricate.report.demo import demo_shards
-
         demo = load_reputation_config(args.config) or ReputationConfig()
         return parse_in_parallel(demo_shards(args.demo)), demo
     with open_store(args) as store:
@@ -230,10 +237,6 @@ def add_reputation_parser(subparsers: Any) -> None:
 
 def run_reputation(args: argparse.Namespace) -> int:
     """Print reputation.json (a table, or JSON); with --recompute, compare it with a fresh fold."""
-    from rubricate.errors import RubricateError
-    from rubricate.ledger.codec import is_shard
-    from rubricate.ledger.derive import REPUTATION_PATH, is_derived
-    from rubricate.ledger.pg_store import PostgresStore
 
     with open_store(args) as store:
         view = store.reputation() if isinstance(store, PostgresStore) else None
@@ -264,8 +267,6 @@ def _recompute(
     store: LedgerStore | PostgresStore,
     args: argparse.Namespace,
 ) -> int:
-    from rubricate.ledger.derive import REPUTATION_PATH
-    from rubricate.ledger.verify import corrupt_lines, json_differences, verify_files
 
     report = verify_files(files, store.config, store.key)
     fresh = json.loads(report.expected[REPUTATION_PATH])
@@ -283,7 +284,6 @@ def _recompute(
 
 def _document(data: bytes | None) -> dict[str, Any] | None:
     """The stored reputation.json, or None when it is absent or not shaped like one."""
-    from rubricate.ledger.verify import reputation_text
 
     try:
         loaded = json.loads(data) if data is not None else None
@@ -296,7 +296,6 @@ def _document(data: bytes | None) -> dict[str, Any] | None:
 
 
 def _print(document: dict[str, Any], args: argparse.Namespace) -> None:
-    from rubricate.ledger.verify import check_author, only_author, reputation_text
 
     repo, org = getattr(args, "repo", None), getattr(args, "org", None)
     if repo is not None or org is not None:
