@@ -126,6 +126,31 @@ def ledger_facts(parsed: ParsedLedger) -> LedgerFacts:
     )
 
 
+@dataclass(frozen=True)
+class Sources:
+    """What the document is assembled from: the ledger's facts, every job's facts and part, and
+    the authors' series (in the order `each_series` gives them)."""
+
+    ledger: LedgerFacts
+    facts: Mapping[JobKey, JobFacts]
+    parts: Mapping[JobKey, JobPart]
+    series: Iterable[tuple[AuthorKey, Points]]
+
+
+def parsed_sources(parsed: ParsedLedger, config: ReputationConfig, author: str | None) -> Sources:
+    """The sources of a parsed ledger: every job folded; the series of `author` (all if None),
+    drawn up one author at a time as they are read."""
+    folded = fold_jobs(parsed.events)
+    facts = {k: job.facts for k, job in folded.items()}
+    parts = {k: job_part(job) for k, job in folded.items()}
+    mine = [
+        e
+        for e in parsed.events
+        if author is None or same_login(facts[(e.repo, e.pr)].author, author)
+    ]
+    return Sources(ledger_facts(parsed), facts, parts, each_series(mine, config, facts))
+
+
 @bulk
 def build_report(
     parsed: ParsedLedger,
@@ -134,33 +159,21 @@ def build_report(
     authors_ready: Callable[[dict[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
     """The report document for a parsed ledger (see `assemble` for `authors_ready`)."""
-    folded = fold_jobs(parsed.events)
-    facts = {k: job.facts for k, job in folded.items()}
-    parts = {k: job_part(job) for k, job in folded.items()}
-    wanted = options.author
-    mine = [
-        e
-        for e in parsed.events
-        if wanted is None or same_login(facts[(e.repo, e.pr)].author, wanted)
-    ]
-    series = each_series(mine, config, facts)
-    return assemble(ledger_facts(parsed), facts, parts, series, config, options, authors_ready)
+    sources = parsed_sources(parsed, config, options.author)
+    return assemble(sources, config, options, authors_ready)
 
 
 @bulk
 def assemble(
-    ledger: LedgerFacts,
-    facts: Mapping[JobKey, JobFacts],
-    parts: Mapping[JobKey, JobPart],
-    series: Iterable[tuple[AuthorKey, Points]],
+    sources: Sources,
     config: ReputationConfig,
     options: Options,
     authors_ready: Callable[[dict[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
-    """The report document from every job's facts and part and the authors' series (in the
-    order `each_series` gives them; those of other authors than `options.author` are left out).
-    `authors_ready` is given the authors' part of it (what the author pages show), a few authors
-    at a time, as soon as each part is known."""
+    """The report document from its sources (series of other authors than `options.author` are
+    left out). `authors_ready` is given the authors' part of it (what the author pages show), a
+    few authors at a time, as soon as each part is known."""
+    ledger, facts, parts, series = sources.ledger, sources.facts, sources.parts, sources.series
     wanted = options.author
     keys = {k for k, f in facts.items() if wanted is None or same_login(f.author, wanted)}
     cutoff = options.cutoff

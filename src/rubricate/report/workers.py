@@ -14,7 +14,6 @@ import json
 import os
 from collections.abc import Callable, Collection, Mapping, Sequence
 from concurrent.futures import Executor, Future
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,22 +21,17 @@ from rubricate import __version__
 from rubricate.report import author_page, charts
 from rubricate.report.pages import author_slugs
 from rubricate.report.pool import outcome, start_pool, submit
+from rubricate.report.reuse import DrawnPage
 
 Progress = Callable[[str], None]
 PARALLEL_FROM = 64
 """Draw author pages in parallel from this many authors on."""
 CHUNK = 25
 """Authors drawn per task."""
+SHOWN_WINDOW = ("from", "author")
+"""What of the window an author page shows (`pages.subtitle`)."""
 Styles = dict[str, str]
 """Chart CSS by class name (see `charts.STYLES`)."""
-
-
-@dataclass(frozen=True)
-class DrawnPage:
-    """What an author page was drawn from (a digest of its inputs) and the CSS its charts use."""
-
-    digest: str
-    styles: Styles
 
 
 class AuthorPages:
@@ -154,7 +148,8 @@ def page_inputs(report: Mapping[str, Any], slugs: Sequence[str]) -> dict[str, di
     for row in report["scores"]["jobs"]:
         if row["author"] in logins:
             jobs[logins[row["author"]]].append(row)
-    kept = {k: report.get(k) for k in ("window", "server_url")}
+    window = report["window"]
+    kept = {"window": {k: window[k] for k in SHOWN_WINDOW}, "server_url": report.get("server_url")}
     return {s: {**kept, "authors": entries[s], "scores": {"jobs": jobs[s]}} for s in slugs}
 
 
@@ -171,7 +166,7 @@ def _part(report: Mapping[str, Any], slugs: Sequence[str]) -> dict[str, Any]:
     inputs = page_inputs(report, slugs)
     authors = [e for slug in slugs for e in inputs[slug]["authors"]]
     jobs = [row for slug in slugs for row in inputs[slug]["scores"]["jobs"]]
-    kept = {k: report.get(k) for k in ("window", "server_url")}
+    kept = {"window": report["window"], "server_url": report.get("server_url")}
     return {**kept, "authors": authors, "scores": {"jobs": jobs}}
 
 
