@@ -1,13 +1,16 @@
 """Incremental report benchmark: `rubricate report` on an N-event data branch, cold, then after
 one new event (reusing the last report), then with `--full`.
 
-Run: `python benchmarks/bench_report_incremental.py [--events 100000] [--data DIR]`. Prints one
-JSON object. The ledger comes from the ledger benchmark's generator (`bench_ledger.make_events`),
-written as a data-branch directory with its derived files (the fold cache included); `--data`
-keeps it there for later runs. Each report is the CLI in a fresh process: wall seconds, CPU
-seconds of it and its page workers, peak memory. After the new event (a rating on an existing
-job) it counts the files of the site whose bytes changed, and checks that the incremental site
-and a `--full` rebuild are the same files with the same bytes.
+Run: `python benchmarks/bench_report_incremental.py [--events 100000] [--data DIR] [--source
+remote|data]`. Prints one JSON object. The ledger comes from the ledger benchmark's generator
+(`bench_ledger.make_events`), written as a data-branch directory with its derived files (the fold
+cache included); `--data` keeps it there for later runs. With `--source remote` (the default) the
+report reads it as a data branch (`--remote`, a bare repository made from the directory), with
+`--source data` as a checkout (`--data`). Each report is the CLI in a fresh process, with Python's
+bytecode cache on: wall seconds, CPU seconds of it and its page workers, peak memory. After the
+new event (a rating on an existing job) it counts the files of the site whose bytes changed, and
+checks that the incremental site and a `--full` rebuild are the same files with the same bytes
+(`SOURCE_DATE_EPOCH` fixes the report's "now" for both).
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from bench_ledger import make_events, shard_texts
 
-from rubricate.ledger.backends import DirectoryStore
+from rubricate.ledger.backends import DataBranchStore, DirectoryStore
 from rubricate.ledger.event import Event
 from rubricate.ledger.trust import natural_key
 
@@ -46,7 +49,18 @@ def seed(data: Path, count: int) -> list[Event]:
     return events
 
 
-def one_more(data: Path, events: list[Event]) -> None:
+def as_remote(data: Path, remote: Path) -> None:
+    """A bare repository whose branch `rubricate-data` holds the directory's files."""
+    if remote.exists():
+        return
+    git = ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.com", "-C", str(data)]
+    subprocess.run([*git, "init", "-q", "-b", "rubricate-data"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "seed"], check=True)
+    subprocess.run(["git", "clone", "-q", "--bare", str(data), str(remote)], check=True)
+
+
+def one_more(data: Path, events: list[Event], remote: Path | None = None) -> None:
     """Append one rating to the newest job."""
     last = events[-1]
     delivery = f"bench-{time.time_ns()}"
@@ -62,15 +76,22 @@ def one_more(data: Path, events: list[Event]) -> None:
     }
     for field in ("scores", "rubric", "gate", "deadline", "source", "evidence"):
         values.pop(field, None)
+    event = Event.model_validate(values)
+    if remote is not None:
+        with DataBranchStore(str(remote)) as branch:
+            branch.append([event])
+        return
     with DirectoryStore(str(data)) as store:
-        store.append([Event.model_validate(values)])
+        store.append([event])
 
 
-def report(data: Path, out: Path, *extra: str) -> dict[str, Any]:
+def report(source: list[str], out: Path, *extra: str) -> dict[str, Any]:
     """One `rubricate report` run: wall, CPU, peak memory."""
-    command = [sys.executable, "-m", "rubricate", "report", "--data", str(data), "--out", str(out)]
+    command = [sys.executable, "-m", "rubricate", "report", *source, "--out", str(out)]
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["SOURCE_DATE_EPOCH"] = "1767225600"
     started = time.perf_counter()
-    process = subprocess.Popen([*command, *extra], stdout=subprocess.DEVNULL)
+    process = subprocess.Popen([*command, *extra], stdout=subprocess.DEVNULL, env=env)
     _, status, usage = os.wait4(process.pid, 0)
     if os.waitstatus_to_exitcode(status):
         raise SystemExit(f"{' '.join(command)} failed")
@@ -95,23 +116,32 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--events", type=int, default=100_000)
     parser.add_argument("--data", type=Path, help="keep the data directory here")
+    parser.add_argument("--source", choices=("remote", "data"), default="remote")
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="rubricate-report-incr-"))
     try:
         data = args.data or root / "data"
         data.mkdir(parents=True, exist_ok=True)
         events = seed(data, args.events)
+        remote = None
+        source = ["--data", str(data)]
+        if args.source == "remote":
+            remote = data.parent / f"{data.name}.git"
+            as_remote(data, remote)
+            source = ["--remote", str(remote)]
         site, full = root / "site", root / "full"
-        cold = report(data, site)
+        report(source, root / "warm-up")  # the bytecode cache, written once
+        cold = report(source, site)
         before = digests(site)
-        one_more(data, events)
-        warm = report(data, site)
+        one_more(data, events, remote)
+        warm = report(source, site)
         after = digests(site)
-        rebuilt = report(data, full, "--full")
+        rebuilt = report(source, full, "--full")
         shown = {k: v for k, v in after.items() if not k.startswith(".")}
         changed = sorted(p for p in after if before.get(p) != after[p])
         result = {
             "events": args.events,
+            "source": args.source,
             "cold": cold,
             "after_one_event": {
                 **warm,
