@@ -71,5 +71,5 @@ def test_a_job_file_that_is_not_the_one_the_cache_names_is_refused(data: Path) -
     tip = DirectoryStore(str(data)).backend.tip()
     snapshot = fold_snapshot(tip.tree, read)
     assert snapshot is not None
-    with pytest.raises(LedgerError, match="jobs/1.json"):
+    with pytest.raises(LedgerError, match=r"jobs/1\.json"):
         snapshot.job_events([("o/r", 1)])
