@@ -1,5 +1,5 @@
 """The HTML blocks every report page is made of: the page itself, sections, figures, tables,
-cards, notes (pure: values in, text out). What a page holds and why: DESIGN.md, the report."""
+cards, notes (pure: values in, text out). What each page shows: docs/report.md."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ to that author's jobs.
 
 Reputation over time: a series has one point as of each completed job (the time of its
 `final_approval`) and a last point as of the author's newest event, when that is later; every
-point is what `reputation.json` would say for the ledger up to that time (DESIGN.md, the report).
+point is what `reputation.json` would say for the ledger up to that time (docs/report.md).
 Audit: every override, bypassed gate and dispute, newest first.
 """
 
