@@ -56,12 +56,13 @@ def agreement(pairs: Iterable[tuple[Scored, Scored]], seed: int = SEED) -> dict[
     listed = list(pairs)
     if len(listed) < MIN_PAIRS:
         return {"n": len(listed), "status": INSUFFICIENT}
-    low, high = _categories(listed)
+    machine, reviewer = (np.array([p[i].value for p in listed]) for i in (0, 1))
+    low, high = _categories(listed, machine, reviewer)
     size = high - low + 1
-    rows, cols = (_category(np.array([p[i].value for p in listed]), low, high) for i in (0, 1))
+    rows, cols = _category(machine, low, high), _category(reviewer, low, high)
     table = np.bincount(rows * size + cols, minlength=size * size).reshape(size, size).tolist()
     exact = int((rows == cols).sum())
-    difference = math.fsum(machine.value - reviewer.value for machine, reviewer in listed)
+    difference = math.fsum((machine - reviewer).tolist())
     kappa = kappa_estimate(table, seed=seed)
     return {
         "n": len(listed),
@@ -76,13 +77,17 @@ def agreement(pairs: Iterable[tuple[Scored, Scored]], seed: int = SEED) -> dict[
     }
 
 
-def _categories(pairs: list[tuple[Scored, Scored]]) -> tuple[int, int]:
+def _categories(
+    pairs: list[tuple[Scored, Scored]], machine: Floats, reviewer: Floats
+) -> tuple[int, int]:
     """The whole-point range of the scale the pairs were scored on."""
-    values = [s.value for pair in pairs for s in pair]
-    scales = [s.scale for pair in pairs for s in pair if s.scale is not None]
-    low = min([math.floor(s[0]) for s in scales] or [math.floor(min(values))])
-    high = max([math.ceil(s[1]) for s in scales] or [math.ceil(max(values))])
-    return low, max(high, math.ceil(max(values)))
+    scales = {s.scale for pair in pairs for s in pair} - {None}
+    top = max(machine.max(), reviewer.max())
+    low = min(
+        [math.floor(s[0]) for s in scales if s] or [math.floor(min(machine.min(), reviewer.min()))]
+    )
+    high = max([math.ceil(s[1]) for s in scales if s] or [math.ceil(top)])
+    return low, max(high, math.ceil(top))
 
 
 def _category(values: Floats, low: int, high: int) -> npt.NDArray[np.int64]:

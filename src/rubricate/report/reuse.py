@@ -92,6 +92,7 @@ def _part(part: JobPart) -> list[Any]:
 
 
 def _state(data: dict[str, Any]) -> State:
+    make = Scored._make
     files: dict[tuple[str, int], str] = {}
     parts: dict[tuple[str, int], JobPart] = {}
     for repo, pr, file_id, row, scored, audit in data["jobs"]:
@@ -100,9 +101,7 @@ def _state(data: dict[str, Any]) -> State:
         parts[key] = JobPart(
             row,
             tuple(
-                Scored(
-                    key[0], key[1], v, c, s, float(value), None if scale is None else tuple(scale)
-                )
+                make((*key, v, c, s, value, scale and (*scale,)))
                 for v, c, s, value, scale in scored
             ),
             {name: list(audit.get(name, [])) for name in ("overrides", "bypassed", "disputes")},
