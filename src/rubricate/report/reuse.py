@@ -76,7 +76,8 @@ def save_state(out: Path, inputs: str, state: State) -> Path:
         "inputs": inputs,
         "jobs": jobs,
         "series": [[repo, author, points] for (repo, author), points in state.kept.series.items()],
-        "pages": {slug: [p.digest, p.styles] for slug, p in sorted(state.pages.items())},
+        "styles": {n: css for p in state.pages.values() for n, css in p.styles.items()},
+        "pages": {slug: [p.digest, sorted(p.styles)] for slug, p in sorted(state.pages.items())},
     }
     path = out / STATE_PATH
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -107,7 +108,9 @@ def _state(data: dict[str, Any]) -> State:
             {name: list(audit.get(name, [])) for name in ("overrides", "bypassed", "disputes")},
         )
     series = {(str(repo), str(author)): list(points) for repo, author, points in data["series"]}
+    css = data["styles"]
     pages = {
-        str(slug): DrawnPage(str(d), dict(styles)) for slug, (d, styles) in data["pages"].items()
+        str(slug): DrawnPage(str(d), {name: css[name] for name in names})
+        for slug, (d, names) in data["pages"].items()
     }
     return State(Kept(files, parts, series), pages)
