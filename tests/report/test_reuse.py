@@ -177,3 +177,14 @@ def test_a_report_that_stops_leaves_no_state(
     monkeypatch.setattr("rubricate.report.site.write_text", broken)
     assert main(["report", "--data", str(data), "--out", str(site)]) != 0
     assert not (site / STATE_PATH).exists()
+
+
+def test_source_date_epoch_is_the_reports_now(
+    data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _report(data, tmp_path / "site", "--format", "json")
+    window = json.loads((tmp_path / "site" / "report.json").read_text())["window"]
+    assert window["to"] == "2024-07-01T00:00:00Z"
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "soon")
+    assert main(["report", "--data", str(data), "--out", str(tmp_path / "x")]) == 2
+    assert "SOURCE_DATE_EPOCH='soon' is not a time in seconds" in capsys.readouterr().err
