@@ -38,6 +38,9 @@ SHELL_PREFIXES = (
     "ledger/backends",
     "ledger/pg_store",
     "ledger/pg_schema",
+    "report/files",
+    "report/pool",
+    "report/reuse",
     "report/site",
     "report/workers",
     "evidence/graders_run",
@@ -61,6 +64,9 @@ SHELL_MODULES = (
     "rubricate.ledger.pg_store",
     "rubricate.ledger.pg_schema",
     "rubricate.evidence.graders_run",
+    "rubricate.report.files",
+    "rubricate.report.pool",
+    "rubricate.report.reuse",
     "rubricate.report.site",
     "rubricate.report.workers",
     "rubricate.cli",
@@ -308,7 +314,6 @@ def test_every_error_is_a_rubricate_error() -> None:
 # Each is owned by work in progress and leaves this list when broken; the list may only shrink.
 KNOWN_CYCLES: list[list[str]] = [
     ["rubricate.cli.init_cmd", "rubricate.cli.init_steps"],
-    ["rubricate.report.scores", "rubricate.report.stats"],
     [
         "rubricate.rubric.agentv_freeform",
         "rubricate.rubric.agentv_graders",
