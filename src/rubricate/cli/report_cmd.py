@@ -14,6 +14,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rubricate.bulk import bulk, gc_paused
 from rubricate.cli.report_checks import require_extra, require_ledger_folder
 from rubricate.cli.sources import (
     add_scope_arguments,
@@ -116,7 +117,6 @@ def _out_folder(out: Path, with_authors: bool) -> Path:
 
 
 def _build(args: argparse.Namespace, progress: Any, authors_ready: Any) -> dict[str, Any]:
-    from rubricate.ledger.fold import gc_paused
     from rubricate.ledger.verify import corrupt_lines
     from rubricate.report.model import Options, build_report
 
@@ -228,6 +228,7 @@ def add_reputation_parser(subparsers: Any) -> None:
     parser.set_defaults(handler=run_reputation)
 
 
+@bulk
 def run_reputation(args: argparse.Namespace) -> int:
     """Print reputation.json (a table, or JSON); with --recompute, compare it with a fresh fold."""
     from rubricate.errors import RubricateError

@@ -18,7 +18,6 @@ from pydantic import ValidationError
 from rubricate.errors import LedgerError as LedgerError
 from rubricate.errors import LedgerProblem
 from rubricate.ledger.event import Event
-from rubricate.ledger.fold import bulk
 from rubricate.ledger.paths import git_blob_id
 from rubricate.ledger.trust import key_id, natural_key, refusal
 
@@ -101,7 +100,6 @@ def describe_validation(exc: ValidationError) -> str:
     return "; ".join(parts[:3]) + (f" (and {extra} more)" if extra > 0 else "")
 
 
-@bulk
 def parse_ledger(files: Mapping[str, str], key: bytes | None = None) -> ParsedLedger:
     """Parse ledger shards (path → text); other paths are ignored.
 
@@ -128,7 +126,6 @@ def parse_shard(path: str, text: str, key: bytes | None = None) -> ShardParse:
     return ShardParse(path, git_blob_id(encode_shard(text)), events, problems)
 
 
-@bulk
 def combine_shards(parses: Iterable[ShardParse], key: bytes | None = None) -> ParsedLedger:
     """The ledger of shards parsed with `key` (in any order): the first occurrence of each id
     in shard order, then line order, is kept."""

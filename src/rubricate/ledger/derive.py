@@ -24,7 +24,7 @@ from pydantic import ValidationError
 
 from rubricate.ledger.cache import CachedJob, FoldCache, bucket_files, cache_head, id_files
 from rubricate.ledger.event import SCHEMA_VERSION
-from rubricate.ledger.fold import JobSummary, bulk, fold_jobs
+from rubricate.ledger.fold import JobSummary, fold_jobs
 from rubricate.ledger.paths import CACHE_PATH, Layout, git_blob_id
 from rubricate.ledger.paths import REPUTATION_PATH as REPUTATION_PATH
 from rubricate.ledger.paths import is_derived as is_derived
@@ -36,7 +36,6 @@ if TYPE_CHECKING:
     from rubricate.ledger.codec import ParsedLedger
 
 
-@bulk
 def derive_files(parsed: ParsedLedger, config: ReputationConfig) -> dict[str, bytes]:
     """Every derived file for this ledger: path → content."""
     jobs = fold_jobs(parsed.events)

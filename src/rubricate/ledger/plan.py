@@ -39,7 +39,7 @@ from rubricate.ledger.codec import (
 )
 from rubricate.ledger.derive import derive_files, job_file, recorded_config, summary_files
 from rubricate.ledger.event import Event
-from rubricate.ledger.fold import bulk, fold_job
+from rubricate.ledger.fold import fold_job
 from rubricate.ledger.paths import (
     BUCKET_DIR,
     CACHE_PATH,
@@ -105,7 +105,6 @@ def prepare(events: Iterable[Event], key: bytes | None = None) -> list[Event]:
     return batch
 
 
-@bulk
 def plan_append(
     tree: Mapping[str, str],
     read: Reader,
@@ -128,7 +127,6 @@ def plan_append(
     return plan_full(read([p for p in tree if is_shard(p)]), tree, batch, used, key)
 
 
-@bulk
 def plan_rebuild(
     tree: Mapping[str, str],
     read: Reader,

@@ -29,7 +29,7 @@ from rubricate.ledger.confidence import component_dict as _component_dict
 from rubricate.ledger.confidence import ranked_components, ratio, undisputed
 from rubricate.ledger.confidence import round_value as _round
 from rubricate.ledger.event import SCHEMA_VERSION, Event, rfc3339
-from rubricate.ledger.fold import JobFacts, JobStatus, bulk, fold_jobs
+from rubricate.ledger.fold import JobFacts, JobStatus, fold_jobs
 
 if TYPE_CHECKING:
     from rubricate.ledger.reputation_config import ReputationConfig
@@ -53,7 +53,6 @@ class LedgerCounts:
     newest_at: datetime | None = None
 
 
-@bulk
 def compute_reputation(
     events: Iterable[Event], config: ReputationConfig, *, corrupt: int = 0
 ) -> dict[str, Any]:

@@ -25,7 +25,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from rubricate.ledger.event import Event, rfc3339, same_login
-from rubricate.ledger.fold import JobFacts, bulk, event_order, fold_job, fold_jobs, lifecycle_state
+from rubricate.ledger.fold import JobFacts, event_order, fold_job, fold_jobs, lifecycle_state
 from rubricate.ledger.paths import author_stem
 from rubricate.ledger.reputation import JobTerms, RunningTerms, job_terms
 from rubricate.report.scores import distributions, job_rows, latest_scores, summary, weights_section
@@ -58,7 +58,6 @@ class Options:
             return None
 
 
-@bulk
 def build_report(
     parsed: ParsedLedger,
     config: ReputationConfig,
@@ -163,7 +162,6 @@ AuthorKey = tuple[str, str]
 JobKey = tuple[str, int]
 
 
-@bulk
 def reputation_series(
     events: Iterable[Event],
     config: ReputationConfig,

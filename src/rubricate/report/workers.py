@@ -14,6 +14,8 @@ from concurrent.futures import BrokenExecutor, Executor, Future, ProcessPoolExec
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from rubricate.bulk import gc_paused
+
 if TYPE_CHECKING:
     from rubricate.ledger.codec import ParsedLedger, ShardParse
 
@@ -162,7 +164,6 @@ def _draw_in_worker(out: Path, part: dict[str, Any]) -> Drawn:
 
 def _parse_group(texts: dict[str, str], key: bytes | None = None) -> list[ShardParse]:
     from rubricate.ledger.codec import parse_shard
-    from rubricate.ledger.fold import gc_paused
 
     with gc_paused():
         return [parse_shard(path, text, key) for path, text in texts.items()]
