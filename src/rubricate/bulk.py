@@ -1,4 +1,5 @@
-"""Speed for work over a whole ledger: the cyclic collector paused while it runs.
+"""Speed for work over a whole ledger: the cyclic collector paused while it runs (pure: no I/O,
+it only toggles the interpreter's collector).
 
 Folding a ledger makes millions of small objects and no cycles; the collector's passes over them
 cost more than the work. The shell applies `bulk` at its entry points (the stores' reads and
