@@ -15,9 +15,9 @@ An append trusts the cache only when all of this verifies against the tree it wr
 otherwise it folds the whole ledger again. Counts (events, newest event) come from the rows.
 
 The id index holds every event id of the ledger, so an append can skip ids already present
-without reading every shard. An id is unique across the whole ledger. `.rubricate/ids/<x>.jsonl`
-holds the ids whose sha256 starts with the hex digit `x`, one JSON string a line, sorted; an
-append rewrites only the buckets of its new ids.
+without reading every shard. An id is unique across the whole ledger. `.rubricate/ids/<x>/<yz>
+.jsonl` holds the ids whose sha256 starts with the hex digits `xyz`, one JSON string a line,
+sorted; an append rewrites only the (small) files of its new ids.
 """
 
 from __future__ import annotations
@@ -230,8 +230,8 @@ def _problems(rows: list[list[Any]]) -> tuple[LedgerProblem, ...]:
 
 def id_bucket(event_id: str) -> str:
     """The index file that holds this id."""
-    digit = hashlib.sha256(event_id.encode("utf-8", "surrogatepass")).hexdigest()[0]
-    return f"{ID_DIR}{digit}.jsonl"
+    digits = hashlib.sha256(event_id.encode("utf-8", "surrogatepass")).hexdigest()
+    return f"{ID_DIR}{digits[0]}/{digits[1:3]}.jsonl"
 
 
 def id_files(ids: Iterable[str]) -> dict[str, bytes]:
