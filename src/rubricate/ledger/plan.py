@@ -35,6 +35,7 @@ from rubricate.ledger.codec import (
     encode_shard,
     is_shard,
     parse_ledger,
+    shard_for,
     shard_path,
 )
 from rubricate.ledger.derive import derive_files, job_file, recorded_config, summary_files
@@ -85,11 +86,16 @@ def plan_full(
     return AppendPlan(added, len(batch) - len(added), files, stale)
 
 
-def appended(texts: Mapping[str, str], added: Sequence[Event]) -> dict[str, bytes]:
-    """The shards that receive new lines, with those lines appended."""
+def appended(
+    texts: Mapping[str, str], added: Sequence[Event], paths: Iterable[str] = ()
+) -> dict[str, bytes]:
+    """The shards that receive new lines, with those lines appended; `texts` holds at least the
+    last shard of each month the events fall in, `paths` every shard (see `shard_for`)."""
+    shards = set(paths) | set(texts)
     by_shard: dict[str, list[Event]] = {}
     for event in added:
-        by_shard.setdefault(shard_path(event.at), []).append(event)
+        path = shard_for(event.at, shards, lambda p: len(encode_shard(texts.get(p, ""))))
+        by_shard.setdefault(path, []).append(event)
     return {p: encode_shard(append_lines(texts.get(p, ""), evs)) for p, evs in by_shard.items()}
 
 
