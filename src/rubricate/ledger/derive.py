@@ -22,14 +22,21 @@ from typing import TYPE_CHECKING, Any
 import anybadge
 from pydantic import ValidationError
 
-from rubricate.ledger.cache import CachedJob, FoldCache, bucket_files, cache_head, id_files
+from rubricate.ledger.cache import (
+    CachedJob,
+    FoldCache,
+    bucket_files,
+    cache_head,
+    id_files,
+    totals_file,
+)
 from rubricate.ledger.event import SCHEMA_VERSION
 from rubricate.ledger.fold import JobSummary, fold_jobs
 from rubricate.ledger.paths import CACHE_PATH, Layout, git_blob_id
 from rubricate.ledger.paths import REPUTATION_PATH as REPUTATION_PATH
 from rubricate.ledger.paths import is_derived as is_derived
 from rubricate.ledger.paths import job_paths as job_paths
-from rubricate.ledger.reputation import LedgerCounts, reputation_document
+from rubricate.ledger.reputation import LedgerCounts, Totals, job_terms, reputation_document
 from rubricate.ledger.reputation_config import ReputationConfig
 
 if TYPE_CHECKING:
@@ -83,22 +90,35 @@ def job_file(job: JobSummary) -> bytes:
     return (json.dumps(body, sort_keys=True, separators=(",", ":")) + "\n").encode()
 
 
-def summary_files(
-    cache: FoldCache,
-    authors: Mapping[str, set[str]] | None = None,
-    buckets: Iterable[str] | None = None,
-) -> dict[str, bytes]:
-    """reputation.json, badges and fact buckets; `authors` and `buckets` limit what is rewritten.
+def summary_files(cache: FoldCache) -> dict[str, bytes]:
+    """reputation.json, badges, fact buckets and the authors' running totals.
 
     The cache head is left to the caller, who knows every derived file's blob id.
     """
     counts = LedgerCounts(cache.events, len(cache.corrupt), len(cache.duplicates), cache.newest_at)
     facts = [cache.jobs[key].facts for key in sorted(cache.jobs)]
     document = reputation_document(facts, cache.config, counts)
-    files = {REPUTATION_PATH: (json.dumps(document, indent=2, sort_keys=True) + "\n").encode()}
-    files.update(badge_files(document, Layout(cache.repos), authors))
-    files.update(bucket_files(cache, buckets))
+    files = {REPUTATION_PATH: reputation_file(document)}
+    files.update(badge_files(document, Layout(cache.repos)))
+    files.update(bucket_files(cache))
+    files.update(totals_files(cache))
     return files
+
+
+def totals_files(cache: FoldCache) -> dict[str, bytes]:
+    """Each repository's running totals of its authors (see `rubricate.ledger.cache`)."""
+    by_repo: dict[str, dict[str, Totals]] = {}
+    for key in sorted(cache.jobs):
+        facts = cache.jobs[key].facts
+        authors = by_repo.setdefault(facts.repo, {})
+        authors.setdefault(facts.author, Totals()).add(job_terms(facts, cache.config))
+    layout = Layout(cache.repos)
+    return {layout.totals_path(repo): totals_file(a) for repo, a in by_repo.items()}
+
+
+def reputation_file(document: dict[str, Any]) -> bytes:
+    """`reputation.json` of a document."""
+    return (json.dumps(document, indent=2, sort_keys=True) + "\n").encode()
 
 
 def recorded_config(data: bytes) -> ReputationConfig | None:
