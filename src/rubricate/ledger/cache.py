@@ -6,8 +6,9 @@ re-fold only the jobs it touches. The job facts live in buckets, `.rubricate/fac
 .jsonl` (one job a line), so an append rewrites one small bucket. The head,
 `.rubricate/fold-cache.json`, records:
 - the cache format and `FOLD_VERSION`: a head written by another format or fold is not used;
-- the reputation config, the shards and the buckets with their blob ids, the repositories and
-  the located problems (corrupt, duplicate and misplaced lines);
+- the layout version, the reputation config, a digest of the shards' paths and blob ids, the
+  buckets with their blob ids, the repositories and the located problems (corrupt, duplicate
+  and misplaced lines);
 - `derived`: a digest of the path and blob id of every other derived file (job files, badges,
   reputation.json, buckets, the id index), so that a hand-edited or missing derived file is seen;
 - `digest`: a digest of the head itself, so that a hand-edited head is seen.
@@ -18,6 +19,10 @@ The id index holds every event id of the ledger, so an append can skip ids alrea
 without reading every shard. An id is unique across the whole ledger. `.rubricate/ids/<x>/<yz>
 .jsonl` holds the ids whose sha256 starts with the hex digits `xyz`, one JSON string a line,
 sorted; an append rewrites only the (small) files of its new ids.
+
+The running totals, `.rubricate/totals/<owner>/<name>.json`, hold each author's
+`reputation.Totals` (one line each), so an append moves only its jobs' terms and recomputes
+only its repository's entry of reputation.json.
 """
 
 from __future__ import annotations

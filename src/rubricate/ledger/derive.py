@@ -1,10 +1,11 @@
 """The derived files of the data branch, from the ledger alone (pure: data in, bytes out).
 
-Layout: `reputation.json`, `jobs/<pr>.json`, `badges/<author>.json|svg`, `badges/repo.json|svg`,
-the fold cache (`.rubricate/fold-cache.json` and `.rubricate/facts/`) and the id index
-(`.rubricate/ids/`). When the ledger holds several repositories, each one's job and
-badge files go under `<owner>/<name>/` (`jobs/o/r/12.json`). Generation time is the newest
-event's `at`, so a recompute of the same ledger gives the same bytes.
+Layout (docs/data-branch.md): `reputation.json`, `jobs/<pr>.json` (`jobs/12k/12345.json` from
+#1000 on), `badges/<author>.json|svg`, `badges/repo.json|svg`, the fold cache
+(`.rubricate/fold-cache.json`, `.rubricate/facts/`, `.rubricate/totals/`) and the id index
+(`.rubricate/ids/`). When the ledger holds several repositories, each one's job and badge files
+go under `<owner>/<name>/` (`jobs/o/r/12.json`). Generation time is the newest event's `at`, so a
+recompute of the same ledger gives the same bytes.
 
 Badges are shields.io endpoint JSON and SVG rendered by anybadge (which reads only its own
 packaged template, like an import).

@@ -1,8 +1,9 @@
 """Decide what an append writes: new shard lines and regenerated derived files (pure).
 
-`plan_full` folds the whole ledger; `try_incremental` re-folds only the touched jobs from the
-fold cache (see `rubricate.ledger.cache` for what must verify first, and the id index), and
-gives exactly the files a full recompute gives (a test pins this).
+`plan_full` folds the whole ledger; `try_incremental` re-folds only the touched jobs and moves
+their terms in their authors' running totals, patching reputation.json (see
+`rubricate.ledger.cache` for what must verify first, and the id index), and gives exactly the
+files a full recompute gives (a test pins this).
 """
 
 from __future__ import annotations
