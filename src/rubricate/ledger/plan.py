@@ -274,7 +274,7 @@ def plan_incremental(
     for repo, repo_totals in totals.items():
         written[layout.totals_path(repo)] = totals_file(repo_totals)
     document = json.loads(files[REPUTATION_PATH])
-    _grow(document, added, len([k for k in by_job if k not in rows or existing[k] == []]))
+    _grow(document, added, sum(1 for key in by_job if not existing[key]))
     for repo, repo_totals in totals.items():
         document["repos"][repo] = repo_entry(repo_totals, config)
     written[REPUTATION_PATH] = reputation_file(document)
