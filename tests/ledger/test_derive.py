@@ -33,6 +33,7 @@ def test_single_repository_layout_and_badges() -> None:
         ".rubricate/facts/0.jsonl",
         CACHE_PATH,
         *sorted({id_bucket(e.id) for e in completed_job(1, [5] * 5, [5] * 5)}),
+        ".rubricate/totals/o/r.json",
         "badges/alice.json",
         "badges/alice.svg",
         "badges/repo.json",

@@ -10,6 +10,7 @@ import sys
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from rubricate.bulk import bulk
 from rubricate.cli.sources import (
     add_scope_arguments,
     add_source_arguments,
@@ -106,6 +107,7 @@ def read_events(name: str) -> list[Event]:
     return events
 
 
+@bulk
 def run_append(args: argparse.Namespace) -> int:
     """Validate, then append; print how many were added and how many were present."""
     events = read_events(args.file)
@@ -132,6 +134,7 @@ def _not_json(constant: str) -> float:
     raise ValueError(f"{constant} is not a JSON number")
 
 
+@bulk
 def run_verify(args: argparse.Namespace) -> int:
     """Exit 0 when the ledger and its derived files are clean (after --fix), 1 otherwise."""
     from rubricate.cli.main import Progress
@@ -181,6 +184,7 @@ def data_branch(store: LedgerStore | PostgresStore) -> DataBranchStore:
     return store
 
 
+@bulk
 def run_resign(args: argparse.Namespace) -> int:
     """Sign the events the bot's commits wrote; events that other commits added stay unsigned."""
     from rubricate.errors import ConfigError
@@ -196,6 +200,7 @@ def run_resign(args: argparse.Namespace) -> int:
     return 0
 
 
+@bulk
 def run_show(args: argparse.Namespace) -> int:
     """Print the events (or one job) as a table or JSON."""
     from rubricate.ledger.verify import event_rows, job_text, select_job
@@ -227,6 +232,7 @@ def in_scope(events: Iterable[Event], args: argparse.Namespace) -> list[Event]:
     return list(events)
 
 
+@bulk
 def run_export(args: argparse.Namespace) -> int:
     """Print the scope's events, one canonical line each, in `at` order (ties by id)."""
     from rubricate.ledger.fold import event_order

@@ -16,6 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rubricate.bulk import gc_paused
 from rubricate.cli.report_checks import require_extra, require_ledger_folder
 from rubricate.cli.sources import (
     add_scope_arguments,
@@ -28,7 +29,6 @@ from rubricate.errors import ConfigError, RubricateError, RunFailed, read_proble
 from rubricate.ledger.codec import ParsedLedger, decode_shard, is_shard
 from rubricate.ledger.derive import REPUTATION_PATH, is_derived
 from rubricate.ledger.event import same_login
-from rubricate.ledger.fold import gc_paused
 from rubricate.ledger.paths import CACHE_PATH
 from rubricate.ledger.pg_store import PostgresStore
 from rubricate.ledger.reputation_config import ReputationConfig

@@ -6,8 +6,9 @@ re-fold only the jobs it touches. The job facts live in buckets, `.rubricate/fac
 .jsonl` (one job a line), so an append rewrites one small bucket. The head,
 `.rubricate/fold-cache.json`, records:
 - the cache format and `FOLD_VERSION`: a head written by another format or fold is not used;
-- the reputation config, the shards and the buckets with their blob ids, the repositories and
-  the located problems (corrupt, duplicate and misplaced lines);
+- the layout version, the reputation config, a digest of the shards' paths and blob ids, the
+  buckets with their blob ids, the repositories and the located problems (corrupt, duplicate
+  and misplaced lines);
 - `derived`: a digest of the path and blob id of every other derived file (job files, badges,
   reputation.json, buckets, the id index), so that a hand-edited or missing derived file is seen;
 - `digest`: a digest of the head itself, so that a hand-edited head is seen.
@@ -15,9 +16,13 @@ An append trusts the cache only when all of this verifies against the tree it wr
 otherwise it folds the whole ledger again. Counts (events, newest event) come from the rows.
 
 The id index holds every event id of the ledger, so an append can skip ids already present
-without reading every shard. An id is unique across the whole ledger. `.rubricate/ids/<x>.jsonl`
-holds the ids whose sha256 starts with the hex digit `x`, one JSON string a line, sorted; an
-append rewrites only the buckets of its new ids.
+without reading every shard. An id is unique across the whole ledger. `.rubricate/ids/<x>/<yz>
+.jsonl` holds the ids whose sha256 starts with the hex digits `xyz`, one JSON string a line,
+sorted; an append rewrites only the (small) files of its new ids.
+
+The running totals, `.rubricate/totals/<owner>/<name>.json`, hold each author's
+`reputation.Totals` (one line each), so an append moves only its jobs' terms and recomputes
+only its repository's entry of reputation.json.
 """
 
 from __future__ import annotations
@@ -34,11 +39,12 @@ from pydantic import ValidationError
 from rubricate.errors import LedgerProblem
 from rubricate.ledger.event import parse_time, rfc3339
 from rubricate.ledger.fold import FOLD_VERSION, JobFacts
-from rubricate.ledger.paths import BUCKET_DIR, CACHE_PATH, ID_DIR, is_derived
+from rubricate.ledger.paths import BUCKET_DIR, CACHE_PATH, ID_DIR, LAYOUT_VERSION, is_derived
+from rubricate.ledger.reputation import Totals
 from rubricate.ledger.reputation_config import ReputationConfig
 
 BUCKET_SIZE = 1000
-CACHE_FORMAT = 3
+CACHE_FORMAT = 4
 _STATES = ("open", "completed", "abandoned")
 
 
@@ -62,6 +68,8 @@ class FoldCache:
     jobs: Mapping[tuple[str, int], CachedJob] = field(default_factory=dict)
     key_id: str | None = None
     """The public id of the ledger key the events were checked with (None: ids only)."""
+    shards_id: str = ""
+    """The head's digest of `shards`, when the cache was read from a head (which keeps no list)."""
 
     @property
     def repos(self) -> tuple[str, ...]:
@@ -84,15 +92,65 @@ def bucket_path(pr: int) -> str:
     return f"{BUCKET_DIR}{pr // BUCKET_SIZE}.jsonl"
 
 
-def bucket_files(cache: FoldCache, touched: Iterable[str] | None = None) -> dict[str, bytes]:
+def bucket_files(
+    cache: FoldCache | Mapping[tuple[str, int], CachedJob], touched: Iterable[str] | None = None
+) -> dict[str, bytes]:
     """The buckets of job facts (only the `touched` ones, when given; all otherwise)."""
+    jobs = cache.jobs if isinstance(cache, FoldCache) else cache
     rows: dict[str, list[str]] = {}
     wanted = None if touched is None else set(touched)
-    for key in sorted(cache.jobs):
+    for key in sorted(jobs):
         path = bucket_path(key[1])
         if wanted is None or path in wanted:
-            rows.setdefault(path, []).append(json.dumps(_job_row(cache.jobs[key])))
+            rows.setdefault(path, []).append(json.dumps(_job_row(jobs[key])))
     return {path: ("\n".join(lines) + "\n").encode() for path, lines in rows.items()}
+
+
+def bucket_jobs(path: str, data: bytes) -> dict[tuple[str, int], CachedJob]:
+    """The rows of one bucket; ValueError when it is not one."""
+    jobs: dict[tuple[str, int], CachedJob] = {}
+    try:
+        for line in data.decode().split("\n")[:-1]:
+            cached = _job_from_row(json.loads(line))
+            key = (cached.facts.repo, cached.facts.pr)
+            if key in jobs or bucket_path(key[1]) != path:
+                raise ValueError("a job twice, or in the wrong bucket")
+            jobs[key] = cached
+    except (TypeError, KeyError, AttributeError, IndexError) as exc:
+        raise ValueError(str(exc)) from None
+    return jobs
+
+
+def totals_file(authors: Mapping[str, Totals]) -> bytes:
+    """A repository's running totals, one author a line (`[login, ...Totals.row()]`)."""
+    return "".join(json.dumps([a, *authors[a].row()]) + "\n" for a in sorted(authors)).encode()
+
+
+def read_totals(data: bytes) -> dict[str, Totals]:
+    """The inverse of `totals_file`; ValueError when it is not one."""
+    authors: dict[str, Totals] = {}
+    try:
+        for line in data.decode().split("\n")[:-1]:
+            login, *row = json.loads(line)
+            authors[str(login)] = Totals.from_row(row)
+    except (TypeError, AttributeError) as exc:
+        raise ValueError(str(exc)) from None
+    if totals_file(authors) != data:
+        raise ValueError("a totals file must be sorted, one author a line")
+    return authors
+
+
+def renewed_head(
+    head: dict[str, Any], shards: Mapping[str, str], derived: Mapping[str, str], repos: list[str]
+) -> bytes:
+    """The head after an incremental append: what `cache_head` gives for the grown ledger."""
+    renewed = {k: v for k, v in head.items() if k != "digest"}
+    renewed["shards"] = derived_digest(shards)
+    renewed["buckets"] = {p: i for p, i in sorted(derived.items()) if p.startswith(BUCKET_DIR)}
+    renewed["repos"] = repos
+    renewed["derived"] = derived_digest(derived)
+    renewed["digest"] = _digest(renewed)
+    return (json.dumps(renewed, indent=1, sort_keys=True) + "\n").encode()
 
 
 def derived_entries(tree: Mapping[str, str]) -> dict[str, str]:
@@ -106,7 +164,8 @@ def cache_head(cache: FoldCache, derived: Mapping[str, str]) -> bytes:
         "format": CACHE_FORMAT,
         "fold": FOLD_VERSION,
         "config": cache.config.model_dump(mode="json"),
-        "shards": dict(sorted(cache.shards.items())),
+        "layout": LAYOUT_VERSION,
+        "shards": cache.shards_id or derived_digest(cache.shards),
         "buckets": {p: i for p, i in sorted(derived.items()) if p.startswith(BUCKET_DIR)},
         "repos": list(cache.repos),
         "corrupt": [_problem(p) for p in cache.corrupt],
@@ -152,15 +211,13 @@ def load_cache(head: dict[str, Any], buckets: Mapping[str, bytes]) -> FoldCache 
     try:
         jobs: dict[tuple[str, int], CachedJob] = {}
         for path, data in buckets.items():
-            for line in data.decode().split("\n")[:-1]:
-                cached = _job_from_row(json.loads(line))
-                key = (cached.facts.repo, cached.facts.pr)
-                if key in jobs or bucket_path(key[1]) != path:
-                    return None
-                jobs[key] = cached
+            rows = bucket_jobs(path, data)
+            if rows.keys() & jobs.keys():
+                return None
+            jobs.update(rows)
         cache = FoldCache(
             config=ReputationConfig.model_validate(head["config"]),
-            shards={str(k): str(v) for k, v in head["shards"].items()},
+            shards_id=str(head["shards"]),
             corrupt=_problems(head["corrupt"]),
             duplicates=_problems(head["duplicates"]),
             misplaced=_problems(head["misplaced"]),
@@ -230,8 +287,8 @@ def _problems(rows: list[list[Any]]) -> tuple[LedgerProblem, ...]:
 
 def id_bucket(event_id: str) -> str:
     """The index file that holds this id."""
-    digit = hashlib.sha256(event_id.encode("utf-8", "surrogatepass")).hexdigest()[0]
-    return f"{ID_DIR}{digit}.jsonl"
+    digits = hashlib.sha256(event_id.encode("utf-8", "surrogatepass")).hexdigest()
+    return f"{ID_DIR}{digits[0]}/{digits[1:3]}.jsonl"
 
 
 def id_files(ids: Iterable[str]) -> dict[str, bytes]:

@@ -8,7 +8,8 @@ id first when the repeat belongs to another job (an id is unique across the whol
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import re
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -18,12 +19,14 @@ from pydantic import ValidationError
 from rubricate.errors import LedgerError as LedgerError
 from rubricate.errors import LedgerProblem
 from rubricate.ledger.event import Event
-from rubricate.ledger.fold import bulk
 from rubricate.ledger.paths import git_blob_id
 from rubricate.ledger.trust import key_id, natural_key, refusal
 
 LEDGER_DIR = "ledger/"
 SHARD_SUFFIX = ".jsonl"
+SHARD_BYTES = 256 * 1024
+"""A shard holding this much takes no more appends: the next start the month's next shard."""
+_MONTH = re.compile(r"^ledger/(\d{4}-\d{2})(?:\.jsonl|/(\d{4})\.jsonl)$")
 _UNION_TAGS = frozenset({"float", "bool", "int", "str"})
 
 
@@ -44,6 +47,28 @@ class ParsedLedger:
 def shard_path(at: datetime) -> str:
     """The shard an event belongs in: `ledger/YYYY-MM.jsonl` by its UTC time."""
     return f"{LEDGER_DIR}{at.year:04d}-{at.month:02d}{SHARD_SUFFIX}"
+
+
+def shard_month(path: str) -> str | None:
+    """`YYYY-MM` of a month's shard (`ledger/YYYY-MM.jsonl`, `ledger/YYYY-MM/NNNN.jsonl`)."""
+    found = _MONTH.match(path)
+    return None if found is None else found[1]
+
+
+def shard_for(at: datetime, paths: Iterable[str], size: Callable[[str], int]) -> str:
+    """The shard new events of `at`'s month go to: the month's last shard, or the next one
+    (`ledger/YYYY-MM/0001.jsonl`, …) once that one holds `SHARD_BYTES` (`size(path)`)."""
+    first = shard_path(at)
+    month = first[len(LEDGER_DIR) : -len(SHARD_SUFFIX)]
+    mine = sorted(p for p in paths if shard_month(p) == month)
+    if not mine:
+        return first
+    last = mine[-1]
+    if size(last) < SHARD_BYTES:
+        return last
+    found = _MONTH.match(last)
+    number = int(found[2]) if found and found[2] else 0
+    return f"{LEDGER_DIR}{month}/{number + 1:04d}{SHARD_SUFFIX}"
 
 
 def is_shard(path: str) -> bool:
@@ -101,7 +126,6 @@ def describe_validation(exc: ValidationError) -> str:
     return "; ".join(parts[:3]) + (f" (and {extra} more)" if extra > 0 else "")
 
 
-@bulk
 def parse_ledger(files: Mapping[str, str], key: bytes | None = None) -> ParsedLedger:
     """Parse ledger shards (path → text); other paths are ignored.
 
@@ -128,7 +152,6 @@ def parse_shard(path: str, text: str, key: bytes | None = None) -> ShardParse:
     return ShardParse(path, git_blob_id(encode_shard(text)), events, problems)
 
 
-@bulk
 def combine_shards(parses: Iterable[ShardParse], key: bytes | None = None) -> ParsedLedger:
     """The ledger of shards parsed with `key` (in any order): the first occurrence of each id
     in shard order, then line order, is kept."""
@@ -208,7 +231,7 @@ class _Builder:
         self.seen[event.id] = (event.repo, event.pr)
         self.events.append(event)
         expected = shard_path(event.at)
-        if expected != path:
+        if shard_month(path) != _month(event):
             message = f"event {event.id[:12]} at {_month(event)} belongs in {expected}"
             self.misplaced.append(LedgerProblem(path, number, message))
 

@@ -1,10 +1,11 @@
 """The derived files of the data branch, from the ledger alone (pure: data in, bytes out).
 
-Layout: `reputation.json`, `jobs/<pr>.json`, `badges/<author>.json|svg`, `badges/repo.json|svg`,
-the fold cache (`.rubricate/fold-cache.json` and `.rubricate/facts/`) and the id index
-(`.rubricate/ids/`). When the ledger holds several repositories, each one's job and
-badge files go under `<owner>/<name>/` (`jobs/o/r/12.json`). Generation time is the newest
-event's `at`, so a recompute of the same ledger gives the same bytes.
+Layout (docs/data-branch.md): `reputation.json`, `jobs/<pr>.json` (`jobs/12k/12345.json` from
+#1000 on), `badges/<author>.json|svg`, `badges/repo.json|svg`, the fold cache
+(`.rubricate/fold-cache.json`, `.rubricate/facts/`, `.rubricate/totals/`) and the id index
+(`.rubricate/ids/`). When the ledger holds several repositories, each one's job and badge files
+go under `<owner>/<name>/` (`jobs/o/r/12.json`). Generation time is the newest event's `at`, so a
+recompute of the same ledger gives the same bytes.
 
 Badges are shields.io endpoint JSON and SVG rendered by anybadge (which reads only its own
 packaged template, like an import).
@@ -22,21 +23,27 @@ from typing import TYPE_CHECKING, Any
 import anybadge
 from pydantic import ValidationError
 
-from rubricate.ledger.cache import CachedJob, FoldCache, bucket_files, cache_head, id_files
+from rubricate.ledger.cache import (
+    CachedJob,
+    FoldCache,
+    bucket_files,
+    cache_head,
+    id_files,
+    totals_file,
+)
 from rubricate.ledger.event import SCHEMA_VERSION
-from rubricate.ledger.fold import JobSummary, bulk, fold_jobs
+from rubricate.ledger.fold import JobSummary, fold_jobs
 from rubricate.ledger.paths import CACHE_PATH, Layout, git_blob_id
 from rubricate.ledger.paths import REPUTATION_PATH as REPUTATION_PATH
 from rubricate.ledger.paths import is_derived as is_derived
 from rubricate.ledger.paths import job_paths as job_paths
-from rubricate.ledger.reputation import LedgerCounts, reputation_document
+from rubricate.ledger.reputation import LedgerCounts, Totals, job_terms, reputation_document
 from rubricate.ledger.reputation_config import ReputationConfig
 
 if TYPE_CHECKING:
     from rubricate.ledger.codec import ParsedLedger
 
 
-@bulk
 def derive_files(parsed: ParsedLedger, config: ReputationConfig) -> dict[str, bytes]:
     """Every derived file for this ledger: path → content."""
     jobs = fold_jobs(parsed.events)
@@ -84,22 +91,35 @@ def job_file(job: JobSummary) -> bytes:
     return (json.dumps(body, sort_keys=True, separators=(",", ":")) + "\n").encode()
 
 
-def summary_files(
-    cache: FoldCache,
-    authors: Mapping[str, set[str]] | None = None,
-    buckets: Iterable[str] | None = None,
-) -> dict[str, bytes]:
-    """reputation.json, badges and fact buckets; `authors` and `buckets` limit what is rewritten.
+def summary_files(cache: FoldCache) -> dict[str, bytes]:
+    """reputation.json, badges, fact buckets and the authors' running totals.
 
     The cache head is left to the caller, who knows every derived file's blob id.
     """
     counts = LedgerCounts(cache.events, len(cache.corrupt), len(cache.duplicates), cache.newest_at)
     facts = [cache.jobs[key].facts for key in sorted(cache.jobs)]
     document = reputation_document(facts, cache.config, counts)
-    files = {REPUTATION_PATH: (json.dumps(document, indent=2, sort_keys=True) + "\n").encode()}
-    files.update(badge_files(document, Layout(cache.repos), authors))
-    files.update(bucket_files(cache, buckets))
+    files = {REPUTATION_PATH: reputation_file(document)}
+    files.update(badge_files(document, Layout(cache.repos)))
+    files.update(bucket_files(cache))
+    files.update(totals_files(cache))
     return files
+
+
+def totals_files(cache: FoldCache) -> dict[str, bytes]:
+    """Each repository's running totals of its authors (see `rubricate.ledger.cache`)."""
+    by_repo: dict[str, dict[str, Totals]] = {}
+    for key in sorted(cache.jobs):
+        facts = cache.jobs[key].facts
+        authors = by_repo.setdefault(facts.repo, {})
+        authors.setdefault(facts.author, Totals()).add(job_terms(facts, cache.config))
+    layout = Layout(cache.repos)
+    return {layout.totals_path(repo): totals_file(a) for repo, a in by_repo.items()}
+
+
+def reputation_file(document: dict[str, Any]) -> bytes:
+    """`reputation.json` of a document."""
+    return (json.dumps(document, indent=2, sort_keys=True) + "\n").encode()
 
 
 def recorded_config(data: bytes) -> ReputationConfig | None:

@@ -27,15 +27,12 @@ The fold is self-contained: it needs nothing but the events. `FOLD_VERSION` name
 
 from __future__ import annotations
 
-import gc
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from functools import wraps
 from operator import attrgetter
-from typing import TYPE_CHECKING, Literal, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Literal
 
 from rubricate.rubric.model import clamp01
 
@@ -45,33 +42,6 @@ if TYPE_CHECKING:
 
 JobStatus = Literal["open", "completed", "abandoned"]
 FOLD_VERSION = 2
-P = ParamSpec("P")
-R = TypeVar("R")
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Disable automatic collection inside the block, restoring the previous state after."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
-def bulk(function: Callable[P, R]) -> Callable[P, R]:
-    """Run a function with the collector paused."""
-
-    @wraps(function)
-    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-        with gc_paused():
-            return function(*args, **kwargs)
-
-    return wrapper
-
-
 """Bump whenever the fold's meaning or a derived file's format changes."""
 REOPENING = frozenset({"first_submission", "review_scored", "revision_requested", "approved"})
 """Kinds that, after an `abandoned` event, mean the pull request was reopened."""
@@ -144,7 +114,6 @@ def event_order(event: Event) -> tuple[datetime, str]:
 _ORDER = attrgetter("at", "id")
 
 
-@bulk
 def fold_jobs(events: Iterable[Event]) -> dict[tuple[str, int], JobSummary]:
     """Group events by job and fold each; keys are sorted `(repo, pr)`."""
     grouped: dict[tuple[str, int], list[Event]] = defaultdict(list)

@@ -7,10 +7,14 @@ import hashlib
 import re
 from dataclasses import dataclass
 
+LAYOUT_VERSION = 2
+"""The data branch's layout (see docs/data-branch.md); `ledger verify --fix` moves an older one."""
 REPUTATION_PATH = "reputation.json"
 CACHE_PATH = ".rubricate/fold-cache.json"
 BUCKET_DIR = ".rubricate/facts/"
 ID_DIR = ".rubricate/ids/"
+TOTALS_DIR = ".rubricate/totals/"
+JOBS_PER_FOLDER = 1000
 DERIVED_DIRS = ("jobs/", "badges/", ".rubricate/")
 REPO_STEM = "repo"
 _BADGE_UNSAFE = re.compile(r"[^A-Za-z0-9-]")
@@ -37,11 +41,15 @@ class Layout:
     def _prefix(self, repo: str) -> str:
         if len(self.repos) <= 1:
             return ""
-        return "/".join(_UNSAFE.sub("_", part) or "_" for part in repo.split("/")) + "/"
+        return _safe_repo(repo) + "/"
 
     def job_path(self, repo: str, pr: int) -> str:
-        """`jobs/<pr>.json`."""
-        return f"jobs/{self._prefix(repo)}{pr}.json"
+        """`jobs/<pr>.json` below #1000, then a folder per thousand: `jobs/12k/12345.json`."""
+        return f"jobs/{self._prefix(repo)}{job_folder(pr)}{pr}.json"
+
+    def totals_path(self, repo: str) -> str:
+        """`.rubricate/totals/<owner>/<name>.json`: the running totals of a repository's authors."""
+        return f"{TOTALS_DIR}{_safe_repo(repo)}.json"
 
     def author_badge(self, repo: str, login: str, ext: str) -> str:
         """`badges/<author>.<ext>`."""
@@ -52,9 +60,23 @@ class Layout:
         return f"badges/{self._prefix(repo)}{REPO_STEM}.{ext}"
 
 
-def job_paths(repo: str, pr: int) -> tuple[str, str]:
-    """Where a job's file is when the ledger holds one repository, and when it holds several."""
-    return Layout((repo,)).job_path(repo, pr), Layout((repo, "")).job_path(repo, pr)
+def job_folder(pr: int) -> str:
+    """The folder of a job's file under `jobs/`: none below #1000, else `<thousands>k/`."""
+    return f"{pr // JOBS_PER_FOLDER}k/" if pr >= JOBS_PER_FOLDER else ""
+
+
+def _safe_repo(repo: str) -> str:
+    return "/".join(_UNSAFE.sub("_", part) or "_" for part in repo.split("/"))
+
+
+def job_paths(repo: str, pr: int) -> tuple[str, ...]:
+    """Where a job's file is when the ledger holds one repository, and when it holds several;
+    then where layout 1 kept it (a branch not yet moved by `ledger verify --fix`)."""
+    single, several = Layout((repo,)), Layout((repo, ""))
+    found = (single.job_path(repo, pr), several.job_path(repo, pr))
+    if not job_folder(pr):
+        return found
+    return (*found, f"jobs/{pr}.json", f"jobs/{_safe_repo(repo)}/{pr}.json")
 
 
 def git_blob_id(data: bytes) -> str:

@@ -18,11 +18,12 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import astuple, dataclass, fields
 from typing import Any
 
+from rubricate.bulk import bulk
 from rubricate.errors import ConfigError
 from rubricate.ledger.codec import ParsedLedger, combine_shards, encode_shard, parse_shard
 from rubricate.ledger.codec import shard_path as shard_path
 from rubricate.ledger.event import Event
-from rubricate.ledger.fold import JobFacts, bulk, fold_job
+from rubricate.ledger.fold import JobFacts, fold_job
 from rubricate.ledger.paths import CACHE_PATH, REPUTATION_PATH
 from rubricate.ledger.pg_schema import MIGRATIONS, connect, schema_version
 from rubricate.ledger.reputation import LedgerCounts, reputation_document

@@ -1,8 +1,9 @@
 """Decide what an append writes: new shard lines and regenerated derived files (pure).
 
-`plan_full` folds the whole ledger; `try_incremental` re-folds only the touched jobs from the
-fold cache (see `rubricate.ledger.cache` for what must verify first, and the id index), and
-gives exactly the files a full recompute gives (a test pins this).
+`plan_full` folds the whole ledger; `try_incremental` re-folds only the touched jobs and moves
+their terms in their authors' running totals, patching reputation.json (see
+`rubricate.ledger.cache` for what must verify first, and the id index), and gives exactly the
+files a full recompute gives (a test pins this).
 """
 
 from __future__ import annotations
@@ -16,17 +17,19 @@ from pydantic import ValidationError
 
 from rubricate.ledger.cache import (
     CachedJob,
-    FoldCache,
+    bucket_files,
+    bucket_jobs,
     bucket_path,
-    cache_head,
     derived_digest,
     derived_entries,
     encode_ids,
     head_config,
     id_bucket,
     known_ids,
-    load_cache,
     read_head,
+    read_totals,
+    renewed_head,
+    totals_file,
 )
 from rubricate.ledger.codec import (
     append_lines,
@@ -35,11 +38,19 @@ from rubricate.ledger.codec import (
     encode_shard,
     is_shard,
     parse_ledger,
+    shard_for,
+    shard_month,
     shard_path,
 )
-from rubricate.ledger.derive import derive_files, job_file, recorded_config, summary_files
-from rubricate.ledger.event import Event
-from rubricate.ledger.fold import bulk, fold_job
+from rubricate.ledger.derive import (
+    badge_files,
+    derive_files,
+    job_file,
+    recorded_config,
+    reputation_file,
+)
+from rubricate.ledger.event import Event, parse_time, rfc3339
+from rubricate.ledger.fold import fold_job
 from rubricate.ledger.paths import (
     BUCKET_DIR,
     CACHE_PATH,
@@ -48,6 +59,7 @@ from rubricate.ledger.paths import (
     git_blob_id,
     is_derived,
 )
+from rubricate.ledger.reputation import Totals, job_terms, repo_entry
 from rubricate.ledger.reputation_config import ReputationConfig
 from rubricate.ledger.trust import key_id, signed
 
@@ -85,11 +97,16 @@ def plan_full(
     return AppendPlan(added, len(batch) - len(added), files, stale)
 
 
-def appended(texts: Mapping[str, str], added: Sequence[Event]) -> dict[str, bytes]:
-    """The shards that receive new lines, with those lines appended."""
+def appended(
+    texts: Mapping[str, str], added: Sequence[Event], paths: Iterable[str] = ()
+) -> dict[str, bytes]:
+    """The shards that receive new lines, with those lines appended; `texts` holds at least the
+    last shard of each month the events fall in, `paths` every shard (see `shard_for`)."""
+    shards = set(paths) | set(texts)
     by_shard: dict[str, list[Event]] = {}
     for event in added:
-        by_shard.setdefault(shard_path(event.at), []).append(event)
+        path = shard_for(event.at, shards, lambda p: len(encode_shard(texts.get(p, ""))))
+        by_shard.setdefault(path, []).append(event)
     return {p: encode_shard(append_lines(texts.get(p, ""), evs)) for p, evs in by_shard.items()}
 
 
@@ -105,7 +122,6 @@ def prepare(events: Iterable[Event], key: bytes | None = None) -> list[Event]:
     return batch
 
 
-@bulk
 def plan_append(
     tree: Mapping[str, str],
     read: Reader,
@@ -128,7 +144,6 @@ def plan_append(
     return plan_full(read([p for p in tree if is_shard(p)]), tree, batch, used, key)
 
 
-@bulk
 def plan_rebuild(
     tree: Mapping[str, str],
     read: Reader,
@@ -166,17 +181,17 @@ def try_incremental(
     config: ReputationConfig,
 ) -> AppendPlan | None:
     """The incremental plan, reading only what it needs in one read; None if it cannot be used."""
-    if not head_matches(head, tree):
+    if not head_matches(head, tree) or head_config(head) != config:
         return None
-    reads = incremental_reads(head["repos"], batch)
-    if reads is None:
+    layout = incremental_layout(head["repos"], batch)
+    if layout is None:
         return None
-    buckets = sorted(head["buckets"])
-    files = read(buckets + [p for p in reads if p in tree])
-    cache = load_cache(head, {p: files[p] for p in buckets})
-    if cache is None:
+    shards = [p for p in tree if is_shard(p)]
+    files = read([p for p in incremental_reads(layout, shards, batch) if p in tree])
+    try:
+        return plan_incremental(head, tree, files, batch, config, layout)
+    except (ValueError, KeyError, TypeError):
         return None
-    return plan_incremental(cache, files, batch, config, derived_entries(tree))
 
 
 def head_matches(head: dict[str, Any], tree: Mapping[str, str]) -> bool:
@@ -186,32 +201,46 @@ def head_matches(head: dict[str, Any], tree: Mapping[str, str]) -> bool:
         buckets = {p: blob for p, blob in tree.items() if p.startswith(BUCKET_DIR)}
         named = isinstance(head["repos"], list) and all(isinstance(r, str) for r in head["repos"])
         derived = head["derived"] == derived_digest(derived_entries(tree))
-        return bool(named and derived and (head["shards"], head["buckets"]) == (shards, buckets))
+        recorded = (head["shards"], head["buckets"]) == (derived_digest(shards), buckets)
+        return bool(named and derived and recorded and REPUTATION_PATH in tree)
     except (KeyError, AttributeError, TypeError):
         return False
 
 
-def incremental_reads(known: Sequence[str], batch: Sequence[Event]) -> list[str] | None:
-    """The files `plan_incremental` needs, or None when the repositories would change the layout."""
+def incremental_layout(known: Sequence[str], batch: Sequence[Event]) -> Layout | None:
+    """The layout after the batch; None when its repositories would change the layout."""
     repos = set(known) | {e.repo for e in batch}
     if len(repos) > 1 and repos != set(known):
         return None
-    layout = Layout(tuple(sorted(repos)))
-    jobs = {layout.job_path(e.repo, e.pr) for e in batch}
-    return sorted(jobs | {shard_path(e.at) for e in batch} | {id_bucket(e.id) for e in batch})
+    return Layout(tuple(sorted(repos)))
+
+
+def incremental_reads(layout: Layout, shards: Sequence[str], batch: Sequence[Event]) -> list[str]:
+    """The files `plan_incremental` needs: the batch's jobs with their fact buckets, id-index
+    files, months' last shards and repositories' totals, and reputation.json."""
+    wanted = {REPUTATION_PATH}
+    for event in batch:
+        wanted |= {layout.job_path(event.repo, event.pr), bucket_path(event.pr)}
+        wanted |= {id_bucket(event.id), layout.totals_path(event.repo)}
+    months = {shard_month(shard_path(e.at)) for e in batch}
+    for month in months:
+        mine = sorted(p for p in shards if shard_month(p) == month)
+        wanted.update(mine[-1:])
+    return sorted(wanted)
 
 
 def plan_incremental(
-    cache: FoldCache,
+    head: dict[str, Any],
+    tree: Mapping[str, str],
     files: Mapping[str, bytes],
     batch: Sequence[Event],
     config: ReputationConfig,
-    derived: Mapping[str, str],
+    layout: Layout,
 ) -> AppendPlan | None:
-    """Re-fold only the touched jobs; None when what the cache names does not verify.
+    """Re-fold only the touched jobs and their authors' totals; None when what the cache names
+    does not verify (ValueError when a cache file is unreadable).
 
-    `files` holds the touched shards, job files and id-index files that exist; `derived` is
-    every derived file's blob id in the tree (the cache head left out).
+    `files` holds the files `incremental_reads` names that exist in `tree`.
     """
     known = known_ids(files, {id_bucket(e.id) for e in batch})
     if known is None:
@@ -219,39 +248,64 @@ def plan_incremental(
     added = tuple(e for e in batch if e.id not in known[id_bucket(e.id)])
     if not added:
         return AppendPlan((), len(batch), {}, (), True)
-    layout = Layout(tuple(sorted(set(cache.repos) | {e.repo for e in added})))
     by_job: dict[JobKey, list[Event]] = {}
     for event in added:
         by_job.setdefault((event.repo, event.pr), []).append(event)
-    existing = {key: verified_job(cache, layout, files, key) for key in by_job}
+    touched = {bucket_path(pr) for _, pr in by_job}
+    rows: dict[JobKey, CachedJob] = {}
+    for path in touched:
+        rows.update(bucket_jobs(path, files[path]) if path in files else {})
+    existing = {key: verified_job(rows, layout, files, key) for key in by_job}
     if any(events is None for events in existing.values()):
         return None
-    written = appended({p: decode_shard(d) for p, d in files.items() if is_shard(p)}, added)
+    shards = [p for p in tree if is_shard(p)]
+    texts = {p: decode_shard(d) for p, d in files.items() if is_shard(p)}
+    written = appended(texts, added, shards)
     for path in {id_bucket(e.id) for e in added}:
         written[path] = encode_ids(known[path] | {e.id for e in added if id_bucket(e.id) == path})
-    jobs, authors = _refold(cache, layout, existing, by_job, written)
-    grown = replace(
-        cache,
-        config=config,
-        shards={**cache.shards, **{p: git_blob_id(d) for p, d in written.items() if is_shard(p)}},
-        jobs=jobs,
-    )
-    touched = {bucket_path(pr) for _, pr in by_job}
-    written.update(summary_files(grown, authors if cache.config == config else None, touched))
-    gone = _departed_authors(authors, jobs.values())
+    totals = {
+        repo: read_totals(files[path]) if path in files else {}
+        for repo in {r for r, _ in by_job}
+        for path in [layout.totals_path(repo)]
+    }
+    authors = _refold(rows, layout, existing, by_job, written, totals, config)
+    written.update(bucket_files(rows, touched))
+    gone = [(r, a) for r, logins in authors.items() for a in sorted(logins) if a not in totals[r]]
+    for repo, repo_totals in totals.items():
+        written[layout.totals_path(repo)] = totals_file(repo_totals)
+    document = json.loads(files[REPUTATION_PATH])
+    _grow(document, added, sum(1 for key in by_job if not existing[key]))
+    for repo, repo_totals in totals.items():
+        document["repos"][repo] = repo_entry(repo_totals, config)
+    written[REPUTATION_PATH] = reputation_file(document)
+    shown = {"repos": {r: document["repos"][r] for r in totals}}
+    written.update(badge_files(shown, layout, authors))
     deletions = tuple(layout.author_badge(r, a, ext) for r, a in gone for ext in ("json", "svg"))
-    after = {p: i for p, i in derived.items() if p not in deletions}
+    after = {p: i for p, i in derived_entries(tree).items() if p not in deletions}
     after.update({p: git_blob_id(d) for p, d in written.items() if is_derived(p)})
-    written[CACHE_PATH] = cache_head(grown, after)
+    new_shards = {p: tree[p] for p in shards}
+    new_shards.update({p: git_blob_id(d) for p, d in written.items() if is_shard(p)})
+    written[CACHE_PATH] = renewed_head(head, new_shards, after, list(layout.repos))
     return AppendPlan(added, len(batch) - len(added), written, deletions, True)
 
 
+def _grow(document: dict[str, Any], added: Sequence[Event], new_jobs: int) -> None:
+    """reputation.json's ledger counts and generation time after appending `added`."""
+    ledger = document["ledger"]
+    ledger["events"] += len(added)
+    ledger["jobs"] += new_jobs
+    times = [e.at for e in added]
+    if document["generated_at"] is not None:
+        times.append(parse_time(document["generated_at"]))
+    document["generated_at"] = rfc3339(max(times))
+
+
 def verified_job(
-    cache: FoldCache, layout: Layout, files: Mapping[str, bytes], key: JobKey
+    rows: Mapping[JobKey, CachedJob], layout: Layout, files: Mapping[str, bytes], key: JobKey
 ) -> list[Event] | None:
     """A job's recorded events, when its job file and cached facts are what the fold gives."""
     data = files.get(layout.job_path(*key))
-    cached = cache.jobs.get(key)
+    cached = rows.get(key)
     if cached is None:
         return [] if data is None else None
     if data is None or git_blob_id(data) != cached.file_id:
@@ -267,31 +321,29 @@ def verified_job(
 
 
 def _refold(
-    cache: FoldCache,
+    rows: dict[JobKey, CachedJob],
     layout: Layout,
     existing: Mapping[JobKey, list[Event] | None],
     by_job: Mapping[JobKey, list[Event]],
     written: dict[str, bytes],
-) -> tuple[dict[JobKey, CachedJob], dict[str, set[str]]]:
-    """Fold each touched job again, writing its job file; the new rows and touched authors."""
-    jobs = dict(cache.jobs)
+    totals: dict[str, dict[str, Totals]],
+    config: ReputationConfig,
+) -> dict[str, set[str]]:
+    """Fold each touched job again, writing its job file and moving its terms in its
+    repository's totals (an author left without a job leaves them); the touched authors."""
     authors: dict[str, set[str]] = {}
     for key, new in by_job.items():
         summary = fold_job([*(existing[key] or []), *new])
         path = layout.job_path(*key)
         written[path] = job_file(summary)
-        if key in jobs:
-            authors.setdefault(key[0], set()).add(jobs[key].facts.author)
+        repo_totals = totals[key[0]]
+        old = rows.get(key)
+        if old is not None:
+            authors.setdefault(key[0], set()).add(old.facts.author)
+            repo_totals[old.facts.author].add(job_terms(old.facts, config), -1)
+            if not repo_totals[old.facts.author].jobs:
+                del repo_totals[old.facts.author]
         authors.setdefault(key[0], set()).add(summary.facts.author)
-        jobs[key] = CachedJob(summary.facts, git_blob_id(written[path]))
-    return jobs, authors
-
-
-def _departed_authors(
-    touched: Mapping[str, set[str]], jobs: Iterable[CachedJob]
-) -> list[tuple[str, str]]:
-    """Touched `(repo, author)` pairs left without any job (a job's author can change)."""
-    remaining = {(j.facts.repo, j.facts.author) for j in jobs}
-    return sorted(
-        (r, a) for r, logins in touched.items() for a in logins if (r, a) not in remaining
-    )
+        repo_totals.setdefault(summary.facts.author, Totals()).add(job_terms(summary.facts, config))
+        rows[key] = CachedJob(summary.facts, git_blob_id(written[path]))
+    return authors

@@ -7,6 +7,7 @@
 - dispute_penalty = 1 − completed jobs with a `disputed` event / completed jobs.
 - rating_score = Σ wᵣ·(rating − 1)/4 / Σ wᵣ over `rated` events of completed jobs, wᵣ by role.
 - rubric_quality = the mean of the completed jobs' rubric_quality values that exist.
+Sums are exact (`Totals`) and rounded once, so totals kept per author add up to the same bytes.
 - reputation = Σ weight·component / Σ weight over the components with data;
   coverage = Σ weight of those components (as configured, so 1.0 with every component present
   under the default weights); coverage_share = coverage / Σ weight of all components.
@@ -17,9 +18,8 @@ Beside it, how sure it is: each component's `interval`, `provisional` (fewer tha
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -29,7 +29,7 @@ from rubricate.ledger.confidence import component_dict as _component_dict
 from rubricate.ledger.confidence import ranked_components, ratio, undisputed
 from rubricate.ledger.confidence import round_value as _round
 from rubricate.ledger.event import SCHEMA_VERSION, Event, rfc3339
-from rubricate.ledger.fold import JobFacts, JobStatus, bulk, fold_jobs
+from rubricate.ledger.fold import JobFacts, JobStatus, fold_jobs
 
 if TYPE_CHECKING:
     from rubricate.ledger.reputation_config import ReputationConfig
@@ -53,7 +53,6 @@ class LedgerCounts:
     newest_at: datetime | None = None
 
 
-@bulk
 def compute_reputation(
     events: Iterable[Event], config: ReputationConfig, *, corrupt: int = 0
 ) -> dict[str, Any]:
@@ -108,18 +107,9 @@ def job_terms(job: JobFacts, config: ReputationConfig) -> JobTerms:
     return JobTerms(job.state, on_time, job.disputed, tuple(ratings), job.rubric_quality)
 
 
-def terms_components(jobs: Sequence[JobTerms]) -> dict[str, Component]:
-    """The five components from one author's job terms (in `pr` order)."""
-    completed = [j for j in jobs if j.state == "completed"]
-    closed = sum(1 for j in jobs if j.state in ("completed", "abandoned"))
-    on_time = [j.on_time for j in completed if j.on_time is not None]
-    return {
-        "completion_rate": ratio(len(completed), closed),
-        "timeliness_score": ratio(sum(on_time), len(on_time)),
-        "dispute_penalty": undisputed(sum(j.disputed for j in completed), len(completed)),
-        "rating_score": _rating(completed),
-        "rubric_quality": _quality(completed),
-    }
+def terms_components(jobs: Iterable[JobTerms]) -> dict[str, Component]:
+    """The five components from one author's (or a repository's) job terms."""
+    return Totals.of(jobs).components()
 
 
 def combine(
@@ -144,17 +134,27 @@ def coverage_share(coverage: float, config: ReputationConfig) -> float:
 
 
 def _repo_entry(jobs: list[JobFacts], config: ReputationConfig) -> dict[str, Any]:
-    terms = [job_terms(job, config) for job in jobs]
-    by_author: dict[str, list[JobTerms]] = defaultdict(list)
-    for job, job_term in zip(jobs, terms, strict=True):
-        by_author[job.author].append(job_term)
-    means = terms_components(terms)
+    by_author: dict[str, Totals] = defaultdict(Totals)
+    for job in jobs:
+        by_author[job.author].add(job_terms(job, config))
+    return repo_entry(by_author, config)
+
+
+def repo_entry(authors: Mapping[str, Totals], config: ReputationConfig) -> dict[str, Any]:
+    """A repository's entry of `reputation.json` from its authors' totals."""
+    whole = Totals()
+    for login in sorted(authors):
+        whole.merge(authors[login])
+    means = whole.components()
     return {
-        "jobs": _state_counts(jobs),
-        "rubric_quality": _component_dict(_quality(jobs)),
+        "jobs": dict(whole.counts),
+        "rubric_quality": _component_dict(means["rubric_quality"]),
         "means": {name: _round(means[name].value) for name in COMPONENTS},
         "authors": {
-            author: terms_entry(by_author[author], config, means) for author in sorted(by_author)
+            login: components_entry(
+                authors[login].components(), dict(authors[login].counts), config, means
+            )
+            for login in sorted(authors)
         },
     }
 
@@ -199,68 +199,119 @@ def components_entry(
     return entry
 
 
-_Sums = tuple[float, float, int, float, int]
-"""Σ rating term, Σ rating weight, ratings, Σ rubric_quality, jobs with one."""
-_NO_SUMS: _Sums = (0.0, 0.0, 0, 0.0, 0)
+SCALE = 1074
+"""Every float is a whole multiple of 2**-1074: sums are kept as exact integers in that unit, so
+adding and taking away in any order gives the same total, and the mean is rounded once."""
+
+
+def exact(value: float) -> int:
+    """A float as a whole number of 2**-1074."""
+    numerator, denominator = value.as_integer_ratio()
+    return numerator << (SCALE - denominator.bit_length() + 1)
+
+
+class Totals:
+    """Running totals of jobs' terms (an author's, or a repository's): the counts, and the exact
+    rating and rubric_quality sums over completed jobs. `add` with `sign=-1` takes a job away."""
+
+    __slots__ = ("counts", "sums", "tallies")
+
+    def __init__(self) -> None:
+        self.counts = {"open": 0, "completed": 0, "abandoned": 0}
+        self.tallies = [0, 0, 0, 0, 0]  # disputed, with a deadline, on time, ratings, qualities
+        self.sums = [0, 0, 0]  # exact Σ rating term, Σ rating weight, Σ rubric_quality
+
+    @classmethod
+    def of(cls, jobs: Iterable[JobTerms]) -> Totals:
+        """The totals of these jobs."""
+        totals = cls()
+        for job in jobs:
+            totals.add(job)
+        return totals
+
+    @property
+    def jobs(self) -> int:
+        """How many jobs the totals hold."""
+        return sum(self.counts.values())
+
+    def add(self, job: JobTerms, sign: int = 1) -> None:
+        """Count one job in (or, with `sign=-1`, out)."""
+        self.counts[job.state] += sign
+        if job.state != "completed":
+            return
+        known = job.on_time is not None
+        tallies, sums = self.tallies, self.sums
+        tallies[0] += sign * job.disputed
+        tallies[1] += sign * known
+        tallies[2] += sign * bool(known and job.on_time)
+        for term, weight in job.ratings:
+            tallies[3] += sign
+            sums[0] += sign * exact(term)
+            sums[1] += sign * exact(weight)
+        if job.rubric_quality is not None:
+            tallies[4] += sign
+            sums[2] += sign * exact(job.rubric_quality)
+
+    def merge(self, other: Totals) -> None:
+        """Add another's totals to these."""
+        for state, count in other.counts.items():
+            self.counts[state] += count
+        self.tallies = [a + b for a, b in zip(self.tallies, other.tallies, strict=True)]
+        self.sums = [a + b for a, b in zip(self.sums, other.sums, strict=True)]
+
+    def components(self) -> dict[str, Component]:
+        """The five components of these totals."""
+        completed = self.counts["completed"]
+        disputed, timed, on_time, ratings, rated = self.tallies
+        rating, weight, quality = self.sums
+        return {
+            "completion_rate": ratio(completed, completed + self.counts["abandoned"]),
+            "timeliness_score": ratio(on_time, timed),
+            "dispute_penalty": undisputed(disputed, completed),
+            "rating_score": Component(rating / weight if weight else None, ratings),
+            "rubric_quality": Component(quality / (rated << SCALE) if rated else None, rated),
+        }
+
+    def row(self) -> list[Any]:
+        """The totals as a JSON row (sums as `[mantissa, shift]`)."""
+        return [*self.counts.values(), *self.tallies, *(_packed(v) for v in self.sums)]
+
+    @classmethod
+    def from_row(cls, row: Sequence[Any]) -> Totals:
+        """The inverse of `row`; ValueError when it is not one."""
+        if len(row) != 11:
+            raise ValueError("a totals row has 11 values")
+        totals = cls()
+        totals.counts = dict(zip(totals.counts, (int(v) for v in row[:3]), strict=True))
+        totals.tallies = [int(v) for v in row[3:8]]
+        totals.sums = [int(m) << int(shift) for m, shift in row[8:]]
+        return totals
+
+
+def _packed(value: int) -> list[int]:
+    shift = (value & -value).bit_length() - 1 if value else 0
+    return [value >> shift, shift]
 
 
 class RunningTerms:
     """One author's job terms as they change, and `terms_entry` of them at any time without going
-    over every job again: counts are kept up to date, and the rating and rubric_quality sums over
-    the jobs in `pr` order are redone from the first job that changed, so every float is added in
-    the same order."""
+    over every job again (the totals are exact, so a replaced job is simply taken away)."""
 
     def __init__(self) -> None:
-        self.prs: list[int] = []
-        self.terms: list[JobTerms] = []
-        self.sums: list[_Sums] = []  # up to each job
-        self.changed = 0
-        self.counts = {"open": 0, "completed": 0, "abandoned": 0}
-        self.tallies = [0, 0, 0, 0]  # completed jobs: all, disputed, with a deadline, on time
+        self.terms: dict[int, JobTerms] = {}
+        self.totals = Totals()
 
     def set(self, pr: int, terms: JobTerms) -> None:
         """Put in (or replace) one job's terms."""
-        at = bisect_left(self.prs, pr)
-        if at < len(self.prs) and self.prs[at] == pr:
-            self._count(self.terms[at], -1)
-            self.terms[at] = terms
-        else:
-            self.prs.insert(at, pr)
-            self.terms.insert(at, terms)
-            self.sums.insert(at, _NO_SUMS)
-        self._count(terms, 1)
-        self.changed = min(self.changed, at)
-
-    def _count(self, job: JobTerms, sign: int) -> None:
-        self.counts[job.state] += sign
-        if job.state == "completed":
-            known = job.on_time is not None
-            for i, flag in enumerate((True, job.disputed, known, known and job.on_time)):
-                self.tallies[i] += sign * bool(flag)
+        old = self.terms.get(pr)
+        if old is not None:
+            self.totals.add(old, -1)
+        self.terms[pr] = terms
+        self.totals.add(terms)
 
     def entry(self, config: ReputationConfig) -> dict[str, Any]:
         """`terms_entry` of the terms now."""
-        numerator, denominator, n, quality, rated = (
-            self.sums[self.changed - 1] if self.changed else _NO_SUMS
-        )
-        for at in range(self.changed, len(self.terms)):
-            job = self.terms[at]
-            if job.state == "completed":
-                for term, weight in job.ratings:
-                    numerator, denominator, n = numerator + term, denominator + weight, n + 1
-                if job.rubric_quality is not None:
-                    quality, rated = quality + job.rubric_quality, rated + 1
-            self.sums[at] = (numerator, denominator, n, quality, rated)
-        self.changed = len(self.terms)
-        completed, disputed, known, on_time = self.tallies
-        components = {
-            "completion_rate": ratio(completed, completed + self.counts["abandoned"]),
-            "timeliness_score": ratio(on_time, known),
-            "dispute_penalty": undisputed(disputed, completed),
-            "rating_score": Component(numerator / denominator if denominator else None, n),
-            "rubric_quality": Component(quality / rated if rated else None, rated),
-        }
-        return components_entry(components, dict(self.counts), config)
+        return components_entry(self.totals.components(), dict(self.totals.counts), config)
 
 
 def _state_counts(jobs: Sequence[JobFacts] | Sequence[JobTerms]) -> dict[str, int]:
@@ -277,24 +328,3 @@ def _on_time(job: JobFacts, config: ReputationConfig) -> bool | None:
     if deadline is None or job.closed_at is None:
         return None
     return job.closed_at <= deadline
-
-
-def _rating(completed: Sequence[JobTerms]) -> Component:
-    numerator = denominator = 0.0
-    count = 0
-    for job in completed:
-        for term, weight in job.ratings:
-            numerator += term
-            denominator += weight
-            count += 1
-    if not denominator:
-        return Component(None, count)
-    return Component(numerator / denominator, count)
-
-
-def _quality(jobs: Sequence[JobFacts] | Sequence[JobTerms]) -> Component:
-    total, count = 0.0, 0  # added one by one, in order, as `RunningTerms` adds them
-    for job in jobs:
-        if job.state == "completed" and job.rubric_quality is not None:
-            total, count = total + job.rubric_quality, count + 1
-    return Component(total / count if count else None, count)

@@ -36,7 +36,7 @@ class FoldSnapshot:
         files = self.read(sorted({layout.job_path(*key) for key in keys}))
         found: dict[JobKey, list[Event]] = {}
         for key in keys:
-            events = verified_job(self.cache, layout, files, key)
+            events = verified_job(self.cache.jobs, layout, files, key)
             if events is None or len(trusted(events, self.key)) != len(events):
                 raise LedgerError(f"{layout.job_path(*key)}: not the job file the fold cache names")
             found[key] = events

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Protocol, TypeAlias, TypeVar
 
 from pydantic import ValidationError
 
+from rubricate.bulk import bulk
 from rubricate.errors import DataBranchError as DataBranchError
 from rubricate.ledger.codec import (
     LedgerError,
@@ -147,6 +148,7 @@ class LedgerStore(Closing):
         """Release the backend (a private temporary repository, if one was made)."""
         self.backend.close()
 
+    @bulk
     def append(
         self, events: Iterable[Event], extras: Mapping[str, Extra] | None = None
     ) -> AppendResult:
@@ -174,6 +176,7 @@ class LedgerStore(Closing):
         """
         return self.append([], {path: data})
 
+    @bulk
     def rebuild(self) -> AppendResult:
         """Regenerate every derived file from the whole ledger; write only if one changes."""
         from rubricate.ledger.plan import plan_rebuild
@@ -182,6 +185,7 @@ class LedgerStore(Closing):
             lambda tip: plan_rebuild(tip.tree, tip.read, self.config, self.key), {}, True
         )
 
+    @bulk
     def resign(
         self, allowed: Callable[[str | None], Callable[[str], bool]]
     ) -> tuple[AppendResult, int, int]:
@@ -235,6 +239,7 @@ class LedgerStore(Closing):
             f"{self.backend.where} kept moving: gave up after {self.retry.attempts} attempts"
         )
 
+    @bulk
     def read(self) -> ParsedLedger:
         """Every event and located problem of the ledger at the tip."""
         files = self.read_files(is_shard)

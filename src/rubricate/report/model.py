@@ -27,7 +27,6 @@ from rubricate.ledger.event import Event, parse_time, rfc3339, same_login
 from rubricate.ledger.fold import (
     JobFacts,
     JobSummary,
-    bulk,
     event_order,
     fold_job,
     fold_jobs,
@@ -151,7 +150,6 @@ def parsed_sources(parsed: ParsedLedger, config: ReputationConfig, author: str |
     return Sources(ledger_facts(parsed), facts, parts, each_series(mine, config, facts))
 
 
-@bulk
 def build_report(
     parsed: ParsedLedger,
     config: ReputationConfig,
@@ -163,7 +161,6 @@ def build_report(
     return assemble(sources, config, options, authors_ready)
 
 
-@bulk
 def assemble(
     sources: Sources,
     config: ReputationConfig,
@@ -249,7 +246,6 @@ def _point(point: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@bulk
 def reputation_series(
     events: Iterable[Event],
     config: ReputationConfig,

@@ -12,9 +12,9 @@ from collections.abc import Callable
 from concurrent.futures import BrokenExecutor, Executor, Future, ProcessPoolExecutor
 from typing import Any, TypeVar
 
+from rubricate.bulk import gc_paused
 from rubricate.ledger import codec
 from rubricate.ledger.codec import ParsedLedger, ShardParse, combine_shards
-from rubricate.ledger.fold import gc_paused
 
 T = TypeVar("T")
 PARALLEL_PARSE_FROM = 4_000_000

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from rubricate.ledger.cache import FoldCache
 from rubricate.ledger.codec import ParsedLedger
-from rubricate.ledger.fold import bulk, fold_job
+from rubricate.ledger.fold import fold_job
 from rubricate.ledger.paths import author_stem
 from rubricate.ledger.reputation_config import ReputationConfig
 from rubricate.ledger.snapshot import FoldSnapshot
@@ -49,7 +49,6 @@ def cache_ledger_facts(cache: FoldCache) -> LedgerFacts:
     )
 
 
-@bulk
 def refreshed(snapshot: FoldSnapshot, kept: Kept, config: ReputationConfig) -> tuple[Sources, Kept]:
     """The sources of the snapshot's ledger, and what to keep of them for the next report."""
     jobs = snapshot.cache.jobs

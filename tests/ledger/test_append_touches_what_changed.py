@@ -1,0 +1,95 @@
+"""An append writes what its events touch: their job, its bucket folder, the month's last shard,
+the authors' running totals; and the state it leaves equals a full fold, byte for byte."""
+
+from __future__ import annotations
+
+import json
+import random
+
+from rubricate.config import ReputationConfig
+from rubricate.ledger.codec import SHARD_BYTES, parse_ledger
+from rubricate.ledger.fold import fold_job
+from rubricate.ledger.paths import CACHE_PATH, git_blob_id, job_paths
+from rubricate.ledger.plan import plan_rebuild
+from rubricate.ledger.reputation import Totals, job_terms
+from tests.ledger.factory import completed_job, event
+from tests.ledger.memory_branch import apply_events as _apply
+from tests.ledger.memory_branch import derived_only as _derived
+from tests.ledger.memory_branch import full_derive as _full
+
+
+def test_after_many_appends_the_incremental_state_equals_a_full_fold() -> None:
+    chance = random.Random(29)
+    tree: dict[str, bytes] = {}
+    for step in range(60):
+        pr = chance.choice([1, 2, 3, 999, 1000, 1234, 2500])
+        author = chance.choice(["alice", "bob", "carol"])
+        kind = chance.choice(["rated", "disputed", "abandoned", "first_submission"])
+        extra = {"rating": chance.randint(1, 5)} if kind == "rated" else {}
+        events = [event(kind, pr, step, f"d{step}", author=author, actor=author, **extra)]
+        if step % 7 == 0:
+            events = completed_job(pr, [chance.randint(1, 5)] * 5, [5] * 5, step, author=author)
+        plan = _apply(tree, events)
+        assert plan.incremental or step == 0 or not plan.added
+    assert _derived(tree) == _full(tree)
+
+
+def test_an_append_rewrites_only_its_job_and_its_authors() -> None:
+    tree: dict[str, bytes] = {}
+    for pr in range(1, 41):
+        _apply(tree, completed_job(pr, [3] * 5, [4] * 5, pr, author=f"a{pr % 4}"))
+    plan = _apply(tree, [event("rated", 7, 50, "r7", rating=5, actor="m")])
+    assert plan.incremental
+    written = sorted(plan.files)
+    assert [p for p in written if p.startswith("jobs/")] == ["jobs/7.json"]
+    assert [p for p in written if p.startswith("badges/")] == [
+        "badges/a3.json",
+        "badges/a3.svg",
+        "badges/repo.json",
+        "badges/repo.svg",
+    ]
+    assert _derived(tree) == _full(tree)
+
+
+def test_jobs_from_1000_on_are_kept_in_a_folder_per_thousand() -> None:
+    tree: dict[str, bytes] = {}
+    _apply(tree, completed_job(12345, [3] * 5, [4] * 5))
+    _apply(tree, completed_job(999, [3] * 5, [4] * 5))
+    assert {p for p in tree if p.startswith("jobs/")} == {"jobs/12k/12345.json", "jobs/999.json"}
+    assert job_paths("o/r", 12345)[0] == "jobs/12k/12345.json"
+    assert "jobs/12345.json" in job_paths("o/r", 12345)  # where layout 1 kept it
+
+
+def test_a_layout_1_branch_is_moved_by_a_rebuild() -> None:
+    tree: dict[str, bytes] = {}
+    _apply(tree, completed_job(1234, [3] * 5, [4] * 5))
+    tree["jobs/1234.json"] = tree.pop("jobs/1k/1234.json")
+    head = json.loads(tree[CACHE_PATH])
+    tree[CACHE_PATH] = json.dumps({**head, "format": 3}).encode()
+    ids = {p: git_blob_id(d) for p, d in tree.items()}
+    plan = plan_rebuild(ids, lambda paths: {p: tree[p] for p in paths}, None)
+    assert "jobs/1234.json" in plan.deletions
+    assert "jobs/1k/1234.json" in plan.files
+
+
+def test_a_full_shard_takes_no_more_appends() -> None:
+    tree: dict[str, bytes] = {}
+    _apply(tree, completed_job(1, [3] * 5, [4] * 5))
+    tree["ledger/2024-03.jsonl"] += b"\n" * SHARD_BYTES  # blank lines: the shard is full
+    plan = _apply(tree, [event("rated", 1, 30, "late", rating=4, actor="m")])
+    assert "ledger/2024-03/0001.jsonl" in plan.files
+    assert "ledger/2024-03.jsonl" not in plan.files
+    parsed = parse_ledger({p: d.decode() for p, d in tree.items() if p.startswith("ledger/")})
+    assert (len(parsed.events), parsed.misplaced) == (3, ())
+    assert _derived(tree) == _full(tree)
+
+
+def test_totals_are_exact_in_any_order() -> None:
+    config = ReputationConfig()
+    jobs = [fold_job(completed_job(pr, [pr % 5 + 1] * 5, [5] * 5)).facts for pr in range(1, 30)]
+    terms = [job_terms(j, config) for j in jobs]
+    forward, backward = Totals.of(terms), Totals.of(reversed(terms))
+    assert forward.row() == backward.row()
+    forward.add(terms[3], -1)
+    assert forward.row() == Totals.of(terms[:3] + terms[4:]).row()
+    assert Totals.from_row(json.loads(json.dumps(forward.row()))).row() == forward.row()
