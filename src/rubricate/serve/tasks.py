@@ -1,0 +1,65 @@
+"""The worker's procrastinate tasks and their retries (shell).
+
+`handle` runs one delivery (`rubricate.serve.handle`), `publish` one PR's views
+(`rubricate.serve.publish`); a job that hits a rate limit is retried at the time GitHub gave, any
+other failure after a growing wait, up to `MAX_ATTEMPTS`. Once a minute the jobs of a worker that
+stopped sending heartbeats (killed) are put back in the queue.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import procrastinate
+from procrastinate import BaseRetryStrategy, RetryDecision
+
+from rubricate.serve.budget import RateLimited
+from rubricate.serve.handle import handle_delivery
+from rubricate.serve.publish import publish_pr
+from rubricate.serve.queue import HANDLE, PUBLISH, QUEUE, RETRY_STALLED
+
+if TYPE_CHECKING:
+    from procrastinate.jobs import Job
+
+    from rubricate.serve.context import WorkerContext
+
+MAX_ATTEMPTS = 8
+
+
+class Retry(BaseRetryStrategy):
+    """At GitHub's time for a rate limit; else 5 s, 10 s, 20 s … up to 10 minutes."""
+
+    def get_retry_decision(self, *, exception: BaseException, job: Job) -> RetryDecision | None:
+        """When to run the job again, or None to give up."""
+        if isinstance(exception, RateLimited):
+            return RetryDecision(retry_at=exception.until)
+        if job.attempts >= MAX_ATTEMPTS:
+            return None
+        return RetryDecision(retry_in={"seconds": min(600, 5 * 2**job.attempts)})
+
+
+def register(app: procrastinate.App, ctx: WorkerContext) -> None:
+    """Add rubricate's tasks to the app."""
+
+    @app.task(name=HANDLE, queue=QUEUE, retry=Retry())
+    def handle(guid: str) -> None:
+        handle_delivery(ctx, guid)
+
+    @app.task(name=PUBLISH, queue=QUEUE, retry=Retry())
+    def publish(repo: str, pr: int) -> None:
+        publish_pr(ctx, repo, pr)
+
+    @app.periodic(cron="* * * * *", periodic_id=RETRY_STALLED)
+    @app.task(name=RETRY_STALLED, queue=QUEUE, queueing_lock=RETRY_STALLED)
+    async def retry_stalled(timestamp: int) -> None:
+        for job in await app.job_manager.get_stalled_jobs():
+            await app.job_manager.retry_job(job)
+
+    del handle, publish, retry_stalled
+
+
+def queue_app(ctx: WorkerContext) -> procrastinate.App:
+    """The procrastinate app with rubricate's tasks, on the context's database."""
+    app = procrastinate.App(connector=procrastinate.PsycopgConnector(conninfo=ctx.url))
+    register(app, ctx)
+    return app
