@@ -1,0 +1,100 @@
+"""Fixtures for serve and worker: a migrated database with the job queue, the receiver on a
+loopback port, and an App private key."""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.ledger.conftest import TEMPLATE, pg_server
+from tests.ledger.pg_server import Server, free_port
+
+__all__ = ["pg_server"]
+SECRET = b"It's a Secret to Everybody"
+_numbers = itertools.count(1)
+
+
+def fresh_database(server: Server) -> str:
+    """A new database copied from the migrated template, with the job queue's tables."""
+    pytest.importorskip("procrastinate")
+    from rubricate.ledger.pg_schema import connect
+    from rubricate.serve.queue import migrate_queue
+
+    name = f"rubricate_serve_{next(_numbers)}"
+    with connect(server.url()) as conn:
+        conn.execute(f"CREATE DATABASE {name} TEMPLATE {TEMPLATE}")
+    with connect(server.url(name)) as conn:
+        migrate_queue(conn)
+    return server.url(name)
+
+
+@pytest.fixture
+def db_url(pg_server: Server) -> str:
+    """A fresh database for one test."""
+    return fresh_database(pg_server)
+
+
+@dataclass
+class Receiver:
+    """The receiver running on a loopback port."""
+
+    url: str
+    db_url: str
+
+
+@pytest.fixture
+def receiver(db_url: str) -> Iterator[Receiver]:
+    """`POST /webhook` and friends on 127.0.0.1, with a 64 KiB body limit."""
+    uvicorn = pytest.importorskip("uvicorn")
+    from psycopg_pool import ConnectionPool
+
+    from rubricate.serve.receiver import create_app
+
+    pool: ConnectionPool[Any] = ConnectionPool(
+        db_url, min_size=1, max_size=4, kwargs={"autocommit": True}, open=True
+    )
+    port = free_port()
+    config = uvicorn.Config(
+        create_app(pool, [b"an older secret", SECRET], max_body=64 * 1024),
+        host="127.0.0.1",
+        port=port,
+        log_level="warning",
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    for _ in range(500):  # bounded: 10 s at most
+        if server.started:
+            break
+        time.sleep(0.02)
+    assert server.started, "the receiver did not start"
+    try:
+        yield Receiver(f"http://127.0.0.1:{port}", db_url)
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        pool.close()
+
+
+@pytest.fixture(scope="session")
+def app_key(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh RSA private key in PEM, as GitHub hands an App."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    pem = key.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.TraditionalOpenSSL,
+        serialization.NoEncryption(),
+    )
+    path = tmp_path_factory.mktemp("app") / "app.pem"
+    path.write_bytes(pem)
+    return path
