@@ -3,21 +3,37 @@ loopback port, and an App private key."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
+import json
+import re
 import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from tests.github.conftest import fake_github, openapi
+from tests.github.fake_github import FakeGitHub
+from tests.github.scenario import Scenario
 from tests.ledger.conftest import TEMPLATE, pg_server
 from tests.ledger.pg_server import Server, free_port
 
-__all__ = ["pg_server"]
+if TYPE_CHECKING:
+    from rubricate.serve.context import WorkerContext
+
+__all__ = ["fake_github", "openapi", "pg_server"]
 SECRET = b"It's a Secret to Everybody"
+INSTALLATION = 77
+TOKEN_BODY = {
+    "token": "ghs_installationToken0123456789abcdefgh",
+    "expires_at": "2099-01-01T00:00:00Z",
+    "permissions": {"pull_requests": "write", "checks": "write", "statuses": "write"},
+    "repository_selection": "all",
+}
 _numbers = itertools.count(1)
 
 
@@ -98,3 +114,36 @@ def app_key(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("app") / "app.pem"
     path.write_bytes(pem)
     return path
+
+
+@pytest.fixture
+def worker_env(tmp_path: Path, fake_github: FakeGitHub, db_url: str, app_key: Path) -> WorkerSetup:
+    """Real repositories, the fake GitHub (with the App's token endpoint) and a worker context
+    on a fresh database."""
+    from rubricate.serve.app_auth import InstallationTokens, read_credentials
+    from rubricate.serve.context import WorkerContext
+
+    scenario = Scenario(tmp_path, fake_github)
+    fake_github.rsps.add_callback(
+        "POST",
+        re.compile(
+            rf"https://api\.github\.com(?::443)?/app/installations/{INSTALLATION}/access_tokens$"
+        ),
+        callback=lambda _request: (201, {}, json.dumps(TOKEN_BODY)),
+    )
+    credentials = read_credentials("4242", str(app_key), "https://api.github.com")
+    tokens = InstallationTokens(dataclasses.replace(credentials, pace=False))
+    env = {
+        "RUBRICATE_REPO_REMOTE": str(scenario.remote),
+        "RUBRICATE_BOT_LOGIN": fake_github.bot_login,
+    }
+    return WorkerSetup(scenario, WorkerContext(db_url, tokens, env), db_url)
+
+
+@dataclass
+class WorkerSetup:
+    """One worker test's world."""
+
+    scenario: Scenario
+    ctx: WorkerContext
+    db_url: str

@@ -54,7 +54,7 @@ def test_the_secrets_file_holds_one_secret_a_line(tmp_path: Path) -> None:
 
 
 def test_a_missing_or_empty_secrets_file_is_a_clear_error(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="--webhook-secret-file .*no such file"):
+    with pytest.raises(ConfigError, match=r"--webhook-secret-file .*no such file"):
         read_secrets(str(tmp_path / "absent"))
     empty = tmp_path / "empty"
     empty.write_text("\n  \n")

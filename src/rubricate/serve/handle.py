@@ -30,7 +30,7 @@ from rubricate.bot.events import CommentEvent, PullRequestEvent, ReviewEvent
 from rubricate.bot.handlers import handle
 from rubricate.bot.payload import parse_event
 from rubricate.bot.views import PullState, ViewState, decode_views, encode_views, view_path
-from rubricate.errors import ConfigError, ExecutionError
+from rubricate.errors import ConfigError, ExecutionError, RubricateError, SourceError
 from rubricate.github.adapter import GitHubAdapter
 from rubricate.ledger.pg_store import PostgresStore
 from rubricate.serve import budget, outbox
@@ -135,9 +135,12 @@ def run_core(ctx: WorkerContext, delivery: Stored, files: LedgerFiles, now: date
             reader = Reader(settings, runtime, api, Path(tmp), store=files)
             prepared = prepare(reader, event, payload, stack, now, target.learn_head)
             effects = handle(event, prepared.snapshot, prepared.job, prepared.context)
-    except ConfigError as exc:
+    except RubricateError as exc:
+        if exc.exit_code != ConfigError.exit_code:  # the run failed: retried
+            raise
+        lines = [str(d) for d in exc.diagnostics] if isinstance(exc, SourceError) else [str(exc)]
         head = target.head_sha or getattr(event, "head_sha", None)
-        raise RepoConfigError(runtime.redact(str(exc)), head) from None
+        raise RepoConfigError(runtime.redact("\n".join(lines)), head) from None
     finally:
         with files.conn.transaction():
             requester = github.requester
