@@ -3,8 +3,10 @@
 
 A 403 or 429 that carries `retry-after`, or `x-ratelimit-remaining: 0`, or says it is a secondary
 rate limit, raises `RateLimited(until)` at once, from inside PyGithub's retry hook, before any
-wait. The worker records `until` for the installation and the job is retried then; a job that
-starts while its installation is blocked is put back without a request. After each job the last
+wait; `Budgeted` then refuses every later call of the job without a request (the executor goes
+on past a failed view, so the first refusal alone would not stop it). The worker records `until`
+for the installation and the job is retried then; a job that starts while its installation is
+blocked is put back without a request. After each job the last
 `x-ratelimit-*` headers are recorded too, and an installation whose remaining requests fall under
 `RESERVE` is blocked until its reset.
 """
@@ -16,6 +18,7 @@ from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
 
 from github import GithubRetry
+from rubricate.errors import RateLimited
 
 if TYPE_CHECKING:
     import psycopg
@@ -26,14 +29,6 @@ RESERVE = 50
 """Requests kept back from the hourly budget (for the reconciler and for humans)."""
 SECONDARY_WAIT = timedelta(seconds=60)
 """How long to stay away after a secondary rate limit without `retry-after`, as GitHub asks."""
-
-
-class RateLimited(Exception):
-    """GitHub asked this installation to wait until `until`."""
-
-    def __init__(self, until: datetime) -> None:
-        super().__init__(f"rate limited until {until.isoformat()}")
-        self.until = until
 
 
 def wait_until(
@@ -117,3 +112,28 @@ def headers_budget(rate_limiting: tuple[int, int], reset: int) -> dict[str, Any]
         return {}
     at = datetime.fromtimestamp(reset, timezone.utc) if reset > 0 else None
     return {"remaining": remaining, "reset_at": at}
+
+
+class Budgeted:
+    """A GitHub client that stops at the first rate limit: every later call raises the same
+    `RateLimited` without a request. `limited` holds it."""
+
+    def __init__(self, api: Any) -> None:
+        self._api = api
+        self.limited: RateLimited | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        found = getattr(self._api, name)
+        if not callable(found):
+            return found
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            if self.limited is not None:
+                raise self.limited
+            try:
+                return found(*args, **kwargs)
+            except RateLimited as exc:
+                self.limited = exc
+                raise
+
+        return call

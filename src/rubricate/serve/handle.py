@@ -6,7 +6,8 @@ its acknowledgement does nothing; one retried before its commit starts again, an
 inserts carry their natural-key ids, so nothing is inserted twice. The view effects go to the
 outbox, and one publish job per PR writes them to GitHub (`rubricate.serve.publish`). A
 configuration mistake in the repository is recorded as `failed` with a failing check run on the
-head, never retried; anything else raises, and the job is retried later.
+head, never retried; a rate limit puts the job back until GitHub's time; anything else raises,
+and the job is retried later.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from rubricate.action.executor import Executor
 from rubricate.action.gather import prepare
@@ -30,7 +31,13 @@ from rubricate.bot.events import CommentEvent, PullRequestEvent, ReviewEvent
 from rubricate.bot.handlers import handle
 from rubricate.bot.payload import parse_event
 from rubricate.bot.views import PullState, ViewState, decode_views, encode_views, view_path
-from rubricate.errors import ConfigError, ExecutionError, RubricateError, SourceError
+from rubricate.errors import (
+    ConfigError,
+    ExecutionError,
+    RateLimited,
+    RubricateError,
+    SourceError,
+)
 from rubricate.github.adapter import GitHubAdapter
 from rubricate.ledger.pg_store import PostgresStore
 from rubricate.serve import budget, outbox
@@ -55,14 +62,6 @@ class Stored:
     body: bytes
 
 
-class RepoConfigError(Exception):
-    """The repository's config or rubric is wrong: shown on the head, never retried."""
-
-    def __init__(self, reason: str, head_sha: str | None) -> None:
-        super().__init__(reason)
-        self.head_sha = head_sha
-
-
 @dataclass
 class Handled:
     """What the core decided for one delivery, and the handles to store it with."""
@@ -85,20 +84,16 @@ def handle_delivery(ctx: WorkerContext, guid: str, now: datetime | None = None) 
             return "missing" if delivery is None else delivery.state
         until = budget.blocked_until(store.conn, delivery.installation, now)
         if until is not None:
-            raise budget.RateLimited(until)
+            raise RateLimited(until)
         files = LedgerFiles(store, delivery.repo)
         try:
             done = run_core(ctx, delivery, files, now)
-        except budget.RateLimited as exc:
+        except RateLimited as exc:
             with store.conn.transaction():
                 budget.record(store.conn, delivery.installation, now, until=exc.until)
             raise
-        except RepoConfigError as exc:
-            failure = _failure_check(str(exc), exc.head_sha)
-            commit(files, delivery, Handled([failure] if failure else [], failure=str(exc)))
-            return "failed"
         commit(files, delivery, done)
-        return "handled"
+        return "failed" if done.failure else "handled"
 
 
 def load(store: PostgresStore, guid: str) -> Stored | None:
@@ -119,10 +114,11 @@ def run_core(ctx: WorkerContext, delivery: Stored, files: LedgerFiles, now: date
     payload: dict[str, Any] = json.loads(delivery.body)
     event = parse_event(delivery.event, payload)
     if not isinstance(event, PullRequestEvent | CommentEvent | ReviewEvent):
-        raise RepoConfigError(f"delivery {delivery.guid} holds no PR job", None)
+        return Handled([], failure=f"delivery {delivery.guid} holds no PR job")
     github = ctx.tokens.client(delivery.installation)
     target = FailureTarget()
     runtime = ActionsRuntime(stream=sys.stderr)
+    api = budget.Budgeted(GitHubAdapter(github, delivery.repo, bot_login=ctx.bot_login()))
     try:
         with tempfile.TemporaryDirectory(prefix="rubricate-worker-") as tmp, ExitStack() as stack:
             path = Path(tmp) / "event.json"
@@ -131,25 +127,29 @@ def run_core(ctx: WorkerContext, delivery: Stored, files: LedgerFiles, now: date
             settings = ctx.settings(delivery.event, path, delivery.repo, token)
             for secret in settings.secrets:
                 runtime.mask(secret)
-            api = GitHubAdapter(github, delivery.repo, bot_login=settings.bot_login)
-            reader = Reader(settings, runtime, api, Path(tmp), store=files)
+            reader = Reader(settings, runtime, cast("GitHubClient", api), Path(tmp), store=files)
             prepared = prepare(reader, event, payload, stack, now, target.learn_head)
             effects = handle(event, prepared.snapshot, prepared.job, prepared.context)
     except RubricateError as exc:
+        if api.limited is not None:
+            raise api.limited from None
         if exc.exit_code != ConfigError.exit_code:  # the run failed: retried
             raise
         lines = [str(d) for d in exc.diagnostics] if isinstance(exc, SourceError) else [str(exc)]
-        head = target.head_sha or getattr(event, "head_sha", None)
-        raise RepoConfigError(runtime.redact("\n".join(lines)), head) from None
+        reason = runtime.redact("\n".join(lines))
+        check = _failure_check(reason, target.head_sha or getattr(event, "head_sha", None))
+        return Handled([check] if check else [], failure=reason)
     finally:
         with files.conn.transaction():
             requester = github.requester
             seen = budget.headers_budget(requester.rate_limiting, requester.rate_limiting_resettime)
             budget.record(files.conn, delivery.installation, now, **seen)
+    if api.limited is not None:  # a read refused and passed over: the job waits, then runs again
+        raise api.limited
     undecided = [e.reason for e in effects if isinstance(e, Undecided)]
     if undecided:  # a role GitHub did not tell: decided again by the retry
         raise ExecutionError(f"undecided, retried later: {'; '.join(undecided)}")
-    return Handled(effects, prepared.pull, api, runtime)
+    return Handled(effects, prepared.pull, cast("GitHubClient", api), runtime)
 
 
 def commit(files: LedgerFiles, delivery: Stored, done: Handled) -> None:

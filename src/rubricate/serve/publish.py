@@ -12,14 +12,19 @@ from __future__ import annotations
 
 import sys
 from datetime import datetime, timezone
+from typing import TYPE_CHECKING, cast
 
 from rubricate.action.executor import Executor
 from rubricate.action.runtime import ActionsRuntime
 from rubricate.bot.views import decode_views, view_path
+from rubricate.errors import RateLimited
 from rubricate.github.adapter import GitHubAdapter
 from rubricate.ledger.pg_schema import connect
 from rubricate.serve import budget, outbox
 from rubricate.serve.context import WorkerContext
+
+if TYPE_CHECKING:
+    from rubricate.action.ports import GitHubClient
 
 
 def publish_pr(ctx: WorkerContext, repo: str, pr: int, now: datetime | None = None) -> int:
@@ -31,17 +36,19 @@ def publish_pr(ctx: WorkerContext, repo: str, pr: int, now: datetime | None = No
             return 0
         until = budget.blocked_until(conn, installation, now)
         if until is not None:
-            raise budget.RateLimited(until)
+            raise RateLimited(until)
         github = ctx.tokens.client(installation)
         runtime = ActionsRuntime(stream=sys.stderr)
         runtime.mask(ctx.tokens.token(installation))
-        api = GitHubAdapter(github, repo, bot_login=ctx.bot_login())
+        api = budget.Budgeted(GitHubAdapter(github, repo, bot_login=ctx.bot_login()))
         path = view_path(repo, pr)
         row = conn.execute("SELECT data FROM rubricate_extras WHERE path = %s", (path,)).fetchone()
         views = decode_views(bytes(row[0]) if row else None, pr)
         try:
-            result = Executor(api, None, runtime, views).apply(effects)
-        except budget.RateLimited as exc:
+            result = Executor(cast("GitHubClient", api), None, runtime, views).apply(effects)
+            if api.limited is not None:  # the executor went on past it: the rest waits too
+                raise api.limited
+        except RateLimited as exc:
             with conn.transaction():
                 budget.record(conn, installation, now, until=exc.until)
             raise

@@ -32,10 +32,6 @@ _GUID = re.compile(r"^[A-Za-z0-9-]{1,64}$")
 _EVENT = re.compile(r"^[a-z_]{1,64}$")
 
 
-class _TooBig(Exception):
-    pass
-
-
 def create_app(
     pool: ConnectionPool[Any], secrets: Sequence[bytes], *, max_body: int = MAX_BODY
 ) -> Starlette:
@@ -50,10 +46,10 @@ def create_app(
             return _error(413, f"the body is over {max_body} bytes")
         try:
             body = await _read(request, max_body)
-        except _TooBig:
-            return _error(413, f"the body is over {max_body} bytes")
         except ClientDisconnect:
             return _error(400, "the client went away")
+        if body is None:
+            return _error(413, f"the body is over {max_body} bytes")
         if not verify(secrets, body, request.headers.get("x-hub-signature-256")):
             return _error(401, "missing or wrong X-Hub-Signature-256")
         event = request.headers.get("x-github-event", "")
@@ -63,7 +59,7 @@ def create_app(
         delivery = classify(guid, event, body)
         try:
             new = await run_in_pool(pool, lambda conn: store(conn, delivery))
-        except _DatabaseDown:
+        except _DOWN:
             return _error(503, "the database cannot be reached; nothing was stored")
         answer = {"delivery": guid, "state": delivery.state, "duplicate": not new}
         return JSONResponse(answer, status_code=202 if new else 200)
@@ -71,14 +67,14 @@ def create_app(
     async def healthz(_request: Request) -> Response:
         try:
             await run_in_pool(pool, lambda conn: conn.execute("SELECT 1").fetchone())
-        except _DatabaseDown:
+        except _DOWN:
             return PlainTextResponse("database unreachable\n", status_code=503)
         return PlainTextResponse("ok\n")
 
     async def metrics(_request: Request) -> Response:
         try:
             text = await run_in_pool(pool, metrics_text)
-        except _DatabaseDown:
+        except _DOWN:
             return PlainTextResponse("database unreachable\n", status_code=503)
         return PlainTextResponse(text, media_type="text/plain; version=0.0.4")
 
@@ -91,32 +87,29 @@ def create_app(
     )
 
 
-async def _read(request: Request, limit: int) -> bytes:
+async def _read(request: Request, limit: int) -> bytes | None:
+    """The body, or None once it passes `limit` bytes (the rest is not read)."""
     chunks, size = [], 0
     async for chunk in request.stream():
         size += len(chunk)
         if size > limit:
-            raise _TooBig
+            return None
         chunks.append(chunk)
     return b"".join(chunks)
 
 
-class _DatabaseDown(Exception):
-    pass
+_DOWN = (psycopg.OperationalError, PoolTimeout)
+"""What a pooled connection raises when PostgreSQL cannot be reached."""
 
 
 async def run_in_pool(pool: ConnectionPool[Any], work: Any) -> Any:
-    """Run `work(conn)` on a pooled connection in a thread; `_DatabaseDown` when PostgreSQL
-    cannot be reached."""
+    """Run `work(conn)` on a pooled connection, in a thread."""
 
     def call() -> Any:
         with pool.connection() as conn:
             return work(conn)
 
-    try:
-        return await run_in_threadpool(call)
-    except (psycopg.OperationalError, PoolTimeout):
-        raise _DatabaseDown from None
+    return await run_in_threadpool(call)
 
 
 def _error(status: int, message: str) -> Response:

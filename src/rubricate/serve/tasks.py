@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import procrastinate
 from procrastinate import BaseRetryStrategy, RetryDecision
 
-from rubricate.serve.budget import RateLimited
+from rubricate.errors import RateLimited
 from rubricate.serve.handle import handle_delivery
 from rubricate.serve.publish import publish_pr
 from rubricate.serve.queue import HANDLE, PUBLISH, QUEUE, RETRY_STALLED
