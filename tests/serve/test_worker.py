@@ -4,14 +4,18 @@ events stored once, the views published once, and the crash cases it must surviv
 from __future__ import annotations
 
 import json
+from datetime import datetime, timedelta, timezone
 
 import pytest
 
+from rubricate.errors import RateLimited
+from rubricate.ledger.pg_schema import connect
+from rubricate.serve.budget import record
 from rubricate.serve.handle import handle_delivery
 from rubricate.serve.publish import publish_pr
 from tests.github.payloads import REPO
 from tests.github.scenario import PR, REPORT_V1, TEST_FILE, WRITER, git
-from tests.serve.conftest import WorkerSetup
+from tests.serve.conftest import INSTALLATION, WorkerSetup
 from tests.serve.world import comment_delivery, deliver, event_ids, pr_delivery, rows
 
 
@@ -142,3 +146,40 @@ def test_a_bad_config_fails_the_head_and_is_not_retried(world: WorkerSetup) -> N
     [check] = scenario.fake.check_runs.values()
     assert check["conclusion"] == "failure"
     assert check["head_sha"] == scenario.heads[-1]
+
+
+def test_a_blocked_installation_is_put_back_without_a_request(world: WorkerSetup) -> None:
+    scenario = world.scenario
+    until = scenario.clock + timedelta(days=9999)
+    with connect(world.db_url) as conn:
+        record(conn, INSTALLATION, scenario.clock, until=until)
+    guid = pr_delivery(world, "g-blocked")
+    calls = len(scenario.fake.calls)
+    with pytest.raises(RateLimited) as raised:
+        handle_delivery(world.ctx, guid, now=scenario.clock)
+    assert raised.value.until == until
+    assert len(scenario.fake.calls) == calls
+    assert rows(world, "SELECT state FROM rubricate_deliveries") == [("queued",)]
+
+
+def test_a_rate_limit_while_publishing_stops_the_job_and_keeps_its_views(
+    world: WorkerSetup, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scenario = world.scenario
+    handle_delivery(world.ctx, pr_delivery(world, "g-rl"), now=scenario.clock)
+    until = datetime.now(timezone.utc) + timedelta(minutes=5)
+    posted: list[str] = []
+
+    def limited(self: object, pr: int, body: str, marker: str = "") -> int:
+        posted.append(body)
+        raise RateLimited(until)
+
+    monkeypatch.setattr("rubricate.github.adapter.GitHubAdapter.create_comment", limited)
+    with pytest.raises(RateLimited):
+        publish_pr(world.ctx, REPO, PR)
+    assert len(posted) == 1  # the sticky comment; nothing after it was sent
+    assert scenario.fake.statuses == []
+    assert scenario.fake.check_runs == {}
+    [(blocked,)] = rows(world, "SELECT blocked_until FROM rubricate_budgets")
+    assert blocked == until
+    assert rows(world, "SELECT count(*) FROM rubricate_outbox WHERE published_at IS NULL") == [(1,)]
