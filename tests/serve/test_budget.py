@@ -78,14 +78,14 @@ def loopback() -> Iterator[str]:
 
 
 def client(url: str) -> Github:
-    return Github(base_url=url, retry=BudgetRetry(total=2, backoff_factor=0), lazy=True)
+    return Github(base_url=url, retry=BudgetRetry(total=2, backoff_factor=0), lazy=False)
 
 
 def test_a_429_raises_at_once_without_retrying_or_sleeping(loopback: str) -> None:
     _Limited.answers = [(429, {"Retry-After": "120"}, b'{"message": "slow down"}')]
     started = datetime.now(timezone.utc)
     with pytest.raises(RateLimited) as raised:
-        client(loopback).get_repo("octo/widgets", lazy=False)
+        client(loopback).get_repo("octo/widgets")
     assert _Limited.seen == ["/repos/octo/widgets"]  # one request: no retry
     assert raised.value.until >= started + timedelta(seconds=119)
 
@@ -95,7 +95,7 @@ def test_an_exhausted_budget_raises_with_its_reset(loopback: str) -> None:
     headers = {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(reset)}
     _Limited.answers = [(403, headers, b'{"message": "API rate limit exceeded"}')]
     with pytest.raises(RateLimited) as raised:
-        client(loopback).get_repo("octo/widgets", lazy=False)
+        client(loopback).get_repo("octo/widgets")
     assert raised.value.until == datetime.fromtimestamp(reset, timezone.utc)
     assert len(_Limited.seen) == 1
 
@@ -103,7 +103,7 @@ def test_an_exhausted_budget_raises_with_its_reset(loopback: str) -> None:
 def test_a_plain_403_stays_an_api_error(loopback: str) -> None:
     _Limited.answers = [(403, {"X-RateLimit-Remaining": "4000"}, b'{"message": "Forbidden"}')]
     with pytest.raises(GithubException) as raised:
-        client(loopback).get_repo("octo/widgets", lazy=False)
+        client(loopback).get_repo("octo/widgets")
     assert raised.value.status == 403
 
 
