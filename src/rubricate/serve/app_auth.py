@@ -72,7 +72,8 @@ class InstallationTokens:
         self._lock = threading.Lock()
         self._slug: str | None = None
 
-    def _integration(self) -> GithubIntegration:
+    def integration(self) -> GithubIntegration:
+        """PyGithub's client acting as the App itself (a JWT), not as an installation."""
         creds = self.credentials
         return GithubIntegration(
             auth=Auth.AppAuth(creds.app_id, creds.private_key),
@@ -89,7 +90,7 @@ class InstallationTokens:
             known = self._tokens.get(installation)
             if known is not None and known[1] - now > REFRESH_MARGIN:
                 return known[0]
-            granted = self._integration().get_access_token(installation)
+            granted = self.integration().get_access_token(installation)
             expires = granted.expires_at or now + timedelta(hours=1)
             if expires.tzinfo is None:
                 expires = expires.replace(tzinfo=timezone.utc)
@@ -100,7 +101,7 @@ class InstallationTokens:
         """The App's bot account (`<slug>[bot]`), asked of GitHub once."""
         with self._lock:
             if self._slug is None:
-                self._slug = str(self._integration().get_app().slug)
+                self._slug = str(self.integration().get_app().slug)
             return f"{self._slug}[bot]"
 
     def client(self, installation: int) -> Github:

@@ -21,6 +21,7 @@ QUEUE = "rubricate"
 HANDLE = "rubricate.handle"
 PUBLISH = "rubricate.publish"
 RETRY_STALLED = "rubricate.retry_stalled"
+SWEEP = "rubricate.sweep"
 
 
 def pr_lock(repo: str, pr: int) -> str:

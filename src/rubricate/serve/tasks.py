@@ -3,20 +3,24 @@
 `handle` runs one delivery (`rubricate.serve.handle`), `publish` one PR's views
 (`rubricate.serve.publish`); a job that hits a rate limit is retried at the time GitHub gave, any
 other failure after a growing wait, up to `MAX_ATTEMPTS`. Once a minute the jobs of a worker that
-stopped sending heartbeats (killed) are put back in the queue.
+stopped sending heartbeats (killed) are put back in the queue; every five minutes the sweeper
+asks GitHub again for the deliveries it failed to hand over (`rubricate.serve.sweeper`).
 """
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
 import procrastinate
 from procrastinate import BaseRetryStrategy, RetryDecision
 
 from rubricate.errors import RateLimited
+from rubricate.ledger.pg_schema import connect
 from rubricate.serve.handle import handle_delivery
 from rubricate.serve.publish import publish_pr
-from rubricate.serve.queue import HANDLE, PUBLISH, QUEUE, RETRY_STALLED
+from rubricate.serve.queue import HANDLE, PUBLISH, QUEUE, RETRY_STALLED, SWEEP
+from rubricate.serve.sweeper import sweep
 
 if TYPE_CHECKING:
     from procrastinate.jobs import Job
@@ -49,13 +53,20 @@ def register(app: procrastinate.App, ctx: WorkerContext) -> None:
     def publish(repo: str, pr: int) -> None:
         publish_pr(ctx, repo, pr)
 
+    @app.periodic(cron="*/5 * * * *", periodic_id=SWEEP)
+    @app.task(name=SWEEP, queue=QUEUE, queueing_lock=SWEEP)
+    def sweep_deliveries(timestamp: int) -> None:
+        with connect(ctx.url) as conn:
+            now = datetime.fromtimestamp(timestamp, timezone.utc)
+            sweep(conn, ctx.tokens.integration().requester, now)
+
     @app.periodic(cron="* * * * *", periodic_id=RETRY_STALLED)
     @app.task(name=RETRY_STALLED, queue=QUEUE, queueing_lock=RETRY_STALLED)
     async def retry_stalled(timestamp: int) -> None:
         for job in await app.job_manager.get_stalled_jobs():
             await app.job_manager.retry_job(job)
 
-    del handle, publish, retry_stalled
+    del handle, publish, sweep_deliveries, retry_stalled
 
 
 def queue_app(ctx: WorkerContext) -> procrastinate.App:
