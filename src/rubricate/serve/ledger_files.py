@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from rubricate.bot.views import view_path
 from rubricate.ledger.derive import job_file
 from rubricate.ledger.event import Event
 from rubricate.ledger.fold import fold_job
@@ -69,7 +70,7 @@ class LedgerFiles:
         return AppendResult(0, 0, None, 1)
 
     def read_files(self, wanted: Callable[[str], bool]) -> dict[str, bytes]:
-        """The job files and extras `wanted` accepts (the job files of this repository only)."""
+        """The job files and view states of this repository that `wanted` accepts."""
         files: dict[str, bytes] = {}
         prs = [
             pr
@@ -80,7 +81,10 @@ class LedgerFiles:
         ]
         if prs:
             files.update(self._job_files(prs, wanted))
-        for path, data in self.conn.execute("SELECT path, data FROM rubricate_extras"):
+        prefix = view_path(self.repo, 0).rsplit("/", 1)[0] + "/"  # this repository's views
+        for path, data in self.conn.execute(
+            "SELECT path, data FROM rubricate_extras WHERE starts_with(path, %s)", (prefix,)
+        ):
             if wanted(path):
                 files[path] = bytes(data)
         return files
