@@ -107,9 +107,9 @@ def _start(args: list[str], port: int) -> subprocess.Popen[bytes]:
     )
     for _ in range(300):  # bounded: 30 s at most
         try:
-            if requests.get(f"http://127.0.0.1:{port}/healthz", timeout=1).ok:
+            if requests.get(f"http://127.0.0.1:{port}/healthz", timeout=5).ok:
                 return process
-        except requests.ConnectionError:
+        except requests.RequestException:
             time.sleep(0.1)
     process.kill()
     raise AssertionError("rubricate serve did not start")
@@ -160,3 +160,22 @@ def test_a_receiver_killed_loses_no_acknowledged_delivery(
     finally:
         process.send_signal(signal.SIGKILL)
         process.wait(timeout=30)
+
+
+def test_serve_with_a_worker_starts_and_stops_on_sigterm(
+    db_url: str, app_key: Path, secret_file: Path
+) -> None:
+    port = free_port()
+    process = _start(
+        serve_args(db_url, app_key, secret_file, "--port", str(port), "--with-worker"), port
+    )
+    try:
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=60) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=30)
+    with connect(db_url) as conn:
+        workers = conn.execute("SELECT count(*) FROM procrastinate_workers").fetchone()
+    assert workers == (0,)  # the worker said goodbye: nothing left looking stalled

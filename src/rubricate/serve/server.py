@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 from collections.abc import Sequence
+from types import FrameType
 
 import uvicorn
 from psycopg_pool import ConnectionPool
@@ -50,11 +52,24 @@ async def _both(server: uvicorn.Server, url: str, credentials: AppCredentials) -
         worker = asyncio.create_task(
             app.run_worker_async(queues=[QUEUE], concurrency=1, install_signal_handlers=False)
         )
+        # uvicorn raises the signal that stopped it again once it has stopped; with these
+        # handlers as the ones it restores, that second raise does nothing, so the worker is
+        # stopped (and says so in the database) before the process ends.
+        previous = {sig: signal.signal(sig, _after_uvicorn) for sig in _STOP_SIGNALS}
         try:
             await server.serve()
         finally:
             worker.cancel()
             await asyncio.gather(worker, return_exceptions=True)
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+def _after_uvicorn(_signal: int, _frame: FrameType | None) -> None:
+    """Nothing: uvicorn has already stopped on this signal."""
 
 
 def work(url: str, credentials: AppCredentials, concurrency: int) -> None:
