@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from datetime import datetime, timezone
 
-from rubricate.bot.views import view_path
+from rubricate.bot.view_state import view_path
 from rubricate.ledger.event import Event
 from rubricate.ledger.paths import job_paths
 from rubricate.ledger.pg_store import PostgresStore

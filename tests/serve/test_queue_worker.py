@@ -3,6 +3,8 @@ its lock, the publish job follows, and a second run finds nothing to do."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from rubricate.serve.queue import QUEUE
@@ -31,6 +33,9 @@ def run_worker(world: WorkerSetup) -> None:
 def test_a_worker_runs_every_delivery_then_publishes_once(worker_env: WorkerSetup) -> None:
     world = worker_env
     scenario = world.scenario
+    scenario.fake.rsps.add(  # the sweeper runs at the worker's start: nothing failed
+        "GET", re.compile(r"https://api\.github\.com(?::443)?/app/hook/deliveries\?.*$"), json=[]
+    )
     scenario.push({"out/report.json": REPORT_V1, "tests/test_report.py": TEST_FILE}, "Add")
     pr_delivery(world, "q-1")
     comment_delivery(world, "q-2", WRITER, "/score spec=4 comp=4 qual=3 ver=3 format=2 -- ok")

@@ -30,7 +30,7 @@ from rubricate.bot.effects import AppendEvents, Effect, SetCheckRun, Undecided
 from rubricate.bot.events import CommentEvent, PullRequestEvent, ReviewEvent
 from rubricate.bot.handlers import handle
 from rubricate.bot.payload import parse_event
-from rubricate.bot.views import PullState, ViewState, decode_views, encode_views, view_path
+from rubricate.bot.view_state import PullState, ViewState, decode_views, encode_views, view_path
 from rubricate.errors import (
     ConfigError,
     ExecutionError,

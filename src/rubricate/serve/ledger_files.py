@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from rubricate.bot.views import view_path
+from rubricate.bot.view_state import view_path
 from rubricate.ledger.derive import job_file
 from rubricate.ledger.event import Event
 from rubricate.ledger.fold import fold_job

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, cast
 
 from rubricate.action.executor import Executor
 from rubricate.action.runtime import ActionsRuntime
-from rubricate.bot.views import decode_views, view_path
+from rubricate.bot.view_state import decode_views, view_path
 from rubricate.errors import RateLimited
 from rubricate.github.adapter import GitHubAdapter
 from rubricate.ledger.pg_schema import connect
