@@ -29,7 +29,7 @@ from rubricate.cli.init_steps import (
 )
 from rubricate.cli.safe_write import exists, refuse_symlinks, write_inside
 from rubricate.cli.schema_keys import SchemaCheck, find
-from rubricate.evidence.paths import glob_escape
+from rubricate.evidence.file_kinds import glob_escape
 
 EXIT_OK = 0
 EXIT_EXISTS = 2

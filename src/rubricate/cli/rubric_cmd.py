@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rubricate.cli.repo_reader import allowed_env
+from rubricate.numbers import decimal_text
 
 if TYPE_CHECKING:
     from rubricate.cli.repo_reader import ReadFile
@@ -182,7 +183,7 @@ def _show(value: float | bool | None) -> str:
         return "-"
     if isinstance(value, bool):
         return "true" if value else "false"
-    return f"{round(value, 4):g}"
+    return decimal_text(value, 4)
 
 
 def _print_json(data: Any) -> None:

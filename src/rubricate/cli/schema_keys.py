@@ -24,7 +24,7 @@ from pathlib import Path
 from posixpath import dirname, join, normpath
 from urllib.parse import unquote, urlsplit
 
-from rubricate.evidence.paths import (
+from rubricate.evidence.file_kinds import (
     HEAD_BYTES,
     MARKER,
     VENDOR_DIRS,

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
     from rubricate.cli.main import Progress
     from rubricate.config import Config
-    from rubricate.evidence.report_model import CheckResult, ScoreReport
+    from rubricate.evidence.results import CheckResult, ScoreReport
     from rubricate.evidence.snapshot import Snapshot
     from rubricate.rubric.model import Rubric
 
@@ -251,13 +251,13 @@ def _render(report: ScoreReport, fmt: str) -> str:
     if fmt == "json":
         import json
 
-        from rubricate.evidence.report_model import report_json
+        from rubricate.evidence.results import report_json
 
         return json.dumps(report_json(report), indent=2, ensure_ascii=False) + "\n"
     if fmt == "markdown":
-        from rubricate.evidence.score_report import render_markdown
+        from rubricate.evidence.render import render_markdown
 
         return render_markdown(report)
-    from rubricate.evidence.score_report import render_table
+    from rubricate.evidence.render import render_table
 
     return render_table(report)
