@@ -5,7 +5,7 @@ exit code 1 is a run that failed (git, the GitHub API, the data branch, applying
 
     RubricateError
       SourceError, ScoreError, ConfigError, PayloadError, LedgerError    (exit 2)
-      RunFailed: GitError, GitHubError, DataBranchError, ExecutionError  (exit 1)
+      RunFailed: GitError, GitHubError, DataBranchError, ExecutionError, RateLimited  (exit 1)
         JudgeCallError (in `judge.calls`, beside the call records: it carries what the call cost)
       ReplyError, PromptTooLargeError (the judge), HandoffRefused (the graders artifact)
       ParseProblem: a deliverable that does not parse (its caller makes it a finding)
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 
 @dataclass(frozen=True)
@@ -120,6 +121,15 @@ class DataBranchError(RunFailed):
 
 class ExecutionError(RunFailed):
     """Some effects could not be applied."""
+
+
+class RateLimited(RunFailed):
+    """GitHub asked an App installation to wait until `until` (a rate limit): the job is put
+    back until then, never slept on."""
+
+    def __init__(self, until: datetime) -> None:
+        super().__init__(f"GitHub's rate limit: no request before {until.isoformat()}")
+        self.until = until
 
 
 def gist(stderr: str) -> str:

@@ -149,7 +149,12 @@ class Scenario:
 
     def pr_event(self, action: str, **extra: Any) -> Step:
         """Deliver a pull_request(_target) event for the current head."""
-        payload = pull_request_event(
+        payload = self.pr_payload(action, **extra)
+        return self.deliver(f"pull_request {action}", "pull_request_target", payload)
+
+    def pr_payload(self, action: str, **extra: Any) -> dict[str, Any]:
+        """A pull_request payload for the current head, at the next tick."""
+        return pull_request_event(
             action,
             number=PR,
             author=AUTHOR,
@@ -160,15 +165,21 @@ class Scenario:
             body="Closes #12",
             **extra,
         )
-        return self.deliver(f"pull_request {action}", "pull_request_target", payload)
 
     def comment(
         self, actor: str, body: str, *, comment_id: int | None = None, number: int = PR
     ) -> Step:
         """A new comment on the PR (a replay when `comment_id` names an earlier one)."""
+        payload = self.comment_payload(actor, body, comment_id=comment_id, number=number)
+        return self.deliver(f"comment {body.splitlines()[0]}", "issue_comment", payload)
+
+    def comment_payload(
+        self, actor: str, body: str, *, comment_id: int | None = None, number: int = PR
+    ) -> dict[str, Any]:
+        """An issue_comment payload for a new comment (or the one `comment_id` names)."""
         if comment_id is None:
             comment_id = self.fake.add_comment(number, body, actor)["id"]
-        payload = issue_comment_event(
+        return issue_comment_event(
             comment_id=comment_id,
             body=body,
             actor=actor,
@@ -176,7 +187,6 @@ class Scenario:
             pr_author=AUTHOR,
             at=self.tick(),
         )
-        return self.deliver(f"comment {body.splitlines()[0]}", "issue_comment", payload)
 
     def deliver(
         self, name: str, event_name: str, payload: dict[str, Any], *, dry_run: bool = False

@@ -30,7 +30,6 @@ if TYPE_CHECKING:
     from rubricate.bot.effects import SetStatus
     from rubricate.evidence.results import ScoreReport
     from rubricate.evidence.snapshot import Snapshot
-    from rubricate.ledger.backends import DataBranchStore
     from rubricate.ledger.event import Event
     from rubricate.rubric.model import Rubric
 
@@ -147,10 +146,12 @@ def open_ledger(
     return Ledger(store, events, reverted, decode_views(raw, pr), raw)
 
 
-def data_store(reader: Reader, branch: str, stack: ExitStack) -> DataBranchStore:
-    """The data branch store, closed with the stack."""
+def data_store(reader: Reader, branch: str, stack: ExitStack) -> DataStore:
+    """The data branch store, closed with the stack (or the reader's own store)."""
     from rubricate.ledger.backends import DataBranchStore
 
+    if reader.store is not None:
+        return reader.store
     settings = reader.settings
     key = ledger_key(settings.ledger_key)
     return stack.enter_context(

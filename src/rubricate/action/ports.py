@@ -111,6 +111,8 @@ class Reader:
     runtime: ActionsRuntime
     api: GitHubClient | None
     workdir: Path
+    store: DataStore | None = None
+    """The ledger to read and write instead of the data branch (`rubricate worker`'s database)."""
 
     @property
     def git_allowed(self) -> bool:

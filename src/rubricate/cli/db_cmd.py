@@ -16,11 +16,21 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run_migrate(args: argparse.Namespace) -> int:
-    """Apply the migrations the database lacks."""
+    """Apply the migrations the database lacks, and create the job queue's tables (when the
+    `server` extra is installed)."""
+    import importlib.util
+
     from rubricate.ledger.pg_schema import MIGRATIONS, connect, migrate
 
     with connect(args.database_url) as conn:
         applied = migrate(conn)
+        queue = importlib.util.find_spec("procrastinate") is not None
+        if queue:
+            from rubricate.serve.queue import migrate_queue
+
+            queue_made = migrate_queue(conn)
     done = f"applied {', '.join(map(str, applied))}" if applied else "nothing to apply"
     print(f"database at migration {len(MIGRATIONS)} ({done})")
+    if queue:
+        print(f"job queue {'created' if queue_made else 'present'}")
     return 0

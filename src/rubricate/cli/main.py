@@ -37,6 +37,8 @@ SUBCOMMANDS: dict[str, str] = {
     "report": "rubricate.cli.report_cmd",
     "init": "rubricate.cli.init_cmd",
     "db": "rubricate.cli.db_cmd",
+    "serve": "rubricate.cli.serve_cmd:add_serve_parser",
+    "worker": "rubricate.cli.serve_cmd:add_worker_parser",
 }
 
 Handler = Callable[[argparse.Namespace], int]

@@ -1,6 +1,10 @@
 """The PostgreSQL ledger's tables and connections: migrations, and clear errors for a bad URL,
 an unreachable database or a missing migration (shell).
 
+Migration 1 holds the ledger (`rubricate_events`, `rubricate_jobs`); migration 2 what
+`rubricate serve` and its workers keep beside it: webhook deliveries, the view state (`extras`),
+the effects waiting to be published (`outbox`) and each installation's API budget.
+
 psycopg (the `server` extra) is imported when a connection is opened, not with this module.
 """
 
@@ -53,6 +57,42 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (repo, pr)
     );
     CREATE INDEX rubricate_jobs_owner ON rubricate_jobs (owner);
+    """,
+    """
+    CREATE TABLE rubricate_deliveries (
+        guid text PRIMARY KEY,
+        event text NOT NULL,
+        action text,
+        installation bigint,
+        repo text,
+        pr integer,
+        received_at timestamptz NOT NULL DEFAULT now(),
+        state text NOT NULL,
+        reason text,
+        body bytea NOT NULL
+    );
+    CREATE INDEX rubricate_deliveries_received ON rubricate_deliveries (received_at);
+    CREATE TABLE rubricate_extras (
+        path text PRIMARY KEY,
+        data bytea NOT NULL
+    );
+    CREATE TABLE rubricate_outbox (
+        seq bigserial PRIMARY KEY,
+        repo text NOT NULL,
+        pr integer NOT NULL,
+        installation bigint NOT NULL,
+        delivery text NOT NULL,
+        effects jsonb NOT NULL,
+        published_at timestamptz
+    );
+    CREATE INDEX rubricate_outbox_pending ON rubricate_outbox (repo, pr) WHERE published_at IS NULL;
+    CREATE TABLE rubricate_budgets (
+        installation bigint PRIMARY KEY,
+        remaining integer,
+        reset_at timestamptz,
+        blocked_until timestamptz,
+        updated_at timestamptz NOT NULL
+    );
     """,
 )
 """Each migration's SQL, applied in order; its number is its place in this tuple, from 1."""

@@ -1,0 +1,198 @@
+"""The worker's job for one delivery: the Action's own gathering and pure core, then the events
+and the view effects stored in one transaction (shell: GitHub reads, git, PostgreSQL).
+
+A delivery already handled is skipped, so a job retried after a crash between its commit and
+its acknowledgement does nothing; one retried before its commit starts again, and the events it
+inserts carry their natural-key ids, so nothing is inserted twice. The view effects go to the
+outbox, and one publish job per PR writes them to GitHub (`rubricate.serve.publish`). A
+configuration mistake in the repository is recorded as `failed` with a failing check run on the
+head, never retried; a rate limit puts the job back until GitHub's time; anything else raises,
+and the job is retried later.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+from collections.abc import Callable
+from contextlib import ExitStack
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+from rubricate.action.executor import Executor
+from rubricate.action.gather import prepare
+from rubricate.action.ports import FailureTarget, Reader
+from rubricate.action.runtime import ActionsRuntime
+from rubricate.bot.effects import AppendEvents, Effect, SetCheckRun, Undecided
+from rubricate.bot.events import CommentEvent, PullRequestEvent, ReviewEvent
+from rubricate.bot.handlers import handle
+from rubricate.bot.payload import parse_event
+from rubricate.bot.view_state import PullState, ViewState, decode_views, encode_views, view_path
+from rubricate.errors import (
+    ConfigError,
+    ExecutionError,
+    RateLimited,
+    RubricateError,
+    SourceError,
+)
+from rubricate.github.adapter import GitHubAdapter
+from rubricate.ledger.pg_store import PostgresStore
+from rubricate.serve import budget, outbox
+from rubricate.serve.context import WorkerContext
+from rubricate.serve.ledger_files import LedgerFiles
+from rubricate.serve.queue import PUBLISH, defer, pr_lock
+
+if TYPE_CHECKING:
+    from rubricate.action.ports import GitHubClient
+
+
+@dataclass(frozen=True)
+class Stored:
+    """A delivery as the receiver stored it."""
+
+    guid: str
+    event: str
+    installation: int
+    repo: str
+    pr: int
+    state: str
+    body: bytes
+
+
+@dataclass
+class Handled:
+    """What the core decided for one delivery, and the handles to store it with."""
+
+    effects: list[Effect]
+    pull: PullState | None = None
+    api: GitHubClient | None = None
+    runtime: ActionsRuntime | None = None
+    failure: str | None = None
+    """Why the core was not reached (the delivery is then `failed`)."""
+
+
+def handle_delivery(ctx: WorkerContext, guid: str, now: datetime | None = None) -> str:
+    """Handle one stored delivery; its state afterwards (`handled`, `failed`, or the state it
+    already had)."""
+    now = now or datetime.now(timezone.utc)
+    with PostgresStore(ctx.url, key=ctx.ledger_key) as store:
+        delivery = load(store, guid)
+        if delivery is None or delivery.state != "queued":
+            return "missing" if delivery is None else delivery.state
+        until = budget.blocked_until(store.conn, delivery.installation, now)
+        if until is not None:
+            raise RateLimited(until)
+        files = LedgerFiles(store, delivery.repo)
+        try:
+            done = run_core(ctx, delivery, files, now)
+        except RateLimited as exc:
+            with store.conn.transaction():
+                budget.record(store.conn, delivery.installation, now, until=exc.until)
+            raise
+        commit(files, delivery, done)
+        return "failed" if done.failure else "handled"
+
+
+def load(store: PostgresStore, guid: str) -> Stored | None:
+    """The stored delivery, or None."""
+    row = store.conn.execute(
+        "SELECT guid, event, installation, repo, pr, state, body FROM rubricate_deliveries"
+        " WHERE guid = %s",
+        (guid,),
+    ).fetchone()
+    if row is None:
+        return None
+    guid, event, installation, repo, pr, state, body = row
+    return Stored(guid, event, int(installation or 0), repo or "", int(pr or 0), state, bytes(body))
+
+
+def run_core(ctx: WorkerContext, delivery: Stored, files: LedgerFiles, now: datetime) -> Handled:
+    """Gather the handler's inputs as the Action does and return its effects."""
+    payload: dict[str, Any] = json.loads(delivery.body)
+    event = parse_event(delivery.event, payload)
+    if not isinstance(event, PullRequestEvent | CommentEvent | ReviewEvent):
+        return Handled([], failure=f"delivery {delivery.guid} holds no PR job")
+    github = ctx.tokens.client(delivery.installation)
+    target = FailureTarget()
+    runtime = ActionsRuntime(stream=sys.stderr)
+    api = budget.Budgeted(GitHubAdapter(github, delivery.repo, bot_login=ctx.bot_login()))
+    try:
+        with tempfile.TemporaryDirectory(prefix="rubricate-worker-") as tmp, ExitStack() as stack:
+            path = Path(tmp) / "event.json"
+            path.write_bytes(delivery.body)
+            token = ctx.tokens.token(delivery.installation)
+            settings = ctx.settings(delivery.event, path, delivery.repo, token)
+            for secret in settings.secrets:
+                runtime.mask(secret)
+            reader = Reader(settings, runtime, cast("GitHubClient", api), Path(tmp), store=files)
+            prepared = prepare(reader, event, payload, stack, now, target.learn_head)
+            effects = handle(event, prepared.snapshot, prepared.job, prepared.context)
+    except RubricateError as exc:
+        if api.limited is not None:
+            raise api.limited from None
+        if exc.exit_code != ConfigError.exit_code:  # the run failed: retried
+            raise
+        lines = [str(d) for d in exc.diagnostics] if isinstance(exc, SourceError) else [str(exc)]
+        reason = runtime.redact("\n".join(lines))
+        check = _failure_check(reason, target.head_sha or getattr(event, "head_sha", None))
+        return Handled([check] if check else [], failure=reason)
+    finally:
+        with files.conn.transaction():
+            requester = github.requester
+            seen = budget.headers_budget(requester.rate_limiting, requester.rate_limiting_resettime)
+            budget.record(files.conn, delivery.installation, now, **seen)
+    if api.limited is not None:  # a read refused and passed over: the job waits, then runs again
+        raise api.limited
+    undecided = [e.reason for e in effects if isinstance(e, Undecided)]
+    if undecided:  # a role GitHub did not tell: decided again by the retry
+        raise ExecutionError(f"undecided, retried later: {'; '.join(undecided)}")
+    return Handled(effects, prepared.pull, cast("GitHubClient", api), runtime)
+
+
+def commit(files: LedgerFiles, delivery: Stored, done: Handled) -> None:
+    """In one transaction: the events, the PR's state, the outbox row, the publish job and the
+    delivery's new state (`handled`, or `failed` when the core was not reached)."""
+    conn = files.conn
+    with conn.transaction():
+        appends: list[Effect] = [e for e in done.effects if isinstance(e, AppendEvents)]
+        if appends:
+            assert done.api is not None  # the core ran
+            assert done.runtime is not None
+            views = ViewState(pr=delivery.pr)
+            Executor(done.api, files, done.runtime, views).apply(appends)
+        if done.pull is not None:
+            path = view_path(delivery.repo, delivery.pr)
+            files.write_extra(path, _with_pull(delivery.pr, done.pull))
+        rest = [e for e in done.effects if not isinstance(e, AppendEvents)]
+        if rest:
+            redact = done.runtime.redact if done.runtime else str
+            where = (delivery.repo, delivery.pr, delivery.installation, delivery.guid)
+            outbox.put(conn, where, rest, redact)
+            lock = pr_lock(delivery.repo, delivery.pr)
+            args = {"repo": delivery.repo, "pr": delivery.pr}
+            defer(conn, PUBLISH, args, lock=lock, queueing_lock=f"publish:{lock}")
+        state = "failed" if done.failure else "handled"
+        conn.execute(
+            "UPDATE rubricate_deliveries SET state = %s, reason = %s WHERE guid = %s",
+            (state, done.failure, delivery.guid),
+        )
+
+
+def _with_pull(pr: int, pull: PullState) -> Callable[[bytes | None], bytes | None]:
+    def write(old: bytes | None) -> bytes | None:
+        views = decode_views(old, pr)
+        views.pull = pull
+        return encode_views(views)
+
+    return write
+
+
+def _failure_check(reason: str, head: str | None) -> SetCheckRun | None:
+    if head is None:
+        return None
+    title = "rubricate: configuration error"
+    summary = f"{title}.\n\n```\n{reason[:60000]}\n```"
+    return SetCheckRun(head_sha=head, title=title, summary=summary, conclusion="failure")

@@ -1,0 +1,75 @@
+"""The publish job: one PR's latest views written to GitHub, idempotently (shell: GitHub writes,
+PostgreSQL).
+
+It applies what the outbox holds for the PR, reduced to the latest state (`outbox.latest`),
+through the Action's own executor: the sticky comment is found by its marker and edited only
+when its text changes, a check run or status the view state already shows costs no request, and
+a reply is looked for by its marker before it is posted. The view state and the rows it
+published are then committed together; a failure leaves the rows for the retry.
+"""
+
+from __future__ import annotations
+
+import sys
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, cast
+
+from rubricate.action.executor import Executor
+from rubricate.action.runtime import ActionsRuntime
+from rubricate.bot.view_state import decode_views, view_path
+from rubricate.errors import RateLimited
+from rubricate.github.adapter import GitHubAdapter
+from rubricate.ledger.pg_schema import connect
+from rubricate.serve import budget, outbox
+from rubricate.serve.context import WorkerContext
+
+if TYPE_CHECKING:
+    from rubricate.action.ports import GitHubClient
+
+
+def publish_pr(ctx: WorkerContext, repo: str, pr: int, now: datetime | None = None) -> int:
+    """Write the PR's pending views; the number of effects applied."""
+    now = now or datetime.now(timezone.utc)
+    with connect(ctx.url) as conn:
+        up_to, installation, effects = outbox.pending(conn, repo, pr)
+        if not effects:
+            return 0
+        until = budget.blocked_until(conn, installation, now)
+        if until is not None:
+            raise RateLimited(until)
+        github = ctx.tokens.client(installation)
+        runtime = ActionsRuntime(stream=sys.stderr)
+        runtime.mask(ctx.tokens.token(installation))
+        api = budget.Budgeted(GitHubAdapter(github, repo, bot_login=ctx.bot_login()))
+        path = view_path(repo, pr)
+        row = conn.execute("SELECT data FROM rubricate_extras WHERE path = %s", (path,)).fetchone()
+        views = decode_views(bytes(row[0]) if row else None, pr)
+        try:
+            result = Executor(cast("GitHubClient", api), None, runtime, views).apply(effects)
+            if api.limited is not None:  # the executor went on past it: the rest waits too
+                raise api.limited
+        except RateLimited as exc:
+            with conn.transaction():
+                budget.record(conn, installation, now, until=exc.until)
+            raise
+        finally:
+            requester = github.requester
+            seen = budget.headers_budget(requester.rate_limiting, requester.rate_limiting_resettime)
+            with conn.transaction():
+                budget.record(conn, installation, now, **seen)
+        with conn.transaction():
+            write = result.views.writer()
+            locked = conn.execute(
+                "SELECT data FROM rubricate_extras WHERE path = %s FOR UPDATE", (path,)
+            ).fetchone()
+            data = write(bytes(locked[0]) if locked else None)
+            if data is not None:
+                conn.execute(
+                    "INSERT INTO rubricate_extras (path, data) VALUES (%s, %s)"
+                    " ON CONFLICT (path) DO UPDATE SET data = excluded.data",
+                    (path, data),
+                )
+            if not result.errors:
+                outbox.mark_published(conn, repo, pr, up_to)
+        result.raise_errors()
+        return len(effects)

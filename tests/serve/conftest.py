@@ -1,0 +1,149 @@
+"""Fixtures for serve and worker: a migrated database with the job queue, the receiver on a
+loopback port, and an App private key."""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+import re
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from tests.github.conftest import fake_github, openapi
+from tests.github.fake_github import FakeGitHub
+from tests.github.scenario import Scenario
+from tests.ledger.conftest import TEMPLATE, pg_server
+from tests.ledger.pg_server import Server, free_port
+
+if TYPE_CHECKING:
+    from rubricate.serve.context import WorkerContext
+
+__all__ = ["fake_github", "openapi", "pg_server"]
+SECRET = b"It's a Secret to Everybody"
+INSTALLATION = 77
+TOKEN_BODY = {
+    "token": "ghs_installationToken0123456789abcdefgh",
+    "expires_at": "2099-01-01T00:00:00Z",
+    "permissions": {"pull_requests": "write", "checks": "write", "statuses": "write"},
+    "repository_selection": "all",
+}
+_numbers = itertools.count(1)
+
+
+def fresh_database(server: Server) -> str:
+    """A new database copied from the migrated template, with the job queue's tables."""
+    pytest.importorskip("procrastinate")
+    from rubricate.ledger.pg_schema import connect
+    from rubricate.serve.queue import migrate_queue
+
+    name = f"rubricate_serve_{next(_numbers)}"
+    with connect(server.url()) as conn:
+        conn.execute(f"CREATE DATABASE {name} TEMPLATE {TEMPLATE}")
+    with connect(server.url(name)) as conn:
+        migrate_queue(conn)
+    return server.url(name)
+
+
+@pytest.fixture
+def db_url(pg_server: Server) -> str:
+    """A fresh database for one test."""
+    return fresh_database(pg_server)
+
+
+@dataclass
+class Receiver:
+    """The receiver running on a loopback port."""
+
+    url: str
+    db_url: str
+
+
+@pytest.fixture
+def receiver(db_url: str) -> Iterator[Receiver]:
+    """`POST /webhook` and friends on 127.0.0.1, with a 64 KiB body limit."""
+    uvicorn = pytest.importorskip("uvicorn")
+    from psycopg_pool import ConnectionPool
+
+    from rubricate.serve.receiver import create_app
+
+    pool: ConnectionPool[Any] = ConnectionPool(
+        db_url, min_size=1, max_size=4, kwargs={"autocommit": True}, open=True
+    )
+    port = free_port()
+    config = uvicorn.Config(
+        create_app(pool, [b"an older secret", SECRET], max_body=64 * 1024),
+        host="127.0.0.1",
+        port=port,
+        log_level="warning",
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    for _ in range(500):  # bounded: 10 s at most
+        if server.started:
+            break
+        time.sleep(0.02)
+    assert server.started, "the receiver did not start"
+    try:
+        yield Receiver(f"http://127.0.0.1:{port}", db_url)
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        pool.close()
+
+
+@pytest.fixture(scope="session")
+def app_key(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh RSA private key in PEM, as GitHub hands an App."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    pem = key.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.TraditionalOpenSSL,
+        serialization.NoEncryption(),
+    )
+    path = tmp_path_factory.mktemp("app") / "app.pem"
+    path.write_bytes(pem)
+    return path
+
+
+@pytest.fixture
+def worker_env(tmp_path: Path, fake_github: FakeGitHub, db_url: str, app_key: Path) -> WorkerSetup:
+    """Real repositories, the fake GitHub (with the App's token endpoint) and a worker context
+    on a fresh database."""
+    from rubricate.serve.app_auth import InstallationTokens, read_credentials
+    from rubricate.serve.context import WorkerContext
+
+    scenario = Scenario(tmp_path, fake_github)
+    fake_github.rsps.add_callback(
+        "POST",
+        re.compile(
+            rf"https://api\.github\.com(?::443)?/app/installations/{INSTALLATION}/access_tokens$"
+        ),
+        callback=lambda _request: (201, {}, json.dumps(TOKEN_BODY)),
+    )
+    credentials = read_credentials("4242", str(app_key), "https://api.github.com")
+    tokens = InstallationTokens(dataclasses.replace(credentials, pace=False))
+    env = {
+        "RUBRICATE_REPO_REMOTE": str(scenario.remote),
+        "RUBRICATE_BOT_LOGIN": fake_github.bot_login,
+    }
+    return WorkerSetup(scenario, WorkerContext(db_url, tokens, env), db_url)
+
+
+@dataclass
+class WorkerSetup:
+    """One worker test's world."""
+
+    scenario: Scenario
+    ctx: WorkerContext
+    db_url: str

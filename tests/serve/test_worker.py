@@ -1,0 +1,185 @@
+"""The worker on real repositories, PostgreSQL and the fake GitHub: the Action's core, the
+events stored once, the views published once, and the crash cases it must survive."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from rubricate.errors import RateLimited
+from rubricate.ledger.pg_schema import connect
+from rubricate.serve.budget import record
+from rubricate.serve.handle import handle_delivery
+from rubricate.serve.publish import publish_pr
+from tests.github.payloads import REPO
+from tests.github.scenario import PR, REPORT_V1, TEST_FILE, WRITER, git
+from tests.serve.conftest import INSTALLATION, WorkerSetup
+from tests.serve.world import comment_delivery, deliver, event_ids, pr_delivery, rows
+
+
+@pytest.fixture
+def world(worker_env: WorkerSetup) -> WorkerSetup:
+    """The PR's branch pushed, nothing delivered yet."""
+    worker_env.scenario.push(
+        {"out/report.json": REPORT_V1, "tests/test_report.py": TEST_FILE}, "Add the report"
+    )
+    return worker_env
+
+
+def publish_jobs(world: WorkerSetup) -> list[tuple[str, str]]:
+    return [
+        (lock, queueing)
+        for lock, queueing in rows(
+            world,
+            "SELECT lock, queueing_lock FROM procrastinate_jobs"
+            " WHERE task_name = 'rubricate.publish' AND status = 'todo'",
+        )
+    ]
+
+
+def test_an_opened_pr_is_recorded_then_published(world: WorkerSetup) -> None:
+    guid = pr_delivery(world, "g-open")
+    assert handle_delivery(world.ctx, guid, now=world.scenario.clock) == "handled"
+    kinds = [k for (k,) in rows(world, "SELECT line::jsonb->>'kind' FROM rubricate_events")]
+    assert kinds == ["first_submission"]
+    assert rows(world, "SELECT repo, pr, state FROM rubricate_jobs") == [(REPO, PR, "open")]
+    assert publish_jobs(world) == [(f"{REPO}#{PR}", f"publish:{REPO}#{PR}")]
+    fake = world.scenario.fake
+    assert fake.comments_on(PR) == []  # nothing on GitHub before the publish job
+    assert publish_pr(world.ctx, REPO, PR) > 0
+    [sticky] = fake.comments_on(PR)
+    assert sticky["user"]["login"] == fake.bot_login
+    assert [s["context"] for s in fake.statuses] == ["rubricate/approval"]
+    assert len(fake.check_runs) == 1
+    calls = len(fake.calls)
+    assert publish_pr(world.ctx, REPO, PR) == 0  # nothing pending: no request
+    assert len(fake.calls) == calls
+
+
+def test_a_delivery_handled_twice_inserts_and_publishes_once(world: WorkerSetup) -> None:
+    """The job's acknowledgement is lost after its commit (the worker was killed): the retry
+    finds the delivery handled and does nothing."""
+    guid = pr_delivery(world, "g-twice")
+    handle_delivery(world.ctx, guid, now=world.scenario.clock)
+    ids = event_ids(world)
+    outbox = rows(world, "SELECT count(*) FROM rubricate_outbox")
+    assert handle_delivery(world.ctx, guid, now=world.scenario.clock) == "handled"
+    assert event_ids(world) == ids
+    assert rows(world, "SELECT count(*) FROM rubricate_outbox") == outbox
+
+
+def test_a_worker_killed_before_its_commit_leaves_nothing_and_the_retry_lands_once(
+    world: WorkerSetup, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    guid = pr_delivery(world, "g-kill")
+
+    def killed(*_args: object, **_kwargs: object) -> bool:
+        raise SystemExit("kill -9 between the insert and the publish job")
+
+    monkeypatch.setattr("rubricate.serve.handle.defer", killed)
+    with pytest.raises(SystemExit):
+        handle_delivery(world.ctx, guid, now=world.scenario.clock)
+    assert event_ids(world) == []
+    assert rows(world, "SELECT state FROM rubricate_deliveries") == [("queued",)]
+    monkeypatch.undo()
+    assert handle_delivery(world.ctx, guid, now=world.scenario.clock) == "handled"
+    assert len(event_ids(world)) == 1
+    publish_pr(world.ctx, REPO, PR)
+    assert len(world.scenario.fake.comments_on(PR)) == 1
+
+
+def test_a_publish_killed_before_its_commit_posts_no_second_comment(
+    world: WorkerSetup, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    handle_delivery(world.ctx, pr_delivery(world, "g-pub"), now=world.scenario.clock)
+
+    def killed(*_args: object) -> None:
+        raise SystemExit("kill -9 after GitHub's writes")
+
+    monkeypatch.setattr("rubricate.serve.outbox.mark_published", killed)
+    with pytest.raises(SystemExit):
+        publish_pr(world.ctx, REPO, PR)
+    monkeypatch.undo()
+    publish_pr(world.ctx, REPO, PR)
+    assert len(world.scenario.fake.comments_on(PR)) == 1
+    assert rows(world, "SELECT count(*) FROM rubricate_outbox WHERE published_at IS NULL") == [(0,)]
+
+
+def test_a_command_is_recorded_once_and_answered(world: WorkerSetup) -> None:
+    handle_delivery(world.ctx, pr_delivery(world, "g-1"), now=world.scenario.clock)
+    publish_pr(world.ctx, REPO, PR)
+    body = "/score spec=4 comp=4 qual=3 ver=3 format=2 -- first look"
+    guid = comment_delivery(world, "g-2", WRITER, body)
+    assert handle_delivery(world.ctx, guid, now=world.scenario.clock) == "handled"
+    sql = "SELECT line::jsonb->>'kind' FROM rubricate_events ORDER BY seq"
+    kinds = [k for (k,) in rows(world, sql)]
+    assert kinds[0] == "first_submission"
+    assert "review_scored" in kinds[1:]
+    publish_pr(world.ctx, REPO, PR)
+    fake = world.scenario.fake
+    assert [content for _, content in fake.reactions] == ["+1"]
+    assert len([c for c in fake.comments_on(PR) if c["user"]["login"] == fake.bot_login]) == 1
+    ids = event_ids(world)
+    [(stored,)] = rows(world, "SELECT body FROM rubricate_deliveries WHERE guid = 'g-2'")
+    deliver(world, "g-2-again", "issue_comment", json.loads(bytes(stored)))
+    assert handle_delivery(world.ctx, "g-2-again", now=world.scenario.clock) == "handled"
+    assert event_ids(world) == ids  # the same comment under another GUID: natural-key ids
+
+
+def test_a_bad_config_fails_the_head_and_is_not_retried(world: WorkerSetup) -> None:
+    scenario = world.scenario
+    git(scenario.work, "checkout", "--quiet", "main")
+    (scenario.work / ".github" / "rubricate.yml").write_text("rubric: [not, a, name]\n")
+    git(scenario.work, "commit", "--quiet", "-am", "Break the config")
+    git(scenario.work, "push", "--quiet", str(scenario.remote), "main")
+    scenario.base_sha = git(scenario.work, "rev-parse", "HEAD")
+    git(scenario.work, "checkout", "--quiet", "feature")
+    guid = pr_delivery(world, "g-bad")
+    assert handle_delivery(world.ctx, guid, now=scenario.clock) == "failed"
+    [(state, reason)] = rows(world, "SELECT state, reason FROM rubricate_deliveries")
+    assert state == "failed"
+    assert "rubric" in reason
+    assert event_ids(world) == []
+    publish_pr(world.ctx, REPO, PR)
+    [check] = scenario.fake.check_runs.values()
+    assert check["conclusion"] == "failure"
+    assert check["head_sha"] == scenario.heads[-1]
+
+
+def test_a_blocked_installation_is_put_back_without_a_request(world: WorkerSetup) -> None:
+    scenario = world.scenario
+    until = scenario.clock + timedelta(days=9999)
+    with connect(world.db_url) as conn:
+        record(conn, INSTALLATION, scenario.clock, until=until)
+    guid = pr_delivery(world, "g-blocked")
+    calls = len(scenario.fake.calls)
+    with pytest.raises(RateLimited) as raised:
+        handle_delivery(world.ctx, guid, now=scenario.clock)
+    assert raised.value.until == until
+    assert len(scenario.fake.calls) == calls
+    assert rows(world, "SELECT state FROM rubricate_deliveries") == [("queued",)]
+
+
+def test_a_rate_limit_while_publishing_stops_the_job_and_keeps_its_views(
+    world: WorkerSetup, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scenario = world.scenario
+    handle_delivery(world.ctx, pr_delivery(world, "g-rl"), now=scenario.clock)
+    until = datetime.now(timezone.utc) + timedelta(minutes=5)
+    posted: list[str] = []
+
+    def limited(self: object, pr: int, body: str, marker: str = "") -> int:
+        posted.append(body)
+        raise RateLimited(until)
+
+    monkeypatch.setattr("rubricate.github.adapter.GitHubAdapter.create_comment", limited)
+    with pytest.raises(RateLimited):
+        publish_pr(world.ctx, REPO, PR)
+    assert len(posted) == 1  # the sticky comment; nothing after it was sent
+    assert scenario.fake.statuses == []
+    assert scenario.fake.check_runs == {}
+    [(blocked,)] = rows(world, "SELECT blocked_until FROM rubricate_budgets")
+    assert blocked == until
+    assert rows(world, "SELECT count(*) FROM rubricate_outbox WHERE published_at IS NULL") == [(1,)]
