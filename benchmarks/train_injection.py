@@ -40,7 +40,9 @@ TRAIN_REPOS = (
     "python/peps",
     "tokio-rs/tokio",
 )
-TARGET_FP = 0.01
+TARGET_FP = 0.015
+"""The share of the training repositories' items the threshold may flag out of fold (the
+issue's budget is 2% for the whole scan, and the pattern rules flag some items too)."""
 L2 = 1e-5
 STEPS = 60
 RATE = 0.1
@@ -137,10 +139,10 @@ def span_weights(items: list[Item], data: Spans, used: set[str]) -> tuple[np.nda
     return labels, sample
 
 
-def threshold_for(scores: list[float]) -> float:
-    """The lowest threshold that flags at most TARGET_FP of these benign scores."""
+def threshold_for(scores: list[float], target: float = TARGET_FP) -> float:
+    """The lowest threshold that flags at most `target` of these benign scores."""
     ordered = sorted(scores, reverse=True)
-    allowed = int(len(ordered) * TARGET_FP)
+    allowed = int(len(ordered) * target)
     return float(ordered[allowed]) + 1e-6 if ordered else 0.5
 
 
@@ -211,6 +213,10 @@ def choose_threshold(
             benign_fp[repo] = round(float(np.mean(np.array(mine) >= 0.5)), 4)
     threshold = threshold_for(out_of_fold)
     report["train_repos_out_of_fold_fp_at_0.5"] = benign_fp
+    report["threshold_for_out_of_fold_fp"] = {
+        str(target): round(threshold_for(out_of_fold, target), 4)
+        for target in (0.005, 0.01, 0.015, 0.02, 0.03)
+    }
     report["train_repos_out_of_fold_fp_at_threshold"] = round(
         float(np.mean(np.array(out_of_fold) >= threshold)), 4
     )

@@ -8,12 +8,12 @@ decoded text is read as well. Scripts without spaces (Chinese, Japanese, Korean,
 read as character pairs. The weights are data (`injection_detector.bin`, built by
 `benchmarks/train_injection.py`), loaded by the shell (`client_detector`) and handed in here.
 
-`span_tokens` cuts a text into the pieces that are scored: each line (a long line cut into
-sentences), with comment and quote markers taken off, and each block of consecutive
-non-blank lines (up to `BLOCK_LINES` lines), whose words are its lines' words in order. Each
-line also has a feature for its first word (where an imperative starts). A block's score is
-built from its lines' sums, so each line is read once. The score of a text is that of its
-worst span.
+`span_tokens` cuts a text into the pieces that are scored: each line (cut between quoted
+JSON strings and at escaped line breaks, and a long line into sentences), with comment and
+quote markers taken off, and each block of consecutive non-blank lines (up to `BLOCK_LINES`
+lines), whose words are its lines' words in order. Each line also has a feature for its
+first word (where an imperative starts). A block's score is built from its lines' sums, so
+each line is read once. The score of a text is that of its worst span.
 """
 
 from __future__ import annotations
@@ -52,7 +52,8 @@ _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+")
 _ESCAPES = re.compile(r"\\[nrt]")
 _MARKER_TOKENS = frozenset("#^")
 _CUT = re.compile(r'"\s*[:,]\s*"|\\[nr]')
-_MARKER_STARTS = frozenset(" \t#;>*+|-/\"'<")
+_MARKER_STARTS = frozenset("#;>*+|-/\"'<")
+"""The first characters of the comment and quote markers `_MARKERS` takes off."""
 _MIXED_LATIN = re.compile(r"[a-z][^\W\d_]*[а-яёα-ω]|[а-яёα-ω][^\W\d_]*[a-z]")
 
 
@@ -202,14 +203,6 @@ class Detector:
                 best = (probability, first, span)
         return best
 
-    def line_scores(self, scored: list[Scored]) -> dict[int, float]:
-        """Each line's highest score among the `scored` spans that cover it."""
-        found: dict[int, float] = {}
-        for first, last, probability, _span in scored:
-            for line in range(first, last + 1):
-                found[line] = max(found.get(line, 0.0), probability)
-        return found
-
 
 def _sigmoid(value: float) -> float:
     return 1.0 / (1.0 + math.exp(-max(min(value, 60.0), -60.0)))
@@ -353,9 +346,8 @@ def _blocks(text: str) -> list[list[tuple[int, str]]]:
     found: list[list[tuple[int, str]]] = []
     block: list[tuple[int, str]] = []
     for number, raw in enumerate(text.split("\n"), start=1):
-        ends = raw[:1] + raw[-1:]
-        plain = len(ends) == 2 and ends[0] not in _MARKER_STARTS and ends.strip() == ends
-        line = raw if plain else _MARKERS.sub("", raw).strip()
+        marked = raw.lstrip(" \t")[:1] in _MARKER_STARTS  # else `_MARKERS` cannot match
+        line = _MARKERS.sub("", raw).strip() if marked else raw.strip()
         if line:
             block.append((number, line))
         elif block:

@@ -61,8 +61,8 @@ def scan_injection(text: str, where: str, detector: Detector | None = None) -> l
     """Every injection pattern found in `text`; `where` (a path or field name) is `Finding.path`.
 
     With a `detector`, each span it scores at or above its threshold is a warning quoting the
-    span with the detector's confidence, and the rules are its second opinion: a rule hit on
-    a line the detector scores below `SECOND_OPINION` is only a note."""
+    span with the detector's confidence; the rules' warnings stand beside it whatever it
+    scored (a second opinion that is never overruled)."""
     findings = _hidden_findings(text, where, where.lower().endswith(DOC_SUFFIXES))
     scored = detector.scored(text) if detector else []
     findings += _detector_findings(scored, where, detector) if detector else []
@@ -77,13 +77,7 @@ def scan_injection(text: str, where: str, detector: Detector | None = None) -> l
             severity = rule.in_docs if is_doc else "warning"
             matches = _matches(rule, lowered, lines) if folded else rule.pattern.finditer(visible)
             findings += _rule_findings(rule, matches, visible, where, lines, severity)
-    if detector is not None:
-        findings = _second_opinion(findings, detector.line_scores(scored))
     return sorted(findings, key=lambda f: f.line or 0)
-
-
-SECOND_OPINION = 0.05  # a rule hit stays a warning only where the detector gives its line this
-_RULE_PREFIX = "possible prompt injection ("
 
 
 def _detector_findings(scored: list[Scored], where: str, detector: Detector) -> list[Finding]:
@@ -93,21 +87,6 @@ def _detector_findings(scored: list[Scored], where: str, detector: Detector) -> 
         Finding(CHECK_ID, message.format(p, _excerpt(s, 120)), where, n, "warning")
         for n, p, s in found
     ]
-
-
-def _second_opinion(findings: list[Finding], scores: dict[int, float]) -> list[Finding]:
-    """Rule warnings on lines the detector scores below `SECOND_OPINION` become notes."""
-    return [
-        Finding(f.check, f"{f.message} (the detector disagrees: a note)", f.path, f.line, "info")
-        if _is_rule_warning(f) and scores.get(f.line or 1, 0.0) < SECOND_OPINION
-        else f
-        for f in findings
-    ]
-
-
-def _is_rule_warning(finding: Finding) -> bool:
-    rule = finding.message.startswith(_RULE_PREFIX) and "(detector," not in finding.message
-    return rule and finding.severity == "warning"
 
 
 def _rules_hit(text: str) -> bool:
