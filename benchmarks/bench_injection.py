@@ -23,11 +23,11 @@ from collections import defaultdict
 from pathlib import Path
 
 from injection_corpora import Item, Mirror, benign_items
+from injection_measure import CARRIERS, WHERE, verdicts
 from injection_written import TEST_BENIGN, TEST_INJECTIONS
-from train_injection import CARRIERS
 
 from rubricate.judge.detector import Detector
-from rubricate.judge.scan import scan_injection, scan_lines
+from rubricate.judge.scan import scan_lines
 
 MEASURE_REPOS = (
     "anthropics/courses",
@@ -47,14 +47,7 @@ MEASURE_REPOS = (
     "encode/httpx",
     "pallets/click",
 )
-WHERE = {
-    "description": "PR description",
-    "commit message": "PR description",
-    "README": "README.md",
-    "code comment": "src/module.py",
-    "code": "src/module.py",
-    "JSON value": "data/config.json",
-}
+SPEED_REPOS = ("psf/requests", "pallets/click", "encode/httpx", "spf13/cobra", "rack/rack")
 
 
 def shaped(item: Item) -> str:
@@ -64,17 +57,6 @@ def shaped(item: Item) -> str:
     if item.carrier == "JSON value":
         return json.dumps({"description": item.text}, ensure_ascii=False)
     return item.text
-
-
-def verdicts(text: str, where: str, detector: Detector) -> dict[str, bool]:
-    """Whether each way of scanning warns about `text`."""
-    with_detector = scan_injection(text, where, detector)
-    rules = scan_injection(text, where)
-    return {
-        "scan": any(f.severity == "warning" for f in with_detector),
-        "detector": detector.worst(text)[0] >= detector.threshold,
-        "rules": any(f.severity == "warning" for f in rules),
-    }
 
 
 def false_positives(root: Path, detector: Detector, sources: dict[str, str]) -> dict[str, object]:
@@ -117,15 +99,21 @@ def non_english(detector: Detector) -> dict[str, dict[str, float]]:
     return out
 
 
-def speed(root: Path, detector: Detector) -> dict[str, float]:
-    mirror = Mirror(root, MEASURE_REPOS[7])
+def speed(root: Path, detector: Detector) -> dict[str, object]:
+    """CPU time of one scan of 1 MB of distinct lines (code and docs of several repositories,
+    none repeated, so per-line caches only help where real files repeat lines)."""
     lines: list[tuple[int, str]] = []
     size = 0
-    texts = [text for _path, text in mirror.read_many(mirror.paths(r"\.(?:py|md|rst)$"), 400)]
-    for text in texts * 4:  # repeated until the change is 1 MB
-        for line in text.splitlines():
-            lines.append((len(lines) + 1, line))
-            size += len(line.encode()) + 1
+    used: list[str] = []
+    for repo in SPEED_REPOS:
+        mirror = Mirror(root, repo)
+        used.append(repo)
+        for _path, text in mirror.read_many(mirror.paths(r"\.(?:py|md|rst|go|rb)$"), 400):
+            for line in text.splitlines():
+                lines.append((len(lines) + 1, line))
+                size += len(line.encode()) + 1
+                if size >= 1 << 20:
+                    break
             if size >= 1 << 20:
                 break
         if size >= 1 << 20:
@@ -137,7 +125,12 @@ def speed(root: Path, detector: Detector) -> dict[str, float]:
     started = time.process_time()
     scan_lines(lines, "src/big.py")
     rules = time.process_time() - started
-    return {"bytes": size, "cpu_seconds": round(seconds, 3), "rules_only": round(rules, 3)}
+    return {
+        "bytes": size,
+        "repos": used,
+        "cpu_seconds": round(seconds, 3),
+        "rules_only": round(rules, 3),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:

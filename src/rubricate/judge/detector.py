@@ -8,9 +8,12 @@ decoded text is read as well. Scripts without spaces (Chinese, Japanese, Korean,
 read as character pairs. The weights are data (`injection_detector.bin`, built by
 `benchmarks/train_injection.py`), loaded by the shell (`client_detector`) and handed in here.
 
-`spans` cuts a text into the pieces that are scored: each block of consecutive non-blank
-lines (up to `BLOCK_LINES` lines) and each line of it, with comment and quote markers taken
-off; a long line is cut into sentences. The score of a text is that of its worst span.
+`span_tokens` cuts a text into the pieces that are scored: each line (cut between quoted
+JSON strings and at escaped line breaks, and a long line into sentences), with comment and
+quote markers taken off, and each block of consecutive non-blank lines (up to `BLOCK_LINES`
+lines), whose words are its lines' words in order. Each line also has a feature for its
+first word (where an imperative starts). A block's score is built from its lines' sums, so
+each line is read once. The score of a text is that of its worst span.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from dataclasses import dataclass, field
 
 from rubricate.judge.hidden import CONFUSABLES, INVISIBLE
 
-DETECTOR_VERSION = "rubricate-injection-1"
+DETECTOR_VERSION = "rubricate-injection-2"
 """Changes whenever the weights or the features change; part of the judge's cache key."""
 HASH_BITS = 19
 _MASK = (1 << HASH_BITS) - 1
@@ -47,11 +50,18 @@ _ALPHA = re.compile(r"[^\W\d_]")
 _MARKERS = re.compile(r"^[ \t]*(?:[#;>*+|-]+|//+|/\*+|\*/|<!--|-->|--|\"\"\"|''')[ \t]*")
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+")
 _ESCAPES = re.compile(r"\\[nrt]")
+_MARKER_TOKENS = frozenset("#^")
+_CUT = re.compile(r'"\s*[:,]\s*"|\\[nr]')
+_MARKER_STARTS = frozenset("#;>*+|-/\"'<")
+"""The first characters of the comment and quote markers `_MARKERS` takes off."""
 _MIXED_LATIN = re.compile(r"[a-z][^\W\d_]*[а-яёα-ω]|[а-яёα-ω][^\W\d_]*[a-z]")
 
 
 Scored = tuple[int, int, float, str]
 """A scored span: first line, last line, probability, text."""
+_Sums = tuple[float, int, str, str, int]
+"""A span's summed feature weights, its feature count, its first and last token, and its
+`word_count`."""
 
 
 @dataclass
@@ -64,6 +74,7 @@ class Detector:
     version: str = DETECTOR_VERSION
     _words: dict[str, tuple[float, int]] = field(default_factory=dict, repr=False)
     _pairs: dict[str, float] = field(default_factory=dict, repr=False)
+    _lines: dict[str, _Sums] = field(default_factory=dict, repr=False)
 
     @classmethod
     def from_bytes(cls, data: bytes) -> Detector:
@@ -98,34 +109,79 @@ class Detector:
         return zlib.compress(header + quantised.tobytes(), 9)
 
     def score(self, text: str) -> float:
-        """The probability that one span is an injection."""
-        tokens = tokens_of(text)
+        """The probability that one span of text (read as a single line) is an injection."""
+        sums = self._sums(tokens_of(text))
+        return self._probability(sums) if sums[1] else _sigmoid(self.bias)
+
+    def _sums(self, tokens: list[str]) -> _Sums:
+        """The summed weights of the tokens' word and pair features, and how many there are."""
         if not tokens:
-            return _sigmoid(self.bias)
+            return (0.0, 0, "", "", 0)
         total = 0.0
         count = len(tokens) - 1
+        words = self._words
         for token in tokens:
-            known = self._words.get(token)
+            known = words.get(token)
             if known is None:
                 grams = word_features(token)
                 known = (sum(self.weights[feature_index(g)] for g in grams), len(grams))
-                if len(self._words) < 200_000:
-                    self._words[token] = known
+                if len(words) < 200_000:
+                    words[token] = known
             total += known[0]
             count += known[1]
-        known_pairs = self._pairs
-        for pair in pairs(tokens):
-            weight = known_pairs.get(pair)
-            if weight is None:
-                weight = self.weights[feature_index(pair)]
-                if len(known_pairs) < 400_000:
-                    known_pairs[pair] = weight
-            total += weight
-        return _sigmoid(self.bias + total / math.sqrt(count))
+        for a, b in itertools.pairwise(tokens):
+            total += self._pair(a, b)
+        return (total, count, tokens[0], tokens[-1], word_count(tokens))
+
+    def _pair(self, a: str, b: str) -> float:
+        key = f"p:{a} {b}"
+        weight = self._pairs.get(key)
+        if weight is None:
+            weight = self.weights[feature_index(key)]
+            if len(self._pairs) < 400_000:
+                self._pairs[key] = weight
+        return weight
+
+    def _line(self, line: str) -> _Sums:
+        known = self._lines.get(line)
+        if known is None:
+            known = self._sums(line_tokens(line))
+            if len(self._lines) < 100_000:
+                self._lines[line] = known
+        return known
 
     def scored(self, text: str) -> list[Scored]:
         """Every span of `text` with its score: (first line, last line, probability, span)."""
-        return [(first, last, self.score(span), span) for first, last, span in spans(text)]
+        out: list[Scored] = []
+        for block in _blocks(text):
+            parts = []
+            for number, line in block:
+                for piece in _pieces(line):
+                    sums = self._line(piece)
+                    parts.append(sums)
+                    if sums[4] >= MIN_TOKENS:
+                        out.append((number, number, self._probability(sums), piece))
+            if 1 < len(block) <= BLOCK_LINES:
+                joined = " ".join(line for _n, line in block)
+                if len(joined) <= MAX_SPAN_CHARS:
+                    sums = self._joined(parts)
+                    if sums[4] >= MIN_TOKENS:
+                        out.append((block[0][0], block[-1][0], self._probability(sums), joined))
+        return out
+
+    def _joined(self, parts: list[_Sums]) -> _Sums:
+        """The sums of the lines' tokens read one after another (pairs across lines added)."""
+        kept = [p for p in parts if p[1]]
+        if not kept:
+            return (0.0, 0, "", "", 0)
+        total = sum(p[0] for p in kept)
+        count = sum(p[1] for p in kept) + len(kept) - 1
+        for before, after in itertools.pairwise(kept):
+            total += self._pair(before[3], after[2])
+        return (total, count, kept[0][2], kept[-1][3], sum(p[4] for p in kept))
+
+    def _probability(self, sums: _Sums) -> float:
+        return _sigmoid(self.bias + sums[0] / math.sqrt(sums[1])) if sums[1] else 0.0
 
     def flagged(self, scored: list[Scored]) -> list[tuple[int, float, str]]:
         """The flagged spans of `scored` (line, probability, span), the highest per first line;
@@ -147,14 +203,6 @@ class Detector:
                 best = (probability, first, span)
         return best
 
-    def line_scores(self, scored: list[Scored]) -> dict[int, float]:
-        """Each line's highest score among the `scored` spans that cover it."""
-        found: dict[int, float] = {}
-        for first, last, probability, _span in scored:
-            for line in range(first, last + 1):
-                found[line] = max(found.get(line, 0.0), probability)
-        return found
-
 
 def _sigmoid(value: float) -> float:
     return 1.0 / (1.0 + math.exp(-max(min(value, 60.0), -60.0)))
@@ -169,13 +217,15 @@ _GRAMS: dict[str, tuple[str, ...]] = {}
 
 
 def word_features(token: str) -> tuple[str, ...]:
-    """A word's features: the word itself and its character 3- and 4-grams (with boundaries)."""
+    """A word's features: the word itself and its character 3- and 4-grams (with boundaries);
+    a marker token (`#base64`, `^ignore` for a line's first word) is only itself."""
     found = _GRAMS.get(token)
     if found is None:
-        padded = f"<{token}>"
         grams = [f"w:{token}"]
-        for size in (3, 4):
-            grams += [f"c:{padded[i : i + size]}" for i in range(len(padded) - size + 1)]
+        if token[:1] not in _MARKER_TOKENS:
+            padded = f"<{token}>"
+            for size in (3, 4):
+                grams += [f"c:{padded[i : i + size]}" for i in range(len(padded) - size + 1)]
         found = tuple(grams)
         if len(_GRAMS) < 200_000:
             _GRAMS[token] = found
@@ -187,16 +237,30 @@ def pairs(tokens: list[str]) -> list[str]:
     return [f"p:{a} {b}" for a, b in itertools.pairwise(tokens)]
 
 
+def features_of(tokens: list[str]) -> list[str]:
+    """Every feature of a span's tokens, with repeats (training sees these; scoring sums them)."""
+    return [g for token in tokens for g in word_features(token)] + pairs(tokens)
+
+
 def features(text: str) -> list[str]:
-    """Every feature of one span, with repeats (what training sees; `score` sums the same)."""
-    tokens = tokens_of(text)
-    found = [g for token in tokens for g in word_features(token)]
-    return found + pairs(tokens)
+    """Every feature of `text` read as one span (`Detector.score`)."""
+    return features_of(tokens_of(text))
+
+
+def line_tokens(line: str) -> list[str]:
+    """A line's tokens and a marker for its first word (`^word`)."""
+    tokens = tokens_of(line)
+    if tokens and tokens[0][:1] != "#":
+        tokens.append(f"^{tokens[0]}")
+    return tokens
 
 
 def tokens_of(text: str) -> list[str]:
     """The words of a span after undoing disguises, case-folded; unspaced scripts as pairs."""
-    plain = unicodedata.normalize("NFKC", INVISIBLE.sub("", text)).casefold()
+    if text.isascii():  # nothing invisible, already NFKC, and casefold is lower
+        plain = text.lower()
+    else:
+        plain = unicodedata.normalize("NFKC", INVISIBLE.sub("", text)).casefold()
     if "\\" in plain:
         plain = _ESCAPES.sub(" ", plain)
     extra: list[str] = []
@@ -210,6 +274,14 @@ def tokens_of(text: str) -> list[str]:
                 plain += " " + decoded.casefold()
                 extra.append("base64")
     tokens: list[str] = []
+    if plain.isascii():
+        for token in _TOKEN.findall(plain):
+            if token.isalpha() or token.isdigit():
+                tokens.append(token)
+            else:
+                tokens.append(token.translate(_LEET))
+                extra.append("leet")
+        return tokens + [f"#{e}" for e in extra]
     for token in _TOKEN.findall(plain):
         if token.isascii() and token.isalpha():
             tokens.append(token)
@@ -244,33 +316,67 @@ def _decoded(blob: str) -> str:
 
 
 def spans(text: str) -> list[tuple[int, int, str]]:
-    """The scored pieces of `text` as (first line, last line, text): blocks and their lines."""
-    found: list[tuple[int, int, str]] = []
+    """The scored pieces of `text` as (first line, last line, text): lines and blocks."""
+    return [(first, last, span) for first, last, span, _tokens in span_tokens(text)]
+
+
+def span_tokens(text: str) -> list[tuple[int, int, str, list[str]]]:
+    """The scored pieces of `text` with their tokens, as `Detector.scored` reads them: each
+    line (or sentence of a long line), then each short block as its lines' tokens in order."""
+    found: list[tuple[int, int, str, list[str]]] = []
+    for block in _blocks(text):
+        parts: list[list[str]] = []
+        for number, line in block:
+            for piece in _pieces(line):
+                tokens = line_tokens(piece)
+                parts.append(tokens)
+                if word_count(tokens) >= MIN_TOKENS:
+                    found.append((number, number, piece, tokens))
+        if 1 < len(block) <= BLOCK_LINES:
+            joined = " ".join(line for _n, line in block)
+            tokens = [t for p in parts for t in p]
+            enough = sum(map(word_count, parts)) >= MIN_TOKENS
+            if len(joined) <= MAX_SPAN_CHARS and enough:
+                found.append((block[0][0], block[-1][0], joined, tokens))
+    return found
+
+
+def _blocks(text: str) -> list[list[tuple[int, str]]]:
+    """Runs of consecutive non-blank lines (numbered from 1), comment and quote markers off."""
+    found: list[list[tuple[int, str]]] = []
     block: list[tuple[int, str]] = []
     for number, raw in enumerate(text.split("\n"), start=1):
-        line = _MARKERS.sub("", raw).strip()
+        marked = raw.lstrip(" \t")[:1] in _MARKER_STARTS  # else `_MARKERS` cannot match
+        line = _MARKERS.sub("", raw).strip() if marked else raw.strip()
         if line:
             block.append((number, line))
-            continue
-        found += _block_spans(block)
-        block = []
-    return found + _block_spans(block)
+        elif block:
+            found.append(block)
+            block = []
+    return [*found, block] if block else found
 
 
-def _block_spans(block: list[tuple[int, str]]) -> list[tuple[int, int, str]]:
-    if not block:
-        return []
-    out: list[tuple[int, int, str]] = []
-    for number, line in block:
-        if len(line) <= MAX_SPAN_CHARS:
-            out.append((number, number, line))
-            continue
-        out += [(number, number, s) for s in _chunks(line)]
-    if 1 < len(block) <= BLOCK_LINES:
-        joined = " ".join(line for _n, line in block)
-        if len(joined) <= MAX_SPAN_CHARS:
-            out.append((block[0][0], block[-1][0], joined))
-    return [s for s in out if len(_TOKEN.findall(s[2])) >= MIN_TOKENS or _UNSPACED.search(s[2])]
+def _pieces(line: str) -> list[str]:
+    """A line as the pieces scored on their own: cut between quoted JSON strings and at
+    escaped line breaks, and a long piece cut into sentences."""
+    cut = _CUT.split(line) if '"' in line or "\\" in line else [line]
+    if len(cut) == 1:
+        return [line] if len(line) <= MAX_SPAN_CHARS else _chunks(line)
+    found: list[str] = []
+    for part in cut:
+        part = part.strip(' "{}[],')
+        if part:
+            found += [part] if len(part) <= MAX_SPAN_CHARS else _chunks(part)
+    return found
+
+
+def word_count(tokens: list[str]) -> int:
+    """The words among the tokens, marker tokens left out; text in a script without spaces
+    counts as `MIN_TOKENS` (a span needs `MIN_TOKENS` to be scored)."""
+    words = [t for t in tokens if t[:1] not in _MARKER_TOKENS]
+    if len(words) < MIN_TOKENS and any(_UNSPACED.search(t) for t in words):
+        return MIN_TOKENS
+    return len(words)
 
 
 def _chunks(line: str) -> list[str]:

@@ -9,6 +9,7 @@ the model is never fed text that a reviewer cannot audit. Quote verification is 
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 import unicodedata
 from typing import TYPE_CHECKING
@@ -50,8 +51,8 @@ def scan_injection(text: str, where: str, detector: Detector | None = None) -> l
     """Every injection pattern found in `text`; `where` (a path or field name) is `Finding.path`.
 
     With a `detector`, each span it scores at or above its threshold is a warning quoting the
-    span with the detector's confidence, and the rules are its second opinion: a rule hit on
-    a line the detector scores below `SECOND_OPINION` is only a note."""
+    span with the detector's confidence; the rules' warnings stand beside it whatever it
+    scored (a second opinion that is never overruled)."""
     findings = _hidden_findings(text, where, where.lower().endswith(DOC_SUFFIXES))
     scored = detector.scored(text) if detector else []
     findings += _detector_findings(scored, where, detector) if detector else []
@@ -60,17 +61,13 @@ def scan_injection(text: str, where: str, detector: Detector | None = None) -> l
     lowered = visible.lower()
     lines = _LineIndex(visible)
     is_doc = where.lower().endswith(DOC_SUFFIXES) and where not in _REQUEST_WHERE
+    folded = len(lowered) == len(visible)  # offsets in `lowered` are offsets in `visible`
     for rule in RULES:
         if (rule.in_data_files or not is_data_file) and any(w in lowered for w in rule.triggers):
             severity = rule.in_docs if is_doc else "warning"
-            findings += _rule_findings(rule, visible, where, lines, severity)
-    if detector is not None:
-        findings = _second_opinion(findings, detector.line_scores(scored))
+            matches = _matches(rule, lowered, lines) if folded else rule.pattern.finditer(visible)
+            findings += _rule_findings(rule, matches, visible, where, lines, severity)
     return sorted(findings, key=lambda f: f.line or 0)
-
-
-SECOND_OPINION = 0.05  # a rule hit stays a warning only where the detector gives its line this
-_RULE_PREFIX = "possible prompt injection ("
 
 
 def _detector_findings(scored: list[Scored], where: str, detector: Detector) -> list[Finding]:
@@ -80,21 +77,6 @@ def _detector_findings(scored: list[Scored], where: str, detector: Detector) -> 
         Finding(CHECK_ID, message.format(p, _excerpt(s, 120)), where, n, "warning")
         for n, p, s in found
     ]
-
-
-def _second_opinion(findings: list[Finding], scores: dict[int, float]) -> list[Finding]:
-    """Rule warnings on lines the detector scores below `SECOND_OPINION` become notes."""
-    return [
-        Finding(f.check, f"{f.message} (the detector disagrees: a note)", f.path, f.line, "info")
-        if _is_rule_warning(f) and scores.get(f.line or 1, 0.0) < SECOND_OPINION
-        else f
-        for f in findings
-    ]
-
-
-def _is_rule_warning(finding: Finding) -> bool:
-    rule = finding.message.startswith(_RULE_PREFIX) and "(detector," not in finding.message
-    return rule and finding.severity == "warning"
 
 
 def _rules_hit(text: str) -> bool:
@@ -109,8 +91,14 @@ def _rules_hit(text: str) -> bool:
 def _plain_latin(text: str) -> str:
     """Text as the rules read it: invisible characters dropped, NFKC-normalised (fullwidth and
     mathematical letters become ASCII), and Cyrillic or Greek look-alikes mapped to Latin."""
-    plain = unicodedata.normalize("NFKC", INVISIBLE.sub("", text))
-    return plain.translate(CONFUSABLES)
+    plain = INVISIBLE.sub("", text)
+    if not unicodedata.is_normalized("NFKC", plain):
+        plain = unicodedata.normalize("NFKC", plain)
+    return _CONFUSABLE.sub(lambda m: m.group(0).translate(CONFUSABLES), plain)
+
+
+_CONFUSABLE = re.compile("[" + "".join(re.escape(chr(c)) for c in CONFUSABLES) + "]+")
+"""Runs of look-alike letters (translating only them is much faster than the whole text)."""
 
 
 def scan_lines(
@@ -153,21 +141,54 @@ class _LineIndex:
         self._starts: list[int] = []
 
     def line_of(self, offset: int) -> int:
+        return bisect.bisect_right(self.starts(), offset)
+
+    def starts(self) -> list[int]:
+        """The offset where each line starts (line n at index n - 1)."""
         if not self._starts:
             self._starts = [0] + [m.end() for m in _NEWLINE.finditer(self._text)]
-        return bisect.bisect_right(self._starts, offset)
+        return self._starts
+
+
+WINDOW_LINES = 2
+"""A rule is matched within this many lines either side of a line holding one of its triggers."""
+
+
+def _matches(rule: Rule, lowered: str, lines: _LineIndex) -> Iterable[re.Match[str]]:
+    """The rule's matches in lower-cased text, looked for only around its trigger words (a
+    match holds a trigger; the patterns span at most a line break or two)."""
+    spots = [m.start() for m in rule.spotter.finditer(lowered)]
+    if len(spots) * 40 > len(lowered):
+        return rule.folded.finditer(lowered)
+    starts = lines.starts()
+    windows: list[list[int]] = []
+    for spot in spots:
+        line = bisect.bisect_right(starts, spot) - 1
+        start = starts[max(line - WINDOW_LINES, 0)]
+        after = line + WINDOW_LINES + 1
+        end = starts[after] if after < len(starts) else len(lowered)
+        if windows and start <= windows[-1][1]:
+            windows[-1][1] = max(windows[-1][1], end)
+        else:
+            windows.append([start, end])
+    return itertools.chain.from_iterable(rule.folded.finditer(lowered, a, b) for a, b in windows)
 
 
 def _rule_findings(
-    rule: Rule, visible: str, where: str, lines: _LineIndex, severity: Severity
+    rule: Rule,
+    matches: Iterable[re.Match[str]],
+    visible: str,
+    where: str,
+    lines: _LineIndex,
+    severity: Severity,
 ) -> list[Finding]:
     """One finding per line where the rule's pattern matches, quoting the text it matched."""
     found: dict[int, Finding] = {}
-    for match in rule.pattern.finditer(visible):
+    for match in matches:
         line_no = lines.line_of(match.start())
         if line_no not in found:
             message = f"possible prompt injection ({rule.name}): {rule.message}"
-            message += f": {_excerpt(match.group(0))}"
+            message += f": {_excerpt(visible[match.start() : match.end()])}"
             found[line_no] = Finding(CHECK_ID, message, where, line_no, severity)
     return list(found.values())
 

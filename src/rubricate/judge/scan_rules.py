@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -23,6 +23,16 @@ class Rule:
     in_docs: Severity = "warning"
     """The severity of a hit in a changed documentation file (`scan.DOC_SUFFIXES`): docs that
     discuss scoring or chat templates get a note; code, data, the PR text and the spec warn."""
+    folded: re.Pattern[str] = field(init=False, repr=False, compare=False)
+    """The pattern without IGNORECASE, for lower-cased text (about twice as fast)."""
+
+    spotter: re.Pattern[str] = field(init=False, repr=False, compare=False)
+    """Finds the trigger words in lower-cased text (where a match can be)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "folded", re.compile(self.pattern.pattern, re.MULTILINE))
+        spotter = re.compile("|".join(map(re.escape, self.triggers)))
+        object.__setattr__(self, "spotter", spotter)
 
 
 def _rx(text: str) -> re.Pattern[str]:
@@ -154,7 +164,7 @@ RULES: tuple[Rule, ...] = (
         "chat-template-token",
         _rx(
             r"<\|(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id)\|?>|"
-            r"\[/?INST\]|<</?SYS>>|</?\s*(?:system|assistant|untrusted[\w-]*|instructions?|scores?)\s*>"
+            r"\[/?inst\]|<</?sys>>|</?\s*(?:system|assistant|untrusted[\w-]*|instructions?|scores?)\s*>"
         ),
         "text contains chat-template or wrapper tags",
         in_docs="info",
