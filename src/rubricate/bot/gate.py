@@ -9,7 +9,7 @@ without an override. A new version of the PR's own change has no approval yet, s
 back to pending; a head that returns to an older version gets that version's own gate.
 
 `final_choice` is the one rule for the scores of a `final_approval`, shared by the merge handler
-(`rubricate.bot.on_pr`) and catch-up (`rubricate.catchup`): the merged version's approval, else
+(`rubricate.bot.on_pr`) and catch-up (`rubricate.bot.catch_up`): the merged version's approval, else
 its reviewer scores, else its automatic scores. Its gate is `passed` when the approval passes,
 `overridden` when it was overridden, and `bypassed` otherwise (a failing approval without an
 override, or no approval).

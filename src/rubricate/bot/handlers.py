@@ -81,10 +81,9 @@ def on_commands(
 ) -> list[Effect]:
     """The effects of the commands in a new comment or a submitted review."""
     from rubricate.bot.apply import apply_command
-    from rubricate.bot.commands import parse_commands
     from rubricate.bot.markdown import REPLY_MARKER, Reply, reply_body
 
-    items = parse_commands(event.body)
+    items = event.commands
     prefix = _delivery_prefix(event)
     if not items:
         return [Log(f"{prefix} on #{event.number}: no commands")]
