@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from rubricate.bot.views import KEEP_ANSWERED, ViewState, decode_views, encode_views
+from rubricate.bot.view_state import KEEP_ANSWERED, ViewState, decode_views, encode_views
 from tests.action.payloads import REPO, issue_comment_event
 from tests.action.scenario import AUTHOR, MAINTAINER, PR, WRITER, Scenario, Step
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from rubricate.bot.views import decode_views, view_path
+from rubricate.bot.view_state import decode_views, view_path
 from tests.action.fake_github import pull
 from tests.action.payloads import REPO, issue_comment_event, review_event
 from tests.action.scenario import AUTHOR, MAINTAINER, PR, WRITER, Scenario

@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 from rubricate.bot.commands import CommandMistake, ParsedCommand
 from rubricate.bot.events import CommentEvent, ReviewEvent
 from rubricate.bot.payload import default_branch, parse_event, pull_from_payload, spec_text
-from rubricate.bot.views import PullState
+from rubricate.bot.view_state import PullState
 from tests.action.payloads import issue_comment_event, review_event
 
 AT = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)

@@ -16,7 +16,7 @@ from rubricate.action.handles import DataStore, RunHandles
 from rubricate.bot.effects import SetStatus
 from rubricate.bot.gate import status
 from rubricate.bot.jobstate import JobState, job_state
-from rubricate.bot.views import ViewState, decode_views, view_path
+from rubricate.bot.view_state import ViewState, decode_views, view_path
 from rubricate.errors import DataBranchError, LedgerError
 from rubricate.ledger.backends import DataBranchStore
 from rubricate.ledger.event import Event

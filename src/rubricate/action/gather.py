@@ -26,7 +26,7 @@ from rubricate.action.settings import data_branch
 from rubricate.bot.events import GradersEvent, HandlerContext, JobEvent, PullRequestEvent
 from rubricate.bot.jobstate import JobState, job_state
 from rubricate.bot.payload import default_branch, pull_from_payload, spec_text
-from rubricate.bot.views import PullState
+from rubricate.bot.view_state import PullState
 from rubricate.bot.visible import reverted_pr
 from rubricate.evidence.snapshot import Snapshot
 from rubricate.ledger.deadline import deadline

@@ -50,7 +50,7 @@ from rubricate.bot.events import (
 )
 from rubricate.bot.handlers import handle
 from rubricate.bot.payload import parse_event
-from rubricate.bot.views import ViewState, encode_views, view_path
+from rubricate.bot.view_state import ViewState, encode_views, view_path
 from rubricate.errors import ConfigError, RubricateError, SourceError, read_problem
 
 Connect = Callable[[str | None, str], Any]

@@ -24,7 +24,7 @@ from rubricate.bot.jobstate import JobState, job_state
 from rubricate.bot.merge_queue import group_status, heads_to_check, queue_branches
 from rubricate.bot.payload import default_branch
 from rubricate.bot.queue_entries import Entry, GroupEntries, QueueCommit, group_entries
-from rubricate.bot.views import PullState
+from rubricate.bot.view_state import PullState
 from rubricate.errors import RubricateError
 from rubricate.gitio.refs import first_parents, merged_tree
 from rubricate.gitio.workspace import fetch_commits, remote_refs

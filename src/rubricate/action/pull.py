@@ -12,7 +12,7 @@ from __future__ import annotations
 from rubricate.action.handles import RunHandles
 from rubricate.action.settings import DEFAULT_CONFIG_PATH
 from rubricate.bot.events import JobEvent, PullRequestEvent
-from rubricate.bot.views import PullState
+from rubricate.bot.view_state import PullState
 from rubricate.config import Config
 from rubricate.errors import ConfigError, RubricateError
 from rubricate.gitio.refs import config_at, read_text_at

@@ -6,7 +6,7 @@ from datetime import datetime, timezone
 from types import SimpleNamespace
 
 from rubricate.bot.catch_up import plan_catch_up
-from rubricate.bot.gate import FinalChoice, final_choice
+from rubricate.bot.standing import FinalChoice, final_choice
 from rubricate.ledger.event import Event
 from rubricate.rubric.model import Rubric
 
