@@ -168,8 +168,8 @@ def traced_modules() -> dict[str, list[str]]:
     opened`, and then a `/approve` comment, on the tests' scenario (real git, fake GitHub)."""
     sys.path.insert(0, str(ROOT))
     import responses
-    from tests.github.fake_github import FakeGitHub
-    from tests.github.scenario import WRITER, Scenario
+    from tests.action.fake_github import FakeGitHub
+    from tests.action.scenario import WRITER, Scenario
 
     prefix = str(PACKAGE) + os.sep
     seen: set[str] = set()

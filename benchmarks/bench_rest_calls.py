@@ -1,6 +1,6 @@
 """Benchmark: REST calls per event of a whole PR life (git operations not counted). Prints JSON.
 
-The scenario of `tests/github/test_scenario.py` (open, /score, push, /revise, push, failing
+The scenario of `tests/action/test_scenario.py` (open, /score, push, /revise, push, failing
 /approve, a too-short /override, /override, merge) runs through the real PyGithub adapter against
 a `responses` fake of GitHub, with real bare git repositories as repo and data remotes. For each
 event: the REST calls made, the ceiling of its kind (a PR event 4, a command comment 4, a merge
@@ -24,8 +24,8 @@ sys.path.insert(0, str(ROOT))
 def main() -> int:
     """Run the scenario once and print the per-event REST calls as JSON."""
     import responses
-    from tests.github.fake_github import FakeGitHub
-    from tests.github.scenario import Scenario, ceiling, pr_life
+    from tests.action.fake_github import FakeGitHub
+    from tests.action.scenario import Scenario, ceiling, pr_life
 
     started = time.perf_counter()
     with responses.RequestsMock(assert_all_requests_are_fired=False) as rsps:

@@ -15,32 +15,32 @@ MATRIX: tuple[tuple[str, str, str], ...] = (
     (
         "`git merge -s ours main` after approval (same tree, reverts main's fix)",
         "new version, gate pending",
-        "github/test_attack_versions.py::test_a_merge_that_keeps_the_tree_but_reverts_main_is_a_new_version",
+        "action/test_attack_versions.py::test_a_merge_that_keeps_the_tree_but_reverts_main_is_a_new_version",
     ),
     (
         "rebase onto a newer main, the PR's own diff unchanged",
         "same version, approval kept",
-        "github/test_attack_versions.py::test_a_rebase_that_keeps_the_pr_own_diff_keeps_the_approval",
+        "action/test_attack_versions.py::test_a_rebase_that_keeps_the_pr_own_diff_keeps_the_approval",
     ),
     (
         "a push that changes only whitespace",
         "new version, gate pending",
-        "github/test_attack_versions.py::test_a_change_of_indentation_only_is_a_new_version",
+        "action/test_attack_versions.py::test_a_change_of_indentation_only_is_a_new_version",
     ),
     (
         "PR into a branch whose config is lenient",
         "graded by the default branch's config",
-        "github/test_attack_config.py::test_a_pr_into_a_lenient_branch_is_graded_by_the_default_branch_config",
+        "action/test_attack_config.py::test_a_pr_into_a_lenient_branch_is_graded_by_the_default_branch_config",
     ),
     (
         "approve on a lenient base, then retarget to main",
         "new version under main's rules, gate pending",
-        "github/test_attack_config.py::test_a_retarget_is_a_new_version_with_the_new_base_rules",
+        "action/test_attack_config.py::test_a_retarget_is_a_new_version_with_the_new_base_rules",
     ),
     (
         "`data_branch: main` in the config",
         "run fails before any write",
-        "github/test_attack_config.py::test_a_data_branch_that_is_the_default_branch_is_refused",
+        "action/test_attack_config.py::test_a_data_branch_that_is_the_default_branch_is_refused",
     ),
     (
         "human commit appending an `approved` line with a made-up id",
@@ -60,12 +60,12 @@ MATRIX: tuple[tuple[str, str, str], ...] = (
     (
         "`OPENAI_API_KEY=none`",
         "reported as a placeholder; the ledger keeps `none`",
-        "github/test_attack_secrets.py::test_a_placeholder_key_is_reported_and_never_redacts_the_ledger",
+        "action/test_attack_secrets.py::test_a_placeholder_key_is_reported_and_never_redacts_the_ledger",
     ),
     (
         "`rubricate action` outside Actions with a token",
         "token redacted, no `::add-mask::` printed",
-        "github/test_action_runtime.py::test_outside_actions_a_secret_is_redacted_but_never_printed_as_a_mask",
+        "action/test_action_runtime.py::test_outside_actions_a_secret_is_redacted_but_never_printed_as_a_mask",
     ),
     (
         "`/override` + 20 blank-looking characters or `<b></b>`",
@@ -75,7 +75,7 @@ MATRIX: tuple[tuple[str, str, str], ...] = (
     (
         "a payload `head.sha` of `--upload-pack=touch FILE`, remote a local path",
         "clear payload error (exit 2), nothing executed, no status set",
-        "github/test_attack_git_args.py::test_an_option_as_head_sha_is_a_clear_error_and_never_runs",
+        "action/test_attack_git_args.py::test_an_option_as_head_sha_is_a_clear_error_and_never_runs",
     ),
     (
         "ten lines of 6,400-character unknown commands",
@@ -85,104 +85,104 @@ MATRIX: tuple[tuple[str, str, str], ...] = (
     (
         "a view state whose `pull.base_sha` is an option",
         "that entry dropped, the rest of the state kept",
-        "github/test_attack_git_args.py::"
+        "action/test_attack_git_args.py::"
         "test_a_view_state_with_an_option_as_base_sha_drops_only_the_pull_entry",
     ),
     (
         "a `/approve` inside `<details>`, `<pre>`, `<style>` or a hidden element",
         "not applied: not what a reader sees",
-        "github/test_ignored_events.py::test_a_comment_without_a_visible_command_costs_nothing",
+        "action/test_ignored_events.py::test_a_comment_without_a_visible_command_costs_nothing",
     ),
     (
         "a comment or review with no visible command",
         "ignored: exit 0, 0 REST calls, 0 git processes",
-        "github/test_ignored_events.py::test_a_review_without_a_visible_command_costs_nothing",
+        "action/test_ignored_events.py::test_a_review_without_a_visible_command_costs_nothing",
     ),
     (
         "a merge-queue group holding a PR whose gate is not green",
         "`rubricate/approval` failure on the group's commit, naming the PR",
-        "github/test_merge_queue.py::test_every_pr_of_a_group_needs_a_green_gate",
+        "action/test_merge_queue.py::test_every_pr_of_a_group_needs_a_green_gate",
     ),
     (
         "a queued head whose approved version is no longer the PR's current change",
         "failure on the group's commit, naming the version",
-        "github/test_merge_queue.py::test_an_approval_of_an_older_change_does_not_count",
+        "action/test_merge_queue.py::test_an_approval_of_an_older_change_does_not_count",
     ),
     (
         "an unapproved PR queued ahead of an approved one (merge, squash or rebase method)",
         "failure on the group's commit, naming the unapproved PR",
-        "github/test_merge_queue.py::test_an_unapproved_pr_ahead_of_an_approved_one_fails_the_group_naming_it",
+        "action/test_merge_queue.py::test_an_unapproved_pr_ahead_of_an_approved_one_fails_the_group_naming_it",
     ),
     (
         "a group commit that holds more than the PR's approved change",
         "failure naming the commit and the PR",
-        "github/test_merge_queue.py::test_an_entry_with_more_than_the_approved_change_fails_closed",
+        "action/test_merge_queue.py::test_an_entry_with_more_than_the_approved_change_fails_closed",
     ),
     (
         "a rebased commit in a group that no queued entry accounts for",
         "failure naming the commit (fails closed)",
-        "github/test_merge_queue.py::test_a_rebased_commit_that_no_queued_entry_accounts_for_fails_closed",
+        "action/test_merge_queue.py::test_a_rebased_commit_that_no_queued_entry_accounts_for_fails_closed",
     ),
     (
         "after a green, a `/revise` whose status write gets a 5xx",
         "the gate goes down before the ledger changes; the run fails with neither changed, "
         "a re-run applies both",
-        "github/test_stale_green.py::test_a_revise_whose_status_write_fails_leaves_no_stale_green",
+        "action/test_stale_green.py::test_a_revise_whose_status_write_fails_leaves_no_stale_green",
     ),
     (
         "an `/override` and a `/revise` racing: the green lands after the revise",
         "the green run re-reads the data branch's tip and sets the gate it supports (pending)",
-        "github/test_stale_green.py::test_a_green_written_after_a_racing_revise_is_set_again_from_the_tip",
+        "action/test_stale_green.py::test_a_green_written_after_a_racing_revise_is_set_again_from_the_tip",
     ),
     (
         "a maintainer's `/override short`",
         "told the reason is too short, not that the role is missing",
-        "github/test_attack_responses.py::test_a_maintainer_short_override_is_told_the_real_reason",
+        "action/test_attack_responses.py::test_a_maintainer_short_override_is_told_the_real_reason",
     ),
     (
         "a 404 from the collaborator-permission endpoint",
         "the reply says the role could not be read; the comment is left for a re-run",
-        "github/test_attack_responses.py::test_a_role_that_cannot_be_read_is_said_and_the_comment_left_for_a_re_run",
+        "action/test_attack_responses.py::test_a_role_that_cannot_be_read_is_said_and_the_comment_left_for_a_re_run",
     ),
     (
         "a review of the PR's head before its push is recorded",
         "not called stale; applied by a re-run once the version is recorded",
-        "github/test_attack_responses.py::test_a_review_of_the_head_before_its_version_is_recorded_is_not_called_stale",
+        "action/test_attack_responses.py::test_a_review_of_the_head_before_its_version_is_recorded_is_not_called_stale",
     ),
     (
         "a corrupt `jobs/N.json` on the data branch",
         "the run fails with the file's reason (not a configuration error) and a failing check",
-        "github/test_attack_responses.py::test_a_corrupt_job_file_fails_the_run_with_its_reason_and_a_failing_check",
+        "action/test_attack_responses.py::test_a_corrupt_job_file_fails_the_run_with_its_reason_and_a_failing_check",
     ),
     (
         "a reply GitHub refuses with 422",
         "given up with a warning; the comment is still marked answered",
-        "github/test_attack_responses.py::test_a_reply_github_refuses_is_given_up_and_its_comment_still_answered",
+        "action/test_attack_responses.py::test_a_reply_github_refuses_is_given_up_and_its_comment_still_answered",
     ),
     (
         "a timed-out POST of a reply that GitHub did create",
         "found by its marker, never posted twice",
-        "github/test_attack_responses.py::test_a_lost_answer_to_a_reply_never_posts_it_twice",
+        "action/test_attack_responses.py::test_a_lost_answer_to_a_reply_never_posts_it_twice",
     ),
     (
         "a permission answer that is not a JSON object",
         "the role could not be read, no traceback",
-        "github/test_attack_responses.py::test_a_permission_answer_that_is_not_an_object_is_an_unreadable_role",
+        "github/test_adapter_odd_answers.py::test_a_permission_answer_that_is_not_an_object_is_an_unreadable_role",
     ),
     (
         "a comment body with a lone surrogate (`\\udcff`)",
         "replaced by U+FFFD; the command applies",
-        "github/test_attack_responses.py::test_a_comment_with_a_lone_surrogate_is_handled",
+        "action/test_attack_responses.py::test_a_comment_with_a_lone_surrogate_is_handled",
     ),
     (
         "a PR number of 2^31",
         "a clear payload error (exit 2), no traceback",
-        "github/test_attack_responses.py::test_a_pr_number_of_2_to_the_31_is_a_clear_payload_error",
+        "action/test_attack_responses.py::test_a_pr_number_of_2_to_the_31_is_a_clear_payload_error",
     ),
     (
         "a 2xx from `POST /statuses` without the status",
         "an error: the status is not taken as set",
-        "github/test_attack_responses.py::test_a_2xx_status_answer_without_the_status_is_not_treated_as_set",
+        "github/test_adapter_odd_answers.py::test_a_2xx_status_answer_without_the_status_is_not_treated_as_set",
     ),
     (
         "a hand-added approval with a correct id in a shard holding a NUL byte, "
@@ -209,7 +209,7 @@ MATRIX: tuple[tuple[str, str, str], ...] = (
     (
         "a permission answer that is not a JSON object, on a command that needs a role",
         "the run fails (exit 1) without applying the command; a re-run applies it",
-        "github/test_unreadable_role.py::test_a_permission_answer_that_is_not_an_object_fails_the_run_and_a_re_run_heals",
+        "action/test_unreadable_role.py::test_a_permission_answer_that_is_not_an_object_fails_the_run_and_a_re_run_heals",
     ),
     (
         "a comment POST that GitHub acted on but whose answer never came (late, or the "
@@ -220,7 +220,7 @@ MATRIX: tuple[tuple[str, str, str], ...] = (
     (
         "a re-run of a comment whose reply an earlier run posted",
         "the reply is found by its marker, never posted twice",
-        "github/test_reply_once.py::test_a_re_run_finds_the_reply_an_earlier_run_posted",
+        "action/test_answered_comments.py::test_a_re_run_finds_the_reply_an_earlier_run_posted",
     ),
 )
 

@@ -17,8 +17,8 @@ from rubricate.cli.main import main
 from rubricate.gitio.run import run_git
 from rubricate.ledger.backends import DataBranchStore
 from rubricate.ledger.event import Event
-from tests.github.contract import load_openapi, validate_calls
-from tests.github.fake_github import API, issue, pull
+from tests.action.contract import load_openapi, validate_calls
+from tests.action.fake_github import API, issue, pull
 
 REPO = "example-org/widgets"
 NOW = datetime.now(timezone.utc).replace(microsecond=0)

@@ -21,10 +21,10 @@ from rubricate.bot.view_state import (
 from rubricate.bot.visible import IssueRef, linked_issues
 from rubricate.github.adapter import GitHubAdapter, GitHubError, connect, role_from_permission
 from rubricate.gitio.workspace import auth_env, fetch_commits, tree_of
-from tests.github.contract import api_path, validate_calls
-from tests.github.fake_github import FakeGitHub, issue, pull
-from tests.github.payloads import REPO
-from tests.github.scenario import git
+from tests.action.contract import api_path, validate_calls
+from tests.action.fake_github import FakeGitHub, issue, pull
+from tests.action.payloads import REPO
+from tests.action.scenario import git
 
 TOKEN = "ghs_adaptertoken"
 

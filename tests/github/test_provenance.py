@@ -16,7 +16,7 @@ from rubricate.cli.main import main
 from rubricate.errors import GitHubError
 from rubricate.github.client import api_call
 from rubricate.ledger.backends import DataBranchStore
-from tests.github.fake_github import FakeGitHub
+from tests.action.fake_github import FakeGitHub
 from tests.ledger.factory import completed_job, scored
 from tests.ledger.gitutil import bare_remote, branch_files, commit_files, git
 

@@ -1,5 +1,5 @@
-"""A comment is posted once: a POST whose answer is lost is never sent again, and a re-run finds
-the reply an earlier run posted by its hidden marker.
+"""A comment is posted once: a POST whose answer is lost is never sent again, and is found by
+its hidden marker (a re-run of the Action finding an earlier reply: tests/action).
 
 Two of these run on a real loopback HTTP server (the real PyGithub client and urllib3's retries):
 the server creates the comment, then answers too late, or drops the connection.
@@ -21,17 +21,13 @@ import responses
 
 from rubricate.errors import AnswerLost
 from rubricate.github.adapter import GitHubAdapter, connect
-from tests.github.fake_github import FakeGitHub, user
-from tests.github.payloads import REPO
-from tests.github.scenario import PR, TOKEN, WRITER, Scenario
+from tests.action.fake_github import FakeGitHub, user
+from tests.action.payloads import REPO
+from tests.action.scenario import PR, TOKEN
 
 API = "https://api.github.com"
 COMMENTS = f"POST /repos/{REPO}/issues/{PR}/comments"
 SCORE = "/score spec=4 comp=4 qual=3 ver=3 format=4"
-
-
-def _replies(scenario: Scenario) -> list[str]:
-    return [c["body"] for c in scenario.fake.comments_on(PR) if c["user"]["login"].endswith("]")]
 
 
 def test_a_comment_without_a_marker_gets_one_and_is_never_posted_twice(
@@ -56,24 +52,6 @@ def test_a_lost_answer_whose_comment_is_not_listed_fails_without_a_second_post()
         with pytest.raises(AnswerLost, match="not posted again"):
             adapter.create_comment(PR, "hi\n<!-- m -->", "<!-- m -->")
         assert [c.request.method for c in rsps.calls] == ["POST", "GET"]
-
-
-def test_a_re_run_finds_the_reply_an_earlier_run_posted(
-    opened: Scenario, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    opened.fake.roles.pop(WRITER)
-    first = opened.comment(WRITER, SCORE)
-    assert f"GET /repos/{REPO}/issues/{PR}/comments" not in first.calls  # a first attempt
-    comment_id = opened.fake.comments_on(PR)[-2]["id"]
-    env = opened.env
-    monkeypatch.setattr(
-        opened, "env", lambda name, path: {**env(name, path), "GITHUB_RUN_ATTEMPT": "2"}
-    )
-    again = opened.comment(WRITER, SCORE, comment_id=comment_id)
-    assert first.code == again.code == 1
-    assert COMMENTS not in again.calls
-    assert "already posted" in again.log
-    assert len([r for r in _replies(opened) if "could not read your role" in r]) == 1
 
 
 class _Server(ThreadingHTTPServer):

@@ -210,7 +210,7 @@ def test_jsonl_case_files() -> None:
 
 
 def test_local_reader_refuses_paths_outside_its_root(tmp_path: Path) -> None:
-    from rubricate.cli.repo_reader import local_reader
+    from rubricate.rubric_sources import local_reader
 
     root = tmp_path / "repo"
     (root / "evals").mkdir(parents=True)

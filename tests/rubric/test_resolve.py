@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from rubricate.cli.repo_reader import builtin_rubrics
 from rubricate.cli.rubric_cmd import builtin_names, resolve_rubric
 from rubricate.errors import ConfigError, SourceError
+from rubricate.rubric_sources import builtin_rubrics
 
 from .helpers import DATA, REPO, read_local
 

@@ -16,16 +16,15 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from tests.github.conftest import fake_github, openapi
-from tests.github.fake_github import FakeGitHub
-from tests.github.scenario import Scenario
+from tests.action.fake_github import FakeGitHub
+from tests.action.scenario import Scenario
 from tests.ledger.conftest import TEMPLATE, pg_server
 from tests.ledger.pg_server import Server, free_port
 
 if TYPE_CHECKING:
     from rubricate.serve.context import WorkerContext
 
-__all__ = ["fake_github", "openapi", "pg_server"]
+__all__ = ["pg_server"]
 SECRET = b"It's a Secret to Everybody"
 INSTALLATION = 77
 TOKEN_BODY = {

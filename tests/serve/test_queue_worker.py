@@ -8,8 +8,8 @@ import re
 import pytest
 
 from rubricate.serve.queue import QUEUE
-from tests.github.payloads import REPO
-from tests.github.scenario import PR, REPORT_V1, REPORT_V2, TEST_FILE, WRITER
+from tests.action.payloads import REPO
+from tests.action.scenario import PR, REPORT_V1, REPORT_V2, TEST_FILE, WRITER
 from tests.serve.conftest import WorkerSetup
 from tests.serve.world import comment_delivery, event_ids, pr_delivery, rows
 

@@ -13,8 +13,8 @@ import requests
 
 from rubricate.ledger.pg_schema import connect
 from rubricate.serve.signature import sign
-from tests.github.contract import SHARED
-from tests.github.payloads import REPO, issue_comment_event, pull_request_event
+from tests.action.contract import SHARED
+from tests.action.payloads import REPO, issue_comment_event, pull_request_event
 from tests.serve.conftest import SECRET, Receiver
 
 AT = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)

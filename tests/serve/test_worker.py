@@ -13,8 +13,8 @@ from rubricate.ledger.pg_schema import connect
 from rubricate.serve.budget import record
 from rubricate.serve.handle import handle_delivery
 from rubricate.serve.publish import publish_pr
-from tests.github.payloads import REPO
-from tests.github.scenario import PR, REPORT_V1, TEST_FILE, WRITER, git
+from tests.action.payloads import REPO
+from tests.action.scenario import PR, REPORT_V1, TEST_FILE, WRITER, git
 from tests.serve.conftest import INSTALLATION, WorkerSetup
 from tests.serve.world import comment_delivery, deliver, event_ids, pr_delivery, rows
 

@@ -16,8 +16,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from rubricate.action.handles import DataStore, GitHubClient
 from rubricate.action.local import apply_local
 from rubricate.action.local import print_effects as print_effects
+from rubricate.action.runtime import ActionsRuntime
 from rubricate.bot.effects import (
     AppendEvents,
     Effect,
@@ -36,6 +38,7 @@ from rubricate.bot.view_state import CheckState, StatusView, StickyState, ViewSt
 from rubricate.errors import ExecutionError as ExecutionError
 from rubricate.errors import RubricateError
 from rubricate.ledger.event import Event
+from rubricate.ledger.store import AppendResult
 
 _DATA_FIELDS = (
     "id kind repo pr author actor actor_role at version head_sha tree_sha change_id rubric scores"
@@ -46,11 +49,8 @@ _EVENT_DATA = frozenset(_DATA_FIELDS.split())
 
 GATE = "rubricate/approval"
 
-if TYPE_CHECKING:
-    from rubricate.action.ports import DataStore, GitHubClient
-    from rubricate.action.runtime import ActionsRuntime
+if TYPE_CHECKING:  # the adapter loads PyGithub: a dry run without a token never needs it
     from rubricate.github.adapter import CommentInfo
-    from rubricate.ledger.store import AppendResult
 
 
 @dataclass

@@ -9,22 +9,18 @@ run itself fails only when GitHub cannot be asked.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from rubricate.action.handles import GitHubClient, RunHandles
 from rubricate.bot.events import GradersEvent, GradersRun, Ignored
 from rubricate.errors import HandoffRefused
 from rubricate.evidence.graders_handoff import ARTIFACT_NAME, Handoff, HandoffLimits, read_handoff
 
-if TYPE_CHECKING:
-    from rubricate.action.ports import GitHubClient, Reader
-
 
 def graders_event(
-    reader: Reader, run: GradersRun, limits: HandoffLimits | None = None
+    handles: RunHandles, run: GradersRun, limits: HandoffLimits | None = None
 ) -> GradersEvent | Ignored:
     """The verified graders event of a run, or why the run is ignored."""
     limits = limits or HandoffLimits()
-    api = reader.api
+    api = handles.api
     if api is None:
         return Ignored(f"graders run {run.run_id}: no token, so its artifact cannot be read")
     where = f"graders run {run.run_id} at {run.head_sha[:12]}"
@@ -39,25 +35,25 @@ def graders_event(
             )
         handoff = read_handoff(api.artifact_zip(artifact, limits.max_zip_bytes), limits)
     except HandoffRefused as exc:
-        return _refused(reader, f"{where}: artifact {artifact.id} refused: {exc}")
-    reader.runtime.log(
+        return _refused(handles, f"{where}: artifact {artifact.id} refused: {exc}")
+    handles.runtime.log(
         f"{where}: artifact {artifact.id} read: PR #{handoff.pr} claimed, "
         f"{len(handoff.checks)} grader checks"
     )
-    return _verified(reader, api, run, handoff, where)
+    return _verified(handles, api, run, handoff, where)
 
 
 def _verified(
-    reader: Reader, api: GitHubClient, run: GradersRun, handoff: Handoff, where: str
+    handles: RunHandles, api: GitHubClient, run: GradersRun, handoff: Handoff, where: str
 ) -> GradersEvent | Ignored:
     """The event, when the PR the artifact names really is at the run's head."""
     if handoff.head_sha != run.head_sha:
         return _refused(
-            reader, f"{where}: pull.json names head {handoff.head_sha[:12]}, not the run's head"
+            handles, f"{where}: pull.json names head {handoff.head_sha[:12]}, not the run's head"
         )
     pull = api.pull_or_none(handoff.pr)
     if pull is None:
-        return _refused(reader, f"{where}: pull.json names PR #{handoff.pr}, which does not exist")
+        return _refused(handles, f"{where}: pull.json names PR #{handoff.pr}, which does not exist")
     head = str(pull.get("head", {}).get("sha") or "")
     if head != run.head_sha:
         return Ignored(
@@ -75,7 +71,7 @@ def _verified(
     )
 
 
-def _refused(reader: Reader, reason: str) -> Ignored:
+def _refused(handles: RunHandles, reason: str) -> Ignored:
     """An artifact that is not what the graders job writes: a warning, and nothing recorded."""
-    reader.runtime.annotate("warning", f"rubricate: {reason}")
+    handles.runtime.annotate("warning", f"rubricate: {reason}")
     return Ignored(reason)

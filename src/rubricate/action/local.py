@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, TextIO
+from typing import TextIO
 
+from rubricate.action.runtime import ActionsRuntime
 from rubricate.bot.effects import Annotate as AnnotateEffect
 from rubricate.bot.effects import Effect, SetOutputs, effect_to_dict
 from rubricate.bot.effects import Log as LogEffect
-
-if TYPE_CHECKING:
-    from rubricate.action.runtime import ActionsRuntime
 
 
 def apply_local(effect: Effect, runtime: ActionsRuntime) -> bool:

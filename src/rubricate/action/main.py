@@ -19,26 +19,39 @@ from collections.abc import Callable, Mapping
 from contextlib import ExitStack
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import Any, TextIO
 
-from rubricate.action.ports import FailureTarget, Reader
+from rubricate.action.data_branch import tip_status
+from rubricate.action.executor import Executor
+from rubricate.action.gather import Gathered, gather, locate
+from rubricate.action.graders import graders_event
+from rubricate.action.handles import FailureTarget, GitHubClient, RunHandles
+from rubricate.action.local import apply_local, print_effects
+from rubricate.action.merge_group import merge_group_effects
 from rubricate.action.runtime import ActionsRuntime
 from rubricate.action.settings import (
+    ActionSettings,
     details_url,
     settings_for,
     settings_from_env,
     without_placeholder_key,
 )
-from rubricate.bot.events import BotEvent, CommentEvent, Ignored, PullRequestEvent, ReviewEvent
+from rubricate.bot.effects import Effect
+from rubricate.bot.events import (
+    BotEvent,
+    CommentEvent,
+    GradersEvent,
+    GradersRun,
+    Ignored,
+    JobEvent,
+    MergeGroupEvent,
+    PullRequestEvent,
+    ReviewEvent,
+)
+from rubricate.bot.handlers import handle
 from rubricate.bot.payload import parse_event
+from rubricate.bot.view_state import ViewState, encode_views, view_path
 from rubricate.errors import ConfigError, RubricateError, SourceError, read_problem
-
-if TYPE_CHECKING:  # the rest loads once an event needs handling: an ignored one costs nothing
-    from rubricate.action.gather import Prepared
-    from rubricate.action.ports import GitHubClient
-    from rubricate.action.settings import ActionSettings
-    from rubricate.bot.effects import Effect
-    from rubricate.bot.events import GradersRun, JobEvent, MergeGroupEvent
 
 Connect = Callable[[str | None, str], Any]
 
@@ -65,42 +78,35 @@ def run_action(
             runtime.log(f"rubricate: ignored {settings.event_name}: {parsed.reason}")
             return 0
         settings = settings_for(settings, parsed)
-        from rubricate.action.gather import jobs_events, prepare
-        from rubricate.action.merge_group import merge_group_effects
-        from rubricate.bot.events import MergeGroupEvent
-        from rubricate.bot.handlers import handle
-
         target.api = client(settings, connect)
         with (
             tempfile.TemporaryDirectory(prefix="rubricate-action-") as tmp,
             ExitStack() as stack,
         ):
-            reader = Reader(settings, runtime, target.api, Path(tmp))
+            handles = RunHandles(settings, runtime, target.api, Path(tmp))
             if not settings.token:
                 runtime.log("dry run without a token: no API reads, no git reads from GitHub")
             if isinstance(parsed, MergeGroupEvent):
                 target.head_sha = target.gate_sha = parsed.head_sha
-                effects = merge_group_effects(
-                    reader,
-                    parsed,
-                    payload,
-                    lambda repo, prs, branch: jobs_events(reader, repo, prs, branch, stack),
-                )
+                effects = merge_group_effects(handles, parsed, payload, stack)
                 if settings.dry_run:
                     return dry_run(effects, stdout or sys.stdout, runtime)
                 return apply(effects, None, target, settings, runtime)
-            event = job_event(parsed, reader)
+            event = job_event(parsed, handles)
             if event is None:
                 return 0
             aim(target, event, payload)
-            prepared = prepare(
-                reader, event, payload, stack, now or datetime.now(timezone.utc), target.learn_head
+            located = locate(handles, event, payload, stack)
+            if located.pull is not None:  # a bad config is then shown on the head
+                target.head_sha = target.head_sha or located.pull.head_sha
+            gathered = gather(
+                handles, event, payload, located, stack, now or datetime.now(timezone.utc)
             )
-            target.head_sha = prepared.head_sha
-            effects = handle(event, prepared.snapshot, prepared.job, prepared.context)
+            target.head_sha = gathered.head_sha
+            effects = handle(event, gathered.snapshot, gathered.job, gathered.context)
             if settings.dry_run:
                 return dry_run(effects, stdout or sys.stdout, runtime)
-            return apply(effects, prepared, target, settings, runtime)
+            return apply(effects, gathered, target, settings, runtime)
     except RubricateError as exc:
         return failed(exc, settings, runtime, target)
     except BrokenPipeError:
@@ -133,6 +139,7 @@ def client(settings: ActionSettings, connect: Connect | None) -> GitHubClient | 
     """The GitHub client for the repository, or None without a token."""
     if not settings.token:
         return None
+    # PyGithub loads with the adapter: a dry run without a token never needs it
     from rubricate.github.adapter import GitHubAdapter
     from rubricate.github.adapter import connect as connect_github
 
@@ -140,17 +147,13 @@ def client(settings: ActionSettings, connect: Connect | None) -> GitHubClient | 
     return GitHubAdapter(github, settings.repository, bot_login=settings.bot_login)
 
 
-def job_event(parsed: BotEvent | GradersRun, reader: Reader) -> JobEvent | None:
+def job_event(parsed: BotEvent | GradersRun, handles: RunHandles) -> JobEvent | None:
     """The event a handler acts on: a graders run is first verified through its artifact."""
-    from rubricate.bot.events import GradersRun
-
     if not isinstance(parsed, GradersRun):
         return parsed
-    from rubricate.action.graders import graders_event
-
-    event = graders_event(reader, parsed)
+    event = graders_event(handles, parsed)
     if isinstance(event, Ignored):
-        reader.runtime.log(f"rubricate: ignored {reader.settings.event_name}: {event.reason}")
+        handles.runtime.log(f"rubricate: ignored {handles.settings.event_name}: {event.reason}")
         return None
     return event
 
@@ -162,16 +165,12 @@ def aim(target: FailureTarget, event: JobEvent, payload: Mapping[str, Any]) -> N
     if isinstance(event, ReviewEvent):
         node = payload.get("review", {}).get("node_id")
         target.review_nodes = {event.review_id: str(node)} if node else {}
-    from rubricate.bot.events import GradersEvent
-
     if isinstance(event, PullRequestEvent | ReviewEvent | GradersEvent):
         target.head_sha = event.head_sha
 
 
 def dry_run(effects: list[Effect], stdout: TextIO, runtime: ActionsRuntime) -> int:
     """Print the effects and apply only those that stay on the runner."""
-    from rubricate.action.local import apply_local, print_effects
-
     print_effects(effects, stdout, runtime)
     for effect in effects:
         apply_local(effect, runtime)
@@ -181,36 +180,38 @@ def dry_run(effects: list[Effect], stdout: TextIO, runtime: ActionsRuntime) -> i
 
 def apply(
     effects: list[Effect],
-    prepared: Prepared | None,
+    gathered: Gathered | None,
     target: FailureTarget,
     settings: ActionSettings,
     runtime: ActionsRuntime,
 ) -> int:
-    """Apply the effects, the ledger first, then save the view state (none without `prepared`:
+    """Apply the effects, the ledger first, then save the view state (none without `gathered`:
     a merge group's run writes only its status)."""
-    from rubricate.action.executor import Executor
-    from rubricate.action.gather import tip_status
-    from rubricate.bot.view_state import ViewState, encode_views, view_path
-
     assert target.api is not None  # a real run has a token, so a client
-    ledger = prepared.ledger if prepared else None
+    stored = gathered.stored if gathered else None
+    regate = None
+    if gathered is not None:
+        context = gathered.context
+        regate = tip_status(
+            gathered.stored, context.repo, gathered.job.pr, context.rubric, settings.ledger_key
+        )
     executor = Executor(
         target.api,
-        ledger.store if ledger else None,
+        stored.store if stored else None,
         runtime,
-        ledger.views if ledger else ViewState(pr=0),
+        stored.views if stored else ViewState(pr=0),
         details_url=details_url(settings),
         review_nodes=target.review_nodes,
-        regate=tip_status(prepared, settings.ledger_key) if prepared else None,
+        regate=regate,
     )
     with runtime.group("rubricate: apply"):
         result = executor.apply(effects)
         views = result.views
-        if prepared is not None and prepared.pull is not None:
-            views.pull = prepared.pull
-        if prepared is not None and encode_views(views) != prepared.ledger.views_bytes:
-            path = view_path(prepared.context.repo, views.pr)
-            prepared.ledger.store.write_extra(path, views.writer())
+        if gathered is not None and gathered.pull is not None:
+            views.pull = gathered.pull
+        if gathered is not None and encode_views(views) != gathered.stored.views_bytes:
+            path = view_path(gathered.context.repo, views.pr)
+            gathered.stored.store.write_extra(path, views.writer())
     result.raise_errors()
     return 0
 

@@ -10,69 +10,62 @@ three-way merge of the entry's start with that head gives. `rubricate.bot.queue_
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from contextlib import ExitStack
+from typing import Any
 
-from rubricate.action import inputs
+from rubricate.action.data_branch import jobs_events
+from rubricate.action.handles import RunHandles
+from rubricate.action.pull import config_commit, fetch, read_config
+from rubricate.action.settings import data_branch
+from rubricate.bot.effects import Effect
+from rubricate.bot.events import MergeGroupEvent
 from rubricate.bot.jobstate import JobState, job_state
 from rubricate.bot.merge_queue import group_status, heads_to_check, queue_branches
+from rubricate.bot.payload import default_branch
 from rubricate.bot.queue_entries import Entry, GroupEntries, QueueCommit, group_entries
 from rubricate.bot.view_state import PullState
-from rubricate.config import data_branch_problem
-from rubricate.errors import ConfigError, RubricateError
+from rubricate.errors import RubricateError
 from rubricate.gitio.refs import first_parents, merged_tree
 from rubricate.gitio.workspace import fetch_commits, remote_refs
-
-if TYPE_CHECKING:
-    from rubricate.action.ports import Reader
-    from rubricate.bot.effects import Effect
-    from rubricate.bot.events import MergeGroupEvent
-    from rubricate.ledger.event import Event
 
 MAX_HEADS_PER_ENTRY = 10
 
 
-JobsReader = Callable[[str, Sequence[int], str], "tuple[Event, ...]"]
-"""(repository, PR numbers, data branch) → the events of those jobs."""
-
-
 def merge_group_effects(
-    reader: Reader, event: MergeGroupEvent, payload: Mapping[str, Any], read_jobs: JobsReader
+    handles: RunHandles, event: MergeGroupEvent, payload: Mapping[str, Any], stack: ExitStack
 ) -> list[Effect]:
     """The one status that says whether every commit of the group is an approved PR's change."""
     pull = PullState(base_sha=event.base_sha, base_ref=event.base_ref, head_sha=event.head_sha)
-    fetched = inputs.fetch(reader, pull, with_head=True) is not None
-    default_branch = inputs.default_branch(payload)
-    at = inputs.config_commit(reader, pull, default_branch, fetched)
-    config = inputs.read_config(reader, at).for_base(event.base_ref)
-    branch = reader.settings.data_branch or config.data_branch
-    problem = data_branch_problem(branch, default_branch, event.base_ref)
-    if problem is not None:
-        raise ConfigError(problem)
+    fetched = fetch(handles, pull, with_head=True) is not None
+    default = default_branch(payload)
+    at = config_commit(handles, pull, default, fetched)
+    config = read_config(handles, at).for_base(event.base_ref)
+    branch = data_branch(handles.settings, config, default_branch=default, base_ref=event.base_ref)
     grouped = (
-        read_entries(reader, event)
+        read_entries(handles, event)
         if fetched
         else GroupEntries((), problem="git is off: the group's commits were not read")
     )
     prs = list(dict.fromkeys(e.pr for e in grouped.entries))
-    events = read_jobs(event.repo, prs, branch)
+    events = jobs_events(handles, event.repo, prs, branch, stack)
     jobs = {pr: job_state(events, event.repo, pr) for pr in prs}
-    trees = entry_trees(reader, grouped.entries, jobs)
+    trees = entry_trees(handles, grouped.entries, jobs)
     return [*group_status(event, grouped, jobs, trees)]
 
 
-def read_entries(reader: Reader, event: MergeGroupEvent) -> GroupEntries:
+def read_entries(handles: RunHandles, event: MergeGroupEvent) -> GroupEntries:
     """The group's entries, cut from its first-parent line and the remote's queue branches."""
     commits = [
-        QueueCommit(*c) for c in first_parents(reader.repo_dir, event.base_sha, event.head_sha)
+        QueueCommit(*c) for c in first_parents(handles.repo_dir, event.base_sha, event.head_sha)
     ]
     base = f"refs/heads/{event.base_ref}"
     refs = remote_refs(
-        reader.settings.repo_remote,
+        handles.settings.repo_remote,
         [base, f"refs/heads/gh-readonly-queue/{event.base_ref}/*"],
-        token=reader.settings.token,
+        token=handles.settings.token,
     )
-    reader.runtime.log(
+    handles.runtime.log(
         f"merge group: {len(commits)} commit(s) from {event.base_sha[:12]}, "
         f"{len(refs)} branch(es) listed"
     )
@@ -88,7 +81,7 @@ def read_entries(reader: Reader, event: MergeGroupEvent) -> GroupEntries:
 
 
 def entry_trees(
-    reader: Reader, entries: Sequence[Entry], jobs: Mapping[int, JobState]
+    handles: RunHandles, entries: Sequence[Entry], jobs: Mapping[int, JobState]
 ) -> dict[tuple[str, str], str | None]:
     """For each entry and each approved head to check, the tree of the start merged with it."""
     trees: dict[tuple[str, str], str | None] = {}
@@ -96,17 +89,21 @@ def entry_trees(
         heads = heads_to_check(entry, jobs[entry.pr])
         for head in heads[-MAX_HEADS_PER_ENTRY:]:
             if (entry.start, head) not in trees:
-                trees[(entry.start, head)] = _merged(reader, entry.start, head)
+                trees[(entry.start, head)] = _merged(handles, entry.start, head)
     return trees
 
 
-def _merged(reader: Reader, start: str, head: str) -> str | None:
+def _merged(handles: RunHandles, start: str, head: str) -> str | None:
     """The merge of `start` with a PR head, fetched first; None when it cannot be computed."""
     try:
         fetch_commits(
-            reader.settings.repo_remote, start, head, reader.repo_dir, token=reader.settings.token
+            handles.settings.repo_remote,
+            start,
+            head,
+            handles.repo_dir,
+            token=handles.settings.token,
         )
     except RubricateError as exc:
-        reader.runtime.log(f"merge group: head {head[:12]} could not be fetched: {exc}")
+        handles.runtime.log(f"merge group: head {head[:12]} could not be fetched: {exc}")
         return None
-    return merged_tree(reader.repo_dir, start, head)
+    return merged_tree(handles.repo_dir, start, head)

@@ -1,4 +1,5 @@
-"""The Actions environment read into one typed settings object (pure: reads a given mapping).
+"""The Actions environment read into one typed settings object, and the data branch a run
+writes to (pure: reads a given mapping).
 
 Inputs reach the program as `INPUT_<NAME>` variables (the composite action passes them through
 `env:`); the standard `GITHUB_*` variables say where the event, the API and the outputs are.
@@ -9,20 +10,21 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+from rubricate.action.runtime import ActionsRuntime
+from rubricate.bot.events import BotEvent, GradersRun, MergeGroupEvent
+from rubricate.config import Config, data_branch_problem
 from rubricate.errors import ConfigError
 from rubricate.gitnames import is_full_name, ref_problem
-
-if TYPE_CHECKING:
-    from rubricate.action.runtime import ActionsRuntime
-    from rubricate.bot.events import BotEvent, GradersRun, MergeGroupEvent
+from rubricate.ledger.trust import parse_key
+from rubricate.redaction import is_placeholder
 
 DEFAULT_API_URL = "https://api.github.com"
 DEFAULT_SERVER_URL = "https://github.com"
 DEFAULT_CONFIG_PATH = ".github/rubricate.yml"
 DEFAULT_BOT_LOGIN = "github-actions[bot]"
+DEFAULT_CONFIG = Config()
 _TRUE = frozenset({"true", "yes", "on", "1"})
 _FALSE = frozenset({"false", "no", "off", "0", ""})
 
@@ -46,7 +48,8 @@ class ActionSettings:
     rubric: str | None = None
     data_branch: str | None = None
     openai_api_key: str | None = None
-    ledger_key: str | None = None
+    ledger_key: bytes | None = None
+    """The `ledger-key` input, parsed once (`settings_from_env`)."""
     openai_base_url: str | None = None
     model: str | None = None
     judge_cache_dir: str | None = None
@@ -70,7 +73,8 @@ class ActionSettings:
     @property
     def secrets(self) -> tuple[str, ...]:
         """Values that must never appear in logs, comments or the ledger."""
-        return tuple(s for s in (self.token, self.openai_api_key, self.ledger_key) if s)
+        key = self.ledger_key.decode("utf-8") if self.ledger_key else None
+        return tuple(s for s in (self.token, self.openai_api_key, key) if s)
 
     def judge_env(self) -> dict[str, str]:
         """The environment the judge reads its key and server from."""
@@ -120,7 +124,7 @@ def settings_from_env(
         rubric=_input(env, "RUBRIC"),
         data_branch=_branch(_input(env, "DATA-BRANCH")),
         openai_api_key=_input(env, "OPENAI-API-KEY") or _get(env, "OPENAI_API_KEY"),
-        ledger_key=_input(env, "LEDGER-KEY") or _get(env, "RUBRICATE_LEDGER_KEY"),
+        ledger_key=read_ledger_key(_input(env, "LEDGER-KEY") or _get(env, "RUBRICATE_LEDGER_KEY")),
         openai_base_url=_input(env, "OPENAI-BASE-URL") or _get(env, "OPENAI_BASE_URL"),
         model=_input(env, "MODEL"),
         judge_cache_dir=_input(env, "JUDGE-CACHE-DIR") or _get(env, "RUBRICATE_JUDGE_CACHE"),
@@ -170,8 +174,6 @@ def _branch(name: str | None) -> str | None:
 
 def without_placeholder_key(settings: ActionSettings, runtime: ActionsRuntime) -> ActionSettings:
     """Settings without an OpenAI key that is obviously a placeholder (`none`), reported."""
-    from rubricate.redaction import is_placeholder
-
     key = settings.openai_api_key
     if key is None or not is_placeholder(key):
         return settings
@@ -201,11 +203,25 @@ def details_url(settings: ActionSettings) -> str | None:
     return f"{settings.server_url}/{settings.repository}/actions/runs/{settings.run_id}"
 
 
-def ledger_key(text: str | None) -> bytes | None:
+def read_ledger_key(text: str | None) -> bytes | None:
     """The ledger key of the `ledger-key` input; a key that is too short fails the run."""
-    from rubricate.ledger.trust import parse_key
-
     try:
         return parse_key(text)
     except ValueError as exc:
         raise ConfigError(f"ledger-key: {exc}") from None
+
+
+def data_branch(
+    settings: ActionSettings,
+    config: Config | None = None,
+    *,
+    default_branch: str | None = None,
+    base_ref: str | None = None,
+) -> str:
+    """The branch the ledger is on: the `data-branch` input, else the config's (the default
+    config's while none is read); a `ConfigError` when the ledger may not be written there."""
+    branch = settings.data_branch or (config or DEFAULT_CONFIG).data_branch
+    problem = data_branch_problem(branch, default_branch, base_ref)
+    if problem is not None:
+        raise ConfigError(problem)
+    return branch

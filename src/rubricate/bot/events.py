@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from rubricate.bot.commands import ParseResult
 from rubricate.bot.jobstate import JobState
 from rubricate.config import Config
 from rubricate.evidence.results import CheckResult, ScoreReport
@@ -52,7 +53,7 @@ class PullRequestEvent:
 
 @dataclass(frozen=True)
 class CommentEvent:
-    """A new comment on a pull request (the commands are in its body)."""
+    """A new comment on a pull request, with the command attempts parsed from its body."""
 
     comment_id: int
     body: str
@@ -63,11 +64,12 @@ class CommentEvent:
     repo: str
     pr_open: bool = True
     pr_merged: bool | None = None
+    commands: tuple[ParseResult, ...] = ()
 
 
 @dataclass(frozen=True)
 class ReviewEvent:
-    """A submitted pull-request review (the commands are in its body)."""
+    """A submitted pull-request review, with the command attempts parsed from its body."""
 
     review_id: int
     body: str
@@ -80,6 +82,7 @@ class ReviewEvent:
     pr_open: bool = True
     pr_merged: bool | None = None
     pr_head_sha: str | None = None
+    commands: tuple[ParseResult, ...] = ()
 
 
 @dataclass(frozen=True)

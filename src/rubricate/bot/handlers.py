@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from rubricate.bot.apply import Invocation, apply_command
 from rubricate.bot.command_table import display_name
-from rubricate.bot.commands import parse_commands
 from rubricate.bot.effects import (
     AppendEvents,
     Effect,
@@ -55,7 +54,7 @@ def on_commands(
     event: CommentEvent | ReviewEvent, job: JobState, ctx: HandlerContext
 ) -> list[Effect]:
     """The effects of the commands in a new comment or a submitted review."""
-    items = parse_commands(event.body)
+    items = event.commands
     prefix = _delivery_prefix(event)
     if not items:
         return [Log(f"{prefix} on #{event.number}: no commands")]

@@ -1,33 +1,33 @@
 """The webhook payloads the bot acts on, parsed (pure: a dict in, a frozen event out).
 
-`parse_event` routes `pull_request` and `pull_request_target` the same way, reads commands from
-`issue_comment.created` on pull requests and `pull_request_review.submitted` (one with no visible
-command is ignored), and returns `Ignored(reason)` for everything else: plain-issue comments,
-edits and deletions, bots, drafts, other events and actions. A completed `workflow_run` is a
-graders run (handled by `rubricate.bot.on_graders`); a `merge_group` a merge queue's group
-(`rubricate.bot.merge_queue`). A payload that lacks a field the bot needs raises `PayloadError`.
-Pull requests opened by bot accounts are scored: AI agents often work through one. The events
-themselves are data in `rubricate.bot.events`.
+`parse_event` turns a webhook payload into the event the bot acts on (commands parsed once,
+here), or `Ignored(reason)`; a payload that lacks a field the bot needs raises `PayloadError`.
+Also what else a run reads from the payload: the PR's base and head, the default branch, and
+the spec text of linked issues. Which events and actions are handled: DESIGN.md.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
+from rubricate.bot.commands import parse_commands
 from rubricate.bot.events import (
     BotEvent,
     CommentEvent,
+    GradersEvent,
     GradersRun,
     Ignored,
+    JobEvent,
     MergeGroupEvent,
     PullRequestEvent,
     ReviewEvent,
 )
 from rubricate.bot.merge_queue import parse_merge_group
-from rubricate.bot.visible import has_command, without_lone_surrogates
+from rubricate.bot.view_state import PullState
+from rubricate.bot.visible import without_lone_surrogates
 from rubricate.errors import PayloadError as PayloadError
 from rubricate.gitnames import ref_error, sha_error
 from rubricate.ledger.event import parse_time
@@ -108,11 +108,13 @@ def _comment(payload: Mapping[str, Any], action: str) -> CommentEvent | Ignored:
     user = _mapping(comment, "user")
     if is_bot(user):
         return Ignored(f"comment by bot {user.get('login')!r}")
-    if not has_command(str(comment.get("body") or "")):
+    body = str(comment.get("body") or "")
+    commands = tuple(parse_commands(body))
+    if not commands:
         return Ignored(f"comment {comment.get('id')} on #{issue.get('number')} holds no command")
     return CommentEvent(
         comment_id=_int(comment, "id"),
-        body=str(comment.get("body") or ""),
+        body=body,
         actor=_str(user, "login"),
         created_at=_time(comment, "created_at"),
         number=_int(issue, "number", MAX_PR),
@@ -120,6 +122,7 @@ def _comment(payload: Mapping[str, Any], action: str) -> CommentEvent | Ignored:
         repo=_str(_mapping(payload, "repository"), "full_name"),
         pr_open=issue.get("state", "open") == "open",
         pr_merged=_issue_pr_merged(issue),
+        commands=commands,
     )
 
 
@@ -131,12 +134,14 @@ def _review(payload: Mapping[str, Any], action: str) -> ReviewEvent | Ignored:
     if is_bot(user):
         return Ignored(f"review by bot {user.get('login')!r}")
     pr = _mapping(payload, "pull_request")
-    if not has_command(str(review.get("body") or "")):
+    body = str(review.get("body") or "")
+    commands = tuple(parse_commands(body))
+    if not commands:
         return Ignored(f"review {review.get('id')} on #{pr.get('number')} holds no command")
     head = _git_name(_mapping(pr, "head"), "sha", "head", sha_error)
     return ReviewEvent(
         review_id=_int(review, "id"),
-        body=str(review.get("body") or ""),
+        body=body,
         actor=_str(user, "login"),
         submitted_at=_time(review, "submitted_at"),
         number=_int(pr, "number", MAX_PR),
@@ -148,7 +153,44 @@ def _review(payload: Mapping[str, Any], action: str) -> ReviewEvent | Ignored:
         repo=_str(_mapping(payload, "repository"), "full_name"),
         pr_open=pr.get("state", "open") == "open",
         pr_merged=bool(pr.get("merged", False)) or pr.get("merged_at") is not None,
+        commands=commands,
     )
+
+
+def pull_from_payload(event: JobEvent, payload: Mapping[str, Any]) -> PullState | None:
+    """The PR's base and head when the event carries them (PR, review and graders events)."""
+    if isinstance(event, PullRequestEvent | GradersEvent):
+        return PullState(base_sha=event.base_sha, base_ref=event.base_ref, head_sha=event.head_sha)
+    if isinstance(event, ReviewEvent):
+        base = payload.get("pull_request", {}).get("base", {})
+        if base.get("sha"):
+            return PullState(
+                base_sha=base["sha"], base_ref=base.get("ref", ""), head_sha=event.head_sha
+            )
+    return None
+
+
+def default_branch(payload: Mapping[str, Any]) -> str | None:
+    """The repository's default branch as the payload names it."""
+    repository = payload.get("repository")
+    name = repository.get("default_branch") if isinstance(repository, Mapping) else None
+    return name if isinstance(name, str) and name else None
+
+
+class LinkedIssue(Protocol):
+    """What the spec needs of a linked issue (the GitHub adapter's `IssueInfo` has it)."""
+
+    @property
+    def ref(self) -> object: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def body(self) -> str: ...
+
+
+def spec_text(issues: Iterable[LinkedIssue]) -> str:
+    """The spec: each linked issue's title and body."""
+    return "\n\n".join(f"# {i.title} ({i.ref})\n\n{i.body}".strip() for i in issues)
 
 
 def is_bot(user: Mapping[str, Any]) -> bool:

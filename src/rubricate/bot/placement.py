@@ -3,7 +3,7 @@
 `place_head` puts a head in the current version when the head or the PR's own change is
 unchanged, in an older version when the head returns to it, else in a new version. `merge_choice`
 is the one rule for a merge, shared by the merge handler (`rubricate.bot.on_pr`) and catch-up
-(`rubricate.catchup`): the merged head's version, placed the same way, and that version's
+(`rubricate.bot.catch_up`): the merged head's version, placed the same way, and that version's
 `final_choice`. A merged head that no run recorded and whose change is not known (catch-up reads
 no tree) lands in a new version, which no one approved: the merge is `bypassed`.
 """

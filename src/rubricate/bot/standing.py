@@ -1,7 +1,7 @@
 """Which scores stand for a PR job: now (`effective`), and at its merge (`final_choice`) (pure).
 
 `final_choice` is the one rule for the scores of a `final_approval`, shared by the merge handler
-(`rubricate.bot.on_pr`) and catch-up (`rubricate.catchup`).
+(`rubricate.bot.on_pr`) and catch-up (`rubricate.bot.catch_up`).
 """
 
 from __future__ import annotations

@@ -88,11 +88,6 @@ def command_lines(body: str) -> list[tuple[int, str]]:
     return kept
 
 
-def has_command(body: str) -> bool:
-    """True when a reader sees a command attempt in the body (see `command_lines`)."""
-    return any(COMMAND_LINE.match(text) for _, text in command_lines(body))
-
-
 def _outside_unshown(
     text: str, inside: tuple[str, int] | None
 ) -> tuple[str | None, tuple[str, int] | None]:

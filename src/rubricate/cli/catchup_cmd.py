@@ -2,7 +2,8 @@
 
 A scheduled workflow runs it, so a cancelled or failed run delays data instead of losing it.
 It reads the config from the default branch, the ledger from the data branch and the closed PRs
-from the REST API; `rubricate.catchup` decides what to record; the data-branch store appends it.
+from the REST API; `rubricate.bot.catch_up` decides what to record; the data-branch store
+appends it.
 """
 
 from __future__ import annotations
@@ -70,7 +71,7 @@ def days_arg(text: str) -> float:
 def run(args: argparse.Namespace) -> int:
     """Plan and record the missing events; exit 0 when done (or nothing was missing)."""
     from rubricate.action.runtime import ActionsRuntime
-    from rubricate.action.settings import ledger_key
+    from rubricate.action.settings import data_branch
     from rubricate.ledger.backends import DataBranchStore
 
     settings = catch_up_settings(os.environ, repo=args.repo, dry_run=args.dry_run)
@@ -78,10 +79,13 @@ def run(args: argparse.Namespace) -> int:
     since = datetime.now(timezone.utc) - timedelta(days=args.since)
     with runtime.group("rubricate catch-up"):
         config = default_branch_config(settings)
-        branch = settings.data_branch or config.data_branch
-        key = ledger_key(settings.ledger_key)  # read and write as the gate does
+        branch = data_branch(settings, config)
         store = DataBranchStore(
-            settings.data_remote, branch, token=settings.token, config=config.reputation, key=key
+            settings.data_remote,
+            branch,
+            token=settings.token,
+            config=config.reputation,
+            key=settings.ledger_key,  # read and write as the gate does
         )
         with store:
             ledger = store.read()
@@ -102,7 +106,7 @@ def plan_from_api(
     settings: ActionSettings, config: Config, events: Sequence[Event], since: datetime
 ) -> tuple[int, list[Event]]:
     """The number of closed PRs the REST API lists, and the events missing for them."""
-    from rubricate.catchup import plan_catch_up, pulls_to_record
+    from rubricate.bot.catch_up import plan_catch_up, pulls_to_record
     from rubricate.github.adapter import GitHubAdapter, connect
 
     client = connect(settings.token, settings.api_url)

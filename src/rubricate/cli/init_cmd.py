@@ -276,8 +276,8 @@ def _pairs_that_match(root: Path, pairs: list[Deliverable]) -> tuple[list[Delive
 
 
 def _template(name: str) -> str:
-    from rubricate.cli.repo_reader import data_dir
     from rubricate.errors import ConfigError
+    from rubricate.rubric_sources import data_dir
 
     directory = data_dir("workflows", "examples/workflows")
     if directory is None or not (directory / name).is_file():

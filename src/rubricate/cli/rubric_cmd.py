@@ -6,7 +6,7 @@ agora-v3. `--json` prints the machine shapes; otherwise a readable table.
 `rubricate validate PATH...`: check rubric and config files (shell: reads the files).
 
 `resolve_rubric` finds a rubric by built-in name, path or `PATH#CASE_ID` for every command: it
-hands the built-ins (`repo_reader.builtin_rubrics`) to the core (`loader.find_rubric`), which
+hands the built-ins (`rubric_sources.builtin_rubrics`) to the core (`loader.find_rubric`), which
 reads every other file through the caller's `read_file` (the bot reads the base ref; the
 command line reads the working tree).
 
@@ -25,12 +25,12 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rubricate.cli.repo_reader import allowed_env
 from rubricate.numbers import decimal_text
+from rubricate.rubric_sources import allowed_env
 
 if TYPE_CHECKING:
-    from rubricate.cli.repo_reader import ReadFile
     from rubricate.rubric.model import Rubric, ScoreResult
+    from rubricate.rubric_sources import ReadFile
 
 DEFAULT_CONFIG = ".github/rubricate.yml"
 DEFAULT_RUBRIC = "agora-v3"
@@ -38,7 +38,7 @@ DEFAULT_RUBRIC = "agora-v3"
 
 def builtin_names() -> tuple[str, ...]:
     """The names of the built-in rubrics, sorted."""
-    from rubricate.cli.repo_reader import builtin_rubrics
+    from rubricate.rubric_sources import builtin_rubrics
 
     return tuple(sorted(builtin_rubrics()))
 
@@ -48,8 +48,8 @@ def resolve_rubric(
 ) -> Rubric:
     """The rubric named by a built-in name, a path, or `PATH#CASE_ID`; `env` holds the values
     of the `{{ env.X }}` names the config allows (see `allowed_env`)."""
-    from rubricate.cli.repo_reader import builtin_rubrics
     from rubricate.rubric.loader import find_rubric
+    from rubricate.rubric_sources import builtin_rubrics
 
     return find_rubric(ref, read_file, builtin_rubrics(), env)
 
@@ -135,9 +135,10 @@ def active_rubric(ref: str | None, config_path: str | None) -> Rubric:
     Without `--config`, `.github/rubricate.yml` is used when it exists; a `--config` that was
     given must exist.
     """
-    from rubricate.cli.repo_reader import local_reader, read_text, reader_for
+    from rubricate.cli.repo_reader import read_text, reader_for
     from rubricate.config import load_config
     from rubricate.errors import ConfigError
+    from rubricate.rubric_sources import local_reader
 
     if ref is not None:
         return resolve_rubric(ref, reader_for(ref.partition("#")[0] or "."))
@@ -231,8 +232,9 @@ def validate_path(
     path: str, *, strict: bool = False, max_bytes: int | None = None
 ) -> tuple[bool, list[str]]:
     """Whether one file is valid, and its report lines."""
-    from rubricate.cli.repo_reader import builtin_rubrics, reader_for
+    from rubricate.cli.repo_reader import reader_for
     from rubricate.rubric.validate import check_text
+    from rubricate.rubric_sources import builtin_rubrics
     from rubricate.yamlsource import MAX_SOURCE_BYTES, SOURCE_LIMIT
 
     limit = MAX_SOURCE_BYTES if max_bytes is None else max_bytes

@@ -172,10 +172,10 @@ def _load_config(repo: Path, base: str, local_path: str | None) -> Config:
 def _load_rubric(repo: Path, base: str, given: str | None, config: Config, named_by: str) -> Rubric:
     from pathlib import Path
 
-    from rubricate.cli.repo_reader import allowed_env, builtin_rubrics
     from rubricate.errors import ConfigError
     from rubricate.gitio.refs import read_file_at
     from rubricate.rubric.loader import find_rubric
+    from rubricate.rubric_sources import allowed_env, builtin_rubrics
 
     def at_base(path: str) -> str:
         try:

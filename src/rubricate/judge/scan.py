@@ -12,6 +12,7 @@ import bisect
 import itertools
 import re
 import unicodedata
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from rubricate.evidence.results import Finding, Severity

@@ -21,13 +21,14 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from rubricate.ledger.confidence import Component as Component
 from rubricate.ledger.confidence import component_dict as _component_dict
 from rubricate.ledger.confidence import ranked_components, ratio, undisputed
 from rubricate.ledger.confidence import round_value as _round
+from rubricate.ledger.deadline import deadline
 from rubricate.ledger.event import SCHEMA_VERSION, Event, rfc3339
 from rubricate.ledger.fold import JobFacts, JobStatus, fold_jobs
 
@@ -322,9 +323,7 @@ def _state_counts(jobs: Sequence[JobFacts] | Sequence[JobTerms]) -> dict[str, in
 
 
 def _on_time(job: JobFacts, config: ReputationConfig) -> bool | None:
-    deadline = job.deadline
-    if deadline is None and config.sla_hours is not None:
-        deadline = job.opened_at + timedelta(hours=config.sla_hours)
-    if deadline is None or job.closed_at is None:
+    due = deadline(job.deadline, None, job.opened_at, config.sla_hours)
+    if due is None or job.closed_at is None:
         return None
-    return job.closed_at <= deadline
+    return job.closed_at <= due

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rubricate.action.settings import ActionSettings, ledger_key, settings_from_env
+from rubricate.action.settings import ActionSettings, read_ledger_key, settings_from_env
 from rubricate.serve.app_auth import InstallationTokens
 
 PASSED_ON = (
@@ -33,7 +33,7 @@ class WorkerContext:
     @property
     def ledger_key(self) -> bytes | None:
         """The ledger signing key (`RUBRICATE_LEDGER_KEY`), as the Action reads it."""
-        return ledger_key(self.env.get("RUBRICATE_LEDGER_KEY"))
+        return read_ledger_key(self.env.get("RUBRICATE_LEDGER_KEY"))
 
     def bot_login(self) -> str:
         """`RUBRICATE_BOT_LOGIN`, else the App's own bot account."""

@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from rubricate.action.executor import Executor
-from rubricate.action.gather import prepare
-from rubricate.action.ports import FailureTarget, Reader
+from rubricate.action.gather import gather, locate
+from rubricate.action.handles import FailureTarget, RunHandles
 from rubricate.action.runtime import ActionsRuntime
 from rubricate.bot.effects import AppendEvents, Effect, SetCheckRun, Undecided
 from rubricate.bot.events import CommentEvent, PullRequestEvent, ReviewEvent
@@ -46,7 +46,7 @@ from rubricate.serve.ledger_files import LedgerFiles
 from rubricate.serve.queue import PUBLISH, defer, pr_lock
 
 if TYPE_CHECKING:
-    from rubricate.action.ports import GitHubClient
+    from rubricate.action.handles import GitHubClient
 
 
 @dataclass(frozen=True)
@@ -127,8 +127,13 @@ def run_core(ctx: WorkerContext, delivery: Stored, files: LedgerFiles, now: date
             settings = ctx.settings(delivery.event, path, delivery.repo, token)
             for secret in settings.secrets:
                 runtime.mask(secret)
-            reader = Reader(settings, runtime, cast("GitHubClient", api), Path(tmp), store=files)
-            prepared = prepare(reader, event, payload, stack, now, target.learn_head)
+            handles = RunHandles(
+                settings, runtime, cast("GitHubClient", api), Path(tmp), store=files
+            )
+            located = locate(handles, event, payload, stack)
+            if located.pull is not None:  # a bad config is then shown on the head
+                target.head_sha = located.pull.head_sha
+            prepared = gather(handles, event, payload, located, stack, now)
             effects = handle(event, prepared.snapshot, prepared.job, prepared.context)
     except RubricateError as exc:
         if api.limited is not None:

@@ -24,7 +24,7 @@ from rubricate.serve import budget, outbox
 from rubricate.serve.context import WorkerContext
 
 if TYPE_CHECKING:
-    from rubricate.action.ports import GitHubClient
+    from rubricate.action.handles import GitHubClient
 
 
 def publish_pr(ctx: WorkerContext, repo: str, pr: int, now: datetime | None = None) -> int:

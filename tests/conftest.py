@@ -1,17 +1,16 @@
-"""Fixtures: the OpenAPI description (once per session) and a fake GitHub checked against it."""
+"""Fixtures shared by the Action's tests (tests/action) and the GitHub adapter's (tests/github):
+GitHub's OpenAPI description (once per session) and a fake GitHub checked against it."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 import responses
 
-from tests.github.contract import load_openapi, validate_calls
-from tests.github.fake_github import FakeGitHub
-from tests.github.scenario import Scenario
+from tests.action.contract import load_openapi, validate_calls
+from tests.action.fake_github import FakeGitHub
 
 
 @pytest.fixture(scope="session")
@@ -28,12 +27,3 @@ def fake_github(openapi: Any) -> Iterator[FakeGitHub]:
         yield fake
         if openapi is not None:
             validate_calls(openapi, fake.calls)
-
-
-@pytest.fixture
-def opened(tmp_path: Path, fake_github: FakeGitHub) -> Scenario:
-    """A PR opened on real repositories, its first version recorded."""
-    scenario = Scenario(tmp_path, fake_github)
-    scenario.push({"out/report.json": '{"widgets": ["a"], "total": 1}\n'}, "Add the report")
-    assert scenario.pr_event("opened").code == 0
-    return scenario

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.github.fake_github import FakeGitHub
-from tests.github.scenario import REPORT_V2, TOKEN, WRITER, Scenario
+from tests.action.fake_github import FakeGitHub
+from tests.action.scenario import REPORT_V2, TOKEN, WRITER, Scenario
 
 
 class PlaceholderKey(Scenario):

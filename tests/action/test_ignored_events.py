@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from tests.github.payloads import issue_comment_event, review_event
-from tests.github.scenario import AUTHOR, PR, WRITER, Scenario
+from tests.action.payloads import issue_comment_event, review_event
+from tests.action.scenario import AUTHOR, PR, WRITER, Scenario
 
 REPORT = '{"widgets": ["a"], "total": 1}\n'
 SCORE = "/score spec=4 comp=4 qual=3 ver=3 format=4"

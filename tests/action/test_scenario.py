@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.github.fake_github import FakeGitHub
-from tests.github.scenario import AUTHOR, PR, TOKEN, Scenario, ceiling, pr_life
+from tests.action.fake_github import FakeGitHub
+from tests.action.scenario import AUTHOR, PR, TOKEN, Scenario, ceiling, pr_life
 
 
 @pytest.fixture

@@ -1,5 +1,6 @@
-"""What the action needs from GitHub and from the data branch, as `Protocol`s, and the
-`Reader` that carries one run's handles (shell boundary).
+"""One run's handles: its settings, log, GitHub client and scratch directory (`RunHandles`),
+where a failure is shown (`FailureTarget`), and what the run needs of GitHub and of the data
+branch, as `Protocol`s (shell).
 
 `rubricate.github.adapter.GitHubAdapter` and `rubricate.ledger.backends.DataBranchStore` are
 the real ones; tests may pass any object with these methods.
@@ -12,15 +13,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-if TYPE_CHECKING:
-    from rubricate.action.runtime import ActionsRuntime
-    from rubricate.action.settings import ActionSettings
-    from rubricate.bot.visible import IssueRef
-    from rubricate.config import ReputationConfig
-    from rubricate.github.adapter import CommentInfo, IssueInfo
-    from rubricate.github.client import ArtifactInfo
-    from rubricate.ledger.event import Event
-    from rubricate.ledger.store import AppendResult, Extra
+from rubricate.action.runtime import ActionsRuntime
+from rubricate.action.settings import ActionSettings
+from rubricate.bot.visible import IssueRef
+from rubricate.config import ReputationConfig
+from rubricate.ledger.event import Event
+from rubricate.ledger.store import AppendResult, Extra
+
+if TYPE_CHECKING:  # the GitHub client loads PyGithub: a dry run without a token never needs it
+    from rubricate.github.client import ArtifactInfo, CommentInfo, IssueInfo
 
 
 class GitHubClient(Protocol):
@@ -104,8 +105,8 @@ class DataStore(Protocol):
 
 
 @dataclass
-class Reader:
-    """The shell's handles for one run: settings, log, API client and a scratch directory."""
+class RunHandles:
+    """What one run reads and writes through: settings, log, API client, scratch directory."""
 
     settings: ActionSettings
     runtime: ActionsRuntime
@@ -136,7 +137,3 @@ class FailureTarget:
     gate_sha: str | None = None
     """A commit whose `rubricate/approval` a failed run sets to failure (a merge group's)."""
     review_nodes: dict[int, str] = field(default_factory=dict)
-
-    def learn_head(self, head_sha: str) -> None:
-        """The PR's head, as soon as it is known (a bad config is then shown on it)."""
-        self.head_sha = self.head_sha or head_sha

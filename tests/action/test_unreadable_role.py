@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 import responses
 
-from tests.github.contract import validate_calls
-from tests.github.fake_github import FakeGitHub
-from tests.github.scenario import PR, WRITER, Scenario
+from tests.action.contract import validate_calls
+from tests.action.fake_github import FakeGitHub
+from tests.action.scenario import PR, WRITER, Scenario
 
 SCORE = "/score spec=4 comp=4 qual=3 ver=3 format=4"
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.github.fake_github import FakeGitHub
-from tests.github.scenario import REPORT_V2, WRITER, Scenario, git
+from tests.action.fake_github import FakeGitHub
+from tests.action.scenario import REPORT_V2, WRITER, Scenario, git
 
 APPROVE = "/approve spec=4 comp=4 qual=4 ver=4 format=4"
 

@@ -20,6 +20,10 @@ import pytest
 import requests
 import responses
 
+from tests.action.contract import validate_calls
+from tests.action.fake_github import NOW, FakeGitHub, pull
+from tests.action.payloads import REPO
+from tests.action.scenario import AUTHOR, PR, Scenario, Step, git
 from tests.action.workflow_files import ROOT, load
 from tests.bot.handoff_files import (
     artifact_zip,
@@ -28,10 +32,6 @@ from tests.bot.handoff_files import (
     report_json,
     workflow_run_payload,
 )
-from tests.github.contract import validate_calls
-from tests.github.fake_github import NOW, FakeGitHub, pull
-from tests.github.payloads import REPO
-from tests.github.scenario import AUTHOR, PR, Scenario, Step, git
 
 RUN_ID = 30_433_642
 BLOB = "https://productionresultssa3.blob.core.windows.net"

@@ -1,7 +1,7 @@
 """Merge queues: `merge_group` `checks_requested` runs on real git and the fake GitHub.
 
 The groups are built the way GitHub's queue builds them, with each merge method
-(`tests.github.queue_groups`): the queue branch names the commit an entry was built on (the base
+(`tests.action.queue_groups`): the queue branch names the commit an entry was built on (the base
 tip, or the previous entry's group commit), never a PR's head. Every commit from the base to the
 group's head must be an approved PR's change, else the group fails closed naming why.
 """
@@ -17,9 +17,9 @@ import pytest
 from rubricate.bot.events import Ignored, MergeGroupEvent
 from rubricate.bot.merge_queue import parse_merge_group
 from rubricate.bot.payload import PayloadError
-from tests.github.contract import OPENAPI_PATH
-from tests.github.fake_github import FakeGitHub
-from tests.github.queue_groups import (
+from tests.action.contract import OPENAPI_PATH
+from tests.action.fake_github import FakeGitHub
+from tests.action.queue_groups import (
     METHODS,
     Method,
     build_queue,
@@ -28,7 +28,7 @@ from tests.github.queue_groups import (
     merge_group_payload,
     other_pr,
 )
-from tests.github.scenario import MAINTAINER, OVERRIDE, PR, WRITER, Scenario, git
+from tests.action.scenario import MAINTAINER, OVERRIDE, PR, WRITER, Scenario, git
 
 SHARED_WEBHOOKS = Path(__file__).resolve().parents[3] / "shared" / "github" / "webhooks"
 OTHER = 8

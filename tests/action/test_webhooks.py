@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from rubricate.cli.main import main
-from tests.github.contract import SHARED
+from tests.action.contract import SHARED
 
 WEBHOOKS = SHARED / "github" / "webhooks"
 CASES = {
@@ -74,7 +74,7 @@ def test_real_payloads_route_through_a_dry_run(
 def test_own_fixture_edited_comment_is_ignored(
     action_env: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from tests.github.payloads import issue_comment_event
+    from tests.action.payloads import issue_comment_event
 
     payload = issue_comment_event(
         comment_id=1,
@@ -105,7 +105,7 @@ def test_a_dry_run_without_a_token_loads_neither_client(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    from tests.github.payloads import pull_request_event
+    from tests.action.payloads import pull_request_event
 
     at = datetime(2026, 1, 1, tzinfo=timezone.utc)
     payload = pull_request_event(

@@ -9,8 +9,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rubricate.bot.catch_up import DELIVERY, plan_catch_up, pulls_to_record
 from rubricate.bot.record import Stamp, new_event
-from rubricate.catchup import DELIVERY, plan_catch_up, pulls_to_record
 from rubricate.ledger.event import CriterionRef, Event, Override, RubricRef, ScaleRef
 from rubricate.ledger.trust import natural_key
 

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from tests.github.fake_github import FakeGitHub
-from tests.github.payloads import pull_request_event
-from tests.github.scenario import AUTHOR, CONFIG, PR, REPORT_V2, START, WRITER, Scenario, Step, git
+from tests.action.fake_github import FakeGitHub
+from tests.action.payloads import pull_request_event
+from tests.action.scenario import AUTHOR, CONFIG, PR, REPORT_V2, START, WRITER, Scenario, Step, git
 
 LENIENT = "rubric: rubrics/lenient.yml\ndata_branch: rubricate-data\n"
 LENIENT_RUBRIC = """\

@@ -1,38 +1,24 @@
-"""Odd answers and odd inputs: refusals that tell the truth, never a traceback, never a false set.
-
-Through the real PyGithub adapter, against the fake GitHub (checked against GitHub's OpenAPI
-description) or a bare `responses` mock where the answer is deliberately not GitHub's shape,
-and real git repositories for whole runs.
+"""Odd answers and odd inputs in whole runs: refusals that tell the truth, never a traceback,
+never a false set (real git repositories, the real PyGithub adapter, the fake GitHub checked
+against GitHub's OpenAPI description). The adapter's own answers: tests/github.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 import pytest
-import responses
 
 from rubricate.bot.view_state import decode_views, view_path
-from rubricate.errors import GitHubError, RoleUnreadable
-from rubricate.github.adapter import GitHubAdapter, connect
-from tests.github.fake_github import FakeGitHub, pull
-from tests.github.payloads import REPO, issue_comment_event, review_event
-from tests.github.scenario import AUTHOR, MAINTAINER, PR, TOKEN, WRITER, Scenario
+from tests.action.fake_github import pull
+from tests.action.payloads import REPO, issue_comment_event, review_event
+from tests.action.scenario import AUTHOR, MAINTAINER, PR, WRITER, Scenario
 
 API = "https://api.github.com"
 REPORT = '{"widgets": ["a"], "total": 1}\n'
 SCORE = "/score spec=4 comp=4 qual=3 ver=3 format=4"
 SHA = "a" * 40
-
-
-def _adapter() -> GitHubAdapter:
-    return GitHubAdapter(connect(TOKEN, API, retries=0, pace=False), REPO, bot_login="b")
-
-
-def _url(path: str) -> re.Pattern[str]:
-    return re.compile(rf"https://api\.github\.com(?::443)?/repos/{REPO}/{path}$")
 
 
 def _answered(scenario: Scenario) -> list[str]:
@@ -42,32 +28,6 @@ def _answered(scenario: Scenario) -> list[str]:
 
 def _replies(scenario: Scenario) -> list[str]:
     return [c["body"] for c in scenario.fake.comments_on(PR) if c["user"]["login"].endswith("]")]
-
-
-def test_a_404_from_the_permission_endpoint_is_an_unreadable_role(
-    fake_github: FakeGitHub,
-) -> None:
-    adapter = GitHubAdapter(
-        connect(TOKEN, API, retries=0, pace=False), fake_github.repo, bot_login="b"
-    )
-    with pytest.raises(RoleUnreadable, match="answered 404"):
-        adapter.collaborator_role("stranger")
-
-
-@pytest.mark.parametrize("body", ["[]", '"write"', "null", "not json at all"])
-def test_a_permission_answer_that_is_not_an_object_is_an_unreadable_role(body: str) -> None:
-    with responses.RequestsMock() as rsps:
-        rsps.add(responses.GET, _url("collaborators/bob/permission"), body=body)
-        with pytest.raises(RoleUnreadable, match="no permission object"):
-            _adapter().collaborator_role("bob")
-
-
-@pytest.mark.parametrize("body", ["OK", "", "<html>done</html>", '{"state": "pending"}'])
-def test_a_2xx_status_answer_without_the_status_is_not_treated_as_set(body: str) -> None:
-    with responses.RequestsMock() as rsps:
-        rsps.add(responses.POST, _url(f"statuses/{SHA}"), body=body, status=201)
-        with pytest.raises(GitHubError, match=r"answered with(out the status| a body GitHub)"):
-            _adapter().set_status(SHA, "success", "v1 approved", "rubricate/approval", None)
 
 
 def test_a_role_that_cannot_be_read_is_said_and_the_comment_left_for_a_re_run(
@@ -170,7 +130,7 @@ def test_a_comment_with_a_lone_surrogate_is_handled(opened: Scenario) -> None:
 
 def _corrupt_job_file(scenario: Scenario) -> None:
     """Replace the job's file on the data branch with text that is not a job file."""
-    from tests.github.scenario import git
+    from tests.action.scenario import git
 
     work = scenario.root / "data-work"
     git(scenario.root, "clone", "--quiet", "-b", "rubricate-data", str(scenario.remote), str(work))
@@ -222,18 +182,6 @@ def test_a_lost_answer_to_a_reply_never_posts_it_twice(opened: Scenario) -> None
     assert f"GET /repos/{REPO}/issues/{PR}/comments" in step.calls
     replies = [b for b in _replies(opened) if "/frobnicate" in b]
     assert len(replies) == 1
-
-
-def test_the_client_never_resends_a_post_whose_answer_was_lost(fake_github: FakeGitHub) -> None:
-    fake_github.lost_answers[f"POST /repos/{REPO}/issues/{PR}/comments"] = 1
-    adapter = GitHubAdapter(
-        connect(TOKEN, API, retries=3, pace=False), fake_github.repo, bot_login="b"
-    )
-    body = "hello\n<!-- rubricate:reply comment:1 -->"
-    fake_github.bot_login = "b"
-    created = adapter.create_comment(PR, body, "<!-- rubricate:reply comment:1 -->")
-    assert [c["id"] for c in fake_github.comments_on(PR)] == [created]
-    assert fake_github.call_lines().count(f"POST /repos/{REPO}/issues/{PR}/comments") == 1
 
 
 def test_a_re_run_attempt_of_the_opened_event_finds_the_sticky_comment(

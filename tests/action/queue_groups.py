@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from tests.github.payloads import _repository, _user, pull_request_event
-from tests.github.scenario import AUTHOR, MAINTAINER, Scenario, Step, git
+from tests.action.payloads import _repository, _user, pull_request_event
+from tests.action.scenario import AUTHOR, MAINTAINER, Scenario, Step, git
 
 Method = Literal["merge", "squash", "rebase"]
 METHODS: tuple[Method, ...] = ("merge", "squash", "rebase")

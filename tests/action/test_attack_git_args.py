@@ -15,9 +15,9 @@ from rubricate.bot.view_state import decode_views
 from rubricate.errors import RubricateError
 from rubricate.gitio.workspace import fetch_branch, fetch_commits
 from rubricate.gitnames import is_sha, ref_problem
-from tests.github.fake_github import FakeGitHub
-from tests.github.payloads import pull_request_event
-from tests.github.scenario import AUTHOR, PR, REPORT_V2, START, Scenario, git
+from tests.action.fake_github import FakeGitHub
+from tests.action.payloads import pull_request_event
+from tests.action.scenario import AUTHOR, PR, REPORT_V2, START, Scenario, git
 
 
 @pytest.fixture

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from rubricate.github.adapter import GitHubAdapter
-from tests.github.fake_github import FakeGitHub
-from tests.github.scenario import MAINTAINER, OVERRIDE, WRITER, Scenario
+from tests.action.fake_github import FakeGitHub
+from tests.action.scenario import MAINTAINER, OVERRIDE, WRITER, Scenario
 
 GATE = "rubricate/approval"
 

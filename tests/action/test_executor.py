@@ -29,7 +29,7 @@ from rubricate.bot.view_state import ViewState
 from rubricate.github.adapter import GitHubAdapter, connect
 from rubricate.ledger.event import Event
 from rubricate.ledger.trust import natural_key
-from tests.github.fake_github import FakeGitHub
+from tests.action.fake_github import FakeGitHub
 
 MARKER = "<!-- rubricate:sticky -->"
 SHA = "a" * 40

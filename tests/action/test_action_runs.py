@@ -11,10 +11,10 @@ import pytest
 from rubricate.action.main import run_action
 from rubricate.action.runtime import ActionsRuntime
 from rubricate.action.settings import settings_from_env
-from tests.github.contract import SHARED
-from tests.github.fake_github import FakeGitHub, pull
-from tests.github.payloads import REPO, issue_comment_event, review_event
-from tests.github.scenario import AUTHOR, PR, TOKEN, WRITER, Scenario, git
+from tests.action.contract import SHARED
+from tests.action.fake_github import FakeGitHub, pull
+from tests.action.payloads import REPO, issue_comment_event, review_event
+from tests.action.scenario import AUTHOR, PR, TOKEN, WRITER, Scenario, git
 
 REPORT = '{"widgets": ["a"], "total": 1}\n'
 SCORE = "/score spec=4 comp=4 qual=3 ver=3 format=4"

@@ -16,8 +16,8 @@ that a cancelled or failed run delays data instead of losing it. The rules:
 - PRs closed before the ledger's first event are left alone: rubricate was not installed yet.
 - An event keeps its version's tree and change (`tree_sha`, `change_id`) only when the closed
   PR's head is one of that version's heads; otherwise the head alone is recorded.
-- The deadline of a merged PR is its milestone's `due_on`, else its linked issue's (resolved by
-  the caller), else `created_at` plus the configured SLA.
+- The deadline of a merged PR is `rubricate.ledger.deadline` of its milestone, its linked
+  issue's (resolved by the caller) and its creation.
 
 Each event's id is `natural_key(kind, repo, pr, version, "catch-up")`, so a second catch-up
 writes nothing new, and a PR that the normal run already recorded is never planned again.
@@ -27,17 +27,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from datetime import datetime
+from typing import Protocol, TypeVar
 
 from rubricate.bot.jobstate import JobState, job_state
 from rubricate.bot.placement import Bound, merge_choice
 from rubricate.bot.record import Stamp, new_event
 from rubricate.bot.standing import FinalChoice
+from rubricate.ledger.deadline import deadline
 from rubricate.ledger.event import Event, Gate, Override, RubricRef
-
-if TYPE_CHECKING:
-    from rubricate.rubric.model import ScoreValue
+from rubricate.rubric.model import ScoreValue
 
 DELIVERY = "catch-up"
 ACTOR = "rubricate-catch-up"
@@ -112,11 +111,12 @@ def plan_catch_up(
     for pull in pulls_to_record(closed_pulls, events, repo=repo, since=since):
         job = job_state(by_pr.get(pull.number, ()), repo, pull.number)
         if pull.merged_at is not None:
-            deadline = _deadline(pull, (linked_due_on or {}).get(pull.number), sla_hours)
+            linked = (linked_due_on or {}).get(pull.number)
+            due = deadline(pull.milestone_due_on, linked, pull.created_at, sla_hours)
             version, choice = merge_choice(job, pull.head_sha, Bound())
             stamp = _stamp(pull, job, repo=repo, at=pull.merged_at, version=version)
             final = final_scores(job, version, choice)
-            planned.append(final_approval_event(stamp, final, deadline=deadline))
+            planned.append(final_approval_event(stamp, final, deadline=due))
         elif pull.closed_at is not None:
             version = max(job.current_version, 1)
             stamp = _stamp(pull, job, repo=repo, at=pull.closed_at, version=version)
@@ -187,18 +187,6 @@ def _recorded_rubric(job: JobState, version: int) -> RubricRef | None:
     same_version = [e for e in scoring if e.version == version]
     chosen = same_version or scoring
     return chosen[-1].rubric if chosen else None
-
-
-def _deadline(
-    pull: ClosedPull, linked_due_on: datetime | None, sla_hours: float | None
-) -> datetime | None:
-    if pull.milestone_due_on is not None:
-        return pull.milestone_due_on
-    if linked_due_on is not None:
-        return linked_due_on
-    if sla_hours is not None and pull.created_at is not None:
-        return pull.created_at + timedelta(hours=sla_hours)
-    return None
 
 
 def _missing_terminal(pull: ClosedPull, events: Sequence[Event]) -> bool:

@@ -18,8 +18,8 @@ from rubricate.action.main import run_action
 from rubricate.action.runtime import ActionsRuntime
 from rubricate.action.settings import settings_from_env
 from rubricate.github.adapter import connect
-from tests.github.fake_github import FakeGitHub, issue
-from tests.github.payloads import REPO, issue_comment_event, pull_request_event
+from tests.action.fake_github import FakeGitHub, issue
+from tests.action.payloads import REPO, issue_comment_event, pull_request_event
 
 TOKEN = "ghs_scenarioToken0123456789"
 AUTHOR, WRITER, MAINTAINER = "alice", "bob", "mia"
