@@ -314,11 +314,11 @@ KNOWN_CYCLES: list[list[str]] = [
     ["rubricate.cli.init_cmd", "rubricate.cli.init_steps"],
     ["rubricate.report.scores", "rubricate.report.stats"],
     [
-        "rubricate.rubric.agentv_freeform",
-        "rubricate.rubric.agentv_graders",
-        "rubricate.rubric.agentv_includes",
+        "rubricate.rubric.agentv.freeform",
+        "rubricate.rubric.agentv.graders",
+        "rubricate.rubric.agentv.includes",
     ],
-    ["rubricate.rubric.agentv_refs", "rubricate.rubric.agentv_templates"],
+    ["rubricate.rubric.agentv.refs", "rubricate.rubric.agentv.templates"],
 ]
 
 

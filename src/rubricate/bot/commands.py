@@ -27,7 +27,7 @@ from rubricate.bot.visible import COMMAND_LINE, command_lines
 from rubricate.config import ROLE_ORDER, Role
 from rubricate.errors import ScoreError
 from rubricate.ledger.event import same_login
-from rubricate.rubric.agentv_score import check_any
+from rubricate.rubric import scoring
 from rubricate.rubric.model import Rubric, ScoreValue
 from rubricate.rubric.scoring import resolve_criterion_id
 from rubricate.yamlsource import did_you_mean
@@ -223,7 +223,7 @@ def resolve_scores(
     for prefix, value in pairs:
         try:
             cid = resolve_criterion_id(rubric, prefix)
-            checked = check_any(rubric, cid, value)
+            checked = scoring.check(rubric, cid, value)
         except ScoreError as exc:
             return str(exc)
         if cid in resolved:

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from rubricate.bot.effects import SetStatus, StatusState
 from rubricate.bot.markdown import STATUS, number
-from rubricate.rubric.agentv_score import score_any
+from rubricate.rubric import scoring
 from rubricate.rubric.model import ScoreResult, ScoreValue
 
 if TYPE_CHECKING:
@@ -178,7 +178,7 @@ def _gate(state: StatusState, description: str) -> Gate:
 def result_of(rubric: Rubric, scores: Mapping[str, ScoreValue]) -> ScoreResult | None:
     """The scoring result of recorded scores under the rubric (None when nothing is scored)."""
     known = rubric.known(scores)
-    return score_any(rubric, known) if known else None
+    return scoring.score(rubric, known) if known else None
 
 
 def effective(job: JobState, rubric: Rubric) -> Effective:

@@ -104,14 +104,14 @@ def run_show(args: argparse.Namespace) -> int:
 def run_score(args: argparse.Namespace) -> int:
     """Score the given values; exit 0 whatever the verdict."""
     from rubricate.cli.anchor_notes import between_anchors
-    from rubricate.rubric.agentv_score import score_any
     from rubricate.rubric.score_args import parse_scores
+    from rubricate.rubric.scoring import score
 
     items: list[str] = list(args.items)
     ref = items.pop(0) if items and "=" not in items[0] else None
     rubric = active_rubric(ref, args.config)
     scores = parse_scores(rubric, items)
-    result = score_any(rubric, scores)
+    result = score(rubric, scores)
     for note in between_anchors(rubric, scores):
         print(note, file=sys.stderr)
     if args.json:

@@ -11,7 +11,7 @@ import html
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from rubricate.rubric.agentv_score import AgentVScoreResult, GraderResult
+from rubricate.rubric.agentv.score import AgentVScoreResult, GraderResult
 from rubricate.rubric.levels import scale_text
 from rubricate.rubric.scoring import REQUIRED_NORMALIZED
 

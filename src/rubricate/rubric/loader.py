@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rubricate.errors import ConfigError, Diagnostic, SourceError
-from rubricate.rubric.agentv_forms import DIALECT_OF_FORM, MARKERS, detect_form
+from rubricate.rubric.agentv.forms import DIALECT_OF_FORM, MARKERS, detect_form
 from rubricate.rubric.build import (
     Draft,
     Identity,
@@ -35,8 +35,8 @@ from rubricate.rubric.model import TOLERANCE, Dialect, PassRule, Rubric, Scale
 from rubricate.yamlsource import Locator, Problems, did_you_mean, load_located, sorted_diagnostics
 
 if TYPE_CHECKING:
-    from rubricate.rubric.agentv_refs import ReadFile
-    from rubricate.rubric.agentv_templates import Env
+    from rubricate.rubric.agentv.refs import ReadFile
+    from rubricate.rubric.agentv.templates import Env
 
 Builder = Callable[[Any, Identity, Problems], list[Rubric]]
 
@@ -153,8 +153,8 @@ def load_rubrics(
     if form is not None and dialect == DIALECT_OF_FORM[form]:
         header = RubricHeader.model_validate(_header(data))
         identity = identity_of(header, text, source, problems)
-        from rubricate.rubric.agentv import agentv_rubrics
-        from rubricate.rubric.agentv_refs import Located
+        from rubricate.rubric.agentv.eval_file import agentv_rubrics
+        from rubricate.rubric.agentv.refs import Located
 
         root = Located(data, (), problems)
         rubrics, others = agentv_rubrics(form, root, identity, read, env)

@@ -25,13 +25,13 @@ from rubricate.errors import (
     SourceError,
     read_problem,
 )
-from rubricate.rubric.agentv_forms import form_name
+from rubricate.rubric.agentv.forms import form_name
 from rubricate.rubric.loader import find_rubric, load_rubrics
 from rubricate.rubric.scoring import resolve_criterion_id
 from rubricate.yamlsource import Locator, did_you_mean, load_located, sorted_diagnostics
 
 if TYPE_CHECKING:
-    from rubricate.rubric.agentv_refs import ReadFile
+    from rubricate.rubric.agentv.refs import ReadFile
     from rubricate.rubric.model import Rubric
 
 

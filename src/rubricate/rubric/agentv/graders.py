@@ -7,7 +7,7 @@ Citations are to EntityProcess/agentv; `head` is 58f316c (assert form), `v4` is 
 - Plain strings of one list become one rubric grader at the first string's place, with weight =
   the number of strings; each is a required criterion `rubric-<n>` (head
   `loaders/grader-parser.ts` 589-633, v4 same file 400-440).
-- `include:` entries are spliced in before that (see `agentv_includes`).
+- `include:` entries are spliced in before that (see `includes`).
 - A rubric grader (`llm-rubric`, `agent-rubric`, and the older `rubrics`, `rubric`,
   `llm-grader`/`llm-judge` with rubrics) takes criteria from `value`, `criteria` or `rubrics`
   (head 1809-1830, 2379-2476); a criterion without `id` is `rubric-<index+1>` in its own list
@@ -23,22 +23,22 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from rubricate.rubric.agentv_checks import unsupported_message
-from rubricate.rubric.agentv_criteria import CriterionDraft as CriterionDraft
-from rubricate.rubric.agentv_criteria import criteria_of, grader_criteria, has_ranges
-from rubricate.rubric.agentv_freeform import (
+from rubricate.rubric.agentv.checks import unsupported_message
+from rubricate.rubric.agentv.criteria import CriterionDraft as CriterionDraft
+from rubricate.rubric.agentv.criteria import criteria_of, grader_criteria, has_ranges
+from rubricate.rubric.agentv.freeform import (
     criteria_keys,
     free_form_text,
     judged,
     prompt_criterion,
 )
-from rubricate.rubric.agentv_includes import expand_includes
-from rubricate.rubric.agentv_refs import Located, References
+from rubricate.rubric.agentv.includes import expand_includes
+from rubricate.rubric.agentv.refs import Located, References
 from rubricate.rubric.build import Draft
 from rubricate.rubric.located import describe_value
 
 if TYPE_CHECKING:
-    from rubricate.rubric.agentv_forms import Form
+    from rubricate.rubric.agentv.forms import Form
 
 CURRENT_TYPES = frozenset({"llm-rubric", "agent-rubric"})
 OLDER_TYPES = frozenset({"rubrics", "rubric", "llm-grader", "llm-judge", "g-eval"})

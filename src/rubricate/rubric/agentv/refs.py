@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rubricate.errors import FileReferenceError, SourceError, read_problem
-from rubricate.rubric.agentv_templates import Env, render_env
+from rubricate.rubric.agentv.templates import Env, render_env
 from rubricate.yamlsource import SOURCE_LIMIT, Loc, Locator, Problems, load_located
 
 ReadFile = Callable[[str], str]
@@ -70,9 +70,9 @@ class References:
     read: ReadFile | None
     sources: list[Problems] = field(default_factory=list)
     env: Env | None = None
-    """The values of the `{{ env.X }}` names the config allows (see `agentv_templates`)."""
+    """The values of the `{{ env.X }}` names the config allows (see `templates`)."""
     included: int = 0
-    """How many assertion entries `include:` has spliced in so far (see `agentv_includes`)."""
+    """How many assertion entries `include:` has spliced in so far (see `includes`)."""
     read_bytes: int = 0
     """How many bytes of referenced files have been read so far."""
 

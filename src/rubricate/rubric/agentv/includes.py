@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rubricate.rubric.agentv_refs import MAX_INCLUDE_DEPTH, RefError
+from rubricate.rubric.agentv.refs import MAX_INCLUDE_DEPTH, RefError
 
 if TYPE_CHECKING:
-    from rubricate.rubric.agentv_graders import Context
-    from rubricate.rubric.agentv_refs import Located
+    from rubricate.rubric.agentv.graders import Context
+    from rubricate.rubric.agentv.refs import Located
 
 MAX_INCLUDED_ENTRIES = 2000
 """The most assertion entries `include:` may splice into one eval file, over all its tests."""

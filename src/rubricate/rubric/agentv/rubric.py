@@ -17,9 +17,9 @@ from rubricate.rubric.build import Draft, Identity, build_criterion, check_reque
 from rubricate.rubric.model import Criterion, Dialect, Grader, PassRule, Rubric, Scale
 
 if TYPE_CHECKING:
-    from rubricate.rubric.agentv_criteria import CriterionDraft
-    from rubricate.rubric.agentv_graders import GraderDraft
-    from rubricate.rubric.agentv_refs import Located
+    from rubricate.rubric.agentv.criteria import CriterionDraft
+    from rubricate.rubric.agentv.graders import GraderDraft
+    from rubricate.rubric.agentv.refs import Located
     from rubricate.yamlsource import Problems
 
 DEFAULT_THRESHOLD = 0.8

@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from rubricate.rubric.agentv_refs import Located
+    from rubricate.rubric.agentv.refs import Located
 
 Env = Mapping[str, str | None]
 """The values of the names `agentv.env` allows (None: listed but not set)."""
