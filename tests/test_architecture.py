@@ -313,12 +313,6 @@ KNOWN_CYCLES: list[list[str]] = [
     ],
     ["rubricate.cli.init_cmd", "rubricate.cli.init_steps"],
     ["rubricate.report.scores", "rubricate.report.stats"],
-    [
-        "rubricate.rubric.agentv.freeform",
-        "rubricate.rubric.agentv.graders",
-        "rubricate.rubric.agentv.includes",
-    ],
-    ["rubricate.rubric.agentv.refs", "rubricate.rubric.agentv.templates"],
 ]
 
 

@@ -11,13 +11,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 from rubricate.errors import ScoreError
+from rubricate.rubric.model import Rubric, ScoreValue
 from rubricate.rubric.scoring import allowed_range, check, resolve_criterion_id
-
-if TYPE_CHECKING:
-    from rubricate.rubric.model import Rubric, ScoreValue
 
 _WORDS: dict[str, ScoreValue] = {
     "true": True,

@@ -16,17 +16,14 @@ Citations are to EntityProcess/agentv as in `graders.py` (`head` is 58f316c).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from rubricate.rubric.agentv.forms import Form
 from rubricate.rubric.build import Draft
 from rubricate.rubric.files import AgentVCriterion
-from rubricate.rubric.located import Prefixed, describe_value, located_diagnostics
-
-if TYPE_CHECKING:
-    from rubricate.rubric.agentv.forms import Form
-    from rubricate.rubric.agentv.refs import Located
+from rubricate.rubric.located import Located, Prefixed, describe_value, located_diagnostics
 
 OPERATORS = ("correctness", "contradiction")
 _OUTCOME_KEYS = ("outcome", "criteria", "expected_outcome", "description")

@@ -11,13 +11,9 @@ default prompt when it names none (v4 `grader-parser.ts` 2008-2024, `graders/llm
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from rubricate.rubric.agentv.draft import Context, GraderDraft
 from rubricate.rubric.files import AgentVCriterion
-
-if TYPE_CHECKING:
-    from rubricate.rubric.agentv.graders import Context, GraderDraft
-    from rubricate.rubric.agentv.refs import Located
+from rubricate.rubric.located import Located
 
 CRITERIA_KEYS = ("value", "criteria", "rubrics")
 

@@ -20,12 +20,11 @@ Citations are to EntityProcess/agentv; `head` is 58f316c (assert form), `v4` is 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rubricate.rubric.agentv.checks import unsupported_message
-from rubricate.rubric.agentv.criteria import CriterionDraft as CriterionDraft
-from rubricate.rubric.agentv.criteria import criteria_of, grader_criteria, has_ranges
+from rubricate.rubric.agentv.criteria import CriterionDraft, criteria_of, grader_criteria
+from rubricate.rubric.agentv.draft import Context, GraderDraft
 from rubricate.rubric.agentv.freeform import (
     criteria_keys,
     free_form_text,
@@ -33,59 +32,13 @@ from rubricate.rubric.agentv.freeform import (
     prompt_criterion,
 )
 from rubricate.rubric.agentv.includes import expand_includes
-from rubricate.rubric.agentv.refs import Located, References
 from rubricate.rubric.build import Draft
-from rubricate.rubric.located import describe_value
-
-if TYPE_CHECKING:
-    from rubricate.rubric.agentv.forms import Form
+from rubricate.rubric.located import Located, describe_value
 
 CURRENT_TYPES = frozenset({"llm-rubric", "agent-rubric"})
 OLDER_TYPES = frozenset({"rubrics", "rubric", "llm-grader", "llm-judge", "g-eval"})
 RUBRIC_TYPES = CURRENT_TYPES | OLDER_TYPES
 COMMAND_TYPES = frozenset({"script", "code-grader", "code-judge", "script-grader"})
-
-
-@dataclass
-class GraderDraft:
-    """One rubric grader as written: its settings and its criteria."""
-
-    name: str
-    type: str
-    where: Located
-    criteria: list[CriterionDraft] = field(default_factory=list)
-    weight: float = 1.0
-    required: bool = False
-    min_score: float | None = None
-    negate: bool = False
-    continuous: bool = False
-
-    @property
-    def analytic(self) -> bool:
-        """AgentV scores a grader 0-10 when any of its criteria has score ranges (head 646)."""
-        return any(has_ranges(c.draft) for c in self.criteria)
-
-
-@dataclass
-class Context:
-    """What parsing a grader list needs: the form's rules, references, and what was left out."""
-
-    form: Form
-    refs: References
-    left_out: list[str] = field(default_factory=list)
-    criteria_text: str | None = None
-
-    def fresh(self, criteria_text: str | None = None) -> Context:
-        """A context for another list: the same form and references, nothing left out yet."""
-        return Context(self.form, self.refs, criteria_text=criteria_text)
-
-    def graders(self, entries: Located) -> list[GraderDraft]:
-        """The rubric graders of one list (see `parse_graders`)."""
-        return parse_graders(entries, self)
-
-    def inline(self, entries: Located) -> list[GraderDraft]:
-        """An inline `rubrics:` list as one grader (see `inline_grader`)."""
-        return inline_grader(entries, self)
 
 
 def parse_graders(entries: Located, ctx: Context) -> list[GraderDraft]:

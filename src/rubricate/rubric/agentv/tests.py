@@ -19,16 +19,15 @@ Citations: EntityProcess/agentv at 58f316c (head) and v4.42.4 (v4), under
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from rubricate.rubric.agentv.refs import Located, RefError
+from rubricate.rubric.agentv.draft import Context, GraderDraft
+from rubricate.rubric.agentv.forms import Form
+from rubricate.rubric.agentv.graders import inline_grader, parse_graders
+from rubricate.rubric.agentv.refs import RefError
 from rubricate.rubric.agentv.rubric import DEFAULT_THRESHOLD, CaseDraft
 from rubricate.rubric.agentv.templates import render_case
-from rubricate.rubric.located import describe_value
-
-if TYPE_CHECKING:
-    from rubricate.rubric.agentv.forms import Form
-    from rubricate.rubric.agentv.graders import Context, GraderDraft
+from rubricate.rubric.located import Located, describe_value
 
 
 def test_cases(root: Located, ctx: Context) -> list[CaseDraft]:
@@ -169,7 +168,7 @@ def _case(
         own = _criteria_only(test)
     lists = ([own] if own is not None else []) + shared
     if "rubrics" in data:
-        case.graders += ctx.fresh().inline(test.child("rubrics"))
+        case.graders += inline_grader(test.child("rubrics"), ctx.fresh())
     case.graders += _graders(lists, ctx, case)
     return case
 
@@ -202,7 +201,7 @@ def _graders(lists: list[Located], ctx: Context, case: CaseDraft) -> list[Grader
     local = ctx.fresh(text if isinstance(text, str) else None)
     graders: list[GraderDraft] = []
     for entries in lists:
-        graders += local.graders(_as_list(entries))
+        graders += parse_graders(_as_list(entries), local)
     case.left_out += local.left_out
     return graders
 
