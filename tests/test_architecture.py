@@ -311,7 +311,6 @@ KNOWN_CYCLES: list[list[str]] = [
         "rubricate.bot.markdown",
         "rubricate.bot.visible",
     ],
-    ["rubricate.cli.init_cmd", "rubricate.cli.init_steps"],
     ["rubricate.report.scores", "rubricate.report.stats"],
 ]
 
