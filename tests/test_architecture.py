@@ -198,6 +198,13 @@ def test_version_does_not_import_heavy_clients() -> None:
     )
     assert "openai" not in loaded
     assert "github" not in loaded
+    assert not {"jsonschema", "pygal", "psycopg"} & loaded
+
+
+def test_action_parser_loads_no_other_commands_heavy_packages() -> None:
+    loaded = _modules_after("from rubricate.cli.main import build_parser\nbuild_parser(['action'])")
+    assert not {"jsonschema", "pygal", "psycopg", "openai"} & loaded
+    assert "rubricate.cli.score_cmd" not in loaded
 
 
 def test_rubric_scoring_does_not_import_heavy_clients() -> None:
