@@ -70,7 +70,7 @@ MATRIX: tuple[tuple[str, str, str], ...] = (
     (
         "`/override` + 20 blank-looking characters or `<b></b>`",
         "refused, with how many characters are missing",
-        "bot/test_audit_text.py::test_an_override_reason_of_invisible_characters_is_too_short",
+        "bot/test_commands.py::test_an_override_reason_of_invisible_characters_is_too_short",
     ),
     (
         "a payload `head.sha` of `--upload-pack=touch FILE`, remote a local path",

@@ -30,10 +30,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from rubricate.bot.gate import FinalChoice
 from rubricate.bot.jobstate import JobState, job_state
 from rubricate.bot.placement import Bound, merge_choice
 from rubricate.bot.record import Stamp, new_event
+from rubricate.bot.standing import FinalChoice
 from rubricate.ledger.event import Event, Gate, Override, RubricRef
 
 if TYPE_CHECKING:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from fnmatch import fnmatchcase
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import Field, field_validator
 
-from rubricate.bot.command_table import default_roles
+from rubricate.bot.command_table import Role, default_roles
 from rubricate.errors import SourceError
 from rubricate.gitnames import ref_problem
 from rubricate.ledger.reputation_config import ReputationConfig as ReputationConfig
@@ -19,8 +19,6 @@ from rubricate.yamlsource import did_you_mean, load_located
 
 CONFIG_PATH = ".github/rubricate.yml"
 CONFIG_NAMES = ("rubricate.yml", "rubricate.yaml")
-Role = Literal["admin", "maintain", "write", "triage", "read", "none"]
-ROLE_ORDER: tuple[Role, ...] = ("none", "read", "triage", "write", "maintain", "admin")
 
 
 MAX_GRADER_TIMEOUT = 24 * 3600.0
@@ -49,7 +47,7 @@ class Deliverable(_Strict):
     )
 
 
-class Grader(_Strict):
+class GraderCommand(_Strict):
     """A command that scores one criterion; runs only where PR code may run."""
 
     id: str = Field(description="A slug naming the grader.")
@@ -171,7 +169,7 @@ class BranchRules(_Strict):
     rubric: str | None = Field(default=None, description="The rubric for these base branches.")
     deliverables: tuple[Deliverable, ...] | None = None
     scope: tuple[str, ...] | None = None
-    graders: tuple[Grader, ...] | None = None
+    graders: tuple[GraderCommand, ...] | None = None
     judge: JudgeConfig | None = None
     commands: CommandsConfig | None = None
 
@@ -184,7 +182,7 @@ class Config(_Strict):
     )
     deliverables: tuple[Deliverable, ...] = ()
     scope: tuple[str, ...] = Field(default=(), description="Globs of paths a change may touch.")
-    graders: tuple[Grader, ...] = ()
+    graders: tuple[GraderCommand, ...] = ()
     judge: JudgeConfig = Field(default_factory=JudgeConfig)
     agentv: AgentVConfig = Field(default_factory=AgentVConfig)
     commands: CommandsConfig = Field(default_factory=CommandsConfig)

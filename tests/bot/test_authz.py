@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from rubricate.bot.command_table import COMMANDS
+from rubricate.bot.command_table import COMMANDS, ROLE_ORDER
 from rubricate.bot.commands import authorize
 from rubricate.bot.events import Ignored
 from rubricate.bot.payload import parse_event
-from rubricate.config import ROLE_ORDER, Config, load_config
+from rubricate.config import Config, load_config
 
 from .conftest import AUTHOR, comment_payload
 

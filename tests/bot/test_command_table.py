@@ -9,7 +9,7 @@ from rubricate.bot.apply import CommandResult, handles
 from rubricate.bot.command_table import COMMANDS, Command
 from rubricate.bot.commands import ParsedCommand, authorize, parse_commands
 from rubricate.bot.effects import PostComment
-from rubricate.bot.markdown import Reply, help_markdown
+from rubricate.bot.replies import Reply, help_markdown
 from rubricate.config import Config, load_config
 from rubricate.rubric.model import Rubric
 from rubricate.schemas import config_schema

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -15,7 +17,18 @@ from rubricate.bot.commands import (
     readable_words,
     visible_length,
 )
+from rubricate.bot.effects import AppendEvents, PostComment
 from rubricate.rubric.model import ScoreValue
+
+from .conftest import MAINTAINER, Harness, kinds, of_type
+
+LOW = "/approve " + " ".join(f"{k}=2" for k in ("spec", "comp", "qual", "verif", "format"))
+ZWSP = "\u200b"
+
+
+def reply(effects: list[object]) -> str:
+    (posted,) = of_type(effects, PostComment)  # type: ignore[arg-type]
+    return str(posted.body)
 
 
 def format_value(value: ScoreValue) -> str:
@@ -239,3 +252,60 @@ def test_parser_never_raises_on_markdown_like_noise(body: str) -> None:
 def test_hidden_commands_are_never_read(wrapper: str, command: ParsedCommand) -> None:
     text = format_command(command).replace("\n", " ")
     assert parse_commands(wrapper.format(text)) == []
+
+
+def test_an_override_reason_of_invisible_characters_is_too_short(bot: Harness) -> None:
+    bot.open()
+    bot.say(LOW, comment_id=80)
+    blanks = ("\ufe0f", "\u2800", "\u3164", "\u115f", "\uffa0", "\u0301", "<b></b>")
+    attacks = [ZWSP * 20, "\u2060" * 25, " \u00a0" * 15, "ab" + "\u200d" * 30]
+    attacks += [blank * 20 for blank in blanks]
+    attacks += ["\u3164 " * 20, "aaaaaaaaaaaaaaaaaaaaaaaaa", "!!!! .... ---- ???? ====== ++++"]
+    for reason in attacks:
+        effects = bot.say(
+            "/override " + reason,
+            actor=MAINTAINER,
+            role="maintain",
+            comment_id=81,
+            at="2024-03-01T12:10:00Z",
+        )
+        assert not of_type(effects, AppendEvents)
+        assert "at least 20 are needed, in 3 words or more" in reply(effects), repr(reason)
+
+
+def test_visible_length_counts_only_what_shows() -> None:
+    assert visible_length(ZWSP * 20) == 0
+    assert visible_length("a b\tc\n" + "\u202e\u00ad") == 3
+    assert visible_length("Überprüfung läuft 🙂") == 16
+    assert visible_length("<b></b>" * 20 + "\u3164\u2800\ufe0f") == 0
+    assert readable_words("the <i>fix</i> ships 1") == 3
+
+
+def test_a_long_enough_visible_reason_still_overrides(bot: Harness) -> None:
+    bot.open()
+    bot.say(LOW, comment_id=80)
+    effects = bot.say(
+        "/override " + ZWSP.join("accepted for now, see issue #12"),
+        actor=MAINTAINER,
+        role="maintain",
+        comment_id=81,
+        at="2024-03-01T12:10:00Z",
+    )
+    assert kinds(effects) == ["approved"]
+
+
+def test_a_command_continuing_a_quote_lazily_is_quoted() -> None:
+    assert parse_commands("> quoted text\n/approve") == []
+    assert parse_commands("> a\n> b\nstill quoted\n/approve") == []
+    assert [c.name for c in parse_commands("> quoted\n\n/approve")] == ["approve"]
+    assert [c.name for c in parse_commands(">\n/approve")] == ["approve"]
+    assert [c.name for c in parse_commands("> q\n```\n/score a=1\n```\n/approve")] == ["approve"]
+
+
+def test_mistakes_keep_their_reasons_for_people_allowed_to_run_them() -> None:
+    (item,) = parse_commands("/rate 7")
+    assert isinstance(item, CommandMistake)
+    assert "`7`" in item.message
+    (ok,) = parse_commands("/rate 4 fine")
+    assert isinstance(ok, ParsedCommand)
+    assert replace(ok, raw="") == ParsedCommand("rate", 0, 1, "", (), "fine", 4)

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from rubricate.bot.effects import (
     AppendEvents,
+    MarkAnswered,
     PostComment,
     React,
     SetOutputs,
     SetStatus,
     UpsertComment,
 )
-from rubricate.bot.events import CommentEvent, Ignored
+from rubricate.bot.events import CommentEvent, HandlerContext, Ignored
+from rubricate.bot.handlers import handle
 from rubricate.bot.payload import parse_event
 from rubricate.rubric.model import Rubric
 
@@ -375,10 +379,22 @@ def test_ten_huge_unknown_commands_get_one_reply_under_the_limit(bot: Harness) -
     assert text.count("unknown command") == 10
 
 
-def test_a_reply_body_is_capped_with_a_mark() -> None:
-    from rubricate.bot.markdown import REPLY_LIMIT, TRUNCATED, capped
+def test_a_comment_answered_without_events_is_marked_and_then_skipped(bot: Harness) -> None:
+    bot.open()
+    first = bot.say("/rubric\n/override short", comment_id=50)
+    assert first[-2] == MarkAnswered("comment:50")
+    assert of_type(first, PostComment)
+    job = replace(bot.job, answered=frozenset({"comment:50"}))
+    event = parse_event("issue_comment", comment_payload("/rubric", comment_id=50))
+    assert isinstance(event, CommentEvent)
+    rerun = handle(event, None, job, HandlerContext(REPO, bot.config, bot.rubric, NOW))
+    assert not of_type(rerun, PostComment)
+    assert not of_type(rerun, React)
+    assert not of_type(rerun, MarkAnswered)
 
-    text = capped("y" * 70_000, REPLY_LIMIT)
-    assert len(text) == REPLY_LIMIT
-    assert text.endswith(TRUNCATED)
-    assert capped("short", REPLY_LIMIT) == "short"
+
+def test_a_comment_with_events_is_not_marked_answered(bot: Harness) -> None:
+    bot.open()
+    effects = bot.say("/score quality=4\n/rubric", comment_id=51)
+    assert kinds(effects) == ["review_scored", "first_submission"]
+    assert not of_type(effects, MarkAnswered)

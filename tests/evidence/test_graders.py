@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from rubricate.cli.rubric_cmd import resolve_rubric
-from rubricate.config import Grader
+from rubricate.config import GraderCommand
 from rubricate.evidence.graders import GraderRun, grader_payload, grader_result, skipped_graders
 from rubricate.evidence.graders_run import grader_env, run_graders
 from rubricate.evidence.snapshot import FileChange, Snapshot
 
-GRADER = Grader(id="t", run="true", criterion="verifiability", timeout=5)
+GRADER = GraderCommand(id="t", run="true", criterion="verifiability", timeout=5)
 PY = sys.executable
 
 
@@ -100,7 +100,7 @@ def test_payload_lists_the_change() -> None:
 
 def test_untrusted_context_runs_nothing(tmp_path: Path) -> None:
     marker = tmp_path / "ran"
-    grader = Grader(id="x", run=f"touch {marker}", criterion="quality")
+    grader = GraderCommand(id="x", run=f"touch {marker}", criterion="quality")
     [result] = run_graders([grader], {}, tmp_path, trusted=False)
     assert result.status == "skip"
     assert not marker.exists()
@@ -116,15 +116,15 @@ def test_real_processes(tmp_path: Path) -> None:
         "print(json.dumps({'score': 0.8, 'findings': [payload['head'], str(secret)]}))\n"
     )
     graders = [
-        Grader(id="json", run=f"{PY} {script}", criterion="quality"),
-        Grader(id="fails", run="echo broken >&2; exit 3", criterion="verifiability"),
-        Grader(
+        GraderCommand(id="json", run=f"{PY} {script}", criterion="quality"),
+        GraderCommand(id="fails", run="echo broken >&2; exit 3", criterion="verifiability"),
+        GraderCommand(
             id="slow",
             run=f"{PY} -c 'import time; time.sleep(30)'",
             criterion="verifiability",
             timeout=0.5,
         ),
-        Grader(id="missing", run="no-such-command-rubricate", criterion="verifiability"),
+        GraderCommand(id="missing", run="no-such-command-rubricate", criterion="verifiability"),
     ]
     results = run_graders(graders, {"head": "abc"}, tmp_path, trusted=True)
     by_id = {r.id: r for r in results}

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import responses
 
-from rubricate.bot.views import (
+from rubricate.bot.view_state import (
     StatusView,
     StickyState,
     ViewState,

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from rubricate.bot.views import decode_views
+from rubricate.bot.view_state import decode_views
 from rubricate.errors import RubricateError
 from rubricate.gitio.workspace import fetch_branch, fetch_commits
 from rubricate.gitnames import is_sha, ref_problem

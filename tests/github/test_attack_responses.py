@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import responses
 
-from rubricate.bot.views import decode_views, view_path
+from rubricate.bot.view_state import decode_views, view_path
 from rubricate.errors import GitHubError, RoleUnreadable
 from rubricate.github.adapter import GitHubAdapter, connect
 from tests.github.fake_github import FakeGitHub, pull

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from rubricate.bot.views import KEEP_ANSWERED, ViewState, decode_views, encode_views
+from rubricate.bot.view_state import KEEP_ANSWERED, ViewState, decode_views, encode_views
 from rubricate.bot.visible import IssueRef, linked_issues, same_repo
 from tests.github.fake_github import FakeGitHub, issue, pull
 from tests.github.payloads import REPO, issue_comment_event, pull_request_event

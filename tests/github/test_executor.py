@@ -25,7 +25,7 @@ from rubricate.bot.effects import (
     SetStatus,
     UpsertComment,
 )
-from rubricate.bot.views import ViewState
+from rubricate.bot.view_state import ViewState
 from rubricate.github.adapter import GitHubAdapter, connect
 from rubricate.ledger.event import Event
 from rubricate.ledger.trust import natural_key

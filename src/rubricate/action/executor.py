@@ -32,7 +32,7 @@ from rubricate.bot.effects import (
     check_output,
     effect_to_dict,
 )
-from rubricate.bot.views import CheckState, StatusView, StickyState, ViewState, digest
+from rubricate.bot.view_state import CheckState, StatusView, StickyState, ViewState, digest
 from rubricate.errors import ExecutionError as ExecutionError
 from rubricate.errors import RubricateError
 from rubricate.ledger.event import Event

@@ -20,7 +20,7 @@ from rubricate.action import inputs
 from rubricate.action.settings import ledger_key
 from rubricate.bot.events import GradersEvent, HandlerContext, JobEvent, PullRequestEvent
 from rubricate.bot.jobstate import JobState, job_state
-from rubricate.bot.views import PullState, ViewState, decode_views, view_path
+from rubricate.bot.view_state import PullState, ViewState, decode_views, view_path
 from rubricate.bot.visible import reverted_pr
 from rubricate.config import Config, data_branch_problem
 from rubricate.errors import ConfigError, DataBranchError, LedgerError

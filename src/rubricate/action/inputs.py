@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from rubricate.action.settings import DEFAULT_CONFIG_PATH
 from rubricate.bot.commands import parse_commands
 from rubricate.bot.events import CommentEvent, GradersEvent, JobEvent, PullRequestEvent, ReviewEvent
-from rubricate.bot.views import PullState
+from rubricate.bot.view_state import PullState
 from rubricate.bot.visible import linked_issues, same_repo
 from rubricate.config import Config
 from rubricate.errors import ConfigError, RoleUnreadable, RubricateError

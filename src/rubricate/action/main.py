@@ -190,7 +190,7 @@ def apply(
     a merge group's run writes only its status)."""
     from rubricate.action.executor import Executor
     from rubricate.action.gather import tip_status
-    from rubricate.bot.views import ViewState, encode_views, view_path
+    from rubricate.bot.view_state import ViewState, encode_views, view_path
 
     assert target.api is not None  # a real run has a token, so a client
     ledger = prepared.ledger if prepared else None

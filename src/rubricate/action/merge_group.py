@@ -17,7 +17,7 @@ from rubricate.action import inputs
 from rubricate.bot.jobstate import JobState, job_state
 from rubricate.bot.merge_queue import group_status, heads_to_check, queue_branches
 from rubricate.bot.queue_entries import Entry, GroupEntries, QueueCommit, group_entries
-from rubricate.bot.views import PullState
+from rubricate.bot.view_state import PullState
 from rubricate.config import data_branch_problem
 from rubricate.errors import ConfigError, RubricateError
 from rubricate.gitio.refs import first_parents, merged_tree

@@ -1,23 +1,15 @@
-"""Apply one slash command to a job: events to append and a reply when one is due (pure).
+"""Apply one slash command to a job: events to append, and a reply when one is due (pure).
 
-Every command is authorized first, a mistaken one too (so that nobody without the role gets
-their text echoed): the role is looked up once per comment, for every command attempt that
-needs one; one that could not be read is said so, leaving the comment unanswered for a re-run.
-Someone with the role gets the command's own mistake. A command is then checked for its moment
-(open PR with a recorded version, or after merge) and applied. `/score`, `/approve` and
-`/override` apply to the current version only when the reviewer saw it: a review of an older
-head, or a comment written before the current version was pushed, is refused with a request to
-re-check; a review of the PR's head that rubricate has not recorded yet is refused as such, for
-a re-run. A reviewer's scoring of v1 before any new version also records a `first_submission`
-event that completes or overrides the automatic values criterion by criterion. An override is
-an `approved` event carrying the failing scores and the reason.
+`Invocation` says who ran a comment's commands and on what PR state; `apply_command` authorizes
+a command, checks its moment and runs its handler (one per command, marked `@handles`). The
+rules are DESIGN.md §5 ("Authorization", "Rebases keep scores").
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeAlias
+from datetime import datetime
 
 from rubricate.bot.command_table import MIN_REASON, command, display_name
 from rubricate.bot.commands import (
@@ -27,20 +19,40 @@ from rubricate.bot.commands import (
     authorize,
     resolve_scores,
 )
-from rubricate.bot.markdown import ALREADY_FAILS, REPLY, Reply, fail_reasons, help_markdown
+from rubricate.bot.events import HandlerContext
+from rubricate.bot.jobstate import JobState
 from rubricate.bot.record import Stamp, new_event, scored, source_evidence
+from rubricate.bot.replies import ALREADY_FAILS, REPLY, Reply, fail_reasons, help_markdown
 from rubricate.ledger.event import Event, Override
 from rubricate.rubric import scoring
 from rubricate.rubric.describe import describe_markdown
-
-if TYPE_CHECKING:
-    from rubricate.bot.events import HandlerContext
-    from rubricate.bot.handlers import Invocation
-    from rubricate.bot.jobstate import JobState
-    from rubricate.rubric.model import ScoreValue
+from rubricate.rubric.model import ScoreValue
 
 FOR_THE_HEAD = frozenset({"score", "approve", "override"})
-UNRECORDED = REPLY["unrecorded_review"].split("{", 1)[0]
+
+
+@dataclass(frozen=True)
+class Invocation:
+    """Who ran the commands of one comment or review, when, and on what PR state."""
+
+    actor: str
+    actor_role: str
+    pr_author: str
+    at: datetime
+    delivery_prefix: str
+    pr_open: bool = True
+    pr_merged: bool | None = None
+    reviewed_sha: str | None = None
+    pr_head_sha: str | None = None
+    role_problem: str | None = None
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why a command is refused, and whether a re-run of the job may apply it (`retry`)."""
+
+    text: str
+    retry: bool = False
 
 
 @dataclass(frozen=True)
@@ -52,9 +64,7 @@ class CommandResult:
     applied: bool = False
 
 
-Handler: TypeAlias = (
-    "Callable[[ParsedCommand, Invocation, JobState, HandlerContext], CommandResult]"
-)
+Handler = Callable[[ParsedCommand, Invocation, JobState, HandlerContext], CommandResult]
 HANDLERS: dict[str, Handler] = {}
 """Each command's handler, by name (filled by `@handles`)."""
 
@@ -72,7 +82,15 @@ def handles(name: str) -> Callable[[Handler], Handler]:
 def apply_command(
     item: ParseResult, inv: Invocation, job: JobState, ctx: HandlerContext
 ) -> CommandResult:
-    """Authorize, check the moment, and apply one command."""
+    """Authorize, check the moment, and apply one command.
+
+    Every command is authorized first, a mistaken one too, so that nobody without the role gets
+    their text echoed; a role that could not be read is said so and the comment is left for a
+    re-run. `/score`, `/approve` and `/override` apply only to the version the reviewer saw. A
+    reviewer's scoring of v1 before any new version also records a `first_submission` that
+    completes or overrides the automatic values criterion by criterion; an override is an
+    `approved` event carrying the failing scores and the reason.
+    """
     decision = authorize(
         item.name, inv.actor, inv.actor_role, inv.pr_author, ctx.config.commands.roles
     )
@@ -84,9 +102,9 @@ def apply_command(
         return _refuse(item, decision.reason if known else item.message)
     if not decision.allowed:
         return _refuse(item, decision.reason)
-    problem = _moment_problem(item, inv, job)
-    if problem:
-        return _refuse(item, problem, retry=problem.startswith(UNRECORDED))
+    refusal = _moment_refusal(item, inv, job)
+    if refusal is not None:
+        return _refuse(item, refusal.text, retry=refusal.retry)
     return HANDLERS[item.name](item, inv, job, ctx)
 
 
@@ -94,39 +112,44 @@ def _refuse(item: ParseResult, why: str, *, retry: bool = False) -> CommandResul
     return CommandResult(reply=Reply(item, why, refused=True, retry=retry))
 
 
-def _moment_problem(item: ParsedCommand, inv: Invocation, job: JobState) -> str:
+def _moment_refusal(item: ParsedCommand, inv: Invocation, job: JobState) -> Refusal | None:
+    """Why the command may not run at this moment of the PR, or None when it may."""
     spec = command(item.name)
     moment = spec.moment if spec else "any"
     merged = job.merged or bool(inv.pr_merged)
     if moment == "merged" and not merged:
-        return REPLY["not_merged"].format(command=display_name(item.name))
+        return Refusal(REPLY["not_merged"].format(command=display_name(item.name)))
     if moment != "open":
-        return ""
+        return None
     if merged:
-        return REPLY["merged"]
+        return Refusal(REPLY["merged"])
     if not inv.pr_open or job.abandoned:
-        return REPLY["closed"]
+        return Refusal(REPLY["closed"])
     if not job.versions:
-        return REPLY["no_version"]
-    return _unseen_version(inv, job) if item.name in FOR_THE_HEAD else ""
+        return Refusal(REPLY["no_version"])
+    return _unseen_version(inv, job) if item.name in FOR_THE_HEAD else None
 
 
-def _unseen_version(inv: Invocation, job: JobState) -> str:
-    """Why the command was not written about the current version, or nothing."""
+def _unseen_version(inv: Invocation, job: JobState) -> Refusal | None:
+    """Why the command was not written about the current version, or None.
+
+    A review of the PR's head that no run has recorded yet may apply on a re-run (`retry`)."""
     current = job.current
     if current is None:
-        return ""
+        return None
     version = current.number
     if inv.reviewed_sha is not None:
         commit = inv.reviewed_sha[:7]
         if inv.reviewed_sha in current.heads:
-            return ""
+            return None
         if any(inv.reviewed_sha in v.heads for v in job.versions):
-            return REPLY["stale_review"].format(commit=commit, version=version)
+            return Refusal(REPLY["stale_review"].format(commit=commit, version=version))
         if inv.reviewed_sha == inv.pr_head_sha:
-            return REPLY["unrecorded_review"].format(commit=commit)
-        return REPLY["unknown_review"].format(commit=commit)
-    return REPLY["stale_comment"].format(version=version) if inv.at < current.since else ""
+            return Refusal(REPLY["unrecorded_review"].format(commit=commit), retry=True)
+        return Refusal(REPLY["unknown_review"].format(commit=commit))
+    if inv.at < current.since:
+        return Refusal(REPLY["stale_comment"].format(version=version))
+    return None
 
 
 def _stamp(item: ParsedCommand, inv: Invocation, job: JobState, version: int) -> Stamp:

@@ -1,4 +1,4 @@
-"""The slash commands, each declared once (pure: data).
+"""The slash commands, each declared once, and the repository roles they need (pure: data).
 
 A `Command` names its grammar (`args`, read by `rubricate.bot.commands`), its default minimum
 role, whether the PR author may use it on their own PR, and the moment it is valid. Parsing,
@@ -10,11 +10,11 @@ here plus its handler in `rubricate.bot.apply`, marked `@handles("name")`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
-if TYPE_CHECKING:
-    from rubricate.config import Role
-
+Role = Literal["admin", "maintain", "write", "triage", "read", "none"]
+"""A repository role, as the collaborator-permission endpoint names it."""
+ROLE_ORDER: tuple[Role, ...] = ("none", "read", "triage", "write", "maintain", "admin")
 ArgKind = Literal["scores_note", "scores", "text", "reason", "rating", "none", "help"]
 Moment = Literal["open", "merged", "any"]
 MIN_REASON = 20

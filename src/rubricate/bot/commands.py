@@ -1,17 +1,7 @@
 """The slash-command grammar, and who may run which command (pure: text and roles in).
 
-A command stands at the start of a line (up to three spaces of indent). Fenced code, quoted
-lines (with their lazy continuation lines) and HTML comments are stripped first
-(`rubricate.bot.visible`). Names ignore case. Only a `/word` token followed by
-a space or the end of the line is a command attempt; any other line is prose. Each command
-accepts only its own arguments; criterion prefixes are resolved later against the rubric.
-Free text (`/revise`, `/override`, `/dispute`) runs to the next command line. An override
-reason counts only visible characters. Echoed tokens go in safe code spans (`markdown.code`).
-
-`authorize` decides from the role the shell looked up on the collaborator-permission endpoint
-(never `author_association`), ordered none < read < triage < write < maintain < admin. The
-command table says which commands the PR author may use on their own PR, and each command's
-default role. Bots are ignored before this is asked.
+The grammar and the roles are DESIGN.md §5 ("Command grammar", "Authorization"); the commands,
+their arguments and default roles are `rubricate.bot.command_table`.
 """
 
 from __future__ import annotations
@@ -21,14 +11,21 @@ import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from rubricate.bot.command_table import MIN_REASON, command, display_name, typed_names
+from rubricate.bot.command_table import (
+    MIN_REASON,
+    ROLE_ORDER,
+    Role,
+    command,
+    display_name,
+    typed_names,
+)
 from rubricate.bot.markdown import code
 from rubricate.bot.visible import COMMAND_LINE, command_lines
-from rubricate.config import ROLE_ORDER, Role
 from rubricate.errors import ScoreError
 from rubricate.ledger.event import same_login
 from rubricate.rubric import scoring
 from rubricate.rubric.model import Rubric, ScoreValue
+from rubricate.rubric.score_args import read_value
 from rubricate.rubric.scoring import resolve_criterion_id
 from rubricate.yamlsource import did_you_mean
 
@@ -69,7 +66,13 @@ MIN_REASON_WORDS = 3
 
 
 def parse_commands(body: str) -> list[ParseResult]:
-    """Every command attempt in a comment body, in order; never raises."""
+    """Every command attempt in a comment body, in order; never raises.
+
+    Commands are read on the lines a reader sees (`rubricate.bot.visible.command_lines`). Only a
+    `/word` token followed by a space or the end of the line is a command attempt. Free text
+    (`/revise`, `/override`, `/dispute`) runs to the next command line; an override reason
+    counts only visible characters. Echoed tokens go in code spans (`markdown.code`).
+    """
     lines = command_lines(body)
     found: list[ParseResult] = []
     for position, (line_no, text) in enumerate(lines):
@@ -234,8 +237,6 @@ def resolve_scores(
 
 def parse_value(text: str) -> ScoreValue | str:
     """A typed score value (number, true/false, null), or the reason it is not one."""
-    from rubricate.rubric.score_args import read_value  # only a command with scores needs it
-
     try:
         return read_value(text)
     except ScoreError:
@@ -265,7 +266,11 @@ def known_role(role: str) -> Role:
 def authorize(
     command_name: str, actor: str, actor_role: str, pr_author: str, roles: Mapping[str, Role]
 ) -> Decision:
-    """Decide whether `actor` (with `actor_role`) may run a command on a PR by `pr_author`."""
+    """Decide whether `actor` (with `actor_role`) may run a command on a PR by `pr_author`.
+
+    `actor_role` is the one the shell read on the collaborator-permission endpoint (never
+    `author_association`); bots are ignored before this is asked.
+    """
     shown = display_name(command_name)
     spec = command(command_name)
     if spec is None:

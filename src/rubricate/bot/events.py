@@ -8,13 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from rubricate.bot.jobstate import JobState
-    from rubricate.config import Config
-    from rubricate.evidence.report_model import CheckResult, ScoreReport
-    from rubricate.rubric.model import Rubric
+from rubricate.bot.jobstate import JobState
+from rubricate.config import Config
+from rubricate.evidence.report_model import CheckResult, ScoreReport
+from rubricate.rubric.model import Rubric
 
 
 @dataclass(frozen=True)

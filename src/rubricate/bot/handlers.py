@@ -1,30 +1,18 @@
-"""The bot's pure core entry point: an event and what is known in, effects out (pure).
+"""The bot's core entry point: one event and what the shell knows in, effects out (pure).
 
-`handle` returns the effects in the order the executor applies them: `AppendEvents` first (the
-ledger is the source of truth), then the views derived from the ledger (sticky comment, check
-run, gate status, reactions, replies, outputs) and log lines. `HandlerContext`
-(`rubricate.bot.events`) is what the shell tells a handler besides the event and the job state.
-The grader handler and the command machinery load on dispatch, so a pull-request event does not
-load them.
-
-Comments and reviews (`on_commands`) run their commands in order and refresh the views. Each is
-answered once: by one reply when any command needs an answer (a refusal, a mistake, or
-information asked for), else by a 👍 reaction (one REST call; no 👀 a second before it). Each
-command's delivery is `comment:<id>#<n>` (or `review:<id>#<n>`). A comment or review whose
-deliveries are already in the ledger was handled by an earlier run: it adds no events and no
-replies, and only rebuilds the views and the reaction (this heals a half-applied run). One that
-an earlier run answered without recording any event (only refused or informational commands) is
-marked with `MarkAnswered`; the shell keeps those ids in the view state (`JobState.answered`)
-and such a comment is skipped: a re-run neither replies again nor re-evaluates a refusal.
+`handle` sends a pull-request event to `rubricate.bot.on_pr`, a graders run to
+`rubricate.bot.on_graders`, and a comment or review to `on_commands`, which applies its
+commands in order (`rubricate.bot.apply`) and answers the comment once: one reply when a
+command needs an answer, else a 👍. Effects come in the order the executor applies them: the
+ledger first, then the views (DESIGN.md §4). A comment already applied only rebuilds the views;
+one answered without any event is marked (`MarkAnswered`) and skipped on a re-run.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import datetime
-from typing import TYPE_CHECKING
-
+from rubricate.bot.apply import Invocation, apply_command
 from rubricate.bot.command_table import display_name
+from rubricate.bot.commands import parse_commands
 from rubricate.bot.effects import (
     AppendEvents,
     Effect,
@@ -35,16 +23,21 @@ from rubricate.bot.effects import (
     ReactionKind,
     Undecided,
 )
-from rubricate.bot.events import CommentEvent, PullRequestEvent, ReviewEvent
+from rubricate.bot.events import (
+    CommentEvent,
+    HandlerContext,
+    JobEvent,
+    PullRequestEvent,
+    ReviewEvent,
+)
 from rubricate.bot.gate import gate_of, status
+from rubricate.bot.jobstate import JobState
+from rubricate.bot.on_graders import on_graders
 from rubricate.bot.on_pr import on_pull_request
-from rubricate.bot.render import outputs, sticky
-
-if TYPE_CHECKING:
-    from rubricate.bot.events import HandlerContext, JobEvent
-    from rubricate.bot.jobstate import JobState
-    from rubricate.evidence.snapshot import Snapshot
-    from rubricate.ledger.event import Event
+from rubricate.bot.replies import REPLY_MARKER, Reply, reply_body
+from rubricate.bot.sticky import outputs, sticky
+from rubricate.evidence.snapshot import Snapshot
+from rubricate.ledger.event import Event
 
 
 def handle(
@@ -55,35 +48,13 @@ def handle(
         return on_pull_request(event, snapshot, job, ctx)
     if isinstance(event, CommentEvent | ReviewEvent):
         return on_commands(event, job, ctx)
-    from rubricate.bot.on_graders import on_graders
-
     return on_graders(event, job, ctx)
-
-
-@dataclass(frozen=True)
-class Invocation:
-    """Who ran the commands of one comment or review, when, and on what PR state."""
-
-    actor: str
-    actor_role: str
-    pr_author: str
-    at: datetime
-    delivery_prefix: str
-    pr_open: bool = True
-    pr_merged: bool | None = None
-    reviewed_sha: str | None = None
-    pr_head_sha: str | None = None
-    role_problem: str | None = None
 
 
 def on_commands(
     event: CommentEvent | ReviewEvent, job: JobState, ctx: HandlerContext
 ) -> list[Effect]:
     """The effects of the commands in a new comment or a submitted review."""
-    from rubricate.bot.apply import apply_command
-    from rubricate.bot.commands import parse_commands
-    from rubricate.bot.markdown import REPLY_MARKER, Reply, reply_body
-
     items = parse_commands(event.body)
     prefix = _delivery_prefix(event)
     if not items:

@@ -1,22 +1,8 @@
-"""The state of one PR job, folded from its ledger events (pure: events in, state out).
+"""A PR job's records and its state, folded from the job's ledger events (pure: events in).
 
-- Events apply in time order; at the same time, the commands of one comment apply as written
-  and different deliveries in ledger order.
-- Versions come from the events' `version`, `head_sha`, `tree_sha` and `change_id`; a rebase
-  that keeps the PR's own change adds a head to the same version.
-- The current version is the version of the latest pull-request event (delivery `pr:...`), so a
-  head that returns to an older tree makes that version current again; without such events it
-  is the newest version.
-- In `scores`, an absent criterion means "no information" and an explicit null "not
-  applicable". Reviewer scores are kept per version, merged over every reviewer, and
-  FIRST_SUBMISSION merges its events, criterion by criterion as the ledger fold does: a later
-  value, an explicit null included, replaces an earlier one.
-- Whether the job is abandoned comes from the ledger's one lifecycle rule
-  (`rubricate.ledger.fold.job_lifecycle`): a job reopened after `abandoned` is open again.
-- An `approved` event with `override` marks the approval of its version overridden;
-  `revision_requested` withdraws the approval of its version.
-- The sticky comment id and the comments and reviews already answered without any event are
-  view metadata the shell keeps beside the ledger; it sets them with `dataclasses.replace`.
+The records are the versions, approvals, overrides, automatic scores and feedback; `JobState`
+holds them with the view metadata the shell keeps beside the ledger (the sticky comment id and
+the comments already answered). `job_state` folds the events (its docstring gives the rules).
 """
 
 from __future__ import annotations
@@ -24,34 +10,107 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import Any, Literal
 
-from rubricate.bot.gate import (
-    Approval,
-    AutoScore,
-    Feedback,
-    FeedbackKind,
-    OverrideInfo,
-    Scores,
-    VersionInfo,
-    approval_of,
-)
 from rubricate.ledger.event import Event, criterion_source
 from rubricate.ledger.fold import job_lifecycle
+from rubricate.rubric.model import ScoreValue
 
-if TYPE_CHECKING:
-    from rubricate.rubric.model import ScoreValue
+Scores = Mapping[str, ScoreValue]
+FeedbackKind = Literal["revise", "note", "rate", "dispute"]
 
-__all__ = [
-    "Approval",
-    "AutoScore",
-    "Feedback",
-    "JobState",
-    "OverrideInfo",
-    "Scores",
-    "VersionInfo",
-    "job_state",
-]
+
+@dataclass(frozen=True)
+class VersionInfo:
+    """One version of the PR: a distinct change, with every head commit seen for it.
+
+    `change_id` digests the PR's own change (merge base to head); versions recorded before
+    it existed have only their `tree_sha`. `at` is when the version was first recorded;
+    `since` when it last became the current version (a head that returns to this change makes
+    it current again).
+    """
+
+    number: int
+    head_sha: str | None
+    tree_sha: str | None
+    heads: tuple[str, ...]
+    at: datetime
+    since: datetime
+    change_id: str | None = None
+
+    def holds(self, tree_sha: str | None, change_id: str | None) -> bool:
+        """True when a head with this tree and change is this version.
+
+        With a known change, the change must be this version's. Without one (git was off), a
+        version bound to a change is never matched by tree alone; an older version without a
+        change matches by tree, as it always did.
+        """
+        if change_id is not None:
+            return self.change_id == change_id
+        return self.change_id is None and tree_sha is not None and self.tree_sha == tree_sha
+
+
+@dataclass(frozen=True)
+class OverrideInfo:
+    """An override of a failing approval; kept and shown forever."""
+
+    version: int
+    reason: str
+    actor: str
+    at: datetime
+
+
+@dataclass(frozen=True)
+class Approval:
+    """A reviewer's approval of a version with its scores, and any override of it."""
+
+    version: int
+    scores: Scores
+    weighted_total: float | None
+    normalized: float | None
+    verdict: str
+    actor: str
+    at: datetime
+    override: OverrideInfo | None = None
+
+
+def approval_of(event: Event) -> Approval:
+    """The approval an `approved` event records (without any override)."""
+    return Approval(
+        version=event.version,
+        scores=dict(event.scores or {}),
+        weighted_total=event.weighted_total,
+        normalized=event.normalized,
+        verdict=event.verdict or "incomplete",
+        actor=event.actor,
+        at=event.at,
+    )
+
+
+@dataclass(frozen=True)
+class AutoScore:
+    """The automatic (evidence and judge) score of a version, with its evidence entries."""
+
+    version: int
+    scores: Scores
+    weighted_total: float | None
+    verdict: str | None
+    source: str
+    evidence: tuple[Mapping[str, Any], ...]
+
+
+@dataclass(frozen=True)
+class Feedback:
+    """Free text recorded for a job: a revision request, a score note, a rating or a dispute."""
+
+    kind: FeedbackKind
+    version: int
+    actor: str
+    at: datetime
+    text: str
+    rating: int | None = None
+
+
 PR_DELIVERY = "pr:"
 
 
@@ -132,7 +191,24 @@ class JobState:
 
 
 def job_state(events: Sequence[Event], repo: str, pr: int) -> JobState:
-    """Fold the events of one PR job, given in ledger order (others skipped; ids count once)."""
+    """Fold the events of one PR job, given in ledger order (others skipped; ids count once).
+
+    - Events apply in time order; at the same time, the commands of one comment apply as
+      written and different deliveries in ledger order.
+    - Versions come from the events' `version`, `head_sha`, `tree_sha` and `change_id`; a
+      rebase that keeps the PR's own change adds a head to the same version.
+    - The current version is the version of the latest pull-request event (delivery `pr:...`),
+      so a head that returns to an older tree makes that version current again; without such
+      events it is the newest version.
+    - In `scores`, an absent criterion means "no information" and an explicit null "not
+      applicable". Reviewer scores are kept per version, merged over every reviewer, and
+      FIRST_SUBMISSION merges its events criterion by criterion as the ledger fold does: a
+      later value, an explicit null included, replaces an earlier one.
+    - Whether the job is abandoned is the ledger's one lifecycle rule
+      (`rubricate.ledger.fold.job_lifecycle`): a job reopened after `abandoned` is open again.
+    - An `approved` event with `override` marks the approval of its version overridden;
+      `revision_requested` withdraws the approval of its version.
+    """
     unique = list({e.id: e for e in events if e.repo == repo and e.pr == pr}.values())
     first_seen: dict[str, int] = {}
     for position, event in enumerate(unique):

@@ -1,37 +1,26 @@
-"""A merge queue's group: which PRs it holds and whether each has a green gate (pure).
+"""A merge queue's group: its payload, each entry's check, and the group's one status (pure).
 
-GitHub's merge queue tests a temporary commit, `merge_group.head_sha`, on a branch named
-`gh-readonly-queue/<base>/pr-<N>-<sha>`, where `<sha>` is the commit the entry was built on (the
-base tip, or the previous entry's group commit), never PR #N's head. The group holds the base
-plus every PR queued up to and including #N; `rubricate.bot.queue_entries` cuts its commits into
-one entry per PR.
-
-`rubricate/approval` on the group's head is success only when every commit from the base to the
-head is attributed to a PR whose current change is approved (a passing verdict or an override),
-and each entry holds exactly that approved change: the base of the entry merged with one of the
-approved version's heads (its second parent, for a merge commit) gives the entry's tree. Anything
-else fails closed, naming the commit or the PR and why. A queue run appends no ledger event.
+The rule is DESIGN.md §5 ("Merge queues"); `rubricate.bot.queue_entries` cuts the group's
+commits into one entry per queued PR, and `group_status` says when the group is green.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rubricate.bot.effects import Log, SetStatus, StatusState
 from rubricate.bot.events import Ignored, MergeGroupEvent
+from rubricate.bot.gate import status_text
+from rubricate.bot.jobstate import JobState
 from rubricate.bot.queue_entries import Entry, GroupEntries, QueueBranch
 from rubricate.errors import PayloadError
 from rubricate.gitnames import ref_error, sha_error
 
-if TYPE_CHECKING:
-    from rubricate.bot.jobstate import JobState
-
 QUEUE_REF = re.compile(
     r"^refs/heads/gh-readonly-queue/(?P<base>.+)/pr-(?P<pr>[0-9]{1,9})-(?P<sha>[0-9a-f]{40}|[0-9a-f]{64})$"
 )
-STATUS_LIMIT = 140
 Trees = Mapping[tuple[str, str], str | None]
 """(entry start, PR head) → the tree of the start merged with the head (None: not computable)."""
 
@@ -135,16 +124,22 @@ def _approval_problem(job: JobState) -> str | None:
 def group_status(
     event: MergeGroupEvent, grouped: GroupEntries, jobs: Mapping[int, JobState], trees: Trees
 ) -> list[SetStatus | Log]:
-    """The group's `rubricate/approval` status, and a log line naming every PR."""
+    """The group's `rubricate/approval` status, and a log line naming every PR.
+
+    `rubricate/approval` on the group's head is success only when every commit from the base to
+    the head is attributed to a PR whose current change is approved (a passing verdict or an
+    override), and each entry holds exactly that approved change: the base of the entry merged
+    with one of the approved version's heads (its second parent, for a merge commit) gives the
+    entry's tree. Anything else fails closed, naming the commit or the PR and why. A queue run
+    appends no ledger event.
+    """
     problems = [(e.pr, entry_problem(e, jobs[e.pr], trees)) for e in grouped.entries]
     bad = [f"#{pr}: {why}" for pr, why in problems if why is not None]
     if grouped.problem is not None:
         bad.insert(0, grouped.problem)
     names = ", ".join(f"#{e.pr}" for e in grouped.entries)
     state: StatusState = "failure" if bad or not grouped.entries else "success"
-    text = "merge queue: " + ("; ".join(bad) if bad else f"{names} approved")
-    if len(text) > STATUS_LIMIT:
-        text = text[: STATUS_LIMIT - 1] + "…"
+    text = status_text("merge queue: " + ("; ".join(bad) if bad else f"{names} approved"))
     log = Log(
         f"merge group {event.head_sha[:12]} on {event.base_ref}: {names or 'no entry'}",
         {

@@ -1,33 +1,17 @@
-"""The graders hand-off: a finished graders run, and its results recorded as evidence (pure).
+"""A verified graders run's results, recorded as untrusted evidence for its PR job (pure).
 
-`rubricate.bot.payload.parse_graders_run` reads a `workflow_run` payload (action `completed`,
-any conclusion) of a run started by `pull_request`: the graders workflow. It names no PR that
-can be trusted: for a fork, `workflow_run.pull_requests` is empty, and the run's artifact is
-written by the PR's own code.
-The shell finds the PR through the artifact, verifies it against the API (the PR's current head
-must be the run's head), and only then builds a `GradersEvent` for `on_graders`.
-
-The graders ran the PR's own code in an unprivileged job, so what they report is evidence for
-reviewers, never a gate:
-- one `review_scored` event with `source: auto` for the version whose heads include the run's
-  head, delivery `graders:<run_id>`, so a replay records nothing new;
-- each check is matched by id (`grader:<id>`) to a grader of the base branch's config; the
-  criterion comes from that config, never from the artifact, and the value in [0, 1] is mapped
-  onto the rubric's scale as a local grader's is (several graders of a criterion: the lowest);
-- a grader score fills a criterion only where no reviewer scored that version; the version's
-  other automatic scores and evidence are kept, and earlier graders entries are replaced;
-- every graders entry is marked `untrusted: true`; the sticky comment and the check run show
-  the findings under a note saying the unprivileged graders run reported them;
-- the gate status is never touched.
-Nothing is recorded for a head the ledger has not placed in a version yet, or for a closed PR.
+The shell finds the run's PR through its artifact and verifies it against the API (the PR's
+current head must be the run's head) before it builds the `GradersEvent` `on_graders` takes.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING
 
+from rubricate.bot.check_run import check_run, recorded_annotations
 from rubricate.bot.effects import Annotate, AppendEvents, Effect, Log
+from rubricate.bot.events import GradersEvent, HandlerContext
+from rubricate.bot.jobstate import AutoScore, JobState, VersionInfo
 from rubricate.bot.markdown import number
 from rubricate.bot.record import (
     Stamp,
@@ -38,19 +22,13 @@ from rubricate.bot.record import (
     new_event,
     scored,
 )
-from rubricate.bot.render import outputs, sticky
-from rubricate.bot.views import check_run, recorded_annotations
+from rubricate.bot.sticky import outputs, sticky
 from rubricate.errors import ScoreError
 from rubricate.evidence.graders import check_id
+from rubricate.evidence.report_model import CheckResult
+from rubricate.ledger.event import Event
+from rubricate.rubric.model import Rubric
 from rubricate.rubric.scoring import resolve_criterion_id
-
-if TYPE_CHECKING:
-    from rubricate.bot.events import GradersEvent, HandlerContext
-    from rubricate.bot.jobstate import AutoScore, JobState, VersionInfo
-    from rubricate.evidence.report_model import CheckResult
-    from rubricate.ledger.event import Event
-    from rubricate.rubric.model import Rubric
-
 
 ACTOR = "rubricate-graders"
 NOT_PLACED = (
@@ -63,7 +41,22 @@ REVIEWER_KEPT = "{criterion}: the reviewer's score is kept; {check} only adds ev
 
 
 def on_graders(event: GradersEvent, job: JobState, ctx: HandlerContext) -> list[Effect]:
-    """The effects of a verified graders run on its PR job."""
+    """The effects of a verified graders run on its PR job.
+
+    The graders ran the PR's own code in an unprivileged job, so what they report is evidence for
+    reviewers, never a gate:
+    - one `review_scored` event with `source: auto` for the version whose heads include the run's
+      head, delivery `graders:<run_id>`, so a replay records nothing new;
+    - each check is matched by id (`grader:<id>`) to a grader of the base branch's config; the
+      criterion comes from that config, never from the artifact, and the value in [0, 1] is mapped
+      onto the rubric's scale as a local grader's is (several graders of a criterion: the lowest);
+    - a grader score fills a criterion only where no reviewer scored that version; the version's
+      other automatic scores and evidence are kept, and earlier graders entries are replaced;
+    - every graders entry is marked `untrusted: true`; the sticky comment and the check run show
+      the findings under a note saying the unprivileged graders run reported them;
+    - the gate status is never touched.
+    Nothing is recorded for a head the ledger has not placed in a version yet, or for a closed PR.
+    """
     where = f"graders run {event.run.run_id} on #{event.number} at {event.head_sha[:7]}"
     version = job.version_of_head(event.head_sha)
     if version is None:

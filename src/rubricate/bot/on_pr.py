@@ -1,30 +1,19 @@
 """Pull-request lifecycle events: versions, automatic scores, merge and abandonment (pure).
 
-- opened / reopened / ready_for_review / synchronize: the head is placed in a version. The first
-  version records a FIRST_SUBMISSION from the automatic report. A version is bound to the PR's
-  own change, the diff from the merge base to the head (`change_id`): a push that changes it
-  opens a new version scored automatically, even when the tree stays the same (a
-  `git merge -s ours` of the base); a rebase or a merge of the base that leaves the change as
-  it was adds the head to the same version, so scores and the gate carry over to the new head
-  commit. A head that returns to an older version's change (a force-push back) makes that
-  version current again, and the gate is that version's own: pending unless it has a passing
-  or overridden approval.
-- A head event older than the latest one recorded (a delivery that arrives late, or a re-run of
-  an old run) changes nothing: it is logged and ignored.
-- edited with a change of base (a retarget): always a new version against the new base, gate
-  pending, with the config read again for the new base.
-- closed: `final_approval` when merged (gate passed, overridden or bypassed), else `abandoned`.
-  A merged revert records a `disputed` event on the PR it reverts.
+`on_pull_request` says what each action records; the version rules are DESIGN.md §5 ("Rebases
+keep scores").
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
-from typing import TYPE_CHECKING
 
+from rubricate.bot.check_run import check_run
 from rubricate.bot.effects import AppendEvents, Effect, Log
+from rubricate.bot.events import HandlerContext, PullRequestEvent
 from rubricate.bot.gate import status
+from rubricate.bot.jobstate import JobState
 from rubricate.bot.placement import Bound, Placement, merge_choice, place_head
 from rubricate.bot.record import (
     Stamp,
@@ -35,16 +24,11 @@ from rubricate.bot.record import (
     scored,
     source_evidence,
 )
-from rubricate.bot.render import outputs, sticky
-from rubricate.bot.views import check_run
+from rubricate.bot.sticky import outputs, sticky
 from rubricate.bot.visible import reverted_pr
+from rubricate.evidence.snapshot import Snapshot
 from rubricate.ledger.event import Event, EventKind, Override
-
-if TYPE_CHECKING:
-    from rubricate.bot.events import HandlerContext, PullRequestEvent
-    from rubricate.bot.jobstate import JobState
-    from rubricate.evidence.snapshot import Snapshot
-    from rubricate.rubric.model import ScoreValue
+from rubricate.rubric.model import ScoreValue
 
 _REPEATABLE = ("reopened", "closed", "edited")
 
@@ -52,7 +36,24 @@ _REPEATABLE = ("reopened", "closed", "edited")
 def on_pull_request(
     event: PullRequestEvent, snapshot: Snapshot | None, job: JobState, ctx: HandlerContext
 ) -> list[Effect]:
-    """The effects of a pull-request event."""
+    """The effects of a pull-request event.
+
+    - opened / reopened / ready_for_review / synchronize: the head is placed in a version. The first
+      version records a FIRST_SUBMISSION from the automatic report. A version is bound to the PR's
+      own change, the diff from the merge base to the head (`change_id`): a push that changes it
+      opens a new version scored automatically, even when the tree stays the same (a
+      `git merge -s ours` of the base); a rebase or a merge of the base that leaves the change as
+      it was adds the head to the same version, so scores and the gate carry over to the new head
+      commit. A head that returns to an older version's change (a force-push back) makes that
+      version current again, and the gate is that version's own: pending unless it has a passing
+      or overridden approval.
+    - A head event older than the latest one recorded (a delivery that arrives late, or a re-run of
+      an old run) changes nothing: it is logged and ignored.
+    - edited with a change of base (a retarget): always a new version against the new base, gate
+      pending, with the config read again for the new base.
+    - closed: `final_approval` when merged (gate passed, overridden or bypassed), else `abandoned`.
+      A merged revert records a `disputed` event on the PR it reverts.
+    """
     if event.action == "closed":
         return _closed(event, snapshot, job, ctx)
     return _head_seen(event, snapshot, job, ctx)

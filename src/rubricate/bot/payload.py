@@ -15,21 +15,21 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rubricate.bot.events import (
+    BotEvent,
     CommentEvent,
     GradersRun,
     Ignored,
+    MergeGroupEvent,
     PullRequestEvent,
     ReviewEvent,
 )
+from rubricate.bot.merge_queue import parse_merge_group
 from rubricate.bot.visible import has_command, without_lone_surrogates
 from rubricate.errors import PayloadError as PayloadError
 from rubricate.gitnames import ref_error, sha_error
-
-if TYPE_CHECKING:
-    from rubricate.bot.events import BotEvent, MergeGroupEvent
 
 PR_EVENTS = ("pull_request", "pull_request_target")
 PR_ACTIONS = ("opened", "reopened", "ready_for_review", "synchronize", "closed", "edited")
@@ -45,8 +45,6 @@ def parse_event(
     payload = without_lone_surrogates(payload)
     action = payload.get("action")
     if event_name == "merge_group":
-        from rubricate.bot.merge_queue import parse_merge_group  # its handling loads with it
-
         return parse_merge_group(payload)
     if event_name == "workflow_run":
         return parse_graders_run(payload)

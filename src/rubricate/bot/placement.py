@@ -11,12 +11,9 @@ no tree) lands in a new version, which no one approved: the merge is `bypassed`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from rubricate.bot.gate import FinalChoice, final_choice
-
-if TYPE_CHECKING:
-    from rubricate.bot.jobstate import JobState
+from rubricate.bot.jobstate import JobState
+from rubricate.bot.standing import FinalChoice, final_choice
 
 
 @dataclass(frozen=True)

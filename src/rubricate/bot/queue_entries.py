@@ -1,25 +1,8 @@
 """A merge queue group's entries: which commits each queued PR put in the group (pure).
 
-GitHub builds a merge queue group on `gh-readonly-queue/<base>/pr-<N>-<sha>`. `<sha>` is the
-commit the entry was built on: the base tip for the first entry, else the previous entry's group
-commit. It is never PR #N's head. The group's first-parent line from `base_sha` to its head holds,
-in queue order, what each queued PR adds:
-
-- the merge method: one merge commit per PR, its second parent the PR's head;
-- the squash method: one commit per PR, its subject ending with `(#N)` by default;
-- the rebase method: the PR's commits replayed, naming no PR.
-
-The entries are cut from that line, newest first, by what is certain:
-- the commits after `<sha>` are PR #N's (GitHub's own branch name says so);
-- an earlier entry ends at the tip of another queue branch of the same base, and starts at the
-  commit that branch names (GitHub keeps a queued entry's branch while it is queued);
-- else at a merge commit `Merge pull request #K from …` (one commit, head the second parent) or a
-  one-parent commit whose subject ends with `(#K)` (one commit);
-- commits the base branch already holds were merged (an earlier entry landed meanwhile).
-
-Anything else cannot be attributed, and the group fails closed naming the commit. A subject only
-says which PR to check: each entry's content is then checked against that PR's approved change
-(`rubricate.bot.merge_queue`), so a subject that lies attributes nothing.
+GitHub builds a group on `gh-readonly-queue/<base>/pr-<N>-<sha>`, where `<sha>` is the commit
+the entry was built on, never PR #N's head (DESIGN.md §5, "Merge queues"); `group_entries`
+says how the group's commits are cut into entries.
 """
 
 from __future__ import annotations
@@ -86,7 +69,27 @@ def group_entries(
     branches: Sequence[QueueBranch] = (),
     base_tip: str | None = None,
 ) -> GroupEntries:
-    """Cut the group's first-parent line (oldest first, `base_sha` excluded) into entries."""
+    """Cut the group's first-parent line (oldest first, `base_sha` excluded) into entries.
+
+    The group's first-parent line from `base_sha` to its head holds,
+    in queue order, what each queued PR adds:
+
+    - the merge method: one merge commit per PR, its second parent the PR's head;
+    - the squash method: one commit per PR, its subject ending with `(#N)` by default;
+    - the rebase method: the PR's commits replayed, naming no PR.
+
+    The entries are cut from that line, newest first, by what is certain:
+    - the commits after `<sha>` are PR #N's (GitHub's own branch name says so);
+    - an earlier entry ends at the tip of another queue branch of the same base, and starts at the
+      commit that branch names (GitHub keeps a queued entry's branch while it is queued);
+    - else at a merge commit `Merge pull request #K from …` (one commit, head the second
+      parent) or a one-parent commit whose subject ends with `(#K)` (one commit);
+    - commits the base branch already holds were merged (an earlier entry landed meanwhile).
+
+    Anything else cannot be attributed, and the group fails closed naming the commit. A subject only
+    says which PR to check: each entry's content is then checked against that PR's approved change
+    (`rubricate.bot.merge_queue`), so a subject that lies attributes nothing.
+    """
     index = {c.sha: i for i, c in enumerate(commits)}
     if not commits or commits[-1].sha != head_sha or commits[0].parents[:1] != (base_sha,):
         return GroupEntries(

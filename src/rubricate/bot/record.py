@@ -12,10 +12,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, cast, get_args
+from typing import Any, cast, get_args
 
 from pydantic import ValidationError
 
+from rubricate.bot.jobstate import AutoScore
 from rubricate.evidence.report_model import CheckResult, ScoreReport, to_scale
 from rubricate.ledger.event import (
     ActorRole,
@@ -28,10 +29,7 @@ from rubricate.ledger.event import (
 )
 from rubricate.ledger.trust import natural_key
 from rubricate.rubric import scoring
-
-if TYPE_CHECKING:
-    from rubricate.bot.gate import AutoScore
-    from rubricate.rubric.model import Rubric, ScoreValue
+from rubricate.rubric.model import Rubric, ScoreValue
 
 MAX_FINDINGS = 50
 MAX_EVIDENCE_TEXT = 300

@@ -1,19 +1,7 @@
 """What a reader sees of a comment or PR body, and what that visible text links to (pure).
 
-`visible_lines` keeps the lines GitHub shows as prose, in one linear pass with no backtracking
-regex, so a hostile body of any shape costs time proportional to its length:
-- fenced code blocks (three or more backticks or tildes, up to three spaces of indent, closed by
-  a run of the same character at least as long; an unclosed fence runs to the end) are dropped;
-- HTML comments are dropped, also when they span lines;
-- when asked, quoted lines are dropped with their lazy continuation lines (CommonMark: a line
-  right after a quoted line of text, with no blank line between, still belongs to the quote);
-- `without_inline_code` blanks inline code spans of one line.
-
-From the visible text: `linked_issues` reads GitHub's closing keywords (`Closes #12`,
-`fixes owner/repo#34`, `Resolved: #5`, issue URLs on the same server); only issues of the PR's
-own repository count for the spec and the deadline (`same_repo`). `reverted_pr` reads what
-GitHub's "Revert" button writes: a title `Revert "<title>"` and a body line
-`Reverts owner/repo#N` naming a PR of the same repository; anything else records no dispute.
+`visible_lines` and `command_lines` keep what GitHub shows as prose; `linked_issues` and
+`reverted_pr` read the issues a body closes and the PR a revert undoes from that text.
 """
 
 from __future__ import annotations
@@ -21,11 +9,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from rubricate.bot.events import PullRequestEvent
-
+from rubricate.judge.hidden import hides_element
 
 COMMAND_LINE = re.compile(r"^ {0,3}/([A-Za-z][A-Za-z0-9_-]*)(?:[ \t]+(.*))?$")
 """A command attempt: `/word` at the start of a line, then a space or the end of the line."""
@@ -40,7 +26,17 @@ _MAX_INDENT = 3
 
 
 def visible_lines(body: str, *, drop_quotes: bool = True) -> list[tuple[int, str]]:
-    """`(line number, text)` of the lines left after stripping code, comments (and quotes)."""
+    """`(line number, text)` of the lines left after stripping code, comments (and quotes).
+
+    Keeps the lines GitHub shows as prose, in one linear pass with no backtracking
+    regex, so a hostile body of any shape costs time proportional to its length:
+    - fenced code blocks (three or more backticks or tildes, up to three spaces of indent, closed by
+      a run of the same character at least as long; an unclosed fence runs to the end) are dropped;
+    - HTML comments are dropped, also when they span lines;
+    - when asked, quoted lines are dropped with their lazy continuation lines (CommonMark: a line
+      right after a quoted line of text, with no blank line between, still belongs to the quote);
+    - `without_inline_code` blanks inline code spans of one line.
+    """
     kept: list[tuple[int, str]] = []
     fence: str | None = None
     in_comment = quoted = False
@@ -102,8 +98,6 @@ def _outside_unshown(
 ) -> tuple[str | None, tuple[str, int] | None]:
     """The line's text before any unshown element (None inside one), and the element (name,
     depth) still open after the line."""
-    from rubricate.judge.hidden import hides_element
-
     shown = text if inside is None else None
     scan = _INLINE_CODE.sub(lambda code: " " * len(code.group()), text)
     for tag in _TAG.finditer(scan):
@@ -211,7 +205,12 @@ class IssueRef:
 def linked_issues(
     body: str, repo: str, *, server_url: str = "https://github.com"
 ) -> list[IssueRef]:
-    """The issues `body` closes, in order of appearance, without duplicates."""
+    """The issues `body` closes, in order of appearance, without duplicates.
+
+    Read from the visible text: GitHub's closing keywords (`Closes #12`,
+    `fixes owner/repo#34`, `Resolved: #5`, issue URLs on the same server); only issues of the PR's
+    own repository count for the spec and the deadline (`same_repo`).
+    """
     host = _host(server_url)
     found: list[IssueRef] = []
     for match in _PATTERN.finditer(visible_text(body or "")):
@@ -243,11 +242,31 @@ def _host(server_url: str) -> str:
 
 
 REVERT_TITLE = 'Revert "'
+
+
+class PullText(Protocol):
+    """What `reverted_pr` reads of a pull request (a `PullRequestEvent` has it)."""
+
+    @property
+    def title(self) -> str: ...
+    @property
+    def body(self) -> str: ...
+    @property
+    def repo(self) -> str: ...
+    @property
+    def number(self) -> int: ...
+
+
 _REVERTS = re.compile(r"^\s*Reverts\s+(?:([\w.-]+/[\w.-]+))?#(\d+)\b")
 
 
-def reverted_pr(event: PullRequestEvent) -> int | None:
-    """The PR of the same repository a revert PR undoes, or None when it is no revert."""
+def reverted_pr(event: PullText) -> int | None:
+    """The PR of the same repository a revert PR undoes, or None when it is no revert.
+
+    Reads what
+    GitHub's "Revert" button writes: a title `Revert "<title>"` and a body line
+    `Reverts owner/repo#N` naming a PR of the same repository; anything else records no dispute.
+    """
     if not event.title.startswith(REVERT_TITLE):
         return None
     for _, line in visible_lines(event.body):

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from rubricate.evidence.report_model import CheckResult, CheckStatus, Finding, Severity
 
 if TYPE_CHECKING:
-    from rubricate.config import Grader
+    from rubricate.config import GraderCommand
     from rubricate.evidence.snapshot import Snapshot
     from rubricate.rubric.model import Rubric
 
@@ -42,7 +42,7 @@ class GraderRun:
     error: str | None = None
 
 
-def check_id(grader: Grader) -> str:
+def check_id(grader: GraderCommand) -> str:
     """The check id of a grader's result."""
     return f"grader:{grader.id}"
 
@@ -70,7 +70,7 @@ def grader_payload(snapshot: Snapshot, rubric: Rubric) -> dict[str, Any]:
     }
 
 
-def skipped_graders(graders: Sequence[Grader], reason: str) -> list[CheckResult]:
+def skipped_graders(graders: Sequence[GraderCommand], reason: str) -> list[CheckResult]:
     """A `skip` result for each grader, saying why it did not run."""
     return [
         CheckResult(
@@ -84,7 +84,7 @@ def skipped_graders(graders: Sequence[Grader], reason: str) -> list[CheckResult]
     ]
 
 
-def grader_result(grader: Grader, run: GraderRun) -> CheckResult:
+def grader_result(grader: GraderCommand, run: GraderRun) -> CheckResult:
     """Read a grader's answer into a check result (value in [0, 1] for its criterion)."""
     cid = check_id(grader)
     failure = _failure(grader, run)
@@ -104,7 +104,7 @@ def grader_result(grader: Grader, run: GraderRun) -> CheckResult:
     return CheckResult(cid, status, tuple(findings), grader.criterion, None, evidence, value)
 
 
-def _failure(grader: Grader, run: GraderRun) -> str | None:
+def _failure(grader: GraderCommand, run: GraderRun) -> str | None:
     if run.error is not None:
         return f"could not run: {run.error}"
     if run.timed_out:
@@ -115,13 +115,13 @@ def _failure(grader: Grader, run: GraderRun) -> str | None:
     return None
 
 
-def _error(grader: Grader, message: str) -> CheckResult:
+def _error(grader: GraderCommand, message: str) -> CheckResult:
     finding = Finding(check_id(grader), message, severity="error")
     evidence = (f"`{grader.run}`: {message.splitlines()[0]}",)
     return CheckResult(check_id(grader), "error", (finding,), grader.criterion, None, evidence, 0.0)
 
 
-def _by_exit_code(grader: Grader, run: GraderRun) -> CheckResult:
+def _by_exit_code(grader: GraderCommand, run: GraderRun) -> CheckResult:
     cid = check_id(grader)
     if run.returncode == 0:
         return CheckResult(

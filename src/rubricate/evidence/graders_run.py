@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from rubricate.evidence.graders import GraderRun, grader_result, skipped_graders
 
 if TYPE_CHECKING:
-    from rubricate.config import Grader
+    from rubricate.config import GraderCommand
     from rubricate.evidence.report_model import CheckResult
 
 UNTRUSTED = "graders run PR code, so they run only in local mode or a trusted (unprivileged) job"
@@ -29,7 +29,11 @@ SECRET_NAMES = re.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE_?KEY|C
 
 
 def run_graders(
-    graders: Sequence[Grader], snapshot_payload: dict[str, Any], cwd: str | Path, *, trusted: bool
+    graders: Sequence[GraderCommand],
+    snapshot_payload: dict[str, Any],
+    cwd: str | Path,
+    *,
+    trusted: bool,
 ) -> list[CheckResult]:
     """Run each grader and read its answer; only skip results when not trusted."""
     if not trusted:
@@ -46,7 +50,9 @@ def grader_env(environ: Mapping[str, str]) -> dict[str, str]:
     return env
 
 
-def _run_one(grader: Grader, stdin: bytes, cwd: str | Path, env: dict[str, str]) -> GraderRun:
+def _run_one(
+    grader: GraderCommand, stdin: bytes, cwd: str | Path, env: dict[str, str]
+) -> GraderRun:
     try:
         proc = subprocess.Popen(
             grader.run,

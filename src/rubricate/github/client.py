@@ -22,7 +22,7 @@ from github.PullRequest import PullRequest
 from urllib3.exceptions import ProtocolError
 
 from github import Auth, Github, GithubException, GithubRetry
-from rubricate.config import ROLE_ORDER
+from rubricate.bot.command_table import ROLE_ORDER
 from rubricate.errors import AnswerLost, HandoffRefused
 from rubricate.errors import GitHubError as GitHubError
 from rubricate.redaction import redact_tokens

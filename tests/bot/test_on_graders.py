@@ -22,7 +22,7 @@ from rubricate.bot.effects import (
 )
 from rubricate.bot.events import GradersEvent, GradersRun, Ignored
 from rubricate.bot.payload import PayloadError, parse_event, parse_graders_run
-from rubricate.config import Config, Grader
+from rubricate.config import Config, GraderCommand
 from rubricate.errors import HandoffRefused
 from rubricate.evidence.graders_handoff import Handoff, HandoffLimits, read_handoff
 from rubricate.evidence.report_model import CheckResult, Finding
@@ -42,8 +42,8 @@ from .handoff_files import (
 )
 
 GRADERS = (
-    Grader(id="tests", run="pytest -q", criterion="quality"),
-    Grader(id="lint", run="ruff check .", criterion="verif"),
+    GraderCommand(id="tests", run="pytest -q", criterion="quality"),
+    GraderCommand(id="lint", run="ruff check .", criterion="verif"),
 )
 FINDING = {"path": "src/app.py", "line": 3, "message": "slow <b>@alice</b>", "severity": "warning"}
 KEYS = st.sampled_from(["id", "status", "value", "findings", "message", "path", "line"])

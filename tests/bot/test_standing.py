@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from types import SimpleNamespace
 
-from rubricate.bot.gate import FinalChoice, final_choice
+from rubricate.bot.standing import FinalChoice, final_choice
 from rubricate.catchup import plan_catch_up
 from rubricate.ledger.event import Event
 from rubricate.rubric.model import Rubric

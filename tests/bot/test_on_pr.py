@@ -267,13 +267,6 @@ def test_findings_become_annotations_and_folded_details(bot: Harness) -> None:
     assert "missing property 'id'" in sticky.replace("\\", "")
 
 
-def test_status_description_is_at_most_140_characters(bot: Harness) -> None:
-    bot.open()
-    bot.say("/approve spec=1 completeness=1 quality=1 verif=1 format=1")
-    for effect in of_type(bot.effects, SetStatus):
-        assert len(effect.description) <= 140
-
-
 def test_event_author_stays_the_pr_author(bot: Harness) -> None:
     bot.open()
     bot.say("/score quality=3", actor=WRITER)

@@ -1,4 +1,4 @@
-"""The sticky comment and the job outputs, from the job state and the rubric (pure: no I/O).
+"""The sticky comment, and the job outputs whose step summary is its body (pure: no I/O).
 
 It shows the rubric and version, each criterion's automatic, judge and reviewer score with its
 evidence, the weighted total and verdict, the FIRST_SUBMISSION summary, the version history,
@@ -9,10 +9,11 @@ piece of user text is escaped.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rubricate.bot.effects import SetOutputs, UpsertComment
-from rubricate.bot.gate import effective, gate_of, gate_output, result_of
+from rubricate.bot.gate import gate_of, gate_output
+from rubricate.bot.jobstate import Approval, AutoScore, JobState, VersionInfo
 from rubricate.bot.markdown import (
     DASH,
     block,
@@ -25,10 +26,8 @@ from rubricate.bot.markdown import (
     table,
     truncate,
 )
-
-if TYPE_CHECKING:
-    from rubricate.bot.jobstate import Approval, AutoScore, JobState, VersionInfo
-    from rubricate.rubric.model import Rubric, ScoreResult
+from rubricate.bot.standing import effective, result_of
+from rubricate.rubric.model import Rubric, ScoreResult
 
 STICKY_MARKER = "<!-- rubricate:sticky -->"
 COMMENT_LIMIT = 65_000

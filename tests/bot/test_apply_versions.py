@@ -1,4 +1,5 @@
-"""Audit regressions: which version a head, a review or a comment belongs to (findings 1, 2, 11).
+"""A command applies to the version its author saw: a comment or review about an older one is
+refused, with a request to re-check (a review of a head not yet recorded: for a re-run).
 
 Also the `scores` rule shared with the ledger fold: an absent criterion means "no information",
 an explicit null "not applicable", and a later explicit null replaces an earlier value.
@@ -7,20 +8,13 @@ an explicit null "not applicable", and a later explicit null replaces an earlier
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 
-from rubricate.bot.effects import AppendEvents, Log, PostComment, SetStatus
+from rubricate.bot.effects import AppendEvents, MarkAnswered, PostComment, SetStatus
 from rubricate.bot.events import ReviewEvent
 from rubricate.bot.payload import parse_event
 
-from .conftest import (
-    AGORA_AUTO,
-    AGORA_PASS,
-    MAINTAINER,
-    Harness,
-    kinds,
-    load_fixture,
-    of_type,
-)
+from .conftest import AGORA_AUTO, AGORA_PASS, MAINTAINER, Harness, kinds, load_fixture, of_type
 
 A, B, C = "a" * 40, "b" * 40, "c" * 40
 TREE1, TREE2 = "1" * 40, "2" * 40
@@ -44,55 +38,6 @@ def review(body: str, commit: str, *, at: str, review_id: int = 555) -> ReviewEv
     event = parse_event("pull_request_review", payload)
     assert isinstance(event, ReviewEvent)
     return event
-
-
-def test_force_push_back_to_a_failing_version_is_not_green(bot: Harness) -> None:
-    bot.open(A, TREE1)
-    bot.say(LOW, comment_id=1, at="2024-03-01T11:00:00Z")
-    bot.push(B, TREE2, at="2024-03-02T10:00:00Z")
-    bot.say(PASS, comment_id=2, at="2024-03-02T11:00:00Z")
-    effects = bot.push(A, TREE1, at="2024-03-03T10:00:00Z")
-    assert statuses(effects) == [(A, "failure")]
-    assert kinds(effects) == ["review_scored"]
-    assert bot.job.current_version == 1
-    assert bot.job.current is not None
-    assert bot.job.current.since.day == 3
-    final = of_type(bot.close(merged=True, head=A), AppendEvents)[0].events[0]
-    assert (final.version, final.gate, final.verdict) == (1, "bypassed", "fail")
-
-
-def test_force_push_back_to_an_unapproved_version_is_pending(bot: Harness) -> None:
-    bot.open(A, TREE1)
-    bot.push(B, TREE2, at="2024-03-02T10:00:00Z")
-    bot.say(PASS, comment_id=2, at="2024-03-02T11:00:00Z")
-    assert statuses(bot.effects) == [(B, "success")]
-    effects = bot.push(A, TREE1, at="2024-03-03T10:00:00Z")
-    assert statuses(effects) == [(A, "pending")]
-    assert "v1" in of_type(effects, SetStatus)[0].description
-
-
-def test_a_new_head_with_an_older_tree_gets_that_versions_own_gate(bot: Harness) -> None:
-    bot.open(A, TREE1)
-    bot.say(PASS, comment_id=1, at="2024-03-01T11:00:00Z")
-    bot.push(B, TREE2, at="2024-03-02T10:00:00Z")
-    effects = bot.push(C, TREE1, at="2024-03-03T10:00:00Z")
-    assert statuses(effects) == [(C, "success")], "the approved tree is back: its approval stands"
-    assert bot.job.current is not None
-    assert (bot.job.current.number, bot.job.current.heads) == (1, (A, C))
-    final = of_type(bot.close(merged=True, head=C), AppendEvents)[0].events[0]
-    assert (final.version, final.gate) == (1, "passed")
-
-
-def test_going_back_and_forth_records_each_return_once(bot: Harness) -> None:
-    bot.open(A, TREE1)
-    bot.push(B, TREE2, at="2024-03-02T10:00:00Z")
-    bot.push(A, TREE1, at="2024-03-03T10:00:00Z")
-    again = bot.push(A, TREE1, at="2024-03-03T10:00:00Z")
-    assert not of_type(again, AppendEvents), "a replayed return records nothing"
-    bot.push(B, TREE2, at="2024-03-04T10:00:00Z")
-    assert bot.job.current_version == 2
-    assert [v.number for v in bot.job.versions] == [1, 2]
-    assert len(bot.ledger) == 4
 
 
 def test_a_score_after_a_return_to_v1_is_not_a_first_submission(bot: Harness) -> None:
@@ -166,41 +111,6 @@ def test_a_review_of_a_rebased_head_of_the_current_tree_applies(bot: Harness) ->
     assert statuses(effects) == [(C, "success")]
 
 
-def test_an_opened_event_handled_after_the_push_is_ignored(bot: Harness) -> None:
-    bot.push(B, TREE2, at="2024-03-02T10:00:00Z")
-    effects = bot.open(A, TREE1, at="2024-03-01T10:00:00Z")
-    assert not of_type(effects, AppendEvents)
-    assert not statuses(effects)
-    assert any("older than the latest head event" in e.message for e in of_type(effects, Log))
-    assert bot.job.current is not None
-    assert bot.job.current.head_sha == B
-
-
-def test_a_late_rebase_event_does_not_move_the_head_back(bot: Harness) -> None:
-    bot.open(A, TREE1)
-    bot.push(C, TREE1, at="2024-03-02T12:00:00Z")
-    effects = bot.push(B, TREE1, at="2024-03-02T11:00:00Z")
-    assert not of_type(effects, AppendEvents)
-    assert bot.job.current is not None
-    assert bot.job.current.head_sha == C
-
-
-def test_a_rerun_of_the_opened_event_after_close_does_not_reopen(bot: Harness) -> None:
-    bot.open(A, TREE1)
-    bot.close(merged=False, head=A, at="2024-03-05T12:00:00Z")
-    effects = bot.open(A, TREE1, at="2024-03-01T10:00:00Z")
-    assert not of_type(effects, AppendEvents)
-    assert bot.job.abandoned
-
-
-def test_automatic_events_leave_unscored_criteria_out(bot: Harness) -> None:
-    bot.open(A, TREE1, scores={"spec_adherence": 3})
-    (first,) = bot.ledger
-    assert first.scores == {"spec_adherence": 3}
-    bot.push(B, TREE2, at="2024-03-02T10:00:00Z", scores={})
-    assert bot.ledger[-1].scores == {}
-
-
 def test_a_later_explicit_null_replaces_an_earlier_reviewer_value(agora: object) -> None:
     from rubricate.rubric.model import Rubric
 
@@ -225,3 +135,18 @@ def test_a_later_explicit_null_replaces_an_earlier_reviewer_value(agora: object)
     approve = "/approve spec=4 completeness=4 verif=4 format=4"
     approved = of_type(bot.say(approve, comment_id=3, at="2024-03-01T13:00:00Z"), AppendEvents)
     assert (approved[0].events[-1].scores or {})["quality"] is None
+
+
+def test_a_review_of_the_unrecorded_head_is_left_for_a_rerun(bot: Harness) -> None:
+    """Only this refusal may be retried: its comment is not marked answered, so a re-run of the
+    job, once the push is recorded, applies it; any other refusal is answered for good."""
+    bot.open(A, TREE1)
+    event = replace(review(PASS, B, at="2024-03-02T11:00:00Z"), pr_head_sha=B)
+    unrecorded = bot.run(event, role="write")
+    assert "has not recorded as a version yet" in reply(unrecorded)
+    assert not of_type(unrecorded, AppendEvents)
+    assert not of_type(unrecorded, MarkAnswered)
+    event = replace(review(PASS, C, at="2024-03-02T11:00:00Z", review_id=556), pr_head_sha=B)
+    unknown = bot.run(event, role="write")
+    assert "has not seen as a head" in reply(unknown)
+    assert of_type(unknown, MarkAnswered) == [MarkAnswered("review:556")]
