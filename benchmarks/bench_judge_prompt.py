@@ -18,7 +18,7 @@ from typing import TypeVar
 
 from rubricate.cli.rubric_cmd import resolve_rubric
 from rubricate.config import JudgeConfig
-from rubricate.evidence.report_model import ScoreReport
+from rubricate.evidence.results import ScoreReport
 from rubricate.evidence.snapshot import FileChange, Snapshot
 from rubricate.judge.budget import Budget
 from rubricate.judge.prompt import Prompt, build_prompt

@@ -31,8 +31,8 @@ from rubricate.cli.rubric_cmd import resolve_rubric
 from rubricate.config import CONFIG_PATH, load_config
 from rubricate.evidence.autoscore import auto_score
 from rubricate.evidence.deliverable_schemas import schema_paths
-from rubricate.evidence.report_model import report_json
-from rubricate.evidence.score_report import render_markdown
+from rubricate.evidence.render import render_markdown
+from rubricate.evidence.results import report_json
 from rubricate.gitio.read import read_snapshot
 from rubricate.gitio.refs import read_commit_log, read_file_at
 

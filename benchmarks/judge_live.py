@@ -26,7 +26,7 @@ from typing import Any
 
 from rubricate.cli.rubric_cmd import resolve_rubric
 from rubricate.config import JudgeConfig
-from rubricate.evidence.report_model import ScoreReport
+from rubricate.evidence.results import ScoreReport
 from rubricate.evidence.snapshot import FileChange, Snapshot
 from rubricate.judge.service import judge_report
 from rubricate.rubric.scoring import score

@@ -37,7 +37,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from rubricate.evidence.paths import glob_escape
+from rubricate.evidence.file_kinds import glob_escape
 
 SUFFIXES = (".json", ".yaml", ".yml", ".toml")
 CHECK_TIMEOUT = 120

@@ -29,12 +29,18 @@ SHELL_PREFIXES = (
     "github/",
     "gitio/",
     "cli/",
+    "judge/adapter/",
+    "judge/cache",
     "judge/client",
     "judge/service",
+    "judge/step",
     "ledger/store",
     "ledger/backends",
     "ledger/pg_store",
     "ledger/pg_schema",
+    "report/files",
+    "report/pool",
+    "report/reuse",
     "report/site",
     "report/workers",
     "evidence/graders_run",
@@ -48,13 +54,19 @@ SHELL_MODULES = (
     "rubricate.gitio",
     "rubricate.github",
     "rubricate.action",
+    "rubricate.judge.adapter",
+    "rubricate.judge.cache",
     "rubricate.judge.client",
     "rubricate.judge.service",
+    "rubricate.judge.step",
     "rubricate.ledger.store",
     "rubricate.ledger.backends",
     "rubricate.ledger.pg_store",
     "rubricate.ledger.pg_schema",
     "rubricate.evidence.graders_run",
+    "rubricate.report.files",
+    "rubricate.report.pool",
+    "rubricate.report.reuse",
     "rubricate.report.site",
     "rubricate.report.workers",
     "rubricate.cli",
@@ -307,9 +319,7 @@ def test_every_error_is_a_rubricate_error() -> None:
 
 # Import cycles that remain, counting every import (lazy ones and those under TYPE_CHECKING).
 # Each is owned by work in progress and leaves this list when broken; the list may only shrink.
-KNOWN_CYCLES: list[list[str]] = [
-    ["rubricate.report.scores", "rubricate.report.stats"],
-]
+KNOWN_CYCLES: list[list[str]] = []
 
 
 def test_no_module_imports_itself_through_others() -> None:

@@ -1,4 +1,4 @@
-"""Checks for commit SHAs and ref names that came from outside (pure).
+"""Checks for commit SHAs, ref names and repository full names that came from outside (pure).
 
 A SHA or branch name read from a webhook payload, the view state or the command line reaches
 git's argv. A value such as `--upload-pack=touch x` would be read as an option, so every such
@@ -9,9 +9,14 @@ the rules of `git check-ref-format` that matter for safety.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+from typing import Final
 
 _SHA = re.compile(r"(?:[0-9a-f]{40}|[0-9a-f]{64})")
 _REF_FORBIDDEN = re.compile(r"[\x00-\x20\x7f~^:?*\[\\]")
+_NAME_PART = re.compile(r"[A-Za-z0-9_.-]+")
+REPO_PATTERN: Final = r"^(?!\.\.?/)[A-Za-z0-9_.-]+/(?!\.\.?$)[A-Za-z0-9_.-]+$"
+"""`owner/name` for editors and other tools; `is_full_name` is the check that counts."""
 
 
 def is_sha(value: object) -> bool:
@@ -55,3 +60,12 @@ def ref_error(value: object, what: str) -> str | None:
 def _show(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+@lru_cache(maxsize=1024)
+def is_full_name(repo: str) -> bool:
+    """True for `owner/name`: letters, digits, `_`, `.` and `-` in each part, never `.` or `..`."""
+    parts = repo.split("/")
+    return len(parts) == 2 and all(
+        _NAME_PART.fullmatch(part) and part not in (".", "..") for part in parts
+    )

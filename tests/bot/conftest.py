@@ -19,7 +19,7 @@ from rubricate.bot.jobstate import JobState, job_state
 from rubricate.bot.payload import parse_event
 from rubricate.cli.rubric_cmd import resolve_rubric
 from rubricate.config import Config
-from rubricate.evidence.report_model import CheckResult, CriterionScore, Finding, ScoreReport
+from rubricate.evidence.results import CheckResult, CriterionScore, Finding, ScoreReport
 from rubricate.evidence.snapshot import Snapshot
 from rubricate.ledger.event import Event
 from rubricate.rubric.model import Rubric, ScoreValue

@@ -25,8 +25,8 @@ from rubricate.bot.payload import PayloadError, parse_event, parse_graders_run
 from rubricate.config import Config, GraderCommand
 from rubricate.errors import HandoffRefused
 from rubricate.evidence.graders_handoff import Handoff, HandoffLimits, read_handoff
-from rubricate.evidence.report_model import CheckResult, Finding
-from rubricate.evidence.report_model import report_json as real_report_json
+from rubricate.evidence.results import CheckResult, Finding
+from rubricate.evidence.results import report_json as real_report_json
 from rubricate.ledger.trust import natural_key
 from rubricate.rubric.model import Rubric
 

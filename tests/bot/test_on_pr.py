@@ -14,7 +14,7 @@ from rubricate.bot.effects import (
 )
 from rubricate.bot.events import Ignored
 from rubricate.bot.payload import parse_event
-from rubricate.evidence.report_model import Finding
+from rubricate.evidence.results import Finding
 from rubricate.ledger.trust import natural_key
 
 from .conftest import (

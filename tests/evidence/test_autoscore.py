@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from rubricate.cli.rubric_cmd import resolve_rubric
 from rubricate.config import Config
 from rubricate.evidence.autoscore import auto_score
-from rubricate.evidence.report_model import CheckResult, Finding, to_scale
+from rubricate.evidence.results import CheckResult, Finding, to_scale
 from rubricate.evidence.snapshot import FileChange, Snapshot
 from rubricate.rubric.model import Criterion, PassRule, Rubric, Scale
 

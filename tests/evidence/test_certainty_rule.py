@@ -9,13 +9,13 @@ import pytest
 from rubricate.cli.rubric_cmd import resolve_rubric
 from rubricate.config import Config
 from rubricate.evidence.autoscore import auto_score
-from rubricate.evidence.report_model import (
+from rubricate.evidence.render import render_markdown, render_table
+from rubricate.evidence.results import (
     NOTE_FLOOR,
     Finding,
     check_result,
     report_json,
 )
-from rubricate.evidence.score_report import render_markdown, render_table
 from rubricate.rubric.model import Criterion, PassRule, Rubric, Scale
 
 from .gitrepo import snapshot_of

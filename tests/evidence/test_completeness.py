@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from rubricate.evidence.completeness import completeness_check
-from rubricate.evidence.report_model import CheckResult
+from rubricate.evidence.results import CheckResult
 from rubricate.evidence.spec import parse_spec
 
 from .gitrepo import FileValue, snapshot_of

@@ -11,7 +11,7 @@ import pytest
 from rubricate.config import Config
 from rubricate.evidence.deliverable_schemas import compile_deliverable_schemas
 from rubricate.evidence.format_check import format_check
-from rubricate.evidence.report_model import CheckResult
+from rubricate.evidence.results import CheckResult
 from rubricate.evidence.snapshot import MAX_PARSE_BYTES
 from rubricate.evidence.spec import parse_spec
 

@@ -13,8 +13,8 @@ import pytest
 
 from rubricate.cli.rubric_cmd import resolve_rubric
 from rubricate.evidence.completeness import completeness_check
-from rubricate.evidence.paths import not_authored
-from rubricate.evidence.report_model import CheckResult
+from rubricate.evidence.file_kinds import not_authored
+from rubricate.evidence.results import CheckResult
 from rubricate.evidence.snapshot import Attributes, FileChange, Snapshot
 from rubricate.evidence.spec import parse_spec
 from rubricate.evidence.verifiability import verifiability_check

@@ -7,14 +7,14 @@ import re
 import pytest
 
 from rubricate.cli.rubric_cmd import resolve_rubric
-from rubricate.evidence.report_model import (
+from rubricate.evidence.render import code, escape, render_markdown, render_table
+from rubricate.evidence.results import (
     CheckResult,
     CriterionScore,
     Finding,
     ScoreReport,
     report_json,
 )
-from rubricate.evidence.score_report import code, escape, render_markdown, render_table
 from rubricate.rubric.scoring import score
 
 NASTY = "<script>alert(1)</script> | @octocat **bold** `tick` [x](http://e) &amp;"

@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 from rubricate.cli.rubric_cmd import resolve_rubric
 from rubricate.config import Config, Deliverable
 from rubricate.evidence.autoscore import auto_score
-from rubricate.evidence.report_model import report_json
-from rubricate.evidence.score_report import render_markdown, render_table
+from rubricate.evidence.render import render_markdown, render_table
+from rubricate.evidence.results import report_json
 from rubricate.evidence.snapshot import FileChange, Snapshot
 from rubricate.evidence.spec import parse_spec
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from rubricate.config import Config
-from rubricate.evidence.report_model import CheckResult
+from rubricate.evidence.results import CheckResult
 from rubricate.evidence.spec import parse_spec
 from rubricate.evidence.spec_adherence import spec_adherence_check
 

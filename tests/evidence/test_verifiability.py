@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from rubricate.evidence.report_model import CheckResult
+from rubricate.evidence.results import CheckResult
 from rubricate.evidence.verifiability import verifiability_check
 
 from .gitrepo import FileValue, snapshot_of

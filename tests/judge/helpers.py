@@ -10,7 +10,7 @@ from typing import Any
 import httpx2
 
 from rubricate.cli.rubric_cmd import resolve_rubric
-from rubricate.evidence.report_model import CheckResult, CriterionScore, ScoreReport
+from rubricate.evidence.results import CheckResult, CriterionScore, ScoreReport
 from rubricate.evidence.snapshot import FileChange, Snapshot
 from rubricate.judge.calls import RawReply
 from rubricate.judge.known_answer import SYSTEM as KNOWN_ANSWER_SYSTEM

@@ -6,8 +6,8 @@ from dataclasses import replace
 
 import pytest
 
-from rubricate.judge import client_cache as cache_key_module
-from rubricate.judge.client_cache import JudgeCache, cache_key
+from rubricate.judge import cache as cache_key_module
+from rubricate.judge.cache import JudgeCache, cache_key
 
 from .helpers import agora, snapshot
 

@@ -8,7 +8,7 @@ from typing import Any
 import httpx2
 import pytest
 
-from rubricate.judge.client import JudgeCallError, OpenAIJudgeClient
+from rubricate.judge.adapter.client import JudgeCallError, OpenAIJudgeClient
 
 from .helpers import BASE, KEY, FakeClock, MockServer, answer, completion
 

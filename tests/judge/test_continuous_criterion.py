@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from rubricate.judge.levels import allowed_scores
-from rubricate.judge.prompt_text import CONTINUOUS_LEVELS, response_schema, system_message
+from rubricate.judge.prompt_text import CONTINUOUS_LEVELS, system_message
 from rubricate.judge.reply import parse_reply
+from rubricate.judge.reply_schema import response_schema
+from rubricate.judge.score_choices import allowed_scores
 from rubricate.rubric.loader import load_rubrics
 from rubricate.rubric.model import Rubric
 

@@ -6,16 +6,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rubricate.judge.levels import (
+from rubricate.judge.merge import NO_QUOTE, QUOTE_NOT_FOUND, guard
+from rubricate.judge.quotes import build_evidence, verified_quotes
+from rubricate.judge.reply import CriterionJudgment
+from rubricate.judge.score_choices import (
     allowed_scores,
     disagreement_bound,
     evidence_cap,
     needs_quote,
 )
-from rubricate.judge.merge import NO_QUOTE, QUOTE_NOT_FOUND, guard
-from rubricate.judge.reply import CriterionJudgment
-from rubricate.judge.scan import build_evidence, verified_quotes
-from rubricate.rubric.model import Rubric, normalize
+from rubricate.rubric.model import TOLERANCE, Rubric, normalize
 from rubricate.rubric.scoring import numeric
 
 from .helpers import agora, analytic, axes, checklist
@@ -139,13 +139,15 @@ def test_guard_invariants(case: tuple[Rubric, CriterionJudgment, float | None]) 
         if not judgment.verified:
             assert not needs_quote(rubric, final)
         return
-    assert abs(final - base) <= reach + 1e-9
-    lowest_in_reach = min(v for v in allowed_scores(rubric, criterion) if v >= base - reach - 1e-9)
+    assert abs(final - base) <= reach + TOLERANCE
+    lowest_in_reach = min(
+        v for v in allowed_scores(rubric, criterion) if v >= base - reach - TOLERANCE
+    )
     if not judgment.verified:
-        assert final <= max(cap, lowest_in_reach) + 1e-9
+        assert final <= max(cap, lowest_in_reach) + TOLERANCE
     if criterion.required:
-        assert final <= base + 1e-9
-    if abs(raw - base) > reach + 1e-9:
+        assert final <= base + TOLERANCE
+    if abs(raw - base) > reach + TOLERANCE:
         assert result.flags
     top = normalize(rubric.scale, max(allowed_scores(rubric, criterion)))
-    assert 0 - 1e-9 <= normalize(rubric.scale, final) <= max(1, top) + 1e-9
+    assert 0 - TOLERANCE <= normalize(rubric.scale, final) <= max(1, top) + TOLERANCE

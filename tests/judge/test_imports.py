@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 JUDGE = Path(__file__).resolve().parents[2] / "src" / "rubricate" / "judge"
-SHELL_MODULES = ("client", "service")
+SHELL_MODULES = ("cache", "client", "service", "step")
 SHELL_ONLY = {"openai", "github", "subprocess", "httpx", "httpx2", "socket", "requests"}
 
 PROBE = """
@@ -51,7 +51,7 @@ def test_pure_judge_modules_import_no_shell_library() -> None:
 
 
 def test_client_imports_openai_only_inside_functions() -> None:
-    tree = ast.parse((JUDGE / "client.py").read_text(encoding="utf-8"))
+    tree = ast.parse((JUDGE / "adapter" / "client.py").read_text(encoding="utf-8"))
     top_level = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
     assert "openai" not in _imports(ast.Module(body=top_level, type_ignores=[]))
     assert "openai" in _imports(tree)

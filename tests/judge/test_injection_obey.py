@@ -8,14 +8,14 @@ from pathlib import Path
 import pytest
 
 from rubricate.config import JudgeConfig
-from rubricate.evidence.report_model import ScoreReport
+from rubricate.evidence.results import ScoreReport
 from rubricate.evidence.snapshot import Snapshot
 from rubricate.judge.budget import Budget
-from rubricate.judge.levels import allowed_scores, as_json_number
 from rubricate.judge.merge import merge_run
-from rubricate.judge.prompt_text import MAX_QUOTE_CHARS, MAX_QUOTES
+from rubricate.judge.reply_schema import MAX_QUOTE_CHARS, MAX_QUOTES
 from rubricate.judge.runner import CallSettings, run_judge
 from rubricate.judge.scan import scan_snapshot, strip_hidden
+from rubricate.judge.score_choices import allowed_scores, as_json_number
 from rubricate.judge.service import judge_report
 from rubricate.rubric.model import Rubric
 

@@ -8,9 +8,10 @@ from typing import Any
 
 import httpx2
 
-from rubricate.evidence.report_model import ScoreReport
+from rubricate.evidence.results import ScoreReport
 from rubricate.judge.known_answer import FAILED, PASSED, check_messages, verdict
-from rubricate.judge.service import KNOWN_ANSWER_NOT_RUN, judge_report
+from rubricate.judge.service import judge_report
+from rubricate.judge.step import KNOWN_ANSWER_NOT_RUN
 
 from .helpers import (
     ENV,

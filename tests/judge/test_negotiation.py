@@ -11,10 +11,10 @@ import httpx2
 import pytest
 
 from rubricate.config import JudgeConfig
-from rubricate.evidence.report_model import ScoreReport
+from rubricate.evidence.results import ScoreReport
+from rubricate.judge.adapter.client import OpenAIJudgeClient
 from rubricate.judge.calls import JudgeCallError
-from rubricate.judge.client import OpenAIJudgeClient
-from rubricate.judge.reply import PER_CRITERION_TOKENS, REPLY_OVERHEAD_TOKENS
+from rubricate.judge.reply_schema import PER_CRITERION_TOKENS, REPLY_OVERHEAD_TOKENS
 from rubricate.judge.service import judge_report
 
 from . import servers

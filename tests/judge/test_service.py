@@ -12,9 +12,9 @@ import pytest
 
 from rubricate.config import JudgeConfig
 from rubricate.errors import ConfigError
-from rubricate.evidence.report_model import ScoreReport
-from rubricate.judge import client as client_module
-from rubricate.judge import service
+from rubricate.evidence.results import ScoreReport
+from rubricate.judge import step
+from rubricate.judge.adapter import client as client_module
 from rubricate.judge.prompt_text import PROMPT_VERSION
 from rubricate.judge.service import NO_KEY_NOTE, judge_report
 
@@ -288,7 +288,7 @@ def test_call_faults_leave_criteria_not_assessed(
 def test_timeout_leaves_criteria_not_assessed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(service, "MAX_RETRIES", 0)
+    monkeypatch.setattr(step, "MAX_RETRIES", 0)
     server = MockServer(_timeout)
     _assert_not_assessed(_run(server, tmp_path), "(timeout)")
     assert len(server.requests) == 1
@@ -326,7 +326,7 @@ def test_large_disagreement_is_bounded_and_flagged(tmp_path: Path) -> None:
 def test_reviewer_scores_are_never_replaced(tmp_path: Path) -> None:
     from dataclasses import replace
 
-    from rubricate.evidence.report_model import CriterionScore
+    from rubricate.evidence.results import CriterionScore
 
     base = report(agora(), HEURISTICS)
     base = replace(base, criteria=(*base.criteria, CriterionScore("quality", 2.0, "reviewer")))

@@ -13,7 +13,7 @@ from rubricate.ledger.backends import DataBranchStore
 from rubricate.ledger.codec import decode_shard, is_shard
 from rubricate.ledger.trust import KEY_ENV, signed
 from rubricate.ledger.verify import corrupt_lines, verify_files
-from rubricate.report.workers import parse_in_parallel
+from rubricate.report.pool import parse_in_parallel
 from tests.ledger.factory import completed_job, scored
 from tests.ledger.gitutil import bare_remote, branch_files, commit_files
 

@@ -12,7 +12,7 @@ import pytest
 from rubricate.cli.main import main
 from rubricate.report import charts, sections
 from rubricate.report.author_page import author_section
-from rubricate.report.site import INDEX_AUTHORS
+from rubricate.report.pages import INDEX_AUTHORS
 
 
 @pytest.fixture(scope="module")

@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import json
-import os
 import re
-from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -15,19 +12,10 @@ from rubricate.cli.main import main
 from rubricate.config import ReputationConfig
 from rubricate.ledger.codec import parse_ledger
 from rubricate.ledger.reputation import compute_reputation
+from rubricate.report.calibration import MIN_PAIRS
 from rubricate.report.model import Options, build_report
-from rubricate.report.scores import latest_scores
-from rubricate.report.stats import MIN_PAIRS, agreement
-from tests.ledger.factory import event, scored
-from tests.report.sample import sample_events, write_ledger
-
-NOW = datetime(2024, 7, 1, tzinfo=timezone.utc)
-
-
-@pytest.fixture(scope="module")
-def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("ledger")
-    return write_ledger(root, sample_events(), {"ledger/2024-04.jsonl": '{"kind": "rated"'})
+from tests.report.conftest import NOW
+from tests.report.sample import sample_events
 
 
 def _run(*args: str) -> int:
@@ -67,7 +55,7 @@ def test_pages_are_reproducible(data: Path, tmp_path: Path) -> None:
     parsed = parse_ledger(
         {p.relative_to(data).as_posix(): p.read_text() for p in data.rglob("*.jsonl")}
     )
-    from rubricate.report.site import index_html
+    from rubricate.report.pages import index_html
 
     first = build_report(parsed, ReputationConfig(), Options(now=NOW))
     again = build_report(parsed, ReputationConfig(), Options(now=NOW))
@@ -166,132 +154,6 @@ def test_a_window_longer_than_the_calendar_is_all_time(data: Path, tmp_path: Pat
     longest = json.loads((tmp_path / "long" / "report.json").read_text())
     assert longest["window"]["from"] is None
     assert longest["authors"] == every["authors"]
-
-
-def test_under_thirty_pairs_is_insufficient_data() -> None:
-    events = [
-        scored("first_submission", pr, pr, f"a{pr}", [3] * 5, source="auto")
-        for pr in range(1, MIN_PAIRS)
-    ] + [scored("review_scored", pr, pr + 1, f"b{pr}", [4] * 5) for pr in range(1, MIN_PAIRS)]
-    scores = latest_scores(events)
-    pairs = [
-        (s["heuristic"], s["reviewer"]) for (_, _, _, c), s in scores.items() if c == "quality"
-    ]
-    assert agreement(pairs) == {"n": MIN_PAIRS - 1, "status": "insufficient data"}
-
-
-def test_parallel_author_pages_match_serial(data: Path, tmp_path: Path) -> None:
-    from rubricate.report.site import write_site
-
-    parsed = parse_ledger(
-        {p.relative_to(data).as_posix(): p.read_text() for p in data.rglob("*.jsonl")}
-    )
-    report = build_report(parsed, ReputationConfig(), Options(now=NOW))
-    serial = write_site(report, tmp_path / "serial", lambda _: None, workers=1)
-    parallel = write_site(report, tmp_path / "parallel", lambda _: None, workers=2, parallel_from=1)
-    assert len(serial) == len(parallel)
-    for path in [*(tmp_path / "serial").rglob("*.html"), tmp_path / "serial" / "style.css"]:
-        twin = tmp_path / "parallel" / path.relative_to(tmp_path / "serial")
-        assert twin.read_bytes() == path.read_bytes()
-
-
-def test_author_pages_drawn_from_parts_match_serial(data: Path, tmp_path: Path) -> None:
-    from rubricate.report.site import write_site
-    from rubricate.report.workers import AuthorPages
-
-    parsed = parse_ledger(
-        {p.relative_to(data).as_posix(): p.read_text() for p in data.rglob("*.jsonl")}
-    )
-    pages = AuthorPages(tmp_path / "early", workers=2, parallel_from=1)
-    parts: list[dict[str, object]] = []
-
-    def ready(part: dict[str, object]) -> None:
-        parts.append(part)
-        pages.start(part)
-
-    report = build_report(parsed, ReputationConfig(), Options(now=NOW), ready)
-    per_part = [{a["slug"] for a in part["authors"]} for part in parts]  # type: ignore[attr-defined]
-    every = set().union(*per_part)
-    assert every == {a["slug"] for a in report["authors"]}
-    assert sum(map(len, per_part)) == len(every)  # each author's page comes from one part
-    write_site(report, tmp_path / "early", lambda _: None, pages=pages)
-    write_site(report, tmp_path / "serial", lambda _: None, workers=1)
-    for path in [*(tmp_path / "serial").rglob("*.html"), tmp_path / "serial" / "style.css"]:
-        twin = tmp_path / "early" / path.relative_to(tmp_path / "serial")
-        assert twin.read_bytes() == path.read_bytes()
-
-
-def test_a_ledger_parsed_on_several_cores_equals_one_parsed_here(data: Path) -> None:
-    from rubricate.report.workers import parse_in_parallel
-
-    texts = {p.relative_to(data).as_posix(): p.read_text() for p in data.rglob("*.jsonl")}
-    repeat = sample_events(3)[0].to_line() + "\n"  # a duplicate of a line in another shard
-    astray = event("rated", 999, 0, "astray", rating=3).to_line() + "\n"  # belongs in 2024-03
-    texts["ledger/2099-01.jsonl"] = repeat + '{"kind": "nope"}\n' + astray + repeat
-    serial = parse_ledger(dict(texts))
-    assert len(texts) >= 3
-    assert serial.duplicates
-    assert serial.corrupt
-    assert serial.misplaced
-    parallel = parse_in_parallel(dict(texts), workers=3, parallel_from=0)
-    assert parallel == serial
-    assert [str(p) for p in parallel.duplicates] == [str(p) for p in serial.duplicates]
-
-
-def _fail(failure: str, monkeypatch: pytest.MonkeyPatch, module: Any, name: str) -> None:
-    """No process pool can start (as with no /dev/shm), or each worker dies (killed for
-    memory, say) when it calls `module.name`; this process goes on as usual."""
-    from rubricate.report import workers
-
-    if failure == "no pool":
-
-        def no_pool(*args: object) -> None:
-            raise OSError(38, "Function not implemented")
-
-        monkeypatch.setattr(workers, "ProcessPoolExecutor", no_pool)
-        return
-    here, function = os.getpid(), getattr(module, name)
-
-    def killed(*args: Any) -> Any:
-        if os.getpid() != here:
-            os._exit(3)
-        return function(*args)
-
-    monkeypatch.setattr(module, name, killed)
-
-
-FAILURES = ["no pool", "worker killed"]
-
-
-@pytest.mark.parametrize("failure", FAILURES)
-def test_a_ledger_is_parsed_whole_when_other_processes_fail(
-    data: Path, failure: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from rubricate.ledger import codec
-    from rubricate.report.workers import parse_in_parallel
-
-    texts = {p.relative_to(data).as_posix(): p.read_text() for p in data.rglob("*.jsonl")}
-    serial = parse_ledger(dict(texts))
-    _fail(failure, monkeypatch, codec, "parse_shard")
-    assert parse_in_parallel(dict(texts), workers=3, parallel_from=0) == serial
-
-
-@pytest.mark.parametrize("failure", FAILURES)
-def test_author_pages_are_drawn_here_when_other_processes_fail(
-    data: Path, tmp_path: Path, failure: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from rubricate.report import author_page
-    from rubricate.report.site import write_site
-
-    texts = {p.relative_to(data).as_posix(): p.read_text() for p in data.rglob("*.jsonl")}
-    report = build_report(parse_ledger(texts), ReputationConfig(), Options(now=NOW))
-    write_site(report, tmp_path / "serial", lambda _: None, workers=1)
-    _fail(failure, monkeypatch, author_page, "author_pages")
-    write_site(report, tmp_path / "pool", lambda _: None, workers=2, parallel_from=1)
-    for path in [*(tmp_path / "serial").rglob("*.html"), tmp_path / "serial" / "style.css"]:
-        assert (tmp_path / "pool" / path.relative_to(tmp_path / "serial")).read_bytes() == (
-            path.read_bytes()
-        )
 
 
 def test_a_busy_authors_page_lists_the_drawn_points_and_the_latest_jobs(data: Path) -> None:

@@ -80,7 +80,7 @@ def test_the_summary_neutralises_links_images_and_line_breaks(ledger: Path, tmp_
 
 
 def test_the_summary_stays_under_githubs_limit_with_a_note(tmp_path: Path) -> None:
-    from rubricate.report.site import MARKDOWN_LIMIT
+    from rubricate.report.markdown import MARKDOWN_LIMIT
 
     criteria = {f"criterion-{i:04d}-" + "y" * 400: CriterionRef(weight=1.0) for i in range(1500)}
     many = RubricRef(id="many", version="1", scale=ScaleRef(min=1, max=5), criteria=criteria)

@@ -28,7 +28,7 @@ from rubricate.errors import ConfigError, DataBranchError, LedgerError
 if TYPE_CHECKING:
     from rubricate.action.ports import DataStore, Reader
     from rubricate.bot.effects import SetStatus
-    from rubricate.evidence.report_model import ScoreReport
+    from rubricate.evidence.results import ScoreReport
     from rubricate.evidence.snapshot import Snapshot
     from rubricate.ledger.backends import DataBranchStore
     from rubricate.ledger.event import Event

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from rubricate.errors import ConfigError
-from rubricate.gitnames import ref_problem
+from rubricate.gitnames import is_full_name, ref_problem
 
 if TYPE_CHECKING:
     from rubricate.action.runtime import ActionsRuntime
@@ -101,7 +101,7 @@ def settings_from_env(
     if not path:
         raise ConfigError("GITHUB_EVENT_PATH is not set; pass --event-path")
     repository = _get(env, "GITHUB_REPOSITORY") or ""
-    if repository and not _is_full_name(repository):
+    if repository and not is_full_name(repository):
         raise ConfigError(f"GITHUB_REPOSITORY must look like owner/name, not {repository!r}")
     return ActionSettings(
         event_name=name,
@@ -166,11 +166,6 @@ def _branch(name: str | None) -> str | None:
     if problem is not None:
         raise ConfigError(f"input data-branch {name!r} is not a valid branch name: {problem}")
     return name
-
-
-def _is_full_name(text: str) -> bool:
-    owner, _, name = text.partition("/")
-    return bool(owner) and bool(name) and "/" not in name
 
 
 def without_placeholder_key(settings: ActionSettings, runtime: ActionsRuntime) -> ActionSettings:

@@ -13,8 +13,8 @@ from rubricate.bot.effects import Annotation, SetCheckRun
 from rubricate.bot.jobstate import AutoScore, JobState
 from rubricate.bot.markdown import number, truncate
 from rubricate.bot.sticky import criteria_table, findings_section, gate_line
-from rubricate.evidence.report_model import ScoreReport
-from rubricate.evidence.score_report import render_markdown
+from rubricate.evidence.render import render_markdown
+from rubricate.evidence.results import ScoreReport
 from rubricate.rubric.model import Rubric
 
 CHECK_NOTE = (

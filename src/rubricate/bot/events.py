@@ -11,7 +11,7 @@ from datetime import datetime
 
 from rubricate.bot.jobstate import JobState
 from rubricate.config import Config
-from rubricate.evidence.report_model import CheckResult, ScoreReport
+from rubricate.evidence.results import CheckResult, ScoreReport
 from rubricate.rubric.model import Rubric
 
 

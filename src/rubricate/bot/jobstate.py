@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from rubricate.ledger.event import Event, criterion_source
-from rubricate.ledger.fold import job_lifecycle
+from rubricate.ledger.fold import counts_as_first_submission, job_lifecycle
 from rubricate.rubric.model import ScoreValue
 
 Scores = Mapping[str, ScoreValue]
@@ -285,9 +285,10 @@ class _Folder:
             self.head_at = event.at
 
     def _on_first_submission(self, event: Event) -> None:
-        for cid, value in (event.scores or {}).items():
-            self.first[cid] = value
-            self.first_sources[cid] = criterion_source(event, cid)
+        if counts_as_first_submission(event):
+            for cid, value in (event.scores or {}).items():
+                self.first[cid] = value
+                self.first_sources[cid] = criterion_source(event, cid)
         if event.source != "reviewer":
             self._auto(event)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from rubricate.numbers import decimal_text
 from rubricate.rubric.model import ScoreValue
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~])")
@@ -62,7 +63,7 @@ def number(value: float | None, digits: int = 2) -> str:
     """A number for display, rounded (`3.45`, `4`), or a dash."""
     if value is None:
         return DASH
-    return f"{round(value, digits):g}"
+    return decimal_text(value, digits)
 
 
 def score_text(value: ScoreValue, present: bool = True) -> str:

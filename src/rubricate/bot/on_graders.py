@@ -25,7 +25,7 @@ from rubricate.bot.record import (
 from rubricate.bot.sticky import outputs, sticky
 from rubricate.errors import ScoreError
 from rubricate.evidence.graders import check_id
-from rubricate.evidence.report_model import CheckResult
+from rubricate.evidence.results import CheckResult
 from rubricate.ledger.event import Event
 from rubricate.rubric.model import Rubric
 from rubricate.rubric.scoring import resolve_criterion_id

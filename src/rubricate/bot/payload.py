@@ -30,6 +30,7 @@ from rubricate.bot.merge_queue import parse_merge_group
 from rubricate.bot.visible import has_command, without_lone_surrogates
 from rubricate.errors import PayloadError as PayloadError
 from rubricate.gitnames import ref_error, sha_error
+from rubricate.ledger.event import parse_time
 
 PR_EVENTS = ("pull_request", "pull_request_target")
 PR_ACTIONS = ("opened", "reopened", "ready_for_review", "synchronize", "closed", "edited")
@@ -153,14 +154,6 @@ def _review(payload: Mapping[str, Any], action: str) -> ReviewEvent | Ignored:
 def is_bot(user: Mapping[str, Any]) -> bool:
     """A bot account: a `[bot]` login or `type: Bot`."""
     return str(user.get("login", "")).endswith("[bot]") or user.get("type") == "Bot"
-
-
-def parse_time(text: str) -> datetime:
-    """An RFC 3339 timestamp from GitHub (`...Z` or with an offset) as an aware datetime."""
-    value = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    if value.tzinfo is None:
-        raise ValueError(f"timestamp without a timezone: {text!r}")
-    return value
 
 
 def _issue_pr_merged(issue: Mapping[str, Any]) -> bool | None:

@@ -17,7 +17,7 @@ from typing import Any, cast, get_args
 from pydantic import ValidationError
 
 from rubricate.bot.jobstate import AutoScore
-from rubricate.evidence.report_model import CheckResult, ScoreReport, to_scale
+from rubricate.evidence.results import CheckResult, ScoreReport, to_scale
 from rubricate.ledger.event import (
     ActorRole,
     CriterionRef,

@@ -14,7 +14,7 @@ from rubricate.bot import command_table
 from rubricate.bot.command_table import Role
 from rubricate.bot.commands import CommandMistake, ParsedCommand
 from rubricate.bot.markdown import block, capped, code, number, score_text, table
-from rubricate.rubric.model import Rubric, ScoreResult
+from rubricate.rubric.model import TOLERANCE, Rubric, ScoreResult
 
 REPLY_LIMIT = 60_000
 """A reply comment stays under GitHub's 65,536-character body limit, whatever it echoes."""
@@ -133,9 +133,9 @@ def fail_reasons(result: ScoreResult, rubric: Rubric) -> str:
     reasons = []
     bar = rubric.pass_rule.min_total
     total = result.weighted_total if not result.missing else result.best_total
-    if result.missing and bar is not None and total is not None and total < bar - 1e-9:
+    if result.missing and bar is not None and total is not None and total < bar - TOLERANCE:
         reasons.append(FAIL_BEST.format(total=number(total), bar=number(bar)))
-    elif bar is not None and total is not None and total < bar - 1e-9:
+    elif bar is not None and total is not None and total < bar - TOLERANCE:
         reasons.append(FAIL_TOTAL.format(total=number(total), bar=number(bar)))
     if result.failed:
         scored = {c.id: c.score for c in result.criteria}

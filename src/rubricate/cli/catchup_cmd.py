@@ -123,7 +123,7 @@ def plan_from_api(
 def catch_up_settings(env: Mapping[str, str], *, repo: str | None, dry_run: bool) -> ActionSettings:
     """The Actions settings for catch-up; it needs no event, only the repository and a token."""
     from rubricate.action.settings import settings_from_env
-    from rubricate.ledger.event import is_full_name
+    from rubricate.gitnames import is_full_name
 
     settings = settings_from_env(
         env,

@@ -30,7 +30,7 @@ from rubricate.cli.repo_reader import data_dir
 from rubricate.cli.safe_write import exists, refuse_symlinks, write_inside
 from rubricate.cli.schema_keys import SchemaCheck, find
 from rubricate.errors import ConfigError
-from rubricate.evidence.paths import glob_escape
+from rubricate.evidence.file_kinds import glob_escape
 from rubricate.gitio.refs import check_repository
 
 EXIT_OK = 0

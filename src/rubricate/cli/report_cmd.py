@@ -10,6 +10,8 @@ import math
 import os
 import sys
 import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,14 +20,37 @@ from rubricate.cli.report_checks import require_extra, require_ledger_folder
 from rubricate.cli.sources import (
     add_scope_arguments,
     add_source_arguments,
+    load_reputation_config,
     open_store,
     require_branch,
 )
+from rubricate.errors import ConfigError, RubricateError, RunFailed, read_problem
+from rubricate.ledger.codec import ParsedLedger, decode_shard, is_shard
+from rubricate.ledger.derive import REPUTATION_PATH, is_derived
+from rubricate.ledger.event import same_login
+from rubricate.ledger.fold import gc_paused
+from rubricate.ledger.paths import CACHE_PATH
+from rubricate.ledger.pg_store import PostgresStore
+from rubricate.ledger.reputation_config import ReputationConfig
+from rubricate.ledger.snapshot import FoldSnapshot, fold_snapshot
+from rubricate.ledger.store import LedgerStore
+from rubricate.ledger.trust import key_id
+from rubricate.ledger.verify import (
+    check_author,
+    corrupt_lines,
+    json_differences,
+    only_author,
+    recorded_config,
+    reputation_text,
+    verify_files,
+)
+from rubricate.report.demo import demo_shards
+from rubricate.report.pool import parse_in_parallel
+from rubricate.yamlsource import did_you_mean
 
-if TYPE_CHECKING:
-    from rubricate.ledger.pg_store import PostgresStore
-    from rubricate.ledger.store import LedgerStore
-
+if TYPE_CHECKING:  # numpy: see `run_report`
+    from rubricate.report.refresh import Kept
+    from rubricate.report.reuse import State
 
 FORMATS = ("html", "markdown", "json")
 GITHUB = "https://github.com"
@@ -63,32 +88,49 @@ def add_parser(subparsers: Any) -> None:
         "--since", metavar="DAYS", type=_days, help="only jobs active in the last DAYS days"
     )
     parser.add_argument("--author", metavar="LOGIN", help="only this author's jobs")
+    parser.add_argument(
+        "--full",
+        action="store_true",
+        help="read every ledger line and draw every page again, instead of reusing what the "
+        "last report in --out kept of the jobs that did not change",
+    )
     parser.set_defaults(handler=run_report)
 
 
 def run_report(args: argparse.Namespace) -> int:
     """Read the ledger, build the report and write it in the chosen format."""
-    from rubricate.errors import RunFailed, read_problem
-
     require_extra(args.format)
-    from rubricate.report.site import write_json, write_markdown, write_site
-    from rubricate.report.workers import AuthorPages
+    # numpy and pygal (the optional extra) load only now that `require_extra` found them; the
+    # markdown and json formats never load pygal, `rubricate reputation` neither.
+    from rubricate.report.files import write_json, write_markdown
+    from rubricate.report.reuse import State, save_state
 
     if args.data is not None:
         require_ledger_folder(Path(args.data))
     progress = _progress(sys.stderr.isatty())
     out = _out_folder(Path(args.out), with_authors=args.format == "html")
-    pages = AuthorPages(out) if args.format == "html" else None
+    with gc_paused():  # everything read here lives to the end: no collection over it
+        ledger = _read(args, out)
+    pages = None
+    if args.format == "html":
+        from rubricate.report.workers import AuthorPages  # pygal: only the site draws charts
+
+        pages = AuthorPages(out, previous=ledger.state.pages if ledger.state else None)
     try:  # the author pages are drawn in the background as soon as their part is known
-        report = _build(args, progress, None if pages is None else pages.start)
+        report, kept = _build(args, ledger, progress, None if pages is None else pages.start)
         try:
             if pages is not None:
+                from rubricate.report.site import write_site  # pygal, as above
+
                 written = write_site(report, out, progress, pages=pages)
                 message = f"wrote {len(written)} files to {out}/ (open {out / 'index.html'})"
             elif args.format == "markdown":
                 message = f"wrote {write_markdown(report, out)}"
             else:
                 message = f"wrote {write_json(report, out / 'report.json')}"
+            if kept is not None and ledger.inputs is not None:
+                drawn = pages.drawn if pages is not None else {}
+                save_state(out, ledger.inputs, State(kept, drawn))
         except OSError as exc:
             raise RunFailed(f"writing the report to {out}/ failed: {read_problem(exc)}") from None
         progress("")
@@ -104,8 +146,6 @@ def run_report(args: argparse.Namespace) -> int:
 def _out_folder(out: Path, with_authors: bool) -> Path:
     """The output folder (and its `authors/`), made now: a path that cannot be one is refused
     before any work."""
-    from rubricate.errors import ConfigError, read_problem
-
     for folder in (out, out / "authors") if with_authors else (out,):
         try:
             folder.mkdir(parents=True, exist_ok=True)
@@ -115,23 +155,77 @@ def _out_folder(out: Path, with_authors: bool) -> Path:
     return out
 
 
-def _build(args: argparse.Namespace, progress: Any, authors_ready: Any) -> dict[str, Any]:
-    from rubricate.ledger.fold import gc_paused
-    from rubricate.ledger.verify import corrupt_lines
-    from rubricate.report.model import Options, build_report
+@dataclass(frozen=True)
+class _Ledger:
+    """The ledger as read for a report: parsed in full, or its fold cache (`snapshot`) with
+    what the last report kept (`state`), made for `inputs`."""
+
+    config: ReputationConfig
+    parsed: ParsedLedger | None = None
+    snapshot: FoldSnapshot | None = None
+    state: State | None = None
+    inputs: str | None = None
+
+
+def _read(args: argparse.Namespace, out: Path) -> _Ledger:
+    from rubricate.report.reuse import state_inputs, take_state  # numpy, as in `run_report`
+
+    if args.demo is not None:
+        demo = load_reputation_config(args.config) or ReputationConfig()
+        return _Ledger(demo, parse_in_parallel(demo_shards(args.demo)))
+    with open_store(args) as store:
+        if isinstance(store, PostgresStore):
+            files = store.read_files(lambda p: is_shard(p) or p in (CACHE_PATH, REPUTATION_PATH))
+            config = store.config or recorded_config(files) or ReputationConfig()
+            texts = {p: decode_shard(files.pop(p)) for p in sorted(files) if is_shard(p)}
+            return _Ledger(config, parse_in_parallel(texts, key=store.key))
+        tip = store.backend.tip()
+        require_branch(store, args)
+        snapshot = fold_snapshot(tip.tree, tip.read, store.key)
+        recorded = [p for p in (CACHE_PATH, REPUTATION_PATH) if p in tip.tree]
+        config = store.config or recorded_config(tip.read(recorded)) or ReputationConfig()
+        inputs = state_inputs(config, key_id(store.key)) if snapshot is not None else None
+        state = take_state(out, inputs) if inputs is not None and not args.full else None
+        if snapshot is not None and state is not None:
+            return _Ledger(config, None, snapshot, state, inputs)
+        # Each shard's bytes are let go as soon as they are decoded: the ledger is held once.
+        texts = {
+            p: decode_shard(d) for p, d in tip.read(sorted(filter(is_shard, tip.tree))).items()
+        }
+        return _Ledger(config, parse_in_parallel(texts, key=store.key), snapshot, None, inputs)
+
+
+def _build(
+    args: argparse.Namespace, ledger: _Ledger, progress: Any, authors_ready: Any
+) -> tuple[dict[str, Any], Kept | None]:
+    """The report document, and what to keep of it for the next report (None: nothing)."""
+    from rubricate.report.model import Options, assemble, parsed_sources  # numpy, as above
+    from rubricate.report.refresh import Kept, refreshed
 
     progress("reading the ledger")
-    with gc_paused():  # everything read or built here lives to the end: no collection over it
-        parsed, config = _read(args)
-        for line in corrupt_lines(parsed):
-            print(line, file=sys.stderr)
+    with gc_paused():  # everything built here lives to the end: no collection over it
+        kept: Kept | None = None
+        if ledger.snapshot is not None and ledger.state is not None:
+            sources, kept = refreshed(ledger.snapshot, ledger.state.kept, ledger.config)
+            for line in sources.ledger.problems[: sources.ledger.corrupt]:
+                print(line, file=sys.stderr)
+        else:
+            parsed = ledger.parsed or ParsedLedger()
+            for line in corrupt_lines(parsed):
+                print(line, file=sys.stderr)
+            sources = parsed_sources(parsed, ledger.config, args.author)
         if args.author is not None:
-            _check_author(args.author, {event.author for event in parsed.events})
-        progress(f"folding {len(parsed.events):,} events")
+            _check_author(args.author, {facts.author for facts in sources.facts.values()})
+        progress(f"folding {sources.ledger.events:,} events")
+        series = sources.series
+        if kept is None and ledger.snapshot is not None:  # kept for the next report
+            files = {k: job.file_id for k, job in ledger.snapshot.cache.jobs.items()}
+            recorded: dict[Any, Any] = {}
+            kept = Kept(files, sources.parts, recorded)
+            series = _recorded(series, recorded)
         # a made-up ledger's pull requests are nowhere: their numbers link nowhere
         server = "" if args.demo is not None else os.environ.get("GITHUB_SERVER_URL", GITHUB)
-        now = datetime.now(timezone.utc)
-        options = Options(now=now, since_days=args.since, author=args.author, server_url=server)
+        options = Options(_now(), since_days=args.since, author=args.author, server_url=server)
         authors = 0
 
         def ready(part: dict[str, Any]) -> None:
@@ -141,44 +235,37 @@ def _build(args: argparse.Namespace, progress: Any, authors_ready: Any) -> dict[
             authors += len(part["authors"])
             progress(f"reputation over time: {authors:,} authors")
 
-        report = build_report(parsed, config, options, ready)
+        report = assemble(replace(sources, series=series), ledger.config, options, ready)
         gc.freeze()
-    return report
+    return report, kept
+
+
+def _recorded(series: Iterable[tuple[Any, Any]], into: dict[Any, Any]) -> Iterator[Any]:
+    """The series as they come, each also put `into` a dict."""
+    for key, points in series:
+        into[key] = points
+        yield key, points
+
+
+def _now() -> datetime:
+    """Now, or `SOURCE_DATE_EPOCH` when it is set (a report made again is then the same)."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    try:
+        return datetime.fromtimestamp(int(epoch), timezone.utc) if epoch else _clock()
+    except (ValueError, OverflowError, OSError):
+        raise ConfigError(f"SOURCE_DATE_EPOCH={epoch!r} is not a time in seconds") from None
+
+
+def _clock() -> datetime:
+    return datetime.now(timezone.utc)
 
 
 def _check_author(author: str, logins: set[str]) -> None:
     """Refuse an author with no job in the ledger (a typo would publish an empty report)."""
-    from rubricate.errors import ConfigError
-    from rubricate.ledger.event import same_login
-    from rubricate.yamlsource import did_you_mean
-
     if not any(same_login(login, author) for login in logins):
         count = f"{len(logins):,} author(s)" if logins else "no events yet"
         hint = did_you_mean(author, sorted(logins))
         raise ConfigError(f"--author {author!r}: no job of theirs in the ledger{hint} ({count})")
-
-
-def _read(args: argparse.Namespace) -> tuple[Any, Any]:
-    from rubricate.config import ReputationConfig
-    from rubricate.ledger.codec import decode_shard, is_shard
-    from rubricate.ledger.paths import CACHE_PATH, REPUTATION_PATH
-    from rubricate.ledger.verify import recorded_config
-    from rubricate.report.workers import parse_in_parallel
-
-    if args.demo is not None:
-        from rubricate.cli.sources import load_reputation_config
-        from rubricate.report.demo import demo_shards
-
-        demo = load_reputation_config(args.config) or ReputationConfig()
-        return parse_in_parallel(demo_shards(args.demo)), demo
-    with open_store(args) as store:
-        files = store.read_files(lambda p: is_shard(p) or p in (CACHE_PATH, REPUTATION_PATH))
-    require_branch(store, args)
-    config = store.config or recorded_config(files) or ReputationConfig()
-    # Each shard's bytes are let go as soon as they are decoded: the ledger is held once.
-    shards = sorted(p for p in files if is_shard(p))
-    texts = {p: decode_shard(files.pop(p)) for p in shards}
-    return parse_in_parallel(texts, key=store.key), config
 
 
 def _progress(enabled: bool) -> Any:
@@ -230,10 +317,6 @@ def add_reputation_parser(subparsers: Any) -> None:
 
 def run_reputation(args: argparse.Namespace) -> int:
     """Print reputation.json (a table, or JSON); with --recompute, compare it with a fresh fold."""
-    from rubricate.errors import RubricateError
-    from rubricate.ledger.codec import is_shard
-    from rubricate.ledger.derive import REPUTATION_PATH, is_derived
-    from rubricate.ledger.pg_store import PostgresStore
 
     with open_store(args) as store:
         view = store.reputation() if isinstance(store, PostgresStore) else None
@@ -264,8 +347,6 @@ def _recompute(
     store: LedgerStore | PostgresStore,
     args: argparse.Namespace,
 ) -> int:
-    from rubricate.ledger.derive import REPUTATION_PATH
-    from rubricate.ledger.verify import corrupt_lines, json_differences, verify_files
 
     report = verify_files(files, store.config, store.key)
     fresh = json.loads(report.expected[REPUTATION_PATH])
@@ -283,7 +364,6 @@ def _recompute(
 
 def _document(data: bytes | None) -> dict[str, Any] | None:
     """The stored reputation.json, or None when it is absent or not shaped like one."""
-    from rubricate.ledger.verify import reputation_text
 
     try:
         loaded = json.loads(data) if data is not None else None
@@ -296,7 +376,6 @@ def _document(data: bytes | None) -> dict[str, Any] | None:
 
 
 def _print(document: dict[str, Any], args: argparse.Namespace) -> None:
-    from rubricate.ledger.verify import check_author, only_author, reputation_text
 
     repo, org = getattr(args, "repo", None), getattr(args, "org", None)
     if repo is not None or org is not None:

@@ -36,6 +36,7 @@ from rubricate.cli.repo_reader import (
 )
 from rubricate.config import load_config
 from rubricate.errors import ConfigError
+from rubricate.numbers import decimal_text
 from rubricate.rubric.describe import (
     describe_json,
     describe_markdown,
@@ -184,7 +185,7 @@ def _show(value: float | bool | None) -> str:
         return "-"
     if isinstance(value, bool):
         return "true" if value else "false"
-    return f"{round(value, 4):g}"
+    return decimal_text(value, 4)
 
 
 def _print_json(data: Any) -> None:

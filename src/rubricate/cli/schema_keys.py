@@ -25,7 +25,7 @@ from posixpath import dirname, join, normpath
 from urllib.parse import unquote, urlsplit
 
 from rubricate.errors import ConfigError, ParseProblem
-from rubricate.evidence.paths import (
+from rubricate.evidence.file_kinds import (
     HEAD_BYTES,
     MARKER,
     VENDOR_DIRS,

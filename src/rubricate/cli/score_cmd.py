@@ -30,8 +30,8 @@ from rubricate.evidence.deliverable_schemas import schema_paths
 from rubricate.evidence.format_check import read_limit
 from rubricate.evidence.graders import grader_payload, skipped_graders
 from rubricate.evidence.graders_run import run_graders
-from rubricate.evidence.report_model import CheckResult, ScoreReport, report_json
-from rubricate.evidence.score_report import render_markdown, render_table
+from rubricate.evidence.render import render_markdown, render_table
+from rubricate.evidence.results import CheckResult, ScoreReport, report_json
 from rubricate.evidence.snapshot import Snapshot
 from rubricate.gitio import refs as git
 from rubricate.gitio.read import read_snapshot

@@ -12,7 +12,7 @@ Checks feed the rubric criteria with these exact ids; a rubric without them gets
 `quality` has no automatic check; it stays unscored unless a grader scores it. Grader results
 name their criterion by id or unique prefix; they replace the heuristic of that criterion, and
 several graders of one criterion combine by their lowest value. Each check value in [0, 1] is
-mapped onto the rubric's scale by `rubricate.evidence.report_model.to_scale`. Every score has
+mapped onto the rubric's scale by `rubricate.evidence.results.to_scale`. Every score has
 source `auto` and the evidence of its check.
 
 Two checks live here:
@@ -34,13 +34,13 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
+from rubricate.config import Config
 from rubricate.errors import ScoreError
 from rubricate.evidence.completeness import completeness_check
 from rubricate.evidence.deliverable_schemas import compile_deliverable_schemas
 from rubricate.evidence.format_check import format_check
-from rubricate.evidence.report_model import (
+from rubricate.evidence.results import (
     SATISFIED_AT,
     CheckResult,
     CriterionScore,
@@ -50,17 +50,13 @@ from rubricate.evidence.report_model import (
     check_result,
     to_scale,
 )
+from rubricate.evidence.snapshot import Snapshot
 from rubricate.evidence.spec import parse_spec
 from rubricate.evidence.spec_adherence import spec_adherence_check
 from rubricate.evidence.verifiability import verifiability_check
 from rubricate.rubric import scoring
-from rubricate.rubric.model import TOLERANCE
+from rubricate.rubric.model import TOLERANCE, Rubric
 from rubricate.rubric.scoring import numeric, resolve_criterion_id
-
-if TYPE_CHECKING:
-    from rubricate.config import Config
-    from rubricate.evidence.snapshot import Snapshot
-    from rubricate.rubric.model import Rubric
 
 QUALITY = "quality"
 

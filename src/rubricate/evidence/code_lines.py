@@ -20,12 +20,9 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
-from rubricate.evidence.paths import extension, words
-
-if TYPE_CHECKING:
-    from rubricate.evidence.snapshot import FileChange
+from rubricate.evidence.file_kinds import extension, words
+from rubricate.evidence.snapshot import FileChange
 
 
 @dataclass(frozen=True)

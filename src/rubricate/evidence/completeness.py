@@ -1,38 +1,16 @@
 """The completeness check: nothing stubbed, truncated or left TODO (pure: heuristics).
 
-Only lines the change adds count, and a line the change also removes elsewhere (moved or
-re-indented code) is not added. Generated, vendored and lock files (`paths.not_authored`,
-the base's `.gitattributes` first) are not scanned; the evidence names them. Each finding is
-certain or a note (the certainty rule, `report_model`); notes never take the value below the
-middle of the scale.
-
-Certain, in files that are not tests:
-- a `TODO`, `FIXME` or `XXX` marker (upper case, as a word) in a comment or docstring of code
-  (`code_lines.in_comment`), or in prose at the start of a line or item or before a colon;
-  never an identifier (`Status.TODO`) or other code: warnings, 0.1 each;
-- a stub marker: Python `raise NotImplementedError` outside a class (in a method it is the
-  abstract-method idiom, not a finding), Rust `todo!()`/`unimplemented!()`, a "not
-  implemented" error thrown or raised: errors, 0.25;
-- a Python function whose body is only `pass` or `...` (a docstring aside) where a body is
-  expected: a function of a module or of another function, without decorators: errors, 0.25;
-- the spec's unchecked `- [ ]` items naming a path that the change does not touch.
-Notes: markers and stubs in test files; an empty method (a hook or a no-op override may be
-deliberate; Protocol and ABC classes, `@overload` and `@abstractmethod` are never flagged);
-placeholder text (`lorem ipsum`, or a bracketed `[placeholder]`, `<insert ... here>`, `<TBD>`;
-"placeholder" as an ordinary word or an HTML attribute is not one); empty files
-(`__init__.py`, `.gitkeep` and the like excepted); files that end without a newline in the
-middle of a structure (open brackets, a trailing `,`/`(`/`:`/`\\`) or a Python file that does
-not parse with this interpreter; spec items matched only by words.
-The value is 1 minus the penalties (at least 0); an empty change scores 0 (certain).
+Its rules, their kinds and what they never flag are in docs/evidence.md (Completeness). The
+value is 1 minus the penalties (0.1 a marker warning, 0.25 a stub error; at least 0); an empty
+change scores 0.
 """
 
 from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
-from rubricate.evidence import paths as kinds
+from rubricate.evidence import file_kinds as kinds
 from rubricate.evidence.code_lines import comment_style, in_comment, python_tree
 from rubricate.evidence.markers import (
     MARKER_HINTS,
@@ -42,12 +20,10 @@ from rubricate.evidence.markers import (
     marker_in,
 )
 from rubricate.evidence.python_stubs import STUB_BODY, in_method, stub_functions
-from rubricate.evidence.report_model import CheckResult, Finding, check_result, short_list
+from rubricate.evidence.results import CheckResult, Finding, check_result, short_list
+from rubricate.evidence.snapshot import FileChange, Snapshot
 from rubricate.evidence.spec import ChecklistItem, Spec, change_vocabulary, item_covered
 from rubricate.evidence.truncation import loses_newline, open_structure
-
-if TYPE_CHECKING:
-    from rubricate.evidence.snapshot import FileChange, Snapshot
 
 CHECK_ID = "completeness"
 CRITERION = "completeness"

@@ -12,18 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
+from rubricate.config import Config, Deliverable
 from rubricate.errors import ConfigError, ParseProblem
 from rubricate.evidence.deliverable_schemas import CompiledSchema, SchemaIssue, deliverable_label
-from rubricate.evidence.paths import glob_match, glob_regex, is_glob, structured_kind
-from rubricate.evidence.report_model import CheckResult, Finding, check_result, short_list
+from rubricate.evidence.file_kinds import glob_match, glob_regex, is_glob, structured_kind
+from rubricate.evidence.results import CheckResult, Finding, check_result, short_list
 from rubricate.evidence.snapshot import MAX_PARSE_BYTES, FileChange, Snapshot
+from rubricate.evidence.spec import Spec
 from rubricate.evidence.structured import check_syntax, parse_structured
-
-if TYPE_CHECKING:
-    from rubricate.config import Config, Deliverable
-    from rubricate.evidence.spec import Spec
 
 CHECK_ID = "format"
 CRITERION = "format_correctness"

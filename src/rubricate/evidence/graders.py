@@ -15,14 +15,12 @@ import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from rubricate.evidence.report_model import CheckResult, CheckStatus, Finding, Severity
-
-if TYPE_CHECKING:
-    from rubricate.config import GraderCommand
-    from rubricate.evidence.snapshot import Snapshot
-    from rubricate.rubric.model import Rubric
+from rubricate.config import GraderCommand
+from rubricate.evidence.results import CheckResult, CheckStatus, Finding, Severity
+from rubricate.evidence.snapshot import Snapshot
+from rubricate.rubric.model import Rubric
 
 PASS_AT = 0.7
 TAIL_LINES = 8

@@ -26,7 +26,7 @@ from typing import Any
 
 from rubricate.errors import HandoffRefused
 from rubricate.evidence.graders import SEVERITIES
-from rubricate.evidence.report_model import CheckResult, CheckStatus, Finding
+from rubricate.evidence.results import CheckResult, CheckStatus, Finding
 
 ARTIFACT_NAME = "rubricate-graders"
 PULL_FILE, REPORT_FILE = "pull.json", "report.json"

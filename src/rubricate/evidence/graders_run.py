@@ -16,13 +16,11 @@ import signal
 import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from rubricate.config import GraderCommand
 from rubricate.evidence.graders import GraderRun, grader_result, skipped_graders
-
-if TYPE_CHECKING:
-    from rubricate.config import GraderCommand
-    from rubricate.evidence.report_model import CheckResult
+from rubricate.evidence.results import CheckResult
 
 UNTRUSTED = "graders run PR code, so they run only in local mode or a trusted (unprivileged) job"
 SECRET_NAMES = re.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE_?KEY|CREDENTIAL", re.I)

@@ -13,12 +13,9 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from rubricate.evidence.code_lines import in_comment
-
-if TYPE_CHECKING:
-    from rubricate.evidence.snapshot import FileChange
+from rubricate.evidence.snapshot import FileChange
 
 MARKERS = re.compile(r"(?<![\w.])(TODO|FIXME|XXX)\b(?!\.\w)")
 PROSE_MARKER = re.compile(

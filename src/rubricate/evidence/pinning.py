@@ -10,14 +10,11 @@ ranges are then the project's choice (libraries commit no lockfile). A missing p
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
-from rubricate.evidence import paths as kinds
-from rubricate.evidence.report_model import short_list
+from rubricate.evidence import file_kinds as kinds
+from rubricate.evidence.results import short_list
 from rubricate.evidence.signals import Signal, missing_signal
-
-if TYPE_CHECKING:
-    from rubricate.evidence.snapshot import FileChange, Snapshot
+from rubricate.evidence.snapshot import FileChange, Snapshot
 
 DEPENDENCY_LINES: dict[str, re.Pattern[str]] = {
     "requirements": re.compile(r"^\s*[A-Za-z0-9][\w.\-\[\],]*\s*(==|>=|<=|~=|!=|>|<|@|;|$)"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from rubricate.evidence.report_model import Finding
+from rubricate.evidence.results import Finding
 
 CHECK_ID = "verifiability"
 State = Literal["met", "missing", "n/a"]

@@ -19,9 +19,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from rubricate.evidence.paths import (
+from rubricate.evidence.file_kinds import (
     DATA_EXTS,
     DOC_EXTS,
     SOURCE_EXTS,
@@ -31,9 +30,7 @@ from rubricate.evidence.paths import (
     is_glob,
     words,
 )
-
-if TYPE_CHECKING:
-    from rubricate.evidence.snapshot import Snapshot
+from rubricate.evidence.snapshot import Snapshot
 
 _FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,}).*?^\1\2[`~]*[ \t]*$", re.M | re.S)
 _COMMENT = re.compile(r"<!--.*?-->", re.S)

@@ -14,15 +14,11 @@ the middle of the scale.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from rubricate.evidence.paths import extension, glob_regex, is_glob
-from rubricate.evidence.report_model import CheckResult, Finding, check_result, short_list
+from rubricate.config import Config
+from rubricate.evidence.file_kinds import extension, glob_regex, is_glob
+from rubricate.evidence.results import CheckResult, Finding, check_result, short_list
+from rubricate.evidence.snapshot import Snapshot
 from rubricate.evidence.spec import Spec, change_vocabulary, item_covered, touches
-
-if TYPE_CHECKING:
-    from rubricate.config import Config
-    from rubricate.evidence.snapshot import Snapshot
 
 SPEC_CHECK = "spec_adherence"
 SPEC_CRITERION = "spec_adherence"

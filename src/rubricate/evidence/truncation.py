@@ -7,10 +7,7 @@ text then ends after a dangling `,`, `(`, `:`, `\\`, `=`, `&&`, ... or inside op
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from rubricate.evidence.snapshot import FileChange
+from rubricate.evidence.snapshot import FileChange
 
 OPENERS, CLOSERS = "([{", ")]}"
 DANGLING = ("&&", "||", "->", ",", "(", "[", "{", ":", "\\", "=", "+")

@@ -1,29 +1,8 @@
 """The verifiability check: can a reviewer confirm the change independently? (pure: heuristics).
 
-Every signal here is uncertain: a missing one is a note (the certainty rule, `report_model`),
-so this check never scores below the middle of the scale and never decides a `fail`.
-Each heuristic is met, missing, or does not apply, and reports its evidence:
-- tests: source files change code -> test files (or test code: Rust `#[test]`/`#[cfg(test)]`
-  attributes, Python doctest `>>>` lines, Rust doc-test blocks) change too; a source file
-  whose change only touches comments, docstrings or blank lines is not a source change
-  (`code_lines.changes_code`);
-- fixtures: test fixtures, golden or snapshot data change (only ever counts for the change);
-- runnable example: an `examples/` change, or a fenced code block added to a document
-  (only ever counts for the change);
-- seeds: added code (a code line of a source or test file) uses randomness -> a seed is set in
-  the same file;
-- checksums: data files change -> a checksum file, a `sha256: <hex>` line, a DVC or Git LFS
-  pointer, or a hash in the PR body;
-- sources: ten or more lines of prose (Markdown, reStructuredText, AsciiDoc, Org; plain `.txt`
-  holds program output or word lists as often as prose, so it does not count) are added ->
-  links in the PR title (not its own trailing `(#N)`) or body or the added prose: a URL, a
-  Markdown or reStructuredText link, a role such as `{issue}`/`:pr:` or an issue reference
-  (`#123`, `GH-123`, `owner/repo#123`);
-- pinned dependencies: dependency lines change in a manifest, and the repository keeps a
-  lockfile beside it or in a folder above (a head tree path) -> that lockfile changes, or every
-  added dependency line names an exact version (`==`, `@ <url>`, `--hash` in Python manifests
-  and requirements files; `"1.2.3"` in package.json; `"=1.2.3"` in Cargo.toml; go.mod always).
-The value is met / (met + missing); when nothing applies, `verifiability` stays unscored.
+Every signal is a note; the heuristics and what each never flags are in docs/evidence.md
+(Verifiability). The value is met / (met + missing); when nothing applies, `verifiability`
+stays unscored.
 """
 
 from __future__ import annotations
@@ -31,17 +10,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
-from rubricate.evidence import paths as kinds
+from rubricate.evidence import file_kinds as kinds
 from rubricate.evidence.code_lines import changes_code, comment_style, is_comment_text
-from rubricate.evidence.paths import not_authored
+from rubricate.evidence.file_kinds import not_authored
 from rubricate.evidence.pinning import pinning_signal
-from rubricate.evidence.report_model import CheckResult, check_result, short_list
+from rubricate.evidence.results import CheckResult, check_result, short_list
 from rubricate.evidence.signals import CHECK_ID, Signal, missing_signal
-
-if TYPE_CHECKING:
-    from rubricate.evidence.snapshot import FileChange, Snapshot
+from rubricate.evidence.snapshot import FileChange, Snapshot
 
 CRITERION = "verifiability"
 

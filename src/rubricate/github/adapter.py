@@ -38,6 +38,7 @@ from rubricate.github.client import (
     role_from_permission,
     utc,
 )
+from rubricate.gitnames import is_full_name
 from rubricate.redaction import redact_tokens
 
 if TYPE_CHECKING:
@@ -285,7 +286,7 @@ def commit_verifier(remote: str, token: str | None) -> Callable[[str], tuple[boo
     parts = urlsplit(remote)
     own = parts.path.strip("/").removesuffix(".git") if parts.hostname == server else None
     repository = own or os.environ.get("GITHUB_REPOSITORY")
-    if not token or not repository or repository.count("/") != 1:
+    if not token or not repository or not is_full_name(repository):
         return None
     api_url = os.environ.get("GITHUB_API_URL", "https://api.github.com")
     return GitHubAdapter(connect(token, api_url), repository, bot_login="").commit_verification

@@ -12,11 +12,9 @@ import math
 import posixpath
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from rubricate.config import JudgeConfig
-    from rubricate.evidence.snapshot import FileChange
+from rubricate.config import JudgeConfig
+from rubricate.evidence.snapshot import FileChange
 
 BYTES_PER_TOKEN = 3
 MESSAGE_OVERHEAD_TOKENS = 8

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from rubricate.evidence.report_model import Finding
+from rubricate.evidence.results import Finding
 from rubricate.judge.scan import CHECK_ID
 
 SYSTEM = """\

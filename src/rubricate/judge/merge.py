@@ -1,49 +1,38 @@
 """Merges a judge run into a score report and rescores it (pure: no I/O).
 
 Judge scores replace automatic ones for the criteria the judge assessed, after the hardening
-rules below (`guard`, none left to the model); reviewer scores are never replaced; heuristics
-stay where the judge did not assess. The report gains an `injection` check, a `judge` check
-and the `report.judge` record.
-
-1. Evidence cap: a score at or above 0.75 normalized (4 on 1-5) needs a verbatim quote from
-   the input; without one it is capped at the highest score below that bar (3 on 1-5). When
-   the injection scan flagged text the call was shown, no quote lifts the cap: a judge that
-   obeyed an injection could quote genuine code just as well.
-2. Disagreement bound: where a heuristic score exists, the judge's score is kept within half
-   the scale's range of it (±2 on 1-5); a larger disagreement is flagged for a reviewer.
-3. Required criteria: where a deterministic check scored a required criterion, the judge can
-   lower that score but never raise it.
+rules of `guard` (the evidence cap, the disagreement bound, required criteria: DESIGN.md §7
+and README.md "The LLM judge"); reviewer scores are never replaced. The report gains an
+`injection` check, a `judge` check and the `report.judge` record.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from rubricate.evidence.report_model import (
+from rubricate.evidence.results import (
     CheckResult,
     CheckStatus,
     CriterionScore,
     Finding,
     ScoreReport,
 )
-from rubricate.judge.levels import (
+from rubricate.judge.reply import CriterionJudgment
+from rubricate.judge.runner import JudgeRun
+from rubricate.judge.scan import CHECK_ID as INJECTION_CHECK
+from rubricate.judge.scan import REQUEST_FIELDS
+from rubricate.judge.score_choices import (
     as_json_number,
     disagreement_bound,
     evidence_cap,
     nearest_allowed,
     needs_quote,
 )
-from rubricate.judge.scan import CHECK_ID as INJECTION_CHECK
-from rubricate.judge.scan import REQUEST_FIELDS
 from rubricate.rubric import scoring
 from rubricate.rubric.model import TOLERANCE, Criterion, Rubric, ScoreValue
 from rubricate.rubric.scoring import numeric
-
-if TYPE_CHECKING:
-    from rubricate.judge.reply import CriterionJudgment
-    from rubricate.judge.runner import JudgeRun
 
 JUDGE_CHECK = "judge"
 REQUEST_WHERE = tuple(where for _attribute, where in REQUEST_FIELDS)

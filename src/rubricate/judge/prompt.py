@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from rubricate.errors import PromptTooLargeError
+from rubricate.evidence.snapshot import FileChange, Snapshot
 from rubricate.judge import prompt_text as text
 from rubricate.judge.budget import (
     MESSAGE_OVERHEAD_TOKENS,
@@ -29,18 +30,11 @@ from rubricate.judge.budget import (
     truncate_lines,
 )
 from rubricate.judge.hidden import Stripped, find_hidden, strip_hidden
-from rubricate.judge.scan import (
-    REQUEST_FIELDS,
-    Evidence,
-    build_evidence,
-    scan_injection,
-    without_markers,
-)
-
-if TYPE_CHECKING:
-    from rubricate.evidence.snapshot import FileChange, Snapshot
-    from rubricate.judge.prompt_text import Phase
-    from rubricate.rubric.model import Rubric
+from rubricate.judge.prompt_text import Phase
+from rubricate.judge.quotes import Evidence, build_evidence, without_markers
+from rubricate.judge.reply_schema import response_schema
+from rubricate.judge.scan import REQUEST_FIELDS, scan_injection
+from rubricate.rubric.model import Rubric
 
 _Fit = Literal["whole", "cut", "none"]
 _TRUNCATED = ' truncated="yes"'
@@ -147,7 +141,7 @@ def build_prompt(
         phase=phase,
         marker=marker,
         messages=messages,
-        schema=text.response_schema(rubric, ids, budget.open_ceiling),
+        schema=response_schema(rubric, ids, budget.open_ceiling),
         criteria_ids=ids,
         tokens_estimate=fixed + sum(estimate_tokens(b) + 1 for b in draft.blocks),
         files_seen=seen,

@@ -1,26 +1,23 @@
-"""The judge's prompt text: the fixed wording, kept as data, and the rubric as instructions
-with the strict response schema (pure: no I/O).
+"""The judge's prompt wording, kept as data, and the rubric as instructions (pure: no I/O).
 
 The system message states the rules and each criterion with its allowed scores, the scores
-that need a quote, and the anchor text of each level (never example scores). The schema is
-strict: an object keyed by criterion id, each with an enum score, a rationale and quotes.
-Changing any wording here changes what the model sees: bump `PROMPT_VERSION`.
+that need a quote, and the anchor text of each level (never example scores). The response
+schema and its limits are in `reply_schema.py`. Changing any wording here, or the schema,
+changes what the model sees: bump `PROMPT_VERSION`.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Literal
 
-from rubricate.judge.levels import (
+from rubricate.judge.score_choices import (
     OPEN_CEILING,
     allowed_scores,
     as_json_number,
     is_open,
     needs_quote,
 )
-
-if TYPE_CHECKING:
-    from rubricate.rubric.model import Criterion, Rubric
+from rubricate.rubric.model import Criterion, Rubric
 
 PROMPT_VERSION = "rubricate-judge-3"
 
@@ -107,56 +104,8 @@ ids exactly once: {ids}. Apply the same rules as before."""
 TRUSTED_NOTES = (TRUNCATED_NOTE, NO_CHANGES, RETRY)
 """Fixed wording that can reach the model beside the system message: never evidence."""
 
-MAX_RATIONALE_CHARS = 600
-"""The rationale's `maxLength` in the response schema (a reply over it is invalid)."""
-MAX_QUOTES = 8
-MAX_QUOTE_CHARS = 400
-
 
 Phase = Literal["request", "submission"]
-
-
-def response_schema(
-    rubric: Rubric, ids: tuple[str, ...], ceiling: float = OPEN_CEILING
-) -> dict[str, Any]:
-    """A strict JSON Schema: one object per criterion id with its score (an enum, or a range of
-    whole numbers on an open scale), a bounded rationale and bounded quotes."""
-    properties = {cid: _criterion_schema(rubric, rubric.criterion(cid), ceiling) for cid in ids}
-    return _object(properties)
-
-
-def _object(properties: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": list(properties),
-        "additionalProperties": False,
-    }
-
-
-def _criterion_schema(rubric: Rubric, criterion: Criterion, ceiling: float) -> dict[str, Any]:
-    return _object(
-        {
-            "score": _score_schema(rubric, criterion, ceiling),
-            "rationale": {"type": "string", "maxLength": MAX_RATIONALE_CHARS},
-            "evidence": {
-                "type": "array",
-                "items": {"type": "string", "maxLength": MAX_QUOTE_CHARS},
-                "maxItems": MAX_QUOTES,
-            },
-        }
-    )
-
-
-def _score_schema(rubric: Rubric, criterion: Criterion, ceiling: float) -> dict[str, Any]:
-    values = [as_json_number(v) for v in allowed_scores(rubric, criterion, ceiling)]
-    if is_open(rubric):
-        kinds: Any = ["integer", "null"] if criterion.nullable else "integer"
-        return {"type": kinds, "minimum": values[0], "maximum": values[-1]}
-    kind = "integer" if all(isinstance(v, int) for v in values) else "number"
-    if criterion.nullable:
-        return {"type": [kind, "null"], "enum": [*values, None]}
-    return {"type": kind, "enum": values}
 
 
 def system_message(

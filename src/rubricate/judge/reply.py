@@ -14,15 +14,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from rubricate.errors import ReplyError
-from rubricate.judge.levels import OPEN_CEILING, allowed_scores, as_json_number, is_open
-from rubricate.judge.prompt_text import MAX_QUOTE_CHARS, MAX_QUOTES, MAX_RATIONALE_CHARS
+from rubricate.judge.reply_schema import MAX_QUOTE_CHARS, MAX_QUOTES, MAX_RATIONALE_CHARS
+from rubricate.judge.score_choices import OPEN_CEILING, allowed_scores, as_json_number, is_open
 from rubricate.rubric import scoring
 from rubricate.rubric.model import TOLERANCE, Criterion, Rubric, ScoreValue
-
-PER_CRITERION_TOKENS = (MAX_RATIONALE_CHARS + 3 * MAX_QUOTE_CHARS) // 4 + 40
-"""The output tokens one criterion may take: its longest rationale, three of the longest quotes
-(about 4 characters a token), and the JSON around them."""
-REPLY_OVERHEAD_TOKENS = 64
 
 
 @dataclass(frozen=True)
@@ -72,12 +67,6 @@ class Judgment:
     def by_id(self) -> dict[str, CriterionJudgment]:
         """Criterion id to judgment."""
         return {c.id: c for c in self.criteria}
-
-
-def max_output_tokens(criteria: int, ceiling: int) -> int:
-    """`max_tokens` for a call scoring `criteria` criteria: enough for the longest valid reply,
-    never more than `ceiling` (`judge.max_output_tokens`)."""
-    return max(1, min(ceiling, REPLY_OVERHEAD_TOKENS + criteria * PER_CRITERION_TOKENS))
 
 
 def parse_reply(

@@ -1,38 +1,29 @@
 """Runs the judge's calls for one submission over an injected client (pure logic: no I/O).
 
-Criteria judged from the request go first, in their own call that sees no diff; the rest
-follow in a second call. Each call carries `max_tokens` for its criteria. Each reply is
-validated; an invalid one is retried once with the problems, then its criteria are `not
-assessed`. A call that fails (a reply cut off at `max_tokens` included) is never retried here
-(the client already retried transient faults within bounds) and never raises: it becomes an
-error of the run. Every attempt's tokens and time count, failed ones too.
-
-What a run produced (`JudgeRun`): the validated judgments (with their verified quotes), the
-criteria left `not assessed` and why, what the judge was shown, and what the calls cost. Only a
-run without errors is cached.
+Request criteria go first, in a call that sees no diff; an invalid reply is retried once with
+its problems; a failed call becomes an error of the run, never an exception. `JudgeRun` is
+what a run produced, as cached (only a run without errors is).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from rubricate.errors import PromptTooLargeError, ReplyError
+from rubricate.evidence.snapshot import Snapshot
 from rubricate.judge import known_answer as checks
 from rubricate.judge import prompt_text
-from rubricate.judge.budget import LeftOut
+from rubricate.judge.budget import Budget, LeftOut
 from rubricate.judge.calls import JudgeCallError, RawReply, Usage
 from rubricate.judge.hidden import Stripped
 from rubricate.judge.prompt import Prompt, build_prompt, phase_criteria
-from rubricate.judge.reply import CriterionJudgment, max_output_tokens, parse_reply
-from rubricate.judge.scan import verified_quotes
-
-if TYPE_CHECKING:
-    from rubricate.evidence.snapshot import Snapshot
-    from rubricate.judge.budget import Budget
-    from rubricate.judge.prompt_text import Phase
-    from rubricate.rubric.model import Rubric
+from rubricate.judge.prompt_text import Phase
+from rubricate.judge.quotes import verified_quotes
+from rubricate.judge.reply import CriterionJudgment, parse_reply
+from rubricate.judge.reply_schema import max_output_tokens
+from rubricate.rubric.model import Rubric
 
 PHASES: tuple[Phase, ...] = ("request", "submission")
 MIN_CALL_SECONDS = 1.0

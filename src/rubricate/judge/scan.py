@@ -1,17 +1,9 @@
-"""Prompt-injection scan and hidden-content stripping of untrusted text (pure: no I/O).
+"""Prompt-injection scan of untrusted text and its hidden content (pure: no I/O).
 
 The scan runs independently of the judge: every hit is a `Finding` for the report, whatever
 the model later does. `strip_hidden` removes what a human reader of the PR would not see, so
-the model is never fed text that a reviewer cannot audit.
-
-`verified_quotes` checks that a judge's evidence quotes really come from the untrusted data.
-A quote counts only when it appears verbatim inside ONE untrusted field the model was shown
-(never across the boundary of two fields), after collapsing whitespace and, for patches,
-taking one `+`/`-`/space diff marker off each line (no line of the quote is ever skipped).
-It must also carry words of its own: words covered by three-word runs of the trusted prompt
-(the rubric, its anchors, the instructions) and very common words do not count, so copying
-the rubric into a PR, quoting punctuation, or quoting a stock phrase proves nothing. A quote
-that itself looks like an injection is not evidence either.
+the model is never fed text that a reviewer cannot audit. Quote verification is in
+`judge/quotes.py`.
 """
 
 from __future__ import annotations
@@ -19,11 +11,9 @@ from __future__ import annotations
 import bisect
 import re
 import unicodedata
-from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from rubricate.evidence.report_model import Finding, Severity
+from rubricate.evidence.results import Finding, Severity
 from rubricate.judge.budget import exclusion_reason
 from rubricate.judge.hidden import CONFUSABLES, INVISIBLE, find_hidden, strip_hidden
 from rubricate.judge.scan_rules import RULES, Rule
@@ -207,92 +197,3 @@ def _excerpt(text: str, limit: int = 60) -> str:
     flat = " ".join(INVISIBLE.sub("", text).split())
     flat = flat.replace("`", "'")
     return repr(flat if len(flat) <= limit else flat[: limit - 1] + "…")
-
-
-MIN_QUOTE_CHARS = 12
-"""A quote shorter than this (after collapsing whitespace) proves nothing."""
-MIN_OWN_WORDS = 2
-"""A quote needs at least this many distinct words that are neither rubric text nor common."""
-MIN_OWN_CHARS = 10
-"""... and those words together need at least this many characters."""
-COMMON_WORDS = frozenset(
-    {
-        "a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "do", "does", "for",
-        "from", "has", "have", "if", "in", "is", "it", "its", "no", "not", "of", "on", "or", "so",
-        "than", "that", "the", "their", "then", "there", "these", "this", "those", "to", "was",
-        "we", "were", "will", "with", "you",
-    }
-)  # fmt: skip
-"""Words too common to prove anything on their own."""
-_WORD = re.compile(r"\w+")
-_Trigram = tuple[str, str, str]
-
-
-@dataclass(frozen=True)
-class Evidence:
-    """What the model may quote: each untrusted field as shown, and the trusted prompt text."""
-
-    fields: tuple[str, ...] = ()
-    """Each quotable field, whitespace-collapsed, in its as-shown and marker-free forms."""
-    trusted: frozenset[_Trigram] = field(default=frozenset(), repr=False)
-    """Three-word runs of the trusted prompt (instructions, rubric, anchors)."""
-
-
-def collapse(text: str) -> str:
-    """Runs of whitespace as one space, trimmed."""
-    return " ".join(text.split())
-
-
-def without_markers(text: str) -> str:
-    """Each line with one leading diff marker (`+`, `-` or a space) removed; no line dropped."""
-    return "\n".join(
-        line[1:] if line[:1] in ("+", "-", " ") else line for line in text.splitlines()
-    )
-
-
-def build_evidence(shown: Iterable[str], trusted_text: str) -> Evidence:
-    """The evidence of a prompt from its quotable field texts and its trusted text."""
-    fields: list[str] = []
-    for text in shown:
-        if text.strip():
-            fields += dict.fromkeys((collapse(text), collapse(without_markers(text))))
-    return Evidence(tuple(fields), frozenset(_trigrams(words(trusted_text))))
-
-
-def verified_quotes(quotes: Iterable[str], evidence: Evidence) -> tuple[str, ...]:
-    """The quotes that appear verbatim in one field of `evidence` and carry words of their own."""
-    return tuple(q for q in quotes if _is_evidence(q, evidence))
-
-
-def words(text: str) -> list[str]:
-    """The words of `text`, NFKC-normalised and case-folded."""
-    return _WORD.findall(unicodedata.normalize("NFKC", text).casefold())
-
-
-def own_words(quote: str, trusted: frozenset[_Trigram]) -> set[str]:
-    """The quote's distinct words outside three-word runs of trusted text, common words left out."""
-    found = words(quote)
-    covered = [False] * len(found)
-    for index, trigram in enumerate(_trigrams(found)):
-        if trigram in trusted:
-            covered[index : index + 3] = [True, True, True]
-    return {w for w, c in zip(found, covered, strict=True) if not c and w not in COMMON_WORDS}
-
-
-def _is_evidence(quote: str, evidence: Evidence) -> bool:
-    flat = collapse(quote)
-    if len(flat) < MIN_QUOTE_CHARS or not _substantive(quote, evidence.trusted):
-        return False
-    if scan_injection(quote, "quote"):
-        return False
-    forms = dict.fromkeys((flat, collapse(without_markers(quote))))
-    return any(form in text for text in evidence.fields for form in forms)
-
-
-def _substantive(quote: str, trusted: frozenset[_Trigram]) -> bool:
-    own = own_words(quote, trusted)
-    return len(own) >= MIN_OWN_WORDS and sum(len(w) for w in own) >= MIN_OWN_CHARS
-
-
-def _trigrams(found: list[str]) -> list[_Trigram]:
-    return [(found[i], found[i + 1], found[i + 2]) for i in range(len(found) - 2)]

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from rubricate.evidence.report_model import Severity
+    from rubricate.evidence.results import Severity
 
 
 @dataclass(frozen=True)

@@ -59,6 +59,7 @@ class GitBackend:
         """The fetched tip and its tree; blobs are read on demand."""
         with self._errors():
             tip = self._ws().fetch_tip()
+            self.found = tip is not None
             tree = self._ws().tree(tip)
 
         def read(paths: Sequence[str]) -> dict[str, bytes]:

@@ -5,11 +5,9 @@ from __future__ import annotations
 import json
 import marshal
 import math
-import re
 from collections.abc import Mapping
 from datetime import datetime, timezone
-from functools import lru_cache
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, overload
 
 from pydantic import (
     BaseModel,
@@ -22,19 +20,17 @@ from pydantic import (
     model_validator,
 )
 
+from rubricate.gitnames import REPO_PATTERN, is_full_name
 from rubricate.rubric.model import TOLERANCE, ScoreValue
 
 SCHEMA_VERSION: Final = 1
 MAX_PR: Final = 2**31 - 1
 """GitHub numbers issues and pull requests with 32-bit integers."""
-_NAME_PART = re.compile(r"[A-Za-z0-9_.-]+")
 _SHARED_RUBRICS = 256
 """How many distinct rubric references decoding keeps to share (see `Event._shared_rubric`).
 Sets of given field names are shared too (frozen events never change theirs)."""
 _rubrics: dict[bytes, RubricRef] = {}
 _sets: dict[frozenset[str], set[str]] = {}
-REPO_PATTERN: Final = r"^(?!\.\.?/)[A-Za-z0-9_.-]+/(?!\.\.?$)[A-Za-z0-9_.-]+$"
-"""`owner/name` for editors and other tools; `is_full_name` is the check that counts."""
 EventKind = Literal[
     "first_submission",
     "review_scored",
@@ -273,23 +269,24 @@ def rfc3339(value: datetime | None) -> str | None:
     return f"{utc.year:04d}-{utc:%m-%dT%H:%M:%S}Z"
 
 
-@lru_cache(maxsize=1024)
-def is_full_name(repo: str) -> bool:
-    """True for `owner/name`: letters, digits, `_`, `.` and `-` in each part, never `.` or `..`."""
-    parts = repo.split("/")
-    return len(parts) == 2 and all(
-        _NAME_PART.fullmatch(part) and part not in (".", "..") for part in parts
-    )
-
-
 def same_login(login: str, other: str) -> bool:
     """Whether two GitHub logins name one account: GitHub ignores their case."""
     return login.lower() == other.lower()
 
 
+@overload
+def parse_time(value: str) -> datetime: ...
+@overload
+def parse_time(value: None) -> None: ...
 def parse_time(value: str | None) -> datetime | None:
-    """The inverse of `rfc3339`."""
-    return None if value is None else datetime.fromisoformat(value.replace("Z", "+00:00"))
+    """An RFC 3339 time (`...Z` or with an offset, as GitHub and `rfc3339` write it) as an aware
+    datetime; None stays None. A time without a timezone is a `ValueError`."""
+    if value is None:
+        return None
+    parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    if parsed.tzinfo is None:
+        raise ValueError(f"timestamp without a timezone: {value!r}")
+    return parsed
 
 
 def criterion_source(event: Event, criterion_id: str) -> str:

@@ -153,6 +153,13 @@ def fold_jobs(events: Iterable[Event]) -> dict[tuple[str, int], JobSummary]:
     return {key: fold_job(grouped[key]) for key in sorted(grouped)}
 
 
+def counts_as_first_submission(event: Event) -> bool:
+    """Whether `event` is part of its job's FIRST_SUBMISSION: a `first_submission` of version 1.
+    Those events merge criterion by criterion, a later value (null included) replacing an
+    earlier one, in the fold (`merge_moment`) and in the bot's job state alike."""
+    return event.kind == "first_submission" and event.version == 1
+
+
 def fold_job(events: Iterable[Event]) -> JobSummary:
     """Fold the events of one job (any order)."""
     ordered = tuple(sorted(events, key=_ORDER))
@@ -161,7 +168,7 @@ def fold_job(events: Iterable[Event]) -> JobSummary:
     by_kind: dict[str, list[Event]] = defaultdict(list)
     for event in ordered:
         by_kind[event.kind].append(event)
-    first = merge_moment((e for e in by_kind["first_submission"] if e.version == 1), ordered)
+    first = merge_moment(filter(counts_as_first_submission, by_kind["first_submission"]), ordered)
     approvals = by_kind["final_approval"]
     final = merge_moment(approvals[-1:], ordered)
     facts = _facts(ordered, by_kind, rubric_quality(first, final))

@@ -1,4 +1,5 @@
-"""An author's page: their reputation in each repository, over time, and their jobs (pure).
+"""An author's page: their reputation in each repository, over time, and their jobs (pure: the
+report document in, HTML out). A page shows only what is its author's and the window asked for.
 
 The jobs are listed newest first (by pull-request number), each number linking to its pull
 request on the server the report was made for (`server_url`; none for a made-up ledger).
@@ -12,7 +13,7 @@ from typing import Any
 
 from rubricate.ledger.reputation import COMPONENTS
 from rubricate.report import charts
-from rubricate.report.pages import (
+from rubricate.report.html import (
     cards,
     cell,
     empty,
@@ -21,9 +22,9 @@ from rubricate.report.pages import (
     number,
     page,
     shown_note,
-    subtitle,
     table,
 )
+from rubricate.report.pages import subtitle
 
 Doc = Mapping[str, Any]
 JOB_HEADERS = "PR|state|first|final|change|rubric quality|versions|revisions|hours to approval|gate"
@@ -49,7 +50,7 @@ def author_pages(report: Doc, only: Collection[str] | None = None) -> Iterator[t
         back = '<p><a href="../index.html">← all authors</a></p>'
         yield (
             f"{slug}.html",
-            page(title, subtitle(report), (), back + body, footer(report), "../"),
+            page(title, subtitle(report, ledger=False), (), back + body, footer(), "../"),
         )
 
 

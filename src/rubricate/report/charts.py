@@ -18,6 +18,7 @@ import pygal
 from pygal.style import Style
 
 from rubricate.ledger.event import parse_time
+from rubricate.ledger.reputation import COMPONENTS
 from rubricate.report.pygal_quick import Bar, DateTimeLine, quick_drawing
 
 PALETTE = ("#0b5cad", "#b3470c", "#1a7f37", "#8250df", "#9a6700", "#cf222e")
@@ -162,8 +163,6 @@ def stylesheet() -> str:
 
 def reputation_over_time(chart_id: str, points: Sequence[Mapping[str, Any]], desc: str) -> str:
     """Reputation and its five components over time, one line each."""
-    from rubricate.ledger.reputation import COMPONENTS
-
     shown = thin(points)
     stamps = [_time(p["at"]) for p in shown]
     chart = DateTimeLine(

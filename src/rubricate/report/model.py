@@ -1,18 +1,16 @@
 """Every number the report shows, as one JSON-ready document (pure: events in, data out).
 
-The pages and the `json` format are views of this document. Reputation always comes from the
-whole ledger (the last point of each series is the author's `reputation.json` entry); `since`
-narrows what is shown to the jobs active in the window and to the points and audit entries in
-it; `author` narrows everything to that author's jobs.
+The pages and the `json` format are views of this document. It is assembled (`assemble`) from
+what the report keeps of each job (`JobPart`, from the job's events alone), each job's folded
+facts and each author's reputation series, so a report can reuse the parts of jobs that did not
+change (`rubricate.report.reuse`). Reputation always comes from the whole ledger (the last point
+of each series is the author's `reputation.json` entry); `since` narrows what is shown to the
+jobs active in the window and to the points and audit entries in it; `author` narrows everything
+to that author's jobs.
 
 Reputation over time: a series has one point as of each completed job (the time of its
-`final_approval`) and a last point as of the author's newest event, when that is later. One pass
-over the author's events in fold order (`at`, ties by id) keeps each job's terms as of the point
-(from its whole fold once every event is in; before its final approval only its state counts;
-else from the job's own fold over its events so far), and the ledger's `RunningTerms` adds them
-up with the same float operations in the same order as `reputation.json`. So every point is
-what `reputation.json` would say for the ledger up to that time, and the last one equals it.
-
+`final_approval`) and a last point as of the author's newest event, when that is later; every
+point is what `reputation.json` would say for the ledger up to that time (docs/report.md).
 Audit: every override, bypassed gate and dispute, newest first.
 """
 
@@ -22,20 +20,41 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from rubricate.ledger.event import Event, rfc3339, same_login
-from rubricate.ledger.fold import JobFacts, bulk, event_order, fold_job, fold_jobs, lifecycle_state
+from rubricate.ledger.codec import ParsedLedger
+from rubricate.ledger.event import Event, parse_time, rfc3339, same_login
+from rubricate.ledger.fold import (
+    JobFacts,
+    JobSummary,
+    bulk,
+    event_order,
+    fold_job,
+    fold_jobs,
+    lifecycle_state,
+)
 from rubricate.ledger.paths import author_stem
 from rubricate.ledger.reputation import JobTerms, RunningTerms, job_terms
-from rubricate.report.scores import distributions, job_rows, latest_scores, summary, weights_section
-from rubricate.report.stats import SEED, calibration
-
-if TYPE_CHECKING:
-    from rubricate.config import ReputationConfig
-    from rubricate.ledger.codec import ParsedLedger
+from rubricate.ledger.reputation_config import ReputationConfig
+from rubricate.ledger.verify import corrupt_lines
+from rubricate.report.calibration import calibration
+from rubricate.report.scores import (
+    Scored,
+    VersionKey,
+    distributions,
+    job_row,
+    latest_scores,
+    summary,
+    weights_section,
+)
+from rubricate.report.stats import SEED
 
 REPORT_SCHEMA_VERSION = 1
+AuthorKey = tuple[str, str]
+"""`(repo, author)`."""
+JobKey = tuple[str, int]
+Points = list[dict[str, Any]]
+AUDITS = ("overrides", "bypassed", "disputes")
 
 
 @dataclass(frozen=True)
@@ -58,6 +77,80 @@ class Options:
             return None
 
 
+@dataclass(frozen=True)
+class JobPart:
+    """What the report keeps of one job, from its events alone: its row in the jobs table, the
+    latest score of each source on each version and criterion, and its audit entries."""
+
+    row: dict[str, Any]
+    scored: tuple[Scored, ...]
+    audit: dict[str, list[dict[str, Any]]]
+
+
+def job_part(job: JobSummary) -> JobPart:
+    """The part of one folded job."""
+    scored = tuple(
+        s for by_source in latest_scores(job.events).values() for s in by_source.values()
+    )
+    return JobPart(job_row(job), scored, audit_entries(job.events))
+
+
+@dataclass(frozen=True)
+class LedgerFacts:
+    """What the report says of the ledger as a whole: its problems, events and newest event."""
+
+    problems: list[str]
+    events: int
+    corrupt: int
+    duplicates: int
+    newest: datetime | None
+
+    def section(self, jobs: int) -> dict[str, Any]:
+        """The document's `ledger` entry."""
+        return {
+            "events": self.events,
+            "jobs": jobs,
+            "corrupt_lines": self.corrupt,
+            "duplicate_lines": self.duplicates,
+            "problems": self.problems,
+        }
+
+
+def ledger_facts(parsed: ParsedLedger) -> LedgerFacts:
+    """The ledger's problems (worded as `ledger verify` words them) and size."""
+    problems = corrupt_lines(parsed)
+    problems += [str(p) for p in (*parsed.duplicates, *parsed.misplaced)]
+    newest = max((e.at for e in parsed.events), default=None)
+    return LedgerFacts(
+        problems, len(parsed.events), len(parsed.corrupt), len(parsed.duplicates), newest
+    )
+
+
+@dataclass(frozen=True)
+class Sources:
+    """What the document is assembled from: the ledger's facts, every job's facts and part, and
+    the authors' series (in the order `each_series` gives them)."""
+
+    ledger: LedgerFacts
+    facts: Mapping[JobKey, JobFacts]
+    parts: Mapping[JobKey, JobPart]
+    series: Iterable[tuple[AuthorKey, Points]]
+
+
+def parsed_sources(parsed: ParsedLedger, config: ReputationConfig, author: str | None) -> Sources:
+    """The sources of a parsed ledger: every job folded; the series of `author` (all if None),
+    drawn up one author at a time as they are read."""
+    folded = fold_jobs(parsed.events)
+    facts = {k: job.facts for k, job in folded.items()}
+    parts = {k: job_part(job) for k, job in folded.items()}
+    mine = [
+        e
+        for e in parsed.events
+        if author is None or same_login(facts[(e.repo, e.pr)].author, author)
+    ]
+    return Sources(ledger_facts(parsed), facts, parts, each_series(mine, config, facts))
+
+
 @bulk
 def build_report(
     parsed: ParsedLedger,
@@ -65,20 +158,30 @@ def build_report(
     options: Options,
     authors_ready: Callable[[dict[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
-    """The report document for a parsed ledger. `authors_ready` is given the authors' part of it
-    (what the author pages show), a few authors at a time, as soon as each part is known."""
-    folded = fold_jobs(parsed.events)
+    """The report document for a parsed ledger (see `assemble` for `authors_ready`)."""
+    sources = parsed_sources(parsed, config, options.author)
+    return assemble(sources, config, options, authors_ready)
+
+
+@bulk
+def assemble(
+    sources: Sources,
+    config: ReputationConfig,
+    options: Options,
+    authors_ready: Callable[[dict[str, Any]], None] | None = None,
+) -> dict[str, Any]:
+    """The report document from its sources (series of other authors than `options.author` are
+    left out). `authors_ready` is given the authors' part of it (what the author pages show), a
+    few authors at a time, as soon as each part is known."""
+    ledger, facts, parts, series = sources.ledger, sources.facts, sources.parts, sources.series
     wanted = options.author
-    keys = {
-        k for k, job in folded.items() if wanted is None or same_login(job.facts.author, wanted)
-    }
+    keys = {k for k, f in facts.items() if wanted is None or same_login(f.author, wanted)}
     cutoff = options.cutoff
-    active = {k for k in keys if cutoff is None or folded[k].facts.last_at >= cutoff}
-    mine = [e for e in parsed.events if (e.repo, e.pr) in keys]
-    rows = job_rows(folded[k] for k in sorted(active))
+    active = sorted(k for k in keys if cutoff is None or facts[k].last_at >= cutoff)
+    rows = [parts[k].row for k in active]
     report: dict[str, Any] = {
         "schema_version": REPORT_SCHEMA_VERSION,
-        "generated_at": rfc3339(max((e.at for e in parsed.events), default=None)),
+        "generated_at": rfc3339(ledger.newest),
         "server_url": options.server_url,
         "window": {
             "since_days": options.since_days,
@@ -86,7 +189,7 @@ def build_report(
             "to": rfc3339(options.now),
             "author": options.author,
         },
-        "ledger": _ledger(parsed),
+        "ledger": ledger.section(len(facts)),
         "config": config.model_dump(mode="json"),
     }
 
@@ -94,44 +197,32 @@ def build_report(
         if authors_ready is not None:
             authors_ready({**report, "authors": authors, "scores": {"jobs": rows}})
 
-    facts = {k: j.facts for k, j in folded.items()}
-    report["authors"] = _authors(mine, config, cutoff, facts, part)
-    shown = [e for e in mine if (e.repo, e.pr) in active]
-    scored = latest_scores(shown)
+    shown = (
+        (key, points) for key, points in series if wanted is None or same_login(key[1], wanted)
+    )
+    report["authors"] = _authors(shown, cutoff, part)
+    scored: dict[VersionKey, dict[str, Scored]] = defaultdict(dict)
+    for key in active:
+        for s in parts[key].scored:
+            scored[(s.repo, s.pr, s.version, s.criterion)][s.source] = s
     return {
         **report,
         "scores": {"distributions": distributions(scored), "summary": summary(rows), "jobs": rows},
         "calibration": calibration(scored, seed=options.seed),
-        "weights": weights_section(
-            (folded[k].facts for k in sorted(active)), config, seed=options.seed
-        ),
-        "audit": audit(e for e in shown if cutoff is None or e.at >= cutoff),
-    }
-
-
-def _ledger(parsed: ParsedLedger) -> dict[str, Any]:
-    problems = [f"{p}: corrupt line (kept aside, skipped by the fold)" for p in parsed.corrupt]
-    problems += [str(p) for p in (*parsed.duplicates, *parsed.misplaced)]
-    return {
-        "events": len(parsed.events),
-        "jobs": len({(e.repo, e.pr) for e in parsed.events}),
-        "corrupt_lines": len(parsed.corrupt),
-        "duplicate_lines": len(parsed.duplicates),
-        "problems": problems,
+        "weights": weights_section((facts[k] for k in active), config, seed=options.seed),
+        "audit": audit((parts[k].audit for k in active), cutoff),
     }
 
 
 def _authors(
-    events: Sequence[Event],
-    config: ReputationConfig,
+    series: Iterable[tuple[AuthorKey, Points]],
     cutoff: datetime | None,
-    folded: Mapping[tuple[str, int], JobFacts],
     part: Callable[[list[dict[str, Any]]], None],
 ) -> list[dict[str, Any]]:
     """Every author's entry, sorted by repo and login; `part` gets them 25 pages at a time."""
     authors: list[dict[str, Any]] = []
     done = 0
-    for (repo, author), points in each_series(events, config, folded):
+    for (repo, author), points in series:
         entry = {k: v for k, v in points[-1].items() if k not in ("at", "pr")}
         slug = author_stem(author)
         if (
@@ -141,8 +232,8 @@ def _authors(
         ):
             part(authors[done:])
             done = len(authors)
-        series = [_point(p) for p in since(points, cutoff)]
-        authors.append({"repo": repo, "author": author, "slug": slug, **entry, "series": series})
+        shown = [_point(p) for p in since(points, cutoff)]
+        authors.append({"repo": repo, "author": author, "slug": slug, **entry, "series": shown})
     if authors[done:]:
         part(authors[done:])
     return sorted(authors, key=lambda a: (a["repo"], a["author"]))
@@ -156,11 +247,6 @@ def _point(point: dict[str, Any]) -> dict[str, Any]:
         "coverage": point["coverage"],
         "components": point["components"],
     }
-
-
-AuthorKey = tuple[str, str]
-"""`(repo, author)`."""
-JobKey = tuple[str, int]
 
 
 @bulk
@@ -255,22 +341,42 @@ def since(points: Sequence[dict[str, Any]], cutoff: datetime | None) -> list[dic
     return [*kept, points[-1]]
 
 
-def audit(events: Iterable[Event]) -> dict[str, list[dict[str, Any]]]:
-    """Overrides with reason, approver and version; bypassed gates; disputes."""
-    overrides: list[dict[str, Any]] = []
-    bypassed: list[dict[str, Any]] = []
-    disputes: list[dict[str, Any]] = []
+def audit_entries(events: Iterable[Event]) -> dict[str, list[dict[str, Any]]]:
+    """Overrides with reason, approver and version; bypassed gates; disputes (in event order)."""
+    found: dict[str, list[dict[str, Any]]] = {name: [] for name in AUDITS}
     for event in events:
         if event.override is not None:
-            overrides.append({**_base(event), "reason": event.override.reason})
+            found["overrides"].append({**_base(event), "reason": event.override.reason})
         if event.kind == "final_approval" and event.gate == "bypassed":
-            bypassed.append(_base(event))
+            found["bypassed"].append(_base(event))
         if event.kind == "disputed":
-            disputes.append({**_base(event), "feedback": event.feedback})
+            found["disputes"].append({**_base(event), "feedback": event.feedback})
+    return found
+
+
+def audit(
+    entries: Iterable[Mapping[str, list[dict[str, Any]]]], cutoff: datetime | None = None
+) -> dict[str, list[dict[str, Any]]]:
+    """The audit section: the jobs' entries at or after `cutoff`, newest first."""
+    listed = list(entries)
     return {
-        name: sorted(rows, key=lambda r: (r["at"], r["repo"], r["pr"]), reverse=True)
-        for name, rows in (("overrides", overrides), ("bypassed", bypassed), ("disputes", disputes))
+        name: sorted(
+            (r for job in listed for r in job[name] if _since(r["at"], cutoff)),
+            key=_audit_order,
+            reverse=True,
+        )
+        for name in AUDITS
     }
+
+
+def _since(stamp: str, cutoff: datetime | None) -> bool:
+    at = parse_time(stamp)
+    return cutoff is None or (at is not None and at >= cutoff)
+
+
+def _audit_order(row: Mapping[str, Any]) -> tuple[Any, ...]:
+    text = row.get("reason", row.get("feedback"))
+    return (row["at"], row["repo"], row["pr"], row["version"], row["actor"], str(text))
 
 
 def _base(event: Event) -> dict[str, Any]:

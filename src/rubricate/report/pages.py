@@ -1,23 +1,18 @@
-"""The report's HTML pages and their building blocks (pure: the report document in, text out).
-
-Pages have inline SVG, no scripts and nothing from elsewhere; all their CSS (the charts' too) is in
-the site's one `style.css`, so they work from a file, on GitHub Pages and behind the strict
-Content-Security-Policy each page declares (`CSP`). Every chart is a `<figure>` with its SVG
-(title and description) and a data table. The index's five sections are in `sections`.
-"""
+"""The index page and the authors table, whole and sorted by each column (pure: the report
+document in, HTML out). The index's five sections are in `sections`, the author pages in
+`author_page`; only the index names what is global to the ledger (its size, its newest event)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from html import escape
 from typing import Any
 
-from rubricate import __version__
 from rubricate.ledger.reputation import COMPONENTS
+from rubricate.report.html import cards, empty, footer, number, page, table, warnings
+from rubricate.report.sections import all_sections
 
 Doc = Mapping[str, Any]
-CSP = "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'"
-"""The pages' Content-Security-Policy: no script, no inline style, nothing from elsewhere."""
 NAV = tuple(
     (f"#{name.lower()}", f"{n} · {name}")
     for n, name in enumerate(("Reputation", "Scores", "Calibration", "Weights", "Audit"), start=1)
@@ -29,20 +24,23 @@ SORTS: tuple[tuple[str, str], ...] = (
     *((name, name.replace("_", " ")) for name in COMPONENTS),
 )
 NO_DATA = "No data yet: the ledger has no events. Pages fill in once pull requests are scored."
+INDEX_AUTHORS = 20
+"""The index lists the authors of highest reputation; a sorted page lists them all."""
 
 
-def index_page(report: Doc, sections: Iterable[str]) -> str:
-    """`index.html`: the overview, then the five `sections` (`sections.all_sections`; not read
-    when the ledger has no events)."""
+def index_html(report: Doc) -> str:
+    """`index.html`: the overview, then the five sections (none when the ledger has no events)."""
     title = "rubricate report"
     problems = warnings(
         "Some ledger lines were kept aside (as rubricate ledger verify reports them):",
         report["ledger"]["problems"],
     )
+    foot = footer(report["ledger"]["events"])
     if not report["ledger"]["events"]:
-        return page(title, subtitle(report), (), problems + empty(NO_DATA), footer(report))
-    body = problems + _overview(report) + "".join(sections)
-    return page(title, subtitle(report), NAV, body, footer(report))
+        return page(title, subtitle(report), (), problems + empty(NO_DATA), foot)
+    authors = author_table(report, "reputation", INDEX_AUTHORS)
+    body = problems + _overview(report) + "".join(all_sections(report, authors))
+    return page(title, subtitle(report), NAV, body, foot)
 
 
 def author_slugs(report: Doc) -> list[str]:
@@ -58,7 +56,10 @@ def sort_pages(report: Doc) -> Iterator[tuple[str, str]]:
             f"<h2>Authors by {escape(label)}</h2>{author_table(report, key)}"
         )
         title = "rubricate report · authors"
-        yield f"authors-by-{key}.html", page(title, subtitle(report), (), body, footer(report))
+        yield (
+            f"authors-by-{key}.html",
+            page(title, subtitle(report, ledger=False), (), body, footer()),
+        )
 
 
 def author_table(report: Doc, key: str, limit: int | None = None) -> str:
@@ -76,106 +77,16 @@ def author_table(report: Doc, key: str, limit: int | None = None) -> str:
     return listed + f'<p class="more">The first {len(cells)}; {every}, sorted by any column.</p>'
 
 
-def page(
-    title: str, subtitle: str, nav: Sequence[tuple[str, str]], body: str, foot: str, root: str = ""
-) -> str:
-    """A whole page: head (policy, the shared `style.css` under `root`), header, section links,
-    content and footer."""
-    links = "".join(f'<a href="{escape(h)}">{escape(t)}</a>' for h, t in nav)
-    return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f'<title>{escape(title)}</title><link rel="stylesheet" href="{root}style.css"></head><body>'
-        f'<header class="top"><h1>{escape(title)}</h1><p>{subtitle}</p></header>'
-        + (f'<nav class="sections" aria-label="Sections">{links}</nav>' if nav else "")
-        + f"<main>{body}</main><footer>{foot}</footer></body></html>\n"
-    )
-
-
-def section(anchor: str, title: str, lead: str, body: str) -> str:
-    """A numbered page section with a heading and a short explanation."""
-    return (
-        f'<section id="{escape(anchor)}"><h2>{escape(title)}</h2>'
-        f'<p class="lead">{lead}</p>{body}</section>'
-    )
-
-
-def figure(caption: str, svg: str, table: str) -> str:
-    """A chart with its caption and its data as a table."""
-    return (
-        f'<figure class="chart"><figcaption>{escape(caption)}</figcaption>{svg}'
-        f"<details><summary>Data table</summary>{table}</details></figure>"
-    )
-
-
-def table(
-    headers: Sequence[str],
-    rows: Iterable[Sequence[object]],
-    *,
-    text_columns: Iterable[int] = (0,),
-    raw: bool = False,
-    sort: tuple[int, str] | None = None,
-) -> str:
-    """A plain table; cells are escaped unless `raw` (cells already made safe).
-
-    `sort` marks the column the rows are sorted by: `(index, "ascending" | "descending")`.
-    """
-    texts = set(text_columns)
-    head = "".join(
-        f'<th scope="col"{" class=text" if i in texts else ""}'
-        f"{f' aria-sort={sort[1]}' if sort and sort[0] == i else ''}>"
-        f"{h if raw else escape(h)}</th>"
-        for i, h in enumerate(headers)
-    )
-    listed = [list(row) for row in rows]
-    width = max([len(headers), *map(len, listed)])
-    opens = ["<td class=text>" if i in texts else "<td>" for i in range(width)]
-    show = (lambda v: v) if raw else cell
-    body = "".join(
-        "<tr>" + "".join(f"{o}{show(v)}</td>" for o, v in zip(opens, row, strict=False)) + "</tr>"
-        for row in listed
-    )
-    inner = f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody>"
-    return f'<div class="table-wrap"><table>{inner}</table></div>'
-
-
-def cell(value: object) -> str:
-    """A table cell's text: numbers to three places, None as an en dash."""
-    if value is None:
-        return "–"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        return f"{value:.3f}"
-    return escape(str(value))
-
-
-def cards(items: Iterable[tuple[str, str]]) -> str:
-    """Big numbers with a label each."""
-    inner = "".join(
-        f'<div class="card"><b>{escape(v)}</b><span>{escape(k)}</span></div>' for k, v in items
-    )
-    return f'<div class="cards">{inner}</div>'
-
-
-def empty(message: str) -> str:
-    """The box shown where there is nothing to show yet."""
-    return f'<div class="empty">{escape(message)}</div>'
-
-
-def warnings(title: str, lines: Sequence[str], limit: int = 50) -> str:
-    """A warning box listing located problems (at most `limit`)."""
-    if not lines:
-        return ""
-    shown = "".join(f"<li>{escape(line)}</li>" for line in lines[:limit])
-    more = f"<li>… and {len(lines) - limit} more</li>" if len(lines) > limit else ""
-    return f'<div class="warn" role="note"><b>{escape(title)}</b><ul>{shown}{more}</ul></div>'
-
-
-def number(value: float | None, digits: int = 2) -> str:
-    """A number for a card, or an en dash."""
-    return "–" if value is None else f"{value:.{digits}f}"
+def subtitle(report: Doc, ledger: bool = True) -> str:
+    """What the pages show: the window and the author asked for, and (`ledger`: on the index)
+    the time of the ledger's newest event."""
+    window = report["window"]
+    parts = [f"ledger up to {escape(str(report['generated_at'] or '–'))}"] if ledger else []
+    if window["from"] is not None:
+        parts.append(f"jobs active since {escape(str(window['from']))}")
+    if window["author"]:
+        parts.append(f"author {escape(window['author'])}")
+    return " · ".join(parts) or "all jobs"
 
 
 def _author_row(entry: Doc) -> list[str]:
@@ -217,26 +128,3 @@ def _overview(report: Doc) -> str:
             (f"jobs for the weights (~{weights['threshold_jobs']} wanted)", f"{weights['jobs']:,}"),
         ]
     )
-
-
-def subtitle(report: Doc) -> str:
-    window = report["window"]
-    parts = [f"ledger up to {escape(str(report['generated_at'] or '–'))}"]
-    if window["from"] is not None:
-        parts.append(f"jobs active since {escape(str(window['from']))}")
-    if window["author"]:
-        parts.append(f"author {escape(window['author'])}")
-    return " · ".join(parts)
-
-
-def footer(report: Doc) -> str:
-    return (
-        f"Made by rubricate {escape(__version__)} from the ledger ({report['ledger']['events']:,} "
-        "events). Every number here is also in report.json."
-    )
-
-
-def shown_note(shown: int, every: int, which: str) -> str:
-    """The note under a table that lists only some rows."""
-    note = f"The {shown:,} {which} of {every:,}; report.json has every one."
-    return "" if shown == every else f'<p class="muted">{note}</p>'

@@ -22,14 +22,13 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
-from rubricate.ledger.event import Event, ScaleRef, criterion_source, rfc3339
+from rubricate.ledger.event import Event, criterion_source, rfc3339
 from rubricate.ledger.fold import JobFacts, JobSummary, event_order
+from rubricate.ledger.reputation_config import ReputationConfig
 from rubricate.report.stats import RESAMPLES, SEED, spearman_estimate
-
-if TYPE_CHECKING:
-    from rubricate.config import ReputationConfig
+from rubricate.rubric.model import TOLERANCE
 
 SOURCES = ("heuristic", "judge", "reviewer")
 _LEDGER_SOURCE = {"auto": "heuristic", "judge": "judge", "reviewer": "reviewer"}
@@ -45,7 +44,8 @@ class Scored(NamedTuple):
     criterion: str
     source: str
     value: float
-    scale: ScaleRef | None
+    scale: tuple[float, float] | None
+    """The ends of the rubric's scale, when the event records them."""
 
 
 VersionKey = tuple[str, int, int, str]
@@ -57,7 +57,8 @@ def latest_scores(events: Iterable[Event]) -> dict[VersionKey, dict[str, Scored]
     found: dict[VersionKey, dict[str, Scored]] = defaultdict(dict)
     scoring = [e for e in events if e.kind in _SCORING and e.scores]
     for event in sorted(scoring, key=event_order):
-        scale = event.rubric.scale if event.rubric is not None else None
+        ref = event.rubric.scale if event.rubric is not None else None
+        scale = None if ref is None else (ref.min, ref.max)
         same = None if event.evidence else _LEDGER_SOURCE.get(event.source or "auto")
         for criterion, value in (event.scores or {}).items():
             source = same or _LEDGER_SOURCE.get(criterion_source(event, criterion))
@@ -72,9 +73,9 @@ def latest_scores(events: Iterable[Event]) -> dict[VersionKey, dict[str, Scored]
     return found
 
 
-def _number(value: float | bool, scale: ScaleRef | None) -> float:
+def _number(value: float | bool, scale: tuple[float, float] | None) -> float:
     if isinstance(value, bool):
-        low, high = (scale.min, scale.max) if scale is not None else (0.0, 1.0)
+        low, high = scale or (0.0, 1.0)
         return high if value else low
     return float(value)
 
@@ -99,12 +100,8 @@ def distributions(scores: Mapping[VersionKey, Mapping[str, Scored]]) -> dict[str
     }
 
 
-def job_rows(jobs: Iterable[JobSummary]) -> list[dict[str, Any]]:
-    """One row per job: moments, change, versions, revisions and time to approval."""
-    return [_row(job) for job in jobs]
-
-
-def _row(job: JobSummary) -> dict[str, Any]:
+def job_row(job: JobSummary) -> dict[str, Any]:
+    """A job's row: moments, change, versions, revisions and time to approval."""
     facts = job.facts
     first = job.first.normalized if job.first is not None and job.first.complete else None
     final = job.final.normalized if job.final is not None and job.final.complete else None
@@ -140,7 +137,7 @@ def summary(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
         "mean_first": _mean(firsts),
         "mean_final": _mean(finals),
         "mean_change": _mean(changes),
-        "improved": sum(1 for c in changes if c > 1e-9),
+        "improved": sum(1 for c in changes if c > TOLERANCE),
         "change_histogram": _change_histogram(changes),
         "revisions_histogram": _count_histogram(r["revisions"] for r in listed),
         "versions_histogram": _count_histogram(r["versions"] for r in listed),

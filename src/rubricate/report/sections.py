@@ -8,9 +8,9 @@ from typing import Any
 
 from rubricate.ledger.reputation import COMPONENTS
 from rubricate.report import charts
-from rubricate.report.pages import cards, empty, figure, number, section, table
+from rubricate.report.calibration import MACHINES
+from rubricate.report.html import cards, empty, figure, number, section, table
 from rubricate.report.scores import SOURCES
-from rubricate.report.stats import MACHINES
 from rubricate.report.text import shorten
 
 Doc = Mapping[str, Any]

@@ -1,27 +1,22 @@
-"""Write the report: a static site, a markdown summary or JSON (shell: writes files).
+"""Write the report as a static site (shell: writes files).
 
-Pages are made and written one at a time, so the site is never held in memory as a whole.
-With many authors, a pool of processes draws the author pages (`workers.AuthorPages`) while the
-rest is written. Progress goes to `progress` (stderr on a terminal). `style.css` (the pages'
+Pages are made and written one at a time, so the site is never held in memory as a whole; a pool
+of processes draws the author pages (`workers.AuthorPages`) while the rest is written, and an
+author page whose content would not change is not drawn again (`reuse`). `style.css` (the pages'
 CSS and every chart's) is written last.
-
-The markdown summary (`report_markdown`, pure) is compact GitHub markdown for
-`$GITHUB_STEP_SUMMARY`: small tables, and Mermaid `xychart-beta` charts, which GitHub renders.
 """
 
 from __future__ import annotations
 
 import gc
-import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from rubricate.bot.markdown import code, escape, truncate
-from rubricate.ledger.reputation import COMPONENTS
-from rubricate.report.stats import MACHINES
-from rubricate.report.text import shorten
+from rubricate.report import charts
+from rubricate.report.files import write_json, write_text
+from rubricate.report.pages import index_html, sort_pages
 from rubricate.report.workers import PARALLEL_FROM, AuthorPages, Progress
 
 
@@ -37,207 +32,24 @@ def write_site(
     """`index.html`, the sorted author tables, `report.json`, one page per author (`pages`: when
     they are being drawn already) and the `style.css` they all link (last: it holds the CSS of
     every chart drawn)."""
-    from rubricate.report import charts
-    from rubricate.report.pages import sort_pages
-
     (out / "authors").mkdir(parents=True, exist_ok=True)
     charts.STYLES.clear()
     gc.freeze()  # the document lives to the end: collections while drawing skip it
     authors = pages or AuthorPages(out, workers, parallel_from)
     try:
         authors.start(report)
-        written = [_write(out / "index.html", index_html(report))]
+        written = [write_text(out / "index.html", index_html(report))]
         progress("index.html")
-        written += [_write(out / name, text) for name, text in sort_pages(report)]
+        written += [write_text(out / name, text) for name, text in sort_pages(report)]
         written.append(write_json(report, out / "report.json"))
         written += authors.finish(report, progress)
-        return [*written, _write(out / "style.css", stylesheet())]
+        return [*written, write_text(out / "style.css", stylesheet())]
     finally:
         authors.close()
         gc.unfreeze()
 
 
-def index_html(report: Mapping[str, Any]) -> str:
-    """`index.html`: the overview and the five sections."""
-    from rubricate.report.pages import author_table, index_page
-    from rubricate.report.sections import all_sections
-
-    authors = author_table(report, "reputation", INDEX_AUTHORS)
-    return index_page(report, all_sections(report, authors))
-
-
-INDEX_AUTHORS = 20
-"""The index lists the authors of highest reputation; a sorted page lists them all."""
-
-
 def stylesheet() -> str:
     """The site's one stylesheet: the pages' CSS, then every chart's."""
-    from rubricate.report import charts
-
     pages = resources.files("rubricate.report").joinpath("style.css").read_text(encoding="utf-8")
     return f"{pages}\n{charts.stylesheet()}\n"
-
-
-def write_markdown(report: Mapping[str, Any], out: Path) -> Path:
-    """`report.md`, compact enough for `$GITHUB_STEP_SUMMARY`."""
-    out.mkdir(parents=True, exist_ok=True)
-    return _write(out / "report.md", report_markdown(report))
-
-
-def write_json(report: Mapping[str, Any], path: Path) -> Path:
-    """Every number the pages show, as JSON."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # `dumps`, compact: only then does json use its C encoder (`dump` never does).
-    text = json.dumps(report, sort_keys=True, allow_nan=False, separators=(",", ":"))
-    return _write(path, text + "\n")
-
-
-def _write(path: Path, text: str) -> Path:
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
-TOP_AUTHORS = 15
-MARKDOWN_LIMIT = 400_000
-"""`report.md` stays under this many characters (GitHub shows 1 MiB of a step summary at most,
-and a character may take several bytes)."""
-
-
-def report_markdown(report: Mapping[str, Any]) -> str:
-    """The whole summary."""
-    lines = ["## rubricate report", ""]
-    lines += [
-        f"Ledger up to {report['generated_at'] or '–'}: {report['ledger']['events']:,} events."
-    ]
-    problems = report["ledger"]["problems"]
-    if problems:
-        lines += [
-            "",
-            f"> [!WARNING]\n> {len(problems)} ledger line(s) kept aside, "
-            f"e.g. {code(shorten(problems[0]))}",
-        ]
-    if not report["ledger"]["events"]:
-        return "\n".join([*lines, "", "No data yet: the ledger has no events.", ""])
-    lines += ["", *_reputation(report), "", *_scores(report), "", *_calibration(report)]
-    lines += ["", *_weights(report), "", *_audit(report), ""]
-    return truncate("\n".join(lines), MARKDOWN_LIMIT, "; report.json has every number")
-
-
-def _reputation(report: Mapping[str, Any]) -> list[str]:
-    authors = sorted(report["authors"], key=lambda a: (-(a["reputation"] or 0), a["author"]))
-    rows = [
-        [
-            _text(a["author"]),
-            _text(a["repo"]),
-            _n(a["reputation"]),
-            *(_n(a["components"][c]["value"]) for c in COMPONENTS),
-        ]
-        for a in authors[:TOP_AUTHORS]
-    ]
-    more = len(authors) - TOP_AUTHORS
-    note = ["", f"…and {more} more authors."] if more > 0 else []
-    head = ["author", "repo", "reputation", *(c.replace("_", " ") for c in COMPONENTS)]
-    return ["### Reputation", "", *_table(head, rows), *note]
-
-
-def _scores(report: Mapping[str, Any]) -> list[str]:
-    summary = report["scores"]["summary"]
-    hist = summary["change_histogram"]
-    chart = _mermaid_bars(
-        "Change from first submission to final approval", "change", list(hist), list(hist.values())
-    )
-    facts = [
-        f"Mean first {_n(summary['mean_first'])}, mean final {_n(summary['mean_final'])}, "
-        f"{summary['improved']:,} of {summary['with_both_moments']:,} jobs improved in review; "
-        f"median time to approval {_n(summary['median_hours_to_approval'], 1)} h."
-    ]
-    return ["### Scores", "", *facts, "", *chart]
-
-
-def _calibration(report: Mapping[str, Any]) -> list[str]:
-    rows = []
-    for criterion, by_machine in report["calibration"]["criteria"].items():
-        for machine in MACHINES:
-            m = by_machine[machine]
-            numbers = [m["status"], "–", "–"]
-            if m["status"] == "ok":
-                kappa = f"{m['kappa']:.2f} [{_n(m['kappa_low'], 2)}, {_n(m['kappa_high'], 2)}]"
-                numbers = [kappa, f"{m['exact_agreement']:.0%}", f"{m['mean_difference']:+.2f}"]
-            rows.append([_text(criterion), machine, str(m["n"]), *numbers])
-    head = ["criterion", "vs reviewer", "pairs", "weighted κ [95% CI]", "exact", "mean diff"]
-    return ["### Calibration", "", *(_table(head, rows) if rows else ["No pairs yet."])]
-
-
-def _weights(report: Mapping[str, Any]) -> list[str]:
-    w = report["weights"]
-    interval = (
-        "–" if w["spearman_low"] is None else f"[{w['spearman_low']:.2f}, {w['spearman_high']:.2f}]"
-    )
-    state = "reached" if w["reached"] else "not reached yet"
-    return [
-        "### Weights",
-        "",
-        "Spearman ρ between rubric_quality and the trust-weighted rating: "
-        f"{_n(w['spearman'])} {interval} "
-        f"over {w['jobs']:,} jobs (Agora's threshold of ~{w['threshold_jobs']}: {state}).",
-    ]
-
-
-def _audit(report: Mapping[str, Any]) -> list[str]:
-    a = report["audit"]
-    lines = [
-        "### Audit",
-        "",
-        f"{len(a['overrides'])} override(s), {len(a['bypassed'])} bypassed gate(s), "
-        f"{len(a['disputes'])} dispute(s).",
-    ]
-    if a["overrides"]:
-        rows = [
-            [o["at"], f"#{o['pr']}", f"v{o['version']}", _text(o["actor"]), _text(o["reason"])]
-            for o in a["overrides"][:10]
-        ]
-        lines += ["", *_table(["time", "PR", "version", "approver", "reason"], rows)]
-    return lines
-
-
-def _mermaid_bars(
-    title: str, x_title: str, labels: Sequence[str], values: Sequence[int]
-) -> list[str]:
-    if not values:
-        return []
-    axis = ", ".join(f'"{label}"' for label in labels)
-    return [
-        "```mermaid",
-        "xychart-beta",
-        f'    title "{title}"',
-        f'    x-axis "{x_title}" [{axis}]',
-        f'    y-axis "jobs" 0 --> {max(max(values), 1)}',
-        f"    bar [{', '.join(str(v) for v in values)}]",
-        "```",
-    ]
-
-
-def _table(head: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
-    body = [
-        "| " + " | ".join(c if isinstance(c, _Text) else _md(c) for c in row) + " |" for row in rows
-    ]
-    return ["| " + " | ".join(head) + " |", "|" + "---|" * len(head), *body]
-
-
-def _md(text: str) -> str:
-    """A cell this module wrote (a number, a date): kept on one line of its table."""
-    return " ".join(str(text).split()).replace("|", "\\|").replace("<", "&lt;")
-
-
-class _Text(str):
-    """User text made inert by `_text`: `_table` leaves it as it is."""
-
-
-def _text(value: object) -> _Text:
-    """User text (a login, a repository, a criterion id, a reason) for a table cell: on one line,
-    shortened with a note, and inert: no link, image, HTML, mention or table break."""
-    return _Text(escape(shorten(value)))
-
-
-def _n(value: float | None, digits: int = 3) -> str:
-    return "–" if value is None else f"{value:.{digits}f}"

@@ -1,19 +1,10 @@
-"""Calibration and the statistics behind it (pure: numbers in, numbers out).
+"""The statistics behind calibration and the weights evidence (pure: numbers in, numbers out).
 
-Does the judge, or do the heuristics, agree with reviewers? A pair is a machine score and a
-reviewer score of the same criterion on the same version of a job. Scores are compared as
-categories: rounded to whole points of the rubric's scale (from its `min` to its `max`, or to the
-highest score seen on an open scale). Each criterion reports, for judge-versus-reviewer and
-heuristic-versus-reviewer: the number of pairs, the quadratic-weighted Cohen's kappa with a 95%
-bootstrap interval, the share of exact agreement, and the mean signed difference (machine −
-reviewer, in scale points: above zero means the machine is lenient). Under `MIN_PAIRS` pairs
-only `n` is given, with the status "insufficient data".
-
-- Quadratic-weighted Cohen's kappa from a k×k table of (machine, reviewer) categories:
+- Quadratic-weighted Cohen's kappa from a k×k table of (first rater, second rater) categories:
   κ = 1 − Σ wᵢⱼ·Oᵢⱼ / Σ wᵢⱼ·Eᵢⱼ with wᵢⱼ = (i − j)² / (k − 1)² and E the product of the margins.
   Its 95% interval resamples the pairs (a multinomial draw over the table's cells).
 - Spearman's ρ: Pearson's r of average ranks (ties share their mean rank). Its 95% interval
-  resamples the jobs; each resample is ranked again, with ties handled exactly.
+  resamples the points; each resample is ranked again, with ties handled exactly.
 - Intervals are percentile intervals of `RESAMPLES` draws from `numpy.random.default_rng(seed)`,
   so the same data and seed always give the same interval. A resample on which the statistic is
   undefined (no spread) is left out.
@@ -21,18 +12,11 @@ only `n` is given, with the status "insufficient data".
 
 from __future__ import annotations
 
-import math
-from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
-
-if TYPE_CHECKING:
-    from rubricate.report.scores import Scored, VersionKey
-
 
 RESAMPLES = 1000
 SEED = 20240601
@@ -173,72 +157,3 @@ def _interval(value: float, draws: Floats) -> Estimate:
         return Estimate(value, None, None)
     low, high = np.percentile(kept, [2.5, 97.5])
     return Estimate(value, float(low), float(high))
-
-
-MIN_PAIRS = 30
-MACHINES = ("judge", "heuristic")
-INSUFFICIENT = "insufficient data"
-
-
-def calibration(
-    scores: Mapping[VersionKey, Mapping[str, Scored]], *, seed: int = SEED
-) -> dict[str, Any]:
-    """The calibration section: every criterion's agreement for each machine source."""
-    pairs: dict[tuple[str, str], list[tuple[Scored, Scored]]] = defaultdict(list)
-    for (_, _, _, criterion), by_source in scores.items():
-        reviewer = by_source.get("reviewer")
-        if reviewer is None:
-            continue
-        for machine in MACHINES:
-            if machine in by_source:
-                pairs[(criterion, machine)].append((by_source[machine], reviewer))
-    criteria = sorted({criterion for criterion, _ in pairs})
-    return {
-        "min_pairs": MIN_PAIRS,
-        "seed": seed,
-        "resamples": RESAMPLES,
-        "criteria": {
-            criterion: {m: agreement(pairs.get((criterion, m), []), seed) for m in MACHINES}
-            for criterion in criteria
-        },
-    }
-
-
-def agreement(pairs: Iterable[tuple[Scored, Scored]], seed: int = SEED) -> dict[str, Any]:
-    """The numbers for one criterion and one machine source."""
-    listed = list(pairs)
-    if len(listed) < MIN_PAIRS:
-        return {"n": len(listed), "status": INSUFFICIENT}
-    low, high = _categories(listed)
-    size = high - low + 1
-    rows, cols = (_category(np.array([p[i].value for p in listed]), low, high) for i in (0, 1))
-    table = np.bincount(rows * size + cols, minlength=size * size).reshape(size, size).tolist()
-    exact = int((rows == cols).sum())
-    difference = sum(machine.value - reviewer.value for machine, reviewer in listed)
-    kappa = kappa_estimate(table, seed=seed)
-    return {
-        "n": len(listed),
-        "status": "ok",
-        "kappa": kappa.value,
-        "kappa_low": kappa.low,
-        "kappa_high": kappa.high,
-        "exact_agreement": exact / len(listed),
-        "mean_difference": difference / len(listed),
-        "scale": [low, high],
-        "table": table,
-    }
-
-
-def _categories(pairs: list[tuple[Scored, Scored]]) -> tuple[int, int]:
-    """The whole-point range of the scale the pairs were scored on."""
-    values = [s.value for pair in pairs for s in pair]
-    scales = [s.scale for pair in pairs for s in pair if s.scale is not None]
-    low = min([math.floor(s.min) for s in scales] or [math.floor(min(values))])
-    high = max([math.ceil(s.max) for s in scales] or [math.ceil(max(values))])
-    return low, max(high, math.ceil(max(values)))
-
-
-def _category(values: Floats, low: int, high: int) -> npt.NDArray[np.int64]:
-    """Each value's whole-point category, from 0 for `low` (values beyond the scale clamped)."""
-    whole: npt.NDArray[np.int64] = np.clip(np.floor(values + 0.5), low, high).astype(np.int64)
-    return whole - low

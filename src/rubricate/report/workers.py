@@ -1,113 +1,110 @@
-"""The report's work spread over the cores (shell: processes): the ledger's shards parsed and
-the author pages drawn by pools of processes, one per core.
+"""The author pages, drawn by a pool of processes (shell: processes, writes files).
 
-Nothing depends on a pool running: where none can start (no `/dev/shm`, say) or a worker dies
-(killed for memory), this process does the work it was given, with the same result.
+With many authors and more than one core, a pool draws the pages from the moment their part of
+the document is known (`AuthorPages.start`, a few authors at a time), each worker sent only what
+its pages show. A page whose inputs (`page_inputs`) are those it was last drawn from, and that is
+still there, is not drawn again. Without a pool, or when a worker dies, this process draws.
 """
 
 from __future__ import annotations
 
 import gc
+import hashlib
+import json
 import os
-from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import BrokenExecutor, Executor, Future, ProcessPoolExecutor
+from collections.abc import Callable, Collection, Mapping, Sequence
+from concurrent.futures import Executor, Future
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any
 
-if TYPE_CHECKING:
-    from rubricate.ledger.codec import ParsedLedger, ShardParse
+from rubricate import __version__
+from rubricate.report import author_page, charts
+from rubricate.report.pages import author_slugs
+from rubricate.report.pool import outcome, start_pool, submit
+from rubricate.report.reuse import DrawnPage
 
-T = TypeVar("T")
 Progress = Callable[[str], None]
 PARALLEL_FROM = 64
 """Draw author pages in parallel from this many authors on."""
-PARALLEL_PARSE_FROM = 4_000_000
-"""Ledgers of this many characters and more (about 5,000 events) are parsed on every core."""
-SENT_COST = 1.4
-"""What parsing a shard in a worker costs against parsing it here: its events come back pickled."""
 CHUNK = 25
 """Authors drawn per task."""
-
-
-def parse_in_parallel(
-    texts: dict[str, str],
-    workers: int | None = None,
-    parallel_from: int = PARALLEL_PARSE_FROM,
-    key: bytes | None = None,
-) -> ParsedLedger:
-    """The ledger of these shards (path → text), read as `parse_ledger` reads it with `key`. A
-    large one is parsed by this process and a pool of others, each given whole shards of about
-    equal cost."""
-    from rubricate.ledger.codec import combine_shards
-
-    workers = workers or os.cpu_count() or 1
-    pool = _pool(workers - 1) if sum(map(len, texts.values())) >= parallel_from else None
-    if pool is None:
-        return combine_shards(_parse_group(texts, key), key)
-    groups: list[dict[str, str]] = [{} for _ in range(workers)]
-    costs = [0.0] * workers
-    for path in sorted(texts, key=lambda p: -len(texts[p])):  # each to the least loaded group
-        least = costs.index(min(costs))
-        groups[least][path] = texts[path]
-        costs[least] += len(texts[path]) * (1 if least == 0 else SENT_COST)
-    with pool:
-        sent = [(_submit(pool, _parse_group, group, key), group) for group in groups[1:]]
-        parses = _parse_group(groups[0], key)
-        for future, group in sent:
-            theirs: list[ShardParse] = _outcome(future, _parse_group, group, key)
-            parses += theirs
-    return combine_shards(parses, key)
+SHOWN_WINDOW = ("from", "author")
+"""What of the window an author page shows (`pages.subtitle`)."""
+Styles = dict[str, str]
+"""Chart CSS by class name (see `charts.STYLES`)."""
 
 
 class AuthorPages:
-    """The author pages: with many authors and more than one core, drawn by a pool of processes
-    from the moment their part of the document is known (`start`, a few authors at a time), each
-    sent only what its pages show."""
+    """The author pages of one site: drawn in the background as their parts come (`start`),
+    written by `finish`. `previous`: the pages already in `out` (slug → how each was drawn);
+    those whose inputs did not change are kept as they are."""
 
-    def __init__(self, out: Path, workers: int | None = None, parallel_from: int = PARALLEL_FROM):
+    def __init__(
+        self,
+        out: Path,
+        workers: int | None = None,
+        parallel_from: int = PARALLEL_FROM,
+        previous: Mapping[str, DrawnPage] | None = None,
+    ):
         self.out, self.parallel_from = out, parallel_from
         self.workers = workers or min(os.cpu_count() or 1, 8)
+        self.previous = previous or {}
         self.pool: Executor | None = None
         self.chunks: list[tuple[Future[Drawn] | None, dict[str, Any]]] = []
         self.waiting: list[tuple[Mapping[str, Any], list[str]]] = []
         self.seen: set[str] = set()
+        self.drawn: dict[str, DrawnPage] = {}
+        """Every page of the site as drawn (or kept) by this run, by slug."""
+        self.digests: dict[str, str] = {}
 
     def start(self, part: Mapping[str, Any]) -> None:
         """Draw the page of each author in `part` (what their pages show) not drawn yet."""
-        from rubricate.report.pages import author_slugs
-
-        self.waiting.append((part, [s for s in author_slugs(part) if s not in self.seen]))
-        self.seen.update(self.waiting[-1][1])
+        fresh = [s for s in author_slugs(part) if s not in self.seen]
+        self.seen.update(fresh)
+        inputs = page_inputs(part, fresh)
+        names = []
+        for slug in fresh:
+            digest = self.digests[slug] = _digest(inputs[slug])
+            kept = self.previous.get(slug)
+            if kept is not None and kept.digest == digest and self._page(slug).is_file():
+                self.drawn[slug] = kept
+            else:
+                names.append(slug)
+        self.waiting.append((part, names))
+        if not any(slugs for _, slugs in self.waiting):
+            return
         if self.workers < 2 or (self.pool is None and len(self.seen) < self.parallel_from):
             return
         if self.pool is None:
             (self.out / "authors").mkdir(parents=True, exist_ok=True)
-            self.pool = _pool(self.workers)
+            self.pool = start_pool(self.workers)
             if self.pool is None:  # drawn here, at the end
                 self.workers = 1
                 return
-        for waiting, names in self.waiting:
-            for i in range(0, len(names), CHUNK):
-                chunk = _part(waiting, names[i : i + CHUNK])
-                sent = _submit(self.pool, _draw_in_worker, self.out, chunk)
-                self.chunks.append((sent, chunk))
+        for waiting, slugs in self.waiting:
+            for i in range(0, len(slugs), CHUNK):
+                chunk = _part(waiting, slugs[i : i + CHUNK])
+                self.chunks.append((submit(self.pool, _draw_in_worker, self.out, chunk), chunk))
         self.waiting.clear()
 
     def finish(self, report: Mapping[str, Any], progress: Progress) -> list[Path]:
-        """Every author page, written."""
-        from rubricate.report import charts
-        from rubricate.report.pages import author_slugs
-
+        """The author pages drawn by this run, written; the CSS of every page's charts (those
+        kept too) added to `charts.STYLES`."""
         slugs = author_slugs(report)
         if self.pool is None:
-            return write_authors(report, self.out, slugs, progress)
-        written: list[Path] = []
-        for future, chunk in self.chunks:
-            paths, styles = _outcome(future, _draw_chunk, self.out, chunk)
-            written += [Path(p) for p in paths]
-            charts.STYLES.update(styles)
-            progress(f"author pages {len(written)}/{len(slugs)}")
-        return written
+            names = [s for _, waiting in self.waiting for s in waiting]
+            drawn = write_authors(report, self.out, names, progress)
+        else:
+            drawn = {}
+            for future, chunk in self.chunks:
+                theirs: Drawn = outcome(future, _draw_chunk, self.out, chunk)
+                drawn.update(theirs)
+                progress(f"author pages {len(drawn)}/{len(slugs)}")
+        for slug, styles in drawn.items():
+            self.drawn[slug] = DrawnPage(self.digests[slug], styles)
+        for page in self.drawn.values():
+            charts.STYLES.update(page.styles)
+        return [self._page(slug) for slug in sorted(drawn)]
 
     def close(self) -> None:
         """Stop the pool, if any (drawing nothing more)."""
@@ -115,41 +112,67 @@ class AuthorPages:
             self.pool.shutdown(cancel_futures=True)
             self.pool = None
 
+    def _page(self, slug: str) -> Path:
+        return self.out / "authors" / f"{slug}.html"
+
 
 def write_authors(
-    report: Mapping[str, Any], out: Path, slugs: Sequence[str], progress: Progress
-) -> list[Path]:
-    """The pages of these authors, drawn and written here."""
-    from rubricate.report.author_page import author_pages
-
-    written = []
-    for done, (name, text) in enumerate(author_pages(report, set(slugs)), start=1):
-        path = out / "authors" / name
-        path.write_text(text, encoding="utf-8")
-        written.append(path)
+    report: Mapping[str, Any], out: Path, slugs: Collection[str], progress: Progress
+) -> dict[str, Styles]:
+    """The pages of these authors, drawn and written here: the CSS of each one's charts."""
+    drawn: dict[str, Styles] = {}
+    kept = dict(charts.STYLES)
+    charts.STYLES.clear()  # each page's charts put their CSS in it as the page is drawn
+    for done, (name, text) in enumerate(author_page.author_pages(report, set(slugs)), start=1):
+        (out / "authors" / name).write_text(text, encoding="utf-8")
+        drawn[name.removesuffix(".html")] = dict(charts.STYLES)
+        kept.update(charts.STYLES)
+        charts.STYLES.clear()
         if done == len(slugs) or done % CHUNK == 0:
             progress(f"author pages {done}/{len(slugs)}")
-    return written
+    charts.STYLES.clear()
+    charts.STYLES.update(kept)
+    return drawn
 
 
-Drawn = tuple[list[str], dict[str, str]]
+def page_inputs(report: Mapping[str, Any], slugs: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """Everything the page of each of these authors shows, by slug: their entries, their jobs,
+    the window and the server their pull requests link to."""
+    wanted = set(slugs)
+    entries: dict[str, list[Any]] = {slug: [] for slug in slugs}
+    for entry in report["authors"]:
+        if entry["slug"] in wanted:
+            entries[entry["slug"]].append(entry)
+    logins = {e["author"]: slug for slug, found in entries.items() for e in found}
+    jobs: dict[str, list[Any]] = {slug: [] for slug in slugs}
+    for row in report["scores"]["jobs"]:
+        if row["author"] in logins:
+            jobs[logins[row["author"]]].append(row)
+    window = report["window"]
+    kept = {"window": {k: window[k] for k in SHOWN_WINDOW}, "server_url": report.get("server_url")}
+    return {s: {**kept, "authors": entries[s], "scores": {"jobs": jobs[s]}} for s in slugs}
+
+
+Drawn = dict[str, Styles]
+
+
+def _digest(inputs: Mapping[str, Any]) -> str:
+    text = json.dumps([__version__, inputs], sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _part(report: Mapping[str, Any], slugs: Sequence[str]) -> dict[str, Any]:
     """What the pages of these authors show, and no more: a worker is sent only this."""
-    authors = [e for e in report["authors"] if e["slug"] in slugs]
-    logins = {e["author"] for e in authors}
-    jobs = [row for row in report["scores"]["jobs"] if row["author"] in logins]
-    kept = {k: report[k] for k in ("window", "generated_at", "ledger")}
+    inputs = page_inputs(report, slugs)
+    authors = [e for slug in slugs for e in inputs[slug]["authors"]]
+    jobs = [row for slug in slugs for row in inputs[slug]["scores"]["jobs"]]
+    kept = {"window": report["window"], "server_url": report.get("server_url")}
     return {**kept, "authors": authors, "scores": {"jobs": jobs}}
 
 
 def _draw_chunk(out: Path, part: dict[str, Any]) -> Drawn:
-    """The pages of the authors in `part`, and the CSS of their charts."""
-    from rubricate.report import charts
-
-    paths = write_authors(part, out, [e["slug"] for e in part["authors"]], lambda _: None)
-    return [str(p) for p in paths], charts.STYLES
+    """The pages of the authors in `part`, and the CSS of each one's charts."""
+    return write_authors(part, out, author_slugs(part), lambda _: None)
 
 
 def _draw_in_worker(out: Path, part: dict[str, Any]) -> Drawn:
@@ -158,39 +181,3 @@ def _draw_in_worker(out: Path, part: dict[str, Any]) -> Drawn:
     gc.freeze()
     gc.enable()
     return _draw_chunk(out, part)
-
-
-def _parse_group(texts: dict[str, str], key: bytes | None = None) -> list[ShardParse]:
-    from rubricate.ledger.codec import parse_shard
-    from rubricate.ledger.fold import gc_paused
-
-    with gc_paused():
-        return [parse_shard(path, text, key) for path, text in texts.items()]
-
-
-def _pool(workers: int) -> Executor | None:
-    """A pool of `workers` processes, or None with fewer than one or where none can start."""
-    if workers < 1:
-        return None
-    try:
-        return ProcessPoolExecutor(workers)
-    except (OSError, NotImplementedError):  # no working semaphores (no /dev/shm): one process
-        return None
-
-
-def _submit(pool: Executor, function: Callable[..., T], *args: Any) -> Future[T] | None:
-    try:
-        return pool.submit(function, *args)
-    except BrokenExecutor:
-        return None
-
-
-def _outcome(future: Future[T] | None, function: Callable[..., T], *args: Any) -> T:
-    """What the pool's worker returned for `function(*args)`, or the same computed here when
-    the pool broke before it could."""
-    try:
-        if future is not None:
-            return future.result()
-    except BrokenExecutor:
-        pass
-    return function(*args)

@@ -12,10 +12,10 @@ Dialect = Literal["native", "agentv-assert", "agentv-assertions", "agentv-evalua
 ScaleKind = Literal["points", "checklist", "analytic", "open"]
 JudgedFrom = Literal["request", "submission"]
 ScoreValue = float | bool | None
+"""A criterion score: a number on the rubric's scale, a binary answer, or null."""
 Verdict = Literal["pass", "fail", "incomplete"]
 TOLERANCE = 1e-9
 """The slack every score comparison allows (ranges, bars, weight sums)."""
-"""A criterion score: a number on the rubric's scale, a binary answer, or null."""
 
 
 class _Frozen(BaseModel):
@@ -144,7 +144,7 @@ class Rubric(_Frozen):
 
 
 def at_least(value: float, bar: float) -> bool:
-    """`value >= bar` within the 1e-9 tolerance."""
+    """`value >= bar` within `TOLERANCE`."""
     return value >= bar - TOLERANCE
 
 

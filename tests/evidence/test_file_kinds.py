@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rubricate.evidence import paths
+from rubricate.evidence import file_kinds
 
 
 @pytest.mark.parametrize(
@@ -32,13 +32,13 @@ from rubricate.evidence import paths
     ],
 )
 def test_glob_match(pattern: str, path: str, expected: bool) -> None:
-    assert paths.glob_match(pattern, path) is expected
+    assert file_kinds.glob_match(pattern, path) is expected
 
 
 @given(st.lists(st.sampled_from(["a", "b", "/", ".", "x"]), max_size=10).map("".join))
 def test_single_star_agrees_with_fnmatch_within_a_segment(name: str) -> None:
     if "/" not in name:
-        assert paths.glob_match("a*", name) == fnmatch.fnmatchcase(name, "a*")
+        assert file_kinds.glob_match("a*", name) == fnmatch.fnmatchcase(name, "a*")
 
 
 @pytest.mark.parametrize(
@@ -55,25 +55,25 @@ def test_single_star_agrees_with_fnmatch_within_a_segment(name: str) -> None:
     ],
 )
 def test_kinds(path: str, test: bool, source: bool) -> None:
-    assert paths.is_test(path) is test
-    assert paths.is_source(path) is source
+    assert file_kinds.is_test(path) is test
+    assert file_kinds.is_source(path) is source
 
 
 def test_other_kinds() -> None:
-    assert paths.is_fixture("tests/fixtures/a.json")
-    assert paths.is_example("examples/demo.py")
-    assert paths.is_data("data/x.parquet")
-    assert not paths.is_data("x.json")
-    assert paths.is_lockfile("poetry.lock")
-    assert paths.is_lockfile("web/package-lock.json")
-    assert paths.is_manifest("requirements-dev.txt")
-    assert paths.is_manifest("pyproject.toml")
-    assert all(paths.is_checksum(p) for p in ("SHA256SUMS", "d/x.csv.sha256", "checksums.txt"))
-    assert not paths.is_checksum("notes.txt")
-    assert paths.structured_kind("a/b.yml") == "yaml"
-    assert paths.structured_kind("tsconfig.json") is None
-    assert paths.structured_kind("x.jsonc") is None
-    assert paths.extension(".gitignore") == ""
+    assert file_kinds.is_fixture("tests/fixtures/a.json")
+    assert file_kinds.is_example("examples/demo.py")
+    assert file_kinds.is_data("data/x.parquet")
+    assert not file_kinds.is_data("x.json")
+    assert file_kinds.is_lockfile("poetry.lock")
+    assert file_kinds.is_lockfile("web/package-lock.json")
+    assert file_kinds.is_manifest("requirements-dev.txt")
+    assert file_kinds.is_manifest("pyproject.toml")
+    assert all(file_kinds.is_checksum(p) for p in ("SHA256SUMS", "d/x.csv.sha256", "checksums.txt"))
+    assert not file_kinds.is_checksum("notes.txt")
+    assert file_kinds.structured_kind("a/b.yml") == "yaml"
+    assert file_kinds.structured_kind("tsconfig.json") is None
+    assert file_kinds.structured_kind("x.jsonc") is None
+    assert file_kinds.extension(".gitignore") == ""
 
 
 @pytest.mark.parametrize(
@@ -89,5 +89,5 @@ def test_other_kinds() -> None:
 )
 def test_build_and_tool_configs_are_not_source(path: str) -> None:
     """ajv-validator/ajv 00b0e247 changed only `rollup.config.js` and package.json: no test due."""
-    assert not paths.is_source(path)
-    assert paths.is_source("src/config.js")
+    assert not file_kinds.is_source(path)
+    assert file_kinds.is_source("src/config.js")

@@ -1,4 +1,4 @@
-"""Audit: a PR cannot make an evidence quote "verifiably present" to lift a score.
+"""A PR cannot make an evidence quote "verifiably present" to lift a score.
 
 Each test places text in the PR (title, body, spec, diff, file) and lets a judge that obeys
 it give every criterion its top score with chosen quotes; the quote must not lift the cap.
@@ -10,14 +10,15 @@ from collections.abc import Mapping, Sequence
 
 import pytest
 
-from rubricate.evidence.report_model import ScoreReport
+from rubricate.evidence.results import ScoreReport
 from rubricate.evidence.snapshot import FileChange, Snapshot
 from rubricate.judge.budget import Budget
-from rubricate.judge.levels import allowed_scores, as_json_number, evidence_cap
 from rubricate.judge.merge import INPUT_FLAGGED, merge_run
 from rubricate.judge.prompt import build_prompt
+from rubricate.judge.quotes import verified_quotes
 from rubricate.judge.runner import CallSettings, run_judge
-from rubricate.judge.scan import scan_injection, scan_snapshot, verified_quotes
+from rubricate.judge.scan import scan_injection, scan_snapshot
+from rubricate.judge.score_choices import allowed_scores, as_json_number, evidence_cap
 from rubricate.rubric.model import Rubric, ScoreValue
 
 from .helpers import (

@@ -15,10 +15,8 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from rubricate.evidence.snapshot import FileChange
+from rubricate.evidence.snapshot import FileChange
 
 
 def words(text: str) -> frozenset[str]:

@@ -1,6 +1,6 @@
 """Render a ScoreReport as markdown (the bot's report) and as a terminal table (pure: text out).
 
-Its JSON form is `report_model.report_json`.
+Its JSON form is `results.report_json`.
 
 Every piece of user text (paths, messages, evidence, criterion names) is escaped: HTML
 is neutralised, markdown punctuation is backslash-escaped, `@mentions` cannot ping, and
@@ -14,7 +14,9 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from rubricate.evidence.report_model import CheckResult, Finding, ScoreReport
+from rubricate.evidence.results import CheckResult, Finding, ScoreReport
+from rubricate.numbers import decimal_text
+from rubricate.rubric import describe
 from rubricate.rubric.model import Rubric, ScoreResult, ScoreValue, at_least
 
 MAX_FINDINGS_SHOWN = 50
@@ -52,15 +54,13 @@ def format_score(value: ScoreValue) -> str:
         return "—"
     if isinstance(value, bool):
         return "yes" if value else "no"
-    return f"{value:.2f}".rstrip("0").rstrip(".")
+    return decimal_text(value)
 
 
 def pass_rule_text(rubric: Rubric) -> str:
     """The rubric's pass rule in words."""
     if rubric.graders:  # AgentV: the weighted mean of the graders against the threshold
-        from rubricate.rubric.describe import pass_text
-
-        return pass_text(rubric)
+        return describe.pass_text(rubric)
     rule = rubric.pass_rule
     parts: list[str] = []
     if rule.min_total is not None:
@@ -123,12 +123,9 @@ def scored_text(rubric: Rubric, result: ScoreResult) -> str:
 
 
 def _agentv(result: ScoreResult, render: str) -> list[str]:
-    """AgentV grader rows (`grader_rows`) or lines (`grader_lines`); `rubric.describe` is
-    imported only for a result with graders."""
+    """AgentV grader rows (`grader_rows`) or lines (`grader_lines`)."""
     if not getattr(result, "graders", ()):
         return []
-    from rubricate.rubric import describe
-
     return list(getattr(describe, render)(result))
 
 

@@ -1,19 +1,9 @@
 """The openai adapter: one bounded, negotiated chat completion per call (shell: network, clock).
 
-`openai` is imported lazily, inside the constructor, so `rubricate --version` and every
-non-judge path never load it. The SDK's own retries are off. One call:
-
-- negotiates structured output down the ladder of `calls.MODES` (strict `json_schema`, then
-  `json_object` with the schema in the request and the prompt, then the schema in the prompt
-  only), moving down only when the server answers that it does not support the format, and
-  remembers what a base URL + model accepted in `ServerModes` (the judge cache directory);
-- carries `max_tokens` (or `max_completion_tokens` where the server asks for it);
-- retries only transient faults (connection, 429 with `Retry-After`, 502/503/504, a bare 500),
-  a timeout at most once, and never past `timeout_s` for the whole call;
-- adds up the tokens, time and attempts of every attempt, failed ones included.
-
-Each attempt runs in a daemon thread that is abandoned when its time is up, so a server that
-trickles its reply cannot hold the step past its deadline either.
+`openai` is imported inside the constructor, so a path without a judge never loads it. A call
+negotiates structured output down `calls.MODES`, carries `max_tokens`, retries only transient
+faults within its time, and adds up every attempt (DESIGN.md §7). Each attempt runs in a
+daemon thread abandoned when its time is up.
 """
 
 from __future__ import annotations
@@ -25,6 +15,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any, Protocol
 
+from rubricate.judge.adapter.faults import (
+    after_fault,
+    backoff_s,
+    classify,
+    read_completion,
+    secrets_of,
+)
 from rubricate.judge.calls import (
     ErrorKind,
     JudgeCallError,
@@ -33,13 +30,6 @@ from rubricate.judge.calls import (
     Spent,
     schema_instruction,
     without_lengths,
-)
-from rubricate.judge.client_faults import (
-    after_fault,
-    backoff_s,
-    classify,
-    read_completion,
-    secrets_of,
 )
 
 __all__ = [
@@ -71,7 +61,7 @@ class Deadline:
 
 
 class ModeMemory(Protocol):
-    """Where what a server accepted is remembered (`client_cache.ServerModes`, or a dict)."""
+    """Where what a server accepted is remembered (`server_modes.ServerModes`, or a dict)."""
 
     def get(self, base_url: str, model: str) -> Negotiated | None: ...
 

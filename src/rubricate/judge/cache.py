@@ -1,35 +1,23 @@
-"""The judge cache: one JSON file per key in a directory (shell: reads and writes files).
+"""The judgment cache: one JSON file per key in a directory (shell: reads and writes files).
 
-The key (`cache_key`) is a content hash of everything the judgment depends on: the head tree
-(and the base tree, since the diff depends on both), the request text (spec, PR title and
-body), the rubric's id, version and content, the model, the token budget, `PROMPT_VERSION`
-and the injection detector's `DETECTOR_VERSION`. Without tree ids, the changed files' patches
-stand in for them.
-
-The directory is configurable (`cache_dir`, else `$RUBRICATE_JUDGE_CACHE`, else
-`.rubricate-cache/judge` under the current directory), so the action can keep it with
-`actions/cache`. A missing, unreadable or corrupt entry is a miss; a failed write is reported
-to the caller and never fatal.
+`cache_key` hashes everything a judgment depends on (DESIGN.md §7); a missing, unreadable or
+corrupt entry is a miss, and a failed write is reported, never fatal.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from rubricate.judge.calls import Negotiated
+from rubricate.evidence.snapshot import Snapshot
 from rubricate.judge.detector import DETECTOR_VERSION
 from rubricate.judge.prompt_text import PROMPT_VERSION
-
-if TYPE_CHECKING:
-    from rubricate.evidence.snapshot import Snapshot
-    from rubricate.rubric.model import Rubric
+from rubricate.rubric.model import Rubric
 
 ENV_VAR = "RUBRICATE_JUDGE_CACHE"
 DEFAULT_DIR = Path(".rubricate-cache") / "judge"
@@ -77,36 +65,6 @@ class JudgeCache:
             reason = getattr(exc, "strerror", None) or exc
             return f"could not write the judge cache at {self.directory}: {reason}"
         return None
-
-
-class ServerModes:
-    """What each server (base URL + model) accepted, one small JSON file per server in the judge
-    cache directory, so the next run starts at the right rung of the structured-output ladder.
-    The file is named by a hash: a base URL with credentials in it is never written out."""
-
-    def __init__(self, directory: Path) -> None:
-        self.directory = directory / "servers"
-
-    def _path(self, base_url: str, model: str) -> Path:
-        digest = hashlib.sha256(f"{base_url}\n{model}".encode()).hexdigest()[:32]
-        return self.directory / f"{digest}.json"
-
-    def get(self, base_url: str, model: str) -> Negotiated | None:
-        """What the server accepted last time, or None."""
-        try:
-            data = json.loads(self._path(base_url, model).read_text(encoding="utf-8"))
-        except (OSError, ValueError, RecursionError):
-            return None
-        return Negotiated.from_dict(data)
-
-    def put(self, base_url: str, model: str, negotiated: Negotiated) -> None:
-        """Remember what the server accepted; a failed write is ignored (it is only a hint)."""
-        with contextlib.suppress(OSError):
-            self.directory.mkdir(parents=True, exist_ok=True)
-            target = self._path(base_url, model)
-            temporary = target.with_suffix(".tmp")
-            temporary.write_text(json.dumps(negotiated.as_dict()), encoding="utf-8")
-            os.replace(temporary, target)
 
 
 def cache_key(snapshot: Snapshot, rubric: Rubric, model: str, max_input_tokens: int) -> str:

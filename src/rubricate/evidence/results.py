@@ -1,33 +1,17 @@
-"""The result of scoring a change: checks, findings, per-criterion scores (pure: data, arithmetic).
+"""The result of scoring a change: checks, findings, per-criterion scores, the report's JSON
+form, and a check's value on a rubric's scale (`to_scale`) (pure: data, arithmetic).
 
-A check's value in [0, 1] is mapped onto a rubric's scale by `to_scale`:
-- Integer scales of at most ten steps (Agora's 1-5, analytic 0-10): `min + round(v * span)`,
-  halves rounded up. On 1-5 that is: v < 0.125 -> 1, < 0.375 -> 2, < 0.625 -> 3,
-  < 0.875 -> 4, else 5. A check with any error or warning finding is capped one step below
-  the top (5 means "no defects").
-- Other scales (open 0..100 axes): linear, `min + v * span`, one decimal, and a check with
-  defects is capped at 90% of the span.
-- Checklists (0/1): satisfied iff v >= 0.7, and never with a certain error finding.
-
-The certainty rule (DESIGN.md §1): each finding is `certain` (a deliverable that fails its
-schema or cannot be parsed, a required deliverable missing, an empty change, stub markers or
-TODOs the change adds to non-test code) or a `note` (an uncertain signal: source without test
-changes, prose without links, ...). A check that reports its certain-only value
-(`check_result(certain_value=...)`) is held at `NOTE_FLOOR`, the middle of the scale (3 on
-1-5), unless certain evidence takes it lower: notes alone never score below the middle and so
-never decide a `fail`.
+The certainty rule (a check with notes alone is held at `NOTE_FLOOR`) is in DESIGN.md §1 and
+docs/evidence.md.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
-from rubricate.rubric.model import TOLERANCE, Rubric, Scale, ScoreValue, clamp01
-
-if TYPE_CHECKING:
-    from rubricate.rubric.model import ScoreResult
+from rubricate.rubric.model import TOLERANCE, Rubric, Scale, ScoreResult, ScoreValue, clamp01
 
 CheckStatus = Literal["pass", "fail", "warn", "skip", "error"]
 Severity = Literal["error", "warning", "info"]
@@ -146,7 +130,7 @@ def check_result(
     """
     if value is not None and certain_value is not None:
         held = max(value, min(certain_value, NOTE_FLOOR))
-        if held > value + 1e-9:
+        if held > value + TOLERANCE:
             evidence = [
                 *evidence,
                 f"notes alone never score below the middle of the scale: value {value:.2f} "
@@ -183,7 +167,15 @@ def certain_errors(findings: tuple[Finding, ...] | list[Finding]) -> bool:
 def to_scale(
     scale: Scale, value: float, *, defects: bool = False, errors: bool = False
 ) -> float | bool:
-    """The score on `scale` for a check value in [0, 1] (`errors`: certain errors)."""
+    """The score on `scale` for a check value in [0, 1] (`errors`: certain errors).
+
+    - Integer scales of at most ten steps (Agora's 1-5, analytic 0-10): `min + round(v * span)`,
+      halves rounded up (on 1-5: v < 0.125 -> 1, < 0.375 -> 2, < 0.625 -> 3, < 0.875 -> 4,
+      else 5); with `defects` (an error or warning finding) one step below the top.
+    - Other scales (open 0..100 axes): linear, `min + v * span`, one decimal; with `defects`
+      at most 90% of the span.
+    - Checklists (0/1): satisfied iff v >= `SATISFIED_AT`, and never with certain `errors`.
+    """
     fraction = clamp01(value)
     if scale.binary:
         return fraction >= SATISFIED_AT - TOLERANCE and not errors

@@ -1,4 +1,4 @@
-"""Audit: the API key (and credentials in the base URL) never reach a report, error or cache
+"""The API key (and credentials in the base URL) never reach a report, error or cache
 file, whatever the server echoes back; `openai` is never imported without a judge."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import httpx2
 import pytest
 
 from rubricate.config import JudgeConfig
-from rubricate.evidence.report_model import ScoreReport
+from rubricate.evidence.results import ScoreReport
 from rubricate.judge.service import judge_report
 
 from .helpers import BASE, KEY, PARSER_LINE, MockServer, agora, answer, entry, report, snapshot

@@ -1,4 +1,4 @@
-"""Audit: every judge fault ends as `not assessed`, never a crash, a pass or a zero, and leaves
+"""Every judge fault ends as `not assessed`, never a crash, a pass or a zero, and leaves
 the report's scores and verdict (so the exit code) exactly as they were without the judge."""
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 
 from rubricate.config import JudgeConfig
 from rubricate.errors import ReplyError
-from rubricate.evidence.report_model import ScoreReport
-from rubricate.judge.client import JudgeCallError, OpenAIJudgeClient
+from rubricate.evidence.results import ScoreReport
+from rubricate.judge.adapter.client import JudgeCallError, OpenAIJudgeClient
 from rubricate.judge.reply import parse_reply
 from rubricate.judge.service import judge_report
 
@@ -192,7 +192,7 @@ def test_sdk_finish_reason_errors_are_mapped() -> None:
     import openai
     from openai.types.chat import ChatCompletion
 
-    from rubricate.judge.client_faults import classify
+    from rubricate.judge.adapter.faults import classify
 
     cut = ChatCompletion.model_validate(completion('{"a": ', finish="length"))
     assert classify(openai.LengthFinishReasonError(completion=cut)).kind == "truncated"

@@ -1,4 +1,4 @@
-"""Audit: the marker is fresh per call, data cannot close its wrapper, and the request call
+"""The marker is fresh per call, data cannot close its wrapper, and the request call
 never sees the change."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 
 from rubricate.config import JudgeConfig
 from rubricate.evidence.snapshot import FileChange
-from rubricate.judge import service
+from rubricate.judge import step
 from rubricate.judge.budget import Budget
 from rubricate.judge.prompt import build_prompt
 from rubricate.judge.service import judge_report
@@ -23,7 +23,7 @@ TAG = re.compile(r"<\s*/?\s*untrusted[^>\n]*>?", re.IGNORECASE)
 
 
 def test_the_marker_is_fresh_random_hex_for_every_call() -> None:
-    markers = [service._new_marker() for _ in range(2000)]
+    markers = [step._new_marker() for _ in range(2000)]
     assert len(set(markers)) == len(markers)
     assert all(re.fullmatch(r"[0-9a-f]{16}", m) for m in markers)
 

@@ -1,0 +1,9 @@
+"""How numbers are printed for people: one rule for scores, totals and bars (pure)."""
+
+from __future__ import annotations
+
+
+def decimal_text(value: float, digits: int = 2) -> str:
+    """`value` with at most `digits` decimals, trailing zeros dropped: `3.45`, `4`, `1000000`."""
+    text = f"{value:.{digits}f}".rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text

@@ -1,0 +1,31 @@
+"""Write the report's data files: `report.json` and the markdown summary `report.md` (shell:
+writes files). The HTML site is written by `site`."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from rubricate.report.markdown import report_markdown
+
+
+def write_markdown(report: Mapping[str, Any], out: Path) -> Path:
+    """`report.md`, compact enough for `$GITHUB_STEP_SUMMARY`."""
+    out.mkdir(parents=True, exist_ok=True)
+    return write_text(out / "report.md", report_markdown(report))
+
+
+def write_json(report: Mapping[str, Any], path: Path) -> Path:
+    """Every number the pages show, as JSON."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # `dumps`, compact: only then does json use its C encoder (`dump` never does).
+    text = json.dumps(report, sort_keys=True, allow_nan=False, separators=(",", ":"))
+    return write_text(path, text + "\n")
+
+
+def write_text(path: Path, text: str) -> Path:
+    """`text` as UTF-8 at `path`."""
+    path.write_text(text, encoding="utf-8")
+    return path

@@ -1,0 +1,81 @@
+"""The report's sources from the last report's and the fold cache, re-reading only the jobs
+that changed (pure: reads job files through a `FoldSnapshot`).
+
+A job changed when its job file's id is not the one the last report was built from. Its part is
+made again from its events; so is the series of each author who has a changed job (from the
+events of all of that author's jobs in the repository), or whose series the last report did not
+keep. Everything else is the last report's. `assemble` then gives the document a full build gives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from rubricate.ledger.cache import FoldCache
+from rubricate.ledger.codec import ParsedLedger
+from rubricate.ledger.fold import bulk, fold_job
+from rubricate.ledger.paths import author_stem
+from rubricate.ledger.reputation_config import ReputationConfig
+from rubricate.ledger.snapshot import FoldSnapshot
+from rubricate.ledger.verify import corrupt_lines
+from rubricate.report.model import (
+    AuthorKey,
+    JobKey,
+    JobPart,
+    LedgerFacts,
+    Points,
+    Sources,
+    each_series,
+    job_part,
+)
+
+
+@dataclass(frozen=True)
+class Kept:
+    """What a report keeps for the next one: each job's file id and part, each author's series."""
+
+    files: Mapping[JobKey, str]
+    parts: Mapping[JobKey, JobPart]
+    series: Mapping[AuthorKey, Points]
+
+
+def cache_ledger_facts(cache: FoldCache) -> LedgerFacts:
+    """What the report says of the ledger as a whole, from the fold cache."""
+    problems = corrupt_lines(ParsedLedger(corrupt=cache.corrupt))
+    problems += [str(p) for p in (*cache.duplicates, *cache.misplaced)]
+    return LedgerFacts(
+        problems, cache.events, len(cache.corrupt), len(cache.duplicates), cache.newest_at
+    )
+
+
+@bulk
+def refreshed(snapshot: FoldSnapshot, kept: Kept, config: ReputationConfig) -> tuple[Sources, Kept]:
+    """The sources of the snapshot's ledger, and what to keep of them for the next report."""
+    jobs = snapshot.cache.jobs
+    files = {key: job.file_id for key, job in jobs.items()}
+    changed = {key for key in files if kept.files.get(key) != files[key] or key not in kept.parts}
+    gone = set(kept.files) - set(files)
+    authors = {(key[0], jobs[key].facts.author) for key in jobs}
+    touched = {(key[0], jobs[key].facts.author) for key in changed}
+    touched |= {
+        (key[0], kept.parts[key].row["author"]) for key in gone | changed if key in kept.parts
+    }
+    touched |= {key for key in authors if key not in kept.series}
+    touched &= authors
+    read = {key for key in jobs if key in changed or (key[0], jobs[key].facts.author) in touched}
+    events = snapshot.job_events(sorted(read))
+    parts = {key: kept.parts[key] for key in jobs if key not in changed}
+    parts.update({key: job_part(fold_job(events[key])) for key in changed})
+    facts = {key: job.facts for key, job in jobs.items()}
+    series = {key: kept.series[key] for key in authors - touched}
+    ordered = [e for key in sorted(read) for e in events[key]]
+    series.update(each_series(ordered, config, facts))
+    listed = [(key, series[key]) for key in sorted(series, key=_page_order)]
+    sources = Sources(cache_ledger_facts(snapshot.cache), facts, parts, listed)
+    return sources, Kept(files, parts, series)
+
+
+def _page_order(key: AuthorKey) -> tuple[str, AuthorKey]:
+    """The order `each_series` gives: by the author's page name, then by repo."""
+    return author_stem(key[1]), key

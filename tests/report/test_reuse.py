@@ -1,0 +1,190 @@
+"""A report reuses the last one: after new events it reads only the jobs that changed, draws
+only the author pages whose content changed, and gives the very files `--full` gives."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rubricate.cli.main import main
+from rubricate.ledger.backends import DirectoryStore
+from rubricate.report import pool
+from rubricate.report.reuse import STATE_PATH
+from tests.ledger.factory import event, scored
+from tests.report.sample import sample_events, write_ledger
+
+EPOCH = "1719792000"  # 2024-07-01: the report's "now"
+SHOWN = ("html", "markdown", "json")
+
+
+@pytest.fixture
+def data(tmp_path: Path) -> Path:
+    """A data-branch directory with its derived files (the fold cache among them)."""
+    root = write_ledger(tmp_path / "data", sample_events(60))
+    (root / "ledger" / "2024-02.jsonl").open("a").write('{"kind": "nope"}\n')
+    with DirectoryStore(str(root)) as store:
+        store.rebuild()
+    return root
+
+
+@pytest.fixture(autouse=True)
+def fixed_now(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
+
+
+def _report(data: Path, out: Path, *extra: str) -> None:
+    assert main(["report", "--data", str(data), "--out", str(out), *extra]) == 0
+
+
+def _files(out: Path) -> dict[str, str]:
+    return {
+        p.relative_to(out).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(out.rglob("*"))
+        if p.is_file() and not p.relative_to(out).as_posix().startswith(".rubricate/")
+    }
+
+
+def _append(data: Path, *events: Any) -> None:
+    with DirectoryStore(str(data)) as store:
+        store.append(list(events))
+
+
+def _no_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the ledger was parsed line by line")
+
+    monkeypatch.setattr("rubricate.cli.report_cmd.parse_in_parallel", refuse)
+
+
+@pytest.mark.parametrize("fmt", SHOWN)
+def test_a_report_after_new_events_equals_a_full_one(
+    data: Path, tmp_path: Path, fmt: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site = tmp_path / "site"
+    _report(data, site, "--format", fmt)
+    assert (site / STATE_PATH).is_file()
+    _append(
+        data,
+        event("rated", 7, 900, "new-rating", rating=1, author="carol", actor="zed"),
+        scored("first_submission", 500, 950, "new-job", [3, 3, 3, 3, 3], author="erin"),
+        event("disputed", 12, 960, "new-dispute", feedback="broke it", author="carol"),
+    )
+    with monkeypatch.context() as patched:
+        _no_parsing(patched)
+        _report(data, site, "--format", fmt)
+    _report(data, tmp_path / "full", "--format", fmt, "--full")
+    assert _files(site) == _files(tmp_path / "full")
+    again = tmp_path / "again"  # a third report on the second's state changes nothing
+    _report(data, again, "--format", fmt, "--full")
+    _report(data, again, "--format", fmt)
+    assert _files(again) == _files(tmp_path / "full")
+
+
+def test_only_the_pages_whose_content_changed_are_written_again(
+    data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site = tmp_path / "site"
+    _report(data, site)
+    before = _files(site)
+    written: list[str] = []
+    real = Path.write_text
+
+    def spy(path: Path, *args: Any, **kwargs: Any) -> int:
+        written.append(path.name)
+        return real(path, *args, **kwargs)
+
+    _append(data, event("rated", 14, 900, "one-more", rating=2, author="erin", actor="zed"))
+    monkeypatch.setattr(Path, "write_text", spy)
+    _report(data, site)
+    after = _files(site)
+    changed = {p for p in after if before.get(p) != after[p]}
+    pages = {p for p in written if p.endswith(".html") and not p.startswith(("index", "authors-"))}
+    assert pages == {"erin.html"}  # the one author page drawn again
+    assert "authors/erin.html" in changed
+    assert {p for p in changed if p.startswith("authors/")} == {"authors/erin.html"}
+    assert "index.html" in changed
+    assert (
+        json.loads((site / "report.json").read_text())["ledger"]["events"]
+        == sum(1 for p in data.rglob("*.jsonl") if p.parent.name == "ledger" for _ in p.open()) - 1
+    )  # the corrupt line
+
+
+def test_an_author_page_names_nothing_global_to_the_ledger(data: Path, tmp_path: Path) -> None:
+    _report(data, tmp_path / "site")
+    page = (tmp_path / "site" / "authors" / "alice.html").read_text()
+    assert "events)" not in page
+    assert "ledger up to" not in page
+    index = (tmp_path / "site" / "index.html").read_text()
+    assert "events)" in index
+    assert "ledger up to" in index
+
+
+def test_full_reads_every_line_and_draws_every_page(
+    data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site = tmp_path / "site"
+    _report(data, site)
+    calls: list[int] = []
+    real = pool.parse_in_parallel
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr("rubricate.cli.report_cmd.parse_in_parallel", counted)
+    (site / "authors" / "alice.html").write_text("stale")
+    _report(data, site)
+    assert calls == []  # reused: nothing parsed…
+    assert (site / "authors" / "alice.html").read_text() == "stale"  # …and no page drawn
+    _report(data, site, "--full")
+    assert calls == [1]
+    assert (site / "authors" / "alice.html").read_text().startswith("<!DOCTYPE html>")
+
+
+@pytest.mark.parametrize("damage", ["garbage", "other config", "gone page"])
+def test_a_state_that_does_not_hold_is_not_used(
+    data: Path, tmp_path: Path, damage: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site = tmp_path / "site"
+    _report(data, site)
+    extra: list[str] = []
+    if damage == "garbage":
+        (site / STATE_PATH).write_text('{"inputs": "x", "jobs": [1]}')
+    elif damage == "other config":
+        config = tmp_path / "rubricate.yml"
+        config.write_text("reputation:\n  weights:\n    rubric_quality: 0.9\n")
+        extra = ["--config", str(config)]
+    else:
+        (site / "authors" / "bob-the-builder.html").unlink()
+    _report(data, site, *extra)
+    _report(data, tmp_path / "full", "--full", *extra)
+    assert _files(site) == _files(tmp_path / "full")
+
+
+def test_a_report_that_stops_leaves_no_state(
+    data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site = tmp_path / "site"
+    _report(data, site)
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr("rubricate.report.site.write_text", broken)
+    assert main(["report", "--data", str(data), "--out", str(site)]) != 0
+    assert not (site / STATE_PATH).exists()
+
+
+def test_source_date_epoch_is_the_reports_now(
+    data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _report(data, tmp_path / "site", "--format", "json")
+    window = json.loads((tmp_path / "site" / "report.json").read_text())["window"]
+    assert window["to"] == "2024-07-01T00:00:00Z"
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "soon")
+    assert main(["report", "--data", str(data), "--out", str(tmp_path / "x")]) == 2
+    assert "SOURCE_DATE_EPOCH='soon' is not a time in seconds" in capsys.readouterr().err
