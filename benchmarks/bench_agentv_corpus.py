@@ -34,7 +34,7 @@ from agentv_meaning import expected, loaded_graders
 
 from rubricate.errors import RubricateError, SourceError
 from rubricate.rubric import loader
-from rubricate.rubric.agentv_forms import detect_form
+from rubricate.rubric.agentv.forms import detect_form
 
 EVAL_KEYS = ("tests", "evalcases", "eval_cases")
 RUBRIC_KEYS = ("assert", "assertions")

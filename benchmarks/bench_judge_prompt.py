@@ -23,8 +23,8 @@ from rubricate.evidence.snapshot import FileChange, Snapshot
 from rubricate.judge.budget import Budget
 from rubricate.judge.prompt import Prompt, build_prompt
 from rubricate.judge.scan import scan_snapshot
-from rubricate.rubric.agentv_score import score_any as score
 from rubricate.rubric.model import Rubric
+from rubricate.rubric.scoring import score
 
 GOAL_SECONDS = 1.0
 T = TypeVar("T")

@@ -29,7 +29,7 @@ from rubricate.config import JudgeConfig
 from rubricate.evidence.results import ScoreReport
 from rubricate.evidence.snapshot import FileChange, Snapshot
 from rubricate.judge.service import judge_report
-from rubricate.rubric.agentv_score import score_any as score
+from rubricate.rubric.scoring import score
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples"

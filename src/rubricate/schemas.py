@@ -17,7 +17,7 @@ from pydantic import TypeAdapter
 
 from rubricate.config import Config
 from rubricate.ledger.event import Event
-from rubricate.rubric.agentv_forms import RubricFile
+from rubricate.rubric.agentv.forms import RubricFile
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schemas"

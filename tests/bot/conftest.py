@@ -22,8 +22,8 @@ from rubricate.config import Config
 from rubricate.evidence.results import CheckResult, CriterionScore, Finding, ScoreReport
 from rubricate.evidence.snapshot import Snapshot
 from rubricate.ledger.event import Event
-from rubricate.rubric.agentv_score import score_any as score
 from rubricate.rubric.model import Rubric, ScoreValue
+from rubricate.rubric.scoring import score
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 SHARED_WEBHOOKS = Path(__file__).resolve().parents[2] / ".." / "shared" / "github" / "webhooks"

@@ -15,7 +15,7 @@ from rubricate.evidence.results import (
     ScoreReport,
     report_json,
 )
-from rubricate.rubric.agentv_score import score_any as score
+from rubricate.rubric.scoring import score
 
 NASTY = "<script>alert(1)</script> | @octocat **bold** `tick` [x](http://e) &amp;"
 

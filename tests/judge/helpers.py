@@ -14,9 +14,8 @@ from rubricate.evidence.results import CheckResult, CriterionScore, ScoreReport
 from rubricate.evidence.snapshot import FileChange, Snapshot
 from rubricate.judge.calls import RawReply
 from rubricate.judge.known_answer import SYSTEM as KNOWN_ANSWER_SYSTEM
-from rubricate.rubric.agentv_score import check_all as check_scores
-from rubricate.rubric.agentv_score import score_any as score
 from rubricate.rubric.model import Criterion, PassRule, Rubric, Scale, ScoreValue
+from rubricate.rubric.scoring import check, score
 
 BASE = "https://judge.test/v1"
 KEY = "sk-test-secret-key-123"
@@ -87,7 +86,7 @@ def snapshot(
 
 def report(rubric: Rubric, heuristics: Mapping[str, ScoreValue]) -> ScoreReport:
     """A report with automatic scores for some criteria."""
-    checked = check_scores(rubric, dict(heuristics))
+    checked = {cid: check(rubric, cid, value) for cid, value in heuristics.items()}
     criteria = tuple(
         CriterionScore(cid, value, "auto", (f"check {cid}",)) for cid, value in checked.items()
     )

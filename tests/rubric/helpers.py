@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
 
 from rubricate.errors import Diagnostic, SourceError
 from rubricate.rubric.loader import LoadedFile, load_rubrics
+from rubricate.rubric.model import Rubric, ScoreValue
+from rubricate.rubric.scoring import check
 
 DATA = Path(__file__).resolve().parent / "data"
 REPO = Path(__file__).resolve().parents[2]
@@ -18,6 +21,11 @@ SHARED = REPO / ".." / "shared"
 def read_local(path: str) -> str:
     """Read a file the way the command line's reader does (the test decides which files)."""
     return Path(path).read_text(encoding="utf-8")
+
+
+def checked(rubric: Rubric, scores: Mapping[str, ScoreValue]) -> dict[str, ScoreValue]:
+    """Each score through `scoring.check`, as the command line and the bot check theirs."""
+    return {cid: check(rubric, cid, value) for cid, value in scores.items()}
 
 
 def load(text: str, source: str = "r.yml") -> LoadedFile:

@@ -5,12 +5,10 @@ from __future__ import annotations
 import pytest
 
 from rubricate.cli.rubric_cmd import resolve_rubric
-from rubricate.rubric.agentv_score import check_all as check_scores
-from rubricate.rubric.agentv_score import score_any as score
 from rubricate.rubric.model import Rubric, ScoreValue
-from rubricate.rubric.scoring import best_reachable_total
+from rubricate.rubric.scoring import best_reachable_total, score
 
-from .helpers import load
+from .helpers import checked, load
 from .test_scoring import CHECKLIST
 
 
@@ -71,7 +69,7 @@ def test_nothing_scored_is_incomplete() -> None:
 
 def test_a_checklist_reaching_exactly_the_agentv_bar_is_not_decided() -> None:
     rubric = load(CHECKLIST).rubrics[0]
-    scores = check_scores(rubric, {"core-concept": True, "partition": True, "complexity": False})
+    scores = checked(rubric, {"core-concept": True, "partition": True, "complexity": False})
     result = score(rubric, scores)
     assert result.best_total == pytest.approx(0.8)
     assert result.verdict == "incomplete"
@@ -79,7 +77,7 @@ def test_a_checklist_reaching_exactly_the_agentv_bar_is_not_decided() -> None:
 
 def test_a_checklist_below_the_agentv_bar_is_decided() -> None:
     rubric = load(CHECKLIST).rubrics[0]
-    scores = check_scores(rubric, {"partition": False, "complexity": False})
+    scores = checked(rubric, {"partition": False, "complexity": False})
     result = score(rubric, scores)
     assert result.verdict == "fail"
 
@@ -90,7 +88,7 @@ def test_a_required_agentv_criterion_that_failed_decides_the_test() -> None:
     # 58f316c), and the best reachable score is 6.5 / 7.5 >= 0.8. rubricate follows the seeds:
     # `required: true` failed, so the test fails now; AgentV's own verdict is kept beside.
     rubric = load(CHECKLIST).rubrics[0]
-    result = score(rubric, check_scores(rubric, {"core-concept": False}))
+    result = score(rubric, checked(rubric, {"core-concept": False}))
     assert result.verdict == "fail"
     assert result.as_dict()["agentv_verdict"] == "incomplete"
     assert result.failed == ("core-concept",)
@@ -99,7 +97,7 @@ def test_a_required_agentv_criterion_that_failed_decides_the_test() -> None:
 
 def test_a_criterion_required_only_by_agentv_default_fails_its_grader_alone() -> None:
     rubric = load(CHECKLIST).rubrics[0]
-    result = score(rubric, check_scores(rubric, {"worst-case": False}))
+    result = score(rubric, checked(rubric, {"worst-case": False}))
     assert result.verdict == "incomplete"
     assert result.failed == ("worst-case",)
     assert "agentv_verdict" not in result.as_dict()
@@ -108,6 +106,6 @@ def test_a_criterion_required_only_by_agentv_default_fails_its_grader_alone() ->
 def test_an_open_scale_is_never_decided_by_its_total() -> None:
     rubric = resolve_rubric("agent-run-quality")
     first = rubric.ids[0]
-    result = score(rubric, check_scores(rubric, {first: 0}))
+    result = score(rubric, checked(rubric, {first: 0}))
     assert result.best_total is None
     assert result.verdict == "incomplete"

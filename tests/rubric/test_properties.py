@@ -12,12 +12,11 @@ from hypothesis import strategies as st
 
 from rubricate.cli.rubric_cmd import builtin_names, resolve_rubric
 from rubricate.errors import RubricateError, ScoreError
-from rubricate.rubric.agentv_score import check_all as check_scores
-from rubricate.rubric.agentv_score import score_any as score
 from rubricate.rubric.loader import load_rubrics
 from rubricate.rubric.model import Rubric, ScoreValue
+from rubricate.rubric.scoring import score
 
-from .helpers import DATA
+from .helpers import DATA, checked
 
 KEYS = [
     "id", "name", "version", "description", "scale", "pass", "criteria", "axes", "assertions",
@@ -120,10 +119,10 @@ def test_scoring_arbitrary_maps_raises_only_score_errors(
     rubric: Rubric, scores: dict[str, ScoreValue]
 ) -> None:
     try:
-        checked = check_scores(rubric, scores)
+        valid = checked(rubric, scores)
     except ScoreError:
         return
-    result = score(rubric, checked)
+    result = score(rubric, valid)
     assert result.verdict in ("pass", "fail", "incomplete")
     if result.normalized is not None:
         assert math.isfinite(result.normalized)
@@ -141,7 +140,7 @@ def test_checked_full_scores_never_leave_the_verdicts(rubric: Rubric, data: st.D
             )
             continue
         scores[criterion.id] = data.draw(st.floats(rubric.scale.min, top))
-    result = score(rubric, check_scores(rubric, scores))
+    result = score(rubric, checked(rubric, scores))
     assert result.verdict in ("pass", "fail")
     assert result.missing == ()
 

@@ -6,13 +6,10 @@ import pytest
 
 from rubricate.cli.rubric_cmd import resolve_rubric
 from rubricate.errors import ScoreError
-from rubricate.rubric.agentv_score import check_all as check_scores
-from rubricate.rubric.agentv_score import check_any as check_score
-from rubricate.rubric.agentv_score import score_any as score
 from rubricate.rubric.model import Rubric, ScoreValue, clamp01, normalize
-from rubricate.rubric.scoring import weighted_total
+from rubricate.rubric.scoring import check, score, weighted_total
 
-from .helpers import load
+from .helpers import checked, load
 
 CHECKLIST = """\
 assertions:
@@ -58,7 +55,7 @@ def agora_scores(*values: float) -> dict[str, ScoreValue]:
     ],
 )
 def test_agora_vectors(values: tuple[float, ...], total: float, verdict: str) -> None:
-    result = score(agora(), check_scores(agora(), agora_scores(*values)))
+    result = score(agora(), checked(agora(), agora_scores(*values)))
     assert result.weighted_total == pytest.approx(total, abs=1e-12)
     assert result.verdict == verdict
 
@@ -92,7 +89,7 @@ def test_checklist_vectors(
     # AgentV's own verdict is kept beside it. The other criteria are required only by AgentV's
     # checklist default (not written), so they fail their grader alone.
     rubric = load(CHECKLIST).rubrics[0]
-    result = score(rubric, check_scores(rubric, dict(zip(rubric.ids, answers, strict=True))))
+    result = score(rubric, checked(rubric, dict(zip(rubric.ids, answers, strict=True))))
     assert result.normalized == pytest.approx(normalized, abs=5e-5)
     assert result.verdict == verdict
     assert result.as_dict().get("agentv_verdict") == agentv
@@ -100,23 +97,23 @@ def test_checklist_vectors(
 
 def test_checklist_accepts_one_and_zero() -> None:
     rubric = load(CHECKLIST).rubrics[0]
-    assert check_score(rubric, "partition", 1) is True
-    assert check_score(rubric, "partition", 0.0) is False
+    assert check(rubric, "partition", 1) is True
+    assert check(rubric, "partition", 0.0) is False
     with pytest.raises(ScoreError, match=r"partition: 0\.5 is not a checklist answer"):
-        check_score(rubric, "partition", 0.5)
+        check(rubric, "partition", 0.5)
 
 
 def test_analytic_vector() -> None:
     rubric = load(ANALYTIC).rubrics[0]
-    result = score(rubric, check_scores(rubric, {"accuracy": 7, "clarity": 10}))
+    result = score(rubric, checked(rubric, {"accuracy": 7, "clarity": 10}))
     assert result.normalized == pytest.approx(0.8, abs=1e-12)
     assert result.verdict == "pass"
 
 
 def test_analytic_binary_answers_map_to_the_ends() -> None:
     rubric = load(ANALYTIC).rubrics[0]
-    assert check_score(rubric, "accuracy", True) == 10.0
-    assert check_score(rubric, "accuracy", False) == 0.0
+    assert check(rubric, "accuracy", True) == 10.0
+    assert check(rubric, "accuracy", False) == 0.0
 
 
 def test_missing_scores_make_the_verdict_incomplete_not_zero() -> None:
@@ -133,18 +130,18 @@ def test_null_on_a_nullable_criterion_is_left_out() -> None:
     scores: dict[str, ScoreValue] = dict.fromkeys(rubric.ids, 60)
     scores["subagent_orchestration"] = None
     scores["self_extension"] = None
-    result = score(rubric, check_scores(rubric, scores))
+    result = score(rubric, checked(rubric, scores))
     assert result.verdict == "pass"
     assert result.weighted_total == 60
 
 
 def test_open_scale_allows_scores_above_max() -> None:
     rubric = resolve_rubric("agent-run-quality")
-    assert check_score(rubric, "goal_completion", 130) == 130
+    assert check(rubric, "goal_completion", 130) == 130
     assert normalize(rubric.scale, 130) == 1.3
     assert clamp01(normalize(rubric.scale, 130)) == 1.0
     with pytest.raises(ScoreError, match="expected a number >= 0"):
-        check_score(rubric, "goal_completion", -1)
+        check(rubric, "goal_completion", -1)
 
 
 def test_code_review_required_graders_gate_the_test() -> None:
@@ -167,12 +164,12 @@ def test_code_review_min_score_is_a_normalized_bar() -> None:
     assert score(rubric, {**base, "tests": 5}).verdict == "pass"
     assert score(rubric, {**base, "tests": 4}).verdict == "fail"
     with pytest.raises(ScoreError, match="not an integer"):
-        check_scores(rubric, {**base, "tests": 4.9})
+        checked(rubric, {**base, "tests": 4.9})
 
 
 def test_null_on_a_required_criterion_is_refused() -> None:
     with pytest.raises(ScoreError, match="null is not allowed; expected a number from 1 to 5"):
-        check_score(agora(), "quality", None)
+        check(agora(), "quality", None)
 
 
 @pytest.mark.parametrize("value", [float("nan"), float("inf"), 10**400, 6, 0.5])
@@ -180,12 +177,12 @@ def test_out_of_range_values_are_score_errors(value: float) -> None:
     with pytest.raises(
         ScoreError, match=r"quality: .* is out of range; expected a number from 1 to 5"
     ):
-        check_score(agora(), "quality", value)
+        check(agora(), "quality", value)
 
 
 def test_non_numbers_are_score_errors() -> None:
     with pytest.raises(ScoreError, match="is not a score"):
-        check_score(agora(), "quality", "4")  # type: ignore[arg-type]
+        check(agora(), "quality", "4")  # type: ignore[arg-type]
 
 
 def test_unknown_criteria_are_score_errors() -> None:

@@ -24,7 +24,7 @@ from rubricate.bot.jobstate import JobState
 from rubricate.bot.record import Stamp, new_event, scored, source_evidence
 from rubricate.bot.replies import ALREADY_FAILS, REPLY, Reply, fail_reasons, help_markdown
 from rubricate.ledger.event import Event, Override
-from rubricate.rubric.agentv_score import score_any
+from rubricate.rubric import scoring
 from rubricate.rubric.describe import describe_markdown
 from rubricate.rubric.model import ScoreValue
 
@@ -229,14 +229,14 @@ def _approve(
         text = REPLY["missing"].format(
             missing=", ".join(f"`{cid}`" for cid in missing), example=example
         )
-        partial = score_any(ctx.rubric, merged)
+        partial = scoring.score(ctx.rubric, merged)
         if partial.verdict == "fail":
             text += ALREADY_FAILS.format(why=fail_reasons(partial, ctx.rubric))
         return _refuse(item, text)
     events = _scoring_events(item, inv, job, ctx, merged) if new else []
     stamp = _stamp(item, inv, job, version)
     events.append(new_event("approved", stamp, **scored(ctx.rubric, merged), source="reviewer"))
-    result = score_any(ctx.rubric, merged)
+    result = scoring.score(ctx.rubric, merged)
     reply = None
     if result.verdict != "pass":
         why = fail_reasons(result, ctx.rubric)

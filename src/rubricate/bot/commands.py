@@ -23,7 +23,7 @@ from rubricate.bot.markdown import code
 from rubricate.bot.visible import COMMAND_LINE, command_lines
 from rubricate.errors import ScoreError
 from rubricate.ledger.event import same_login
-from rubricate.rubric.agentv_score import check_any
+from rubricate.rubric import scoring
 from rubricate.rubric.model import Rubric, ScoreValue
 from rubricate.rubric.score_args import read_value
 from rubricate.rubric.scoring import resolve_criterion_id
@@ -226,7 +226,7 @@ def resolve_scores(
     for prefix, value in pairs:
         try:
             cid = resolve_criterion_id(rubric, prefix)
-            checked = check_any(rubric, cid, value)
+            checked = scoring.check(rubric, cid, value)
         except ScoreError as exc:
             return str(exc)
         if cid in resolved:

@@ -28,7 +28,7 @@ from rubricate.ledger.event import (
     ScaleRef,
 )
 from rubricate.ledger.trust import natural_key
-from rubricate.rubric.agentv_score import score_any
+from rubricate.rubric import scoring
 from rubricate.rubric.model import Rubric, ScoreValue
 
 MAX_FINDINGS = 50
@@ -94,7 +94,7 @@ def rubric_ref(rubric: Rubric) -> RubricRef:
 def scored(rubric: Rubric, scores: Mapping[str, ScoreValue]) -> dict[str, Any]:
     """The scoring fields of an event: rubric, scores, totals and verdict."""
     known = rubric.known(scores)
-    result = score_any(rubric, known)
+    result = scoring.score(rubric, known)
     return {
         "rubric": rubric_ref(rubric),
         "scores": known,

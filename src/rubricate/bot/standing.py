@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from rubricate.bot.jobstate import Approval, JobState, Scores
 from rubricate.ledger.event import Gate as FinalGate
-from rubricate.rubric.agentv_score import score_any
+from rubricate.rubric import scoring
 from rubricate.rubric.model import Rubric, ScoreResult, ScoreValue
 
 
@@ -27,7 +27,7 @@ class Effective:
 def result_of(rubric: Rubric, scores: Mapping[str, ScoreValue]) -> ScoreResult | None:
     """The scoring result of recorded scores under the rubric (None when nothing is scored)."""
     known = rubric.known(scores)
-    return score_any(rubric, known) if known else None
+    return scoring.score(rubric, known) if known else None
 
 
 def effective(job: JobState, rubric: Rubric) -> Effective:

@@ -23,13 +23,15 @@ from pathlib import Path
 from rubricate.cli.init_steps import (
     ACTION_PLACEHOLDER,
     PIN_STEP,
-    coverage_line,
     next_steps,
     project_url,
 )
 from rubricate.cli.safe_write import exists, refuse_symlinks, write_inside
 from rubricate.cli.schema_keys import SchemaCheck, find
+from rubricate.errors import ConfigError
 from rubricate.evidence.file_kinds import glob_escape
+from rubricate.gitio.refs import check_repository
+from rubricate.rubric_sources import data_dir
 
 EXIT_OK = 0
 EXIT_EXISTS = 2
@@ -64,6 +66,19 @@ class Detected:
     """Schemas of the repository that files pair with (by name) or name (by `$schema`)."""
     schemas_covered: int = 0
     """Of those, the schemas with a proposed deliverable."""
+
+
+def coverage_line(detected: Detected) -> str:
+    """How many schemas init found and how many its proposal covers (pure)."""
+    found, covered = detected.schemas_found, detected.schemas_covered
+    if not found and not detected.unmatched_schemas:
+        return "Schemas: none found that a file pairs with or names with $schema."
+    line = f"Schemas: {found} found that files pair with or name; {covered} covered by "
+    entries = len(detected.deliverables)
+    line += f"{entries} proposed deliverable {'entry' if entries == 1 else 'entries'}"
+    if detected.unmatched_schemas:
+        line += f"; {len(detected.unmatched_schemas)} *.schema.json with no file (see the config)"
+    return line + "."
 
 
 def detect(paths: Iterable[str], package_json: str | None = None) -> Detected:
@@ -198,9 +213,6 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 def run(args: argparse.Namespace) -> int:
     """Detect, then print or write the files; refuse to overwrite without --force."""
-    from rubricate.errors import ConfigError
-    from rubricate.gitio.refs import check_repository
-
     root = check_repository(args.repo)
     if args.action is not None and not ACTION_PIN.fullmatch(args.action):
         raise ConfigError(
@@ -276,9 +288,6 @@ def _pairs_that_match(root: Path, pairs: list[Deliverable]) -> tuple[list[Delive
 
 
 def _template(name: str) -> str:
-    from rubricate.errors import ConfigError
-    from rubricate.rubric_sources import data_dir
-
     directory = data_dir("workflows", "examples/workflows")
     if directory is None or not (directory / name).is_file():
         raise ConfigError(f"the bundled workflow template {name} is missing from this install")

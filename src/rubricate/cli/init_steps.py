@@ -1,4 +1,4 @@
-"""What `rubricate init` prints after writing: coverage, the pin and the next steps (pure).
+"""What `rubricate init` prints after writing: the pin and the next steps (pure).
 
 rubricate's docs are not in the user's repository, so the next steps link them by URL: at the
 commit `--action` pins, else in the repository the installed package names, else in a
@@ -7,10 +7,7 @@ placeholder repository the text says to replace.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from rubricate.cli.init_cmd import Detected
+from importlib import metadata
 
 ACTION_PLACEHOLDER = "OWNER/rubricate@" + "0" * 40
 """The templates' `uses:` pin: a SHA no commit can have, so an unedited workflow never resolves."""
@@ -67,23 +64,8 @@ def next_steps(action: str | None, project: str | None = None) -> str:
     return text
 
 
-def coverage_line(detected: Detected) -> str:
-    """How many schemas init found and how many its proposal covers (pure)."""
-    found, covered = detected.schemas_found, detected.schemas_covered
-    if not found and not detected.unmatched_schemas:
-        return "Schemas: none found that a file pairs with or names with $schema."
-    line = f"Schemas: {found} found that files pair with or name; {covered} covered by "
-    entries = len(detected.deliverables)
-    line += f"{entries} proposed deliverable {'entry' if entries == 1 else 'entries'}"
-    if detected.unmatched_schemas:
-        line += f"; {len(detected.unmatched_schemas)} *.schema.json with no file (see the config)"
-    return line + "."
-
-
 def project_url() -> str | None:
     """The repository URL the installed rubricate names in its metadata, if any."""
-    from importlib import metadata
-
     try:
         urls = metadata.metadata("rubricate").get_all("Project-URL") or []
     except metadata.PackageNotFoundError:

@@ -1,12 +1,8 @@
-"""The `rubricate` command: a registry of subcommands, each in its own module.
+"""The `rubricate` command: a table of subcommands, each in its own module.
 
 Each subcommand module exposes `add_parser(subparsers)` (or the function `MODULE:FUNCTION` names),
-which registers its parser and sets
-`handler`, a function taking the parsed namespace and returning the exit code. Subcommand
-modules import their heavy dependencies inside the handler, and only the module of the command
-named on the command line is imported (all of them for `--help`), so start-up stays cheap.
-
-`Progress` is the one status line long commands show on stderr.
+which registers its parser and sets `handler`, a function taking the parsed namespace and
+returning the exit code. `Progress` is the one status line long commands show on stderr.
 """
 
 from __future__ import annotations
@@ -23,19 +19,25 @@ from types import TracebackType
 from typing import TextIO
 
 from rubricate import __version__
+from rubricate.cli import init_cmd, rubric_cmd
 from rubricate.errors import RubricateError, SourceError
 from rubricate.redaction import env_secrets, redact
+from rubricate.yamlsource import did_you_mean
 
-SUBCOMMANDS: dict[str, str] = {
-    "validate": "rubricate.cli.rubric_cmd:add_validate_parser",
-    "rubric": "rubricate.cli.rubric_cmd",
+# A subcommand named by its module is imported only when named on the command line (all of them
+# for --help): each of those pulls a heavy third-party package the other commands do not need
+# (jsonschema for score, github for ledger, action and catch-up, pygal for report and
+# reputation, psycopg for db), and `rubricate --version` and `rubricate action` must not load it.
+SUBCOMMANDS: dict[str, str | Callable[..., None]] = {
+    "validate": rubric_cmd.add_validate_parser,
+    "rubric": rubric_cmd.add_parser,
     "score": "rubricate.cli.score_cmd",
     "ledger": "rubricate.cli.ledger_cmd",
     "reputation": "rubricate.cli.report_cmd:add_reputation_parser",
     "action": "rubricate.action.main",
     "catch-up": "rubricate.cli.catchup_cmd",
     "report": "rubricate.cli.report_cmd",
-    "init": "rubricate.cli.init_cmd",
+    "init": init_cmd.add_parser,
     "db": "rubricate.cli.db_cmd",
     "serve": "rubricate.cli.serve_cmd:add_serve_parser",
     "worker": "rubricate.cli.serve_cmd:add_worker_parser",
@@ -51,8 +53,14 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"rubricate {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    named = [argv[0]] if argv and argv[0] in SUBCOMMANDS else list(SUBCOMMANDS)
+    if argv and argv[0] in SUBCOMMANDS:
+        named = [argv[0]]
+    else:  # `--version` prints and exits before any subcommand is parsed
+        named = [] if argv and argv[0] == "--version" else list(SUBCOMMANDS)
     for target in (SUBCOMMANDS[command] for command in named):
+        if callable(target):
+            target(subparsers)
+            continue
         name, _, adder = target.partition(":")
         if importlib.util.find_spec(name) is not None:
             getattr(importlib.import_module(name), adder or "add_parser")(subparsers)
@@ -90,8 +98,6 @@ def refuse_unknown(
 ) -> None:
     """Exit 2 with the usage of the (sub)command `argv` names, and the closest option to each
     mistyped one (`--bse` → did you mean '--base'?)."""
-    from rubricate.yamlsource import did_you_mean  # imports yaml: only on this error path
-
     command = parser
     for word in argv:
         actions = [a for a in command._actions if isinstance(a, argparse._SubParsersAction)]

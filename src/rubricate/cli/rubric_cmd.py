@@ -23,14 +23,27 @@ import json
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from rubricate.cli.anchor_notes import between_anchors
+from rubricate.cli.repo_reader import read_text, reader_for
+from rubricate.config import load_config
+from rubricate.errors import ConfigError
 from rubricate.numbers import decimal_text
-from rubricate.rubric_sources import allowed_env
-
-if TYPE_CHECKING:
-    from rubricate.rubric.model import Rubric, ScoreResult
-    from rubricate.rubric_sources import ReadFile
+from rubricate.rubric.describe import (
+    describe_json,
+    describe_markdown,
+    describe_text,
+    format_table,
+    grader_lines,
+)
+from rubricate.rubric.loader import find_rubric
+from rubricate.rubric.model import Rubric, ScoreResult
+from rubricate.rubric.score_args import parse_scores
+from rubricate.rubric.scoring import score
+from rubricate.rubric.validate import check_text
+from rubricate.rubric_sources import ReadFile, allowed_env, builtin_rubrics, local_reader
+from rubricate.yamlsource import MAX_SOURCE_BYTES, SOURCE_LIMIT
 
 DEFAULT_CONFIG = ".github/rubricate.yml"
 DEFAULT_RUBRIC = "agora-v3"
@@ -38,8 +51,6 @@ DEFAULT_RUBRIC = "agora-v3"
 
 def builtin_names() -> tuple[str, ...]:
     """The names of the built-in rubrics, sorted."""
-    from rubricate.rubric_sources import builtin_rubrics
-
     return tuple(sorted(builtin_rubrics()))
 
 
@@ -48,9 +59,6 @@ def resolve_rubric(
 ) -> Rubric:
     """The rubric named by a built-in name, a path, or `PATH#CASE_ID`; `env` holds the values
     of the `{{ env.X }}` names the config allows (see `allowed_env`)."""
-    from rubricate.rubric.loader import find_rubric
-    from rubricate.rubric_sources import builtin_rubrics
-
     return find_rubric(ref, read_file, builtin_rubrics(), env)
 
 
@@ -90,8 +98,6 @@ def _add_ref(parser: argparse.ArgumentParser) -> None:
 
 def run_show(args: argparse.Namespace) -> int:
     """Print the rubric as a table, markdown or JSON."""
-    from rubricate.rubric.describe import describe_json, describe_markdown, describe_text
-
     rubric = active_rubric(args.ref, args.config)
     if args.json:
         _print_json(describe_json(rubric))
@@ -104,15 +110,11 @@ def run_show(args: argparse.Namespace) -> int:
 
 def run_score(args: argparse.Namespace) -> int:
     """Score the given values; exit 0 whatever the verdict."""
-    from rubricate.cli.anchor_notes import between_anchors
-    from rubricate.rubric.agentv_score import score_any
-    from rubricate.rubric.score_args import parse_scores
-
     items: list[str] = list(args.items)
     ref = items.pop(0) if items and "=" not in items[0] else None
     rubric = active_rubric(ref, args.config)
     scores = parse_scores(rubric, items)
-    result = score_any(rubric, scores)
+    result = score(rubric, scores)
     for note in between_anchors(rubric, scores):
         print(note, file=sys.stderr)
     if args.json:
@@ -135,11 +137,6 @@ def active_rubric(ref: str | None, config_path: str | None) -> Rubric:
     Without `--config`, `.github/rubricate.yml` is used when it exists; a `--config` that was
     given must exist.
     """
-    from rubricate.cli.repo_reader import read_text, reader_for
-    from rubricate.config import load_config
-    from rubricate.errors import ConfigError
-    from rubricate.rubric_sources import local_reader
-
     if ref is not None:
         return resolve_rubric(ref, reader_for(ref.partition("#")[0] or "."))
     config_file = Path(config_path or DEFAULT_CONFIG)
@@ -155,8 +152,6 @@ def active_rubric(ref: str | None, config_path: str | None) -> Rubric:
 
 def score_table(rubric: Rubric, result: ScoreResult) -> str:
     """The human output of `rubric score`: one row per criterion, then the verdict."""
-    from rubricate.rubric.describe import format_table, grader_lines
-
     rows = [("criterion", "score", "passed")]
     for item in result.criteria:
         passed = {True: "yes", False: "no", None: "-"}[item.passed]
@@ -232,11 +227,6 @@ def validate_path(
     path: str, *, strict: bool = False, max_bytes: int | None = None
 ) -> tuple[bool, list[str]]:
     """Whether one file is valid, and its report lines."""
-    from rubricate.cli.repo_reader import reader_for
-    from rubricate.rubric.validate import check_text
-    from rubricate.rubric_sources import builtin_rubrics
-    from rubricate.yamlsource import MAX_SOURCE_BYTES, SOURCE_LIMIT
-
     limit = MAX_SOURCE_BYTES if max_bytes is None else max_bytes
     try:
         size = Path(path).stat().st_size

@@ -24,6 +24,7 @@ from pathlib import Path
 from posixpath import dirname, join, normpath
 from urllib.parse import unquote, urlsplit
 
+from rubricate.errors import ConfigError, ParseProblem
 from rubricate.evidence.file_kinds import (
     HEAD_BYTES,
     MARKER,
@@ -33,6 +34,7 @@ from rubricate.evidence.file_kinds import (
     is_lockfile,
     structured_kind,
 )
+from rubricate.evidence.structured import parse_structured
 
 MAX_READ_BYTES = 256 * 1024
 MAX_SCHEMA_BYTES = 8 * 1024 * 1024
@@ -184,7 +186,7 @@ class SchemaCheck:
     """One schema compiled as `rubricate validate` compiles it, and which files match it."""
 
     def __init__(self, root: Path, schema: str, named: dict[str, tuple[str, str]]) -> None:
-        from rubricate.errors import ConfigError
+        # Imported here: these pull jsonschema and referencing, needed only when a schema is found.
         from rubricate.evidence.deliverable_schemas import CompiledSchema, compile_schema
         from rubricate.evidence.schema_refs import SchemaFiles
 
@@ -227,9 +229,6 @@ class SchemaCheck:
 
     def valid(self, path: str) -> bool:
         """Whether a file parses and matches the schema (each file checked once)."""
-        from rubricate.errors import ConfigError, ParseProblem
-        from rubricate.evidence.structured import parse_structured
-
         if path not in self._seen and self.compiled is not None:
             raw = read_capped(self.root, path, MAX_READ_BYTES)
             try:

@@ -13,17 +13,34 @@ under `--fail-on`, 1 not acceptable, 2 errors (bad input, empty change, missing 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
+import os
 import sys
-from typing import TYPE_CHECKING, Any
+import tempfile
+from pathlib import Path
+from typing import Any
 
-if TYPE_CHECKING:
-    from pathlib import Path
-
-    from rubricate.cli.main import Progress
-    from rubricate.config import Config
-    from rubricate.evidence.results import CheckResult, ScoreReport
-    from rubricate.evidence.snapshot import Snapshot
-    from rubricate.rubric.model import Rubric
+from rubricate.cli.main import Progress
+from rubricate.cli.repo_reader import read_text
+from rubricate.config import CONFIG_PATH, Config, load_config
+from rubricate.errors import ConfigError, RubricateError
+from rubricate.evidence.autoscore import auto_score
+from rubricate.evidence.deliverable_schemas import schema_paths
+from rubricate.evidence.format_check import read_limit
+from rubricate.evidence.graders import grader_payload, skipped_graders
+from rubricate.evidence.graders_run import run_graders
+from rubricate.evidence.render import render_markdown, render_table
+from rubricate.evidence.results import CheckResult, ScoreReport, report_json
+from rubricate.evidence.snapshot import Snapshot
+from rubricate.gitio import refs as git
+from rubricate.gitio.read import read_snapshot
+from rubricate.gitio.refs import BaseTree, config_at, export_tree, read_file_at
+from rubricate.gitio.run import run_git
+from rubricate.judge.service import KEY_VAR, MISSING_KEY, judge_report
+from rubricate.rubric.loader import find_rubric
+from rubricate.rubric.model import Rubric
+from rubricate.rubric_sources import allowed_env, builtin_rubrics
 
 FORMATS = ("table", "json", "markdown")
 FAIL_ON = ("fail", "incomplete", "never")
@@ -74,17 +91,6 @@ def add_parser(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Score the change and print the report; the exit code follows `--fail-on`."""
-    import dataclasses
-
-    from rubricate.cli.main import Progress
-    from rubricate.config import CONFIG_PATH
-    from rubricate.evidence.autoscore import auto_score
-    from rubricate.evidence.deliverable_schemas import schema_paths
-    from rubricate.evidence.format_check import read_limit
-    from rubricate.gitio import refs as git
-    from rubricate.gitio.read import read_snapshot
-    from rubricate.gitio.refs import BaseTree
-
     _check_judge_key(args.judge)
     repo = git.check_repository(args.repo)
     head = git.resolve_commit(repo, args.head)
@@ -120,8 +126,6 @@ def run(args: argparse.Namespace) -> int:
 
 def _note_uncommitted(repo: Path, head: str) -> None:
     """Say on stderr that edits not yet committed were left out: the score reads commits."""
-    from rubricate.gitio.run import run_git
-
     if head != "HEAD":
         return
     status = run_git(["status", "--porcelain", "--untracked-files=normal"], repo, check=False)
@@ -137,19 +141,12 @@ def _note_uncommitted(repo: Path, head: str) -> None:
 
 def _check_judge_key(mode: str) -> None:
     """`--judge openai` without a key fails before any grader runs."""
-    import os
-
-    from rubricate.errors import ConfigError
-    from rubricate.judge.service import KEY_VAR, MISSING_KEY
-
     if mode == "openai" and not os.environ.get(KEY_VAR, "").strip():
         raise ConfigError(MISSING_KEY)
 
 
 def _check_not_empty(base: str, head: str, args: argparse.Namespace) -> None:
     """An empty change (head is the base, or an ancestor of it) is a usage error."""
-    from rubricate.errors import RubricateError
-
     if base != head:
         return
     against = f"--base {args.base}" if args.base else "the default branch"
@@ -160,23 +157,12 @@ def _check_not_empty(base: str, head: str, args: argparse.Namespace) -> None:
 
 
 def _load_config(repo: Path, base: str, local_path: str | None) -> Config:
-    from rubricate.cli.repo_reader import read_text
-    from rubricate.config import CONFIG_PATH, Config, load_config
-    from rubricate.gitio.refs import config_at
-
     if local_path is not None:
         return load_config(read_text(local_path, "--config"), local_path)
     return config_at(repo, base, CONFIG_PATH, "at the base ref") or Config()
 
 
 def _load_rubric(repo: Path, base: str, given: str | None, config: Config, named_by: str) -> Rubric:
-    from pathlib import Path
-
-    from rubricate.errors import ConfigError
-    from rubricate.gitio.refs import read_file_at
-    from rubricate.rubric.loader import find_rubric
-    from rubricate.rubric_sources import allowed_env, builtin_rubrics
-
     def at_base(path: str) -> str:
         try:
             return read_file_at(repo, base, path).decode("utf-8")
@@ -195,8 +181,6 @@ def _load_rubric(repo: Path, base: str, given: str | None, config: Config, named
 
 
 def _read_spec(path: str | None) -> str:
-    from rubricate.cli.repo_reader import read_text
-
     return "" if path is None else read_text(path, "--spec")
 
 
@@ -209,12 +193,6 @@ def _grade(
     *,
     enabled: bool,
 ) -> list[CheckResult]:
-    import tempfile
-
-    from rubricate.evidence.graders import grader_payload, skipped_graders
-    from rubricate.evidence.graders_run import run_graders
-    from rubricate.gitio.refs import export_tree
-
     if not config.graders:
         return []
     if not enabled:
@@ -230,12 +208,8 @@ def _grade(
 def _judge(
     report: ScoreReport, snapshot: Snapshot, config: Config, args: argparse.Namespace
 ) -> ScoreReport:
-    import os
-
     if args.judge == "none":
         return report
-    from rubricate.judge.service import judge_report
-
     return judge_report(
         report,
         snapshot,
@@ -249,15 +223,7 @@ def _judge(
 
 def _render(report: ScoreReport, fmt: str) -> str:
     if fmt == "json":
-        import json
-
-        from rubricate.evidence.results import report_json
-
         return json.dumps(report_json(report), indent=2, ensure_ascii=False) + "\n"
     if fmt == "markdown":
-        from rubricate.evidence.render import render_markdown
-
         return render_markdown(report)
-    from rubricate.evidence.render import render_table
-
     return render_table(report)

@@ -6,14 +6,18 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-if TYPE_CHECKING:
-    from rubricate.config import ReputationConfig
-    from rubricate.ledger.backends import DataBranchStore, DirectoryStore
-    from rubricate.ledger.pg_store import PostgresStore
-    from rubricate.ledger.store import LedgerStore
+from rubricate.cli.repo_reader import read_text
+from rubricate.config import ReputationConfig, load_config
+from rubricate.errors import ConfigError
+from rubricate.gitio.run import run_git
+from rubricate.gitio.workspace import is_url
+from rubricate.gitnames import ref_problem
+from rubricate.ledger.backends import DataBranchStore, DirectoryStore
+from rubricate.ledger.pg_store import PostgresStore, Scope
+from rubricate.ledger.store import LedgerStore
+from rubricate.ledger.trust import KEY_ENV, parse_key
 
 TOKEN_ENV = "RUBRICATE_DATA_TOKEN"
 
@@ -54,16 +58,10 @@ def open_store(args: argparse.Namespace) -> DataBranchStore | DirectoryStore | P
     config = load_reputation_config(args.config)
     key = ledger_key()
     if getattr(args, "database_url", None) is not None:
-        from rubricate.ledger.pg_store import PostgresStore, Scope
-
         scope = Scope(getattr(args, "org", None), getattr(args, "repo", None))
         return PostgresStore(args.database_url, config=config, key=key, scope=scope)
     if args.data is not None:
-        from rubricate.ledger.backends import DirectoryStore
-
         return DirectoryStore(args.data, config=config, key=key)
-    from rubricate.ledger.backends import DataBranchStore
-
     check_remote(args.remote)
     check_branch(args.branch)
     token = token_for(args.remote)
@@ -72,9 +70,6 @@ def open_store(args: argparse.Namespace) -> DataBranchStore | DirectoryStore | P
 
 def ledger_key() -> bytes | None:
     """The ledger key from `RUBRICATE_LEDGER_KEY` (None when unset); a short key is an error."""
-    from rubricate.errors import ConfigError
-    from rubricate.ledger.trust import KEY_ENV, parse_key
-
     try:
         return parse_key(os.environ.get(KEY_ENV))
     except ValueError as exc:
@@ -83,10 +78,6 @@ def ledger_key() -> bytes | None:
 
 def check_remote(remote: str) -> None:
     """A `--remote` that is a local path must be a git repository (URLs are tried as they are)."""
-    from rubricate.errors import ConfigError
-    from rubricate.gitio.run import run_git
-    from rubricate.gitio.workspace import is_url
-
     if not remote.strip():
         raise ConfigError("--remote is empty: give a git URL or the path of a git repository")
     if is_url(remote):
@@ -102,9 +93,6 @@ def check_remote(remote: str) -> None:
 
 def check_branch(branch: str) -> None:
     """`--branch` must be a name git accepts for a branch."""
-    from rubricate.errors import ConfigError
-    from rubricate.gitnames import ref_problem
-
     problem = ref_problem(branch)
     if problem is not None:
         raise ConfigError(f"--branch {branch!r} is not a valid branch name: {problem}")
@@ -112,8 +100,6 @@ def check_branch(branch: str) -> None:
 
 def require_branch(store: LedgerStore | PostgresStore, args: argparse.Namespace) -> None:
     """Reading commands refuse a data branch that does not exist (a typo would show nothing)."""
-    from rubricate.errors import ConfigError
-
     if store.branch_found is False:
         raise ConfigError(
             f"no branch {args.branch!r} in {args.remote}: nothing was appended yet, "
@@ -135,7 +121,4 @@ def load_reputation_config(path: str | None) -> ReputationConfig | None:
     """The `reputation:` section of a config file, or None without `--config`."""
     if path is None:
         return None
-    from rubricate.cli.repo_reader import read_text
-    from rubricate.config import load_config
-
     return load_config(read_text(path, "--config"), path).reputation

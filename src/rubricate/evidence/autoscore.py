@@ -54,7 +54,7 @@ from rubricate.evidence.snapshot import Snapshot
 from rubricate.evidence.spec import parse_spec
 from rubricate.evidence.spec_adherence import spec_adherence_check
 from rubricate.evidence.verifiability import verifiability_check
-from rubricate.rubric.agentv_score import check_all, score_any
+from rubricate.rubric import scoring
 from rubricate.rubric.model import TOLERANCE, Rubric
 from rubricate.rubric.scoring import numeric, resolve_criterion_id
 
@@ -84,7 +84,7 @@ def auto_score(
     ]
     graders = [_with_score(rubric, c) if c.criterion in rubric.ids else c for c in graders]
     criteria = _criterion_scores(rubric, heuristics, graders)
-    result = score_any(rubric, check_all(rubric, {c.id: c.score for c in criteria}))
+    result = scoring.score(rubric, {c.id: scoring.check(rubric, c.id, c.score) for c in criteria})
     scored = {c.id for c in criteria}
     not_scored = tuple(cid for cid in rubric.ids if cid not in scored)
     return ScoreReport(

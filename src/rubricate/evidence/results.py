@@ -195,8 +195,8 @@ def _integer_steps(scale: Scale) -> bool:
 
 
 def _graders_json(result: ScoreResult) -> dict[str, object]:
-    """The AgentV `graders`/`threshold` keys (as `agentv_score.graders_json`, without loading it);
-    empty for a result without graders."""
+    """The AgentV `graders`/`threshold` keys, as `agentv.score.AgentVScoreResult.as_dict` writes
+    them; empty for a result without graders."""
     graders = getattr(result, "graders", ())
     if not graders:
         return {}

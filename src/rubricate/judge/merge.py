@@ -30,7 +30,7 @@ from rubricate.judge.score_choices import (
     nearest_allowed,
     needs_quote,
 )
-from rubricate.rubric.agentv_score import check_any, score_any
+from rubricate.rubric import scoring
 from rubricate.rubric.model import TOLERANCE, Criterion, Rubric, ScoreValue
 from rubricate.rubric.scoring import numeric
 
@@ -62,7 +62,7 @@ def merge_run(report: ScoreReport, run: JudgeRun, injection: Sequence[Finding]) 
         report,
         criteria=tuple(criteria),
         checks=tuple(checks),
-        result=score_any(report.rubric, scores),
+        result=scoring.score(report.rubric, scores),
         not_scored=tuple(cid for cid in report.rubric.ids if cid not in scores),
         judge=judge_record(run, flags),
         notes=tuple(dict.fromkeys([*_still_true(report.notes, scores), *_notes(run)])),
@@ -202,7 +202,7 @@ def guard(rubric: Rubric, judgment: CriterionJudgment, baseline: ScoreValue | No
                 f"required: the deterministic check gave {_n(base)}; the judge cannot raise it"
             )
             value = base
-    final = check_any(rubric, judgment.id, value)
+    final = scoring.check(rubric, judgment.id, value)
     return Guarded(judgment.id, final, judgment.score, tuple(notes), tuple(flags))
 
 

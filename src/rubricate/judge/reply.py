@@ -16,7 +16,7 @@ from typing import Any
 from rubricate.errors import ReplyError
 from rubricate.judge.reply_schema import MAX_QUOTE_CHARS, MAX_QUOTES, MAX_RATIONALE_CHARS
 from rubricate.judge.score_choices import OPEN_CEILING, allowed_scores, as_json_number, is_open
-from rubricate.rubric.agentv_score import check_any
+from rubricate.rubric import scoring
 from rubricate.rubric.model import TOLERANCE, Criterion, Rubric, ScoreValue
 
 
@@ -185,7 +185,7 @@ def _score(
     if not any(abs(_as_float(value) - v) <= TOLERANCE for v in allowed):
         problems.append(f"criterion {cid!r}: score {_show(value)} is not one of {choices}")
         return None
-    return check_any(rubric, cid, float(value))
+    return scoring.check(rubric, cid, float(value))
 
 
 def _as_float(value: int | float) -> float:

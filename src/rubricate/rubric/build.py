@@ -11,7 +11,6 @@ import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING
 
 from rubricate.rubric.files import (
     AgentVCriterion,
@@ -30,9 +29,7 @@ from rubricate.rubric.model import (
     Scale,
     ScoreRange,
 )
-
-if TYPE_CHECKING:
-    from rubricate.yamlsource import Loc, Problems
+from rubricate.yamlsource import Loc, Problems
 
 Spec = str | NativeCriterion | AgentVCriterion | AxisSpec
 _WITH_ID = (NativeCriterion, AgentVCriterion)

@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import html
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from rubricate.rubric.agentv_score import AgentVScoreResult, GraderResult
+from rubricate.rubric.agentv.score import AgentVScoreResult, GraderResult
 from rubricate.rubric.levels import scale_text
+from rubricate.rubric.model import Criterion, Rubric, ScoreResult
 from rubricate.rubric.scoring import REQUIRED_NORMALIZED
-
-if TYPE_CHECKING:
-    from rubricate.rubric.model import Criterion, Rubric, ScoreResult
 
 DIALECT_NAMES = {
     "native": "native",

@@ -11,13 +11,11 @@ import itertools
 import math
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from rubricate.rubric.files import AnchorSpec, RangeSpec
 from rubricate.rubric.model import Anchor, Scale, ScoreRange
-
-if TYPE_CHECKING:
-    from rubricate.rubric.files import AnchorSpec, RangeSpec
-    from rubricate.yamlsource import Loc, Problems
+from rubricate.yamlsource import Loc, Problems
 
 ANALYTIC_MIN = 0
 ANALYTIC_MAX = 10

@@ -3,7 +3,7 @@ name or path, or `PATH#CASE` (pure: parses the text it is given, reads through `
 
 `load_rubrics(text, source, read=...)` detects the dialect from the top-level keys (native:
 weighted `criteria:` on one scale, Agora-style; axes: anchored axes on an open 0..100+ scale;
-the AgentV forms, whose loaders load only for an AgentV file), checks the file's shape and
+the AgentV forms), checks the file's shape and
 meaning, and returns one rubric per case. Every problem is reported together,
 as `path:line:col: message`, in one `SourceError`. Files an AgentV file refers to (`include:`,
 `tests: file://...`) are read only through the caller's `read`, inside the repository.
@@ -16,10 +16,13 @@ import functools
 import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rubricate.errors import ConfigError, Diagnostic, SourceError
-from rubricate.rubric.agentv_forms import DIALECT_OF_FORM, MARKERS, detect_form
+from rubricate.rubric.agentv.eval_file import agentv_rubrics
+from rubricate.rubric.agentv.forms import DIALECT_OF_FORM, MARKERS, detect_form
+from rubricate.rubric.agentv.refs import ReadFile
+from rubricate.rubric.agentv.templates import Env
 from rubricate.rubric.build import (
     Draft,
     Identity,
@@ -30,13 +33,9 @@ from rubricate.rubric.build import (
     pass_rule_of,
 )
 from rubricate.rubric.files import AxesFile, NativeFile, RubricHeader
-from rubricate.rubric.located import describe_value, validate_located
+from rubricate.rubric.located import Located, describe_value, validate_located
 from rubricate.rubric.model import TOLERANCE, Dialect, PassRule, Rubric, Scale
 from rubricate.yamlsource import Locator, Problems, did_you_mean, load_located, sorted_diagnostics
-
-if TYPE_CHECKING:
-    from rubricate.rubric.agentv_refs import ReadFile
-    from rubricate.rubric.agentv_templates import Env
 
 Builder = Callable[[Any, Identity, Problems], list[Rubric]]
 
@@ -153,9 +152,6 @@ def load_rubrics(
     if form is not None and dialect == DIALECT_OF_FORM[form]:
         header = RubricHeader.model_validate(_header(data))
         identity = identity_of(header, text, source, problems)
-        from rubricate.rubric.agentv import agentv_rubrics
-        from rubricate.rubric.agentv_refs import Located
-
         root = Located(data, (), problems)
         rubrics, others = agentv_rubrics(form, root, identity, read, env)
         found = [problems, *others]

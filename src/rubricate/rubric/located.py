@@ -1,4 +1,5 @@
-"""Validate located YAML data with a pydantic model, with readable messages (pure: no I/O).
+"""Located YAML data (`Located`), validated with a pydantic model into readable messages
+(pure: no I/O).
 
 Pydantic's error locations are mapped back to the YAML source, union tags are dropped, and
 each message names the key and the value it got: `weight should be greater than 0, got -1`.
@@ -8,6 +9,7 @@ An unknown key gets a did-you-mean suggestion from the keys the model allows at 
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -15,11 +17,36 @@ from pydantic_core import ErrorDetails
 
 from rubricate.errors import Diagnostic, SourceError
 from rubricate.rubric.files import TAG_LIST, TAG_MAPPING, TAG_TEXT
-from rubricate.yamlsource import Loc, Locator, did_you_mean, sorted_diagnostics
+from rubricate.yamlsource import Loc, Locator, Problems, did_you_mean, sorted_diagnostics
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 _TAGS = frozenset({TAG_TEXT, TAG_MAPPING, TAG_LIST})
 _MAPPING_TYPES = frozenset({"model_type", "model_attributes_type", "dict_type"})
+
+
+@dataclass(frozen=True)
+class Located:
+    """A value, where it is, and the problems list of the file it is in."""
+
+    value: Any
+    loc: Loc
+    problems: Problems
+
+    def child(self, key: Any) -> Located:
+        """The located value under `key` (a mapping key or a list index)."""
+        return Located(self.value[key], (*self.loc, key), self.problems)
+
+    def items(self) -> list[Located]:
+        """The located entries of a list value."""
+        return [self.child(i) for i in range(len(self.value))]
+
+    def error(self, message: str, *key: Any, at_key: bool = False) -> None:
+        """Record an error here (or under `key`)."""
+        self.problems.error((*self.loc, *key), message, key=at_key)
+
+    def warn(self, message: str, *key: Any, at_key: bool = False) -> None:
+        """Record a warning here (or under `key`)."""
+        self.problems.warn((*self.loc, *key), message, key=at_key)
 
 
 def validate_located(model: type[ModelT], data: Any, locator: Locator) -> ModelT:

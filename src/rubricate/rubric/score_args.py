@@ -11,14 +11,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 from rubricate.errors import ScoreError
-from rubricate.rubric.agentv_score import check_any
-from rubricate.rubric.scoring import allowed_range, resolve_criterion_id
-
-if TYPE_CHECKING:
-    from rubricate.rubric.model import Rubric, ScoreValue
+from rubricate.rubric.model import Rubric, ScoreValue
+from rubricate.rubric.scoring import allowed_range, check, resolve_criterion_id
 
 _WORDS: dict[str, ScoreValue] = {
     "true": True,
@@ -58,5 +54,5 @@ def parse_scores(rubric: Rubric, items: Iterable[str]) -> dict[str, ScoreValue]:
             raise ScoreError(
                 f"{criterion_id}: {raw!r} is not a number; expected {expected}"
             ) from None
-        scores[criterion_id] = check_any(rubric, criterion_id, value)
+        scores[criterion_id] = check(rubric, criterion_id, value)
     return scores

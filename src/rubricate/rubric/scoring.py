@@ -6,14 +6,19 @@
   (a scored criterion below a bar, or the best reachable total below `min_total`, even with
   scores missing); else `incomplete` (not decided yet).
 - every comparison uses a tolerance of 1e-9.
+
+`check` and `score` are the one entry point for every rubric: an AgentV test (a rubric with
+graders) is checked and scored per grader by the AgentV rules of `agentv.score`.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 from rubricate.errors import ScoreError
+from rubricate.rubric.agentv.grade import check_grader_value
+from rubricate.rubric.agentv.score import score_graders
 from rubricate.rubric.model import (
     TOLERANCE,
     Criterion,
@@ -58,16 +63,11 @@ def allowed_range(rubric: Rubric, criterion: Criterion) -> str:
     return text + (", or null" if criterion.nullable else "")
 
 
-def check_score(
-    rubric: Rubric,
-    criterion_id: str,
-    value: ScoreValue,
-    also: Callable[[Criterion, float], None] | None = None,
-) -> ScoreValue:
-    """Validate one score for a criterion and return it in canonical form.
+def check(rubric: Rubric, criterion_id: str, value: ScoreValue) -> ScoreValue:
+    """Validate one score for a criterion of any rubric and return it in canonical form.
 
-    `also` is a further check of a number in the rubric dialect's own terms (AgentV's replies,
-    see `agentv_score.check_any`), made before the range is checked."""
+    For an AgentV test a number AgentV would refuse as a reply is refused too, before the range
+    is checked (see `agentv.grade.check_grader_value`)."""
     criterion = _criterion_or_error(rubric, criterion_id)
     if value is None:
         if criterion.nullable:
@@ -87,8 +87,8 @@ def check_score(
     if not isinstance(value, (int, float)):
         raise ScoreError(f"{criterion_id}: {value!r} is not a score; expected {expected}")
     number = _as_float(value)
-    if also is not None:
-        also(criterion, number)
+    if rubric.graders:
+        check_grader_value(rubric, criterion, number)
     checklist = scale.binary and not criterion.continuous
     if checklist and number in (0.0, 1.0):
         return number == 1.0
@@ -111,10 +111,10 @@ def weighted_total(rubric: Rubric, scores: Mapping[str, ScoreValue]) -> float | 
 
 
 def score(rubric: Rubric, scores: Mapping[str, ScoreValue]) -> ScoreResult:
-    """Apply the scoring rules to already checked scores (see `check_score`); an AgentV test
-    with graders is scored by `agentv_score.score_any`."""
+    """Apply the scoring rules to already checked scores (see `check`); an AgentV test with
+    graders is scored per grader (`agentv.score.score_graders`)."""
     if rubric.graders:
-        raise ValueError(f"{rubric.id} is an AgentV test: score it with agentv_score.score_any")
+        return score_graders(rubric, scores)
     unknown = sorted(set(scores) - set(rubric.ids))
     if unknown:
         raise ScoreError(f"unknown criterion {unknown[0]!r}; valid ids: {', '.join(rubric.ids)}")

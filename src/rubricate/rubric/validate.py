@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING
 
 from rubricate.config import CONFIG_NAMES, Config, load_config
 from rubricate.errors import (
@@ -25,14 +24,12 @@ from rubricate.errors import (
     SourceError,
     read_problem,
 )
-from rubricate.rubric.agentv_forms import form_name
+from rubricate.rubric.agentv.forms import form_name
+from rubricate.rubric.agentv.refs import ReadFile
 from rubricate.rubric.loader import find_rubric, load_rubrics
+from rubricate.rubric.model import Rubric
 from rubricate.rubric.scoring import resolve_criterion_id
 from rubricate.yamlsource import Locator, did_you_mean, load_located, sorted_diagnostics
-
-if TYPE_CHECKING:
-    from rubricate.rubric.agentv_refs import ReadFile
-    from rubricate.rubric.model import Rubric
 
 
 @dataclass(frozen=True)
@@ -144,6 +141,7 @@ def _schema_problems(
     config: Config, locator: Locator, read_file: ReadFile | None
 ) -> list[Diagnostic]:
     """A located error for each deliverable schema that is missing, unreadable or invalid."""
+    # Imported here: these pull jsonschema and referencing, which checking a rubric does not need.
     from rubricate.evidence.deliverable_schemas import compile_deliverable_schema
     from rubricate.evidence.schema_refs import SchemaFiles
 

@@ -10,13 +10,9 @@ file cannot make validation run for minutes. A file over the budget is an error 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from rubricate.rubric.agentv_refs import MAX_INCLUDE_DEPTH, RefError
-
-if TYPE_CHECKING:
-    from rubricate.rubric.agentv_graders import Context
-    from rubricate.rubric.agentv_refs import Located
+from rubricate.rubric.agentv.draft import Context
+from rubricate.rubric.agentv.refs import MAX_INCLUDE_DEPTH, RefError
+from rubricate.rubric.located import Located
 
 MAX_INCLUDED_ENTRIES = 2000
 """The most assertion entries `include:` may splice into one eval file, over all its tests."""

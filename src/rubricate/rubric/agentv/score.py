@@ -1,5 +1,7 @@
 """Score an AgentV test as AgentV does: per grader, then the test (pure: no I/O).
 
+`scoring.score` hands a rubric with graders here.
+
 EntityProcess/agentv at 58f316c, `packages/core/src/evaluation/`:
 
 - checklist grader: score = satisfied weight / total weight; an unsatisfied required criterion
@@ -30,11 +32,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from functools import partial
 
 from rubricate.errors import ScoreError
-from rubricate.rubric import agentv_grade, scoring
-from rubricate.rubric.agentv_grade import GRADER_PASS, GraderVerdict, criterion_passed
+from rubricate.rubric.agentv import grade as agentv_grade
+from rubricate.rubric.agentv.grade import GRADER_PASS, GraderVerdict, criterion_passed
 from rubricate.rubric.model import (
     Criterion,
     CriterionResult,
@@ -91,22 +92,6 @@ class AgentVScoreResult(ScoreResult):
             data["agentv_verdict"] = self.agentv_verdict
             data["required_failed"] = list(self.required_failed)
         return data
-
-
-def score_any(rubric: Rubric, scores: Mapping[str, ScoreValue]) -> ScoreResult:
-    """Score any rubric: an AgentV test per grader, every other rubric by `scoring.score`."""
-    return score_graders(rubric, scores) if rubric.graders else scoring.score(rubric, scores)
-
-
-def check_any(rubric: Rubric, criterion_id: str, value: ScoreValue) -> ScoreValue:
-    """`scoring.check_score`; for an AgentV test also refuse a reply AgentV would refuse."""
-    also = partial(agentv_grade.check_grader_value, rubric) if rubric.graders else None
-    return scoring.check_score(rubric, criterion_id, value, also)
-
-
-def check_all(rubric: Rubric, scores: Mapping[str, ScoreValue]) -> dict[str, ScoreValue]:
-    """`check_any` over a mapping of exact criterion ids to scores."""
-    return {cid: check_any(rubric, cid, value) for cid, value in scores.items()}
 
 
 def score_graders(rubric: Rubric, scores: Mapping[str, ScoreValue]) -> AgentVScoreResult:

@@ -11,16 +11,13 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
+from rubricate.rubric.agentv.criteria import CriterionDraft
+from rubricate.rubric.agentv.draft import GraderDraft
 from rubricate.rubric.build import Draft, Identity, build_criterion, check_request_first
+from rubricate.rubric.located import Located
 from rubricate.rubric.model import Criterion, Dialect, Grader, PassRule, Rubric, Scale
-
-if TYPE_CHECKING:
-    from rubricate.rubric.agentv_criteria import CriterionDraft
-    from rubricate.rubric.agentv_graders import GraderDraft
-    from rubricate.rubric.agentv_refs import Located
-    from rubricate.yamlsource import Problems
+from rubricate.yamlsource import Problems
 
 DEFAULT_THRESHOLD = 0.8
 CHECKLIST = Scale(min=0, max=1, kind="checklist")

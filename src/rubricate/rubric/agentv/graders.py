@@ -7,7 +7,7 @@ Citations are to EntityProcess/agentv; `head` is 58f316c (assert form), `v4` is 
 - Plain strings of one list become one rubric grader at the first string's place, with weight =
   the number of strings; each is a required criterion `rubric-<n>` (head
   `loaders/grader-parser.ts` 589-633, v4 same file 400-440).
-- `include:` entries are spliced in before that (see `agentv_includes`).
+- `include:` entries are spliced in before that (see `includes`).
 - A rubric grader (`llm-rubric`, `agent-rubric`, and the older `rubrics`, `rubric`,
   `llm-grader`/`llm-judge` with rubrics) takes criteria from `value`, `criteria` or `rubrics`
   (head 1809-1830, 2379-2476); a criterion without `id` is `rubric-<index+1>` in its own list
@@ -20,72 +20,25 @@ Citations are to EntityProcess/agentv; `head` is 58f316c (assert form), `v4` is 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from rubricate.rubric.agentv_checks import unsupported_message
-from rubricate.rubric.agentv_criteria import CriterionDraft as CriterionDraft
-from rubricate.rubric.agentv_criteria import criteria_of, grader_criteria, has_ranges
-from rubricate.rubric.agentv_freeform import (
+from rubricate.rubric.agentv.checks import unsupported_message
+from rubricate.rubric.agentv.criteria import CriterionDraft, criteria_of, grader_criteria
+from rubricate.rubric.agentv.draft import Context, GraderDraft
+from rubricate.rubric.agentv.freeform import (
     criteria_keys,
     free_form_text,
     judged,
     prompt_criterion,
 )
-from rubricate.rubric.agentv_includes import expand_includes
-from rubricate.rubric.agentv_refs import Located, References
+from rubricate.rubric.agentv.includes import expand_includes
 from rubricate.rubric.build import Draft
-from rubricate.rubric.located import describe_value
-
-if TYPE_CHECKING:
-    from rubricate.rubric.agentv_forms import Form
+from rubricate.rubric.located import Located, describe_value
 
 CURRENT_TYPES = frozenset({"llm-rubric", "agent-rubric"})
 OLDER_TYPES = frozenset({"rubrics", "rubric", "llm-grader", "llm-judge", "g-eval"})
 RUBRIC_TYPES = CURRENT_TYPES | OLDER_TYPES
 COMMAND_TYPES = frozenset({"script", "code-grader", "code-judge", "script-grader"})
-
-
-@dataclass
-class GraderDraft:
-    """One rubric grader as written: its settings and its criteria."""
-
-    name: str
-    type: str
-    where: Located
-    criteria: list[CriterionDraft] = field(default_factory=list)
-    weight: float = 1.0
-    required: bool = False
-    min_score: float | None = None
-    negate: bool = False
-    continuous: bool = False
-
-    @property
-    def analytic(self) -> bool:
-        """AgentV scores a grader 0-10 when any of its criteria has score ranges (head 646)."""
-        return any(has_ranges(c.draft) for c in self.criteria)
-
-
-@dataclass
-class Context:
-    """What parsing a grader list needs: the form's rules, references, and what was left out."""
-
-    form: Form
-    refs: References
-    left_out: list[str] = field(default_factory=list)
-    criteria_text: str | None = None
-
-    def fresh(self, criteria_text: str | None = None) -> Context:
-        """A context for another list: the same form and references, nothing left out yet."""
-        return Context(self.form, self.refs, criteria_text=criteria_text)
-
-    def graders(self, entries: Located) -> list[GraderDraft]:
-        """The rubric graders of one list (see `parse_graders`)."""
-        return parse_graders(entries, self)
-
-    def inline(self, entries: Located) -> list[GraderDraft]:
-        """An inline `rubrics:` list as one grader (see `inline_grader`)."""
-        return inline_grader(entries, self)
 
 
 def parse_graders(entries: Located, ctx: Context) -> list[GraderDraft]:

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from rubricate.errors import ScoreError, SourceError
-from rubricate.rubric.agentv_score import AgentVScoreResult, score_any
+from rubricate.rubric.agentv.score import AgentVScoreResult
 from rubricate.rubric.loader import load_rubrics
 from rubricate.rubric.model import Rubric
 from rubricate.rubric.score_args import parse_scores
-
-from .test_cli import Capture, run
+from rubricate.rubric.scoring import score
+from tests.rubric.test_cli import Capture, run
 
 HEAD = """\
 tests:
@@ -32,7 +32,7 @@ def _one(text: str) -> Rubric:
 
 
 def _score(rubric: Rubric, *items: str) -> AgentVScoreResult:
-    result = score_any(rubric, parse_scores(rubric, items))
+    result = score(rubric, parse_scores(rubric, items))
     assert isinstance(result, AgentVScoreResult)
     return result
 

@@ -19,13 +19,13 @@ from typing import Any
 import pytest
 
 from rubricate.errors import ScoreError
-from rubricate.rubric.agentv_score import AgentVScoreResult
-from rubricate.rubric.agentv_score import check_all as check_scores
-from rubricate.rubric.agentv_score import score_any as score
+from rubricate.rubric.agentv.score import AgentVScoreResult
 from rubricate.rubric.loader import load_rubrics
 from rubricate.rubric.model import Rubric, ScoreValue
+from rubricate.rubric.scoring import score
+from tests.rubric.helpers import checked
 
-from .agentv_fixtures import CURRENT, EVALCASES, V4
+from .fixtures import CURRENT, EVALCASES, V4
 
 T, F = True, False
 FIXTURES = {"current": CURRENT, "v4": V4, "evalcases": EVALCASES}
@@ -255,7 +255,7 @@ def test_agentv_vectors(
     why: str,
 ) -> None:
     rubric = _rubric(fixture, case)
-    result = score(rubric, check_scores(rubric, scores))
+    result = score(rubric, checked(rubric, scores))
     assert isinstance(result, AgentVScoreResult)
     assert result.normalized == pytest.approx(agentv, abs=1e-9), why
     assert (result.agentv_verdict or result.verdict) == verdict, why
@@ -267,7 +267,7 @@ def test_agentv_vectors(
 def test_borderline_is_reported_for_the_evalcases_form() -> None:
     rubric = _rubric("evalcases", "inline")
     scores: dict[str, ScoreValue] = {"rubric-1": T, "rubric-2": F, "rubric-3": F, "tone": T}
-    result = score(rubric, check_scores(rubric, scores))
+    result = score(rubric, checked(rubric, scores))
     assert (result.verdict, result.band) == ("fail", "borderline")
     assert result.as_dict()["band"] == "borderline"
 
@@ -282,12 +282,12 @@ def test_fractional_analytic_replies_are_refused(value: float) -> None:
     # that fails it skips the grader (765-775), so rubricate refuses it as a score.
     rubric = _rubric("current", "analytic")
     with pytest.raises(ScoreError, match="not an integer"):
-        check_scores(rubric, {"accuracy": value})
+        checked(rubric, {"accuracy": value})
 
 
 def test_a_missing_criterion_leaves_the_test_incomplete() -> None:
     rubric = _rubric("current", "five")
-    result = score(rubric, check_scores(rubric, {"rubric-1": T, "rubric-2": T}))
+    result = score(rubric, checked(rubric, {"rubric-1": T, "rubric-2": T}))
     assert result.verdict == "incomplete"
     assert result.missing == ("rubric-3", "rubric-4", "rubric-5")
     assert result.graders[0].score is None
@@ -296,7 +296,7 @@ def test_a_missing_criterion_leaves_the_test_incomplete() -> None:
 def test_a_missing_criterion_is_already_a_fail_when_no_score_can_pass() -> None:
     rubric = _rubric("current", "gated")
     scores: dict[str, ScoreValue] = {"safety.rubric-1": F, "rubric-2": F}
-    result = score(rubric, check_scores(rubric, scores))
+    result = score(rubric, checked(rubric, scores))
     assert result.verdict == "fail"
     assert result.missing == ("helpfulness.rubric-1",)
 
@@ -311,8 +311,8 @@ def test_checklist_answers_in_an_analytic_test_are_the_scale_ends() -> None:
     ).rubrics[0]
     assert rubric.scale.kind == "analytic"
     with pytest.raises(ScoreError, match="not a checklist answer"):
-        check_scores(rubric, {"rubric-1": 7})
-    result = score(rubric, check_scores(rubric, {"rubric-1": True, "depth": 6}))
+        checked(rubric, {"rubric-1": 7})
+    result = score(rubric, checked(rubric, {"rubric-1": True, "depth": 6}))
     assert result.normalized == pytest.approx((1 * 1.0 + 1 * 0.6) / 2)
 
 
@@ -323,7 +323,7 @@ def test_result_json_has_both_levels() -> None:
         "rubric-2": F,
         "helpfulness.rubric-1": T,
     }
-    data = score(rubric, check_scores(rubric, scores)).as_dict()
+    data = score(rubric, checked(rubric, scores)).as_dict()
     assert data["threshold"] == 0.7
     assert data["graders"] == [
         {
@@ -356,7 +356,7 @@ def test_reports_show_the_graders_and_the_test() -> None:
 
     rubric = _rubric("evalcases", "inline")
     scores: dict[str, ScoreValue] = {"rubric-1": T, "rubric-2": F, "rubric-3": F, "tone": T}
-    result = score(rubric, check_scores(rubric, scores))
+    result = score(rubric, checked(rubric, scores))
     rows = grader_rows(result)
     assert rows[2] == "| `rubric` | 1 | 0.3333 | fail |"
     assert rows[-1] == "| **Test** | | **0.666667** | fail (borderline), threshold 0.8 |"

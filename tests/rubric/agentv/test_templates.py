@@ -11,8 +11,7 @@ from rubricate.config import load_config
 from rubricate.errors import SourceError
 from rubricate.rubric.loader import load_rubrics
 from rubricate.rubric.validate import check_text
-
-from .test_cli import Capture, run
+from tests.rubric.test_cli import Capture, run
 
 VARS = """\
 tests:

@@ -1,6 +1,6 @@
 """AgentV criteria: a rubric grader's criteria, as each AgentV version reads them (pure: no I/O).
 
-Citations are to EntityProcess/agentv as in `agentv_graders.py` (`head` is 58f316c).
+Citations are to EntityProcess/agentv as in `graders.py` (`head` is 58f316c).
 
 - A text `value:` is one criterion `rubric-1` (head `grader-parser.ts` 2421-2436); a list
   holds strings (required plain criteria) or mappings; a criterion without `id` is
@@ -16,17 +16,14 @@ Citations are to EntityProcess/agentv as in `agentv_graders.py` (`head` is 58f31
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from rubricate.rubric.agentv.forms import Form
 from rubricate.rubric.build import Draft
 from rubricate.rubric.files import AgentVCriterion
-from rubricate.rubric.located import Prefixed, describe_value, located_diagnostics
-
-if TYPE_CHECKING:
-    from rubricate.rubric.agentv_forms import Form
-    from rubricate.rubric.agentv_refs import Located
+from rubricate.rubric.located import Located, Prefixed, describe_value, located_diagnostics
 
 OPERATORS = ("correctness", "contradiction")
 _OUTCOME_KEYS = ("outcome", "criteria", "expected_outcome", "description")

@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 from rubricate.errors import RubricateError, SourceError
 from rubricate.rubric.loader import load_rubrics
 from rubricate.rubric.validate import check_rubric
+from tests.rubric.test_properties import STRUCTURES, _mutate
 
-from .agentv_fixtures import CURRENT, EVALCASES, FILES, INCLUDING, V4, reader
-from .test_properties import STRUCTURES, _mutate
+from .fixtures import CURRENT, EVALCASES, FILES, INCLUDING, V4, reader
 
 
 def test_each_form_is_detected_and_named_by_validate() -> None:

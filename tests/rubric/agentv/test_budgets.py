@@ -8,8 +8,8 @@ from collections.abc import Callable
 import pytest
 
 from rubricate.errors import SourceError
-from rubricate.rubric.agentv_includes import MAX_INCLUDED_ENTRIES
-from rubricate.rubric.agentv_refs import MAX_REFERENCED_BYTES
+from rubricate.rubric.agentv.includes import MAX_INCLUDED_ENTRIES
+from rubricate.rubric.agentv.refs import MAX_REFERENCED_BYTES
 from rubricate.rubric.loader import load_rubrics
 from rubricate.yamlsource import MAX_SOURCE_BYTES
 

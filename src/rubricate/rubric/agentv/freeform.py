@@ -1,6 +1,6 @@
 """AgentV free-form graders: one criterion the judge scores 0-1 (pure: no I/O).
 
-Citations are to EntityProcess/agentv as in `agentv_graders.py` (`head` is 58f316c, `v4` is
+Citations are to EntityProcess/agentv as in `graders.py` (`head` is 58f316c, `v4` is
 v4.42.4). A free-form grader has no rubric items: AgentV asks its judge for one score from 0 to
 1, clamps it, and the grader passes at 0.8 (head `graders/llm-grader.ts` 588-600,
 `graders/scoring.ts` 24-28). rubricate loads it as one continuous criterion. In v4 and the
@@ -11,13 +11,9 @@ default prompt when it names none (v4 `grader-parser.ts` 2008-2024, `graders/llm
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from rubricate.rubric.agentv.draft import Context, GraderDraft
 from rubricate.rubric.files import AgentVCriterion
-
-if TYPE_CHECKING:
-    from rubricate.rubric.agentv_graders import Context, GraderDraft
-    from rubricate.rubric.agentv_refs import Located
+from rubricate.rubric.located import Located
 
 CRITERIA_KEYS = ("value", "criteria", "rubrics")
 

@@ -19,11 +19,11 @@ import posixpath
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from rubricate.errors import FileReferenceError, SourceError, read_problem
-from rubricate.rubric.agentv_templates import Env, render_env
-from rubricate.yamlsource import SOURCE_LIMIT, Loc, Locator, Problems, load_located
+from rubricate.rubric.agentv.templates import Env, render_env
+from rubricate.rubric.located import Located
+from rubricate.yamlsource import SOURCE_LIMIT, Locator, Problems, load_located
 
 ReadFile = Callable[[str], str]
 RefError = FileReferenceError
@@ -37,31 +37,6 @@ _WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
 _GLOB = re.compile(r"[*?\[{]")
 
 
-@dataclass(frozen=True)
-class Located:
-    """A value, where it is, and the problems list of the file it is in."""
-
-    value: Any
-    loc: Loc
-    problems: Problems
-
-    def child(self, key: Any) -> Located:
-        """The located value under `key` (a mapping key or a list index)."""
-        return Located(self.value[key], (*self.loc, key), self.problems)
-
-    def items(self) -> list[Located]:
-        """The located entries of a list value."""
-        return [self.child(i) for i in range(len(self.value))]
-
-    def error(self, message: str, *key: Any, at_key: bool = False) -> None:
-        """Record an error here (or under `key`)."""
-        self.problems.error((*self.loc, *key), message, key=at_key)
-
-    def warn(self, message: str, *key: Any, at_key: bool = False) -> None:
-        """Record a warning here (or under `key`)."""
-        self.problems.warn((*self.loc, *key), message, key=at_key)
-
-
 @dataclass
 class References:
     """Follows references from one eval file; every file read gets its own `Problems`."""
@@ -70,9 +45,9 @@ class References:
     read: ReadFile | None
     sources: list[Problems] = field(default_factory=list)
     env: Env | None = None
-    """The values of the `{{ env.X }}` names the config allows (see `agentv_templates`)."""
+    """The values of the `{{ env.X }}` names the config allows (see `templates`)."""
     included: int = 0
-    """How many assertion entries `include:` has spliced in so far (see `agentv_includes`)."""
+    """How many assertion entries `include:` has spliced in so far (see `includes`)."""
     read_bytes: int = 0
     """How many bytes of referenced files have been read so far."""
 

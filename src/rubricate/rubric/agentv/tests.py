@@ -12,23 +12,22 @@ Citations: EntityProcess/agentv at 58f316c (head) and v4.42.4 (v4), under
 - The threshold is the test's `execution.threshold`, else `default_test.threshold`, else the
   top-level `threshold`, each a number in [0, 1] (head `yaml-parser.ts` 1584-1590,
   `loaders/config-loader.ts` 743-780, `apps/cli/src/commands/eval/run-eval.ts` 1416).
-- A test's `vars` are rendered into its own fields first (see `agentv_templates`).
+- A test's `vars` are rendered into its own fields first (see `templates`).
 - `tests: file://cases.yaml` (or a plain path; also as list entries) reads the cases from a YAML
   list or a JSONL file (head `yaml-parser.ts` 2550-2600, `loaders/case-file-loader.ts` 556-600).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from rubricate.rubric.agentv_refs import Located, RefError
-from rubricate.rubric.agentv_rubric import DEFAULT_THRESHOLD, CaseDraft
-from rubricate.rubric.agentv_templates import render_case
-from rubricate.rubric.located import describe_value
-
-if TYPE_CHECKING:
-    from rubricate.rubric.agentv_forms import Form
-    from rubricate.rubric.agentv_graders import Context, GraderDraft
+from rubricate.rubric.agentv.draft import Context, GraderDraft
+from rubricate.rubric.agentv.forms import Form
+from rubricate.rubric.agentv.graders import inline_grader, parse_graders
+from rubricate.rubric.agentv.refs import RefError
+from rubricate.rubric.agentv.rubric import DEFAULT_THRESHOLD, CaseDraft
+from rubricate.rubric.agentv.templates import render_case
+from rubricate.rubric.located import Located, describe_value
 
 
 def test_cases(root: Located, ctx: Context) -> list[CaseDraft]:
@@ -169,7 +168,7 @@ def _case(
         own = _criteria_only(test)
     lists = ([own] if own is not None else []) + shared
     if "rubrics" in data:
-        case.graders += ctx.fresh().inline(test.child("rubrics"))
+        case.graders += inline_grader(test.child("rubrics"), ctx.fresh())
     case.graders += _graders(lists, ctx, case)
     return case
 
@@ -202,7 +201,7 @@ def _graders(lists: list[Located], ctx: Context, case: CaseDraft) -> list[Grader
     local = ctx.fresh(text if isinstance(text, str) else None)
     graders: list[GraderDraft] = []
     for entries in lists:
-        graders += local.graders(_as_list(entries))
+        graders += parse_graders(_as_list(entries), local)
     case.left_out += local.left_out
     return graders
 

@@ -16,25 +16,20 @@ Referenced files are read only through the `read` function the caller gives.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from rubricate.rubric.agentv_forms import DIALECT_OF_FORM, Form
-from rubricate.rubric.agentv_graders import (
-    Context,
-    CriterionDraft,
-    GraderDraft,
-    inline_grader,
-    parse_graders,
-)
-from rubricate.rubric.agentv_refs import Located, ReadFile, References
-from rubricate.rubric.agentv_rubric import CaseDraft, build_cases
-from rubricate.rubric.agentv_templates import Env, render_env
-from rubricate.rubric.agentv_tests import test_cases
+from rubricate.rubric.agentv.criteria import CriterionDraft
+from rubricate.rubric.agentv.draft import Context, GraderDraft
+from rubricate.rubric.agentv.forms import DIALECT_OF_FORM, Form
+from rubricate.rubric.agentv.graders import inline_grader, parse_graders
+from rubricate.rubric.agentv.refs import ReadFile, References
+from rubricate.rubric.agentv.rubric import CaseDraft, build_cases
+from rubricate.rubric.agentv.templates import Env, render_env
+from rubricate.rubric.agentv.tests import test_cases
 from rubricate.rubric.build import Draft, Identity
-
-if TYPE_CHECKING:
-    from rubricate.rubric.model import Rubric
-    from rubricate.yamlsource import Problems
+from rubricate.rubric.located import Located
+from rubricate.rubric.model import Rubric
+from rubricate.yamlsource import Problems
 
 
 def agentv_rubrics(

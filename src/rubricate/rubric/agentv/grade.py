@@ -1,6 +1,6 @@
 """One AgentV grader's math: a criterion's earned score and the grader's score (pure: no I/O).
 
-EntityProcess/agentv at 58f316c, `packages/core/src/evaluation/`: see `agentv_score` for the
+EntityProcess/agentv at 58f316c, `packages/core/src/evaluation/`: see `score` for the
 rules; a checklist grader is `graders/llm-grader.ts` 1785-1823, an analytic one 1858-1923, a
 free-form one 588-600, and a grader passes at 0.8 (`graders/scoring.ts` 24-28).
 """

@@ -22,10 +22,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from rubricate.rubric.agentv_refs import Located
+from rubricate.rubric.located import Located
 
 Env = Mapping[str, str | None]
 """The values of the names `agentv.env` allows (None: listed but not set)."""
