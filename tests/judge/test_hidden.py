@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 from rubricate.evidence.snapshot import FileChange
 from rubricate.judge.budget import Budget
 from rubricate.judge.hidden import find_hidden, strip_hidden
@@ -84,15 +82,11 @@ def test_tags_inside_comments_are_ignored() -> None:
     assert strip_hidden(text) == " visible </div>"
 
 
-def test_stripping_is_linear() -> None:
-    sizes = (5_000, 20_000)
-    times = []
-    for size in sizes:
-        text = "<div hidden>" * size + "x" + "<span hidden>" * size
-        started = time.perf_counter()
-        strip_hidden(text)
-        times.append(time.perf_counter() - started)
-    assert times[1] < times[0] * 4 * 3 + 0.05
+def test_thousands_of_unclosed_hidden_tags_are_stripped() -> None:
+    """The input `benchmarks/bench_linear.py` times: every unclosed hidden tag goes, and the
+    text they never close stays (how the time grows with the size is the benchmark's to say)."""
+    size = 20_000
+    assert strip_hidden("<div hidden>" * size + "x" + "<span hidden>" * size) == "x"
 
 
 def test_strips_from_changed_files_are_listed_and_reported() -> None:

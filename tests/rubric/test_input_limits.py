@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -24,9 +23,7 @@ def test_a_large_rubric_is_refused_before_parsing(
 ) -> None:
     path = tmp_path / "big.yml"
     path.write_text("criteria:\n" + "  - {id: a, outcome: x}\n" * 200_000)
-    start = time.perf_counter()
     code, out, _ = run(capsys, "validate", str(path))
-    assert time.perf_counter() - start < 5
     assert code == 2
     assert out.startswith(f"{path}:1:1: file is too large: ")
     assert "--max-bytes" in out

@@ -17,7 +17,18 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rubricate.action.runtime import ActionsRuntime
+from rubricate.action.settings import data_branch, settings_from_env
+from rubricate.bot.catch_up import plan_catch_up, pulls_to_record
+from rubricate.bot.visible import linked_issues
+from rubricate.config import Config
 from rubricate.errors import ConfigError
+from rubricate.gitio.refs import config_at
+from rubricate.gitio.run import GitError, run_git
+from rubricate.gitio.workspace import auth_env
+from rubricate.gitnames import is_full_name
+from rubricate.ledger.backends import DataBranchStore
+from rubricate.redaction import redact_url
 
 if TYPE_CHECKING:
     from rubricate.action.settings import ActionSettings
@@ -70,10 +81,6 @@ def days_arg(text: str) -> float:
 
 def run(args: argparse.Namespace) -> int:
     """Plan and record the missing events; exit 0 when done (or nothing was missing)."""
-    from rubricate.action.runtime import ActionsRuntime
-    from rubricate.action.settings import data_branch
-    from rubricate.ledger.backends import DataBranchStore
-
     settings = catch_up_settings(os.environ, repo=args.repo, dry_run=args.dry_run)
     runtime = ActionsRuntime(summary_path=settings.summary_path, secrets=settings.secrets)
     since = datetime.now(timezone.utc) - timedelta(days=args.since)
@@ -106,7 +113,6 @@ def plan_from_api(
     settings: ActionSettings, config: Config, events: Sequence[Event], since: datetime
 ) -> tuple[int, list[Event]]:
     """The number of closed PRs the REST API lists, and the events missing for them."""
-    from rubricate.bot.catch_up import plan_catch_up, pulls_to_record
     from rubricate.github.adapter import GitHubAdapter, connect
 
     client = connect(settings.token, settings.api_url)
@@ -126,9 +132,6 @@ def plan_from_api(
 
 def catch_up_settings(env: Mapping[str, str], *, repo: str | None, dry_run: bool) -> ActionSettings:
     """The Actions settings for catch-up; it needs no event, only the repository and a token."""
-    from rubricate.action.settings import settings_from_env
-    from rubricate.gitnames import is_full_name
-
     settings = settings_from_env(
         env,
         event_name=env.get("GITHUB_EVENT_NAME") or "catch-up",
@@ -146,12 +149,6 @@ def catch_up_settings(env: Mapping[str, str], *, repo: str | None, dry_run: bool
 
 def default_branch_config(settings: ActionSettings) -> Config:
     """The config file as it is on the default branch; the built-in defaults when it is absent."""
-    from rubricate.config import Config
-    from rubricate.gitio.refs import config_at
-    from rubricate.gitio.run import GitError, run_git
-    from rubricate.gitio.workspace import auth_env
-    from rubricate.redaction import redact_url
-
     remote, token = settings.repo_remote, settings.token
     with tempfile.TemporaryDirectory(prefix="rubricate-catch-up-") as tmp:
         repo = Path(tmp) / "repo.git"
@@ -179,8 +176,6 @@ def linked_due_dates(
     adapter: GitHubAdapter, pulls: Sequence[PullSummary], server_url: str
 ) -> dict[int, datetime]:
     """The milestone due date of the first linked issue of each merged PR without a milestone."""
-    from rubricate.bot.visible import linked_issues
-
     found: dict[int, datetime] = {}
     for pull in pulls:
         if pull.merged_at is None or pull.milestone_due_on is not None:

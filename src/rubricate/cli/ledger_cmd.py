@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from rubricate.bulk import bulk
+from rubricate.cli.repo_reader import read_stdin, read_text
 from rubricate.cli.sources import (
     add_scope_arguments,
     add_source_arguments,
@@ -18,6 +19,14 @@ from rubricate.cli.sources import (
     require_branch,
     token_for,
 )
+from rubricate.errors import ConfigError
+from rubricate.ledger.backends import IDENTITY, DataBranchStore
+from rubricate.ledger.codec import LedgerError, event_from_dict, is_shard
+from rubricate.ledger.fold import event_order
+from rubricate.ledger.paths import is_derived
+from rubricate.ledger.trust import KEY_ENV
+from rubricate.ledger.verify import event_rows, job_text, select_job, verify_files
+from rubricate.redaction import env_secrets, redact
 
 if TYPE_CHECKING:
     from rubricate.ledger.backends import DataBranchStore
@@ -86,9 +95,6 @@ def read_events(name: str) -> list[Event]:
 
     Lines end at "\n" only: U+2028 and other Unicode line breaks may appear inside JSON strings.
     """
-    from rubricate.cli.repo_reader import read_stdin, read_text
-    from rubricate.ledger.codec import LedgerError, event_from_dict
-
     text = read_stdin("events") if name == "-" else read_text(name, "the events file")
     events, errors = [], []
     for number, line in enumerate(text.split("\n"), start=1):
@@ -124,9 +130,6 @@ def run_append(args: argparse.Namespace) -> int:
 
 def _checked(path: str) -> bool:
     """The files `verify` reads: the ledger and its derived files."""
-    from rubricate.ledger.codec import is_shard
-    from rubricate.ledger.paths import is_derived
-
     return is_shard(path) or is_derived(path)
 
 
@@ -138,9 +141,6 @@ def _not_json(constant: str) -> float:
 def run_verify(args: argparse.Namespace) -> int:
     """Exit 0 when the ledger and its derived files are clean (after --fix), 1 otherwise."""
     from rubricate.cli.main import Progress
-    from rubricate.ledger.backends import IDENTITY
-    from rubricate.ledger.verify import verify_files
-    from rubricate.redaction import env_secrets, redact
 
     with open_store(args) as store, Progress() as progress:
         progress.step("reading and checking the ledger")
@@ -176,9 +176,6 @@ def provenance(store: LedgerStore | PostgresStore) -> list[ForeignCommit]:
 
 def data_branch(store: LedgerStore | PostgresStore) -> DataBranchStore:
     """The store as a remote's branch; history needs one (`--remote`, not `--data`)."""
-    from rubricate.errors import ConfigError
-    from rubricate.ledger.backends import DataBranchStore
-
     if not isinstance(store, DataBranchStore):
         raise ConfigError("the branch's commits are read from a remote: use --remote, not --data")
     return store
@@ -187,9 +184,6 @@ def data_branch(store: LedgerStore | PostgresStore) -> DataBranchStore:
 @bulk
 def run_resign(args: argparse.Namespace) -> int:
     """Sign the events the bot's commits wrote; events that other commits added stay unsigned."""
-    from rubricate.errors import ConfigError
-    from rubricate.ledger.trust import KEY_ENV
-
     with open_store(args) as store:
         if store.key is None:
             raise ConfigError(f"{KEY_ENV} is not set: it is the key to sign the ledger with")
@@ -203,8 +197,6 @@ def run_resign(args: argparse.Namespace) -> int:
 @bulk
 def run_show(args: argparse.Namespace) -> int:
     """Print the events (or one job) as a table or JSON."""
-    from rubricate.ledger.verify import event_rows, job_text, select_job
-
     with open_store(args) as store:
         parsed = store.read()
         require_branch(store, args)
@@ -235,8 +227,6 @@ def in_scope(events: Iterable[Event], args: argparse.Namespace) -> list[Event]:
 @bulk
 def run_export(args: argparse.Namespace) -> int:
     """Print the scope's events, one canonical line each, in `at` order (ties by id)."""
-    from rubricate.ledger.fold import event_order
-
     with open_store(args) as store:
         parsed = store.read()
         require_branch(store, args)
