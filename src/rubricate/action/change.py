@@ -12,9 +12,6 @@ from rubricate.action.handles import RunHandles
 from rubricate.bot.events import PullRequestEvent
 from rubricate.bot.visible import IssueRef, linked_issues, same_repo
 from rubricate.config import Config
-from rubricate.evidence.autoscore import auto_score
-from rubricate.evidence.deliverable_schemas import schema_paths
-from rubricate.evidence.format_check import read_limit
 from rubricate.evidence.results import ScoreReport
 from rubricate.evidence.snapshot import Snapshot
 from rubricate.gitio.read import read_snapshot
@@ -33,6 +30,11 @@ def snapshot(
     handles: RunHandles, event: PullRequestEvent, merge_base: str | None, spec: str, config: Config
 ) -> Snapshot:
     """The change from the merge base to the head, with schemas read at the base commit."""
+    # The schema checks load jsonschema, whose IRI grammar takes seconds to build at import:
+    # only a run that reads a change loads them (comments, reviews and ignored events never do).
+    from rubricate.evidence.deliverable_schemas import schema_paths
+    from rubricate.evidence.format_check import read_limit
+
     if merge_base is None:
         handles.runtime.log("no git reads: scoring an empty change built from the payload")
         return Snapshot(
@@ -98,6 +100,8 @@ def _names(refs: list[IssueRef]) -> str:
 
 def score_head(handles: RunHandles, snap: Snapshot, rubric: Rubric, config: Config) -> ScoreReport:
     """Automatic evidence, then the judge when a key is configured (graders never run here)."""
+    from rubricate.evidence.autoscore import auto_score  # jsonschema, as in `snapshot`
+
     report = auto_score(snap, rubric, config)
     settings = handles.settings
     return judge_report(
