@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from rubricate.evidence.results import Finding, Severity
 from rubricate.judge.budget import exclusion_reason
-from rubricate.judge.hidden import CONFUSABLES, INVISIBLE, find_hidden, strip_hidden
+from rubricate.judge.hidden import CONFUSABLES, INVISIBLE, drop_invisible, find_hidden, strip_hidden
 from rubricate.judge.scan_rules import RULES, Rule
 
 if TYPE_CHECKING:
@@ -92,7 +92,7 @@ def _rules_hit(text: str) -> bool:
 def _plain_latin(text: str) -> str:
     """Text as the rules read it: invisible characters dropped, NFKC-normalised (fullwidth and
     mathematical letters become ASCII), and Cyrillic or Greek look-alikes mapped to Latin."""
-    plain = INVISIBLE.sub("", text)
+    plain = drop_invisible(text)
     if not unicodedata.is_normalized("NFKC", plain):
         plain = unicodedata.normalize("NFKC", plain)
     return _CONFUSABLE.sub(lambda m: m.group(0).translate(CONFUSABLES), plain)
