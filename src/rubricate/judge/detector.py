@@ -302,13 +302,13 @@ def tokens_of(text: str) -> list[str]:
                 extra.append("base64")
     tokens: list[str] = []
     if plain.isascii():
-        for token in _TOKEN.findall(plain):
-            if token.isalpha() or token.isdigit():
-                tokens.append(token)
-            else:
-                tokens.append(token.translate(_LEET))
-                extra.append("leet")
-        return tokens + [f"#{e}" for e in extra]
+        tokens = _TOKEN.findall(plain)
+        if _DIGIT.search(plain):  # else every token is letters only
+            for i, token in enumerate(tokens):
+                if not (token.isalpha() or token.isdigit()):
+                    tokens[i] = token.translate(_LEET)
+                    extra.append("leet")
+        return tokens + [f"#{e}" for e in extra] if extra else tokens
     for token in _TOKEN.findall(plain):
         if token.isascii() and token.isalpha():
             tokens.append(token)
