@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from rubricate.evidence.snapshot import FileChange
 from rubricate.judge.budget import Budget
-from rubricate.judge.hidden import find_hidden, strip_hidden
+from rubricate.judge.hidden import (
+    INVISIBLE,
+    drop_invisible,
+    find_hidden,
+    find_invisible,
+    strip_hidden,
+)
 from rubricate.judge.merge import merge_run
 from rubricate.judge.prompt import build_prompt
 from rubricate.judge.runner import CallSettings, run_judge
@@ -108,3 +114,15 @@ def test_strips_from_changed_files_are_listed_and_reported() -> None:
     assert finding.line == 2
     assert finding.severity == "warning"
     assert "the judge saw less than the diff" in finding.message
+
+
+def test_invisible_characters_are_found_as_the_pattern_finds_them() -> None:
+    pieces = ["a", "\u200d", "\ufe0f", "\U0001f600", "\u200b", "\U000e0041", "\n", "\u00e9"]
+    texts = ["", "plain", "\ufe0f", "\U0001f600\u200d\U0001f600", "a\u200d\ufe0f b\u200b"]
+    texts += [
+        "".join(pieces[(i * 7 + j * 3) % len(pieces)] for j in range(i % 13)) for i in range(300)
+    ]
+    for text in texts:
+        expected = [m.span() for m in INVISIBLE.finditer(text)]
+        assert [m.span() for m in find_invisible(text)] == expected
+        assert drop_invisible(text) == INVISIBLE.sub("", text)

@@ -3,9 +3,11 @@ exactly what matching the whole text with the case-insensitive patterns finds.""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from rubricate.judge.scan import _LineIndex, _matches, scan_injection
+from rubricate.judge.scan import _LineIndex, _matches, scan_injection, trigger_spots
 from rubricate.judge.scan_rules import RULES
 
 from .injection_corpus import BODY, ISSUE
@@ -37,3 +39,17 @@ def test_a_hit_far_into_a_long_text_keeps_its_line_and_case() -> None:
     [finding] = [f for f in scan_injection(text, "src/a.py") if "override" in f.message]
     assert finding.line == 400
     assert "'IGNORE all previous instructions'" in finding.message
+
+
+@pytest.mark.parametrize("text", ["", "abab aab", "aaaa", "ba ab bab aba", "scoring score sco"])
+def test_trigger_spots_are_where_the_alternation_of_the_triggers_matches(text: str) -> None:
+    for triggers in [
+        ("ab",),
+        ("a", "ab"),
+        ("ab", "a"),
+        ("ba", "ab"),
+        ("aa", "a"),
+        ("score", "sco"),
+    ]:
+        regex = re.compile("|".join(map(re.escape, triggers)))
+        assert trigger_spots(triggers, text) == [m.start() for m in regex.finditer(text)]

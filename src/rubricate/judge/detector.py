@@ -54,11 +54,18 @@ _MARKER_TOKENS = frozenset("#^")
 _CUT = re.compile(r'"\s*[:,]\s*"|\\[nr]')
 _MARKER_STARTS = frozenset("#;>*+|-/\"'<")
 """The first characters of the comment and quote markers `_MARKERS` takes off."""
+_WORD_CRC = zlib.crc32(b"w:")
+_GRAM_CRC = zlib.crc32(b"c:")
+_PAIR_CRC = zlib.crc32(b"p:")
+"""The CRCs of the feature prefixes; a feature's bucket continues from them (`feature_index`)."""
 _MIXED_LATIN = re.compile(r"[a-z][^\W\d_]*[а-яёα-ω]|[а-яёα-ω][^\W\d_]*[a-z]")
 
 
 Scored = tuple[int, int, float, str]
 """A scored span: first line, last line, probability, text."""
+_Word = tuple[float, int, int, bytes]
+"""A word's summed feature weights, its feature count, the CRC of `p:word ` (where its pairs'
+CRCs start) and its UTF-8 bytes."""
 _Sums = tuple[float, int, str, str, int]
 """A span's summed feature weights, its feature count, its first and last token, and its
 `word_count`."""
@@ -72,8 +79,7 @@ class Detector:
     bias: float
     threshold: float
     version: str = DETECTOR_VERSION
-    _words: dict[str, tuple[float, int]] = field(default_factory=dict, repr=False)
-    _pairs: dict[str, float] = field(default_factory=dict, repr=False)
+    _words: dict[str, _Word] = field(default_factory=dict, repr=False)
     _lines: dict[str, _Sums] = field(default_factory=dict, repr=False)
 
     @classmethod
@@ -114,33 +120,54 @@ class Detector:
         return self._probability(sums) if sums[1] else _sigmoid(self.bias)
 
     def _sums(self, tokens: list[str]) -> _Sums:
-        """The summed weights of the tokens' word and pair features, and how many there are."""
+        """The summed weights of the tokens' word and pair features, and how many there are.
+
+        A pair's bucket is the CRC of `p:a b`, continued from the CRC of `p:a ` kept with `a`,
+        so each pair costs one checksum of `b`'s bytes and no new string."""
         if not tokens:
             return (0.0, 0, "", "", 0)
         total = 0.0
         count = len(tokens) - 1
         words = self._words
+        weights = self.weights
+        before = -1
         for token in tokens:
-            known = words.get(token)
-            if known is None:
-                grams = word_features(token)
-                known = (sum(self.weights[feature_index(g)] for g in grams), len(grams))
-                if len(words) < 200_000:
-                    words[token] = known
+            known = words.get(token) or self._word(token)
             total += known[0]
             count += known[1]
-        for a, b in itertools.pairwise(tokens):
-            total += self._pair(a, b)
+            if before >= 0:
+                total += weights[zlib.crc32(known[3], before) & _MASK]
+            before = known[2]
         return (total, count, tokens[0], tokens[-1], word_count(tokens))
 
+    def _word(self, token: str) -> _Word:
+        """A word's summed feature weights, feature count, pair prefix CRC and bytes (cached)."""
+        raw = token.encode("utf-8", "surrogatepass")
+        weights = self.weights
+        found = [weights[zlib.crc32(raw, _WORD_CRC) & _MASK]]
+        if token[:1] not in _MARKER_TOKENS:
+            if token.isascii():
+                padded = b"<" + raw + b">"
+                grams = [padded[i : i + 3] for i in range(len(padded) - 2)]
+                grams += [padded[i : i + 4] for i in range(len(padded) - 3)]
+            else:
+                text = f"<{token}>"
+                grams = [
+                    text[i : i + 3].encode("utf-8", "surrogatepass") for i in range(len(text) - 2)
+                ]
+                grams += [
+                    text[i : i + 4].encode("utf-8", "surrogatepass") for i in range(len(text) - 3)
+                ]
+            found += [weights[zlib.crc32(g, _GRAM_CRC) & _MASK] for g in grams]
+        known = (sum(found), len(found), zlib.crc32(raw + b" ", _PAIR_CRC), raw)
+        if len(self._words) < 200_000:
+            self._words[token] = known
+        return known
+
     def _pair(self, a: str, b: str) -> float:
-        key = f"p:{a} {b}"
-        weight = self._pairs.get(key)
-        if weight is None:
-            weight = self.weights[feature_index(key)]
-            if len(self._pairs) < 400_000:
-                self._pairs[key] = weight
-        return weight
+        first = self._words.get(a) or self._word(a)
+        second = self._words.get(b) or self._word(b)
+        return self.weights[zlib.crc32(second[3], first[2]) & _MASK]
 
     def _line(self, line: str) -> _Sums:
         known = self._lines.get(line)
@@ -275,13 +302,13 @@ def tokens_of(text: str) -> list[str]:
                 extra.append("base64")
     tokens: list[str] = []
     if plain.isascii():
-        for token in _TOKEN.findall(plain):
-            if token.isalpha() or token.isdigit():
-                tokens.append(token)
-            else:
-                tokens.append(token.translate(_LEET))
-                extra.append("leet")
-        return tokens + [f"#{e}" for e in extra]
+        tokens = _TOKEN.findall(plain)
+        if _DIGIT.search(plain):  # else every token is letters only
+            for i, token in enumerate(tokens):
+                if not (token.isalpha() or token.isdigit()):
+                    tokens[i] = token.translate(_LEET)
+                    extra.append("leet")
+        return tokens + [f"#{e}" for e in extra] if extra else tokens
     for token in _TOKEN.findall(plain):
         if token.isascii() and token.isalpha():
             tokens.append(token)

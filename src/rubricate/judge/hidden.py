@@ -21,6 +21,7 @@ One pass over the tags (a stack per tag name pairs start and end tags) keeps it 
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -33,6 +34,9 @@ _JOINERS = "\u200d\ufe0f"
 _EMOJI_BASE = f"[^\\x00-\\x7f{INVISIBLE_CLASS}{_JOINERS}]"
 INVISIBLE = re.compile(f"[{INVISIBLE_CLASS}]|(?<!{_EMOJI_BASE})[{_JOINERS}]")
 """Invisible, bidi and tag characters; ZWJ and VS16 count only where no emoji precedes them."""
+_MAYBE_INVISIBLE = re.compile(f"[{INVISIBLE_CLASS}{_JOINERS}]")
+"""Every character `INVISIBLE` may match: a bare character class is found far faster on long
+text, and `INVISIBLE` is then tried only where it is."""
 CONFUSABLES = str.maketrans(
     "аеорсухіјѕԁԛԝһӏɡАВЕКМНОРСТХУІЈЅԌԚԜοαενρτυικχΑΒΕΖΗΙΚΜΝΟΡΤΥΧ",
     "aeopcyxijsdqwhlgABEKMHOPCTXYIJSGQWoaevptuikxABEZHIKMNOPTYX",
@@ -227,6 +231,21 @@ def _merged(spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
     return out
 
 
+def find_invisible(text: str) -> list[re.Match[str]]:
+    """The matches of `INVISIBLE` in `text` (as `finditer` finds them, faster on long text)."""
+    found = (INVISIBLE.match(text, c.start()) for c in _MAYBE_INVISIBLE.finditer(text))
+    return [match for match in found if match]
+
+
+def drop_invisible(text: str) -> str:
+    """`text` without what `INVISIBLE` matches (as `sub` removes it, faster on long text)."""
+    found = find_invisible(text)
+    if not found:
+        return text
+    parts = [text[a.end() : b.start()] for a, b in itertools.pairwise(found)]
+    return text[: found[0].start()] + "".join(parts) + text[found[-1].end() :]
+
+
 class _Lines:
     def __init__(self, text: str) -> None:
         self._starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
@@ -258,12 +277,13 @@ def _characters(kept: str, original: str) -> tuple[str, list[Strip]]:
     found: dict[int, list[str]] = {}
     lines = _Lines(original)
     for pattern in patterns:
-        for match in pattern.finditer(original):
+        matches = find_invisible(original) if pattern is INVISIBLE else pattern.finditer(original)
+        for match in matches:
             if match.start() == 0 and match.group(0) == "\ufeff":
                 continue
             found.setdefault(lines.of(match.start()), []).append(match.group(0))
     for pattern in patterns:
-        kept = pattern.sub("", kept)
+        kept = drop_invisible(kept) if pattern is INVISIBLE else pattern.sub("", kept)
     strips = []
     for line, chars in sorted(found.items()):
         codes = ", ".join(sorted({f"U+{ord(c[0]):04X}" for c in chars})[:5])

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from rubricate.evidence.results import Finding, Severity
 from rubricate.judge.budget import exclusion_reason
-from rubricate.judge.hidden import CONFUSABLES, INVISIBLE, find_hidden, strip_hidden
+from rubricate.judge.hidden import CONFUSABLES, INVISIBLE, drop_invisible, find_hidden, strip_hidden
 from rubricate.judge.scan_rules import RULES, Rule
 
 if TYPE_CHECKING:
@@ -92,7 +92,7 @@ def _rules_hit(text: str) -> bool:
 def _plain_latin(text: str) -> str:
     """Text as the rules read it: invisible characters dropped, NFKC-normalised (fullwidth and
     mathematical letters become ASCII), and Cyrillic or Greek look-alikes mapped to Latin."""
-    plain = INVISIBLE.sub("", text)
+    plain = drop_invisible(text)
     if not unicodedata.is_normalized("NFKC", plain):
         plain = unicodedata.normalize("NFKC", plain)
     return _CONFUSABLE.sub(lambda m: m.group(0).translate(CONFUSABLES), plain)
@@ -158,7 +158,7 @@ WINDOW_LINES = 2
 def _matches(rule: Rule, lowered: str, lines: _LineIndex) -> Iterable[re.Match[str]]:
     """The rule's matches in lower-cased text, looked for only around its trigger words (a
     match holds a trigger; the patterns span at most a line break or two)."""
-    spots = [m.start() for m in rule.spotter.finditer(lowered)]
+    spots = trigger_spots(rule.triggers, lowered)
     if len(spots) * 40 > len(lowered):
         return rule.folded.finditer(lowered)
     starts = lines.starts()
@@ -173,6 +173,25 @@ def _matches(rule: Rule, lowered: str, lines: _LineIndex) -> Iterable[re.Match[s
         else:
             windows.append([start, end])
     return itertools.chain.from_iterable(rule.folded.finditer(lowered, a, b) for a, b in windows)
+
+
+def trigger_spots(triggers: tuple[str, ...], text: str) -> list[int]:
+    """Where the triggers are in `text`, as the regex `a|b|c` of them finds them (leftmost,
+    the first trigger that matches there, no overlaps), but with `str.find`, which is far
+    faster on long text."""
+    length: dict[int, int] = {}
+    for trigger in reversed(triggers):  # an earlier trigger wins where two start together
+        at = text.find(trigger)
+        while at >= 0:
+            length[at] = len(trigger)
+            at = text.find(trigger, at + 1)
+    spots: list[int] = []
+    end = 0
+    for at in sorted(length):
+        if at >= end:
+            spots.append(at)
+            end = at + length[at]
+    return spots
 
 
 def _rule_findings(

@@ -26,13 +26,8 @@ class Rule:
     folded: re.Pattern[str] = field(init=False, repr=False, compare=False)
     """The pattern without IGNORECASE, for lower-cased text (about twice as fast)."""
 
-    spotter: re.Pattern[str] = field(init=False, repr=False, compare=False)
-    """Finds the trigger words in lower-cased text (where a match can be)."""
-
     def __post_init__(self) -> None:
         object.__setattr__(self, "folded", re.compile(self.pattern.pattern, re.MULTILINE))
-        spotter = re.compile("|".join(map(re.escape, self.triggers)))
-        object.__setattr__(self, "spotter", spotter)
 
 
 def _rx(text: str) -> re.Pattern[str]:
