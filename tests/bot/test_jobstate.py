@@ -6,6 +6,7 @@ import dataclasses
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+from rubricate.bot import jobstate
 from rubricate.bot.jobstate import job_state
 from rubricate.bot.record import Stamp, new_event
 from rubricate.ledger.event import Event, Override
@@ -162,3 +163,34 @@ def test_a_job_reopened_after_abandoned_is_open_again_as_the_ledger_says() -> No
         events.append(ev(later, 9, scores={}, source="auto"))
         assert job_lifecycle(events) == "open"
         assert not job_state(events, REPO, 7).abandoned, later
+
+
+def test_more_events_fold_onto_the_state_as_a_refold_would() -> None:
+    earlier = [
+        ev("first_submission", 0, delivery="pr:1", scores={"a": 1.0}, source="auto"),
+        ev("review_scored", 1, delivery="comment:3#0", scores={"a": 2.0}, source="reviewer"),
+        ev("review_scored", 2, version=2, head="c", tree="t2", delivery="pr:2", source="auto"),
+    ]
+    later = [
+        ev("approved", 3, version=2, delivery="comment:4#0", scores={"a": 3.0}, source="reviewer"),
+        ev("revision_requested", 3, version=2, delivery="comment:4#1", feedback="fix"),
+    ]
+    late_but_earlier = [ev("review_scored", 0, delivery="comment:9#0", scores={"a": 5.0})]
+    state = job_state(earlier, REPO, 7)
+    for new in (later, late_but_earlier, [earlier[1], *later]):
+        assert state.with_events(new) == job_state([*state.events, *new], REPO, 7)
+
+
+def test_more_events_after_the_state_are_each_folded_once(monkeypatch: Any) -> None:
+    applied: list[Event] = []
+    apply = jobstate._Folder.apply
+
+    def counted(self: jobstate._Folder, event: Event) -> None:
+        applied.append(event)
+        apply(self, event)
+
+    state = job_state([ev("first_submission", 0, delivery="pr:1", source="auto")], REPO, 7)
+    monkeypatch.setattr(jobstate._Folder, "apply", counted)
+    new = ev("approved", 1, delivery="comment:4#0", scores={"a": 3.0}, source="reviewer")
+    assert state.with_events([new]).approval is not None
+    assert applied == [new]

@@ -185,8 +185,20 @@ class JobState:
         return any(d.split("#", 1)[0] == delivery_prefix for d in self.handled_deliveries)
 
     def with_events(self, events: Iterable[Event]) -> JobState:
-        """The state after more events (the view metadata is kept)."""
-        state = job_state([*self.events, *events], self.repo, self.pr)
+        """The state after more events (the view metadata is kept), as `job_state` would fold
+        this state's events and then these: the new events are folded onto the state when the
+        fold's order puts every one of them after the state's events (a handler's events, the
+        usual case), and the whole job is refolded otherwise."""
+        ordered = _fold_order([*self.events, *events], self.repo, self.pr)
+        kept = len(self.events)
+        if all(a is b for a, b in zip(ordered[:kept], self.events, strict=True)):
+            folder = _Folder.resume(self)
+            remaining = ordered[kept:]
+        else:
+            folder, remaining = _Folder(self.repo, self.pr), ordered
+        for event in remaining:
+            folder.apply(event)
+        state = folder.state()
         return replace(state, sticky_comment_id=self.sticky_comment_id, answered=self.answered)
 
 
@@ -209,6 +221,14 @@ def job_state(events: Sequence[Event], repo: str, pr: int) -> JobState:
     - An `approved` event with `override` marks the approval of its version overridden;
       `revision_requested` withdraws the approval of its version.
     """
+    folder = _Folder(repo, pr)
+    for event in _fold_order(events, repo, pr):
+        folder.apply(event)
+    return folder.state()
+
+
+def _fold_order(events: Sequence[Event], repo: str, pr: int) -> list[Event]:
+    """The job's events, each id once, in the order `job_state` applies them."""
     unique = list({e.id: e for e in events if e.repo == repo and e.pr == pr}.values())
     first_seen: dict[str, int] = {}
     for position, event in enumerate(unique):
@@ -218,10 +238,7 @@ def job_state(events: Sequence[Event], repo: str, pr: int) -> JobState:
         group = _delivery_group(event.delivery)
         return event.at, first_seen[group], _delivery_index(event.delivery)
 
-    folder = _Folder(repo, pr)
-    for event in sorted(unique, key=order):
-        folder.apply(event)
-    return folder.state()
+    return sorted(unique, key=order)
 
 
 def _delivery_group(delivery: str | None) -> str:
@@ -253,6 +270,27 @@ class _Folder:
         self.overrides: list[OverrideInfo] = []
         self.feedback: list[Feedback] = []
         self.final: Event | None = None
+
+    @classmethod
+    def resume(cls, state: JobState) -> _Folder:
+        """The accumulator as it stood when it produced `state`, to fold further events on."""
+        folder = cls(state.repo, state.pr)
+        folder.author = state.author
+        folder.events = list(state.events)
+        folder.versions = {v.number: v for v in state.versions}
+        # only a pull-request event sets the current version, and it also sets `head_at`
+        folder.current = state.current_number if state.head_at is not None else None
+        folder.head_at = state.head_at
+        folder.reviewer = {n: dict(scores) for n, scores in state.reviewer_scores.items()}
+        folder.auto = dict(state.auto)
+        folder.first = dict(state.first_submission)
+        folder.first_sources = dict(state.first_sources)
+        folder.approvals = dict(state.approvals)
+        folder.history = list(state.approval_history)
+        folder.overrides = list(state.overrides)
+        folder.feedback = list(state.feedback)
+        folder.final = state.final
+        return folder
 
     def apply(self, event: Event) -> None:
         """Apply one event."""

@@ -19,25 +19,24 @@ from types import TracebackType
 from typing import TextIO
 
 from rubricate import __version__
-from rubricate.cli import init_cmd, rubric_cmd
 from rubricate.errors import RubricateError, SourceError
 from rubricate.redaction import env_secrets, redact
 from rubricate.yamlsource import did_you_mean
 
-# A subcommand named by its module is imported only when named on the command line (all of them
-# for --help): each of those pulls a heavy third-party package the other commands do not need
-# (jsonschema for score, github for ledger, action and catch-up, pygal for report and
-# reputation, psycopg for db), and `rubricate --version` and `rubricate action` must not load it.
-SUBCOMMANDS: dict[str, str | Callable[..., None]] = {
-    "validate": rubric_cmd.add_validate_parser,
-    "rubric": rubric_cmd.add_parser,
+# Every subcommand is named by its module, imported only when named on the command line (all of
+# them for --help): several pull a heavy third-party package the others do not need (jsonschema
+# for score, github for ledger, action and catch-up, pygal for report and reputation, psycopg for
+# db), and a run loads only its own command's modules.
+SUBCOMMANDS: dict[str, str] = {
+    "validate": "rubricate.cli.rubric_cmd:add_validate_parser",
+    "rubric": "rubricate.cli.rubric_cmd",
     "score": "rubricate.cli.score_cmd",
     "ledger": "rubricate.cli.ledger_cmd",
     "reputation": "rubricate.cli.report_cmd:add_reputation_parser",
     "action": "rubricate.action.main",
     "catch-up": "rubricate.cli.catchup_cmd",
     "report": "rubricate.cli.report_cmd",
-    "init": init_cmd.add_parser,
+    "init": "rubricate.cli.init_cmd",
     "db": "rubricate.cli.db_cmd",
     "serve": "rubricate.cli.serve_cmd:add_serve_parser",
     "worker": "rubricate.cli.serve_cmd:add_worker_parser",
@@ -58,9 +57,6 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     else:  # `--version` prints and exits before any subcommand is parsed
         named = [] if argv and argv[0] == "--version" else list(SUBCOMMANDS)
     for target in (SUBCOMMANDS[command] for command in named):
-        if callable(target):
-            target(subparsers)
-            continue
         name, _, adder = target.partition(":")
         if importlib.util.find_spec(name) is not None:
             getattr(importlib.import_module(name), adder or "add_parser")(subparsers)
