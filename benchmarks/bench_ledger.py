@@ -12,6 +12,7 @@ import json
 import re
 import resource
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -169,6 +170,41 @@ def bench_append(events: list[Event], root: Path) -> dict[str, float]:
     }
 
 
+def bench_verify(remote: Path) -> dict[str, float]:
+    """Peak RSS (MB) and wall seconds of `ledger verify`, then of `verify --fix` after one derived
+    file was made stale (a full rebuild), each in a fresh process, on the seeded remote."""
+    clean = _peak(["ledger", "verify", "--remote", str(remote)])
+    with DataBranchStore(str(remote)) as store:
+        store.git.write(store.git.tip(), {"badges/repo.json": b"{}\n"}, [], "Make a file stale\n")
+    fixed = _peak(["ledger", "verify", "--fix", "--remote", str(remote)])
+    return {
+        "verify_peak_rss_mb": clean[0],
+        "verify_s": clean[1],
+        "verify_fix_peak_rss_mb": fixed[0],
+        "verify_fix_s": fixed[1],
+    }
+
+
+def _peak(arguments: list[str]) -> tuple[float, float]:
+    """The peak RSS (MB) and wall seconds of `rubricate ARGUMENTS` in a child process."""
+    script = (
+        "import resource, sys\n"
+        "from rubricate.cli.main import main\n"
+        "try:\n    code = main(sys.argv[1:])\nexcept SystemExit as exc:\n    code = exc.code\n"
+        "peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        "print(f'PEAK {peak} {code}', file=sys.stderr)\n"
+    )
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-c", script, *arguments], capture_output=True, text=True, check=False
+    )
+    wall = time.perf_counter() - started
+    found = re.search(r"PEAK (\d+) (\S+)", done.stderr)
+    if found is None or found[2] not in ("0", "1", "None"):
+        raise RuntimeError(f"rubricate {' '.join(arguments)} failed: {done.stderr[-2000:]}")
+    return int(found[1]) / 1024, wall
+
+
 def _stored(remote: Path) -> int:
     """Bytes of the objects the remote holds."""
     return sum(f.stat().st_size for f in (remote / "objects").rglob("*") if f.is_file())
@@ -201,8 +237,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--no-fold", action="store_true", help="measure appends only")
+    parser.add_argument(
+        "--verify", action="store_true", help="also measure `ledger verify` and `verify --fix`"
+    )
     args = parser.parse_args()
     goals = {"fold_100k_s": 1.0, "append_100k_s": 0.5, "append_1m_s": 1.0, "seed_1m_s": 180}
+    goals["verify_fix_1m_peak_rss_mb"] = 1536
     results: dict[str, Any] = {"goals": goals, "sizes": {}}
     for size in (int(s) for s in args.sizes.split(",")):
         events = make_events(size)
@@ -212,6 +252,8 @@ def main() -> None:
             row.update(bench_fold(events))
         with tempfile.TemporaryDirectory() as tmp:
             row.update(bench_append(events, Path(tmp)))
+            if args.verify:
+                row.update(bench_verify(Path(tmp) / "remote.git"))
         results["sizes"][str(size)] = {
             k: round(v, 3) if isinstance(v, float) else v for k, v in row.items()
         }

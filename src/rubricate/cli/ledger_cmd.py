@@ -24,15 +24,15 @@ from rubricate.ledger.backends import IDENTITY, DataBranchStore
 from rubricate.ledger.codec import LedgerError, event_from_dict, is_shard
 from rubricate.ledger.fold import event_order
 from rubricate.ledger.paths import is_derived
+from rubricate.ledger.store import LedgerStore
 from rubricate.ledger.trust import KEY_ENV
-from rubricate.ledger.verify import event_rows, job_text, select_job, verify_files
+from rubricate.ledger.verify import VerifyReport, event_rows, job_text, select_job, verify_files
 from rubricate.redaction import env_secrets, redact
 
 if TYPE_CHECKING:
     from rubricate.ledger.backends import DataBranchStore
     from rubricate.ledger.event import Event
     from rubricate.ledger.pg_store import PostgresStore
-    from rubricate.ledger.store import LedgerStore
     from rubricate.ledger.verify import ForeignCommit
 
 
@@ -137,6 +137,13 @@ def _not_json(constant: str) -> float:
     raise ValueError(f"{constant} is not a JSON number")
 
 
+def _verify(store: LedgerStore | PostgresStore) -> VerifyReport:
+    """A git or directory ledger streams shard by shard; a database gives its lines at once."""
+    if isinstance(store, LedgerStore):
+        return store.verify()
+    return verify_files(store.read_files(_checked), store.config, store.key)
+
+
 @bulk
 def run_verify(args: argparse.Namespace) -> int:
     """Exit 0 when the ledger and its derived files are clean (after --fix), 1 otherwise."""
@@ -144,7 +151,7 @@ def run_verify(args: argparse.Namespace) -> int:
 
     with open_store(args) as store, Progress() as progress:
         progress.step("reading and checking the ledger")
-        report = verify_files(store.read_files(_checked), store.config, store.key)
+        report = _verify(store)
         require_branch(store, args)
         if args.fix and report.fixable:
             for line in report.stale:
@@ -153,7 +160,7 @@ def run_verify(args: argparse.Namespace) -> int:
             result = store.rebuild()
             where = f"in commit {result.commit[:12]}" if result.commit else "in place"
             progress.say(f"rebuilt the derived files from the whole ledger {where}", sys.stdout)
-            report = verify_files(store.read_files(_checked), store.config, store.key)
+            report = _verify(store)
         foreign = provenance(store) if args.provenance else None
     for line in report.problems:
         print(line)

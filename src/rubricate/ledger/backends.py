@@ -121,23 +121,27 @@ class DirectoryBackend:
 
     def read_files(self, wanted: Callable[[str], bool]) -> dict[str, bytes]:
         """Every file whose relative path `wanted` accepts."""
-        found = {}
-        for item in sorted(self.root.rglob("*")):
-            relative = item.relative_to(self.root).as_posix()
-            if item.is_file() and not relative.startswith(".git/") and wanted(relative):
-                try:
-                    found[relative] = item.read_bytes()
-                except OSError as exc:
-                    raise ConfigError(
-                        f"{self.root}: cannot read {relative}: {exc.strerror}"
-                    ) from None
-        return found
+        return {p: self._read(p) for p in self._paths() if wanted(p)}
 
     def tip(self) -> Tip:
-        """Every file, read once."""
-        current = self.read_files(lambda _: True)
-        tree = {p: git_blob_id(d) for p, d in current.items()}
-        return Tip(None, tree, lambda paths: {p: current[p] for p in paths})
+        """Every file's blob id (each file read and let go in turn); contents read on demand."""
+        tree = {p: git_blob_id(self._read(p)) for p in self._paths()}
+        return Tip(None, tree, lambda paths: {p: self._read(p) for p in paths})
+
+    def _paths(self) -> list[str]:
+        """The relative path of every file outside `.git/`, sorted."""
+        found = []
+        for item in sorted(self.root.rglob("*")):
+            relative = item.relative_to(self.root).as_posix()
+            if item.is_file() and not relative.startswith(".git/"):
+                found.append(relative)
+        return found
+
+    def _read(self, relative: str) -> bytes:
+        try:
+            return (self.root / relative).read_bytes()
+        except OSError as exc:
+            raise ConfigError(f"{self.root}: cannot read {relative}: {exc.strerror}") from None
 
     def write(
         self, tip: Tip, changes: Mapping[str, bytes], deletions: Sequence[str], message: str

@@ -9,7 +9,7 @@ id first when the repeat belongs to another job (an id is unique across the whol
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -133,6 +133,19 @@ def parse_ledger(files: Mapping[str, str], key: bytes | None = None) -> ParsedLe
     kept aside with the corrupt lines.
     """
     return combine_shards((parse_shard(p, files[p], key) for p in files if is_shard(p)), key)
+
+
+def parse_streamed(
+    paths: Iterable[str],
+    read: Callable[[Sequence[str]], Mapping[str, bytes]],
+    key: bytes | None = None,
+) -> ParsedLedger:
+    """Parse shards read one at a time through `read` (in path order), so that only one shard's
+    text is held at once: the same result as `parse_ledger` over all of them."""
+    builder = _Builder(key)
+    for path in sorted(p for p in paths if is_shard(p)):
+        builder.add_shard(parse_shard(path, decode_shard(read([path])[path]), key))
+    return builder.result()
 
 
 @dataclass(frozen=True)

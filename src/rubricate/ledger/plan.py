@@ -37,7 +37,7 @@ from rubricate.ledger.codec import (
     decode_shard,
     encode_shard,
     is_shard,
-    parse_ledger,
+    parse_streamed,
     shard_for,
     shard_month,
     shard_path,
@@ -79,22 +79,34 @@ class AppendPlan:
 
 
 def plan_full(
-    shards: Mapping[str, bytes],
-    derived_paths: Iterable[str],
+    tree: Mapping[str, str],
+    read: Reader,
     batch: Sequence[Event],
     config: ReputationConfig,
     key: bytes | None = None,
 ) -> AppendPlan:
-    """Fold the whole ledger with the new events; delete derived files no longer produced."""
-    parsed = parse_ledger({p: decode_shard(d) for p, d in shards.items() if is_shard(p)}, key)
+    """Fold the whole ledger with the new events, reading one shard at a time; delete derived
+    files no longer produced."""
+    shards = [p for p in tree if is_shard(p)]
+    parsed = parse_streamed(shards, read, key)
     known = {e.id for e in parsed.events}
     added = tuple(e for e in batch if e.id not in known)
-    texts = appended({p: decode_shard(d) for p, d in shards.items()}, added)
+    receiving = read([p for p in last_shards(shards, added) if p in tree])
+    texts = appended({p: decode_shard(d) for p, d in receiving.items()}, added, shards)
     new_shards = {**parsed.shards, **{p: git_blob_id(d) for p, d in texts.items()}}
     grown = replace(parsed, events=parsed.events + added, shards=new_shards)
     files = {**texts, **derive_files(grown, config)}
-    stale = tuple(sorted(p for p in derived_paths if is_derived(p) and p not in files))
+    stale = tuple(sorted(p for p in tree if is_derived(p) and p not in files))
     return AppendPlan(added, len(batch) - len(added), files, stale)
+
+
+def last_shards(shards: Iterable[str], events: Iterable[Event]) -> set[str]:
+    """The last shard of each month the events fall in (the shards that may receive them)."""
+    months = {shard_month(shard_path(e.at)) for e in events}
+    found: set[str] = set()
+    for month in months:
+        found.update(sorted(p for p in shards if shard_month(p) == month)[-1:])
+    return found
 
 
 def appended(
@@ -141,7 +153,7 @@ def plan_append(
         plan = try_incremental(head, tree, read, batch, used)
         if plan is not None:
             return plan
-    return plan_full(read([p for p in tree if is_shard(p)]), tree, batch, used, key)
+    return plan_full(tree, read, batch, used, key)
 
 
 def plan_rebuild(
@@ -152,7 +164,7 @@ def plan_rebuild(
 ) -> AppendPlan:
     """Regenerate every derived file from the whole ledger, adding nothing."""
     used = config or branch_config(tree, read, _head(tree, read))
-    return plan_full(read([p for p in tree if is_shard(p)]), tree, [], used, key)
+    return plan_full(tree, read, [], used, key)
 
 
 def branch_config(
@@ -222,10 +234,7 @@ def incremental_reads(layout: Layout, shards: Sequence[str], batch: Sequence[Eve
     for event in batch:
         wanted |= {layout.job_path(event.repo, event.pr), bucket_path(event.pr)}
         wanted |= {id_bucket(event.id), layout.totals_path(event.repo)}
-    months = {shard_month(shard_path(e.at)) for e in batch}
-    for month in months:
-        mine = sorted(p for p in shards if shard_month(p) == month)
-        wanted.update(mine[-1:])
+    wanted |= last_shards(shards, batch)
     return sorted(wanted)
 
 

@@ -39,6 +39,7 @@ from rubricate.ledger.codec import (
 from rubricate.ledger.event import Event
 from rubricate.ledger.paths import git_blob_id, is_derived
 from rubricate.ledger.trust import resign_shard, trusted
+from rubricate.ledger.verify import VerifyReport, verify_tree
 
 if TYPE_CHECKING:
     from rubricate.ledger.plan import AppendPlan, Reader
@@ -210,7 +211,7 @@ class LedgerStore(Closing):
             tree, read = tip.tree, tip.read
             used = self.config or branch_config(tree, read, _head(tree, read))
             files = {p: d for p, (d, _, _) in resigned.items()}
-            plan = plan_full(files, tree, [], used, key)
+            plan = plan_full(tree, lambda paths: {p: files[p] for p in paths}, [], used, key)
             return replace(plan, files={**plan.files, **files})
 
         return self._swap(planner, {}, True), counts[0], counts[1]
@@ -238,6 +239,12 @@ class LedgerStore(Closing):
         raise DataBranchError(
             f"{self.backend.where} kept moving: gave up after {self.retry.attempts} attempts"
         )
+
+    @bulk
+    def verify(self) -> VerifyReport:
+        """`ledger verify`'s check of the tip, one shard in memory at a time."""
+        tip = self.backend.tip()
+        return verify_tree(tip.tree, tip.read, self.config, self.key)
 
     @bulk
     def read(self) -> ParsedLedger:

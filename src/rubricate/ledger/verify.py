@@ -4,18 +4,18 @@ JSON views of events, jobs and reputation for the CLI (pure: data to text)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from rubricate.errors import RubricateError
 from rubricate.ledger.cache import head_config, read_head
-from rubricate.ledger.codec import ParsedLedger, decode_shard, is_shard, parse_ledger
+from rubricate.ledger.codec import ParsedLedger, is_shard, parse_streamed
 from rubricate.ledger.derive import derive_files, job_file
 from rubricate.ledger.derive import recorded_config as reputation_config
 from rubricate.ledger.event import Event, rfc3339, same_login
 from rubricate.ledger.fold import event_order, fold_job
-from rubricate.ledger.paths import CACHE_PATH, REPUTATION_PATH, is_derived
+from rubricate.ledger.paths import CACHE_PATH, REPUTATION_PATH, git_blob_id, is_derived
 from rubricate.ledger.reputation import COMPONENTS
 from rubricate.ledger.reputation_config import ReputationConfig
 from rubricate.ledger.trust import refusal
@@ -70,16 +70,32 @@ def verify_files(
 ) -> VerifyReport:
     """Parse the ledger (checking ids, and signatures with a `key`) and compare every derived
     file with a full recompute."""
-    parsed = parse_ledger({p: decode_shard(d) for p, d in files.items() if is_shard(p)}, key)
-    used = config or recorded_config(files) or ReputationConfig()
+    tree = {p: git_blob_id(d) for p, d in files.items()}
+    return verify_tree(tree, lambda paths: {p: files[p] for p in paths}, config, key)
+
+
+def verify_tree(
+    tree: Mapping[str, str],
+    read: Callable[[Sequence[str]], Mapping[str, bytes]],
+    config: ReputationConfig | None = None,
+    key: bytes | None = None,
+) -> VerifyReport:
+    """`verify_files` over a tree (path → git blob id) whose files `read` gives: the shards are
+    read one at a time and the derived files are compared by blob id, so that memory holds one
+    shard and the fold, not the ledger."""
+    parsed = parse_streamed([p for p in tree if is_shard(p)], read, key)
+    recorded = read([p for p in (CACHE_PATH, REPUTATION_PATH) if p in tree])
+    used = config or recorded_config(recorded) or ReputationConfig()
     expected = derive_files(parsed, used)
-    stale = [f"{p}: missing" for p in sorted(expected) if p not in files]
+    stale = [f"{p}: missing" for p in sorted(expected) if p not in tree]
     stale += [
-        f"{p}: out of date" for p in sorted(expected) if p in files and files[p] != expected[p]
+        f"{p}: out of date"
+        for p in sorted(expected)
+        if p in tree and tree[p] != git_blob_id(expected[p])
     ]
     stale += [
         f"{p}: not derived from the ledger"
-        for p in sorted(files)
+        for p in sorted(tree)
         if is_derived(p) and p not in expected
     ]
     return VerifyReport(parsed, tuple(stale), used, expected)
