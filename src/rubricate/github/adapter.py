@@ -35,6 +35,7 @@ from rubricate.github.client import (
     connect,
     download_artifact,
     named_artifact,
+    pull_summary,
     role_from_permission,
     utc,
 )
@@ -249,6 +250,16 @@ class GitHubAdapter:
         """Closed PRs updated at or after `since`, newest first."""
         pulls = self._repo.get_pulls(state="closed", sort="updated", direction="desc")
         return api_call(f"GET {self._base}/pulls?state=closed", lambda: closed_since(pulls, since))
+
+    def open_pull_numbers(self) -> set[int]:
+        """The numbers of the repository's open PRs."""
+        pulls = self._repo.get_pulls(state="open")
+        return api_call(f"GET {self._base}/pulls?state=open", lambda: {p.number for p in pulls})
+
+    def pull_summary(self, number: int) -> PullSummary | None:
+        """One PR as catch-up reads it; None when the number names no PR of this repository."""
+        path = f"GET {self._base}/pulls/{number}"
+        return api_call_or_none(path, lambda: pull_summary(self._repo.get_pull(number)))
 
     def run_artifact(self, run_id: int, name: str) -> ArtifactInfo | None:
         """The artifact called `name` of a workflow run; None when the run has none."""
