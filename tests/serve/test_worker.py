@@ -107,6 +107,25 @@ def test_a_publish_killed_before_its_commit_posts_no_second_comment(
     assert rows(world, "SELECT count(*) FROM rubricate_outbox WHERE published_at IS NULL") == [(0,)]
 
 
+def test_a_publish_killed_after_creating_its_check_run_creates_no_second_one(
+    world: WorkerSetup, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    handle_delivery(world.ctx, pr_delivery(world, "g-check"), now=world.scenario.clock)
+
+    def killed(*_args: object) -> None:
+        raise SystemExit("kill -9 after the check run was created")
+
+    monkeypatch.setattr("rubricate.serve.outbox.mark_published", killed)
+    with pytest.raises(SystemExit):
+        publish_pr(world.ctx, REPO, PR)
+    monkeypatch.undo()
+    fake = world.scenario.fake
+    [first] = fake.check_runs
+    publish_pr(world.ctx, REPO, PR)
+    assert list(fake.check_runs) == [first]  # found by name and external id, not created again
+    assert fake.check_runs[first]["external_id"]
+
+
 def test_a_command_is_recorded_once_and_answered(world: WorkerSetup) -> None:
     handle_delivery(world.ctx, pr_delivery(world, "g-1"), now=world.scenario.clock)
     publish_pr(world.ctx, REPO, PR)

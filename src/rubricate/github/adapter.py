@@ -168,6 +168,7 @@ class GitHubAdapter:
         conclusion: str,
         output: dict[str, Any],
         details_url: str | None,
+        external_id: str | None = None,
     ) -> int:
         """Create a completed check run; return its id."""
 
@@ -179,10 +180,21 @@ class GitHubAdapter:
                 conclusion=conclusion,
                 output=output,
                 details_url=details_url or NotSet,
+                external_id=external_id or NotSet,
             )
             return int(run.id)
 
         return api_call(f"POST {self._base}/check-runs", create)
+
+    def find_check_run(self, head_sha: str, name: str, external_id: str) -> int | None:
+        """The newest check run called `name` on the head with this external id, else None."""
+        path = f"{self._base}/commits/{head_sha}/check-runs"
+        query = {"check_name": name, "filter": "all", "per_page": 100}
+        requester = self._client.requester
+        _, data = api_call(f"GET {path}", lambda: requester.requestJsonAndCheck("GET", path, query))
+        runs = (data or {}).get("check_runs") or []
+        found = [int(run["id"]) for run in runs if run.get("external_id") == external_id]
+        return max(found, default=None)
 
     def update_check_run(
         self, check_run_id: int, output: dict[str, Any], conclusion: str | None = None
