@@ -87,20 +87,12 @@ class OneCheckRun:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._api, name)
 
-    def create_check_run(
-        self,
-        head_sha: str,
-        name: str,
-        conclusion: str,
-        output: dict[str, Any],
-        details_url: str | None,
-    ) -> int:
-        """The id of the head's run with this very content, created when there is none."""
-        key = digest([head_sha, name, conclusion, output, details_url])
+    def create_check_run(self, head_sha: str, name: str, *rest: Any) -> int:
+        """The id of the head's run with this very content (the executor's conclusion, output
+        and details URL), created when there is none."""
+        key = digest([head_sha, name, *rest])
         found: int | None = self._api.find_check_run(head_sha, name, key)
         if found is not None:
             return found
-        created: int = self._api.create_check_run(
-            head_sha, name, conclusion, output, details_url, external_id=key
-        )
+        created: int = self._api.create_check_run(head_sha, name, *rest, external_id=key)
         return created
