@@ -147,6 +147,11 @@ class FakeGitHub:
             ("POST", rf"{api}/repos/{repo}/statuses/([0-9a-f]+)$", self._status),
             ("GET", rf"{api}/repos/{repo}/commits/([0-9a-f]+)(?:\?.*)?$", self._get_commit),
             ("POST", rf"{api}/repos/{repo}/check-runs$", self._create_check),
+            (
+                "GET",
+                rf"{api}/repos/{repo}/commits/([0-9a-f]+)/check-runs(?:\?.*)?$",
+                self._list_checks,
+            ),
             ("PATCH", rf"{api}/repos/{repo}/check-runs/(\d+)$", self._update_check),
             ("POST", rf"{api}/graphql$", self._graphql),
         ]
@@ -358,6 +363,15 @@ class FakeGitHub:
         self.annotations[cid] = list(body.get("output", {}).get("annotations", []))
         return _json(201, self._check_json(cid))
 
+    def _list_checks(self, req: requests.PreparedRequest, _body: Any, sha: str) -> Reply:
+        name = parse_qs(urlsplit(str(req.url)).query).get("check_name", [None])[0]
+        found = [
+            self._check_json(cid)
+            for cid, run in sorted(self.check_runs.items(), reverse=True)
+            if run["head_sha"] == sha and name in (None, run["name"])
+        ]
+        return _json(200, {"total_count": len(found), "check_runs": found})
+
     def _update_check(self, _req: Any, body: dict[str, Any], cid: str) -> Reply:
         run = self.check_runs.get(int(cid))
         if run is None:
@@ -377,7 +391,7 @@ class FakeGitHub:
             "id": cid,
             "head_sha": run["head_sha"],
             "node_id": f"CR_{cid}",
-            "external_id": "",
+            "external_id": run.get("external_id") or "",
             "url": url,
             "html_url": f"https://github.com/{self.repo}/runs/{cid}",
             "details_url": run.get("details_url"),

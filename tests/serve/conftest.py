@@ -3,6 +3,7 @@ loopback port, and an App private key."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import itertools
 import json
@@ -67,14 +68,27 @@ class Receiver:
 @pytest.fixture
 def receiver(db_url: str) -> Iterator[Receiver]:
     """`POST /webhook` and friends on 127.0.0.1, with a 64 KiB body limit."""
+    with running_receiver(db_url) as running:
+        yield running
+
+
+@contextlib.contextmanager
+def running_receiver(db_url: str, *, pool_timeout: float = 30.0) -> Iterator[Receiver]:
+    """The receiver on a free loopback port, its pool on `db_url` (opened without waiting)."""
     uvicorn = pytest.importorskip("uvicorn")
     from psycopg_pool import ConnectionPool
 
     from rubricate.serve.receiver import create_app
 
     pool: ConnectionPool[Any] = ConnectionPool(
-        db_url, min_size=1, max_size=4, kwargs={"autocommit": True}, open=True
+        db_url,
+        min_size=1,
+        max_size=4,
+        kwargs={"autocommit": True},
+        timeout=pool_timeout,
+        open=False,
     )
+    pool.open(wait=False)
     port = free_port()
     config = uvicorn.Config(
         create_app(pool, [b"an older secret", SECRET], max_body=64 * 1024),

@@ -15,7 +15,8 @@ from rubricate.ledger.pg_schema import connect
 from rubricate.serve.signature import sign
 from tests.action.contract import SHARED
 from tests.action.payloads import REPO, issue_comment_event, pull_request_event
-from tests.serve.conftest import SECRET, Receiver
+from tests.ledger.pg_server import free_port
+from tests.serve.conftest import SECRET, Receiver, running_receiver
 
 AT = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
 WEBHOOKS = SHARED / "github" / "webhooks"
@@ -191,3 +192,13 @@ def test_real_deliveries_are_classified_as_the_action_would(
         assert state == ("queued" if "installation" in payload else "rejected")
         assert repo == payload["repository"]["full_name"]
         assert pr == parsed.number  # type: ignore[union-attr]
+
+
+def test_a_database_down_is_answered_503_so_github_counts_a_failure() -> None:
+    closed = f"postgresql://rubricate@127.0.0.1:{free_port()}/nothing?connect_timeout=1"
+    with running_receiver(closed, pool_timeout=1.0) as down:
+        answer = post(down, opened())
+        assert answer.status_code == 503
+        assert "nothing was stored" in answer.json()["error"]
+        assert requests.get(f"{down.url}/healthz", timeout=30).status_code == 503
+        assert requests.get(f"{down.url}/metrics", timeout=30).status_code == 503

@@ -90,10 +90,11 @@ def test_a_worker_killed_before_its_commit_leaves_nothing_and_the_retry_lands_on
     assert len(world.scenario.fake.comments_on(PR)) == 1
 
 
-def test_a_publish_killed_before_its_commit_posts_no_second_comment(
-    world: WorkerSetup, monkeypatch: pytest.MonkeyPatch
+def publish_killed_after_writes(
+    world: WorkerSetup, monkeypatch: pytest.MonkeyPatch, guid: str
 ) -> None:
-    handle_delivery(world.ctx, pr_delivery(world, "g-pub"), now=world.scenario.clock)
+    """Handle a PR delivery, then publish it and die after GitHub's writes, before the commit."""
+    handle_delivery(world.ctx, pr_delivery(world, guid), now=world.scenario.clock)
 
     def killed(*_args: object) -> None:
         raise SystemExit("kill -9 after GitHub's writes")
@@ -102,9 +103,26 @@ def test_a_publish_killed_before_its_commit_posts_no_second_comment(
     with pytest.raises(SystemExit):
         publish_pr(world.ctx, REPO, PR)
     monkeypatch.undo()
+
+
+def test_a_publish_killed_before_its_commit_posts_no_second_comment(
+    world: WorkerSetup, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    publish_killed_after_writes(world, monkeypatch, "g-pub")
     publish_pr(world.ctx, REPO, PR)
     assert len(world.scenario.fake.comments_on(PR)) == 1
     assert rows(world, "SELECT count(*) FROM rubricate_outbox WHERE published_at IS NULL") == [(0,)]
+
+
+def test_a_publish_killed_after_creating_its_check_run_creates_no_second_one(
+    world: WorkerSetup, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    publish_killed_after_writes(world, monkeypatch, "g-check")
+    fake = world.scenario.fake
+    [first] = fake.check_runs
+    publish_pr(world.ctx, REPO, PR)
+    assert list(fake.check_runs) == [first]  # found by name and external id, not created again
+    assert fake.check_runs[first]["external_id"]
 
 
 def test_a_command_is_recorded_once_and_answered(world: WorkerSetup) -> None:

@@ -35,6 +35,7 @@ from rubricate.github.client import (
     connect,
     download_artifact,
     named_artifact,
+    pull_summary,
     role_from_permission,
     utc,
 )
@@ -167,6 +168,7 @@ class GitHubAdapter:
         conclusion: str,
         output: dict[str, Any],
         details_url: str | None,
+        external_id: str | None = None,
     ) -> int:
         """Create a completed check run; return its id."""
 
@@ -178,10 +180,21 @@ class GitHubAdapter:
                 conclusion=conclusion,
                 output=output,
                 details_url=details_url or NotSet,
+                external_id=external_id or NotSet,
             )
             return int(run.id)
 
         return api_call(f"POST {self._base}/check-runs", create)
+
+    def find_check_run(self, head_sha: str, name: str, external_id: str) -> int | None:
+        """The newest check run called `name` on the head with this external id, else None."""
+        path = f"{self._base}/commits/{head_sha}/check-runs"
+        query = {"check_name": name, "filter": "all", "per_page": 100}
+        requester = self._client.requester
+        _, data = api_call(f"GET {path}", lambda: requester.requestJsonAndCheck("GET", path, query))
+        runs = (data or {}).get("check_runs") or []
+        found = [int(run["id"]) for run in runs if run.get("external_id") == external_id]
+        return max(found, default=None)
 
     def update_check_run(
         self, check_run_id: int, output: dict[str, Any], conclusion: str | None = None
@@ -249,6 +262,16 @@ class GitHubAdapter:
         """Closed PRs updated at or after `since`, newest first."""
         pulls = self._repo.get_pulls(state="closed", sort="updated", direction="desc")
         return api_call(f"GET {self._base}/pulls?state=closed", lambda: closed_since(pulls, since))
+
+    def open_pull_numbers(self) -> set[int]:
+        """The numbers of the repository's open PRs."""
+        pulls = self._repo.get_pulls(state="open")
+        return api_call(f"GET {self._base}/pulls?state=open", lambda: {p.number for p in pulls})
+
+    def pull_summary(self, number: int) -> PullSummary | None:
+        """One PR as catch-up reads it; None when the number names no PR of this repository."""
+        path = f"GET {self._base}/pulls/{number}"
+        return api_call_or_none(path, lambda: pull_summary(self._repo.get_pull(number)))
 
     def run_artifact(self, run_id: int, name: str) -> ArtifactInfo | None:
         """The artifact called `name` of a workflow run; None when the run has none."""

@@ -188,11 +188,11 @@ def closed_since(pulls: Iterable[PullRequest], since: datetime) -> list[PullSumm
         updated = utc(pull.updated_at)
         if updated is not None and updated < since:
             break
-        found.append(_pull_summary(pull))
+        found.append(pull_summary(pull))
     return found
 
 
-def _pull_summary(pull: PullRequest) -> PullSummary:
+def pull_summary(pull: PullRequest) -> PullSummary:
     """Read only attributes the list response carries, so no per-PR request is made."""
     return PullSummary(
         number=pull.number,

@@ -3,20 +3,22 @@ PostgreSQL).
 
 It applies what the outbox holds for the PR, reduced to the latest state (`outbox.latest`),
 through the Action's own executor: the sticky comment is found by its marker and edited only
-when its text changes, a check run or status the view state already shows costs no request, and
-a reply is looked for by its marker before it is posted. The view state and the rows it
-published are then committed together; a failure leaves the rows for the retry.
+when its text changes, a check run or status the view state already shows costs no request, a
+check run is looked for by its name and an external id digesting its content before it is
+created (`OneCheckRun`), and a reply is looked for by its marker before it is posted. The view
+state and the rows it published are then committed together; a failure leaves the rows for the
+retry.
 """
 
 from __future__ import annotations
 
 import sys
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from rubricate.action.executor import Executor
 from rubricate.action.runtime import ActionsRuntime
-from rubricate.bot.view_state import decode_views, view_path
+from rubricate.bot.view_state import decode_views, digest, view_path
 from rubricate.errors import RateLimited
 from rubricate.github.adapter import GitHubAdapter
 from rubricate.ledger.pg_schema import connect
@@ -40,7 +42,7 @@ def publish_pr(ctx: WorkerContext, repo: str, pr: int, now: datetime | None = No
         github = ctx.tokens.client(installation)
         runtime = ActionsRuntime(stream=sys.stderr)
         runtime.mask(ctx.tokens.token(installation))
-        api = budget.Budgeted(GitHubAdapter(github, repo, bot_login=ctx.bot_login()))
+        api = OneCheckRun(budget.Budgeted(GitHubAdapter(github, repo, bot_login=ctx.bot_login())))
         path = view_path(repo, pr)
         row = conn.execute("SELECT data FROM rubricate_extras WHERE path = %s", (path,)).fetchone()
         views = decode_views(bytes(row[0]) if row else None, pr)
@@ -73,3 +75,24 @@ def publish_pr(ctx: WorkerContext, repo: str, pr: int, now: datetime | None = No
                 outbox.mark_published(conn, repo, pr, up_to)
         result.raise_errors()
         return len(effects)
+
+
+class OneCheckRun:
+    """A GitHub client whose check runs are created once per content: a publish killed after
+    creating a run, before its commit, finds that run on retry instead of creating a second."""
+
+    def __init__(self, api: Any) -> None:
+        self._api = api
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._api, name)
+
+    def create_check_run(self, head_sha: str, name: str, *rest: Any) -> int:
+        """The id of the head's run with this very content (the executor's conclusion, output
+        and details URL), created when there is none."""
+        key = digest([head_sha, name, *rest])
+        found: int | None = self._api.find_check_run(head_sha, name, key)
+        if found is not None:
+            return found
+        created: int = self._api.create_check_run(head_sha, name, *rest, external_id=key)
+        return created

@@ -22,6 +22,7 @@ HANDLE = "rubricate.handle"
 PUBLISH = "rubricate.publish"
 RETRY_STALLED = "rubricate.retry_stalled"
 SWEEP = "rubricate.sweep"
+RECONCILE = "rubricate.reconcile"
 
 
 def pr_lock(repo: str, pr: int) -> str:

@@ -4,7 +4,9 @@
 (`rubricate.serve.publish`); a job that hits a rate limit is retried at the time GitHub gave, any
 other failure after a growing wait, up to `MAX_ATTEMPTS`. Once a minute the jobs of a worker that
 stopped sending heartbeats (killed) are put back in the queue; every five minutes the sweeper
-asks GitHub again for the deliveries it failed to hand over (`rubricate.serve.sweeper`).
+asks GitHub again for the deliveries it failed to hand over (`rubricate.serve.sweeper`), and
+every fifteen minutes the jobs the ledger holds open for closed PRs are caught up
+(`rubricate.serve.reconciler`).
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from rubricate.errors import RateLimited
 from rubricate.ledger.pg_schema import connect
 from rubricate.serve.handle import handle_delivery
 from rubricate.serve.publish import publish_pr
-from rubricate.serve.queue import HANDLE, PUBLISH, QUEUE, RETRY_STALLED, SWEEP
+from rubricate.serve.queue import HANDLE, PUBLISH, QUEUE, RECONCILE, RETRY_STALLED, SWEEP
+from rubricate.serve.reconciler import reconcile
 from rubricate.serve.sweeper import sweep
 
 if TYPE_CHECKING:
@@ -60,13 +63,18 @@ def register(app: procrastinate.App, ctx: WorkerContext) -> None:
             now = datetime.fromtimestamp(timestamp, timezone.utc)
             sweep(conn, ctx.tokens.integration().requester, now)
 
+    @app.periodic(cron="*/15 * * * *", periodic_id=RECONCILE)
+    @app.task(name=RECONCILE, queue=QUEUE, queueing_lock=RECONCILE)
+    def reconcile_ledger(timestamp: int) -> None:
+        reconcile(ctx, datetime.fromtimestamp(timestamp, timezone.utc))
+
     @app.periodic(cron="* * * * *", periodic_id=RETRY_STALLED)
     @app.task(name=RETRY_STALLED, queue=QUEUE, queueing_lock=RETRY_STALLED)
     async def retry_stalled(timestamp: int) -> None:
         for job in await app.job_manager.get_stalled_jobs():
             await app.job_manager.retry_job(job)
 
-    del handle, publish, sweep_deliveries, retry_stalled
+    del handle, publish, sweep_deliveries, reconcile_ledger, retry_stalled
 
 
 def queue_app(ctx: WorkerContext) -> procrastinate.App:
