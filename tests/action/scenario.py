@@ -128,6 +128,18 @@ class Scenario:
         self._commit(message)
         return self.push_head()
 
+    def break_config(self, *, push: bool) -> str:
+        """Commit a config with a typo (`judge.modle`) on main, pushed or not; the PR branch
+        starts again from it. Returns the new base commit."""
+        git(self.work, "checkout", "--quiet", "main")
+        (self.work / ".github/rubricate.yml").write_text("rubric: agora-v3\njudge:\n  modle: x\n")
+        git(self.work, "commit", "--quiet", "-am", "Break the config")
+        if push:
+            git(self.work, "push", "--quiet", str(self.remote), "main")
+        base = git(self.work, "rev-parse", "HEAD")
+        git(self.work, "checkout", "--quiet", "-B", "feature")
+        return base
+
     def push_head(self) -> str:
         """Push the PR branch as it is to `refs/pull/N/head`; it is the PR's new head."""
         sha = git(self.work, "rev-parse", "HEAD")

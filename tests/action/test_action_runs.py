@@ -71,11 +71,7 @@ def test_a_bad_config_fails_the_check_with_its_location(
     tmp_path: Path, fake_github: FakeGitHub
 ) -> None:
     scenario = Scenario(tmp_path, fake_github)
-    git(scenario.work, "checkout", "--quiet", "main")
-    (scenario.work / ".github/rubricate.yml").write_text("rubric: agora-v3\njudge:\n  modle: x\n")
-    git(scenario.work, "commit", "--quiet", "-am", "Break the config")
-    scenario.base_sha = git(scenario.work, "rev-parse", "HEAD")
-    git(scenario.work, "checkout", "--quiet", "-B", "feature")
+    scenario.base_sha = scenario.break_config(push=False)
     scenario.push({"out/report.json": REPORT}, "Add the report")
     step = scenario.pr_event("opened")
     assert step.code == 2

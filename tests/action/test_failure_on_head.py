@@ -6,7 +6,7 @@ from pathlib import Path
 
 from tests.action.fake_github import FakeGitHub, pull
 from tests.action.payloads import REPO
-from tests.action.scenario import AUTHOR, PR, WRITER, Scenario, git
+from tests.action.scenario import AUTHOR, PR, WRITER, Scenario
 
 REPORT = '{"widgets": ["a"], "total": 1}\n'
 
@@ -15,12 +15,7 @@ def test_a_comment_run_with_a_bad_config_fails_the_check_on_the_pr_head(
     tmp_path: Path, fake_github: FakeGitHub
 ) -> None:
     scenario = Scenario(tmp_path, fake_github)
-    git(scenario.work, "checkout", "--quiet", "main")
-    (scenario.work / ".github/rubricate.yml").write_text("rubric: agora-v3\njudge:\n  modle: x\n")
-    git(scenario.work, "commit", "--quiet", "-am", "Break the config")
-    git(scenario.work, "push", "--quiet", str(scenario.remote), "main")
-    bad_base = git(scenario.work, "rev-parse", "HEAD")
-    git(scenario.work, "checkout", "--quiet", "-B", "feature")
+    bad_base = scenario.break_config(push=True)
     head = scenario.push({"out/report.json": REPORT}, "Add the report")
     fake_github.pulls[PR] = pull(REPO, PR, author=AUTHOR, head_sha=head, base_sha=bad_base)
     step = scenario.comment(WRITER, "/score spec=4")
