@@ -48,9 +48,10 @@ from rubricate.report.demo import demo_shards
 from rubricate.report.pool import parse_in_parallel
 from rubricate.yamlsource import did_you_mean
 
-if TYPE_CHECKING:  # numpy: see `run_report`
+if TYPE_CHECKING:  # numpy and pygal: see `run_report`
     from rubricate.report.refresh import Kept
     from rubricate.report.reuse import State
+    from rubricate.report.workers import AuthorPages
 
 FORMATS = ("html", "markdown", "json")
 GITHUB = "https://github.com"
@@ -115,9 +116,14 @@ def run_report(args: argparse.Namespace) -> int:
     if args.format == "html":
         from rubricate.report.workers import AuthorPages  # pygal: only the site draws charts
 
-        pages = AuthorPages(out, previous=ledger.state.pages if ledger.state else None)
+        state = ledger.state
+        pages = AuthorPages(
+            out,
+            previous=state.pages if state else None,
+            context=state.context if state else "",
+        )
     try:  # the author pages are drawn in the background as soon as their part is known
-        report, kept = _build(args, ledger, progress, None if pages is None else pages.start)
+        report, kept = _build(args, ledger, progress, pages)
         try:
             if pages is not None:
                 from rubricate.report.site import write_site  # pygal, as above
@@ -130,7 +136,8 @@ def run_report(args: argparse.Namespace) -> int:
                 message = f"wrote {write_json(report, out / 'report.json')}"
             if kept is not None and ledger.inputs is not None:
                 drawn = pages.drawn if pages is not None else {}
-                save_state(out, ledger.inputs, State(kept, drawn))
+                context = pages.context if pages is not None else ""
+                save_state(out, ledger.inputs, State(kept, drawn, context))
         except OSError as exc:
             raise RunFailed(f"writing the report to {out}/ failed: {read_problem(exc)}") from None
         progress("")
@@ -196,17 +203,21 @@ def _read(args: argparse.Namespace, out: Path) -> _Ledger:
 
 
 def _build(
-    args: argparse.Namespace, ledger: _Ledger, progress: Any, authors_ready: Any
+    args: argparse.Namespace, ledger: _Ledger, progress: Any, pages: AuthorPages | None
 ) -> tuple[dict[str, Any], Kept | None]:
-    """The report document, and what to keep of it for the next report (None: nothing)."""
+    """The report document, and what to keep of it for the next report (None: nothing); the
+    author `pages` are started as their parts are known."""
     from rubricate.report.model import Options, assemble, parsed_sources  # numpy, as above
     from rubricate.report.refresh import Kept, refreshed
+    from rubricate.report.tallies import tally_of
 
     progress("reading the ledger")
     with gc_paused():  # everything built here lives to the end: no collection over it
         kept: Kept | None = None
         if ledger.snapshot is not None and ledger.state is not None:
-            sources, kept = refreshed(ledger.snapshot, ledger.state.kept, ledger.config)
+            sources, kept, stale = refreshed(ledger.snapshot, ledger.state.kept, ledger.config)
+            if pages is not None:
+                pages.keep_unless(stale)
             for line in sources.ledger.problems[: sources.ledger.corrupt]:
                 print(line, file=sys.stderr)
         else:
@@ -221,7 +232,9 @@ def _build(
         if kept is None and ledger.snapshot is not None:  # kept for the next report
             files = {k: job.file_id for k, job in ledger.snapshot.cache.jobs.items()}
             recorded: dict[Any, Any] = {}
-            kept = Kept(files, sources.parts, recorded)
+            tally = tally_of(part.scored for part in sources.parts.values())
+            kept = Kept(files, sources.parts, recorded, tally, sources.estimates)
+            sources = replace(sources, tally=tally)
             series = _recorded(series, recorded)
         # a made-up ledger's pull requests are nowhere: their numbers link nowhere
         server = "" if args.demo is not None else os.environ.get("GITHUB_SERVER_URL", GITHUB)
@@ -230,8 +243,8 @@ def _build(
 
         def ready(part: dict[str, Any]) -> None:
             nonlocal authors
-            if authors_ready is not None:
-                authors_ready(part)
+            if pages is not None:
+                pages.start(part)
             authors += len(part["authors"])
             progress(f"reputation over time: {authors:,} authors")
 

@@ -12,14 +12,14 @@ lenient). Under `MIN_PAIRS` pairs only `n` is given, with the status "insufficie
 from __future__ import annotations
 
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from rubricate.report.scores import Scored, VersionKey
+from rubricate.report.scores import Scored
 from rubricate.report.stats import RESAMPLES, SEED, Floats, kappa_estimate
 
 MIN_PAIRS = 30
@@ -27,25 +27,26 @@ MACHINES = ("judge", "heuristic")
 INSUFFICIENT = "insufficient data"
 
 
-def calibration(
-    scores: Mapping[VersionKey, Mapping[str, Scored]], *, seed: int = SEED
-) -> dict[str, Any]:
-    """The calibration section: every criterion's agreement for each machine source."""
-    pairs: dict[tuple[str, str], list[tuple[Scored, Scored]]] = defaultdict(list)
-    for (_, _, _, criterion), by_source in scores.items():
-        reviewer = by_source.get("reviewer")
-        if reviewer is None:
-            continue
-        for machine in MACHINES:
-            if machine in by_source:
-                pairs[(criterion, machine)].append((by_source[machine], reviewer))
-    criteria = sorted({criterion for criterion, _ in pairs})
+Scale = tuple[float, float] | None
+PairKey = tuple[str, str, float, float, Scale, Scale]
+"""`(criterion, machine, machine score, reviewer score, machine scale, reviewer scale)`."""
+Pairs = tuple[float, float, Scale, Scale]
+"""A pair's scores and scales, machine first."""
+
+
+def calibration(pairs: Mapping[PairKey, int], *, seed: int = SEED) -> dict[str, Any]:
+    """The calibration section: every criterion's agreement for each machine source, from how
+    many times each pair occurs (`tallies.Tally.pairs`)."""
+    grouped: dict[tuple[str, str], dict[Pairs, int]] = defaultdict(dict)
+    for (criterion, machine, mine, theirs, m_scale, r_scale), count in pairs.items():
+        grouped[(criterion, machine)][(mine, theirs, m_scale, r_scale)] = count
+    criteria = sorted({criterion for criterion, _ in grouped})
     return {
         "min_pairs": MIN_PAIRS,
         "seed": seed,
         "resamples": RESAMPLES,
         "criteria": {
-            criterion: {m: agreement(pairs.get((criterion, m), []), seed) for m in MACHINES}
+            criterion: {m: _agreement(grouped.get((criterion, m), {}), seed) for m in MACHINES}
             for criterion in criteria
         },
     }
@@ -53,11 +54,21 @@ def calibration(
 
 def agreement(pairs: Iterable[tuple[Scored, Scored]], seed: int = SEED) -> dict[str, Any]:
     """The numbers for one criterion and one machine source."""
-    listed = list(pairs)
-    if len(listed) < MIN_PAIRS:
-        return {"n": len(listed), "status": INSUFFICIENT}
-    machine, reviewer = (np.array([p[i].value for p in listed]) for i in (0, 1))
-    low, high = _categories(listed, machine, reviewer)
+    counts: Counter[Pairs] = Counter(
+        (mine.value, theirs.value, mine.scale, theirs.scale) for mine, theirs in pairs
+    )
+    return _agreement(counts, seed)
+
+
+def _agreement(pairs: Mapping[Pairs, int], seed: int) -> dict[str, Any]:
+    """`agreement` from how many times each pair occurs (their order changes nothing)."""
+    total = sum(pairs.values())
+    if total < MIN_PAIRS:
+        return {"n": total, "status": INSUFFICIENT}
+    times = list(pairs.values())
+    machine, reviewer = (np.repeat([p[i] for p in pairs], times) for i in (0, 1))
+    scales = {s for p in pairs for s in p[2:]} - {None}
+    low, high = _categories(scales, machine, reviewer)
     size = high - low + 1
     rows, cols = _category(machine, low, high), _category(reviewer, low, high)
     table = np.bincount(rows * size + cols, minlength=size * size).reshape(size, size).tolist()
@@ -65,23 +76,20 @@ def agreement(pairs: Iterable[tuple[Scored, Scored]], seed: int = SEED) -> dict[
     difference = math.fsum((machine - reviewer).tolist())
     kappa = kappa_estimate(table, seed=seed)
     return {
-        "n": len(listed),
+        "n": total,
         "status": "ok",
         "kappa": kappa.value,
         "kappa_low": kappa.low,
         "kappa_high": kappa.high,
-        "exact_agreement": exact / len(listed),
-        "mean_difference": difference / len(listed),
+        "exact_agreement": exact / total,
+        "mean_difference": difference / total,
         "scale": [low, high],
         "table": table,
     }
 
 
-def _categories(
-    pairs: list[tuple[Scored, Scored]], machine: Floats, reviewer: Floats
-) -> tuple[int, int]:
+def _categories(scales: set[Scale], machine: Floats, reviewer: Floats) -> tuple[int, int]:
     """The whole-point range of the scale the pairs were scored on."""
-    scales = {s.scale for pair in pairs for s in pair} - {None}
     top = max(machine.max(), reviewer.max())
     low = min(
         [math.floor(s[0]) for s in scales if s] or [math.floor(min(machine.min(), reviewer.min()))]

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -39,7 +39,6 @@ from rubricate.ledger.verify import corrupt_lines
 from rubricate.report.calibration import calibration
 from rubricate.report.scores import (
     Scored,
-    VersionKey,
     distributions,
     job_row,
     latest_scores,
@@ -47,6 +46,7 @@ from rubricate.report.scores import (
     weights_section,
 )
 from rubricate.report.stats import SEED
+from rubricate.report.tallies import Tally, tally_of
 
 REPORT_SCHEMA_VERSION = 1
 AuthorKey = tuple[str, str]
@@ -82,7 +82,7 @@ class JobPart:
     latest score of each source on each version and criterion, and its audit entries."""
 
     row: dict[str, Any]
-    scored: tuple[Scored, ...]
+    scored: Sequence[Scored]
     audit: dict[str, list[dict[str, Any]]]
 
 
@@ -128,12 +128,15 @@ def ledger_facts(parsed: ParsedLedger) -> LedgerFacts:
 @dataclass(frozen=True)
 class Sources:
     """What the document is assembled from: the ledger's facts, every job's facts and part, and
-    the authors' series (in the order `each_series` gives them)."""
+    the authors' series (in the order `each_series` gives them). `tally`: the tally of every
+    job's scores, when known; `estimates`: the last weights estimate (`weights_section`)."""
 
     ledger: LedgerFacts
     facts: Mapping[JobKey, JobFacts]
     parts: Mapping[JobKey, JobPart]
     series: Iterable[tuple[AuthorKey, Points]]
+    tally: Tally | None = None
+    estimates: dict[str, list[float | None]] = field(default_factory=dict)
 
 
 def parsed_sources(parsed: ParsedLedger, config: ReputationConfig, author: str | None) -> Sources:
@@ -198,15 +201,19 @@ def assemble(
         (key, points) for key, points in series if wanted is None or same_login(key[1], wanted)
     )
     report["authors"] = _authors(shown, cutoff, part)
-    scored: dict[VersionKey, dict[str, Scored]] = defaultdict(dict)
-    for key in active:
-        for s in parts[key].scored:
-            scored[(s.repo, s.pr, s.version, s.criterion)][s.source] = s
+    tally = sources.tally
+    if tally is None or len(active) != len(facts):
+        tally = tally_of(parts[k].scored for k in active)
+    shown_facts = (facts[k] for k in active)
     return {
         **report,
-        "scores": {"distributions": distributions(scored), "summary": summary(rows), "jobs": rows},
-        "calibration": calibration(scored, seed=options.seed),
-        "weights": weights_section((facts[k] for k in active), config, seed=options.seed),
+        "scores": {
+            "distributions": distributions(tally.scores),
+            "summary": summary(rows),
+            "jobs": rows,
+        },
+        "calibration": calibration(tally.pairs, seed=options.seed),
+        "weights": weights_section(shown_facts, config, seed=options.seed, known=sources.estimates),
         "audit": audit((parts[k].audit for k in active), cutoff),
     }
 

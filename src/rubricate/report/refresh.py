@@ -9,8 +9,9 @@ keep. Everything else is the last report's. `assemble` then gives the document a
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from rubricate.ledger.cache import FoldCache
 from rubricate.ledger.codec import ParsedLedger
@@ -29,15 +30,19 @@ from rubricate.report.model import (
     each_series,
     job_part,
 )
+from rubricate.report.tallies import Tally
 
 
 @dataclass(frozen=True)
 class Kept:
-    """What a report keeps for the next one: each job's file id and part, each author's series."""
+    """What a report keeps for the next one: each job's file id and part, each author's series,
+    the tally of every job's scores and the last weights estimate (`Sources.estimates`)."""
 
     files: Mapping[JobKey, str]
     parts: Mapping[JobKey, JobPart]
     series: Mapping[AuthorKey, Points]
+    tally: Tally
+    estimates: dict[str, list[float | None]] = field(default_factory=dict)
 
 
 def cache_ledger_facts(cache: FoldCache) -> LedgerFacts:
@@ -49,8 +54,11 @@ def cache_ledger_facts(cache: FoldCache) -> LedgerFacts:
     )
 
 
-def refreshed(snapshot: FoldSnapshot, kept: Kept, config: ReputationConfig) -> tuple[Sources, Kept]:
-    """The sources of the snapshot's ledger, and what to keep of them for the next report."""
+def refreshed(
+    snapshot: FoldSnapshot, kept: Kept, config: ReputationConfig
+) -> tuple[Sources, Kept, set[str]]:
+    """The sources of the snapshot's ledger, what to keep of them for the next report, and the
+    page names (`author_stem`) of the authors whose pages may show something else."""
     jobs = snapshot.cache.jobs
     files = {key: job.file_id for key, job in jobs.items()}
     changed = {key for key in files if kept.files.get(key) != files[key] or key not in kept.parts}
@@ -61,18 +69,26 @@ def refreshed(snapshot: FoldSnapshot, kept: Kept, config: ReputationConfig) -> t
         (key[0], kept.parts[key].row["author"]) for key in gone | changed if key in kept.parts
     }
     touched |= {key for key in authors if key not in kept.series}
+    stale = {author_stem(author) for _, author in touched | (set(kept.series) - authors)}
     touched &= authors
     read = {key for key in jobs if key in changed or (key[0], jobs[key].facts.author) in touched}
     events = snapshot.job_events(sorted(read))
     parts = {key: kept.parts[key] for key in jobs if key not in changed}
+    tally = Tally(Counter(kept.tally.scores), Counter(kept.tally.pairs))
+    for key in changed | gone:
+        if key in kept.parts:
+            tally.add(kept.parts[key].scored, -1)
     parts.update({key: job_part(fold_job(events[key])) for key in changed})
+    for key in changed:
+        tally.add(parts[key].scored)
     facts = {key: job.facts for key, job in jobs.items()}
     series = {key: kept.series[key] for key in authors - touched}
     ordered = [e for key in sorted(read) for e in events[key]]
     series.update(each_series(ordered, config, facts))
     listed = [(key, series[key]) for key in sorted(series, key=_page_order)]
-    sources = Sources(cache_ledger_facts(snapshot.cache), facts, parts, listed)
-    return sources, Kept(files, parts, series)
+    estimates = dict(kept.estimates)
+    sources = Sources(cache_ledger_facts(snapshot.cache), facts, parts, listed, tally, estimates)
+    return sources, Kept(files, parts, series, tally, estimates), stale
 
 
 def _page_order(key: AuthorKey) -> tuple[str, AuthorKey]:

@@ -1,9 +1,12 @@
 """What a report keeps in its output folder for the next one, `.rubricate/report-state.json`
 (shell: reads and writes that file).
 
-It holds each job's file id and part, each author's series, and how each author page was drawn
-(`workers.DrawnPage`), under a digest of what all of them depend on (`inputs`: rubricate's
-version, the reputation config, the ledger key's id). A state of other inputs, or one that does
+It holds each job's file id and part, each author's series, the tally of every job's scores
+(`tallies`), the last weights estimate, and how each author page was drawn (`workers.DrawnPage`)
+with a digest of what every page shows besides its author's (`context`), under a digest of what
+all of them depend on (`inputs`: rubricate's version, the reputation config, the ledger key's
+id). A job's scores are kept as the JSON text they were written as, read only for a job that
+changed. A state of other inputs, or one that does
 not read back, is not used. It is taken out of the folder when a report starts and written back
 when it has finished, so a report that stops half-way leaves none that would not hold.
 """
@@ -12,18 +15,20 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from rubricate import __version__
 from rubricate.ledger.reputation_config import ReputationConfig
 from rubricate.report.model import JobPart
 from rubricate.report.refresh import Kept
 from rubricate.report.scores import Scored
+from rubricate.report.tallies import read_tally
 
 STATE_PATH = ".rubricate/report-state.json"
-STATE_FORMAT = 1
+STATE_FORMAT = 2
 
 
 @dataclass(frozen=True)
@@ -40,6 +45,36 @@ class State:
 
     kept: Kept
     pages: dict[str, DrawnPage] = field(default_factory=dict)
+    context: str = ""
+    """What every page showed besides its author's (`workers.page_context`)."""
+
+
+class KeptScores(Sequence[Scored]):
+    """A job's latest scores as the last report kept them: read from their JSON text when first
+    used (the scores of a job that did not change are never read)."""
+
+    def __init__(self, key: tuple[str, int], text: str):
+        self.key, self.text = key, text
+        self._read: tuple[Scored, ...] | None = None
+
+    def _scores(self) -> tuple[Scored, ...]:
+        if self._read is None:
+            make, key = Scored._make, self.key
+            self._read = tuple(
+                make((*key, version, criterion, source, value, scale and (*scale,)))
+                for version, criterion, source, value, scale in json.loads(self.text)
+            )
+        return self._read
+
+    @overload
+    def __getitem__(self, index: int) -> Scored: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Scored]: ...
+    def __getitem__(self, index: int | slice) -> Scored | Sequence[Scored]:
+        return self._scores()[index]
+
+    def __len__(self) -> int:
+        return len(self._scores())
 
 
 def state_inputs(config: ReputationConfig, key_id: str | None) -> str:
@@ -76,8 +111,11 @@ def save_state(out: Path, inputs: str, state: State) -> Path:
         "inputs": inputs,
         "jobs": jobs,
         "series": [[repo, author, points] for (repo, author), points in state.kept.series.items()],
+        "tally": state.kept.tally.rows(),
+        "estimates": state.kept.estimates,
         "styles": {n: css for p in state.pages.values() for n, css in p.styles.items()},
         "pages": {slug: [p.digest, sorted(p.styles)] for slug, p in sorted(state.pages.items())},
+        "context": state.context,
     }
     path = out / STATE_PATH
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -88,23 +126,25 @@ def save_state(out: Path, inputs: str, state: State) -> Path:
 
 
 def _part(part: JobPart) -> list[Any]:
-    scored = [[s.version, s.criterion, s.source, s.value, s.scale] for s in part.scored]
+    if isinstance(part.scored, KeptScores):
+        scored = part.scored.text
+    else:
+        rows = [[s.version, s.criterion, s.source, s.value, s.scale] for s in part.scored]
+        scored = json.dumps(rows, separators=(",", ":"))
     return [part.row, scored, {k: v for k, v in part.audit.items() if v}]
 
 
 def _state(data: dict[str, Any]) -> State:
-    make = Scored._make
     files: dict[tuple[str, int], str] = {}
     parts: dict[tuple[str, int], JobPart] = {}
     for repo, pr, file_id, row, scored, audit in data["jobs"]:
         key = (str(repo), int(pr))
         files[key] = str(file_id)
+        if not isinstance(scored, str):
+            raise ValueError("a job's scores are kept as JSON text")
         parts[key] = JobPart(
             row,
-            tuple(
-                make((*key, v, c, s, value, scale and (*scale,)))
-                for v, c, s, value, scale in scored
-            ),
+            KeptScores(key, scored),
             {name: list(audit.get(name, [])) for name in ("overrides", "bypassed", "disputes")},
         )
     series = {(str(repo), str(author)): list(points) for repo, author, points in data["series"]}
@@ -113,4 +153,6 @@ def _state(data: dict[str, Any]) -> State:
         str(slug): DrawnPage(str(d), {name: css[name] for name in names})
         for slug, (d, names) in data["pages"].items()
     }
-    return State(Kept(files, parts, series), pages)
+    estimates = {str(k): list(v) for k, v in data["estimates"].items()}
+    kept = Kept(files, parts, series, read_tally(data["tally"]), estimates)
+    return State(kept, pages, str(data["context"]))

@@ -19,15 +19,17 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, MutableMapping
 from typing import Any, NamedTuple
 
 from rubricate.ledger.event import Event, criterion_source, rfc3339
 from rubricate.ledger.fold import JobFacts, JobSummary, event_order
 from rubricate.ledger.reputation_config import ReputationConfig
-from rubricate.report.stats import RESAMPLES, SEED, spearman_estimate
+from rubricate.report.stats import RESAMPLES, SEED, Estimate, spearman_estimate
 from rubricate.rubric.model import TOLERANCE
 
 SOURCES = ("heuristic", "judge", "reviewer")
@@ -85,18 +87,18 @@ APPROVAL_BUCKETS = ((1, "< 1 h"), (6, "1–6 h"), (24, "6–24 h"), (72, "1–3 
 LAST_BUCKET = "> 7 d"
 
 
-def distributions(scores: Mapping[VersionKey, Mapping[str, Scored]]) -> dict[str, Any]:
-    """`{criterion: {source: {score: count}}}`, scores as whole points in text."""
-    counts: dict[str, dict[str, Counter[int]]] = defaultdict(lambda: defaultdict(Counter))
-    for (_, _, _, criterion), by_source in scores.items():
-        for source, scored in by_source.items():
-            counts[criterion][source][math.floor(scored.value + 0.5)] += 1
+def distributions(counts: Mapping[tuple[str, str, int], int]) -> dict[str, Any]:
+    """`{criterion: {source: {score: count}}}`, scores as whole points in text, from how many
+    versions got each `(criterion, source, whole-point score)` (`tallies.Tally.scores`)."""
+    found: dict[str, dict[str, dict[int, int]]] = defaultdict(lambda: defaultdict(dict))
+    for (criterion, source, whole), count in counts.items():
+        found[criterion][source][whole] = count
     return {
         criterion: {
-            source: {str(k): v for k, v in sorted(counts[criterion][source].items())}
+            source: {str(k): v for k, v in sorted(found[criterion][source].items())}
             for source in SOURCES
         }
-        for criterion in sorted(counts)
+        for criterion in sorted(found)
     }
 
 
@@ -185,9 +187,15 @@ MAX_GROWTH_POINTS = 60
 
 
 def weights_section(
-    facts: Iterable[JobFacts], config: ReputationConfig, *, seed: int = SEED
+    facts: Iterable[JobFacts],
+    config: ReputationConfig,
+    *,
+    seed: int = SEED,
+    known: MutableMapping[str, list[float | None]] | None = None,
 ) -> dict[str, Any]:
-    """Spearman's ρ between rubric_quality and the trust-weighted rating, and the job count."""
+    """Spearman's ρ between rubric_quality and the trust-weighted rating, and the job count.
+    `known`: the last estimate by a digest of what it was drawn from (kept when it is the same,
+    made again and put in its place otherwise)."""
     jobs = sorted(
         (j for j in facts if j.state == "completed" and j.rubric_quality is not None),
         key=lambda j: (j.closed_at or j.last_at, j.repo, j.pr),
@@ -196,7 +204,7 @@ def weights_section(
     kept = [(j, r) for j, r in rated if r is not None]
     quality = [round(j.rubric_quality or 0.0, 6) for j, _ in kept]
     ratings = [round(r or 0.0, 6) for _, r in kept]
-    estimate = spearman_estimate(quality, ratings, seed=seed)
+    estimate = _estimate(quality, ratings, seed, known)
     return {
         "threshold_jobs": THRESHOLD_JOBS,
         "jobs": len(kept),
@@ -210,6 +218,25 @@ def weights_section(
         "by_rating": _by_rating(quality, ratings),
         "growth": _growth([j for j, _ in kept]),
     }
+
+
+def _estimate(
+    quality: list[float],
+    ratings: list[float],
+    seed: int,
+    known: MutableMapping[str, list[float | None]] | None,
+) -> Estimate:
+    """`spearman_estimate`, taken from `known` when it holds the one of these numbers."""
+    if known is None:
+        return spearman_estimate(quality, ratings, seed=seed)
+    text = json.dumps([seed, RESAMPLES, quality, ratings], separators=(",", ":"))
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    if digest in known:
+        return Estimate(*known[digest])
+    estimate = spearman_estimate(quality, ratings, seed=seed)
+    known.clear()
+    known[digest] = [estimate.value, estimate.low, estimate.high]
+    return estimate
 
 
 def _job_rating(job: JobFacts, config: ReputationConfig) -> float | None:

@@ -3,7 +3,10 @@
 With many authors and more than one core, a pool draws the pages from the moment their part of
 the document is known (`AuthorPages.start`, a few authors at a time), each worker sent only what
 its pages show. A page whose inputs (`page_inputs`) are those it was last drawn from, and that is
-still there, is not drawn again. Without a pool, or when a worker dies, this process draws.
+still there, is not drawn again; when the report says which authors' pages may have changed
+(`keep_unless`), the others are kept without looking at their inputs, as long as what every page
+shows (`page_context`) is the same. The pool starts only once enough pages must be drawn.
+Without a pool, or when a worker dies, this process draws.
 """
 
 from __future__ import annotations
@@ -45,10 +48,15 @@ class AuthorPages:
         workers: int | None = None,
         parallel_from: int = PARALLEL_FROM,
         previous: Mapping[str, DrawnPage] | None = None,
+        context: str = "",
     ):
         self.out, self.parallel_from = out, parallel_from
         self.workers = workers or min(os.cpu_count() or 1, 8)
         self.previous = previous or {}
+        self.previous_context = context
+        self.stale: set[str] | None = None
+        self.context = ""
+        """What every page of this run shows besides its author's (`page_context`)."""
         self.pool: Executor | None = None
         self.chunks: list[tuple[Future[Drawn] | None, dict[str, Any]]] = []
         self.waiting: list[tuple[Mapping[str, Any], list[str]]] = []
@@ -61,9 +69,18 @@ class AuthorPages:
         """Draw the page of each author in `part` (what their pages show) not drawn yet."""
         fresh = [s for s in author_slugs(part) if s not in self.seen]
         self.seen.update(fresh)
-        inputs = page_inputs(part, fresh)
-        names = []
+        self.context = page_context(part)
+        same = self.stale is not None and self.context == self.previous_context
+        unread = []
         for slug in fresh:
+            kept = self.previous.get(slug)
+            if same and slug not in (self.stale or ()) and kept and self._page(slug).is_file():
+                self.drawn[slug], self.digests[slug] = kept, kept.digest
+            else:
+                unread.append(slug)
+        inputs = page_inputs(part, unread)
+        names = []
+        for slug in unread:
             digest = self.digests[slug] = _digest(inputs[slug])
             kept = self.previous.get(slug)
             if kept is not None and kept.digest == digest and self._page(slug).is_file():
@@ -71,9 +88,10 @@ class AuthorPages:
             else:
                 names.append(slug)
         self.waiting.append((part, names))
-        if not any(slugs for _, slugs in self.waiting):
+        queued = sum(len(slugs) for _, slugs in self.waiting)
+        if not queued or self.workers < 2:
             return
-        if self.workers < 2 or (self.pool is None and len(self.seen) < self.parallel_from):
+        if self.pool is None and queued < self.parallel_from:
             return
         if self.pool is None:
             (self.out / "authors").mkdir(parents=True, exist_ok=True)
@@ -105,6 +123,10 @@ class AuthorPages:
         for page in self.drawn.values():
             charts.STYLES.update(page.styles)
         return [self._page(slug) for slug in sorted(drawn)]
+
+    def keep_unless(self, stale: set[str]) -> None:
+        """Only the pages named `stale` may show something else than when they were drawn."""
+        self.stale = stale
 
     def close(self) -> None:
         """Stop the pool, if any (drawing nothing more)."""
@@ -154,6 +176,14 @@ def page_inputs(report: Mapping[str, Any], slugs: Sequence[str]) -> dict[str, di
 
 
 Drawn = dict[str, Styles]
+
+
+def page_context(report: Mapping[str, Any]) -> str:
+    """A digest of what every author page shows besides its author's: the part of the window
+    it names, the server its pull requests link to (and rubricate's version)."""
+    window = report["window"]
+    shown = {k: window[k] for k in SHOWN_WINDOW}
+    return _digest({"window": shown, "server_url": report.get("server_url")})
 
 
 def _digest(inputs: Mapping[str, Any]) -> str:
