@@ -4,7 +4,7 @@ document in, HTML out). The index's five sections are in `sections`, the author 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from html import escape
 from typing import Any
 
@@ -50,10 +50,11 @@ def author_slugs(report: Doc) -> list[str]:
 
 def sort_pages(report: Doc) -> Iterator[tuple[str, str]]:
     """`(file name, page)`: the authors table sorted by each column."""
+    cells = [_author_row(entry) for entry in report["authors"]]  # the same rows in each order
     for key, label in SORTS:
         body = (
             '<p><a href="index.html">← report</a></p>'
-            f"<h2>Authors by {escape(label)}</h2>{author_table(report, key)}"
+            f"<h2>Authors by {escape(label)}</h2>{author_table(report, key, cells=cells)}"
         )
         title = "rubricate report · authors"
         yield (
@@ -62,19 +63,22 @@ def sort_pages(report: Doc) -> Iterator[tuple[str, str]]:
         )
 
 
-def author_table(report: Doc, key: str, limit: int | None = None) -> str:
+def author_table(
+    report: Doc, key: str, limit: int | None = None, cells: Sequence[list[str]] | None = None
+) -> str:
     """Every author's reputation row (the first `limit`, with a link to them all), sorted by
-    `key`; headers link to the other orders."""
-    rows = sorted(report["authors"], key=lambda e: _sort_key(e, key))
+    `key`; headers link to the other orders. `cells`: each author's row, made already."""
+    entries = report["authors"]
+    rows = sorted(range(len(entries)), key=lambda i: _sort_key(entries[i], key))
     headers = [f'<a href="authors-by-{k}.html">{escape(label)}</a>' for k, label in SORTS]
     index = [k for k, _ in SORTS].index(key)
     order = "ascending" if key in ("author", "repo") else "descending"
-    cells = [_author_row(e) for e in rows[:limit]]
-    listed = table(headers, cells, raw=True, text_columns=(0, 1), sort=(index, order))
-    if len(cells) == len(rows):
+    shown = [cells[i] if cells else _author_row(entries[i]) for i in rows[:limit]]
+    listed = table(headers, shown, raw=True, text_columns=(0, 1), sort=(index, order))
+    if len(shown) == len(rows):
         return listed
     every = f'<a href="authors-by-{key}.html">all {len(rows):,} authors</a>'
-    return listed + f'<p class="more">The first {len(cells)}; {every}, sorted by any column.</p>'
+    return listed + f'<p class="more">The first {len(shown)}; {every}, sorted by any column.</p>'
 
 
 def subtitle(report: Doc, ledger: bool = True) -> str:
