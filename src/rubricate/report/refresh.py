@@ -43,6 +43,8 @@ class Kept:
     series: Mapping[AuthorKey, Points]
     tally: Tally
     estimates: dict[str, list[float | None]] = field(default_factory=dict)
+    texts: Mapping[AuthorKey, str] = field(default_factory=dict)
+    """The JSON text of the series the last report wrote, of the authors it did not change."""
 
 
 def cache_ledger_facts(cache: FoldCache) -> LedgerFacts:
@@ -83,12 +85,13 @@ def refreshed(
         tally.add(parts[key].scored)
     facts = {key: job.facts for key, job in jobs.items()}
     series = {key: kept.series[key] for key in authors - touched}
+    texts = {key: kept.texts[key] for key in series if key in kept.texts}
     ordered = [e for key in sorted(read) for e in events[key]]
     series.update(each_series(ordered, config, facts))
     listed = [(key, series[key]) for key in sorted(series, key=_page_order)]
     estimates = dict(kept.estimates)
     sources = Sources(cache_ledger_facts(snapshot.cache), facts, parts, listed, tally, estimates)
-    return sources, Kept(files, parts, series, tally, estimates), stale
+    return sources, Kept(files, parts, series, tally, estimates, texts), stale
 
 
 def _page_order(key: AuthorKey) -> tuple[str, AuthorKey]:

@@ -5,10 +5,11 @@ It holds each job's file id and part, each author's series, the tally of every j
 (`tallies`), the last weights estimate, and how each author page was drawn (`workers.DrawnPage`)
 with a digest of what every page shows besides its author's (`context`), under a digest of what
 all of them depend on (`inputs`: rubricate's version, the reputation config, the ledger key's
-id). A job's scores are kept as the JSON text they were written as, read only for a job that
-changed. A state of other inputs, or one that does
-not read back, is not used. It is taken out of the folder when a report starts and written back
-when it has finished, so a report that stops half-way leaves none that would not hold.
+id). A job's scores are kept as JSON text, read only for a job that changed; each author's
+series too, written again as it was read when the author did not change. A state of other
+inputs, or one that does not read back, is not used. It is taken out of the folder when a
+report starts and written back when it has finished, so a report that stops half-way leaves none
+that would not hold.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from rubricate.report.scores import Scored
 from rubricate.report.tallies import read_tally
 
 STATE_PATH = ".rubricate/report-state.json"
-STATE_FORMAT = 2
+STATE_FORMAT = 3
 
 
 @dataclass(frozen=True)
@@ -102,6 +103,7 @@ def take_state(out: Path, inputs: str) -> State | None:
 
 def save_state(out: Path, inputs: str, state: State) -> Path:
     """Write the state for the next report."""
+    texts = state.kept.texts
     jobs = [
         [repo, pr, state.kept.files[(repo, pr)], *_part(state.kept.parts[(repo, pr)])]
         for repo, pr in sorted(state.kept.parts)
@@ -110,7 +112,10 @@ def save_state(out: Path, inputs: str, state: State) -> Path:
     data = {
         "inputs": inputs,
         "jobs": jobs,
-        "series": [[repo, author, points] for (repo, author), points in state.kept.series.items()],
+        "series": [
+            [repo, author, texts.get((repo, author)) or json.dumps(points, separators=(",", ":"))]
+            for (repo, author), points in state.kept.series.items()
+        ],
         "tally": state.kept.tally.rows(),
         "estimates": state.kept.estimates,
         "styles": {n: css for p in state.pages.values() for n, css in p.styles.items()},
@@ -147,12 +152,16 @@ def _state(data: dict[str, Any]) -> State:
             KeptScores(key, scored),
             {name: list(audit.get(name, [])) for name in ("overrides", "bypassed", "disputes")},
         )
-    series = {(str(repo), str(author)): list(points) for repo, author, points in data["series"]}
+    series: dict[tuple[str, str], list[Any]] = {}
+    texts: dict[tuple[str, str], str] = {}
+    for repo, login, text in data["series"]:
+        author = (str(repo), str(login))
+        series[author], texts[author] = list(json.loads(text)), str(text)
     css = data["styles"]
     pages = {
         str(slug): DrawnPage(str(d), {name: css[name] for name in names})
         for slug, (d, names) in data["pages"].items()
     }
     estimates = {str(k): list(v) for k, v in data["estimates"].items()}
-    kept = Kept(files, parts, series, read_tally(data["tally"]), estimates)
+    kept = Kept(files, parts, series, read_tally(data["tally"]), estimates, texts)
     return State(kept, pages, str(data["context"]))
