@@ -233,7 +233,7 @@ def _build(
             files = {k: job.file_id for k, job in ledger.snapshot.cache.jobs.items()}
             recorded: dict[Any, Any] = {}
             tally = tally_of(part.scored for part in sources.parts.values())
-            kept = Kept(files, sources.parts, recorded, tally, sources.estimates)
+            kept = Kept(files, sources.parts, recorded, tally, sources.memo)
             sources = replace(sources, tally=tally)
             series = _recorded(series, recorded)
         # a made-up ledger's pull requests are nowhere: their numbers link nowhere

@@ -16,11 +16,8 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-import numpy as np
-import numpy.typing as npt
-
+from rubricate.report.memo import RESAMPLES, SEED, Memo
 from rubricate.report.scores import Scored
-from rubricate.report.stats import RESAMPLES, SEED, Floats, kappa_estimate
 
 MIN_PAIRS = 30
 MACHINES = ("judge", "heuristic")
@@ -34,19 +31,23 @@ Pairs = tuple[float, float, Scale, Scale]
 """A pair's scores and scales, machine first."""
 
 
-def calibration(pairs: Mapping[PairKey, int], *, seed: int = SEED) -> dict[str, Any]:
+def calibration(
+    pairs: Mapping[PairKey, int], *, seed: int = SEED, memo: Memo | None = None
+) -> dict[str, Any]:
     """The calibration section: every criterion's agreement for each machine source, from how
-    many times each pair occurs (`tallies.Tally.pairs`)."""
+    many times each pair occurs (`tallies.Tally.pairs`); `memo`: agreements kept by the last
+    report, taken when their pairs are the same."""
     grouped: dict[tuple[str, str], dict[Pairs, int]] = defaultdict(dict)
     for (criterion, machine, mine, theirs, m_scale, r_scale), count in pairs.items():
         grouped[(criterion, machine)][(mine, theirs, m_scale, r_scale)] = count
     criteria = sorted({criterion for criterion, _ in grouped})
+    memo = memo or Memo()
     return {
         "min_pairs": MIN_PAIRS,
         "seed": seed,
         "resamples": RESAMPLES,
         "criteria": {
-            criterion: {m: _agreement(grouped.get((criterion, m), {}), seed) for m in MACHINES}
+            criterion: {m: _recalled(grouped.get((criterion, m), {}), seed, memo) for m in MACHINES}
             for criterion in criteria
         },
     }
@@ -60,20 +61,36 @@ def agreement(pairs: Iterable[tuple[Scored, Scored]], seed: int = SEED) -> dict[
     return _agreement(counts, seed)
 
 
+def _recalled(pairs: Mapping[Pairs, int], seed: int, memo: Memo) -> dict[str, Any]:
+    """`_agreement`, from the memo when it holds the one of these pairs."""
+    if sum(pairs.values()) < MIN_PAIRS:  # nothing drawn: nothing to keep
+        return _agreement(pairs, seed)
+    rows = sorted([repr(pair), n] for pair, n in pairs.items())
+    agreed: dict[str, Any] = memo.recall(
+        ["agreement", MIN_PAIRS, RESAMPLES, seed, rows], lambda: _agreement(pairs, seed)
+    )
+    return agreed
+
+
 def _agreement(pairs: Mapping[Pairs, int], seed: int) -> dict[str, Any]:
     """`agreement` from how many times each pair occurs (their order changes nothing)."""
     total = sum(pairs.values())
     if total < MIN_PAIRS:
         return {"n": total, "status": INSUFFICIENT}
-    times = list(pairs.values())
-    machine, reviewer = (np.repeat([p[i] for p in pairs], times) for i in (0, 1))
-    scales = {s for p in pairs for s in p[2:]} - {None}
-    low, high = _categories(scales, machine, reviewer)
+    low, high = _categories(pairs)
     size = high - low + 1
-    rows, cols = _category(machine, low, high), _category(reviewer, low, high)
-    table = np.bincount(rows * size + cols, minlength=size * size).reshape(size, size).tolist()
-    exact = int((rows == cols).sum())
-    difference = math.fsum((machine - reviewer).tolist())
+    table = [[0] * size for _ in range(size)]
+    exact = 0
+    for (mine, theirs, _, _), n in pairs.items():
+        row, col = _category(mine, low, high), _category(theirs, low, high)
+        table[row][col] += n
+        exact += n if row == col else 0
+    difference = math.fsum(
+        d for (mine, theirs, _, _), n in pairs.items() for d in [mine - theirs] * n
+    )
+    # numpy (through `stats`) only now that an estimate is drawn: a kept one needs none
+    from rubricate.report.stats import kappa_estimate
+
     kappa = kappa_estimate(table, seed=seed)
     return {
         "n": total,
@@ -88,17 +105,16 @@ def _agreement(pairs: Mapping[Pairs, int], seed: int) -> dict[str, Any]:
     }
 
 
-def _categories(scales: set[Scale], machine: Floats, reviewer: Floats) -> tuple[int, int]:
+def _categories(pairs: Mapping[Pairs, int]) -> tuple[int, int]:
     """The whole-point range of the scale the pairs were scored on."""
-    top = max(machine.max(), reviewer.max())
-    low = min(
-        [math.floor(s[0]) for s in scales if s] or [math.floor(min(machine.min(), reviewer.min()))]
-    )
+    scales = {s for pair in pairs for s in pair[2:]} - {None}
+    values = [v for pair in pairs for v in pair[:2]]
+    top = max(values)
+    low = min([math.floor(s[0]) for s in scales if s] or [math.floor(min(values))])
     high = max([math.ceil(s[1]) for s in scales if s] or [math.ceil(top)])
     return low, max(high, math.ceil(top))
 
 
-def _category(values: Floats, low: int, high: int) -> npt.NDArray[np.int64]:
-    """Each value's whole-point category, from 0 for `low` (values beyond the scale clamped)."""
-    whole: npt.NDArray[np.int64] = np.clip(np.floor(values + 0.5), low, high).astype(np.int64)
-    return whole - low
+def _category(value: float, low: int, high: int) -> int:
+    """A value's whole-point category, from 0 for `low` (values beyond the scale clamped)."""
+    return max(low, min(high, math.floor(value + 0.5))) - low

@@ -37,6 +37,7 @@ from rubricate.ledger.reputation import JobTerms, RunningTerms, job_terms
 from rubricate.ledger.reputation_config import ReputationConfig
 from rubricate.ledger.verify import corrupt_lines
 from rubricate.report.calibration import calibration
+from rubricate.report.memo import SEED, Memo
 from rubricate.report.scores import (
     Scored,
     distributions,
@@ -45,7 +46,6 @@ from rubricate.report.scores import (
     summary,
     weights_section,
 )
-from rubricate.report.stats import SEED
 from rubricate.report.tallies import Tally, tally_of
 
 REPORT_SCHEMA_VERSION = 1
@@ -129,14 +129,14 @@ def ledger_facts(parsed: ParsedLedger) -> LedgerFacts:
 class Sources:
     """What the document is assembled from: the ledger's facts, every job's facts and part, and
     the authors' series (in the order `each_series` gives them). `tally`: the tally of every
-    job's scores, when known; `estimates`: the last weights estimate (`weights_section`)."""
+    job's scores, when known; `memo`: the estimates the last report kept (`memo.Memo`)."""
 
     ledger: LedgerFacts
     facts: Mapping[JobKey, JobFacts]
     parts: Mapping[JobKey, JobPart]
     series: Iterable[tuple[AuthorKey, Points]]
     tally: Tally | None = None
-    estimates: dict[str, list[float | None]] = field(default_factory=dict)
+    memo: Memo = field(default_factory=Memo)
 
 
 def parsed_sources(parsed: ParsedLedger, config: ReputationConfig, author: str | None) -> Sources:
@@ -212,8 +212,8 @@ def assemble(
             "summary": summary(rows),
             "jobs": rows,
         },
-        "calibration": calibration(tally.pairs, seed=options.seed),
-        "weights": weights_section(shown_facts, config, seed=options.seed, known=sources.estimates),
+        "calibration": calibration(tally.pairs, seed=options.seed, memo=sources.memo),
+        "weights": weights_section(shown_facts, config, seed=options.seed, memo=sources.memo),
         "audit": audit((parts[k].audit for k in active), cutoff),
     }
 

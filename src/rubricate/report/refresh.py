@@ -20,6 +20,7 @@ from rubricate.ledger.paths import author_stem
 from rubricate.ledger.reputation_config import ReputationConfig
 from rubricate.ledger.snapshot import FoldSnapshot
 from rubricate.ledger.verify import corrupt_lines
+from rubricate.report.memo import Memo
 from rubricate.report.model import (
     AuthorKey,
     JobKey,
@@ -36,13 +37,13 @@ from rubricate.report.tallies import Tally
 @dataclass(frozen=True)
 class Kept:
     """What a report keeps for the next one: each job's file id and part, each author's series,
-    the tally of every job's scores and the last weights estimate (`Sources.estimates`)."""
+    the tally of every job's scores and the estimates the report used (`Sources.memo`)."""
 
     files: Mapping[JobKey, str]
     parts: Mapping[JobKey, JobPart]
     series: Mapping[AuthorKey, Points]
     tally: Tally
-    estimates: dict[str, list[float | None]] = field(default_factory=dict)
+    memo: Memo = field(default_factory=Memo)
     texts: Mapping[AuthorKey, str] = field(default_factory=dict)
     """The JSON text of the series the last report wrote, of the authors it did not change."""
 
@@ -89,9 +90,9 @@ def refreshed(
     ordered = [e for key in sorted(read) for e in events[key]]
     series.update(each_series(ordered, config, facts))
     listed = [(key, series[key]) for key in sorted(series, key=_page_order)]
-    estimates = dict(kept.estimates)
-    sources = Sources(cache_ledger_facts(snapshot.cache), facts, parts, listed, tally, estimates)
-    return sources, Kept(files, parts, series, tally, estimates, texts), stale
+    memo = Memo(kept.memo.used)
+    sources = Sources(cache_ledger_facts(snapshot.cache), facts, parts, listed, tally, memo)
+    return sources, Kept(files, parts, series, tally, memo, texts), stale
 
 
 def _page_order(key: AuthorKey) -> tuple[str, AuthorKey]:

@@ -2,12 +2,12 @@
 (shell: reads and writes that file).
 
 It holds each job's file id and part, each author's series, the tally of every job's scores
-(`tallies`), the last weights estimate, and how each author page was drawn (`workers.DrawnPage`)
-with a digest of what every page shows besides its author's (`context`), under a digest of what
-all of them depend on (`inputs`: rubricate's version, the reputation config, the ledger key's
-id). A job's scores are kept as JSON text, read only for a job that changed; each author's
-series too, written again as it was read when the author did not change. A state of other
-inputs, or one that does not read back, is not used. It is taken out of the folder when a
+(`tallies`), the estimates the report used (`memo`), how each author page was drawn
+(`workers.DrawnPage`) and what every page showed besides its author's (`context`), under a
+digest of what all of them depend on (`inputs`: rubricate's version, the reputation config, the
+ledger key's id). A job's scores are kept as JSON text, read only for a job that changed; each
+author's series too, written again as it was read when the author did not change. A state of
+other inputs, or one that does not read back, is not used. It is taken out of the folder when a
 report starts and written back when it has finished, so a report that stops half-way leaves none
 that would not hold.
 """
@@ -23,13 +23,14 @@ from typing import Any, overload
 
 from rubricate import __version__
 from rubricate.ledger.reputation_config import ReputationConfig
+from rubricate.report.memo import Memo
 from rubricate.report.model import JobPart
 from rubricate.report.refresh import Kept
 from rubricate.report.scores import Scored
 from rubricate.report.tallies import read_tally
 
 STATE_PATH = ".rubricate/report-state.json"
-STATE_FORMAT = 3
+STATE_FORMAT = 4
 
 
 @dataclass(frozen=True)
@@ -117,7 +118,7 @@ def save_state(out: Path, inputs: str, state: State) -> Path:
             for (repo, author), points in state.kept.series.items()
         ],
         "tally": state.kept.tally.rows(),
-        "estimates": state.kept.estimates,
+        "memo": state.kept.memo.used,
         "styles": {n: css for p in state.pages.values() for n, css in p.styles.items()},
         "pages": {slug: [p.digest, sorted(p.styles)] for slug, p in sorted(state.pages.items())},
         "context": state.context,
@@ -162,6 +163,6 @@ def _state(data: dict[str, Any]) -> State:
         str(slug): DrawnPage(str(d), {name: css[name] for name in names})
         for slug, (d, names) in data["pages"].items()
     }
-    estimates = {str(k): list(v) for k, v in data["estimates"].items()}
-    kept = Kept(files, parts, series, read_tally(data["tally"]), estimates, texts)
+    memo = Memo({str(digest): value for digest, value in data["memo"].items()})
+    kept = Kept(files, parts, series, read_tally(data["tally"]), memo, texts)
     return State(kept, pages, str(data["context"]))

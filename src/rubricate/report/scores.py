@@ -19,17 +19,15 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, MutableMapping
+from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
 from rubricate.ledger.event import Event, criterion_source, rfc3339
 from rubricate.ledger.fold import JobFacts, JobSummary, event_order
 from rubricate.ledger.reputation_config import ReputationConfig
-from rubricate.report.stats import RESAMPLES, SEED, Estimate, spearman_estimate
+from rubricate.report.memo import RESAMPLES, SEED, Estimate, Memo
 from rubricate.rubric.model import TOLERANCE
 
 SOURCES = ("heuristic", "judge", "reviewer")
@@ -191,11 +189,10 @@ def weights_section(
     config: ReputationConfig,
     *,
     seed: int = SEED,
-    known: MutableMapping[str, list[float | None]] | None = None,
+    memo: Memo | None = None,
 ) -> dict[str, Any]:
-    """Spearman's ρ between rubric_quality and the trust-weighted rating, and the job count.
-    `known`: the last estimate by a digest of what it was drawn from (kept when it is the same,
-    made again and put in its place otherwise)."""
+    """Spearman's ρ between rubric_quality and the trust-weighted rating, and the job count
+    (`memo`: the estimates the last report kept, taken when drawn from the same numbers)."""
     jobs = sorted(
         (j for j in facts if j.state == "completed" and j.rubric_quality is not None),
         key=lambda j: (j.closed_at or j.last_at, j.repo, j.pr),
@@ -204,7 +201,7 @@ def weights_section(
     kept = [(j, r) for j, r in rated if r is not None]
     quality = [round(j.rubric_quality or 0.0, 6) for j, _ in kept]
     ratings = [round(r or 0.0, 6) for _, r in kept]
-    estimate = _estimate(quality, ratings, seed, known)
+    estimate = _estimate(quality, ratings, seed, memo or Memo())
     return {
         "threshold_jobs": THRESHOLD_JOBS,
         "jobs": len(kept),
@@ -220,23 +217,18 @@ def weights_section(
     }
 
 
-def _estimate(
-    quality: list[float],
-    ratings: list[float],
-    seed: int,
-    known: MutableMapping[str, list[float | None]] | None,
-) -> Estimate:
-    """`spearman_estimate`, taken from `known` when it holds the one of these numbers."""
-    if known is None:
-        return spearman_estimate(quality, ratings, seed=seed)
-    text = json.dumps([seed, RESAMPLES, quality, ratings], separators=(",", ":"))
-    digest = hashlib.sha256(text.encode()).hexdigest()
-    if digest in known:
-        return Estimate(*known[digest])
-    estimate = spearman_estimate(quality, ratings, seed=seed)
-    known.clear()
-    known[digest] = [estimate.value, estimate.low, estimate.high]
-    return estimate
+def _estimate(quality: list[float], ratings: list[float], seed: int, memo: Memo) -> Estimate:
+    """`spearman_estimate`, from the memo when it holds the one of these numbers."""
+
+    def draw() -> list[float | None]:
+        # numpy (through `stats`) only now that an estimate is drawn: a kept one needs none
+        from rubricate.report.stats import spearman_estimate
+
+        drawn = spearman_estimate(quality, ratings, seed=seed)
+        return [drawn.value, drawn.low, drawn.high]
+
+    value, low, high = memo.recall(["spearman", RESAMPLES, seed, quality, ratings], draw)
+    return Estimate(value, low, high)
 
 
 def _job_rating(job: JobFacts, config: ReputationConfig) -> float | None:

@@ -13,24 +13,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
-RESAMPLES = 1000
-SEED = 20240601
+from rubricate.report.memo import RESAMPLES, SEED, Estimate
+
 _CHUNK = 100
 Floats = npt.NDArray[np.float64]
-
-
-@dataclass(frozen=True)
-class Estimate:
-    """A statistic with its 95% bootstrap interval (None where undefined)."""
-
-    value: float | None
-    low: float | None
-    high: float | None
 
 
 def kappa_table(table: Sequence[Sequence[float]]) -> float | None:
