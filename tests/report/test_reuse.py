@@ -12,7 +12,7 @@ import pytest
 
 from rubricate.cli.main import main
 from rubricate.ledger.backends import DirectoryStore
-from rubricate.report import pool
+from rubricate.report import pool, workers
 from rubricate.report.reuse import STATE_PATH
 from tests.ledger.factory import event, scored
 from tests.report.sample import sample_events, write_ledger
@@ -188,3 +188,43 @@ def test_source_date_epoch_is_the_reports_now(
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "soon")
     assert main(["report", "--data", str(data), "--out", str(tmp_path / "x")]) == 2
     assert "SOURCE_DATE_EPOCH='soon' is not a time in seconds" in capsys.readouterr().err
+
+
+def test_estimates_drawn_from_the_same_numbers_are_not_drawn_again(
+    data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site = tmp_path / "site"
+    _report(data, site)
+    _append(data, event("disputed", 12, 960, "a-dispute", feedback="broke it", author="carol"))
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("an estimate was drawn again")
+
+    with monkeypatch.context() as patched:  # a dispute moves no score, rating or quality
+        patched.setattr("rubricate.report.stats.kappa_estimate", refuse)
+        patched.setattr("rubricate.report.stats.spearman_estimate", refuse)
+        _report(data, site)
+    _report(data, tmp_path / "full", "--full")
+    assert _files(site) == _files(tmp_path / "full")
+    assert json.loads((site / "report.json").read_text())["calibration"]["criteria"]
+
+
+def test_only_the_pages_of_authors_whose_jobs_changed_are_looked_at(
+    data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site = tmp_path / "site"
+    _report(data, site)
+    _append(data, event("rated", 14, 900, "one-more", rating=2, author="erin", actor="zed"))
+    looked: list[str] = []
+    real = workers.page_inputs
+
+    def spy(report: Any, slugs: Any) -> Any:
+        looked.extend(slugs)
+        return real(report, slugs)
+
+    monkeypatch.setattr(workers, "page_inputs", spy)
+    _report(data, site)
+    assert looked == ["erin"]
+    looked.clear()
+    _report(data, tmp_path / "full", "--full")
+    assert sorted(looked) == ["alice", "bob-the-builder", "carol", "dependabot_bot_", "erin"]

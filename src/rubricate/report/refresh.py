@@ -90,9 +90,8 @@ def refreshed(
     ordered = [e for key in sorted(read) for e in events[key]]
     series.update(each_series(ordered, config, facts))
     listed = [(key, series[key]) for key in sorted(series, key=_page_order)]
-    memo = Memo(kept.memo.used)
-    sources = Sources(cache_ledger_facts(snapshot.cache), facts, parts, listed, tally, memo)
-    return sources, Kept(files, parts, series, tally, memo, texts), stale
+    sources = Sources(cache_ledger_facts(snapshot.cache), facts, parts, listed, tally, kept.memo)
+    return sources, Kept(files, parts, series, tally, kept.memo, texts), stale
 
 
 def _page_order(key: AuthorKey) -> tuple[str, AuthorKey]:
