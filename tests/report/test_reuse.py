@@ -12,7 +12,7 @@ import pytest
 
 from rubricate.cli.main import main
 from rubricate.ledger.backends import DirectoryStore
-from rubricate.report import pool, workers
+from rubricate.report import charts, pool, workers
 from rubricate.report.reuse import STATE_PATH
 from tests.ledger.factory import event, scored
 from tests.report.sample import sample_events, write_ledger
@@ -228,3 +228,19 @@ def test_only_the_pages_of_authors_whose_jobs_changed_are_looked_at(
     looked.clear()
     _report(data, tmp_path / "full", "--full")
     assert sorted(looked) == ["alice", "bob-the-builder", "carol", "dependabot_bot_", "erin"]
+
+
+def test_a_report_of_an_unchanged_ledger_draws_no_chart(
+    data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site = tmp_path / "site"
+    _report(data, site)
+    before = _files(site)
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a chart was drawn again")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(charts, "render", refuse)
+        _report(data, site)
+    assert _files(site) == before

@@ -128,7 +128,8 @@ def run_report(args: argparse.Namespace) -> int:
             if pages is not None:
                 from rubricate.report.site import write_site  # pygal, as above
 
-                written = write_site(report, out, progress, pages=pages)
+                memo = kept.memo if kept is not None else None
+                written = write_site(report, out, progress, pages=pages, memo=memo)
                 message = f"wrote {len(written)} files to {out}/ (open {out / 'index.html'})"
             elif args.format == "markdown":
                 message = f"wrote {write_markdown(report, out)}"

@@ -7,18 +7,21 @@ after its content (all go to `style.css`), its random id is replaced by a stable
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import pygal
 from pygal.style import Style
 
 from rubricate.ledger.event import parse_time
 from rubricate.ledger.reputation import COMPONENTS
+from rubricate.report.memo import Memo
 from rubricate.report.pygal_quick import Bar, DateTimeLine, quick_drawing
 
 PALETTE = ("#0b5cad", "#b3470c", "#1a7f37", "#8250df", "#9a6700", "#cf222e")
@@ -58,6 +61,45 @@ MAX_POINTS = 60
 _UNSAFE_ID = re.compile(r"[^A-Za-z0-9_-]")
 STYLES: dict[str, str] = {}
 """The charts' CSS by class (pages link one `style.css`; a strict CSP allows no inline style)."""
+_MEMOS: list[Memo] = []
+"""The memo charts are drawn through (`kept_charts`), innermost last."""
+_SCOPES: list[str] = []
+"""The style classes of the charts drawn so far, in order."""
+Draw = TypeVar("Draw", bound=Callable[..., str])
+
+
+@contextmanager
+def kept_charts(memo: Memo | None) -> Iterator[None]:
+    """Within: a chart drawn from the same inputs as one in `memo` is taken from it, not drawn
+    again (pygal takes most of a page's time); those drawn are put in it."""
+    _MEMOS.append(memo or Memo())
+    try:
+        yield
+    finally:
+        _MEMOS.pop()
+        _SCOPES.clear()
+
+
+def _kept(draw: Draw) -> Draw:
+    """`draw`, through the memo of `kept_charts` when there is one (inputs that are functions,
+    formatters, are the same for the same chart id)."""
+
+    @functools.wraps(draw)
+    def drawn(*args: Any, **kwargs: Any) -> str:
+        if not _MEMOS:
+            return draw(*args, **kwargs)
+
+        def make() -> list[Any]:
+            start = len(_SCOPES)
+            svg = draw(*args, **kwargs)
+            return [svg, {name: STYLES[name] for name in _SCOPES[start:]}]
+
+        shown = {k: v for k, v in kwargs.items() if not callable(v)}
+        svg, styles = _MEMOS[-1].recall(["chart", draw.__name__, args, shown], make)
+        STYLES.update(styles)
+        return str(svg)
+
+    return cast(Draw, drawn)
 
 
 def _config(**extra: Any) -> dict[str, Any]:
@@ -153,6 +195,7 @@ def _shared_style(css: str, scope: str) -> str:
     digest = hashlib.sha1(css.replace(scope, "#").encode(), usedforsecurity=False).hexdigest()
     name = f"c{digest[:10]}"
     STYLES.setdefault(name, css.replace(scope, f".{name}"))
+    _SCOPES.append(name)
     return name
 
 
@@ -161,6 +204,7 @@ def stylesheet() -> str:
     return "\n".join(STYLES[name] for name in sorted(STYLES))
 
 
+@_kept
 def reputation_over_time(chart_id: str, points: Sequence[Mapping[str, Any]], desc: str) -> str:
     """Reputation and its five components over time, one line each."""
     shown = thin(points)
@@ -186,6 +230,7 @@ def reputation_over_time(chart_id: str, points: Sequence[Mapping[str, Any]], des
     return render(chart, chart_id, "Reputation over time", desc)
 
 
+@_kept
 def grouped_bars(
     chart_id: str,
     title: str,
@@ -218,6 +263,7 @@ def grouped_bars(
     return render(chart, chart_id, title, desc)
 
 
+@_kept
 def intervals(
     chart_id: str,
     title: str,
@@ -238,6 +284,7 @@ def intervals(
     return render(chart, chart_id, title, desc)
 
 
+@_kept
 def growth(chart_id: str, points: Sequence[Mapping[str, Any]], threshold: int, desc: str) -> str:
     """Jobs with both signals over time, against the threshold."""
     stamps = [_time(p["at"]) for p in points]

@@ -1,9 +1,9 @@
 """The bootstrap's settings, its estimate, and the estimates a report keeps for the next one
 (pure: no numpy, which only drawing an estimate needs).
 
-A bootstrap estimate (calibration's kappa, the weights' ρ) costs far more than a digest of what
-it is drawn from. A report keeps each estimate it used under that digest (`Memo`), and the next
-report takes it instead of drawing it again when its inputs are the same (`reuse`).
+A bootstrap estimate (calibration's kappa, the weights' ρ), or a chart, costs far more than a
+digest of what it is drawn from. A report keeps each one it used under that digest (`Memo`), and
+the next report takes it instead of drawing it again when its inputs are the same (`reuse`).
 """
 
 from __future__ import annotations
@@ -36,8 +36,12 @@ class Memo:
         self.used: dict[str, Any] = {}
 
     def recall(self, inputs: Any, make: Callable[[], Any]) -> Any:
-        """The value kept for these inputs (JSON-ready), or `make()`'s (JSON-ready too)."""
-        text = json.dumps(inputs, sort_keys=True, separators=(",", ":"), allow_nan=False)
+        """The value kept for these inputs (JSON-ready), or `make()`'s (JSON-ready too; not kept
+        when the inputs are not)."""
+        try:
+            text = json.dumps(inputs, sort_keys=True, separators=(",", ":"))
+        except (TypeError, ValueError):
+            return make()
         digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
         value = self.known[digest] if digest in self.known else make()
         self.used[digest] = value

@@ -16,6 +16,7 @@ from typing import Any
 
 from rubricate.report import charts
 from rubricate.report.files import write_json, write_text
+from rubricate.report.memo import Memo
 from rubricate.report.pages import index_html, sort_pages
 from rubricate.report.workers import PARALLEL_FROM, AuthorPages, Progress
 
@@ -28,17 +29,19 @@ def write_site(
     workers: int | None = None,
     parallel_from: int = PARALLEL_FROM,
     pages: AuthorPages | None = None,
+    memo: Memo | None = None,
 ) -> list[Path]:
     """`index.html`, the sorted author tables, `report.json`, one page per author (`pages`: when
     they are being drawn already) and the `style.css` they all link (last: it holds the CSS of
-    every chart drawn)."""
+    every chart drawn). `memo`: the index's charts the last report drew, and those of this one."""
     (out / "authors").mkdir(parents=True, exist_ok=True)
     charts.STYLES.clear()
     gc.freeze()  # the document lives to the end: collections while drawing skip it
     authors = pages or AuthorPages(out, workers, parallel_from)
     try:
         authors.start(report)
-        written = [write_text(out / "index.html", index_html(report))]
+        with charts.kept_charts(memo):
+            written = [write_text(out / "index.html", index_html(report))]
         progress("index.html")
         written += [write_text(out / name, text) for name, text in sort_pages(report)]
         written.append(write_json(report, out / "report.json"))
