@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -54,9 +55,7 @@ def _append(data: Path, *events: Any) -> None:
 
 
 def _no_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
-    def refuse(*args: object, **kwargs: object) -> None:
-        raise AssertionError("the ledger was parsed line by line")
-
+    refuse = _refuse("the ledger was parsed line by line")
     monkeypatch.setattr("rubricate.cli.report_cmd.parse_in_parallel", refuse)
 
 
@@ -197,9 +196,7 @@ def test_estimates_drawn_from_the_same_numbers_are_not_drawn_again(
     _report(data, site)
     _append(data, event("disputed", 12, 960, "a-dispute", feedback="broke it", author="carol"))
 
-    def refuse(*args: object, **kwargs: object) -> None:
-        raise AssertionError("an estimate was drawn again")
-
+    refuse = _refuse("an estimate was drawn again")
     with monkeypatch.context() as patched:  # a dispute moves no score, rating or quality
         patched.setattr("rubricate.report.stats.kappa_estimate", refuse)
         patched.setattr("rubricate.report.stats.spearman_estimate", refuse)
@@ -233,14 +230,15 @@ def test_only_the_pages_of_authors_whose_jobs_changed_are_looked_at(
 def test_a_report_of_an_unchanged_ledger_draws_no_chart(
     data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    site = tmp_path / "site"
-    _report(data, site)
-    before = _files(site)
+    _report(data, tmp_path / "site")
+    drawn = _files(tmp_path / "site")
+    monkeypatch.setattr(charts, "render", _refuse("a chart was drawn again"))
+    _report(data, tmp_path / "site")
+    assert _files(tmp_path / "site") == drawn
 
+
+def _refuse(what: str) -> Callable[..., None]:
     def refuse(*args: object, **kwargs: object) -> None:
-        raise AssertionError("a chart was drawn again")
+        raise AssertionError(what)
 
-    with monkeypatch.context() as patched:
-        patched.setattr(charts, "render", refuse)
-        _report(data, site)
-    assert _files(site) == before
+    return refuse
