@@ -7,7 +7,8 @@ remote|data]`. Prints one JSON object. The ledger comes from the ledger benchmar
 cache included); `--data` keeps it there for later runs. With `--source remote` (the default) the
 report reads it as a data branch (`--remote`, a bare repository made from the directory), with
 `--source data` as a checkout (`--data`). Each report is the CLI in a fresh process, with Python's
-bytecode cache on: wall seconds, CPU seconds of it and its page workers, peak memory. After the
+bytecode cache on: wall seconds, CPU seconds of it and its page workers, peak memory, and the
+machine's load average when it ended. After the
 new event (a rating on an existing job) it counts the files of the site whose bytes changed, and
 checks that the incremental site and a `--full` rebuild are the same files with the same bytes
 (`SOURCE_DATE_EPOCH` fixes the report's "now" for both).
@@ -99,6 +100,7 @@ def report(source: list[str], out: Path, *extra: str) -> dict[str, Any]:
         "wall_s": round(time.perf_counter() - started, 2),
         "cpu_s": round(usage.ru_utime + usage.ru_stime, 2),
         "peak_rss_mb": round(usage.ru_maxrss / 1024, 1),
+        "load_average_1m": round(os.getloadavg()[0], 2),
     }
 
 

@@ -4,7 +4,8 @@ that changed (pure: reads job files through a `FoldSnapshot`).
 A job changed when its job file's id is not the one the last report was built from. Its part is
 made again from its events; so is the series of each author who has a changed job (from the
 events of all of that author's jobs in the repository), or whose series the last report did not
-keep. Everything else is the last report's. `assemble` then gives the document a full build gives.
+keep. The tally of scores loses each changed job's old scores and gains its new ones. Everything
+else is the last report's. `assemble` then gives the document a full build gives.
 """
 
 from __future__ import annotations
