@@ -8,10 +8,10 @@ cache included); `--data` keeps it there for later runs. With `--source remote` 
 report reads it as a data branch (`--remote`, a bare repository made from the directory), with
 `--source data` as a checkout (`--data`). Each report is the CLI in a fresh process, with Python's
 bytecode cache on: wall seconds, CPU seconds of it and its page workers, peak memory, and the
-machine's load average when it ended. After the
-new event (a rating on an existing job) it counts the files of the site whose bytes changed, and
-checks that the incremental site and a `--full` rebuild are the same files with the same bytes
-(`SOURCE_DATE_EPOCH` fixes the report's "now" for both).
+machine's load average when it ended. After the new event (a rating on an existing job) it
+counts the files of the site whose bytes changed, and checks that the incremental site and a
+`--full` rebuild are the same files with the same bytes (`SOURCE_DATE_EPOCH` fixes the report's
+"now" for both).
 """
 
 from __future__ import annotations
