@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,10 @@ import pytest
 
 from rubricate.cli.main import main
 from rubricate.ledger.backends import DirectoryStore
+from rubricate.ledger.codec import parse_ledger
+from rubricate.ledger.reputation_config import ReputationConfig
 from rubricate.report import charts, pool, workers
+from rubricate.report.model import Options, build_report
 from rubricate.report.reuse import STATE_PATH
 from tests.ledger.factory import event, scored
 from tests.report.sample import sample_events, write_ledger
@@ -242,3 +246,28 @@ def _refuse(what: str) -> Callable[..., None]:
         raise AssertionError(what)
 
     return refuse
+
+
+@pytest.mark.parametrize("shown", [("--since", "90"), ("--author", "carol")])
+def test_a_narrowed_report_after_new_events_equals_a_full_one(
+    data: Path, tmp_path: Path, shown: tuple[str, str]
+) -> None:
+    site = tmp_path / "site"
+    _report(data, site, *shown, "--format", "json")
+    _append(
+        data,
+        scored("review_scored", 12, 970, "late-score", [1, 2, 1, 2, 1], author="carol"),
+        event("rated", 12, 971, "late-rating", rating=5, author="carol", actor="zed"),
+    )
+    _report(data, site, *shown, "--format", "json")
+    _report(data, tmp_path / "full", *shown, "--format", "json", "--full")
+    assert _files(site) == _files(tmp_path / "full")
+    texts = {p.relative_to(data).as_posix(): p.read_text() for p in data.glob("ledger/*.jsonl")}
+    since = float(shown[1]) if shown[0] == "--since" else None
+    author = shown[1] if shown[0] == "--author" else None
+    options = Options(datetime.fromtimestamp(int(EPOCH), timezone.utc), since, author)
+    alone = build_report(parse_ledger(texts), ReputationConfig(), options)
+    made = json.loads((site / "report.json").read_text())
+    for name in ("calibration", "weights"):  # counted over the jobs shown, not every job
+        assert made[name] == json.loads(json.dumps(alone[name]))
+    assert made["scores"]["distributions"] == alone["scores"]["distributions"]
