@@ -1,7 +1,8 @@
 """The trained injection detector: spans of untrusted text, their features and scores (pure).
 
 A linear model (logistic regression) over hashed features of one span of text: its words,
-pairs of adjacent words, and character 3- and 4-grams of each word (so inflected and
+pairs of adjacent words (a pair's bucket mixed from its words' buckets, `pair_index`), and
+character 3- and 4-grams of each word (so inflected and
 non-English words share features), after undoing the usual disguises: NFKC and look-alike
 letters, letter-spacing (`i g n o r e`), leetspeak (`1gn0r3`) and base64 blobs, whose
 decoded text is read as well. Scripts without spaces (Chinese, Japanese, Korean, Thai) are
@@ -12,8 +13,9 @@ read as character pairs. The weights are data (`injection_detector.bin`, built b
 JSON strings and at escaped line breaks, and a long line into sentences), with comment and
 quote markers taken off, and each block of consecutive non-blank lines (up to `BLOCK_LINES`
 lines), whose words are its lines' words in order. Each line also has a feature for its
-first word (where an imperative starts). A block's score is built from its lines' sums, so
-each line is read once. The score of a text is that of its worst span.
+first word (where an imperative starts). Every piece's tokens are laid end to end and each
+span's sum is a difference of running sums over them, so each line is read once and the
+per-token work runs in C-speed `map`s. The score of a text is that of its worst span.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import base64
 import binascii
 import itertools
 import math
+import operator
 import re
 import struct
 import unicodedata
@@ -31,7 +34,7 @@ from dataclasses import dataclass, field
 
 from rubricate.judge.hidden import CONFUSABLES, INVISIBLE
 
-DETECTOR_VERSION = "rubricate-injection-2"
+DETECTOR_VERSION = "rubricate-injection-3"
 """Changes whenever the weights or the features change; part of the judge's cache key."""
 HASH_BITS = 19
 _MASK = (1 << HASH_BITS) - 1
@@ -56,19 +59,30 @@ _MARKER_STARTS = frozenset("#;>*+|-/\"'<")
 """The first characters of the comment and quote markers `_MARKERS` takes off."""
 _WORD_CRC = zlib.crc32(b"w:")
 _GRAM_CRC = zlib.crc32(b"c:")
-_PAIR_CRC = zlib.crc32(b"p:")
 """The CRCs of the feature prefixes; a feature's bucket continues from them (`feature_index`)."""
 _MIXED_LATIN = re.compile(r"[a-z][^\W\d_]*[а-яёα-ω]|[а-яёα-ω][^\W\d_]*[a-z]")
+_MARKER_BYTES = frozenset((b"#", b"^"))
+_CACHED = 100_000
+"""Entries each of a detector's caches (words, lines) holds before it starts over."""
+_FIRST = operator.itemgetter(0)
+_SECOND = operator.itemgetter(1)
+_THIRD = operator.itemgetter(2)
+_FOURTH = operator.itemgetter(3)
+_ASCII_WORDS = bytes(
+    c + 32 if 65 <= c <= 90 else c if 48 <= c <= 57 or 97 <= c <= 122 else 32 for c in range(256)
+)
+"""ASCII letters lower-cased and digits kept, every other byte a space: `_TOKEN` on ASCII."""
+_LEET_BYTES = bytes.maketrans(b"013457", b"oieast")
+_BASE64_RUN = re.compile(rb"[A-Za-z0-9+/]{20}")
+_MIXED_DIGITS = re.compile(rb"[a-z][0-9]|[0-9][a-z]")
+"""A word mixing letters and digits, in text after `_ASCII_WORDS` (where leetspeak may be)."""
 
 
 Scored = tuple[int, int, float, str]
 """A scored span: first line, last line, probability, text."""
-_Word = tuple[float, int, int, bytes]
-"""A word's summed feature weights, its feature count, the CRC of `p:word ` (where its pairs'
-CRCs start) and its UTF-8 bytes."""
-_Sums = tuple[float, int, str, str, int]
-"""A span's summed feature weights, its feature count, its first and last token, and its
-`word_count`."""
+_Word = tuple[float, int, int, int]
+"""A word's summed feature weights, its feature count, its bucket (that of `w:word`) and the
+part of `pair_index` it gives as a pair's first word."""
 
 
 @dataclass
@@ -79,8 +93,16 @@ class Detector:
     bias: float
     threshold: float
     version: str = DETECTOR_VERSION
-    _words: dict[str, _Word] = field(default_factory=dict, repr=False)
-    _lines: dict[str, _Sums] = field(default_factory=dict, repr=False)
+    _words: dict[bytes, _Word] = field(default_factory=dict, repr=False)
+    _table: array.array[float] = field(default_factory=lambda: array.array("d"), repr=False)
+    """The weights as a flat array (no objects for the garbage collector to walk)."""
+    _doubled: array.array[float] = field(default_factory=lambda: array.array("d"), repr=False)
+    """The weights twice over, so a pair's bucket needs no mask (`_probabilities`)."""
+    _lines: dict[str, tuple[tuple[bytes, ...], int]] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        self._table = array.array("d", self.weights)
+        self._doubled = self._table + self._table
 
     @classmethod
     def from_bytes(cls, data: bytes) -> Detector:
@@ -116,99 +138,107 @@ class Detector:
 
     def score(self, text: str) -> float:
         """The probability that one span of text (read as a single line) is an injection."""
-        sums = self._sums(tokens_of(text))
-        return self._probability(sums) if sums[1] else _sigmoid(self.bias)
-
-    def _sums(self, tokens: list[str]) -> _Sums:
-        """The summed weights of the tokens' word and pair features, and how many there are.
-
-        A pair's bucket is the CRC of `p:a b`, continued from the CRC of `p:a ` kept with `a`,
-        so each pair costs one checksum of `b`'s bytes and no new string."""
+        tokens = [_utf8(t) for t in tokens_of(text)]
         if not tokens:
-            return (0.0, 0, "", "", 0)
-        total = 0.0
-        count = len(tokens) - 1
-        words = self._words
-        weights = self.weights
-        before = -1
-        for token in tokens:
-            known = words.get(token) or self._word(token)
-            total += known[0]
-            count += known[1]
-            if before >= 0:
-                total += weights[zlib.crc32(known[3], before) & _MASK]
-            before = known[2]
-        return (total, count, tokens[0], tokens[-1], word_count(tokens))
+            return _sigmoid(self.bias)
+        return self._probabilities(tokens, [0, len(tokens)], [(0, 1)])[0]
 
-    def _word(self, token: str) -> _Word:
-        """A word's summed feature weights, feature count, pair prefix CRC and bytes (cached)."""
-        raw = token.encode("utf-8", "surrogatepass")
-        weights = self.weights
-        found = [weights[zlib.crc32(raw, _WORD_CRC) & _MASK]]
-        if token[:1] not in _MARKER_TOKENS:
+    def scored(self, text: str) -> list[Scored]:
+        """Every span of `text` with its score: (first line, last line, probability, span).
+
+        The tokens of every piece (a line, or a part of one) are laid end to end; a span is
+        a run of pieces: one scored line, or a block of lines read one after another."""
+        found: list[tuple[int, int, str]] = []
+        runs: list[tuple[int, int]] = []
+        tokens: list[bytes] = []
+        bounds = [0]
+        words: list[int] = []
+        known = self._lines.get
+        for block in _blocks(text):
+            first = len(words)
+            for number, line in block:
+                whole = len(line) <= MAX_SPAN_CHARS and '"' not in line and "\\" not in line
+                for piece in (line,) if whole else _pieces(line):  # `_pieces` keeps it whole
+                    mine, count = known(piece) or self._line(piece)
+                    tokens += mine
+                    bounds.append(len(tokens))
+                    words.append(count)
+                    if count >= MIN_TOKENS:
+                        found.append((number, number, piece))
+                        runs.append((len(words) - 1, len(words)))
+            if 1 < len(block) <= BLOCK_LINES:
+                joined = " ".join(line for _n, line in block)
+                if len(joined) <= MAX_SPAN_CHARS and sum(words[first:]) >= MIN_TOKENS:
+                    found.append((block[0][0], block[-1][0], joined))
+                    runs.append((first, len(words)))
+        scores = self._probabilities(tokens, bounds, runs)
+        return [(a, b, p, span) for (a, b, span), p in zip(found, scores, strict=True)]
+
+    def _probabilities(
+        self, tokens: list[bytes], bounds: list[int], runs: list[tuple[int, int]]
+    ) -> list[float]:
+        """The probability of each run of pieces (piece i is `tokens[bounds[i]:bounds[i+1]]`).
+
+        Running sums over all the tokens, built by C-speed `map`s, give each span's sum as a
+        difference: its words' weights (a word's weights cached after its first sight) and
+        its pairs' weights (`_doubled[mixed + bucket]` is the weight of `pair_index`); the
+        pairs inside a run of pieces are exactly the pairs of its tokens read in order."""
+        found = self._found(tokens)
+        weight = list(itertools.accumulate(map(_FIRST, found), initial=0.0))
+        features = list(itertools.accumulate(map(_SECOND, found), initial=0))
+        mixed = map(operator.add, map(_FOURTH, found), map(_THIRD, found[1:]))
+        paired = list(itertools.accumulate(map(self._doubled.__getitem__, mixed), initial=0.0))
+        out: list[float] = []
+        bias = self.bias
+        for first, last in runs:
+            start, end = bounds[first], bounds[last]
+            if end == start:
+                out.append(0.0)
+                continue
+            total = weight[end] - weight[start] + paired[end - 1] - paired[start]
+            count = features[end] - features[start] + end - start - 1
+            out.append(_sigmoid(bias + total / math.sqrt(count)))
+        return out
+
+    def _found(self, tokens: list[bytes]) -> list[_Word]:
+        """Each token's word entry, the missing ones computed first (`_word`)."""
+        words = self._words
+        if all(map(words.__contains__, tokens)):
+            return list(map(words.__getitem__, tokens))
+        missing = {t for t in tokens if t not in words}
+        if len(words) + len(missing) > _CACHED:
+            words.clear()
+            missing = set(tokens)
+        for token in missing:
+            words[token] = self._word(token)
+        return list(map(words.__getitem__, tokens))
+
+    def _word(self, token: bytes) -> _Word:
+        """A word's summed feature weights, feature count, bucket and pair part."""
+        weights = self._table
+        bucket = zlib.crc32(token, _WORD_CRC) & _MASK
+        found = [weights[bucket]]
+        if token[:1] not in _MARKER_BYTES:
             if token.isascii():
-                padded = b"<" + raw + b">"
+                padded = b"<" + token + b">"
                 grams = [padded[i : i + 3] for i in range(len(padded) - 2)]
                 grams += [padded[i : i + 4] for i in range(len(padded) - 3)]
             else:
-                text = f"<{token}>"
-                grams = [
-                    text[i : i + 3].encode("utf-8", "surrogatepass") for i in range(len(text) - 2)
-                ]
-                grams += [
-                    text[i : i + 4].encode("utf-8", "surrogatepass") for i in range(len(text) - 3)
-                ]
+                text = f"<{token.decode('utf-8', 'surrogatepass')}>"
+                grams = [_utf8(text[i : i + 3]) for i in range(len(text) - 2)]
+                grams += [_utf8(text[i : i + 4]) for i in range(len(text) - 3)]
             found += [weights[zlib.crc32(g, _GRAM_CRC) & _MASK] for g in grams]
-        known = (sum(found), len(found), zlib.crc32(raw + b" ", _PAIR_CRC), raw)
-        if len(self._words) < 200_000:
-            self._words[token] = known
+        return (sum(found), len(found), bucket, (bucket * 31) & _MASK)
+
+    def _line(self, line: str) -> tuple[tuple[bytes, ...], int]:
+        """One line's tokens and word count (cached; a tuple of bytes is nothing the garbage
+        collector walks)."""
+        tokens, count = _line_bytes(line)
+        known = (tuple(tokens), count)
+        if len(self._lines) >= _CACHED:
+            self._lines.clear()
+        self._lines[line] = known
         return known
-
-    def _pair(self, a: str, b: str) -> float:
-        first = self._words.get(a) or self._word(a)
-        second = self._words.get(b) or self._word(b)
-        return self.weights[zlib.crc32(second[3], first[2]) & _MASK]
-
-    def _line(self, line: str) -> _Sums:
-        known = self._lines.get(line)
-        if known is None:
-            known = self._sums(line_tokens(line))
-            if len(self._lines) < 100_000:
-                self._lines[line] = known
-        return known
-
-    def scored(self, text: str) -> list[Scored]:
-        """Every span of `text` with its score: (first line, last line, probability, span)."""
-        out: list[Scored] = []
-        for block in _blocks(text):
-            parts = []
-            for number, line in block:
-                for piece in _pieces(line):
-                    sums = self._line(piece)
-                    parts.append(sums)
-                    if sums[4] >= MIN_TOKENS:
-                        out.append((number, number, self._probability(sums), piece))
-            if 1 < len(block) <= BLOCK_LINES:
-                joined = " ".join(line for _n, line in block)
-                if len(joined) <= MAX_SPAN_CHARS:
-                    sums = self._joined(parts)
-                    if sums[4] >= MIN_TOKENS:
-                        out.append((block[0][0], block[-1][0], self._probability(sums), joined))
-        return out
-
-    def _joined(self, parts: list[_Sums]) -> _Sums:
-        """The sums of the lines' tokens read one after another (pairs across lines added)."""
-        kept = [p for p in parts if p[1]]
-        if not kept:
-            return (0.0, 0, "", "", 0)
-        total = sum(p[0] for p in kept)
-        count = sum(p[1] for p in kept) + len(kept) - 1
-        for before, after in itertools.pairwise(kept):
-            total += self._pair(before[3], after[2])
-        return (total, count, kept[0][2], kept[-1][3], sum(p[4] for p in kept))
-
-    def _probability(self, sums: _Sums) -> float:
-        return _sigmoid(self.bias + sums[0] / math.sqrt(sums[1])) if sums[1] else 0.0
 
     def flagged(self, scored: list[Scored]) -> list[tuple[int, float, str]]:
         """The flagged spans of `scored` (line, probability, span), the highest per first line;
@@ -236,8 +266,18 @@ def _sigmoid(value: float) -> float:
 
 
 def feature_index(feature: str) -> int:
-    """The hashed bucket of one feature string (stable across processes)."""
+    """The hashed bucket of one feature string (stable across processes): the CRC of a word
+    or character n-gram; a pair `p:a b` mixes the buckets of `w:a` and `w:b`."""
+    if feature.startswith("p:"):
+        first, second = feature[2:].split(" ")
+        return pair_index(feature_index(f"w:{first}"), feature_index(f"w:{second}"))
     return zlib.crc32(feature.encode("utf-8", "surrogatepass")) & _MASK
+
+
+def pair_index(first: int, second: int) -> int:
+    """The bucket of the pair of two words with these buckets: the buckets are CRCs, so a
+    linear mix spreads pairs as well as a hash (and costs three integer operations)."""
+    return (first * 31 + second) & _MASK
 
 
 _GRAMS: dict[str, tuple[str, ...]] = {}
@@ -322,6 +362,37 @@ def tokens_of(text: str) -> list[str]:
         else:
             tokens.append(token)
     return tokens + [f"#{e}" for e in extra]
+
+
+def _utf8(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")
+
+
+def _line_bytes(line: str) -> tuple[list[bytes], int]:
+    """`line_tokens(line)` as UTF-8 bytes, and its `word_count`.
+
+    A plain ASCII line (no escapes, no base64 run, no letter-spacing) is cut by one
+    `bytes.translate` and `split`, leetspeak undone where a word mixes letters and digits;
+    any other line is read by `line_tokens`. Both give the same tokens
+    (`tests/judge/test_detector.py`)."""
+    if line.isascii() and "\\" not in line:
+        raw = line.encode("ascii")
+        lowered = raw.translate(_ASCII_WORDS)
+        tokens = lowered.split()
+        if not tokens:
+            return tokens, 0
+        spaced = min(map(len, tokens)) == 1 and _SPACED.search(line.lower())
+        blob = len(raw) >= 20 and _BASE64_RUN.search(raw)
+        if not spaced and not blob:
+            words = len(tokens)
+            if _MIXED_DIGITS.search(lowered):
+                leet = [t for t in tokens if not (t.isalpha() or t.isdigit())]
+                tokens = [t.translate(_LEET_BYTES) if t in leet else t for t in tokens]
+                tokens += [b"#leet"] * len(leet)
+            tokens.append(b"^" + tokens[0])
+            return tokens, words
+    found = line_tokens(line)
+    return [_utf8(t) for t in found], word_count(found)
 
 
 def _unspaced(token: str) -> list[str]:
