@@ -23,6 +23,7 @@ from __future__ import annotations
 import array
 import base64
 import binascii
+import functools
 import itertools
 import math
 import operator
@@ -214,21 +215,25 @@ class Detector:
         return list(map(words.__getitem__, tokens))
 
     def _word(self, token: bytes) -> _Word:
-        """A word's summed feature weights, feature count, bucket and pair part."""
-        weights = self._table
+        """A word's summed feature weights, feature count, bucket and pair part (its
+        n-grams cut, hashed and looked up by C-speed `map`s)."""
+        table = self._table
         bucket = zlib.crc32(token, _WORD_CRC) & _MASK
-        found = [weights[bucket]]
+        total = table[bucket]
+        count = 1
         if token[:1] not in _MARKER_BYTES:
             if token.isascii():
                 padded = b"<" + token + b">"
-                grams = [padded[i : i + 3] for i in range(len(padded) - 2)]
-                grams += [padded[i : i + 4] for i in range(len(padded) - 3)]
+                slices = _gram_slices(len(padded))
+                grams = map(padded.__getitem__, slices)
             else:
                 text = f"<{token.decode('utf-8', 'surrogatepass')}>"
-                grams = [_utf8(text[i : i + 3]) for i in range(len(text) - 2)]
-                grams += [_utf8(text[i : i + 4]) for i in range(len(text) - 3)]
-            found += [weights[zlib.crc32(g, _GRAM_CRC) & _MASK] for g in grams]
-        return (sum(found), len(found), bucket, (bucket * 31) & _MASK)
+                slices = _gram_slices(len(text))
+                grams = map(_utf8, map(text.__getitem__, slices))
+            hashed = map(zlib.crc32, grams, itertools.repeat(_GRAM_CRC))
+            total += sum(map(table.__getitem__, map(_MASK.__and__, hashed)))
+            count += len(slices)
+        return (total, count, bucket, (bucket * 31) & _MASK)
 
     def _line(self, line: str) -> tuple[tuple[bytes, ...], int]:
         """One line's tokens and word count (cached; a tuple of bytes is nothing the garbage
@@ -362,6 +367,12 @@ def tokens_of(text: str) -> list[str]:
         else:
             tokens.append(token)
     return tokens + [f"#{e}" for e in extra]
+
+
+@functools.cache
+def _gram_slices(size: int) -> tuple[slice, ...]:
+    """The slices of a padded word of this length that are its 3-grams, then its 4-grams."""
+    return tuple(slice(i, i + n) for n in (3, 4) for i in range(size - n + 1))
 
 
 def _utf8(text: str) -> bytes:
