@@ -30,7 +30,8 @@ from injection_measure import CARRIERS, WAYS, WHERE, verdicts
 from injection_tasks import TASK_BENIGN
 from injection_written import TRAIN_BENIGN
 
-from rubricate.judge.detector import HASH_BITS, Detector, feature_index, features_of, span_tokens
+from rubricate.judge.detector import HASH_BITS, Detector, feature_index, features_of
+from rubricate.judge.detector_text import span_tokens
 
 TRAIN_REPOS = (
     "anthropics/anthropic-cookbook",

@@ -2,66 +2,54 @@
 
 A linear model (logistic regression) over hashed features of one span of text: its words,
 pairs of adjacent words (a pair's bucket mixed from its words' buckets, `pair_index`), and
-character 3- and 4-grams of each word (so inflected and
-non-English words share features), after undoing the usual disguises: NFKC and look-alike
-letters, letter-spacing (`i g n o r e`), leetspeak (`1gn0r3`) and base64 blobs, whose
-decoded text is read as well. Scripts without spaces (Chinese, Japanese, Korean, Thai) are
-read as character pairs. The weights are data (`injection_detector.bin`, built by
-`benchmarks/train_injection.py`), loaded by the shell (`client_detector`) and handed in here.
+character 3- and 4-grams of each word (so inflected and non-English words share features),
+read from the tokens `judge.detector_text` gives (disguises undone). The weights are data
+(`injection_detector.bin`, built by `benchmarks/train_injection.py`), loaded by the shell
+(`client_detector`) and handed in here.
 
-`span_tokens` cuts a text into the pieces that are scored: each line (cut between quoted
-JSON strings and at escaped line breaks, and a long line into sentences), with comment and
-quote markers taken off, and each block of consecutive non-blank lines (up to `BLOCK_LINES`
-lines), whose words are its lines' words in order. Each line also has a feature for its
-first word (where an imperative starts). Every piece's tokens are laid end to end and each
-span's sum is a difference of running sums over them, so each line is read once and the
-per-token work runs in C-speed `map`s. The score of a text is that of its worst span.
+`detector_text.span_tokens` cuts a text into the pieces that are scored: each line (cut
+between quoted JSON strings and at escaped line breaks, and a long line into sentences),
+with comment and quote markers taken off, and each block of consecutive non-blank lines (up
+to `BLOCK_LINES` lines), whose words are its lines' words in order. Each line also has a
+feature for its first word (where an imperative starts). Every piece's tokens are laid end
+to end and each span's sum is a difference of running sums over them, so each line is read
+once and the per-token work runs in C-speed `map`s. The score of a text is that of its worst span.
 """
 
 from __future__ import annotations
 
 import array
-import base64
-import binascii
+import contextlib
 import functools
+import gc
 import itertools
 import math
 import operator
-import re
 import struct
-import unicodedata
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from rubricate.judge.hidden import CONFUSABLES, INVISIBLE
+from rubricate.judge.detector_text import (
+    BLOCK_LINES,
+    MARKER_TOKENS,
+    MAX_SPAN_CHARS,
+    MIN_TOKENS,
+    blocks,
+    line_bytes,
+    pieces,
+    tokens_of,
+    utf8,
+)
 
 DETECTOR_VERSION = "rubricate-injection-3"
 """Changes whenever the weights or the features change; part of the judge's cache key."""
 HASH_BITS = 19
 _MASK = (1 << HASH_BITS) - 1
 MAGIC = b"RBINJ1"
-BLOCK_LINES = 6
-MAX_SPAN_CHARS = 600
-MIN_TOKENS = 3
-_TOKEN = re.compile(r"[^\W_]+")
-_UNSPACED = re.compile(r"[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
-_SPACED = re.compile(r"(?<![^\W_])(?:[^\W_][ \t.\-_*|/]{1,2}){3,}[^\W_](?![^\W_])")
-_SEPARATORS = re.compile(r"[ \t.\-_*|/]")
-_BASE64 = re.compile(r"[A-Za-z0-9+/]{20,}={0,2}")
-_LEET = str.maketrans("013457@$", "oieastas")
-_DIGIT = re.compile(r"\d")
-_ALPHA = re.compile(r"[^\W\d_]")
-_MARKERS = re.compile(r"^[ \t]*(?:[#;>*+|-]+|//+|/\*+|\*/|<!--|-->|--|\"\"\"|''')[ \t]*")
-_SENTENCE = re.compile(r"(?<=[.!?。！？])\s+")
-_ESCAPES = re.compile(r"\\[nrt]")
-_MARKER_TOKENS = frozenset("#^")
-_CUT = re.compile(r'"\s*[:,]\s*"|\\[nr]')
-_MARKER_STARTS = frozenset("#;>*+|-/\"'<")
-"""The first characters of the comment and quote markers `_MARKERS` takes off."""
 _WORD_CRC = zlib.crc32(b"w:")
 _GRAM_CRC = zlib.crc32(b"c:")
 """The CRCs of the feature prefixes; a feature's bucket continues from them (`feature_index`)."""
-_MIXED_LATIN = re.compile(r"[a-z][^\W\d_]*[а-яёα-ω]|[а-яёα-ω][^\W\d_]*[a-z]")
 _MARKER_BYTES = frozenset((b"#", b"^"))
 _CACHED = 100_000
 """Entries each of a detector's caches (words, lines) holds before it starts over."""
@@ -69,14 +57,6 @@ _FIRST = operator.itemgetter(0)
 _SECOND = operator.itemgetter(1)
 _THIRD = operator.itemgetter(2)
 _FOURTH = operator.itemgetter(3)
-_ASCII_WORDS = bytes(
-    c + 32 if 65 <= c <= 90 else c if 48 <= c <= 57 or 97 <= c <= 122 else 32 for c in range(256)
-)
-"""ASCII letters lower-cased and digits kept, every other byte a space: `_TOKEN` on ASCII."""
-_LEET_BYTES = bytes.maketrans(b"013457", b"oieast")
-_BASE64_RUN = re.compile(rb"[A-Za-z0-9+/]{20}")
-_MIXED_DIGITS = re.compile(rb"[a-z][0-9]|[0-9][a-z]")
-"""A word mixing letters and digits, in text after `_ASCII_WORDS` (where leetspeak may be)."""
 
 
 Scored = tuple[int, int, float, str]
@@ -139,7 +119,7 @@ class Detector:
 
     def score(self, text: str) -> float:
         """The probability that one span of text (read as a single line) is an injection."""
-        tokens = [_utf8(t) for t in tokens_of(text)]
+        tokens = [utf8(t) for t in tokens_of(text)]
         if not tokens:
             return _sigmoid(self.bias)
         return self._probabilities(tokens, [0, len(tokens)], [(0, 1)])[0]
@@ -148,18 +128,24 @@ class Detector:
         """Every span of `text` with its score: (first line, last line, probability, span).
 
         The tokens of every piece (a line, or a part of one) are laid end to end; a span is
-        a run of pieces: one scored line, or a block of lines read one after another."""
+        a run of pieces: one scored line, or a block of lines read one after another. The
+        garbage collector is paused meanwhile: the work allocates many small objects and no
+        cycles, and its passes over a large process cost a third of the time."""
+        with _collector_paused():
+            return self._scored(text)
+
+    def _scored(self, text: str) -> list[Scored]:
         found: list[tuple[int, int, str]] = []
         runs: list[tuple[int, int]] = []
         tokens: list[bytes] = []
         bounds = [0]
         words: list[int] = []
         known = self._lines.get
-        for block in _blocks(text):
+        for block in blocks(text):
             first = len(words)
             for number, line in block:
                 whole = len(line) <= MAX_SPAN_CHARS and '"' not in line and "\\" not in line
-                for piece in (line,) if whole else _pieces(line):  # `_pieces` keeps it whole
+                for piece in (line,) if whole else pieces(line):  # `pieces` keeps it whole
                     mine, count = known(piece) or self._line(piece)
                     tokens += mine
                     bounds.append(len(tokens))
@@ -229,7 +215,7 @@ class Detector:
             else:
                 text = f"<{token.decode('utf-8', 'surrogatepass')}>"
                 slices = _gram_slices(len(text))
-                grams = map(_utf8, map(text.__getitem__, slices))
+                grams = map(utf8, map(text.__getitem__, slices))
             hashed = map(zlib.crc32, grams, itertools.repeat(_GRAM_CRC))
             total += sum(map(table.__getitem__, map(_MASK.__and__, hashed)))
             count += len(slices)
@@ -238,7 +224,7 @@ class Detector:
     def _line(self, line: str) -> tuple[tuple[bytes, ...], int]:
         """One line's tokens and word count (cached; a tuple of bytes is nothing the garbage
         collector walks)."""
-        tokens, count = _line_bytes(line)
+        tokens, count = line_bytes(line)
         known = (tuple(tokens), count)
         if len(self._lines) >= _CACHED:
             self._lines.clear()
@@ -294,7 +280,7 @@ def word_features(token: str) -> tuple[str, ...]:
     found = _GRAMS.get(token)
     if found is None:
         grams = [f"w:{token}"]
-        if token[:1] not in _MARKER_TOKENS:
+        if token[:1] not in MARKER_TOKENS:
             padded = f"<{token}>"
             for size in (3, 4):
                 grams += [f"c:{padded[i : i + size]}" for i in range(len(padded) - size + 1)]
@@ -319,178 +305,19 @@ def features(text: str) -> list[str]:
     return features_of(tokens_of(text))
 
 
-def line_tokens(line: str) -> list[str]:
-    """A line's tokens and a marker for its first word (`^word`)."""
-    tokens = tokens_of(line)
-    if tokens and tokens[0][:1] != "#":
-        tokens.append(f"^{tokens[0]}")
-    return tokens
-
-
-def tokens_of(text: str) -> list[str]:
-    """The words of a span after undoing disguises, case-folded; unspaced scripts as pairs."""
-    if text.isascii():  # nothing invisible, already NFKC, and casefold is lower
-        plain = text.lower()
-    else:
-        plain = unicodedata.normalize("NFKC", INVISIBLE.sub("", text)).casefold()
-    if "\\" in plain:
-        plain = _ESCAPES.sub(" ", plain)
-    extra: list[str] = []
-    if _SPACED.search(plain):
-        plain = _SPACED.sub(lambda m: " " + _SEPARATORS.sub("", m.group(0)) + " ", plain)
-        extra.append("spaced")
-    if "=" in plain or len(plain) >= 20:
-        for blob in _BASE64.findall(text):
-            decoded = _decoded(blob)
-            if decoded:
-                plain += " " + decoded.casefold()
-                extra.append("base64")
-    tokens: list[str] = []
-    if plain.isascii():
-        tokens = _TOKEN.findall(plain)
-        if _DIGIT.search(plain):  # else every token is letters only
-            for i, token in enumerate(tokens):
-                if not (token.isalpha() or token.isdigit()):
-                    tokens[i] = token.translate(_LEET)
-                    extra.append("leet")
-        return tokens + [f"#{e}" for e in extra] if extra else tokens
-    for token in _TOKEN.findall(plain):
-        if token.isascii() and token.isalpha():
-            tokens.append(token)
-        elif _UNSPACED.search(token):
-            tokens += _unspaced(token)
-        elif not token.isascii() and _MIXED_LATIN.search(token):
-            tokens.append(token.translate(CONFUSABLES))
-        elif _DIGIT.search(token) and _ALPHA.search(token) and not token.isdigit():
-            tokens.append(token.translate(_LEET))
-            extra.append("leet")
-        else:
-            tokens.append(token)
-    return tokens + [f"#{e}" for e in extra]
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause the garbage collector (if it runs) for the duration; nothing else changes."""
+    running = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if running:
+            gc.enable()
 
 
 @functools.cache
 def _gram_slices(size: int) -> tuple[slice, ...]:
     """The slices of a padded word of this length that are its 3-grams, then its 4-grams."""
     return tuple(slice(i, i + n) for n in (3, 4) for i in range(size - n + 1))
-
-
-def _utf8(text: str) -> bytes:
-    return text.encode("utf-8", "surrogatepass")
-
-
-def _line_bytes(line: str) -> tuple[list[bytes], int]:
-    """`line_tokens(line)` as UTF-8 bytes, and its `word_count`.
-
-    A plain ASCII line (no escapes, no base64 run, no letter-spacing) is cut by one
-    `bytes.translate` and `split`, leetspeak undone where a word mixes letters and digits;
-    any other line is read by `line_tokens`. Both give the same tokens
-    (`tests/judge/test_detector.py`)."""
-    if line.isascii() and "\\" not in line:
-        raw = line.encode("ascii")
-        lowered = raw.translate(_ASCII_WORDS)
-        tokens = lowered.split()
-        if not tokens:
-            return tokens, 0
-        spaced = min(map(len, tokens)) == 1 and _SPACED.search(line.lower())
-        blob = len(raw) >= 20 and _BASE64_RUN.search(raw)
-        if not spaced and not blob:
-            words = len(tokens)
-            if _MIXED_DIGITS.search(lowered):
-                leet = [t for t in tokens if not (t.isalpha() or t.isdigit())]
-                tokens = [t.translate(_LEET_BYTES) if t in leet else t for t in tokens]
-                tokens += [b"#leet"] * len(leet)
-            tokens.append(b"^" + tokens[0])
-            return tokens, words
-    found = line_tokens(line)
-    return [_utf8(t) for t in found], word_count(found)
-
-
-def _unspaced(token: str) -> list[str]:
-    """Characters pairs of a run in a script without spaces (a lone character stays itself)."""
-    if len(token) < 2:
-        return [token]
-    return [token[i : i + 2] for i in range(len(token) - 1)]
-
-
-def _decoded(blob: str) -> str:
-    """The text a base64 blob encodes, or '' when it is not mostly printable text."""
-    try:
-        raw = base64.b64decode(blob + "=" * (-len(blob) % 4), validate=True)
-    except (binascii.Error, ValueError):
-        return ""
-    text = raw.decode("utf-8", "replace")
-    printable = sum(c.isprintable() for c in text)
-    return text if " " in text and printable >= 0.9 * len(text) else ""
-
-
-def spans(text: str) -> list[tuple[int, int, str]]:
-    """The scored pieces of `text` as (first line, last line, text): lines and blocks."""
-    return [(first, last, span) for first, last, span, _tokens in span_tokens(text)]
-
-
-def span_tokens(text: str) -> list[tuple[int, int, str, list[str]]]:
-    """The scored pieces of `text` with their tokens, as `Detector.scored` reads them: each
-    line (or sentence of a long line), then each short block as its lines' tokens in order."""
-    found: list[tuple[int, int, str, list[str]]] = []
-    for block in _blocks(text):
-        parts: list[list[str]] = []
-        for number, line in block:
-            for piece in _pieces(line):
-                tokens = line_tokens(piece)
-                parts.append(tokens)
-                if word_count(tokens) >= MIN_TOKENS:
-                    found.append((number, number, piece, tokens))
-        if 1 < len(block) <= BLOCK_LINES:
-            joined = " ".join(line for _n, line in block)
-            tokens = [t for p in parts for t in p]
-            enough = sum(map(word_count, parts)) >= MIN_TOKENS
-            if len(joined) <= MAX_SPAN_CHARS and enough:
-                found.append((block[0][0], block[-1][0], joined, tokens))
-    return found
-
-
-def _blocks(text: str) -> list[list[tuple[int, str]]]:
-    """Runs of consecutive non-blank lines (numbered from 1), comment and quote markers off."""
-    found: list[list[tuple[int, str]]] = []
-    block: list[tuple[int, str]] = []
-    for number, raw in enumerate(text.split("\n"), start=1):
-        marked = raw.lstrip(" \t")[:1] in _MARKER_STARTS  # else `_MARKERS` cannot match
-        line = _MARKERS.sub("", raw).strip() if marked else raw.strip()
-        if line:
-            block.append((number, line))
-        elif block:
-            found.append(block)
-            block = []
-    return [*found, block] if block else found
-
-
-def _pieces(line: str) -> list[str]:
-    """A line as the pieces scored on their own: cut between quoted JSON strings and at
-    escaped line breaks, and a long piece cut into sentences."""
-    cut = _CUT.split(line) if '"' in line or "\\" in line else [line]
-    if len(cut) == 1:
-        return [line] if len(line) <= MAX_SPAN_CHARS else _chunks(line)
-    found: list[str] = []
-    for part in cut:
-        part = part.strip(' "{}[],')
-        if part:
-            found += [part] if len(part) <= MAX_SPAN_CHARS else _chunks(part)
-    return found
-
-
-def word_count(tokens: list[str]) -> int:
-    """The words among the tokens, marker tokens left out; text in a script without spaces
-    counts as `MIN_TOKENS` (a span needs `MIN_TOKENS` to be scored)."""
-    words = [t for t in tokens if t[:1] not in _MARKER_TOKENS]
-    if len(words) < MIN_TOKENS and any(_UNSPACED.search(t) for t in words):
-        return MIN_TOKENS
-    return len(words)
-
-
-def _chunks(line: str) -> list[str]:
-    """A long line as sentences, each cut to `MAX_SPAN_CHARS` at most."""
-    out: list[str] = []
-    for sentence in _SENTENCE.split(line):
-        out += [sentence[i : i + MAX_SPAN_CHARS] for i in range(0, len(sentence), MAX_SPAN_CHARS)]
-    return out
