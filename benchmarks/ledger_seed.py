@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import IO
 
+from rubricate.bulk import bulk
 from rubricate.ledger.cache import CachedJob, FoldCache, cache_head, id_files
 from rubricate.ledger.codec import shard_path
 from rubricate.ledger.derive import job_file, summary_files
@@ -31,6 +32,7 @@ SETTLED = timedelta(days=3)
 """How far the generator must be past a month before no job it makes has events in it."""
 
 
+@bulk
 def seed_branch(
     remote: Path, jobs: Iterator[list[Event]], repo: str, branch: str = "rubricate-data"
 ) -> int:
