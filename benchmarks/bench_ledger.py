@@ -2,7 +2,7 @@
 
 Run: `python benchmarks/bench_ledger.py [--sizes 1000,10000,100000]` (`--sizes 1000000
 --no-fold` for a million: the fold benchmark holds every event in memory). Prints one JSON
-object; every CPU time counts git's processes too.
+object (and each size's row on stderr as it is done); every CPU time counts git's processes.
 Events are synthetic but realistic: five per job (about N/5 jobs), up to 500 authors, a full
 Agora rubric reference on every scoring event, spread over 24 monthly shards.
 """
@@ -308,6 +308,7 @@ def main() -> None:
             k: round(v, 3) if isinstance(v, float) else v for k, v in row.items()
         }
         results["sizes"][str(size)]["load_average"] = [round(x, 2) for x in os.getloadavg()]
+        print(json.dumps({str(size): results["sizes"][str(size)]}), file=sys.stderr, flush=True)
     print(json.dumps(results, indent=2))
 
 
