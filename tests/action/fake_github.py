@@ -146,6 +146,11 @@ class FakeGitHub:
             ("POST", rf"{api}/repos/{repo}/issues/comments/(\d+)/reactions$", self._react),
             ("POST", rf"{api}/repos/{repo}/statuses/([0-9a-f]+)$", self._status),
             ("GET", rf"{api}/repos/{repo}/commits/([0-9a-f]+)(?:\?.*)?$", self._get_commit),
+            (
+                "GET",
+                rf"{api}/repos/{repo}/commits/([0-9a-f]+)/statuses(?:\?.*)?$",
+                self._list_statuses,
+            ),
             ("POST", rf"{api}/repos/{repo}/check-runs$", self._create_check),
             (
                 "GET",
@@ -321,6 +326,10 @@ class FakeGitHub:
         }
         self.statuses.append({**status, "sha": sha})
         return _json(201, status)
+
+    def _list_statuses(self, _req: Any, _body: Any, sha: str) -> Reply:
+        found = [s for s in reversed(self.statuses) if s["sha"] == sha]  # newest first
+        return _json(200, [{k: v for k, v in s.items() if k != "sha"} for s in found])
 
     def _get_commit(self, _req: Any, _body: Any, sha: str) -> Reply:
         reason = self.signed_commits.get(sha, "unsigned")

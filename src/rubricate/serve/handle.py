@@ -43,7 +43,7 @@ from rubricate.ledger.pg_store import PostgresStore
 from rubricate.serve import budget, outbox
 from rubricate.serve.context import WorkerContext
 from rubricate.serve.ledger_files import LedgerFiles
-from rubricate.serve.queue import PUBLISH, defer, pr_lock
+from rubricate.serve.queue import PUBLISH, defer, hold_pr, pr_lock
 
 if TYPE_CHECKING:
     from rubricate.action.handles import GitHubClient
@@ -82,6 +82,7 @@ def handle_delivery(ctx: WorkerContext, guid: str, now: datetime | None = None) 
         delivery = load(store, guid)
         if delivery is None or delivery.state != "queued":
             return "missing" if delivery is None else delivery.state
+        hold_pr(store.conn, delivery.repo, delivery.pr)
         until = budget.blocked_until(store.conn, delivery.installation, now)
         if until is not None:
             raise RateLimited(until)
@@ -92,7 +93,11 @@ def handle_delivery(ctx: WorkerContext, guid: str, now: datetime | None = None) 
             with store.conn.transaction():
                 budget.record(store.conn, delivery.installation, now, until=exc.until)
             raise
-        commit(files, delivery, done)
+        try:
+            commit(files, delivery, done)
+        except HandledMeanwhile:
+            current = load(store, guid)
+            return current.state if current else "missing"
         return "failed" if done.failure else "handled"
 
 
@@ -159,7 +164,8 @@ def run_core(ctx: WorkerContext, delivery: Stored, files: LedgerFiles, now: date
 
 def commit(files: LedgerFiles, delivery: Stored, done: Handled) -> None:
     """In one transaction: the events, the PR's state, the outbox row, the publish job and the
-    delivery's new state (`handled`, or `failed` when the core was not reached)."""
+    delivery's new state (`handled`, or `failed` when the core was not reached). Nothing is
+    committed when the delivery is no longer `queued` by then (`HandledMeanwhile`)."""
     conn = files.conn
     with conn.transaction():
         appends: list[Effect] = [e for e in done.effects if isinstance(e, AppendEvents)]
@@ -180,10 +186,17 @@ def commit(files: LedgerFiles, delivery: Stored, done: Handled) -> None:
             args = {"repo": delivery.repo, "pr": delivery.pr}
             defer(conn, PUBLISH, args, lock=lock, queueing_lock=f"publish:{lock}")
         state = "failed" if done.failure else "handled"
-        conn.execute(
-            "UPDATE rubricate_deliveries SET state = %s, reason = %s WHERE guid = %s",
+        updated = conn.execute(
+            "UPDATE rubricate_deliveries SET state = %s, reason = %s"
+            " WHERE guid = %s AND state = 'queued' RETURNING guid",
             (state, done.failure, delivery.guid),
-        )
+        ).fetchone()
+        if updated is None:  # another run committed it first: this one leaves no trace
+            raise HandledMeanwhile(delivery.guid)
+
+
+class HandledMeanwhile(Exception):
+    """The delivery left `queued` while this run worked: its transaction is rolled back."""
 
 
 def _with_pull(pr: int, pull: PullState) -> Callable[[bytes | None], bytes | None]:

@@ -14,13 +14,14 @@ import json
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from rubricate.errors import RubricateError
+
 if TYPE_CHECKING:
     import psycopg
 
 QUEUE = "rubricate"
 HANDLE = "rubricate.handle"
 PUBLISH = "rubricate.publish"
-RETRY_STALLED = "rubricate.retry_stalled"
 SWEEP = "rubricate.sweep"
 RECONCILE = "rubricate.reconcile"
 
@@ -28,6 +29,28 @@ RECONCILE = "rubricate.reconcile"
 def pr_lock(repo: str, pr: int) -> str:
     """The lock every job of one PR holds."""
     return f"{repo}#{pr}"
+
+
+def hold_pr(conn: psycopg.Connection[Any], repo: str, pr: int) -> None:
+    """Take the PR's advisory lock for as long as the connection lives, or raise `PrBusy`.
+
+    procrastinate's lock already runs a PR's jobs one at a time; this one also holds when a job
+    was put back as stalled while the worker running it is in fact alive (a heartbeat missed
+    under load), so two runs of one PR never overlap. A killed worker's connection closes, and
+    its lock goes with it."""
+    row = conn.execute(
+        "SELECT pg_try_advisory_lock(%s, hashtext(%s))", (_LOCK_SPACE, pr_lock(repo, pr))
+    ).fetchone()
+    if not (row and row[0]):
+        raise PrBusy(f"another job of {pr_lock(repo, pr)} is running: retried later")
+
+
+_LOCK_SPACE = 24_2024
+"""The first key of rubricate's advisory locks (the second is the PR's hash)."""
+
+
+class PrBusy(RubricateError):
+    """Another job of the same PR holds its lock."""
 
 
 def defer(
