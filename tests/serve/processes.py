@@ -16,7 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import requests
+
 from rubricate.ledger.pg_schema import connect
+from rubricate.serve.signature import sign
 from tests.action.fake_github import FakeGitHub, _json
 from tests.serve.conftest import TOKEN_BODY
 from tests.serve.github_http import GitHubServer, Routes
@@ -138,3 +141,46 @@ def failed_jobs(db_url: str) -> list[tuple[str, str]]:
             "SELECT task_name, args FROM procrastinate_jobs WHERE status = 'failed'"
         ).fetchall()
     return [(task, json.dumps(args)) for task, args in rows]
+
+
+def start_receiver(args: list[str], port: int, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    """A `rubricate serve` process, once its `/healthz` answers (at most 60 s)."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "rubricate", "serve", *args, "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
+    for _ in range(600):  # bounded: 60 s at most
+        try:
+            if requests.get(f"http://127.0.0.1:{port}/healthz", timeout=5).ok:
+                return process
+        except requests.RequestException:
+            pass
+        time.sleep(0.1)
+    kill(process)
+    raise AssertionError("rubricate serve did not start")
+
+
+def post_until_acknowledged(
+    url: str, secret: bytes, guid: str, event: str, payload: dict[str, Any], timeout: float = 90.0
+) -> None:
+    """Post a signed delivery again and again (as GitHub's redelivery would) until it is
+    answered 200 or 202."""
+    body = json.dumps(payload).encode()
+    headers = {
+        "Content-Type": "application/json",
+        "X-GitHub-Event": event,
+        "X-GitHub-Delivery": guid,
+        "X-Hub-Signature-256": sign(secret, body),
+    }
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            answer = requests.post(f"{url}/webhook", data=body, headers=headers, timeout=30)
+            if answer.status_code in (200, 202):
+                return
+        except requests.RequestException:
+            pass
+        time.sleep(0.2)
+    raise AssertionError(f"delivery {guid} was never acknowledged")

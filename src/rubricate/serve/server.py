@@ -41,7 +41,12 @@ def serve(
 ) -> None:
     """Serve until stopped."""
     pool: ConnectionPool = ConnectionPool(
-        url, min_size=1, max_size=8, kwargs={"autocommit": True}, open=True
+        url,
+        min_size=1,
+        max_size=8,
+        kwargs={"autocommit": True},
+        check=ConnectionPool.check_connection,  # after a database restart: no stale connection
+        open=True,
     )
     try:
         config = uvicorn.Config(create_app(pool, secrets), host=host, port=port, log_level="info")

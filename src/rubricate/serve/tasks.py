@@ -62,14 +62,14 @@ def register(app: procrastinate.App, ctx: WorkerContext) -> None:
         publish_pr(ctx, repo, pr, again=bool(context.job.attempts))
 
     @app.periodic(cron="*/5 * * * *", periodic_id=SWEEP)
-    @app.task(name=SWEEP, queue=QUEUE, queueing_lock=SWEEP)
+    @app.task(name=SWEEP, queue=QUEUE, queueing_lock=SWEEP, retry=Retry())
     def sweep_deliveries(timestamp: int) -> None:
         with connect(ctx.url) as conn:
             now = datetime.fromtimestamp(timestamp, timezone.utc)
             sweep(conn, ctx.tokens.integration().requester, now)
 
     @app.periodic(cron="*/15 * * * *", periodic_id=RECONCILE)
-    @app.task(name=RECONCILE, queue=QUEUE, queueing_lock=RECONCILE)
+    @app.task(name=RECONCILE, queue=QUEUE, queueing_lock=RECONCILE, retry=Retry())
     def reconcile_ledger(timestamp: int) -> None:
         reconcile(ctx, datetime.fromtimestamp(timestamp, timezone.utc))
 
