@@ -8,13 +8,13 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from rubricate.errors import RateLimited
+from rubricate.errors import PrBusy, RateLimited
 from rubricate.ledger.pg_schema import connect
 from rubricate.serve import handle as handle_module
 from rubricate.serve.budget import record
 from rubricate.serve.handle import handle_delivery
 from rubricate.serve.publish import publish_pr
-from rubricate.serve.queue import PrBusy, hold_pr
+from rubricate.serve.queue import hold_pr
 from tests.action.payloads import REPO
 from tests.action.scenario import PR, REPORT_V1, TEST_FILE, WRITER, git
 from tests.serve.conftest import INSTALLATION, WorkerSetup

@@ -34,6 +34,7 @@ from rubricate.bot.view_state import PullState, ViewState, decode_views, encode_
 from rubricate.errors import (
     ConfigError,
     ExecutionError,
+    HandledMeanwhile,
     RateLimited,
     RubricateError,
     SourceError,
@@ -193,10 +194,6 @@ def commit(files: LedgerFiles, delivery: Stored, done: Handled) -> None:
         ).fetchone()
         if updated is None:  # another run committed it first: this one leaves no trace
             raise HandledMeanwhile(delivery.guid)
-
-
-class HandledMeanwhile(Exception):
-    """The delivery left `queued` while this run worked: its transaction is rolled back."""
 
 
 def _with_pull(pr: int, pull: PullState) -> Callable[[bytes | None], bytes | None]:

@@ -14,7 +14,7 @@ import json
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from rubricate.errors import RubricateError
+from rubricate.errors import PrBusy
 
 if TYPE_CHECKING:
     import psycopg
@@ -47,10 +47,6 @@ def hold_pr(conn: psycopg.Connection[Any], repo: str, pr: int) -> None:
 
 _LOCK_SPACE = 24_2024
 """The first key of rubricate's advisory locks (the second is the PR's hash)."""
-
-
-class PrBusy(RubricateError):
-    """Another job of the same PR holds its lock."""
 
 
 def defer(
