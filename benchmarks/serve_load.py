@@ -199,7 +199,8 @@ def main() -> int:
         report = run_faults(args)
         print(json.dumps(report, indent=2))
         held = not report["lost"] and not report["duplicate_ledger_events"]
-        return 0 if held and not report["duplicate_comments"] else 1
+        drained = not any(report["left_at_the_end"].values())
+        return 0 if held and drained and not report["duplicate_comments"] else 1
     report = run(args)
     print(json.dumps(report, indent=2))
     ok = not report["acknowledged_lost"] and not report["stored_more_than_once"]

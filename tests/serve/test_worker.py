@@ -242,3 +242,18 @@ def test_a_pr_another_job_holds_is_put_back(world: WorkerSetup) -> None:
             publish_pr(world.ctx, REPO, PR)
     assert world.scenario.fake.comments_on(PR) == []
     assert publish_pr(world.ctx, REPO, PR) > 0
+
+
+def test_a_publish_runs_before_the_prs_next_delivery(world: WorkerSetup) -> None:
+    """Under a backlog the views of what was handled go out first."""
+    first = pr_delivery(world, "g-first")
+    comment_delivery(world, "g-next", WRITER, "/score spec=4 comp=4 qual=3 ver=3 format=2 -- ok")
+    handle_delivery(world.ctx, first, now=world.scenario.clock)  # queued after g-next's job
+    with connect(world.db_url) as conn:
+        conn.execute(
+            "UPDATE procrastinate_jobs SET status = 'succeeded' WHERE args->>'guid' = 'g-first'"
+        )
+        fetched = conn.execute(
+            "SELECT task_name FROM procrastinate_fetch_job_v2(ARRAY['rubricate'], NULL)"
+        ).fetchone()
+    assert fetched == ("rubricate.publish",)

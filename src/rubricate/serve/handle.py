@@ -44,7 +44,7 @@ from rubricate.ledger.pg_store import PostgresStore
 from rubricate.serve import budget, outbox
 from rubricate.serve.context import WorkerContext
 from rubricate.serve.ledger_files import LedgerFiles
-from rubricate.serve.queue import PUBLISH, defer, hold_pr, pr_lock
+from rubricate.serve.queue import PUBLISH, PUBLISH_PRIORITY, defer, hold_pr, pr_lock
 
 if TYPE_CHECKING:
     from rubricate.action.handles import GitHubClient
@@ -185,7 +185,8 @@ def commit(files: LedgerFiles, delivery: Stored, done: Handled) -> None:
             outbox.put(conn, where, rest, redact)
             lock = pr_lock(delivery.repo, delivery.pr)
             args = {"repo": delivery.repo, "pr": delivery.pr}
-            defer(conn, PUBLISH, args, lock=lock, queueing_lock=f"publish:{lock}")
+            queueing = f"publish:{lock}"
+            defer(conn, PUBLISH, args, lock=lock, queueing_lock=queueing, priority=PUBLISH_PRIORITY)
         state = "failed" if done.failure else "handled"
         updated = conn.execute(
             "UPDATE rubricate_deliveries SET state = %s, reason = %s"

@@ -3,7 +3,9 @@
 Jobs are queued with procrastinate's SQL function inside the caller's transaction, so a webhook
 delivery and its job, or a job's ledger events and its publish job, commit together or not at all.
 Every job of one PR carries the PR's lock, so they run one at a time in the order they were
-queued; a publish job also carries a queueing lock, so a PR has at most one waiting.
+queued; a publish job also carries a queueing lock, so a PR has at most one waiting, and a higher
+priority (`PUBLISH_PRIORITY`), so under a backlog the views of what was handled go out before more
+deliveries are handled.
 
 procrastinate itself is imported by the worker (`rubricate.serve.tasks`), never by the receiver.
 """
@@ -24,6 +26,8 @@ HANDLE = "rubricate.handle"
 PUBLISH = "rubricate.publish"
 SWEEP = "rubricate.sweep"
 RECONCILE = "rubricate.reconcile"
+PUBLISH_PRIORITY = 1
+"""Publish jobs run before handle jobs (priority 0) that are ready at the same time."""
 
 
 def pr_lock(repo: str, pr: int) -> str:
@@ -57,17 +61,19 @@ def defer(
     lock: str | None = None,
     queueing_lock: str | None = None,
     at: datetime | None = None,
+    priority: int = 0,
 ) -> bool:
     """Queue a job in the connection's open transaction; False when a job with the same
-    queueing lock is already waiting (nothing is queued then)."""
+    queueing lock is already waiting (nothing is queued then). Of the jobs ready, those of
+    higher `priority` run first, and, under one lock, before the lock's earlier jobs."""
     import psycopg
 
     try:
         with conn.transaction():  # a savepoint: a refused queueing lock keeps the outer work
             conn.execute(
-                "SELECT procrastinate_defer_jobs_v1(ARRAY[ROW(%s, %s, 0, %s, %s, %s::jsonb, %s)"
+                "SELECT procrastinate_defer_jobs_v1(ARRAY[ROW(%s, %s, %s, %s, %s, %s::jsonb, %s)"
                 "::procrastinate_job_to_defer_v1])",
-                (QUEUE, task, lock, queueing_lock, json.dumps(args), at),
+                (QUEUE, task, priority, lock, queueing_lock, json.dumps(args), at),
             )
     except psycopg.errors.UniqueViolation:
         return False
