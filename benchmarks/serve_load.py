@@ -2,6 +2,10 @@
 
     python benchmarks/serve_load.py [--database-url URL] [--count N] [--concurrency C]
                                     [--duplicates FRACTION]
+    python benchmarks/serve_load.py --rate N --minutes M [--workers W] [--worker-kills K]
+                                    [--receiver-kills R] [--pg-restarts P] …
+
+The second form is the whole service under faults (`benchmarks/serve_faults.py`).
 
 Without `--database-url` it starts a throw-away PostgreSQL as the tests do (initdb in a
 temporary folder, fsync off). It reports the acceptance latency (p50/p95/p99/max, ms), the
@@ -31,6 +35,7 @@ import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from serve_faults import add_arguments, run_faults
 from tests.action.payloads import pull_request_event
 from tests.ledger.pg_server import bin_dir, free_port, start
 
@@ -188,7 +193,15 @@ def main() -> int:
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--duplicates", type=float, default=0.1)
     parser.add_argument("--seed", type=int, default=24)
-    report = run(parser.parse_args())
+    add_arguments(parser)
+    args = parser.parse_args()
+    if args.rate is not None:
+        report = run_faults(args)
+        print(json.dumps(report, indent=2))
+        held = not report["lost"] and not report["duplicate_ledger_events"]
+        drained = not any(report["left_at_the_end"].values())
+        return 0 if held and drained and not report["duplicate_comments"] else 1
+    report = run(args)
     print(json.dumps(report, indent=2))
     ok = not report["acknowledged_lost"] and not report["stored_more_than_once"]
     return 0 if ok and not report["acknowledged_without_exactly_one_job"] else 1

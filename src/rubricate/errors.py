@@ -132,6 +132,15 @@ class RateLimited(RunFailed):
         self.until = until
 
 
+class PrBusy(RunFailed):
+    """Another job of the same PR holds its lock: this one is retried later."""
+
+
+class HandledMeanwhile(RunFailed):
+    """A delivery left `queued` while a worker handled it (another run committed first): this
+    run's transaction is rolled back."""
+
+
 def gist(stderr: str) -> str:
     """Git's error lines (`fatal:`/`error:`) on one line; all of stderr when it has none."""
     lines = [line.strip() for line in stderr.splitlines() if line.strip()]

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import re
+import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, quote, urlsplit
@@ -104,6 +107,62 @@ def issue(
 
 
 @dataclass
+class Limits:
+    """GitHub's limits per token (one installation): `per_minute` content-creating requests
+    (anything but GET) in any 60 s, `per_hour` requests in the hour. Past either, the answer is
+    403 with `retry-after` (and `x-ratelimit-remaining: 0` for the hourly one); a request made
+    before a `retry-after` passed is counted in `inside_retry_after` and refused again."""
+
+    per_minute: int = 80
+    per_hour: int = 5000
+    clock: Any = None
+    """A function giving the time in seconds (default: `time.monotonic`)."""
+    writes: dict[str, list[float]] = field(default_factory=dict)
+    hour: dict[str, tuple[float, int]] = field(default_factory=dict)
+    blocked: dict[str, float] = field(default_factory=dict)
+    inside_retry_after: int = 0
+    refused: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def admit(self, request: requests.PreparedRequest) -> Reply | None:
+        """None when the request may go on, else the rate-limit answer."""
+        token = str(request.headers.get("Authorization", ""))
+        now = (self.clock or time.monotonic)()
+        with self.lock:
+            if now < self.blocked.get(token, 0.0):
+                self.inside_retry_after += 1
+                return self._refuse(token, now, self.blocked[token] - now, "secondary")
+            start, used = self.hour.get(token, (now, 0))
+            if now - start >= 3600:
+                start, used = now, 0
+            if used >= self.per_hour:
+                return self._refuse(token, now, start + 3600 - now, "primary")
+            if request.method != "GET":
+                recent = [t for t in self.writes.get(token, []) if now - t < 60]
+                if len(recent) >= self.per_minute:
+                    return self._refuse(token, now, recent[0] + 60 - now, "secondary")
+                self.writes[token] = [*recent, now]
+            self.hour[token] = (start, used + 1)
+        return None
+
+    def _refuse(self, token: str, now: float, wait: float, kind: str) -> Reply:
+        seconds = max(1, math.ceil(wait))
+        self.blocked[token] = max(self.blocked.get(token, 0.0), now + seconds)
+        self.refused += 1
+        headers = {"retry-after": str(seconds)}
+        if kind == "primary":
+            headers.update(
+                {"x-ratelimit-remaining": "0", "x-ratelimit-reset": str(int(time.time()) + seconds)}
+            )
+            message = "API rate limit exceeded for installation."
+        else:
+            message = "You have exceeded a secondary rate limit. Please wait before trying again."
+        return _json(
+            403, {"message": message, "documentation_url": "https://docs.github.com/rest"}, headers
+        )
+
+
+@dataclass
 class FakeGitHub:
     """The GitHub state the bot reads and writes, served through `responses` callbacks."""
 
@@ -129,6 +188,8 @@ class FakeGitHub:
     """login → the raw body the permission endpoint answers with (200), whatever it is."""
     signed_commits: dict[str, str] = field(default_factory=dict)
     """sha → the signer's verified reason ("valid"); every other commit is unsigned."""
+    limits: Limits | None = None
+    """GitHub's rate limits, enforced per token when set."""
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1001))
 
     def __post_init__(self) -> None:
@@ -146,6 +207,11 @@ class FakeGitHub:
             ("POST", rf"{api}/repos/{repo}/issues/comments/(\d+)/reactions$", self._react),
             ("POST", rf"{api}/repos/{repo}/statuses/([0-9a-f]+)$", self._status),
             ("GET", rf"{api}/repos/{repo}/commits/([0-9a-f]+)(?:\?.*)?$", self._get_commit),
+            (
+                "GET",
+                rf"{api}/repos/{repo}/commits/([0-9a-f]+)/statuses(?:\?.*)?$",
+                self._list_statuses,
+            ),
             ("POST", rf"{api}/repos/{repo}/check-runs$", self._create_check),
             (
                 "GET",
@@ -186,6 +252,9 @@ class FakeGitHub:
             match = re.match(pattern, str(request.url))
             assert match is not None
             key = f"{request.method} {urlsplit(str(request.url)).path}"
+            refused = self.limits.admit(request) if self.limits else None
+            if refused is not None:
+                return refused
             if self.failures.get(key):
                 self.failures[key] -= 1
                 return _json(502, {"message": "Server Error"})
@@ -321,6 +390,10 @@ class FakeGitHub:
         }
         self.statuses.append({**status, "sha": sha})
         return _json(201, status)
+
+    def _list_statuses(self, _req: Any, _body: Any, sha: str) -> Reply:
+        found = [s for s in reversed(self.statuses) if s["sha"] == sha]  # newest first
+        return _json(200, [{k: v for k, v in s.items() if k != "sha"} for s in found])
 
     def _get_commit(self, _req: Any, _body: Any, sha: str) -> Reply:
         reason = self.signed_commits.get(sha, "unsigned")

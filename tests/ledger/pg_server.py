@@ -47,6 +47,19 @@ class Server:
     port: int
     bin: Path
 
+    @property
+    def options(self) -> str:
+        """The server's command-line options."""
+        return f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off"
+
+    def crash_restart(self) -> None:
+        """Stop it at once, as a crash would (`pg_ctl stop -m immediate`), and start it again."""
+        data = str(self.root / "data")
+        self.run("pg_ctl", "-D", data, "-m", "immediate", "stop")
+        self.run(
+            "pg_ctl", "-D", data, "-o", self.options, "-l", str(self.root / "log"), "-w", "start"
+        )
+
     def url(self, database: str = "postgres") -> str:
         """A URL for one of its databases."""
         return f"postgresql://postgres@127.0.0.1:{self.port}/{database}"
@@ -96,8 +109,9 @@ def start(binaries: Path) -> Server:
             "--no-sync",
             "--locale=C",
         )
-        options = f"-p {server.port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off"
-        server.run("pg_ctl", "-D", data, "-o", options, "-l", str(root / "log"), "-w", "start")
+        server.run(
+            "pg_ctl", "-D", data, "-o", server.options, "-l", str(root / "log"), "-w", "start"
+        )
     except (subprocess.CalledProcessError, subprocess.TimeoutExpired):
         server.stop()
         raise

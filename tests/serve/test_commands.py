@@ -96,6 +96,8 @@ def test_the_worker_needs_the_app_and_a_positive_concurrency(
     monkeypatch.setenv("RUBRICATE_APP_PRIVATE_KEY_FILE", str(app_key))
     assert main(["worker", "--database-url", db_url, "--concurrency", "0"]) == 2
     assert "--concurrency" in capsys.readouterr().err
+    assert main(["worker", "--database-url", db_url, "--stalled-after", "0.5"]) == 2
+    assert "--stalled-after must be 1 to 3600 seconds" in capsys.readouterr().err
 
 
 def _start(args: list[str], port: int) -> subprocess.Popen[bytes]:

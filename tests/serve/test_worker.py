@@ -8,11 +8,13 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from rubricate.errors import RateLimited
+from rubricate.errors import PrBusy, RateLimited
 from rubricate.ledger.pg_schema import connect
+from rubricate.serve import handle as handle_module
 from rubricate.serve.budget import record
 from rubricate.serve.handle import handle_delivery
 from rubricate.serve.publish import publish_pr
+from rubricate.serve.queue import hold_pr
 from tests.action.payloads import REPO
 from tests.action.scenario import PR, REPORT_V1, TEST_FILE, WRITER, git
 from tests.serve.conftest import INSTALLATION, WorkerSetup
@@ -201,3 +203,57 @@ def test_a_rate_limit_while_publishing_stops_the_job_and_keeps_its_views(
     [(blocked,)] = rows(world, "SELECT blocked_until FROM rubricate_budgets")
     assert blocked == until
     assert rows(world, "SELECT count(*) FROM rubricate_outbox WHERE published_at IS NULL") == [(1,)]
+
+
+def test_a_delivery_committed_meanwhile_by_another_run_is_left_to_it(
+    world: WorkerSetup, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A job put back as stalled while its first worker still runs: whichever commits second
+    rolls back and inserts nothing."""
+    guid = pr_delivery(world, "g-race")
+    real_run_core = handle_module.run_core
+
+    def other_run_commits_first(*args: object) -> object:
+        done = real_run_core(*args)  # type: ignore[arg-type]
+        with connect(world.db_url) as conn:
+            conn.execute(
+                "UPDATE rubricate_deliveries SET state = 'handled' WHERE guid = %s", (guid,)
+            )
+        return done
+
+    monkeypatch.setattr(handle_module, "run_core", other_run_commits_first)
+    assert handle_delivery(world.ctx, guid, now=world.scenario.clock) == "handled"
+    assert event_ids(world) == []
+    assert rows(world, "SELECT count(*) FROM rubricate_outbox") == [(0,)]
+    assert publish_jobs(world) == []
+
+
+def test_a_pr_another_job_holds_is_put_back(world: WorkerSetup) -> None:
+    guid = pr_delivery(world, "g-busy")
+    with connect(world.db_url) as other:
+        hold_pr(other, REPO, PR)
+        with pytest.raises(PrBusy):
+            handle_delivery(world.ctx, guid, now=world.scenario.clock)
+        assert rows(world, "SELECT state FROM rubricate_deliveries") == [("queued",)]
+    handle_delivery(world.ctx, guid, now=world.scenario.clock)
+    with connect(world.db_url) as other:
+        hold_pr(other, REPO, PR)
+        with pytest.raises(PrBusy):
+            publish_pr(world.ctx, REPO, PR)
+    assert world.scenario.fake.comments_on(PR) == []
+    assert publish_pr(world.ctx, REPO, PR) > 0
+
+
+def test_a_publish_runs_before_the_prs_next_delivery(world: WorkerSetup) -> None:
+    """Under a backlog the views of what was handled go out first."""
+    first = pr_delivery(world, "g-first")
+    comment_delivery(world, "g-next", WRITER, "/score spec=4 comp=4 qual=3 ver=3 format=2 -- ok")
+    handle_delivery(world.ctx, first, now=world.scenario.clock)  # queued after g-next's job
+    with connect(world.db_url) as conn:
+        conn.execute(
+            "UPDATE procrastinate_jobs SET status = 'succeeded' WHERE args->>'guid' = 'g-first'"
+        )
+        fetched = conn.execute(
+            "SELECT task_name FROM procrastinate_fetch_job_v2(ARRAY['rubricate'], NULL)"
+        ).fetchone()
+    assert fetched == ("rubricate.publish",)

@@ -50,6 +50,13 @@ def add_worker_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--concurrency", type=int, default=4, metavar="N", help="jobs run at once (default: 4)"
     )
+    parser.add_argument(
+        "--stalled-after",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="put back the jobs of a worker silent this long (killed): default 30",
+    )
     parser.set_defaults(handler=run_worker)
 
 
@@ -88,9 +95,11 @@ def run_worker(args: argparse.Namespace) -> int:
 
     if args.concurrency < 1:
         raise ConfigError(f"--concurrency must be 1 or more, not {args.concurrency}")
+    if not 1.0 <= args.stalled_after <= 3600.0:
+        raise ConfigError(f"--stalled-after must be 1 to 3600 seconds, not {args.stalled_after}")
     credentials = credentials_from_env(os.environ)
     check_database(args.database_url)
     from rubricate.serve.server import work
 
-    work(args.database_url, credentials, args.concurrency)
+    work(args.database_url, credentials, args.concurrency, args.stalled_after)
     return 0

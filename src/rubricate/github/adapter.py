@@ -242,6 +242,18 @@ class GitHubAdapter:
         if not isinstance(created, dict) or created.get("state") != state:
             raise GitHubError(f"GitHub API: {what} answered without the status: not set")
 
+    def latest_status(self, sha: str, context: str) -> tuple[str, str] | None:
+        """The state and description of the commit's newest status of `context`, else None."""
+        path = f"{self._base}/commits/{sha}/statuses"
+        requester = self._client.requester
+        _, data = api_call(
+            f"GET {path}", lambda: requester.requestJsonAndCheck("GET", path, {"per_page": 100})
+        )
+        for status in data or []:  # newest first
+            if status.get("context") == context:
+                return str(status.get("state")), str(status.get("description") or "")
+        return None
+
     def react(self, comment_id: int, content: str) -> None:
         """Add a reaction to an issue comment (GitHub ignores a repeat)."""
         comment = self._comment(comment_id)

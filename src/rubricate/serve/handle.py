@@ -34,6 +34,7 @@ from rubricate.bot.view_state import PullState, ViewState, decode_views, encode_
 from rubricate.errors import (
     ConfigError,
     ExecutionError,
+    HandledMeanwhile,
     RateLimited,
     RubricateError,
     SourceError,
@@ -43,7 +44,7 @@ from rubricate.ledger.pg_store import PostgresStore
 from rubricate.serve import budget, outbox
 from rubricate.serve.context import WorkerContext
 from rubricate.serve.ledger_files import LedgerFiles
-from rubricate.serve.queue import PUBLISH, defer, pr_lock
+from rubricate.serve.queue import PUBLISH, PUBLISH_PRIORITY, defer, hold_pr, pr_lock
 
 if TYPE_CHECKING:
     from rubricate.action.handles import GitHubClient
@@ -82,6 +83,7 @@ def handle_delivery(ctx: WorkerContext, guid: str, now: datetime | None = None) 
         delivery = load(store, guid)
         if delivery is None or delivery.state != "queued":
             return "missing" if delivery is None else delivery.state
+        hold_pr(store.conn, delivery.repo, delivery.pr)
         until = budget.blocked_until(store.conn, delivery.installation, now)
         if until is not None:
             raise RateLimited(until)
@@ -92,7 +94,11 @@ def handle_delivery(ctx: WorkerContext, guid: str, now: datetime | None = None) 
             with store.conn.transaction():
                 budget.record(store.conn, delivery.installation, now, until=exc.until)
             raise
-        commit(files, delivery, done)
+        try:
+            commit(files, delivery, done)
+        except HandledMeanwhile:
+            current = load(store, guid)
+            return current.state if current else "missing"
         return "failed" if done.failure else "handled"
 
 
@@ -159,7 +165,8 @@ def run_core(ctx: WorkerContext, delivery: Stored, files: LedgerFiles, now: date
 
 def commit(files: LedgerFiles, delivery: Stored, done: Handled) -> None:
     """In one transaction: the events, the PR's state, the outbox row, the publish job and the
-    delivery's new state (`handled`, or `failed` when the core was not reached)."""
+    delivery's new state (`handled`, or `failed` when the core was not reached). Nothing is
+    committed when the delivery is no longer `queued` by then (`HandledMeanwhile`)."""
     conn = files.conn
     with conn.transaction():
         appends: list[Effect] = [e for e in done.effects if isinstance(e, AppendEvents)]
@@ -178,12 +185,16 @@ def commit(files: LedgerFiles, delivery: Stored, done: Handled) -> None:
             outbox.put(conn, where, rest, redact)
             lock = pr_lock(delivery.repo, delivery.pr)
             args = {"repo": delivery.repo, "pr": delivery.pr}
-            defer(conn, PUBLISH, args, lock=lock, queueing_lock=f"publish:{lock}")
+            queueing = f"publish:{lock}"
+            defer(conn, PUBLISH, args, lock=lock, queueing_lock=queueing, priority=PUBLISH_PRIORITY)
         state = "failed" if done.failure else "handled"
-        conn.execute(
-            "UPDATE rubricate_deliveries SET state = %s, reason = %s WHERE guid = %s",
+        updated = conn.execute(
+            "UPDATE rubricate_deliveries SET state = %s, reason = %s"
+            " WHERE guid = %s AND state = 'queued' RETURNING guid",
             (state, done.failure, delivery.guid),
-        )
+        ).fetchone()
+        if updated is None:  # another run committed it first: this one leaves no trace
+            raise HandledMeanwhile(delivery.guid)
 
 
 def _with_pull(pr: int, pull: PullState) -> Callable[[bytes | None], bytes | None]:

@@ -5,9 +5,10 @@ It applies what the outbox holds for the PR, reduced to the latest state (`outbo
 through the Action's own executor: the sticky comment is found by its marker and edited only
 when its text changes, a check run or status the view state already shows costs no request, a
 check run is looked for by its name and an external id digesting its content before it is
-created (`OneCheckRun`), and a reply is looked for by its marker before it is posted. The view
-state and the rows it published are then committed together; a failure leaves the rows for the
-retry.
+created (`OneCheckRun`), and a reply is looked for by its marker before it is posted; a publish
+run again (after a kill) looks for a status on the commit before it sets it (`OneStatus`). The
+view state and the rows it published are then committed together; a failure leaves the rows for
+the retry.
 """
 
 from __future__ import annotations
@@ -24,15 +25,20 @@ from rubricate.github.adapter import GitHubAdapter
 from rubricate.ledger.pg_schema import connect
 from rubricate.serve import budget, outbox
 from rubricate.serve.context import WorkerContext
+from rubricate.serve.queue import hold_pr
 
 if TYPE_CHECKING:
     from rubricate.action.handles import GitHubClient
 
 
-def publish_pr(ctx: WorkerContext, repo: str, pr: int, now: datetime | None = None) -> int:
-    """Write the PR's pending views; the number of effects applied."""
+def publish_pr(
+    ctx: WorkerContext, repo: str, pr: int, now: datetime | None = None, *, again: bool = False
+) -> int:
+    """Write the PR's pending views; the number of effects applied. `again` says the job ran
+    before (killed, or failed): a status is then looked for on the commit before it is set."""
     now = now or datetime.now(timezone.utc)
     with connect(ctx.url) as conn:
+        hold_pr(conn, repo, pr)
         up_to, installation, effects = outbox.pending(conn, repo, pr)
         if not effects:
             return 0
@@ -42,7 +48,8 @@ def publish_pr(ctx: WorkerContext, repo: str, pr: int, now: datetime | None = No
         github = ctx.tokens.client(installation)
         runtime = ActionsRuntime(stream=sys.stderr)
         runtime.mask(ctx.tokens.token(installation))
-        api = OneCheckRun(budget.Budgeted(GitHubAdapter(github, repo, bot_login=ctx.bot_login())))
+        adapter = budget.Budgeted(GitHubAdapter(github, repo, bot_login=ctx.bot_login()))
+        api = OneCheckRun(OneStatus(adapter) if again else adapter)
         path = view_path(repo, pr)
         row = conn.execute("SELECT data FROM rubricate_extras WHERE path = %s", (path,)).fetchone()
         views = decode_views(bytes(row[0]) if row else None, pr)
@@ -96,3 +103,22 @@ class OneCheckRun:
             return found
         created: int = self._api.create_check_run(head_sha, name, *rest, external_id=key)
         return created
+
+
+class OneStatus:
+    """A GitHub client that sets a status only when the commit's newest one of that context
+    differs: a publish run again after a kill does not post the status it already set."""
+
+    def __init__(self, api: Any) -> None:
+        self._api = api
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._api, name)
+
+    def set_status(
+        self, sha: str, state: str, description: str, context: str, target_url: str | None
+    ) -> None:
+        """Set the status unless the commit already shows it."""
+        if self._api.latest_status(sha, context) == (state, description[:140]):
+            return
+        self._api.set_status(sha, state, description, context, target_url)

@@ -3,7 +3,9 @@
 Jobs are queued with procrastinate's SQL function inside the caller's transaction, so a webhook
 delivery and its job, or a job's ledger events and its publish job, commit together or not at all.
 Every job of one PR carries the PR's lock, so they run one at a time in the order they were
-queued; a publish job also carries a queueing lock, so a PR has at most one waiting.
+queued; a publish job also carries a queueing lock, so a PR has at most one waiting, and a higher
+priority (`PUBLISH_PRIORITY`), so under a backlog the views of what was handled go out before more
+deliveries are handled.
 
 procrastinate itself is imported by the worker (`rubricate.serve.tasks`), never by the receiver.
 """
@@ -14,20 +16,41 @@ import json
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from rubricate.errors import PrBusy
+
 if TYPE_CHECKING:
     import psycopg
 
 QUEUE = "rubricate"
 HANDLE = "rubricate.handle"
 PUBLISH = "rubricate.publish"
-RETRY_STALLED = "rubricate.retry_stalled"
 SWEEP = "rubricate.sweep"
 RECONCILE = "rubricate.reconcile"
+PUBLISH_PRIORITY = 1
+"""Publish jobs run before handle jobs (priority 0) that are ready at the same time."""
 
 
 def pr_lock(repo: str, pr: int) -> str:
     """The lock every job of one PR holds."""
     return f"{repo}#{pr}"
+
+
+def hold_pr(conn: psycopg.Connection[Any], repo: str, pr: int) -> None:
+    """Take the PR's advisory lock for as long as the connection lives, or raise `PrBusy`.
+
+    procrastinate's lock already runs a PR's jobs one at a time; this one also holds when a job
+    was put back as stalled while the worker running it is in fact alive (a heartbeat missed
+    under load), so two runs of one PR never overlap. A killed worker's connection closes, and
+    its lock goes with it."""
+    row = conn.execute(
+        "SELECT pg_try_advisory_lock(%s, hashtext(%s))", (_LOCK_SPACE, pr_lock(repo, pr))
+    ).fetchone()
+    if not (row and row[0]):
+        raise PrBusy(f"another job of {pr_lock(repo, pr)} is running: retried later")
+
+
+_LOCK_SPACE = 24_2024
+"""The first key of rubricate's advisory locks (the second is the PR's hash)."""
 
 
 def defer(
@@ -38,17 +61,19 @@ def defer(
     lock: str | None = None,
     queueing_lock: str | None = None,
     at: datetime | None = None,
+    priority: int = 0,
 ) -> bool:
     """Queue a job in the connection's open transaction; False when a job with the same
-    queueing lock is already waiting (nothing is queued then)."""
+    queueing lock is already waiting (nothing is queued then). Of the jobs ready, those of
+    higher `priority` run first, and, under one lock, before the lock's earlier jobs."""
     import psycopg
 
     try:
         with conn.transaction():  # a savepoint: a refused queueing lock keeps the outer work
             conn.execute(
-                "SELECT procrastinate_defer_jobs_v1(ARRAY[ROW(%s, %s, 0, %s, %s, %s::jsonb, %s)"
+                "SELECT procrastinate_defer_jobs_v1(ARRAY[ROW(%s, %s, %s, %s, %s, %s::jsonb, %s)"
                 "::procrastinate_job_to_defer_v1])",
-                (QUEUE, task, lock, queueing_lock, json.dumps(args), at),
+                (QUEUE, task, priority, lock, queueing_lock, json.dumps(args), at),
             )
     except psycopg.errors.UniqueViolation:
         return False

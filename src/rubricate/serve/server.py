@@ -7,10 +7,13 @@ signals: when it stops, the worker finishes its jobs and stops too. `work` runs 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import os
 import signal
 from collections.abc import Sequence
 from types import FrameType
+from typing import TYPE_CHECKING
 
 import uvicorn
 from psycopg_pool import ConnectionPool
@@ -19,6 +22,13 @@ from rubricate.serve.app_auth import AppCredentials, InstallationTokens
 from rubricate.serve.context import WorkerContext
 from rubricate.serve.queue import QUEUE
 from rubricate.serve.receiver import create_app
+
+if TYPE_CHECKING:
+    import procrastinate
+
+logger = logging.getLogger(__name__)
+STALLED_AFTER = 30.0
+"""Seconds without a heartbeat after which a worker's jobs are put back in the queue."""
 
 
 def serve(
@@ -31,7 +41,12 @@ def serve(
 ) -> None:
     """Serve until stopped."""
     pool: ConnectionPool = ConnectionPool(
-        url, min_size=1, max_size=8, kwargs={"autocommit": True}, open=True
+        url,
+        min_size=1,
+        max_size=8,
+        kwargs={"autocommit": True},
+        check=ConnectionPool.check_connection,  # after a database restart: no stale connection
+        open=True,
     )
     try:
         config = uvicorn.Config(create_app(pool, secrets), host=host, port=port, log_level="info")
@@ -45,13 +60,14 @@ def serve(
 
 
 async def _both(server: uvicorn.Server, url: str, credentials: AppCredentials) -> None:
-    from rubricate.serve.tasks import queue_app
+    from rubricate.serve.tasks import queue_app, recover_stalled
 
     app = queue_app(WorkerContext(url, InstallationTokens(credentials), dict(os.environ)))
     async with app.open_async():
         worker = asyncio.create_task(
             app.run_worker_async(queues=[QUEUE], concurrency=1, install_signal_handlers=False)
         )
+        recovery = asyncio.create_task(recover_stalled(app, STALLED_AFTER))
         # uvicorn raises the signal that stopped it again once it has stopped; with these
         # handlers as the ones it restores, that second raise does nothing, so the worker is
         # stopped (and says so in the database) before the process ends.
@@ -60,7 +76,8 @@ async def _both(server: uvicorn.Server, url: str, credentials: AppCredentials) -
             await server.serve()
         finally:
             worker.cancel()
-            await asyncio.gather(worker, return_exceptions=True)
+            recovery.cancel()
+            await asyncio.gather(worker, recovery, return_exceptions=True)
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
 
@@ -72,9 +89,64 @@ def _after_uvicorn(_signal: int, _frame: FrameType | None) -> None:
     """Nothing: uvicorn has already stopped on this signal."""
 
 
-def work(url: str, credentials: AppCredentials, concurrency: int) -> None:
-    """Run a worker until stopped."""
+def work(url: str, credentials: AppCredentials, concurrency: int, stalled_after: float) -> None:
+    """Run a worker until stopped by SIGINT or SIGTERM, starting it again whenever it stops on
+    its own (the database went away: procrastinate stops a worker whose heartbeat fails)."""
     from rubricate.serve.tasks import queue_app
 
     app = queue_app(WorkerContext(url, InstallationTokens(credentials), dict(os.environ)))
-    app.run_worker(queues=[QUEUE], concurrency=concurrency)
+    asyncio.run(_supervise(app, concurrency, stalled_after))
+
+
+async def _supervise(app: procrastinate.App, concurrency: int, stalled_after: float) -> None:
+    loop = asyncio.get_running_loop()
+    stopping = asyncio.Event()
+    for sig in _STOP_SIGNALS:
+        loop.add_signal_handler(sig, stopping.set)
+    wait = RESTART_FIRST
+    while not stopping.is_set():
+        began = loop.time()
+        try:
+            await _run_until(app, concurrency, stalled_after, stopping)
+        except Exception as exc:  # the database is away: wait, then start again
+            logger.warning("the worker stopped: %s", exc)
+        if stopping.is_set():
+            break
+        wait = RESTART_FIRST if loop.time() - began > RESTART_LAST else min(RESTART_LAST, wait * 2)
+        logger.warning("starting the worker again in %.1f s", wait)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stopping.wait(), wait)
+
+
+RESTART_FIRST = 0.5
+RESTART_LAST = 30.0
+"""A worker that stopped on its own starts again after 0.5 s, 1 s, 2 s … at most 30 s."""
+
+
+async def _run_until(
+    app: procrastinate.App, concurrency: int, stalled_after: float, stopping: asyncio.Event
+) -> None:
+    """Run the worker (and the stalled-job recovery) until it stops or `stopping` is set; a
+    stop request lets the running jobs finish first."""
+    from rubricate.serve.tasks import recover_stalled
+
+    async with app.open_async():
+        worker = asyncio.create_task(
+            app.run_worker_async(
+                queues=[QUEUE],
+                concurrency=concurrency,
+                install_signal_handlers=False,
+                update_heartbeat_interval=stalled_after / 3,
+                stalled_worker_timeout=stalled_after,
+            )
+        )
+        recovery = asyncio.create_task(recover_stalled(app, stalled_after))
+        stop = asyncio.create_task(stopping.wait())
+        try:
+            await asyncio.wait({worker, stop}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in (worker, recovery, stop):
+                task.cancel()
+            results = await asyncio.gather(worker, recovery, stop, return_exceptions=True)
+        if isinstance(results[0], Exception):
+            raise results[0]

@@ -2,8 +2,9 @@
 
 `handle` runs one delivery (`rubricate.serve.handle`), `publish` one PR's views
 (`rubricate.serve.publish`); a job that hits a rate limit is retried at the time GitHub gave, any
-other failure after a growing wait, up to `MAX_ATTEMPTS`. Once a minute the jobs of a worker that
-stopped sending heartbeats (killed) are put back in the queue; every five minutes the sweeper
+other failure after a growing wait, up to `MAX_ATTEMPTS`. The jobs of a worker that
+stopped sending heartbeats (killed, or cut off from the database) are put back in the queue
+(`recover_stalled`, run by every worker beside its jobs); every five minutes the sweeper
 asks GitHub again for the deliveries it failed to hand over (`rubricate.serve.sweeper`), and
 every fifteen minutes the jobs the ledger holds open for closed PRs are caught up
 (`rubricate.serve.reconciler`).
@@ -11,6 +12,8 @@ every fifteen minutes the jobs the ledger holds open for closed PRs are caught u
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
@@ -21,16 +24,18 @@ from rubricate.errors import RateLimited
 from rubricate.ledger.pg_schema import connect
 from rubricate.serve.handle import handle_delivery
 from rubricate.serve.publish import publish_pr
-from rubricate.serve.queue import HANDLE, PUBLISH, QUEUE, RECONCILE, RETRY_STALLED, SWEEP
+from rubricate.serve.queue import HANDLE, PUBLISH, QUEUE, RECONCILE, SWEEP
 from rubricate.serve.reconciler import reconcile
 from rubricate.serve.sweeper import sweep
 
 if TYPE_CHECKING:
+    from procrastinate.job_context import JobContext
     from procrastinate.jobs import Job
 
     from rubricate.serve.context import WorkerContext
 
 MAX_ATTEMPTS = 8
+logger = logging.getLogger(__name__)
 
 
 class Retry(BaseRetryStrategy):
@@ -52,29 +57,40 @@ def register(app: procrastinate.App, ctx: WorkerContext) -> None:
     def handle(guid: str) -> None:
         handle_delivery(ctx, guid)
 
-    @app.task(name=PUBLISH, queue=QUEUE, retry=Retry())
-    def publish(repo: str, pr: int) -> None:
-        publish_pr(ctx, repo, pr)
+    @app.task(name=PUBLISH, queue=QUEUE, retry=Retry(), pass_context=True)
+    def publish(context: JobContext, repo: str, pr: int) -> None:
+        publish_pr(ctx, repo, pr, again=bool(context.job.attempts))
 
     @app.periodic(cron="*/5 * * * *", periodic_id=SWEEP)
-    @app.task(name=SWEEP, queue=QUEUE, queueing_lock=SWEEP)
+    @app.task(name=SWEEP, queue=QUEUE, queueing_lock=SWEEP, retry=Retry())
     def sweep_deliveries(timestamp: int) -> None:
         with connect(ctx.url) as conn:
             now = datetime.fromtimestamp(timestamp, timezone.utc)
             sweep(conn, ctx.tokens.integration().requester, now)
 
     @app.periodic(cron="*/15 * * * *", periodic_id=RECONCILE)
-    @app.task(name=RECONCILE, queue=QUEUE, queueing_lock=RECONCILE)
+    @app.task(name=RECONCILE, queue=QUEUE, queueing_lock=RECONCILE, retry=Retry())
     def reconcile_ledger(timestamp: int) -> None:
         reconcile(ctx, datetime.fromtimestamp(timestamp, timezone.utc))
 
-    @app.periodic(cron="* * * * *", periodic_id=RETRY_STALLED)
-    @app.task(name=RETRY_STALLED, queue=QUEUE, queueing_lock=RETRY_STALLED)
-    async def retry_stalled(timestamp: int) -> None:
-        for job in await app.job_manager.get_stalled_jobs():
-            await app.job_manager.retry_job(job)
+    del handle, publish, sweep_deliveries, reconcile_ledger
 
-    del handle, publish, sweep_deliveries, reconcile_ledger, retry_stalled
+
+async def recover_stalled(app: procrastinate.App, after: float) -> None:
+    """Forever: every `after` seconds (and at once), put back in the queue the jobs left
+    `doing` by workers whose heartbeat is older than `after` seconds. Such a job either never
+    committed (it runs again from the start) or committed and finds its work done."""
+    while True:
+        try:
+            stalled = await app.job_manager.get_stalled_jobs(
+                queue=QUEUE, seconds_since_heartbeat=after
+            )
+            for job in stalled:
+                logger.warning("job %s (%s) stalled: queued again", job.id, job.task_name)
+                await app.job_manager.retry_job(job)
+        except Exception as exc:  # the database is away: try again on the next round
+            logger.warning("looking for stalled jobs failed: %s", exc)
+        await asyncio.sleep(after)
 
 
 def queue_app(ctx: WorkerContext) -> procrastinate.App:
