@@ -8,8 +8,10 @@ from __future__ import annotations
 import gc
 from collections.abc import Mapping, Sequence
 
+import pytest
+
 from rubricate.config import ReputationConfig
-from rubricate.ledger.codec import is_shard
+from rubricate.ledger.codec import LedgerError, is_shard
 from rubricate.ledger.event import Event
 from rubricate.ledger.paths import git_blob_id
 from rubricate.ledger.plan import plan_rebuild
@@ -109,3 +111,19 @@ def test_a_duplicate_in_a_later_shard_is_reported_and_left_out_of_its_job() -> N
     assert len(fold.ledger.duplicates) == 1
     assert not fold.ledger.events
     assert fold.derived == _ids(full_derive(tree))
+
+
+def test_a_shard_that_changes_between_the_two_passes_is_an_error_not_a_wrong_fold() -> None:
+    tree = _branch()
+    ids = _ids(tree)
+    shard = sorted(p for p in tree if is_shard(p))[3]
+    reads: list[str] = []
+
+    def read(paths: Sequence[str]) -> dict[str, bytes]:
+        reads.extend(paths)
+        if paths == [shard] and reads.count(shard) == 2:
+            return {shard: tree[shard] + event("rated", 1, 1, "new", rating=2).to_line().encode()}
+        return {p: tree[p] for p in paths}
+
+    with pytest.raises(LedgerError, match=f"{shard} changed while the ledger was read"):
+        verify_tree(ids, read)

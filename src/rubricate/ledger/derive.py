@@ -99,11 +99,6 @@ def closing_files(
     yield CACHE_PATH, cache_head(cache, derived)
 
 
-def job_files(jobs: Iterable[JobSummary], layout: Layout) -> dict[str, bytes]:
-    """`jobs/<pr>.json` for each job."""
-    return {layout.job_path(*job.key): job_file(job) for job in jobs}
-
-
 def job_file(job: JobSummary) -> bytes:
     """One job: its state, both scoring moments, its rubric_quality and its events."""
     facts = job.facts

@@ -1,5 +1,5 @@
 """The full fold of a ledger read one shard at a time, job by job (pure: reads through a given
-function), for `ledger verify` and `verify --fix` (DESIGN.md, the data branch).
+function), for `ledger verify` and `verify --fix` (DESIGN.md §6).
 
 Memory holds one shard's events, the events of the jobs still open at that point of the ledger,
 and the fold's compact state (each job's facts and file id, each id seen), never the whole
