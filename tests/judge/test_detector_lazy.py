@@ -9,7 +9,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 EVENT = ROOT / "tests" / "action" / "fixtures" / "pull_request.opened.json"
-DETECTOR_MODULES = ("rubricate.judge.detector", "rubricate.judge.client_detector")
+DETECTOR_MODULES = (
+    "rubricate.judge.detector",
+    "rubricate.judge.detector_text",
+    "rubricate.judge.client_detector",
+)
 PROBE = """
 import sys
 from rubricate.cli.main import main

@@ -1,74 +1,69 @@
 """The trained injection detector: spans of untrusted text, their features and scores (pure).
 
 A linear model (logistic regression) over hashed features of one span of text: its words,
-pairs of adjacent words, and character 3- and 4-grams of each word (so inflected and
-non-English words share features), after undoing the usual disguises: NFKC and look-alike
-letters, letter-spacing (`i g n o r e`), leetspeak (`1gn0r3`) and base64 blobs, whose
-decoded text is read as well. Scripts without spaces (Chinese, Japanese, Korean, Thai) are
-read as character pairs. The weights are data (`injection_detector.bin`, built by
-`benchmarks/train_injection.py`), loaded by the shell (`client_detector`) and handed in here.
+pairs of adjacent words (a pair's bucket mixed from its words' buckets, `pair_index`), and
+character 3- and 4-grams of each word (so inflected and non-English words share features),
+read from the tokens `judge.detector_text` gives (disguises undone). The weights are data
+(`injection_detector.bin`, built by `benchmarks/train_injection.py`), loaded by the shell
+(`client_detector`) and handed in here.
 
-`span_tokens` cuts a text into the pieces that are scored: each line (cut between quoted
-JSON strings and at escaped line breaks, and a long line into sentences), with comment and
-quote markers taken off, and each block of consecutive non-blank lines (up to `BLOCK_LINES`
-lines), whose words are its lines' words in order. Each line also has a feature for its
-first word (where an imperative starts). A block's score is built from its lines' sums, so
-each line is read once. The score of a text is that of its worst span.
+`detector_text.span_tokens` cuts a text into the pieces that are scored: each line (cut
+between quoted JSON strings and at escaped line breaks, and a long line into sentences),
+with comment and quote markers taken off, and each block of consecutive non-blank lines (up
+to `BLOCK_LINES` lines), whose words are its lines' words in order. Each line also has a
+feature for its first word (where an imperative starts). Every piece's tokens are laid end
+to end and each span's sum is a difference of running sums over them, so each line is read
+once and the per-token work runs in C-speed `map`s. The score of a text is that of its worst span.
 """
 
 from __future__ import annotations
 
 import array
-import base64
-import binascii
+import contextlib
+import functools
+import gc
 import itertools
 import math
-import re
+import operator
 import struct
-import unicodedata
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from rubricate.judge.hidden import CONFUSABLES, INVISIBLE
+from rubricate.judge.detector_text import (
+    BLOCK_LINES,
+    MARKER_TOKENS,
+    MAX_SPAN_CHARS,
+    MIN_TOKENS,
+    blocks,
+    line_bytes,
+    pieces,
+    tokens_of,
+    utf8,
+)
 
-DETECTOR_VERSION = "rubricate-injection-2"
+DETECTOR_VERSION = "rubricate-injection-3"
 """Changes whenever the weights or the features change; part of the judge's cache key."""
 HASH_BITS = 19
 _MASK = (1 << HASH_BITS) - 1
 MAGIC = b"RBINJ1"
-BLOCK_LINES = 6
-MAX_SPAN_CHARS = 600
-MIN_TOKENS = 3
-_TOKEN = re.compile(r"[^\W_]+")
-_UNSPACED = re.compile(r"[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
-_SPACED = re.compile(r"(?<![^\W_])(?:[^\W_][ \t.\-_*|/]{1,2}){3,}[^\W_](?![^\W_])")
-_SEPARATORS = re.compile(r"[ \t.\-_*|/]")
-_BASE64 = re.compile(r"[A-Za-z0-9+/]{20,}={0,2}")
-_LEET = str.maketrans("013457@$", "oieastas")
-_DIGIT = re.compile(r"\d")
-_ALPHA = re.compile(r"[^\W\d_]")
-_MARKERS = re.compile(r"^[ \t]*(?:[#;>*+|-]+|//+|/\*+|\*/|<!--|-->|--|\"\"\"|''')[ \t]*")
-_SENTENCE = re.compile(r"(?<=[.!?。！？])\s+")
-_ESCAPES = re.compile(r"\\[nrt]")
-_MARKER_TOKENS = frozenset("#^")
-_CUT = re.compile(r'"\s*[:,]\s*"|\\[nr]')
-_MARKER_STARTS = frozenset("#;>*+|-/\"'<")
-"""The first characters of the comment and quote markers `_MARKERS` takes off."""
 _WORD_CRC = zlib.crc32(b"w:")
 _GRAM_CRC = zlib.crc32(b"c:")
-_PAIR_CRC = zlib.crc32(b"p:")
 """The CRCs of the feature prefixes; a feature's bucket continues from them (`feature_index`)."""
-_MIXED_LATIN = re.compile(r"[a-z][^\W\d_]*[а-яёα-ω]|[а-яёα-ω][^\W\d_]*[a-z]")
+_MARKER_BYTES = frozenset((b"#", b"^"))
+_CACHED = 100_000
+"""Entries each of a detector's caches (words, lines) holds before it starts over."""
+_FIRST = operator.itemgetter(0)
+_SECOND = operator.itemgetter(1)
+_THIRD = operator.itemgetter(2)
+_FOURTH = operator.itemgetter(3)
 
 
 Scored = tuple[int, int, float, str]
 """A scored span: first line, last line, probability, text."""
-_Word = tuple[float, int, int, bytes]
-"""A word's summed feature weights, its feature count, the CRC of `p:word ` (where its pairs'
-CRCs start) and its UTF-8 bytes."""
-_Sums = tuple[float, int, str, str, int]
-"""A span's summed feature weights, its feature count, its first and last token, and its
-`word_count`."""
+_Word = tuple[float, int, int, int]
+"""A word's summed feature weights, its feature count, its bucket (that of `w:word`) and the
+part of `pair_index` it gives as a pair's first word."""
 
 
 @dataclass
@@ -79,8 +74,16 @@ class Detector:
     bias: float
     threshold: float
     version: str = DETECTOR_VERSION
-    _words: dict[str, _Word] = field(default_factory=dict, repr=False)
-    _lines: dict[str, _Sums] = field(default_factory=dict, repr=False)
+    _words: dict[bytes, _Word] = field(default_factory=dict, repr=False)
+    _table: array.array[float] = field(default_factory=lambda: array.array("d"), repr=False)
+    """The weights as a flat array (no objects for the garbage collector to walk)."""
+    _doubled: array.array[float] = field(default_factory=lambda: array.array("d"), repr=False)
+    """The weights twice over, so a pair's bucket needs no mask (`_probabilities`)."""
+    _lines: dict[str, tuple[tuple[bytes, ...], int]] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        self._table = array.array("d", self.weights)
+        self._doubled = self._table + self._table
 
     @classmethod
     def from_bytes(cls, data: bytes) -> Detector:
@@ -116,99 +119,117 @@ class Detector:
 
     def score(self, text: str) -> float:
         """The probability that one span of text (read as a single line) is an injection."""
-        sums = self._sums(tokens_of(text))
-        return self._probability(sums) if sums[1] else _sigmoid(self.bias)
-
-    def _sums(self, tokens: list[str]) -> _Sums:
-        """The summed weights of the tokens' word and pair features, and how many there are.
-
-        A pair's bucket is the CRC of `p:a b`, continued from the CRC of `p:a ` kept with `a`,
-        so each pair costs one checksum of `b`'s bytes and no new string."""
+        tokens = [utf8(t) for t in tokens_of(text)]
         if not tokens:
-            return (0.0, 0, "", "", 0)
-        total = 0.0
-        count = len(tokens) - 1
-        words = self._words
-        weights = self.weights
-        before = -1
-        for token in tokens:
-            known = words.get(token) or self._word(token)
-            total += known[0]
-            count += known[1]
-            if before >= 0:
-                total += weights[zlib.crc32(known[3], before) & _MASK]
-            before = known[2]
-        return (total, count, tokens[0], tokens[-1], word_count(tokens))
-
-    def _word(self, token: str) -> _Word:
-        """A word's summed feature weights, feature count, pair prefix CRC and bytes (cached)."""
-        raw = token.encode("utf-8", "surrogatepass")
-        weights = self.weights
-        found = [weights[zlib.crc32(raw, _WORD_CRC) & _MASK]]
-        if token[:1] not in _MARKER_TOKENS:
-            if token.isascii():
-                padded = b"<" + raw + b">"
-                grams = [padded[i : i + 3] for i in range(len(padded) - 2)]
-                grams += [padded[i : i + 4] for i in range(len(padded) - 3)]
-            else:
-                text = f"<{token}>"
-                grams = [
-                    text[i : i + 3].encode("utf-8", "surrogatepass") for i in range(len(text) - 2)
-                ]
-                grams += [
-                    text[i : i + 4].encode("utf-8", "surrogatepass") for i in range(len(text) - 3)
-                ]
-            found += [weights[zlib.crc32(g, _GRAM_CRC) & _MASK] for g in grams]
-        known = (sum(found), len(found), zlib.crc32(raw + b" ", _PAIR_CRC), raw)
-        if len(self._words) < 200_000:
-            self._words[token] = known
-        return known
-
-    def _pair(self, a: str, b: str) -> float:
-        first = self._words.get(a) or self._word(a)
-        second = self._words.get(b) or self._word(b)
-        return self.weights[zlib.crc32(second[3], first[2]) & _MASK]
-
-    def _line(self, line: str) -> _Sums:
-        known = self._lines.get(line)
-        if known is None:
-            known = self._sums(line_tokens(line))
-            if len(self._lines) < 100_000:
-                self._lines[line] = known
-        return known
+            return _sigmoid(self.bias)
+        return self._probabilities(tokens, [0, len(tokens)], [(0, 1)])[0]
 
     def scored(self, text: str) -> list[Scored]:
-        """Every span of `text` with its score: (first line, last line, probability, span)."""
-        out: list[Scored] = []
-        for block in _blocks(text):
-            parts = []
+        """Every span of `text` with its score: (first line, last line, probability, span).
+
+        The tokens of every piece (a line, or a part of one) are laid end to end; a span is
+        a run of pieces: one scored line, or a block of lines read one after another. The
+        garbage collector is paused meanwhile: the work allocates many small objects and no
+        cycles, and its passes over a large process cost a third of the time."""
+        with _collector_paused():
+            return self._scored(text)
+
+    def _scored(self, text: str) -> list[Scored]:
+        found: list[tuple[int, int, str]] = []
+        runs: list[tuple[int, int]] = []
+        tokens: list[bytes] = []
+        bounds = [0]
+        words: list[int] = []
+        known = self._lines.get
+        for block in blocks(text):
+            first = len(words)
             for number, line in block:
-                for piece in _pieces(line):
-                    sums = self._line(piece)
-                    parts.append(sums)
-                    if sums[4] >= MIN_TOKENS:
-                        out.append((number, number, self._probability(sums), piece))
+                whole = len(line) <= MAX_SPAN_CHARS and '"' not in line and "\\" not in line
+                for piece in (line,) if whole else pieces(line):  # `pieces` keeps it whole
+                    mine, count = known(piece) or self._line(piece)
+                    tokens += mine
+                    bounds.append(len(tokens))
+                    words.append(count)
+                    if count >= MIN_TOKENS:
+                        found.append((number, number, piece))
+                        runs.append((len(words) - 1, len(words)))
             if 1 < len(block) <= BLOCK_LINES:
                 joined = " ".join(line for _n, line in block)
-                if len(joined) <= MAX_SPAN_CHARS:
-                    sums = self._joined(parts)
-                    if sums[4] >= MIN_TOKENS:
-                        out.append((block[0][0], block[-1][0], self._probability(sums), joined))
+                if len(joined) <= MAX_SPAN_CHARS and sum(words[first:]) >= MIN_TOKENS:
+                    found.append((block[0][0], block[-1][0], joined))
+                    runs.append((first, len(words)))
+        scores = self._probabilities(tokens, bounds, runs)
+        return [(a, b, p, span) for (a, b, span), p in zip(found, scores, strict=True)]
+
+    def _probabilities(
+        self, tokens: list[bytes], bounds: list[int], runs: list[tuple[int, int]]
+    ) -> list[float]:
+        """The probability of each run of pieces (piece i is `tokens[bounds[i]:bounds[i+1]]`).
+
+        Running sums over all the tokens, built by C-speed `map`s, give each span's sum as a
+        difference: its words' weights (a word's weights cached after its first sight) and
+        its pairs' weights (`_doubled[mixed + bucket]` is the weight of `pair_index`); the
+        pairs inside a run of pieces are exactly the pairs of its tokens read in order."""
+        found = self._found(tokens)
+        weight = list(itertools.accumulate(map(_FIRST, found), initial=0.0))
+        features = list(itertools.accumulate(map(_SECOND, found), initial=0))
+        mixed = map(operator.add, map(_FOURTH, found), map(_THIRD, found[1:]))
+        paired = list(itertools.accumulate(map(self._doubled.__getitem__, mixed), initial=0.0))
+        out: list[float] = []
+        bias = self.bias
+        for first, last in runs:
+            start, end = bounds[first], bounds[last]
+            if end == start:
+                out.append(0.0)
+                continue
+            total = weight[end] - weight[start] + paired[end - 1] - paired[start]
+            count = features[end] - features[start] + end - start - 1
+            out.append(_sigmoid(bias + total / math.sqrt(count)))
         return out
 
-    def _joined(self, parts: list[_Sums]) -> _Sums:
-        """The sums of the lines' tokens read one after another (pairs across lines added)."""
-        kept = [p for p in parts if p[1]]
-        if not kept:
-            return (0.0, 0, "", "", 0)
-        total = sum(p[0] for p in kept)
-        count = sum(p[1] for p in kept) + len(kept) - 1
-        for before, after in itertools.pairwise(kept):
-            total += self._pair(before[3], after[2])
-        return (total, count, kept[0][2], kept[-1][3], sum(p[4] for p in kept))
+    def _found(self, tokens: list[bytes]) -> list[_Word]:
+        """Each token's word entry, the missing ones computed first (`_word`)."""
+        words = self._words
+        if all(map(words.__contains__, tokens)):
+            return list(map(words.__getitem__, tokens))
+        missing = {t for t in tokens if t not in words}
+        if len(words) + len(missing) > _CACHED:
+            words.clear()
+            missing = set(tokens)
+        for token in missing:
+            words[token] = self._word(token)
+        return list(map(words.__getitem__, tokens))
 
-    def _probability(self, sums: _Sums) -> float:
-        return _sigmoid(self.bias + sums[0] / math.sqrt(sums[1])) if sums[1] else 0.0
+    def _word(self, token: bytes) -> _Word:
+        """A word's summed feature weights, feature count, bucket and pair part (its
+        n-grams cut, hashed and looked up by C-speed `map`s)."""
+        table = self._table
+        bucket = zlib.crc32(token, _WORD_CRC) & _MASK
+        total = table[bucket]
+        count = 1
+        if token[:1] not in _MARKER_BYTES:
+            if token.isascii():
+                padded = b"<" + token + b">"
+                slices = _gram_slices(len(padded))
+                grams = map(padded.__getitem__, slices)
+            else:
+                text = f"<{token.decode('utf-8', 'surrogatepass')}>"
+                slices = _gram_slices(len(text))
+                grams = map(utf8, map(text.__getitem__, slices))
+            hashed = map(zlib.crc32, grams, itertools.repeat(_GRAM_CRC))
+            total += sum(map(table.__getitem__, map(_MASK.__and__, hashed)))
+            count += len(slices)
+        return (total, count, bucket, (bucket * 31) & _MASK)
+
+    def _line(self, line: str) -> tuple[tuple[bytes, ...], int]:
+        """One line's tokens and word count (cached; a tuple of bytes is nothing the garbage
+        collector walks)."""
+        tokens, count = line_bytes(line)
+        known = (tuple(tokens), count)
+        if len(self._lines) >= _CACHED:
+            self._lines.clear()
+        self._lines[line] = known
+        return known
 
     def flagged(self, scored: list[Scored]) -> list[tuple[int, float, str]]:
         """The flagged spans of `scored` (line, probability, span), the highest per first line;
@@ -236,8 +257,18 @@ def _sigmoid(value: float) -> float:
 
 
 def feature_index(feature: str) -> int:
-    """The hashed bucket of one feature string (stable across processes)."""
+    """The hashed bucket of one feature string (stable across processes): the CRC of a word
+    or character n-gram; a pair `p:a b` mixes the buckets of `w:a` and `w:b`."""
+    if feature.startswith("p:"):
+        first, second = feature[2:].split(" ")
+        return pair_index(feature_index(f"w:{first}"), feature_index(f"w:{second}"))
     return zlib.crc32(feature.encode("utf-8", "surrogatepass")) & _MASK
+
+
+def pair_index(first: int, second: int) -> int:
+    """The bucket of the pair of two words with these buckets: the buckets are CRCs, so a
+    linear mix spreads pairs as well as a hash (and costs three integer operations)."""
+    return (first * 31 + second) & _MASK
 
 
 _GRAMS: dict[str, tuple[str, ...]] = {}
@@ -249,7 +280,7 @@ def word_features(token: str) -> tuple[str, ...]:
     found = _GRAMS.get(token)
     if found is None:
         grams = [f"w:{token}"]
-        if token[:1] not in _MARKER_TOKENS:
+        if token[:1] not in MARKER_TOKENS:
             padded = f"<{token}>"
             for size in (3, 4):
                 grams += [f"c:{padded[i : i + size]}" for i in range(len(padded) - size + 1)]
@@ -274,141 +305,19 @@ def features(text: str) -> list[str]:
     return features_of(tokens_of(text))
 
 
-def line_tokens(line: str) -> list[str]:
-    """A line's tokens and a marker for its first word (`^word`)."""
-    tokens = tokens_of(line)
-    if tokens and tokens[0][:1] != "#":
-        tokens.append(f"^{tokens[0]}")
-    return tokens
-
-
-def tokens_of(text: str) -> list[str]:
-    """The words of a span after undoing disguises, case-folded; unspaced scripts as pairs."""
-    if text.isascii():  # nothing invisible, already NFKC, and casefold is lower
-        plain = text.lower()
-    else:
-        plain = unicodedata.normalize("NFKC", INVISIBLE.sub("", text)).casefold()
-    if "\\" in plain:
-        plain = _ESCAPES.sub(" ", plain)
-    extra: list[str] = []
-    if _SPACED.search(plain):
-        plain = _SPACED.sub(lambda m: " " + _SEPARATORS.sub("", m.group(0)) + " ", plain)
-        extra.append("spaced")
-    if "=" in plain or len(plain) >= 20:
-        for blob in _BASE64.findall(text):
-            decoded = _decoded(blob)
-            if decoded:
-                plain += " " + decoded.casefold()
-                extra.append("base64")
-    tokens: list[str] = []
-    if plain.isascii():
-        tokens = _TOKEN.findall(plain)
-        if _DIGIT.search(plain):  # else every token is letters only
-            for i, token in enumerate(tokens):
-                if not (token.isalpha() or token.isdigit()):
-                    tokens[i] = token.translate(_LEET)
-                    extra.append("leet")
-        return tokens + [f"#{e}" for e in extra] if extra else tokens
-    for token in _TOKEN.findall(plain):
-        if token.isascii() and token.isalpha():
-            tokens.append(token)
-        elif _UNSPACED.search(token):
-            tokens += _unspaced(token)
-        elif not token.isascii() and _MIXED_LATIN.search(token):
-            tokens.append(token.translate(CONFUSABLES))
-        elif _DIGIT.search(token) and _ALPHA.search(token) and not token.isdigit():
-            tokens.append(token.translate(_LEET))
-            extra.append("leet")
-        else:
-            tokens.append(token)
-    return tokens + [f"#{e}" for e in extra]
-
-
-def _unspaced(token: str) -> list[str]:
-    """Characters pairs of a run in a script without spaces (a lone character stays itself)."""
-    if len(token) < 2:
-        return [token]
-    return [token[i : i + 2] for i in range(len(token) - 1)]
-
-
-def _decoded(blob: str) -> str:
-    """The text a base64 blob encodes, or '' when it is not mostly printable text."""
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause the garbage collector (if it runs) for the duration; nothing else changes."""
+    running = gc.isenabled()
+    gc.disable()
     try:
-        raw = base64.b64decode(blob + "=" * (-len(blob) % 4), validate=True)
-    except (binascii.Error, ValueError):
-        return ""
-    text = raw.decode("utf-8", "replace")
-    printable = sum(c.isprintable() for c in text)
-    return text if " " in text and printable >= 0.9 * len(text) else ""
+        yield
+    finally:
+        if running:
+            gc.enable()
 
 
-def spans(text: str) -> list[tuple[int, int, str]]:
-    """The scored pieces of `text` as (first line, last line, text): lines and blocks."""
-    return [(first, last, span) for first, last, span, _tokens in span_tokens(text)]
-
-
-def span_tokens(text: str) -> list[tuple[int, int, str, list[str]]]:
-    """The scored pieces of `text` with their tokens, as `Detector.scored` reads them: each
-    line (or sentence of a long line), then each short block as its lines' tokens in order."""
-    found: list[tuple[int, int, str, list[str]]] = []
-    for block in _blocks(text):
-        parts: list[list[str]] = []
-        for number, line in block:
-            for piece in _pieces(line):
-                tokens = line_tokens(piece)
-                parts.append(tokens)
-                if word_count(tokens) >= MIN_TOKENS:
-                    found.append((number, number, piece, tokens))
-        if 1 < len(block) <= BLOCK_LINES:
-            joined = " ".join(line for _n, line in block)
-            tokens = [t for p in parts for t in p]
-            enough = sum(map(word_count, parts)) >= MIN_TOKENS
-            if len(joined) <= MAX_SPAN_CHARS and enough:
-                found.append((block[0][0], block[-1][0], joined, tokens))
-    return found
-
-
-def _blocks(text: str) -> list[list[tuple[int, str]]]:
-    """Runs of consecutive non-blank lines (numbered from 1), comment and quote markers off."""
-    found: list[list[tuple[int, str]]] = []
-    block: list[tuple[int, str]] = []
-    for number, raw in enumerate(text.split("\n"), start=1):
-        marked = raw.lstrip(" \t")[:1] in _MARKER_STARTS  # else `_MARKERS` cannot match
-        line = _MARKERS.sub("", raw).strip() if marked else raw.strip()
-        if line:
-            block.append((number, line))
-        elif block:
-            found.append(block)
-            block = []
-    return [*found, block] if block else found
-
-
-def _pieces(line: str) -> list[str]:
-    """A line as the pieces scored on their own: cut between quoted JSON strings and at
-    escaped line breaks, and a long piece cut into sentences."""
-    cut = _CUT.split(line) if '"' in line or "\\" in line else [line]
-    if len(cut) == 1:
-        return [line] if len(line) <= MAX_SPAN_CHARS else _chunks(line)
-    found: list[str] = []
-    for part in cut:
-        part = part.strip(' "{}[],')
-        if part:
-            found += [part] if len(part) <= MAX_SPAN_CHARS else _chunks(part)
-    return found
-
-
-def word_count(tokens: list[str]) -> int:
-    """The words among the tokens, marker tokens left out; text in a script without spaces
-    counts as `MIN_TOKENS` (a span needs `MIN_TOKENS` to be scored)."""
-    words = [t for t in tokens if t[:1] not in _MARKER_TOKENS]
-    if len(words) < MIN_TOKENS and any(_UNSPACED.search(t) for t in words):
-        return MIN_TOKENS
-    return len(words)
-
-
-def _chunks(line: str) -> list[str]:
-    """A long line as sentences, each cut to `MAX_SPAN_CHARS` at most."""
-    out: list[str] = []
-    for sentence in _SENTENCE.split(line):
-        out += [sentence[i : i + MAX_SPAN_CHARS] for i in range(0, len(sentence), MAX_SPAN_CHARS)]
-    return out
+@functools.cache
+def _gram_slices(size: int) -> tuple[slice, ...]:
+    """The slices of a padded word of this length that are its 3-grams, then its 4-grams."""
+    return tuple(slice(i, i + n) for n in (3, 4) for i in range(size - n + 1))
