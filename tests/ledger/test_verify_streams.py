@@ -73,11 +73,22 @@ def test_verify_compares_derived_files_by_blob_id_without_reading_them() -> None
 def test_verify_fix_rebuilds_reading_one_shard_at_a_time() -> None:
     tree = _branch()
     job = next(p for p in sorted(tree) if p.startswith("jobs/"))
-    tree[job] = b"{}\n"
+    right, tree[job] = tree[job], b"{}\n"
     reader = OneShardAtATime(tree)
     plan = plan_rebuild(_ids(tree), reader, None)
     assert reader.most_shards == 1
-    assert {p: d for p, d in plan.files.items() if not is_shard(p)} == full_derive(tree)
+    assert plan.files == {job: right}  # only what differs is held and written
+    fixed = {p: d for p, d in {**tree, **plan.files}.items() if not is_shard(p)}
+    assert fixed == full_derive(tree)
+
+
+def test_a_rebuild_from_the_shards_alone_gives_every_derived_file() -> None:
+    shards = {p: d for p, d in _branch().items() if is_shard(p)}
+    reader = OneShardAtATime(shards)
+    plan = plan_rebuild(_ids(shards), reader, None)
+    assert reader.most_shards == 1
+    assert plan.files == full_derive(shards)
+    assert not plan.deletions
 
 
 def test_an_append_that_folds_in_full_reads_one_shard_at_a_time() -> None:

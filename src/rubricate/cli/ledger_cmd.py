@@ -165,7 +165,7 @@ def run_verify(args: argparse.Namespace) -> int:
     for line in report.problems:
         print(line)
     verdict = "clean" if report.clean else f"{len(report.problems)} problem(s)"
-    print(f"{len(report.parsed.events)} events in {len(report.parsed.shards)} shard(s): {verdict}")
+    print(f"{report.events} events in {len(report.parsed.shards)} shard(s): {verdict}")
     for commit in foreign or []:  # GitHub's words on a commit, masked like an error
         print(redact("\n".join(commit.lines()), env_secrets(os.environ)))
     if foreign is not None:

@@ -142,10 +142,11 @@ def parse_streamed(
 ) -> ParsedLedger:
     """Parse shards read one at a time through `read` (in path order), so that only one shard's
     text is held at once: the same result as `parse_ledger` over all of them."""
-    builder = _Builder(key)
+    builder = LedgerBuilder(key)
+    events: list[Event] = []
     for path in sorted(p for p in paths if is_shard(p)):
-        builder.add_shard(parse_shard(path, decode_shard(read([path])[path]), key))
-    return builder.result()
+        events += builder.add_shard(parse_shard(path, decode_shard(read([path])[path]), key))
+    return builder.result(tuple(events))
 
 
 @dataclass(frozen=True)
@@ -168,10 +169,11 @@ def parse_shard(path: str, text: str, key: bytes | None = None) -> ShardParse:
 def combine_shards(parses: Iterable[ShardParse], key: bytes | None = None) -> ParsedLedger:
     """The ledger of shards parsed with `key` (in any order): the first occurrence of each id
     in shard order, then line order, is kept."""
-    builder = _Builder(key)
+    builder = LedgerBuilder(key)
+    events: list[Event] = []
     for parse in sorted(parses, key=lambda parse: parse.path):
-        builder.add_shard(parse)
-    return builder.result()
+        events += builder.add_shard(parse)
+    return builder.result(tuple(events))
 
 
 def parse_lines(
@@ -218,39 +220,46 @@ def append_lines(text: str, events: Iterable[Event]) -> str:
     return text + new
 
 
-class _Builder:
-    """Collects events and problems across shards, deduplicating ids."""
+class LedgerBuilder:
+    """Takes shards in order, keeping the first occurrence of each id: gives back each shard's
+    kept events and collects the located problems, but holds no event itself (only the ids, and
+    the job each was first seen in)."""
 
     def __init__(self, key: bytes | None) -> None:
         self.key = key
-        self.events: list[Event] = []
+        self.events = 0
         self.corrupt: list[LedgerProblem] = []
         self.duplicates: list[LedgerProblem] = []
         self.misplaced: list[LedgerProblem] = []
         self.shards: dict[str, str] = {}
         self.seen: dict[str, tuple[str, int]] = {}
+        self._jobs: dict[tuple[str, int], tuple[str, int]] = {}
 
-    def add_shard(self, parse: ShardParse) -> None:
+    def add_shard(self, parse: ShardParse) -> list[Event]:
+        """Take in one shard (after every earlier one): its events whose id is new."""
         self.shards[parse.path] = parse.blob_id
         self.corrupt.extend(parse.problems)
-        for number, event in parse.events:
-            self._add_event(parse.path, number, event)
+        return [event for number, event in parse.events if self._kept(parse.path, number, event)]
 
-    def _add_event(self, path: str, number: int, event: Event) -> None:
+    def _kept(self, path: str, number: int, event: Event) -> bool:
         owner = self.seen.get(event.id)
         if owner is not None:
             self.duplicates.append(LedgerProblem(path, number, _duplicate(event, owner)))
-            return
-        self.seen[event.id] = (event.repo, event.pr)
-        self.events.append(event)
+            return False
+        job = (event.repo, event.pr)
+        self.seen[event.id] = self._jobs.setdefault(job, job)  # one tuple per job
+        self.events += 1
         expected = shard_path(event.at)
         if shard_month(path) != _month(event):
             message = f"event {event.id[:12]} at {_month(event)} belongs in {expected}"
             self.misplaced.append(LedgerProblem(path, number, message))
+        return True
 
-    def result(self) -> ParsedLedger:
+    def result(self, events: tuple[Event, ...] = ()) -> ParsedLedger:
+        """The ledger's problems and shards, with `events` (the kept ones, when the caller kept
+        them; none otherwise: `self.events` counts them)."""
         return ParsedLedger(
-            tuple(self.events),
+            events,
             tuple(self.corrupt),
             tuple(self.duplicates),
             tuple(self.misplaced),

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -28,6 +28,7 @@ from rubricate.ledger.cache import (
     FoldCache,
     bucket_files,
     cache_head,
+    id_bucket,
     id_files,
     totals_file,
 )
@@ -43,34 +44,59 @@ from rubricate.ledger.reputation_config import ReputationConfig
 if TYPE_CHECKING:
     from rubricate.ledger.codec import ParsedLedger
 
+JobKey = tuple[str, int]
+
 
 def derive_files(parsed: ParsedLedger, config: ReputationConfig) -> dict[str, bytes]:
     """Every derived file for this ledger: path → content."""
     jobs = fold_jobs(parsed.events)
     layout = Layout(tuple(sorted({repo for repo, _ in jobs})))
-    files = job_files(jobs.values(), layout)
-    cached = {
-        key: CachedJob(job.facts, git_blob_id(files[layout.job_path(*key)]))
-        for key, job in jobs.items()
-    }
-    cache = FoldCache(
-        config=config,
-        shards=dict(parsed.shards),
-        corrupt=parsed.corrupt,
-        duplicates=parsed.duplicates,
-        misplaced=parsed.misplaced,
-        jobs=cached,
-        key_id=parsed.key_id,
-    )
-    files.update(summary_files(cache))
-    files.update(id_files(e.id for e in parsed.events))
-    files[CACHE_PATH] = cache_head(cache, {p: git_blob_id(d) for p, d in files.items()})
+    files: dict[str, bytes] = {}
+    cached: dict[JobKey, CachedJob] = {}
+    for key, job in jobs.items():
+        files[layout.job_path(*key)], cached[key] = folded_job(job)
+    job_ids = {p: git_blob_id(d) for p, d in files.items()}
+    files.update(closing_files(parsed, cached, config, (e.id for e in parsed.events), job_ids))
     return files
 
 
-def job_files(jobs: Iterable[JobSummary], layout: Layout) -> dict[str, bytes]:
-    """`jobs/<pr>.json` for each job."""
-    return {layout.job_path(*job.key): job_file(job) for job in jobs}
+def folded_job(job: JobSummary) -> tuple[bytes, CachedJob]:
+    """A job's file, and what the fold cache keeps of it (its facts and the file's blob id)."""
+    data = job_file(job)
+    return data, CachedJob(job.facts, git_blob_id(data))
+
+
+def closing_files(
+    ledger: ParsedLedger,
+    jobs: Mapping[JobKey, CachedJob],
+    config: ReputationConfig,
+    ids: Iterable[str],
+    job_ids: Mapping[str, str],
+) -> Iterator[tuple[str, bytes]]:
+    """The derived files that follow from every job's facts, one at a time: reputation.json,
+    badges, fact buckets, running totals, the id index of `ids` and, last, the cache head (given
+    the blob id of each job file in `job_ids`). `ledger` gives the shards and problems."""
+    cache = FoldCache(
+        config=config,
+        shards=dict(ledger.shards),
+        corrupt=ledger.corrupt,
+        duplicates=ledger.duplicates,
+        misplaced=ledger.misplaced,
+        jobs=jobs,
+        key_id=ledger.key_id,
+    )
+    derived = dict(job_ids)
+    for path, data in summary_files(cache).items():
+        derived[path] = git_blob_id(data)
+        yield path, data
+    by_file: dict[str, list[str]] = {}
+    for event_id in ids:
+        by_file.setdefault(id_bucket(event_id), []).append(event_id)
+    for path in sorted(by_file):
+        data = id_files(by_file.pop(path))[path]
+        derived[path] = git_blob_id(data)
+        yield path, data
+    yield CACHE_PATH, cache_head(cache, derived)
 
 
 def job_file(job: JobSummary) -> bytes:

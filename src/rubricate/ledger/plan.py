@@ -64,6 +64,7 @@ from rubricate.ledger.paths import (
     is_derived,
     job_paths,
 )
+from rubricate.ledger.refold import refold
 from rubricate.ledger.reputation import Totals, job_terms, repo_entry
 from rubricate.ledger.reputation_config import ReputationConfig
 from rubricate.ledger.treeids import TREE_MODE, Listing, changed_listing, listing_of
@@ -205,9 +206,13 @@ def plan_rebuild(
     config: ReputationConfig | None,
     key: bytes | None = None,
 ) -> AppendPlan:
-    """Regenerate every derived file from the whole ledger, adding nothing."""
+    """Regenerate every derived file from the whole ledger, adding nothing: the plan holds the
+    derived files whose content differs from the tree's (the fold streams, see
+    `rubricate.ledger.refold`), and deletes those no longer derived."""
     used = config or branch_config(tree, read, _head(tree, read))
-    return plan_full(tree, read, [], used, key)
+    fold = refold(tree, read, used, key, lambda path, blob_id: tree.get(path) != blob_id)
+    stale = tuple(sorted(p for p in tree if is_derived(p) and p not in fold.derived))
+    return AppendPlan((), 0, fold.kept, stale)
 
 
 def branch_config(

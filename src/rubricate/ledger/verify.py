@@ -10,12 +10,13 @@ from typing import Any
 
 from rubricate.errors import RubricateError
 from rubricate.ledger.cache import head_config, read_head
-from rubricate.ledger.codec import ParsedLedger, is_shard, parse_streamed
-from rubricate.ledger.derive import derive_files, job_file
+from rubricate.ledger.codec import ParsedLedger
+from rubricate.ledger.derive import job_file
 from rubricate.ledger.derive import recorded_config as reputation_config
 from rubricate.ledger.event import Event, rfc3339, same_login
 from rubricate.ledger.fold import event_order, fold_job
 from rubricate.ledger.paths import CACHE_PATH, REPUTATION_PATH, git_blob_id, is_derived
+from rubricate.ledger.refold import refold
 from rubricate.ledger.reputation import COMPONENTS
 from rubricate.ledger.reputation_config import ReputationConfig
 from rubricate.ledger.trust import refusal
@@ -27,9 +28,14 @@ class VerifyReport:
     """What `ledger verify` found; clean when there are no problems."""
 
     parsed: ParsedLedger
+    """The ledger's shards and located problems; its events are not kept (`events` counts them)."""
     stale: tuple[str, ...]
     config: ReputationConfig
     expected: Mapping[str, bytes]
+    """`reputation.json` as the full fold gives it (the other derived files are compared by
+    blob id and let go)."""
+    events: int
+    """How many valid events the ledger holds."""
 
     @property
     def problems(self) -> list[str]:
@@ -80,25 +86,22 @@ def verify_tree(
     config: ReputationConfig | None = None,
     key: bytes | None = None,
 ) -> VerifyReport:
-    """`verify_files` over a tree (path → git blob id) whose files `read` gives: the shards are
-    read one at a time and the derived files are compared by blob id, so that memory holds one
-    shard and the fold, not the ledger."""
-    parsed = parse_streamed([p for p in tree if is_shard(p)], read, key)
+    """`verify_files` over a tree (path → git blob id) whose files `read` gives: the ledger is
+    folded job by job, reading one shard at a time (`rubricate.ledger.refold`), and each derived
+    file is compared by blob id as it is produced, so that memory holds one shard and the
+    fold's compact state, not the ledger."""
     recorded = read([p for p in (CACHE_PATH, REPUTATION_PATH) if p in tree])
     used = config or recorded_config(recorded) or ReputationConfig()
-    expected = derive_files(parsed, used)
+    fold = refold(tree, read, used, key, lambda path, _: path == REPUTATION_PATH)
+    expected = fold.derived
     stale = [f"{p}: missing" for p in sorted(expected) if p not in tree]
-    stale += [
-        f"{p}: out of date"
-        for p in sorted(expected)
-        if p in tree and tree[p] != git_blob_id(expected[p])
-    ]
+    stale += [f"{p}: out of date" for p in sorted(expected) if p in tree and tree[p] != expected[p]]
     stale += [
         f"{p}: not derived from the ledger"
         for p in sorted(tree)
         if is_derived(p) and p not in expected
     ]
-    return VerifyReport(parsed, tuple(stale), used, expected)
+    return VerifyReport(fold.ledger, tuple(stale), used, fold.kept, fold.events)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,152 @@
+"""`ledger verify` and `verify --fix` on an N-event ledger: wall, CPU and peak RSS of each.
+
+Run: `python benchmarks/bench_verify.py --events 100000 --source remote [--tmp /tmp]`. Prints
+one JSON object. The ledger is `bench_ledger.make_events(N)` (five events a job, 500 authors)
+written as monthly shards with no derived file, on a bare repository's `rubricate-data` branch
+(`--source remote`) or in a directory (`--source data`). Then, each in a fresh process:
+- `rebuild`: `ledger verify --fix` derives every file from the shards (a full rebuild);
+- `verify`: `ledger verify` of the rebuilt ledger (clean);
+- `fix_one`: `ledger verify --fix` after one derived file (`badges/repo.json`) was made stale.
+Each row gives the wall seconds, the CPU seconds (user + system, its git children included)
+and the peak RSS in MB of the largest process (`getrusage(RUSAGE_CHILDREN)` of a wrapper that
+runs only that command), with its exit code. The data is made under `--tmp` and deleted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_ledger import make_events, shard_texts
+
+BRANCH = "rubricate-data"
+STALE = "badges/repo.json"
+WRAP = "--wrap"
+
+
+def write_ledger(count: int, root: Path) -> dict[str, int]:
+    """The shards of `count` events under `root` (events, jobs and shards made)."""
+    events = make_events(count)
+    texts = shard_texts(events)
+    for path, text in texts.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text, encoding="utf-8")
+    return {"events": len(events), "jobs": len({e.pr for e in events}), "shards": len(texts)}
+
+
+def commit_tree(work: Path, remote: Path, message: str) -> None:
+    """Commit `work` as the whole tree of the bare `remote`'s branch."""
+    git = ["git", f"--git-dir={remote}", f"--work-tree={work}"]
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "bench",
+        "GIT_AUTHOR_EMAIL": "bench@example.invalid",
+        "GIT_COMMITTER_NAME": "bench",
+        "GIT_COMMITTER_EMAIL": "bench@example.invalid",
+    }
+    subprocess.run([*git, "add", "-A"], check=True, env=env)
+    subprocess.run([*git, "commit", "--quiet", "-m", message], check=True, env=env)
+
+
+def make_stale(source: str, where: Path, tmp: Path) -> None:
+    """Overwrite one derived file with content no fold gives."""
+    if source == "data":
+        (where / STALE).write_bytes(b"{}\n")
+        return
+    work = tmp / "stale-work"
+    git = ["git", f"--git-dir={where}", f"--work-tree={work}"]
+    work.mkdir()
+    subprocess.run([*git, "checkout", "--quiet", "-f", BRANCH], check=True)
+    (work / STALE).write_bytes(b"{}\n")
+    commit_tree(work, where, "Make a file stale")
+
+
+def measure(arguments: list[str]) -> dict[str, Any]:
+    """Run `rubricate ARGUMENTS` under a wrapper process (`wrap`) that reports its usage."""
+    done = subprocess.run(
+        [sys.executable, __file__, WRAP, *arguments], capture_output=True, text=True, check=True
+    )
+    row: dict[str, Any] = json.loads(done.stdout)
+    if row["exit"] not in (0, 1):
+        raise RuntimeError(f"rubricate {' '.join(arguments)} failed: {row['stderr']}")
+    if not row["stderr"]:
+        del row["stderr"]
+    return {k: round(v, 3) if isinstance(v, float) else v for k, v in row.items()}
+
+
+def wrap(arguments: list[str]) -> None:
+    """Run `rubricate ARGUMENTS` as the only child, then print its wall and CPU seconds and the
+    peak RSS of the largest of it and its own children (git), as JSON."""
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "rubricate", *arguments], capture_output=True, text=True, check=False
+    )
+    wall = time.perf_counter() - started
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    lines = done.stdout.strip().splitlines() or [""]
+    row = {"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime}
+    row["peak_rss_mb"] = usage.ru_maxrss / 1024
+    print(
+        json.dumps(
+            {**row, "exit": done.returncode, "last_line": lines[-1], "stderr": done.stderr[-500:]}
+        )
+    )
+
+
+def run(count: int, source: str, tmp: Path) -> dict[str, Any]:
+    """Make the ledger, then measure the three commands on it."""
+    work = tmp / "work"
+    work.mkdir()
+    result: dict[str, Any] = {"source": source, **write_ledger(count, work)}
+    if source == "remote":
+        where = tmp / "remote.git"
+        subprocess.run(["git", "init", "--quiet", "--bare", str(where)], check=True)
+        subprocess.run(
+            ["git", f"--git-dir={where}", "symbolic-ref", "HEAD", f"refs/heads/{BRANCH}"],
+            check=True,
+        )
+        commit_tree(work, where, "Seed the ledger's shards")
+        option = ["--remote", str(where)]
+    else:
+        where = work
+        option = ["--data", str(where)]
+    result["rebuild"] = measure(["ledger", "verify", "--fix", *option])
+    result["verify"] = measure(["ledger", "verify", *option])
+    make_stale(source, where, tmp)
+    result["fix_one"] = measure(["ledger", "verify", "--fix", *option])
+    result["load_average"] = [round(x, 2) for x in os.getloadavg()]
+    return result
+
+
+def main() -> None:
+    """Parse the arguments, run, print JSON."""
+    if sys.argv[1:2] == [WRAP]:
+        wrap(sys.argv[2:])
+        return
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--events", type=int, default=10000)
+    parser.add_argument("--source", choices=("remote", "data"), default="remote")
+    parser.add_argument("--tmp", default=None, help="where to make the ledger (deleted after)")
+    args = parser.parse_args()
+    started = resource.getrusage(resource.RUSAGE_SELF)
+    with tempfile.TemporaryDirectory(prefix="bench-verify-", dir=args.tmp) as tmp:
+        result = run(args.events, args.source, Path(tmp))
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    result["generate_cpu_s"] = round(
+        own.ru_utime + own.ru_stime - started.ru_utime - started.ru_stime, 3
+    )
+    print(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,145 @@
+"""The full fold of a ledger read one shard at a time, job by job (pure: reads through a given
+function), for `ledger verify` and `verify --fix` (DESIGN.md §6).
+
+Memory holds one shard's events, the events of the jobs still open at that point of the ledger,
+and the fold's compact state (each job's facts and file id, each id seen), never the whole
+ledger: a job is folded, and its file produced, as soon as the last shard naming it is read.
+That shard is found by a first, light pass that reads only each line's `repo` and `pr`
+(validated as the event validates them, so a valid event's job is the one the pass saw). The
+files come out with their git blob ids, and only those that `keep` accepts are held.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from pydantic import BaseModel, ConfigDict
+
+from rubricate.ledger.cache import CachedJob
+from rubricate.ledger.codec import (
+    LedgerBuilder,
+    LedgerError,
+    ParsedLedger,
+    ShardParse,
+    decode_shard,
+    is_shard,
+    parse_shard,
+)
+from rubricate.ledger.derive import JobKey, closing_files, folded_job
+from rubricate.ledger.event import Event
+from rubricate.ledger.fold import fold_job
+from rubricate.ledger.paths import Layout, git_blob_id
+from rubricate.ledger.reputation_config import ReputationConfig
+
+Reader = Callable[[Sequence[str]], Mapping[str, bytes]]
+Keep = Callable[[str, str], bool]
+"""Whether to hold a derived file's content, given its path and blob id."""
+
+
+class _JobOnly(BaseModel):
+    """A line's job, validated with the types `Event` gives `repo` and `pr`."""
+
+    model_config = ConfigDict(extra="ignore")
+    repo: str
+    pr: int
+
+
+@dataclass(frozen=True)
+class Refold:
+    """What the full fold gives: the ledger's problems and shards (no events: `events` counts
+    them), every derived file's blob id, and the content of the files `keep` accepted."""
+
+    ledger: ParsedLedger
+    events: int
+    derived: Mapping[str, str]
+    kept: Mapping[str, bytes]
+
+
+def refold(
+    tree: Mapping[str, str],
+    read: Reader,
+    config: ReputationConfig,
+    key: bytes | None = None,
+    keep: Keep = lambda path, blob_id: False,
+) -> Refold:
+    """Fold the ledger of `tree` (path → blob id), whose shards `read` gives one at a time."""
+    shards = sorted(p for p in tree if is_shard(p))
+    ends, repos = job_ends(tree, shards, read)
+    layout = Layout(tuple(sorted(repos)))
+    for _ in range(2):  # the second time with the layout the first one found
+        fold = _Fold(config, key, layout, keep)
+        for index, path in enumerate(shards):
+            fold.add(parse_shard(path, _text(tree, read, path), key), ends, index)
+        found = Layout(tuple(sorted({repo for repo, _ in (*fold.jobs, *fold.open)})))
+        if found == layout:
+            break
+        layout = found  # a line naming another repository was not a valid event
+    return fold.finish()
+
+
+def job_ends(
+    tree: Mapping[str, str], shards: Sequence[str], read: Reader
+) -> tuple[dict[JobKey, int], set[str]]:
+    """For each job some line names, the index in `shards` of the last shard naming it; and the
+    repositories named (a valid event's are among them)."""
+    ends: dict[JobKey, int] = {}
+    for index, path in enumerate(shards):
+        for line in _text(tree, read, path).split("\n"):
+            try:
+                job = _JobOnly.model_validate_json(line)
+            except ValueError:  # not an event (pydantic's ValidationError is a ValueError)
+                continue
+            ends[(job.repo, job.pr)] = index
+    return ends, {repo for repo, _ in ends}
+
+
+class _Fold:
+    """The fold's state between shards."""
+
+    def __init__(
+        self, config: ReputationConfig, key: bytes | None, layout: Layout, keep: Keep
+    ) -> None:
+        self.config = config
+        self.builder = LedgerBuilder(key)
+        self.layout = layout
+        self.keep = keep
+        self.open: dict[JobKey, list[Event]] = {}
+        self.jobs: dict[JobKey, CachedJob] = {}
+        self.derived: dict[str, str] = {}
+        self.kept: dict[str, bytes] = {}
+
+    def add(self, shard: ShardParse, ends: Mapping[JobKey, int], index: int) -> None:
+        """Take in the shard at `index`, then fold every job it is the last shard of."""
+        for event in self.builder.add_shard(shard):
+            self.open.setdefault((event.repo, event.pr), []).append(event)
+        for job in sorted(j for j in self.open if j in ends and ends[j] <= index):
+            self._fold(job)
+
+    def _fold(self, job: JobKey) -> None:
+        data, self.jobs[job] = folded_job(fold_job(self.open.pop(job)))
+        self._produced(self.layout.job_path(*job), data)
+
+    def _produced(self, path: str, data: bytes) -> None:
+        blob_id = git_blob_id(data)
+        self.derived[path] = blob_id
+        if self.keep(path, blob_id):
+            self.kept[path] = data
+
+    def finish(self) -> Refold:
+        """Fold the jobs left open, then produce the files that follow from every job."""
+        for job in sorted(self.open):
+            self._fold(job)
+        ledger = self.builder.result()
+        closing = closing_files(ledger, self.jobs, self.config, self.builder.seen, self.derived)
+        for path, data in closing:
+            self._produced(path, data)
+        return Refold(ledger, self.builder.events, self.derived, self.kept)
+
+
+def _text(tree: Mapping[str, str], read: Reader, path: str) -> str:
+    """A shard's text, checked to be the content the tree names."""
+    data = read([path])[path]
+    if git_blob_id(data) != tree[path]:
+        raise LedgerError(f"{path} changed while the ledger was read")
+    return decode_shard(data)
