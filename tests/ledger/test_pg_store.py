@@ -10,6 +10,7 @@ import pytest
 
 from rubricate.cli.main import main
 from rubricate.ledger.event import Event
+from rubricate.ledger.pg_store import PostgresStore, Scope
 from tests.ledger.factory import completed_job, event
 from tests.report.sample import sample_events
 
@@ -157,3 +158,54 @@ def test_bad_urls_unreachable_and_unmigrated_databases_are_clear_errors(
     assert "applied 1" in _out(capsys, "db", "migrate", "--database-url", bare)
     assert "nothing to apply" in _out(capsys, "db", "migrate", "--database-url", bare)
     assert _out(capsys, "ledger", "export", "--database-url", bare) == ""
+
+
+def _report(out: Path, *argv: str) -> dict[str, Any]:
+    assert main(["report", "--format", "json", "--out", str(out), *argv]) == 0
+    report: dict[str, Any] = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    return report
+
+
+def test_the_report_reads_the_database_for_an_org_or_a_repo(
+    loaded: tuple[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("numpy")
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1719792000")
+    url, data = loaded
+    for scope in (["--org", "p"], ["--repo", "o/r"], []):
+        name = "-".join(scope) or "all"
+        database = _report(tmp_path / f"db{name}", "--database-url", url, *scope)
+        branch = _report(tmp_path / f"branch{name}", "--data", str(data), *scope)
+        assert database == branch
+        wanted = {"p/q", "p/s"} if scope[:1] == ["--org"] else {"o/r"} if scope else None
+        assert wanted is None or {a["repo"] for a in database["authors"]} == wanted
+    with PostgresStore(url, scope=Scope(org="p")) as store:
+        recorded = store.reputation()["repos"]
+    for entry in _report(tmp_path / "org", "--database-url", url, "--org", "p")["authors"]:
+        mine = recorded[entry["repo"]]["authors"][entry["author"]]
+        assert (entry["ranked"], entry["provisional"]) == (mine["ranked"], mine["provisional"])
+        assert entry["components"] == mine["components"]
+
+
+def test_every_reading_command_refuses_a_bad_database_clearly(
+    pg_server: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.ledger.pg_server import free_port
+
+    closed = f"postgresql://postgres@127.0.0.1:{free_port()}/none"
+    with psycopg.connect(pg_server.url(), autocommit=True) as conn:
+        conn.execute("CREATE DATABASE rubricate_unmigrated")
+    bare = pg_server.url("rubricate_unmigrated")
+    commands = (
+        ["report", "--out", str(tmp_path / "r"), "--format", "json", "--org", "p"],
+        ["ledger", "show", "--org", "p"],
+        ["ledger", "verify", "--repo", "p/q"],
+        ["ledger", "export", "--repo", "p/q"],
+        ["reputation", "--org", "p"],
+        ["ledger", "import", _write(tmp_path / "one.jsonl", _events()[:1])],
+    )
+    for command in commands:
+        for url, said in ((closed, "cannot reach the database"), (bare, "not migrated")):
+            err = _error(capsys, *command, "--database-url", url)
+            assert said in err, (command, err)
+            assert "Traceback" not in err
