@@ -1,6 +1,8 @@
 """Ledger benchmarks: fold N events into reputation.json; append one event to an N-event branch.
 
-Run: `python benchmarks/bench_ledger.py [--sizes 1000,10000,100000]`. Prints one JSON object.
+Run: `python benchmarks/bench_ledger.py [--sizes 1000,10000,100000]` (`--sizes 1000000
+--no-fold` for a million: the fold benchmark holds every event in memory). Prints one JSON
+object (and each size's row on stderr as it is done); every CPU time counts git's processes.
 Events are synthetic but realistic: five per job (about N/5 jobs), up to 500 authors, a full
 Agora rubric reference on every scoring event, spread over 24 monthly shards.
 """
@@ -9,16 +11,20 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import resource
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
+
+from ledger_seed import seed_branch
 
 from rubricate.config import ReputationConfig
 from rubricate.ledger.backends import DataBranchStore
@@ -29,31 +35,39 @@ from rubricate.ledger.reputation import compute_reputation
 from rubricate.ledger.trust import natural_key
 
 START = datetime(2023, 1, 1, tzinfo=timezone.utc)
+WEIGHTS = (
+    ("spec_adherence", 0.30),
+    ("completeness", 0.20),
+    ("quality", 0.25),
+    ("verifiability", 0.15),
+    ("format_correctness", 0.10),
+)
+# Criteria and scores in sorted order, as they read back from a ledger line: a generated event is
+# then already canonical (its weighted sums add in the same order), so a seeder may skip that step.
 AGORA = RubricRef(
     id="agora-v3",
     version="3",
     scale=ScaleRef(min=1, max=5),
-    criteria={
-        name: CriterionRef(weight=weight)
-        for name, weight in (
-            ("spec_adherence", 0.30),
-            ("completeness", 0.20),
-            ("quality", 0.25),
-            ("verifiability", 0.15),
-            ("format_correctness", 0.10),
-        )
-    },
+    criteria={name: CriterionRef(weight=weight) for name, weight in sorted(WEIGHTS)},
 )
-NAMES = tuple(AGORA.criteria or {})
+NAMES = tuple(name for name, _ in WEIGHTS)
 
 
 def make_events(count: int) -> list[Event]:
     """`count` events: five per job, jobs spread over 24 months and up to 500 authors."""
+    return [event for job in job_events(count) for event in job]
+
+
+def job_events(count: int) -> Iterator[list[Event]]:
+    """The events of `make_events(count)`, one job at a time."""
     jobs = max(1, count // 5)
-    events: list[Event] = []
+    left = count
     for pr in range(1, jobs + 1):
-        events.extend(_job(pr, jobs))
-    return events[:count]
+        if left <= 0:
+            return
+        events = _job(pr, jobs)[:left]
+        left -= len(events)
+        yield events
 
 
 def history_events(git_dir: Path) -> list[Event]:
@@ -82,7 +96,7 @@ def _job(
 ) -> list[Event]:
     opened = opened or START + timedelta(minutes=pr * (24 * 30 * 24 * 60) // jobs)
     author = author or f"agent-{pr % 500}"
-    scores = {n: float(1 + (pr + i) % 5) for i, n in enumerate(NAMES)}
+    scores = dict(sorted((n, float(1 + (pr + i) % 5)) for i, n in enumerate(NAMES)))
     sha = f"{pr:040x}"
     common: dict[str, Any] = {"repo": "o/r", "pr": pr, "author": author, "head_sha": sha}
     abandoned = pr % 10 == 0
@@ -144,30 +158,39 @@ def bench_fold(events: list[Event]) -> dict[str, float]:
     return {"fold_to_reputation_s": fold, "parse_shards_s": parse, "derive_all_files_s": derive}
 
 
-def bench_append(events: list[Event], root: Path) -> dict[str, float]:
-    """Seconds to append one event to a local bare remote already holding `events`.
+def bench_append(size: int, root: Path) -> dict[str, float]:
+    """Seed a local bare remote with `size` events (`ledger_seed`, one fast-import commit), then
+    time appending one event to it: wall and CPU seconds (git processes included), bytes the
+    remote stores more, and git processes started (children of git included).
 
-    Cold: a fresh process-like store with an empty private repository (as in CI), median of 3.
-    Warm: a store reusing its private repository from an earlier append.
+    Cold: a fresh store with an empty private repository (as in CI), median of 3 in-process;
+    CLI: `rubricate ledger append --remote` in a new process (Python start and imports
+    included), median of 3; warm: a store reusing its private repository.
     """
     remote = root / "remote.git"
     subprocess.run(["git", "init", "--quiet", "--bare", str(remote)], check=True)
-    seed = _timed(lambda: _append(remote, events, None))
-    jobs = len(events) // 5 + 1
-    extra = [_job(jobs + n, jobs)[0] for n in range(1, 6)]
-    before, cpu = _stored(remote), _cpu()
-    cold = sorted(_timed(lambda e=e: _append(remote, [e], None)) for e in extra[:3])  # type: ignore[misc]
-    written, cold_cpu = (_stored(remote) - before) / 3, (_cpu() - cpu) / 3
+    cpu, started = _cpu(), time.perf_counter()
+    seed_branch(remote, job_events(size), "o/r")
+    row = {"seed_branch_s": time.perf_counter() - started, "seed_branch_cpu_s": _cpu() - cpu}
+    row["seed_peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    jobs = size // 5 + 1
+    extra = iter(_job(jobs + n, jobs)[0] for n in range(1, 12))
+    _append(remote, [next(extra)], None)  # the seed's head is checked like any other
+    for name, append in (("cold", _append), ("cli", _append_cli)):
+        walls, before, cpu, processes = [], _stored(remote), _cpu(), 0
+        for _ in range(3):
+            with _git_processes() as count:
+                batch = [next(extra)]
+                walls.append(_timed(lambda a=append, b=batch: a(remote, b, None)))  # type: ignore[misc]
+                processes += count()
+        row[f"append_one_{name}_s"] = sorted(walls)[1]
+        row[f"append_one_{name}_cpu_s"] = (_cpu() - cpu) / 3
+        row[f"append_one_{name}_bytes_written"] = (_stored(remote) - before) / 3
+        row[f"append_one_{name}_git_processes"] = processes / 3
     warm_dir = str(root / "warm")
-    _append(remote, extra[3:4], warm_dir)
-    warm = _timed(lambda: _append(remote, extra[4:5], warm_dir))
-    return {
-        "seed_branch_s": seed,
-        "append_one_cold_s": cold[1],
-        "append_one_cold_cpu_s": cold_cpu,
-        "append_one_bytes_written": written,
-        "append_one_warm_s": warm,
-    }
+    _append(remote, [next(extra)], warm_dir)
+    row["append_one_warm_s"] = _timed(lambda: _append(remote, [next(extra)], warm_dir))
+    return row
 
 
 def bench_verify(remote: Path) -> dict[str, float]:
@@ -226,6 +249,31 @@ def _append(remote: Path, events: list[Event], workdir: str | None) -> None:
         raise RuntimeError(f"expected {len(events)} new events, got {result}")
 
 
+def _append_cli(remote: Path, events: list[Event], workdir: str | None) -> None:
+    """`rubricate ledger append --remote` in a new process."""
+    lines = "".join(e.to_line() + "\n" for e in events).encode()
+    command = [sys.executable, "-m", "rubricate", "ledger", "append", "--remote", str(remote), "-"]
+    done = subprocess.run(command, input=lines, capture_output=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"ledger append failed: {done.stderr.decode()[-2000:]}")
+
+
+@contextmanager
+def _git_processes() -> Iterator[Callable[[], int]]:
+    """Count the git processes started inside the block (through git's trace2 events)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        trace = Path(tmp) / "trace"
+        before = os.environ.get("GIT_TRACE2_EVENT")
+        os.environ["GIT_TRACE2_EVENT"] = str(trace)
+        try:
+            yield lambda: trace.read_text().count('"event":"start"') if trace.exists() else 0
+        finally:
+            if before is None:
+                del os.environ["GIT_TRACE2_EVENT"]
+            else:
+                os.environ["GIT_TRACE2_EVENT"] = before
+
+
 def _timed(work: Callable[[], object]) -> float:
     started = time.perf_counter()
     work()
@@ -238,6 +286,9 @@ def main() -> None:
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--no-fold", action="store_true", help="measure appends only")
     parser.add_argument(
+        "--tmp", default=None, help="where the seeded remote goes (default: TMPDIR)"
+    )
+    parser.add_argument(
         "--verify", action="store_true", help="also measure `ledger verify` and `verify --fix`"
     )
     args = parser.parse_args()
@@ -245,18 +296,19 @@ def main() -> None:
     goals["verify_fix_1m_peak_rss_mb"] = 1536
     results: dict[str, Any] = {"goals": goals, "sizes": {}}
     for size in (int(s) for s in args.sizes.split(",")):
-        events = make_events(size)
-        row: dict[str, Any] = {"events": len(events), "jobs": len({e.pr for e in events})}
-        row["authors"] = len({e.author for e in events})
+        jobs = max(1, size // 5)
+        row: dict[str, Any] = {"events": size, "jobs": jobs, "authors": min(500, jobs)}
         if not args.no_fold:
-            row.update(bench_fold(events))
-        with tempfile.TemporaryDirectory() as tmp:
-            row.update(bench_append(events, Path(tmp)))
+            row.update(bench_fold(make_events(size)))
+        with tempfile.TemporaryDirectory(dir=args.tmp) as tmp:
+            row.update(bench_append(size, Path(tmp)))
             if args.verify:
                 row.update(bench_verify(Path(tmp) / "remote.git"))
         results["sizes"][str(size)] = {
             k: round(v, 3) if isinstance(v, float) else v for k, v in row.items()
         }
+        results["sizes"][str(size)]["load_average"] = [round(x, 2) for x in os.getloadavg()]
+        print(json.dumps({str(size): results["sizes"][str(size)]}), file=sys.stderr, flush=True)
     print(json.dumps(results, indent=2))
 
 

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Iterator, Mapping
 
 from rubricate.config import ReputationConfig
 from rubricate.ledger.codec import SHARD_BYTES, parse_ledger
 from rubricate.ledger.fold import fold_job
 from rubricate.ledger.paths import CACHE_PATH, git_blob_id, job_paths
-from rubricate.ledger.plan import plan_rebuild
+from rubricate.ledger.plan import plan_append, plan_rebuild, prepare
 from rubricate.ledger.reputation import Totals, job_terms
+from rubricate.ledger.treeids import Entry, flat_listing
 from tests.ledger.factory import completed_job, event
 from tests.ledger.memory_branch import apply_events as _apply
 from tests.ledger.memory_branch import derived_only as _derived
@@ -93,3 +95,57 @@ def test_totals_are_exact_in_any_order() -> None:
     forward.add(terms[3], -1)
     assert forward.row() == Totals.of(terms[:3] + terms[4:]).row()
     assert Totals.from_row(json.loads(json.dumps(forward.row()))).row() == forward.row()
+
+
+class _Directories(Mapping[str, str]):
+    """A tree that lists one directory at a time and refuses to be listed in full."""
+
+    def __init__(self, files: Mapping[str, bytes]) -> None:
+        self.ids = {p: git_blob_id(d) for p, d in files.items()}
+        self.listed: list[str] = []
+        self._listing = flat_listing(self.ids)
+
+    def entries(self, directory: str) -> Mapping[str, Entry]:
+        self.listed.append(directory)
+        return self._listing(directory)
+
+    def __getitem__(self, path: str) -> str:
+        parent, _, name = path.rpartition("/")
+        mode, oid = self.entries(parent).get(name, ("40000", ""))
+        if mode == "40000":
+            raise KeyError(path)
+        return oid
+
+    def __iter__(self) -> Iterator[str]:
+        raise AssertionError("an incremental append listed the whole tree")
+
+    def __len__(self) -> int:
+        raise AssertionError("an incremental append listed the whole tree")
+
+
+def test_an_append_lists_only_the_directories_it_touches() -> None:
+    tree: dict[str, bytes] = {}
+    for pr in range(1, 30):
+        _apply(tree, completed_job(pr * 97, [3] * 5, [4] * 5, pr, author=f"a{pr % 4}"))
+    directories = _Directories(tree)
+    batch = prepare([event("rated", 1067, 50, "r", rating=5, actor="m")])
+    plan = plan_append(directories, lambda paths: {p: tree[p] for p in paths}, batch, None)
+    assert plan.incremental
+    listed = set(directories.listed)
+    assert {"", ".rubricate", "jobs", "jobs/1k", "ledger", ".rubricate/ids"} <= listed
+    assert not any(d.startswith("jobs/2k") or d == "jobs/0k" for d in listed)
+    tree.update(plan.files)
+    assert _derived(tree) == _full(tree)
+
+
+def test_one_large_append_fills_a_shard_then_starts_the_next() -> None:
+    tree: dict[str, bytes] = {}
+    jobs = [e for pr in range(1, 200) for e in completed_job(pr, [3] * 5, [4] * 5, pr / 100)]
+    _apply(tree, jobs)
+    shards = sorted(p for p in tree if p.startswith("ledger/"))
+    assert shards[:2] == ["ledger/2024-03.jsonl", "ledger/2024-03/0001.jsonl"]
+    assert all(len(tree[p]) < SHARD_BYTES + 2048 for p in shards)
+    assert len(tree[shards[0]]) >= SHARD_BYTES
+    parsed = parse_ledger({p: tree[p].decode() for p in shards})
+    assert (len(parsed.events), parsed.misplaced) == (len(jobs), ())
+    assert _derived(tree) == _full(tree)

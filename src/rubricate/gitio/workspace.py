@@ -20,6 +20,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from rubricate.errors import RubricateError
+from rubricate.gitio.objects import ObjectReader, TreeEntries
 from rubricate.gitio.run import GitError, git_text, run_git
 from rubricate.gitnames import ref_error, sha_error
 from rubricate.redaction import redact_url
@@ -164,6 +165,7 @@ class GitWorkspace:
         self.env = auth_env(self.url, token)
         self.partial = _no_secret_in(self.url)
         self._present: set[str] = set()
+        self._reader: ObjectReader | None = None
         if not (gitdir / "HEAD").exists():
             gitdir.mkdir(parents=True, exist_ok=True)
             self._git("init", "--bare", "--quiet")
@@ -183,10 +185,14 @@ class GitWorkspace:
             raise GitError(["fetch", self.safe_url], proc.returncode, self._redact(stderr))
         if _NO_FILTER in stderr:
             self.partial = False
-        return self._git("rev-parse", TIP_REF).decode().strip()
+        self.close()  # a reader started before the fetch may not see its refs
+        found = self._objects().read(TIP_REF)
+        if found is None:
+            raise GitError(["rev-parse", TIP_REF], 1, "the fetched tip is missing")
+        return found[0]
 
-    def tree(self, commit: str | None) -> dict[str, str]:
-        """Every file of a commit: path → blob id."""
+    def tree(self, commit: str | None) -> dict[str, tuple[str, str]]:
+        """Every file of a commit: path → (mode, blob id)."""
         if commit is None:
             return {}
         out = self._git("ls-tree", "-r", "-z", "--full-tree", commit)
@@ -194,11 +200,16 @@ class GitWorkspace:
         for entry in out.split(b"\0"):
             if entry:
                 meta, _, path = entry.partition(b"\t")
-                files[path.decode()] = meta.split()[2].decode()
+                mode, _, oid = meta.decode().split()
+                files[path.decode("utf-8", "surrogateescape")] = (mode, oid)
         return files
 
+    def entries(self, tree: str) -> TreeEntries:
+        """The entries of one tree (a tree id, or `<commit>^{tree}`): name → (mode, id)."""
+        return self._objects().tree(tree)
+
     def read_blobs(self, ids: Iterable[str]) -> dict[str, bytes]:
-        """The content of each blob id, in one `cat-file --batch` process."""
+        """The content of each blob id (the missing ones fetched first, in one request)."""
         wanted = list(dict.fromkeys(ids))
         if not wanted:
             return {}
@@ -206,15 +217,12 @@ class GitWorkspace:
         if missing:
             self._prefetch(missing)
         self._present.update(wanted)
-        out = self._git("cat-file", "--batch", input_bytes=("\n".join(wanted) + "\n").encode())
         blobs: dict[str, bytes] = {}
-        position = 0
         for blob_id in wanted:
-            end = out.index(b"\n", position)
-            header = out[position:end].split()
-            size = int(header[2])
-            blobs[blob_id] = out[end + 1 : end + 1 + size]
-            position = end + 1 + size + 1
+            found = self._objects().read(blob_id)
+            if found is None:
+                raise GitError(["cat-file", "--batch"], 1, f"{blob_id} missing")
+            blobs[blob_id] = found[2]
         return blobs
 
     def commit(
@@ -226,7 +234,7 @@ class GitWorkspace:
     ) -> str:
         """A commit on top of `parent` changing only these paths; returns its id."""
         stamp = f"{BOT_NAME} <{BOT_EMAIL}> {int(time.time())} +0000"
-        head = f"reset {NEW_REF}\ncommit {NEW_REF}\nauthor {stamp}\ncommitter {stamp}\n"
+        head = f"reset {NEW_REF}\ncommit {NEW_REF}\nmark :1\nauthor {stamp}\ncommitter {stamp}\n"
         body = [head.encode(), _data(message.encode())]
         if parent:
             body.append(f"from {parent}\n".encode())
@@ -235,9 +243,9 @@ class GitWorkspace:
         for path in sorted(files):
             body.append(f"M 100644 inline {path}\n".encode())
             body.append(_data(files[path]))
-        body.append(b"done\n")
-        self._git("fast-import", "--quiet", "--force", "--done", input_bytes=b"".join(body))
-        return self._git("rev-parse", NEW_REF).decode().strip()
+        body.append(b"get-mark :1\ndone\n")
+        out = self._git("fast-import", "--quiet", "--force", "--done", input_bytes=b"".join(body))
+        return out.decode().strip()
 
     def push(self, commit: str) -> bool:
         """Push without force; False when the remote moved (the push was rejected)."""
@@ -258,6 +266,17 @@ class GitWorkspace:
             proc.returncode,
             self._redact(text),
         )
+
+    def close(self) -> None:
+        """End the object reader, if one runs."""
+        if self._reader is not None:
+            self._reader.close()
+        self._reader = None
+
+    def _objects(self) -> ObjectReader:
+        if self._reader is None:
+            self._reader = ObjectReader(self.gitdir, self.env)
+        return self._reader
 
     def _prefetch(self, ids: list[str]) -> None:
         """Fetch these blobs in one request (the tip was fetched without blobs)."""

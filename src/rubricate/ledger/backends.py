@@ -12,7 +12,7 @@ import shutil
 import tempfile
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -23,6 +23,7 @@ from rubricate.gitio.run import GitError
 from rubricate.gitio.workspace import BOT_EMAIL, BOT_NAME, GitWorkspace
 from rubricate.ledger.paths import git_blob_id
 from rubricate.ledger.store import AppendResult, DataBranchError, LedgerStore, RetryPolicy, Tip
+from rubricate.ledger.treeids import TREE_MODE, Entry, file_entry, file_value
 from rubricate.ledger.verify import ForeignCommit, bot_written, foreign_commits
 
 IDENTITY = f"{BOT_NAME} <{BOT_EMAIL}>"
@@ -47,27 +48,24 @@ class GitBackend:
 
     def read_files(self, wanted: Callable[[str], bool]) -> dict[str, bytes]:
         """The tip's files whose path `wanted` accepts."""
-        with self._errors():
-            tip = self._ws().fetch_tip()
-            self.found = tip is not None
-            tree = self._ws().tree(tip)
-            paths = [p for p in tree if wanted(p)]
-            blobs = self._ws().read_blobs(tree[p] for p in paths)
-        return {p: blobs[tree[p]] for p in paths}
+        tip = self.tip()
+        return dict(tip.read([p for p in tip.tree if wanted(p)]))
 
     def tip(self) -> Tip:
-        """The fetched tip and its tree; blobs are read on demand."""
+        """The fetched tip; its tree is listed one directory at a time, as the plan asks, and
+        blobs are read on demand."""
         with self._errors():
-            tip = self._ws().fetch_tip()
-            self.found = tip is not None
-            tree = self._ws().tree(tip)
+            ws = self._ws()
+            commit = ws.fetch_tip()
+            self.found = commit is not None
+            tree = GitTree(ws, commit, self._errors)
 
         def read(paths: Sequence[str]) -> dict[str, bytes]:
             with self._errors():
-                blobs = self._ws().read_blobs(tree[p] for p in paths)
-            return {p: blobs[tree[p]] for p in paths}
+                blobs = ws.read_blobs(tree.blob(p) for p in paths)
+            return {p: blobs[tree.blob(p)] for p in paths}
 
-        return Tip(tip, tree, read)
+        return Tip(commit, tree, read)
 
     def write(
         self, tip: Tip, changes: Mapping[str, bytes], deletions: Sequence[str], message: str
@@ -86,6 +84,8 @@ class GitBackend:
 
     def close(self) -> None:
         """Remove the private temporary repository, if one was made."""
+        if self._git is not None:
+            self._git.close()
         if self._cleanup is not None:
             self._cleanup()
         self._cleanup = None
@@ -106,6 +106,64 @@ class GitBackend:
             yield
         except GitError as exc:
             raise DataBranchError(f"data branch {self.branch!r}: {exc}") from None
+
+
+class GitTree(Mapping[str, str]):
+    """A commit's files as path → blob id (`<blob id>:<mode>` for a mode other than `100644`),
+    read one directory at a time through the workspace's object reader; listed in full only
+    when iterated."""
+
+    def __init__(
+        self,
+        ws: GitWorkspace,
+        commit: str | None,
+        errors: Callable[[], AbstractContextManager[None]],
+    ) -> None:
+        self._ws = ws
+        self._commit = commit
+        self._errors = errors
+        self._dirs: dict[str, Mapping[str, Entry]] = {}
+        self._all: dict[str, str] | None = None
+
+    def entries(self, directory: str) -> Mapping[str, Entry]:
+        """The entries of `directory` (`""` for the root); empty when it does not exist."""
+        if directory not in self._dirs:
+            if self._commit is None:
+                found: Mapping[str, Entry] = {}
+            elif not directory:
+                with self._errors():
+                    found = self._ws.entries(f"{self._commit}^{{tree}}")
+            else:
+                parent, _, name = directory.rpartition("/")
+                mode, oid = self.entries(parent).get(name, ("", ""))
+                with self._errors():
+                    found = self._ws.entries(oid) if mode == TREE_MODE else {}
+            self._dirs[directory] = found
+        return self._dirs[directory]
+
+    def blob(self, path: str) -> str:
+        """The blob id of a file."""
+        return file_entry(self[path])[1]
+
+    def __getitem__(self, path: str) -> str:
+        parent, _, name = path.rpartition("/")
+        mode, oid = self.entries(parent).get(name, (TREE_MODE, ""))
+        if mode == TREE_MODE:
+            raise KeyError(path)
+        return file_value(mode, oid)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._files())
+
+    def __len__(self) -> int:
+        return len(self._files())
+
+    def _files(self) -> dict[str, str]:
+        if self._all is None:
+            with self._errors():
+                listed = self._ws.tree(self._commit)
+            self._all = {p: file_value(mode, oid) for p, (mode, oid) in listed.items()}
+        return self._all
 
 
 class DirectoryBackend:

@@ -6,11 +6,13 @@ re-fold only the jobs it touches. The job facts live in buckets, `.rubricate/fac
 .jsonl` (one job a line), so an append rewrites one small bucket. The head,
 `.rubricate/fold-cache.json`, records:
 - the cache format and `FOLD_VERSION`: a head written by another format or fold is not used;
-- the layout version, the reputation config, a digest of the shards' paths and blob ids, the
-  buckets with their blob ids, the repositories and the located problems (corrupt, duplicate
-  and misplaced lines);
-- `derived`: a digest of the path and blob id of every other derived file (job files, badges,
-  reputation.json, buckets, the id index), so that a hand-edited or missing derived file is seen;
+- the layout version, the reputation config, the git tree id of `ledger/`, the buckets with
+  their blob ids, the repositories and the located problems (corrupt, duplicate and misplaced
+  lines);
+- `derived`: a digest of reputation.json's blob id and the tree ids of `jobs/`, `badges/` and of
+  every entry of `.rubricate/` but the head, which covers every other derived file (job files,
+  badges, buckets, the id index, the totals), so that a hand-edited or missing one is seen, and
+  an append checks it from a few directory entries, never listing the whole tree;
 - `digest`: a digest of the head itself, so that a hand-edited head is seen.
 An append trusts the cache only when all of this verifies against the tree it writes onto;
 otherwise it folds the whole ledger again. Counts (events, newest event) come from the rows.
@@ -37,14 +39,24 @@ from typing import Any
 from pydantic import ValidationError
 
 from rubricate.errors import LedgerProblem
+from rubricate.ledger.codec import LEDGER_DIR
 from rubricate.ledger.event import parse_time, rfc3339
 from rubricate.ledger.fold import FOLD_VERSION, JobFacts
-from rubricate.ledger.paths import BUCKET_DIR, CACHE_PATH, ID_DIR, LAYOUT_VERSION, is_derived
+from rubricate.ledger.paths import (
+    BUCKET_DIR,
+    CACHE_PATH,
+    ID_DIR,
+    LAYOUT_VERSION,
+    REPUTATION_PATH,
+    is_derived,
+)
 from rubricate.ledger.reputation import Totals
 from rubricate.ledger.reputation_config import ReputationConfig
+from rubricate.ledger.treeids import FILE_MODE, Entry, directories, tree_id
 
 BUCKET_SIZE = 1000
-CACHE_FORMAT = 4
+CACHE_FORMAT = 5
+STATE_DIR = CACHE_PATH.rpartition("/")[0]
 _STATES = ("open", "completed", "abandoned")
 
 
@@ -69,7 +81,7 @@ class FoldCache:
     key_id: str | None = None
     """The public id of the ledger key the events were checked with (None: ids only)."""
     shards_id: str = ""
-    """The head's digest of `shards`, when the cache was read from a head (which keeps no list)."""
+    """The head's tree id of `ledger/`, when the cache was read from a head (it lists no shard)."""
 
     @property
     def repos(self) -> tuple[str, ...]:
@@ -141,16 +153,47 @@ def read_totals(data: bytes) -> dict[str, Totals]:
 
 
 def renewed_head(
-    head: dict[str, Any], shards: Mapping[str, str], derived: Mapping[str, str], repos: list[str]
+    head: dict[str, Any],
+    root: Mapping[str, Entry],
+    state: Mapping[str, Entry],
+    buckets: Mapping[str, str],
+    repos: list[str],
 ) -> bytes:
-    """The head after an incremental append: what `cache_head` gives for the grown ledger."""
+    """The head after an incremental append: what `cache_head` gives for the grown ledger, from
+    the new entries of the root and of `.rubricate/`, and the buckets (path → blob id)."""
     renewed = {k: v for k, v in head.items() if k != "digest"}
-    renewed["shards"] = derived_digest(shards)
-    renewed["buckets"] = {p: i for p, i in sorted(derived.items()) if p.startswith(BUCKET_DIR)}
+    renewed["shards"] = ledger_id(root)
+    renewed["buckets"] = dict(sorted(buckets.items()))
     renewed["repos"] = repos
-    renewed["derived"] = derived_digest(derived)
+    renewed["derived"] = derived_state(root, state)
     renewed["digest"] = _digest(renewed)
     return (json.dumps(renewed, indent=1, sort_keys=True) + "\n").encode()
+
+
+def ledger_id(root: Mapping[str, Entry]) -> str:
+    """The tree id of `ledger/` among the root's entries ("" when there is none)."""
+    return root.get(LEDGER_DIR.rstrip("/"), ("", ""))[1]
+
+
+def derived_state(root: Mapping[str, Entry], state: Mapping[str, Entry]) -> str:
+    """A digest of every derived file but the head, from the root's entries (reputation.json,
+    `jobs/`, `badges/`) and those of `.rubricate/`."""
+    lines = [
+        f"{name}\0{mode}\0{oid}\n"
+        for name, (mode, oid) in sorted(root.items())
+        if name == REPUTATION_PATH or (name != STATE_DIR and is_derived(name + "/"))
+    ]
+    lines += [
+        f"{STATE_DIR}/{name}\0{mode}\0{oid}\n"
+        for name, (mode, oid) in sorted(state.items())
+        if f"{STATE_DIR}/{name}" != CACHE_PATH
+    ]
+    return hashlib.sha256("".join(lines).encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def buckets_id(buckets: Mapping[str, str]) -> str:
+    """The tree id of `.rubricate/facts/` holding these buckets (path → blob id)."""
+    return tree_id({p[len(BUCKET_DIR) :]: (FILE_MODE, i) for p, i in buckets.items()})
 
 
 def derived_entries(tree: Mapping[str, str]) -> dict[str, str]:
@@ -160,29 +203,24 @@ def derived_entries(tree: Mapping[str, str]) -> dict[str, str]:
 
 def cache_head(cache: FoldCache, derived: Mapping[str, str]) -> bytes:
     """The head, given every other derived file's blob id after this write."""
+    trees = directories({p: i for p, i in derived.items() if p != CACHE_PATH})
     head: dict[str, Any] = {
         "format": CACHE_FORMAT,
         "fold": FOLD_VERSION,
         "config": cache.config.model_dump(mode="json"),
         "layout": LAYOUT_VERSION,
-        "shards": cache.shards_id or derived_digest(cache.shards),
+        "shards": cache.shards_id or ledger_id(directories(cache.shards)[""]),
         "buckets": {p: i for p, i in sorted(derived.items()) if p.startswith(BUCKET_DIR)},
         "repos": list(cache.repos),
         "corrupt": [_problem(p) for p in cache.corrupt],
         "duplicates": [_problem(p) for p in cache.duplicates],
         "misplaced": [_problem(p) for p in cache.misplaced],
-        "derived": derived_digest(derived),
+        "derived": derived_state(trees[""], trees.get(STATE_DIR, {})),
     }
     if cache.key_id is not None:
         head["key"] = cache.key_id
     head["digest"] = _digest(head)
     return (json.dumps(head, indent=1, sort_keys=True) + "\n").encode()
-
-
-def derived_digest(derived: Mapping[str, str]) -> str:
-    """A digest of derived paths and blob ids (the cache head left out)."""
-    lines = (f"{p}\0{i}\n" for p, i in sorted(derived.items()) if p != CACHE_PATH)
-    return hashlib.sha256("".join(lines).encode("utf-8", "surrogateescape")).hexdigest()
 
 
 def read_head(data: bytes) -> dict[str, Any] | None:

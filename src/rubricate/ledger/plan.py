@@ -16,22 +16,26 @@ from typing import Any
 from pydantic import ValidationError
 
 from rubricate.ledger.cache import (
+    STATE_DIR,
     CachedJob,
     bucket_files,
     bucket_jobs,
     bucket_path,
-    derived_digest,
-    derived_entries,
+    buckets_id,
+    derived_state,
     encode_ids,
     head_config,
     id_bucket,
     known_ids,
+    ledger_id,
     read_head,
     read_totals,
     renewed_head,
     totals_file,
 )
 from rubricate.ledger.codec import (
+    LEDGER_DIR,
+    SHARD_BYTES,
     append_lines,
     canonical,
     decode_shard,
@@ -58,9 +62,11 @@ from rubricate.ledger.paths import (
     Layout,
     git_blob_id,
     is_derived,
+    job_paths,
 )
 from rubricate.ledger.reputation import Totals, job_terms, repo_entry
 from rubricate.ledger.reputation_config import ReputationConfig
+from rubricate.ledger.treeids import TREE_MODE, Listing, changed_listing, listing_of
 from rubricate.ledger.trust import key_id, signed
 
 Reader = Callable[[Sequence[str]], Mapping[str, bytes]]
@@ -113,13 +119,32 @@ def appended(
     texts: Mapping[str, str], added: Sequence[Event], paths: Iterable[str] = ()
 ) -> dict[str, bytes]:
     """The shards that receive new lines, with those lines appended; `texts` holds at least the
-    last shard of each month the events fall in, `paths` every shard (see `shard_for`)."""
+    last shard of each month the events fall in, `paths` every shard of those months (see
+    `shard_for`). A shard that reaches `SHARD_BYTES` takes no more: the next one starts."""
     shards = set(paths) | set(texts)
-    by_shard: dict[str, list[Event]] = {}
+    sizes: dict[str, int] = {}
+    receiving: dict[str, str] = {}
+    by_shard: dict[str, list[str]] = {}
+
+    def size(path: str) -> int:
+        if path not in sizes:
+            sizes[path] = len(encode_shard(texts.get(path, "")))
+        return sizes[path]
+
     for event in added:
-        path = shard_for(event.at, shards, lambda p: len(encode_shard(texts.get(p, ""))))
-        by_shard.setdefault(path, []).append(event)
-    return {p: encode_shard(append_lines(texts.get(p, ""), evs)) for p, evs in by_shard.items()}
+        month = shard_path(event.at)
+        path = receiving.get(month)
+        if path is None or size(path) >= SHARD_BYTES:
+            path = shard_for(event.at, shards if path is None else [path], size)
+            shards.add(path)
+            receiving[month] = path
+        line = event.to_line() + "\n"
+        by_shard.setdefault(path, []).append(line)
+        sizes[path] = size(path) + len(line.encode())
+    return {
+        p: encode_shard(append_lines(texts.get(p, ""), [])) + "".join(lines).encode()
+        for p, lines in by_shard.items()
+    }
 
 
 def prepare(events: Iterable[Event], key: bytes | None = None) -> list[Event]:
@@ -147,13 +172,31 @@ def plan_append(
     ledger `key`, in full otherwise. Without a `config`, the one the branch records is kept
     (the defaults when it records none).
     """
-    head = _head(tree, read)
+    listing = listing_of(tree)
+    shards = month_shards(listing, batch)
+    wanted = [CACHE_PATH, *incremental_reads(shards, batch)]
+    files = read([p for p in wanted if p in tree])
+    head = read_head(files[CACHE_PATH]) if CACHE_PATH in files else None
     used = config or branch_config(tree, read, head)
     if head is not None and head.get("key") == key_id(key):
-        plan = try_incremental(head, tree, read, batch, used)
+        plan = try_incremental(head, tree, files, shards, batch, used)
         if plan is not None:
             return plan
     return plan_full(tree, read, batch, used, key)
+
+
+def month_shards(listing: Listing, batch: Sequence[Event]) -> list[str]:
+    """Every shard of the months the batch falls in, from `ledger/` and those months' folders."""
+    top = LEDGER_DIR.rstrip("/")
+    months = {shard_month(shard_path(e.at)) for e in batch}
+    entries = listing(top) if months else {}
+    found = []
+    for month in sorted(m for m in months if m is not None):
+        if f"{month}.jsonl" in entries and entries[f"{month}.jsonl"][0] != TREE_MODE:
+            found.append(f"{LEDGER_DIR}{month}.jsonl")
+        if entries.get(month, ("", ""))[0] == TREE_MODE:
+            found += [f"{LEDGER_DIR}{month}/{name}" for name in listing(f"{top}/{month}")]
+    return [p for p in found if shard_month(p) is not None]
 
 
 def plan_rebuild(
@@ -188,34 +231,37 @@ JobKey = tuple[str, int]
 def try_incremental(
     head: dict[str, Any],
     tree: Mapping[str, str],
-    read: Reader,
+    files: Mapping[str, bytes],
+    shards: Sequence[str],
     batch: Sequence[Event],
     config: ReputationConfig,
 ) -> AppendPlan | None:
-    """The incremental plan, reading only what it needs in one read; None if it cannot be used."""
+    """The incremental plan from the files `incremental_reads` names (those in `tree`) and the
+    shards of the batch's months; None if it cannot be used."""
     if not head_matches(head, tree) or head_config(head) != config:
         return None
     layout = incremental_layout(head["repos"], batch)
     if layout is None:
         return None
-    shards = [p for p in tree if is_shard(p)]
-    files = read([p for p in incremental_reads(layout, shards, batch) if p in tree])
     try:
-        return plan_incremental(head, tree, files, batch, config, layout)
+        return plan_incremental(head, tree, files, shards, batch, config, layout)
     except (ValueError, KeyError, TypeError):
         return None
 
 
 def head_matches(head: dict[str, Any], tree: Mapping[str, str]) -> bool:
-    """True when the tree holds exactly the shards, buckets and derived files the head records."""
+    """True when the tree holds exactly the shards, buckets and derived files the head records,
+    checked from the entries of the root, `.rubricate/` and its buckets' folder alone."""
+    listing = listing_of(tree)
     try:
-        shards = {p: blob for p, blob in tree.items() if is_shard(p)}
-        buckets = {p: blob for p, blob in tree.items() if p.startswith(BUCKET_DIR)}
+        root, state = listing(""), listing(STATE_DIR)
         named = isinstance(head["repos"], list) and all(isinstance(r, str) for r in head["repos"])
-        derived = head["derived"] == derived_digest(derived_entries(tree))
-        recorded = (head["shards"], head["buckets"]) == (derived_digest(shards), buckets)
-        return bool(named and derived and recorded and REPUTATION_PATH in tree)
-    except (KeyError, AttributeError, TypeError):
+        derived = head["derived"] == derived_state(root, state)
+        facts = state.get(BUCKET_DIR.rstrip("/").rpartition("/")[2], ("", ""))[1]
+        buckets = buckets_id(head["buckets"]) == facts if head["buckets"] else not facts
+        recorded = head["shards"] == ledger_id(root) and buckets
+        return bool(named and derived and recorded and REPUTATION_PATH in root)
+    except (KeyError, AttributeError, TypeError, ValueError):
         return False
 
 
@@ -227,13 +273,14 @@ def incremental_layout(known: Sequence[str], batch: Sequence[Event]) -> Layout |
     return Layout(tuple(sorted(repos)))
 
 
-def incremental_reads(layout: Layout, shards: Sequence[str], batch: Sequence[Event]) -> list[str]:
-    """The files `plan_incremental` needs: the batch's jobs with their fact buckets, id-index
-    files, months' last shards and repositories' totals, and reputation.json."""
+def incremental_reads(shards: Sequence[str], batch: Sequence[Event]) -> list[str]:
+    """The files `plan_incremental` needs: the batch's jobs (in either layout) with their fact
+    buckets, id-index files, months' last shards and repositories' totals, and
+    reputation.json."""
     wanted = {REPUTATION_PATH}
     for event in batch:
-        wanted |= {layout.job_path(event.repo, event.pr), bucket_path(event.pr)}
-        wanted |= {id_bucket(event.id), layout.totals_path(event.repo)}
+        wanted |= {*job_paths(event.repo, event.pr)[:2], bucket_path(event.pr)}
+        wanted |= {id_bucket(event.id), Layout(()).totals_path(event.repo)}
     wanted |= last_shards(shards, batch)
     return sorted(wanted)
 
@@ -242,6 +289,7 @@ def plan_incremental(
     head: dict[str, Any],
     tree: Mapping[str, str],
     files: Mapping[str, bytes],
+    shards: Sequence[str],
     batch: Sequence[Event],
     config: ReputationConfig,
     layout: Layout,
@@ -267,7 +315,6 @@ def plan_incremental(
     existing = {key: verified_job(rows, layout, files, key) for key in by_job}
     if any(events is None for events in existing.values()):
         return None
-    shards = [p for p in tree if is_shard(p)]
     texts = {p: decode_shard(d) for p, d in files.items() if is_shard(p)}
     written = appended(texts, added, shards)
     for path in {id_bucket(e.id) for e in added}:
@@ -290,11 +337,13 @@ def plan_incremental(
     shown = {"repos": {r: document["repos"][r] for r in totals}}
     written.update(badge_files(shown, layout, authors))
     deletions = tuple(layout.author_badge(r, a, ext) for r, a in gone for ext in ("json", "svg"))
-    after = {p: i for p, i in derived_entries(tree).items() if p not in deletions}
-    after.update({p: git_blob_id(d) for p, d in written.items() if is_derived(p)})
-    new_shards = {p: tree[p] for p in shards}
-    new_shards.update({p: git_blob_id(d) for p, d in written.items() if is_shard(p)})
-    written[CACHE_PATH] = renewed_head(head, new_shards, after, list(layout.repos))
+    changes = {p: git_blob_id(d) for p, d in written.items()}
+    listing = listing_of(tree)
+    root = changed_listing(listing, "", changes, deletions)
+    state = changed_listing(listing, STATE_DIR, changes, deletions)
+    buckets = {p: i for p, i in head["buckets"].items() if p not in touched}
+    buckets.update({p: changes[p] for p in touched if p in changes})
+    written[CACHE_PATH] = renewed_head(head, root, state, buckets, list(layout.repos))
     return AppendPlan(added, len(batch) - len(added), written, deletions, True)
 
 
