@@ -10,6 +10,7 @@ import pytest
 
 from rubricate.cli.main import main
 from rubricate.ledger.event import Event
+from rubricate.ledger.pg_store import PostgresStore, Scope
 from tests.ledger.factory import completed_job, event
 from tests.report.sample import sample_events
 
@@ -157,3 +158,121 @@ def test_bad_urls_unreachable_and_unmigrated_databases_are_clear_errors(
     assert "applied 1" in _out(capsys, "db", "migrate", "--database-url", bare)
     assert "nothing to apply" in _out(capsys, "db", "migrate", "--database-url", bare)
     assert _out(capsys, "ledger", "export", "--database-url", bare) == ""
+
+
+def _report(out: Path, *argv: str) -> dict[str, Any]:
+    assert main(["report", "--format", "json", "--out", str(out), *argv]) == 0
+    report: dict[str, Any] = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    return report
+
+
+def test_the_report_reads_the_database_for_an_org_or_a_repo(
+    loaded: tuple[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("numpy")
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1719792000")
+    url, data = loaded
+    for scope in (["--org", "p"], ["--repo", "o/r"], []):
+        name = "-".join(scope) or "all"
+        database = _report(tmp_path / f"db{name}", "--database-url", url, *scope)
+        branch = _report(tmp_path / f"branch{name}", "--data", str(data), *scope)
+        assert database == branch
+        wanted = {"p/q", "p/s"} if scope[:1] == ["--org"] else {"o/r"} if scope else None
+        assert wanted is None or {a["repo"] for a in database["authors"]} == wanted
+    with PostgresStore(url, scope=Scope(org="p")) as store:
+        recorded = store.reputation()["repos"]
+    for entry in _report(tmp_path / "org", "--database-url", url, "--org", "p")["authors"]:
+        mine = recorded[entry["repo"]]["authors"][entry["author"]]
+        assert (entry["ranked"], entry["provisional"]) == (mine["ranked"], mine["provisional"])
+        assert entry["components"] == mine["components"]
+
+
+def test_every_reading_command_refuses_a_bad_database_clearly(
+    pg_server: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.ledger.pg_server import free_port
+
+    closed = f"postgresql://postgres@127.0.0.1:{free_port()}/none"
+    with psycopg.connect(pg_server.url(), autocommit=True) as conn:
+        conn.execute("CREATE DATABASE rubricate_unmigrated")
+    bare = pg_server.url("rubricate_unmigrated")
+    commands = (
+        ["report", "--out", str(tmp_path / "r"), "--format", "json", "--org", "p"],
+        ["ledger", "show", "--org", "p"],
+        ["ledger", "verify", "--repo", "p/q"],
+        ["ledger", "export", "--repo", "p/q"],
+        ["reputation", "--org", "p"],
+        ["ledger", "import", _write(tmp_path / "one.jsonl", _events()[:1])],
+    )
+    for command in commands:
+        for url, said in ((closed, "cannot reach the database"), (bare, "not migrated")):
+            err = _error(capsys, *command, "--database-url", url)
+            assert said in err, (command, err)
+            assert "Traceback" not in err
+
+
+def test_reputation_under_another_config_is_the_data_branchs(
+    loaded: tuple[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url, data = loaded
+    config = tmp_path / "rubricate.yml"
+    config.write_text(
+        "reputation:\n  sla_hours: 20\n  trust:\n    maintain: 2\n    default: 0.1\n",
+        encoding="utf-8",
+    )
+    argv = ["reputation", "--json", "--config", str(config)]
+    capsys.readouterr()  # the fold under this config, beside the stored one under the defaults
+    assert main([*argv, "--recompute", "--data", str(data)]) == 1
+    branch = json.loads(capsys.readouterr().out)
+    database = json.loads(_out(capsys, *argv, "--database-url", url))
+    assert database == branch
+    assert database["config"]["sla_hours"] == 20
+    default = json.loads(_out(capsys, "reputation", "--json", "--database-url", url))
+    assert default["repos"] != database["repos"]
+
+
+def _migrated(pg_server: Any, capsys: pytest.CaptureFixture[str], name: str) -> str:
+    """A new database, migrated by `db migrate`."""
+    with psycopg.connect(pg_server.url(), autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    url: str = pg_server.url(name)
+    _out(capsys, "db", "migrate", "--database-url", url)
+    return url
+
+
+def test_migrating_to_the_tallies_fills_them_from_the_jobs(
+    pg_server: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = _migrated(pg_server, capsys, "rubricate_at_two")
+    _out(capsys, "ledger", "import", "--database-url", url, _write(tmp_path / "e.jsonl", _events()))
+    expected = _out(capsys, "reputation", "--json", "--database-url", url)
+    with psycopg.connect(url, autocommit=True) as conn:  # as a database at migration 2 was
+        conn.execute("DROP TABLE rubricate_authors")
+        conn.execute("DROP INDEX rubricate_jobs_author")
+        conn.execute("DELETE FROM rubricate_migrations WHERE version = 3")
+    assert "not migrated" in _error(capsys, "reputation", "--database-url", url)
+    assert "applied 3" in _out(capsys, "db", "migrate", "--database-url", url)
+    assert _out(capsys, "reputation", "--json", "--database-url", url) == expected
+
+
+def test_tallies_kept_batch_by_batch_fold_as_the_data_branch(
+    pg_server: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = _migrated(pg_server, capsys, "rubricate_batches")
+    events = _events()
+    late = event("rated", 3, -5, "late", rating=4, repo="p/q", author="someone-else")
+    batches = [events[i::4] for i in range(4)] + [[late]]  # every job grows batch by batch
+    data = tmp_path / "data"
+    data.mkdir()
+    for number, batch in enumerate(batches):
+        stream = _write(tmp_path / f"{number}.jsonl", batch)
+        _out(capsys, "ledger", "import", "--database-url", url, stream)
+        _out(capsys, "ledger", "append", "--data", str(data), stream)
+        database = _out(capsys, "reputation", "--json", "--database-url", url)
+        assert database == _out(capsys, "reputation", "--json", "--data", str(data))
+    authors = json.loads(database)["repos"]["p/q"]["authors"]
+    assert authors["someone-else"]["jobs"]["completed"] == 1  # job 3 changed hands
+    with PostgresStore(url) as store:
+        assert (json.dumps(store.reputation(), indent=2, sort_keys=True) + "\n").encode() == (
+            data / "reputation.json"
+        ).read_bytes()

@@ -77,7 +77,7 @@ def test_the_index_lists_the_top_authors_and_links_to_them_all(tmp_path: Path) -
     index = (tmp_path / "index.html").read_text(encoding="utf-8")
     reputation = index[index.index('id="reputation"') : index.index('id="scores"')]
     assert reputation.count('href="authors/') == INDEX_AUTHORS
-    assert '<a href="authors-by-reputation.html">all 72 authors</a>' in reputation
+    assert '<a href="authors-by-ranked.html">all 72 authors</a>' in reputation
     every = (tmp_path / "authors-by-reputation.html").read_text(encoding="utf-8")
     assert every.count('href="authors/') == 72
 

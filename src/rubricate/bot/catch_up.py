@@ -19,13 +19,16 @@ that a cancelled or failed run delays data instead of losing it. The rules:
 - The deadline of a merged PR is `rubricate.ledger.deadline` of its milestone, its linked
   issue's (resolved by the caller) and its creation.
 
+An open PR whose head the ledger never recorded (`unseen_heads`) is not planned here: the shell
+runs the bot again for that head, as the lost delivery would have.
+
 Each event's id is `natural_key(kind, repo, pr, version, "catch-up")`, so a second catch-up
 writes nothing new, and a PR that the normal run already recorded is never planned again.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol, TypeVar
@@ -66,6 +69,22 @@ class ClosedPull(Protocol):
 P = TypeVar("P", bound=ClosedPull)
 
 
+class OpenPullHead(Protocol):
+    """What catch-up needs of an open PR (the GitHub adapter's `OpenPull` has it)."""
+
+    @property
+    def number(self) -> int: ...
+    @property
+    def head_sha(self) -> str: ...
+    @property
+    def draft(self) -> bool: ...
+    @property
+    def created_at(self) -> datetime | None: ...
+
+
+H = TypeVar("H", bound=OpenPullHead)
+
+
 @dataclass(frozen=True)
 class FinalScores:
     """The scores a catch-up `final_approval` records, and where they came from."""
@@ -94,6 +113,29 @@ def pulls_to_record(
         if _closed_after(pull, floor) and _missing_terminal(pull, by_pr.get(pull.number, ()))
     ]
     return sorted(wanted, key=lambda pull: (pull.merged_at or pull.closed_at, pull.number))
+
+
+def unseen_heads(
+    open_pulls: Iterable[H], heads: Mapping[int, Collection[str]], first: datetime | None
+) -> list[H]:
+    """The open PRs, lowest number first, whose head the ledger never recorded (`heads`: the
+    heads it recorded for each PR it holds; `first`: the time of its first event in the
+    repository). The run for that head is to be made again (`pull_request synchronize` when the
+    ledger knows the PR, `opened` when it does not). Drafts are left alone, and so are PRs the
+    ledger never saw that were opened before its first event (rubricate was not installed yet)."""
+    if first is None:
+        return []
+    found = []
+    for pull in open_pulls:
+        seen = heads.get(pull.number)
+        if pull.draft:
+            continue
+        if seen is None:
+            if pull.created_at is not None and pull.created_at >= first:
+                found.append(pull)
+        elif pull.head_sha not in seen:
+            found.append(pull)
+    return sorted(found, key=lambda pull: pull.number)
 
 
 def plan_catch_up(

@@ -11,29 +11,22 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta, timezone
-from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rubricate.action.catch_up_inputs import default_branch_config, linked_due_dates
 from rubricate.action.runtime import ActionsRuntime
 from rubricate.action.settings import data_branch, settings_from_env
 from rubricate.bot.catch_up import plan_catch_up, pulls_to_record
-from rubricate.bot.visible import linked_issues
 from rubricate.config import Config
 from rubricate.errors import ConfigError
-from rubricate.gitio.refs import config_at
-from rubricate.gitio.run import GitError, run_git
-from rubricate.gitio.workspace import auth_env
 from rubricate.gitnames import is_full_name
 from rubricate.ledger.backends import DataBranchStore
-from rubricate.redaction import redact_url
 
 if TYPE_CHECKING:
     from rubricate.action.settings import ActionSettings
     from rubricate.config import Config
-    from rubricate.github.adapter import GitHubAdapter, PullSummary
     from rubricate.ledger.event import Event
 
 DEFAULT_DAYS = 30.0
@@ -85,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
     runtime = ActionsRuntime(summary_path=settings.summary_path, secrets=settings.secrets)
     since = datetime.now(timezone.utc) - timedelta(days=args.since)
     with runtime.group("rubricate catch-up"):
-        config = default_branch_config(settings)
+        config = default_branch_config(settings.repo_remote, settings.token, settings.config_path)
         branch = data_branch(settings, config)
         store = DataBranchStore(
             settings.data_remote,
@@ -145,47 +138,6 @@ def catch_up_settings(env: Mapping[str, str], *, repo: str | None, dry_run: bool
     if not is_full_name(settings.repository):
         raise ConfigError("catch-up needs the repository: set GITHUB_REPOSITORY or pass --repo")
     return settings
-
-
-def default_branch_config(settings: ActionSettings) -> Config:
-    """The config file as it is on the default branch; the built-in defaults when it is absent."""
-    remote, token = settings.repo_remote, settings.token
-    with tempfile.TemporaryDirectory(prefix="rubricate-catch-up-") as tmp:
-        repo = Path(tmp) / "repo.git"
-        run_git(["init", "--bare", "--quiet", str(repo)])
-        fetch = [
-            "fetch",
-            "--quiet",
-            "--no-tags",
-            "--depth",
-            "1",
-            "--end-of-options",
-            remote,
-            "HEAD",
-        ]
-        try:
-            run_git(fetch, repo, env=auth_env(remote, token))
-        except GitError as exc:
-            shown_remote = redact_url(remote, remote, token)
-            raise ConfigError(f"cannot read the default branch of {shown_remote}: {exc}") from None
-        config = config_at(repo, "FETCH_HEAD", settings.config_path, "on the default branch")
-    return config or Config()
-
-
-def linked_due_dates(
-    adapter: GitHubAdapter, pulls: Sequence[PullSummary], server_url: str
-) -> dict[int, datetime]:
-    """The milestone due date of the first linked issue of each merged PR without a milestone."""
-    found: dict[int, datetime] = {}
-    for pull in pulls:
-        if pull.merged_at is None or pull.milestone_due_on is not None:
-            continue
-        for ref in linked_issues(pull.body, adapter.repository, server_url=server_url):
-            issue = adapter.issue(ref)
-            if issue is not None and issue.milestone_due_on is not None:
-                found[pull.number] = issue.milestone_due_on
-                break
-    return found
 
 
 def describe_plan(listed: int, events: Sequence[Event], since: datetime, *, corrupt: int) -> str:

@@ -20,10 +20,11 @@ def run_migrate(args: argparse.Namespace) -> int:
     `server` extra is installed)."""
     import importlib.util
 
+    from rubricate.ledger.pg_facts import fill_tallies
     from rubricate.ledger.pg_schema import MIGRATIONS, connect, migrate
 
     with connect(args.database_url) as conn:
-        applied = migrate(conn)
+        applied = migrate(conn, then={3: fill_tallies})
         queue = importlib.util.find_spec("procrastinate") is not None
         if queue:
             from rubricate.serve.queue import migrate_queue

@@ -7,7 +7,6 @@ import dataclasses
 import json
 import os
 import sys
-from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from rubricate.bulk import bulk
@@ -15,6 +14,7 @@ from rubricate.cli.repo_reader import read_stdin, read_text
 from rubricate.cli.sources import (
     add_scope_arguments,
     add_source_arguments,
+    in_scope,
     open_store,
     require_branch,
     token_for,
@@ -184,7 +184,10 @@ def provenance(store: LedgerStore | PostgresStore) -> list[ForeignCommit]:
 def data_branch(store: LedgerStore | PostgresStore) -> DataBranchStore:
     """The store as a remote's branch; history needs one (`--remote`, not `--data`)."""
     if not isinstance(store, DataBranchStore):
-        raise ConfigError("the branch's commits are read from a remote: use --remote, not --data")
+        raise ConfigError(
+            "the branch's commits are read from a remote: use --remote, not --data or "
+            "--database-url"
+        )
     return store
 
 
@@ -219,16 +222,6 @@ def run_show(args: argparse.Namespace) -> int:
     for problem in parsed.corrupt:
         print(f"warning: {problem}: corrupt line skipped", file=sys.stderr)
     return 0
-
-
-def in_scope(events: Iterable[Event], args: argparse.Namespace) -> list[Event]:
-    """The events of `--repo` or `--org` (all without either)."""
-    repo, org = getattr(args, "repo", None), getattr(args, "org", None)
-    if repo is not None:
-        return [e for e in events if e.repo == repo]
-    if org is not None:
-        return [e for e in events if e.repo.split("/", 1)[0] == org]
-    return list(events)
 
 
 @bulk

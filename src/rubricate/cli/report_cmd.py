@@ -21,6 +21,7 @@ from rubricate.cli.report_checks import require_extra, require_ledger_folder
 from rubricate.cli.sources import (
     add_scope_arguments,
     add_source_arguments,
+    in_scope,
     load_reputation_config,
     open_store,
     require_branch,
@@ -89,6 +90,7 @@ def add_parser(subparsers: Any) -> None:
         "--since", metavar="DAYS", type=_days, help="only jobs active in the last DAYS days"
     )
     parser.add_argument("--author", metavar="LOGIN", help="only this author's jobs")
+    add_scope_arguments(parser)
     parser.add_argument(
         "--full",
         action="store_true",
@@ -180,9 +182,9 @@ def _read(args: argparse.Namespace, out: Path) -> _Ledger:
 
     if args.demo is not None:
         demo = load_reputation_config(args.config) or ReputationConfig()
-        return _Ledger(demo, parse_in_parallel(demo_shards(args.demo)))
+        return _Ledger(demo, _scoped(parse_in_parallel(demo_shards(args.demo)), args))
     with open_store(args) as store:
-        if isinstance(store, PostgresStore):
+        if isinstance(store, PostgresStore):  # the store reads its --org or --repo only
             files = store.read_files(lambda p: is_shard(p) or p in (CACHE_PATH, REPUTATION_PATH))
             config = store.config or recorded_config(files) or ReputationConfig()
             texts = {p: decode_shard(files.pop(p)) for p in sorted(files) if is_shard(p)}
@@ -194,13 +196,24 @@ def _read(args: argparse.Namespace, out: Path) -> _Ledger:
         config = store.config or recorded_config(tip.read(recorded)) or ReputationConfig()
         inputs = state_inputs(config, key_id(store.key)) if snapshot is not None else None
         state = take_state(out, inputs) if inputs is not None and not args.full else None
-        if snapshot is not None and state is not None:
+        whole = args.org is None and args.repo is None  # a state is kept of whole reports only
+        if snapshot is not None and state is not None and whole:
             return _Ledger(config, None, snapshot, state, inputs)
         # Each shard's bytes are let go as soon as they are decoded: the ledger is held once.
         texts = {
             p: decode_shard(d) for p, d in tip.read(sorted(filter(is_shard, tip.tree))).items()
         }
-        return _Ledger(config, parse_in_parallel(texts, key=store.key), snapshot, None, inputs)
+        parsed = _scoped(parse_in_parallel(texts, key=store.key), args)
+        if not whole:  # nothing of a scope's report is kept for the next one
+            snapshot, inputs = None, None
+        return _Ledger(config, parsed, snapshot, None, inputs)
+
+
+def _scoped(parsed: ParsedLedger, args: argparse.Namespace) -> ParsedLedger:
+    """The events of `--org` or `--repo` (all without either)."""
+    if args.org is None and args.repo is None:
+        return parsed
+    return replace(parsed, events=tuple(in_scope(parsed.events, args)))
 
 
 def _build(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -15,6 +16,7 @@ from rubricate.gitio.run import run_git
 from rubricate.gitio.workspace import is_url
 from rubricate.gitnames import ref_problem
 from rubricate.ledger.backends import DataBranchStore, DirectoryStore
+from rubricate.ledger.event import Event
 from rubricate.ledger.pg_store import PostgresStore, Scope
 from rubricate.ledger.store import LedgerStore
 from rubricate.ledger.trust import KEY_ENV, parse_key
@@ -66,6 +68,16 @@ def open_store(args: argparse.Namespace) -> DataBranchStore | DirectoryStore | P
     check_branch(args.branch)
     token = token_for(args.remote)
     return DataBranchStore(args.remote, args.branch, token=token, config=config, key=key)
+
+
+def in_scope(events: Iterable[Event], args: argparse.Namespace) -> list[Event]:
+    """The events of `--repo` or `--org` (all without either)."""
+    repo, org = getattr(args, "repo", None), getattr(args, "org", None)
+    if repo is not None:
+        return [e for e in events if e.repo == repo]
+    if org is not None:
+        return [e for e in events if e.repo.split("/", 1)[0] == org]
+    return list(events)
 
 
 def ledger_key() -> bytes | None:

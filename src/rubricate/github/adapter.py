@@ -27,6 +27,7 @@ from rubricate.github.client import (
     CommentInfo,
     GitHubError,
     IssueInfo,
+    OpenPull,
     PullSummary,
     api_call,
     api_call_or_none,
@@ -35,6 +36,7 @@ from rubricate.github.client import (
     connect,
     download_artifact,
     named_artifact,
+    open_pull,
     pull_summary,
     role_from_permission,
     utc,
@@ -54,6 +56,7 @@ __all__ = [
     "GitHubAdapter",
     "GitHubError",
     "IssueInfo",
+    "OpenPull",
     "PullSummary",
     "connect",
     "role_from_permission",
@@ -275,10 +278,10 @@ class GitHubAdapter:
         pulls = self._repo.get_pulls(state="closed", sort="updated", direction="desc")
         return api_call(f"GET {self._base}/pulls?state=closed", lambda: closed_since(pulls, since))
 
-    def open_pull_numbers(self) -> set[int]:
-        """The numbers of the repository's open PRs."""
+    def open_pulls(self) -> list[OpenPull]:
+        """The repository's open PRs, as the list gives them (no request per PR)."""
         pulls = self._repo.get_pulls(state="open")
-        return api_call(f"GET {self._base}/pulls?state=open", lambda: {p.number for p in pulls})
+        return api_call(f"GET {self._base}/pulls?state=open", lambda: [open_pull(p) for p in pulls])
 
     def pull_summary(self, number: int) -> PullSummary | None:
         """One PR as catch-up reads it; None when the number names no PR of this repository."""

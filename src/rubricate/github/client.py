@@ -181,6 +181,49 @@ class PullSummary:
     milestone_due_on: datetime | None
 
 
+@dataclass(frozen=True)
+class OpenPull:
+    """An open PR as listed by the API: what a `pull_request` delivery for its head carries."""
+
+    number: int
+    author: str
+    author_type: str
+    draft: bool
+    head_sha: str
+    head_ref: str
+    base_sha: str
+    base_ref: str
+    title: str
+    body: str
+    created_at: datetime | None
+    updated_at: datetime | None
+    milestone_due_on: datetime | None
+    repo: str
+    default_branch: str
+
+
+def open_pull(pull: PullRequest) -> OpenPull:
+    """Read only attributes the list response carries, so no per-PR request is made."""
+    base_repo = pull.base.repo
+    return OpenPull(
+        number=pull.number,
+        author=pull.user.login if pull.user else "",
+        author_type=pull.user.type if pull.user else "User",
+        draft=bool(pull.draft),
+        head_sha=pull.head.sha,
+        head_ref=pull.head.ref,
+        base_sha=pull.base.sha,
+        base_ref=pull.base.ref,
+        title=pull.title or "",
+        body=pull.body or "",
+        created_at=utc(pull.created_at),
+        updated_at=utc(pull.updated_at),
+        milestone_due_on=utc(pull.milestone.due_on) if pull.milestone else None,
+        repo=base_repo.full_name,
+        default_branch=base_repo.default_branch,
+    )
+
+
 def closed_since(pulls: Iterable[PullRequest], since: datetime) -> list[PullSummary]:
     """The PRs (newest update first) updated at or after `since`."""
     found: list[PullSummary] = []

@@ -3,13 +3,16 @@ an unreachable database or a missing migration (shell).
 
 Migration 1 holds the ledger (`rubricate_events`, `rubricate_jobs`); migration 2 what
 `rubricate serve` and its workers keep beside it: webhook deliveries, the view state (`extras`),
-the effects waiting to be published (`outbox`) and each installation's API budget.
+the effects waiting to be published (`outbox`) and each installation's API budget; migration 3
+each author's tally (`rubricate_authors`, see `rubricate.ledger.tally`), filled from the jobs by
+the `then` step `db migrate` gives it.
 
 psycopg (the `server` extra) is imported when a connection is opened, not with this module.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -94,6 +97,17 @@ MIGRATIONS: tuple[str, ...] = (
         updated_at timestamptz NOT NULL
     );
     """,
+    """
+    CREATE TABLE rubricate_authors (
+        repo text NOT NULL,
+        author text NOT NULL,
+        owner text NOT NULL,
+        tally text NOT NULL,
+        PRIMARY KEY (repo, author)
+    );
+    CREATE INDEX rubricate_authors_owner ON rubricate_authors (owner);
+    CREATE INDEX rubricate_jobs_author ON rubricate_jobs (repo, author);
+    """,
 )
 """Each migration's SQL, applied in order; its number is its place in this tuple, from 1."""
 
@@ -133,8 +147,12 @@ def connect(url: str) -> psycopg.Connection[Any]:
     return conn
 
 
-def migrate(conn: psycopg.Connection[Any]) -> list[int]:
-    """Apply every migration not yet applied, each in its own transaction; the ones applied."""
+def migrate(
+    conn: psycopg.Connection[Any],
+    then: Mapping[int, Callable[[psycopg.Connection[Any]], object]] | None = None,
+) -> list[int]:
+    """Apply every migration not yet applied, each in its own transaction (with its `then`
+    step, which fills what it made from what is there); the ones applied."""
     conn.execute(_VERSIONS)
     applied = []
     for version, sql in enumerate(MIGRATIONS, start=1):
@@ -145,6 +163,9 @@ def migrate(conn: psycopg.Connection[Any]) -> list[int]:
             ).fetchone()
             if done is None:
                 conn.execute(sql.encode())
+                step = (then or {}).get(version)
+                if step is not None:
+                    step(conn)
                 conn.execute("INSERT INTO rubricate_migrations VALUES (%s)", (version,))
                 applied.append(version)
     return applied

@@ -12,10 +12,10 @@ Tables, migrations and connections are in `rubricate.ledger.pg_schema`.
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import astuple, dataclass, fields
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from rubricate.bulk import bulk
@@ -23,12 +23,14 @@ from rubricate.errors import ConfigError
 from rubricate.ledger.codec import ParsedLedger, combine_shards, encode_shard, parse_shard
 from rubricate.ledger.codec import shard_path as shard_path
 from rubricate.ledger.event import Event
-from rubricate.ledger.fold import JobFacts, fold_job
+from rubricate.ledger.fold import fold_job
 from rubricate.ledger.paths import CACHE_PATH, REPUTATION_PATH
+from rubricate.ledger.pg_facts import lock_jobs, owner_of, write_facts
 from rubricate.ledger.pg_schema import MIGRATIONS, connect, schema_version
-from rubricate.ledger.reputation import LedgerCounts, reputation_document
+from rubricate.ledger.reputation import LedgerCounts, Totals, totals_document
 from rubricate.ledger.reputation_config import ReputationConfig
 from rubricate.ledger.store import AppendResult, Closing
+from rubricate.ledger.tally import Tally
 
 
 @dataclass(frozen=True)
@@ -93,7 +95,7 @@ class PostgresStore(Closing):
         )
         with self.conn.cursor().copy("COPY rubricate_new FROM STDIN") as copy:
             for ord_, e in enumerate(batch):
-                owner = e.repo.split("/", 1)[0]
+                owner = owner_of(e.repo)
                 row = (ord_, e.id, owner, e.repo, e.pr, e.at, shard_path(e.at), e.to_line())
                 copy.write_row(row)
         rows = self.conn.execute(
@@ -108,7 +110,9 @@ class PostgresStore(Closing):
         """Fold each job again from all its events (parsing only those not in `known`)."""
         if not jobs:
             return
-        repos, prs = zip(*sorted(jobs), strict=True)
+        ordered = sorted(jobs)
+        lock_jobs(self.conn, ordered)  # a job's events are read once its other writers are done
+        repos, prs = zip(*ordered, strict=True)
         rows = self.conn.execute(
             "SELECT e.repo, e.pr, e.id, e.line FROM rubricate_events e"
             " JOIN unnest(%s::text[], %s::integer[]) AS j(repo, pr)"
@@ -118,18 +122,7 @@ class PostgresStore(Closing):
         by_job: dict[tuple[str, int], list[Event]] = defaultdict(list)
         for repo, pr, event_id, line in rows:
             by_job[(repo, pr)].append(known.get(event_id) or Event.model_validate_json(line))
-        self._write_facts([fold_job(events).facts for events in by_job.values()])
-
-    def _write_facts(self, facts: Iterable[JobFacts]) -> None:
-        rows = [(f.repo.split("/", 1)[0], *_facts_row(f)) for f in facts]
-        with self.conn.cursor() as cursor:
-            cursor.executemany(
-                f"INSERT INTO rubricate_jobs (owner, {_FACT_COLUMNS})"
-                f" VALUES (%s, {', '.join(['%s'] * len(_FACT_NAMES))})"
-                " ON CONFLICT (repo, pr) DO UPDATE SET"
-                f" {', '.join(f'{c} = excluded.{c}' for c in _FACT_NAMES[2:])}",
-                rows,
-            )
+        write_facts(self.conn, [fold_job(events).facts for events in by_job.values()])
 
     def rebuild(self) -> AppendResult:
         """Fold every job of the scope again from its events into the facts view."""
@@ -176,31 +169,23 @@ class PostgresStore(Closing):
         return self.read_files(lambda p: p == path).get(path)
 
     def reputation(self) -> dict[str, Any]:
-        """`reputation.json` of the scope, from the facts view (no event is parsed)."""
-        condition, params = self.scope.where("rubricate_jobs")
-        cursor = self.conn.cursor(binary=True)
-        cursor.execute(f"SELECT {_FACT_COLUMNS} FROM rubricate_jobs WHERE {condition}", params)
-        facts = [_facts_from_row(row) for row in cursor]
-        condition, params = self.scope.where()
-        row = self.conn.execute(
-            f"SELECT count(*), max(at) FROM rubricate_events WHERE {condition}", params
-        ).fetchone()
-        count, newest = (0, None) if row is None else row
-        counts = LedgerCounts(int(count), 0, 0, newest)
-        return reputation_document(facts, self.config or ReputationConfig(), counts)
-
-
-_FACT_NAMES = tuple(field.name for field in fields(JobFacts))
-_FACT_COLUMNS = ", ".join(_FACT_NAMES)
-
-
-def _facts_row(facts: JobFacts) -> tuple[Any, ...]:
-    row = astuple(facts)
-    at = _FACT_NAMES.index("ratings")
-    return (*row[:at], json.dumps([list(r) for r in facts.ratings]), *row[at + 1 :])
-
-
-def _facts_from_row(row: Sequence[Any]) -> JobFacts:
-    values = dict(zip(_FACT_NAMES, row, strict=True))
-    values["ratings"] = tuple((str(role), int(n)) for role, n in json.loads(values["ratings"]))
-    return JobFacts(**values)
+        """`reputation.json` of the scope, from its authors' tallies (one row per author; no
+        event or job is read)."""
+        config = self.config or ReputationConfig()
+        condition, params = self.scope.where("rubricate_authors")
+        rows = self.conn.execute(
+            f"SELECT repo, author, tally FROM rubricate_authors WHERE {condition}", params
+        )
+        by_repo: dict[str, dict[str, Totals]] = defaultdict(dict)
+        jobs = events = 0
+        times: list[datetime] = []
+        for repo, author, text in rows:
+            tally = Tally.from_json(text)
+            if not sum(tally.counts.values()) or tally.newest is None:  # its job changed hands
+                continue
+            by_repo[repo][author] = tally.totals(config)
+            jobs += sum(tally.counts.values())
+            events += tally.events
+            times.append(tally.newest)
+        counts = LedgerCounts(events, 0, 0, max(times, default=None))
+        return totals_document(by_repo, jobs, config, counts)

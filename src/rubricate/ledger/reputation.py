@@ -67,22 +67,31 @@ def compute_reputation(
 def reputation_document(
     facts: Sequence[JobFacts], config: ReputationConfig, counts: LedgerCounts
 ) -> dict[str, Any]:
-    """The `reputation.json` content from every job's facts (in `(repo, pr)` order)."""
-    ordered = sorted(facts, key=lambda f: (f.repo, f.pr))
-    by_repo: dict[str, list[JobFacts]] = defaultdict(list)
-    for job in ordered:
-        by_repo[job.repo].append(job)
+    """The `reputation.json` content from every job's facts."""
+    by_repo: dict[str, dict[str, Totals]] = defaultdict(lambda: defaultdict(Totals))
+    for job in facts:
+        by_repo[job.repo][job.author].add(job_terms(job, config))
+    return totals_document(by_repo, len(facts), config, counts)
+
+
+def totals_document(
+    by_repo: Mapping[str, Mapping[str, Totals]],
+    jobs: int,
+    config: ReputationConfig,
+    counts: LedgerCounts,
+) -> dict[str, Any]:
+    """The `reputation.json` content from each repository's authors' totals (of `jobs` jobs)."""
     return {
         "schema_version": SCHEMA_VERSION,
         "generated_at": rfc3339(counts.newest_at),
         "config": config.model_dump(mode="json"),
         "ledger": {
             "events": counts.events,
-            "jobs": len(ordered),
+            "jobs": jobs,
             "corrupt_lines": counts.corrupt,
             "duplicate_lines": counts.duplicates,
         },
-        "repos": {repo: _repo_entry(jobs, config) for repo, jobs in by_repo.items()},
+        "repos": {repo: repo_entry(by_repo[repo], config) for repo in sorted(by_repo)},
     }
 
 
@@ -132,13 +141,6 @@ def coverage_share(coverage: float, config: ReputationConfig) -> float:
     """The coverage as a share of the total weight (0.0 when every weight is 0)."""
     total = sum(config.weights.model_dump().values())
     return coverage / total if total else 0.0
-
-
-def _repo_entry(jobs: list[JobFacts], config: ReputationConfig) -> dict[str, Any]:
-    by_author: dict[str, Totals] = defaultdict(Totals)
-    for job in jobs:
-        by_author[job.author].add(job_terms(job, config))
-    return repo_entry(by_author, config)
 
 
 def repo_entry(authors: Mapping[str, Totals], config: ReputationConfig) -> dict[str, Any]:

@@ -58,10 +58,9 @@ def author_section(entry: Doc, jobs: Sequence[Doc], server_url: str = "") -> str
     """One author's reputation in one repository: numbers, chart over time, jobs."""
     points, parts = entry["series"], entry["components"]
     numbers = [("reputation", entry["reputation"], 3), ("coverage", entry["coverage_share"], 2)]
-    numbers += [
-        (f"{n.replace('_', ' ')} (n={parts[n]['n']})", parts[n]["value"], 3) for n in COMPONENTS
-    ]
+    numbers += [(_component_label(n, parts[n]), parts[n]["value"], 3) for n in COMPONENTS]
     top = cards((label, number(value, digits)) for label, value, digits in numbers)
+    top += f"<p>{escape(_provisional_note(entry))}</p>"
     headers = ["time", "completed PR", "reputation", *(n.replace("_", " ") for n in COMPONENTS)]
     drawn = charts.thin(points)  # the table holds the chart's points
     rows = [
@@ -83,6 +82,21 @@ def author_section(entry: Doc, jobs: Sequence[Doc], server_url: str = "") -> str
     listed += shown_note(len(cells), len(own), "most recent")
     jobs_html = "<h3>Jobs, newest first</h3>" + (listed if own else empty(NO_JOB))
     return heading + top + chart + jobs_html
+
+
+def _component_label(name: str, part: Doc) -> str:
+    """A component's card label: its n and 95% interval."""
+    bounds = part["interval"]
+    interval = "" if bounds is None else f", 95% interval {number(bounds[0])}–{number(bounds[1])}"
+    return f"{name.replace('_', ' ')} (n={part['n']}{interval})"
+
+
+def _provisional_note(entry: Doc) -> str:
+    jobs = entry["jobs"]["completed"]
+    note = f"{entry['author']} has {jobs:,} completed job{'' if jobs == 1 else 's'} here"
+    if entry["provisional"]:
+        return f"{note}: provisional, too few to say much yet."
+    return f"{note}."
 
 
 def _job_row(row: Doc, server_url: str) -> list[str]:

@@ -15,6 +15,8 @@ TOP_AUTHORS = 15
 MARKDOWN_LIMIT = 400_000
 """`report.md` stays under this many characters (GitHub shows 1 MiB of a step summary at most,
 and a character may take several bytes)."""
+PROVISIONAL = " \\*"
+"""After a provisional author's login (an escaped `*`)."""
 
 
 def report_markdown(report: Mapping[str, Any]) -> str:
@@ -38,11 +40,12 @@ def report_markdown(report: Mapping[str, Any]) -> str:
 
 
 def _reputation(report: Mapping[str, Any]) -> list[str]:
-    authors = sorted(report["authors"], key=lambda a: (-(a["reputation"] or 0), a["author"]))
+    authors = sorted(report["authors"], key=lambda a: (-(a["ranked"] or 0), a["author"]))
     rows = [
         [
-            _text(a["author"]),
+            _author(a),
             _text(a["repo"]),
+            _n(a["ranked"]),
             _n(a["reputation"]),
             *(_n(a["components"][c]["value"]) for c in COMPONENTS),
         ]
@@ -50,8 +53,15 @@ def _reputation(report: Mapping[str, Any]) -> list[str]:
     ]
     more = len(authors) - TOP_AUTHORS
     note = ["", f"…and {more} more authors."] if more > 0 else []
-    head = ["author", "repo", "reputation", *(c.replace("_", " ") for c in COMPONENTS)]
+    below = report["config"]["provisional_below"]
+    note += ["", f"{PROVISIONAL.strip()} provisional: fewer than {below} completed jobs."]
+    head = ["author", "repo", "ranked", "reputation", *(c.replace("_", " ") for c in COMPONENTS)]
     return ["### Reputation", "", *_table(head, rows), *note]
+
+
+def _author(entry: Mapping[str, Any]) -> _Text:
+    """The author's login, marked `*` when provisional."""
+    return _Text(_text(entry["author"]) + (PROVISIONAL if entry["provisional"] else ""))
 
 
 def _scores(report: Mapping[str, Any]) -> list[str]:

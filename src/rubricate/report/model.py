@@ -33,7 +33,13 @@ from rubricate.ledger.fold import (
     lifecycle_state,
 )
 from rubricate.ledger.paths import author_stem
-from rubricate.ledger.reputation import JobTerms, RunningTerms, job_terms
+from rubricate.ledger.reputation import (
+    JobTerms,
+    LedgerCounts,
+    RunningTerms,
+    job_terms,
+    reputation_document,
+)
 from rubricate.ledger.reputation_config import ReputationConfig
 from rubricate.ledger.verify import corrupt_lines
 from rubricate.report.calibration import calibration
@@ -200,7 +206,9 @@ def assemble(
     shown = (
         (key, points) for key, points in series if wanted is None or same_login(key[1], wanted)
     )
-    report["authors"] = _authors(shown, cutoff, part)
+    authors = _authors(shown, cutoff, part)
+    whole = reputation_document(list(facts.values()), config, LedgerCounts())["repos"]
+    report["authors"] = [_with_ranked(a, whole[a["repo"]]["authors"][a["author"]]) for a in authors]
     tally = sources.tally
     if tally is None or len(active) != len(facts):
         tally = tally_of(parts[k].scored for k in active)
@@ -241,6 +249,15 @@ def _authors(
     if authors[done:]:
         part(authors[done:])
     return sorted(authors, key=lambda a: (a["repo"], a["author"]))
+
+
+def _with_ranked(entry: dict[str, Any], recorded: Mapping[str, Any]) -> dict[str, Any]:
+    """The entry with reputation.json's `ranked`, its own and each component's. An author's
+    page leaves it out: it moves with every author of the repository (each page is drawn again
+    only when its author's own entry changes)."""
+    parts = entry["components"]
+    ranked = {n: {**c, "ranked": recorded["components"][n]["ranked"]} for n, c in parts.items()}
+    return {**entry, "ranked": recorded["ranked"], "components": ranked}
 
 
 def _point(point: dict[str, Any]) -> dict[str, Any]:

@@ -20,12 +20,14 @@ NAV = tuple(
 SORTS: tuple[tuple[str, str], ...] = (
     ("author", "author"),
     ("repo", "repository"),
-    *((key, key) for key in ("reputation", "coverage", "completed", "abandoned", "open")),
+    *((key, key) for key in ("ranked", "reputation", "coverage", "completed", "abandoned", "open")),
     *((name, name.replace("_", " ")) for name in COMPONENTS),
 )
 NO_DATA = "No data yet: the ledger has no events. Pages fill in once pull requests are scored."
 INDEX_AUTHORS = 20
-"""The index lists the authors of highest reputation; a sorted page lists them all."""
+"""The index lists the authors ranked highest; a sorted page lists them all."""
+PROVISIONAL = '<span class="muted" title="provisional">*</span>'
+"""After the name of an author with fewer completed jobs than `provisional_below`."""
 
 
 def index_html(report: Doc) -> str:
@@ -38,7 +40,7 @@ def index_html(report: Doc) -> str:
     foot = footer(report["ledger"]["events"])
     if not report["ledger"]["events"]:
         return page(title, subtitle(report), (), problems + empty(NO_DATA), foot)
-    authors = author_table(report, "reputation", INDEX_AUTHORS)
+    authors = author_table(report, "ranked", INDEX_AUTHORS)
     body = problems + _overview(report) + "".join(all_sections(report, authors))
     return page(title, subtitle(report), NAV, body, foot)
 
@@ -75,6 +77,7 @@ def author_table(
     order = "ascending" if key in ("author", "repo") else "descending"
     shown = [cells[i] if cells else _author_row(entries[i]) for i in rows[:limit]]
     listed = table(headers, shown, raw=True, text_columns=(0, 1), sort=(index, order))
+    listed += _legend(report)
     if len(shown) == len(rows):
         return listed
     every = f'<a href="authors-by-{key}.html">all {len(rows):,} authors</a>'
@@ -93,20 +96,36 @@ def subtitle(report: Doc, ledger: bool = True) -> str:
     return " · ".join(parts) or "all jobs"
 
 
+def _legend(report: Doc) -> str:
+    config = report["config"]
+    return (
+        '<p class="more muted">ranked: reputation with each component pulled toward the '
+        f"repository's mean as if {config['prior_jobs']:g} more jobs at the mean were counted; "
+        f"* provisional: fewer than {config['provisional_below']} completed jobs; "
+        "each component with its n (its 95% interval on hover and on the author's page).</p>"
+    )
+
+
 def _author_row(entry: Doc) -> list[str]:
     link = f'<a href="authors/{escape(entry["slug"])}.html">{escape(entry["author"])}</a>'
     parts, jobs = entry["components"], entry["jobs"]
     return [
-        link,
+        f"{link}&nbsp;{PROVISIONAL}" if entry["provisional"] else link,
         escape(entry["repo"]),
+        number(entry["ranked"], 3),
         number(entry["reputation"], 3),
         number(entry["coverage_share"], 3),
         *(str(jobs[state]) for state in ("completed", "abandoned", "open")),
-        *(
-            f'{number(parts[n]["value"], 3)} <span class="muted">n={parts[n]["n"]}</span>'
-            for n in COMPONENTS
-        ),
+        *(f"{number(parts[n]['value'], 3)} {_sureness(parts[n])}" for n in COMPONENTS),
     ]
+
+
+def _sureness(component: Doc) -> str:
+    """A component's n, muted, with n and its 95% interval on hover (the author page lists
+    them)."""
+    n, bounds = component["n"], component["interval"]
+    interval = "" if bounds is None else f" · 95% interval {number(bounds[0])}–{number(bounds[1])}"
+    return f'<span class="muted" title="n={n}{interval}">n={n}</span>'
 
 
 def _sort_key(entry: Doc, key: str) -> tuple[Any, ...]:

@@ -1,0 +1,166 @@
+"""The PostgreSQL ledger's derived rows: each job's facts (`rubricate_jobs`) and each author's
+tally (`rubricate_authors`), kept in the transaction that inserts their events (shell).
+
+A job's new facts replace its old ones, and its author's tally takes the old facts away and adds
+the new ones, so a write costs what it changed, not the author's whole history. A tally is counted
+again from the author's jobs when it is new, or when a job changed hands (an earlier event with
+another author arrived late). Jobs are locked (`lock_jobs`, before their events are read) and
+authors' rows too, each set in one order, so concurrent writers take turns without deadlocks.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import astuple, fields
+from typing import TYPE_CHECKING, Any
+
+from rubricate.ledger.fold import JobFacts
+from rubricate.ledger.tally import Tally
+
+if TYPE_CHECKING:
+    import psycopg
+
+JobKey = tuple[str, int]
+AuthorKey = tuple[str, str]
+FACT_NAMES = tuple(field.name for field in fields(JobFacts))
+FACT_COLUMNS = ", ".join(FACT_NAMES)
+
+
+def owner_of(repo: str) -> str:
+    """The organisation (or user) a repository `OWNER/NAME` belongs to."""
+    return repo.split("/", 1)[0]
+
+
+def lock_jobs(conn: psycopg.Connection[Any], jobs: Sequence[JobKey]) -> None:
+    """Take each job's lock for the rest of the transaction (`jobs` sorted)."""
+    conn.execute(
+        "SELECT pg_advisory_xact_lock(hashtextextended(k.repo || '#' || k.pr, 0))"
+        " FROM unnest(%s::text[], %s::integer[]) WITH ORDINALITY AS k(repo, pr, n) ORDER BY n",
+        _columns(jobs),
+    ).fetchall()
+
+
+def write_facts(conn: psycopg.Connection[Any], facts: Sequence[JobFacts]) -> None:
+    """Upsert the jobs' facts and bring their authors' tallies up to date."""
+    if not facts:
+        return
+    ordered = sorted(facts, key=lambda f: (f.repo, f.pr))
+    old = _read_jobs(conn, [(f.repo, f.pr) for f in ordered])
+    with conn.cursor() as cursor:
+        cursor.executemany(
+            f"INSERT INTO rubricate_jobs (owner, {FACT_COLUMNS})"
+            f" VALUES (%s, {', '.join(['%s'] * len(FACT_NAMES))})"
+            " ON CONFLICT (repo, pr) DO UPDATE SET"
+            f" {', '.join(f'{c} = excluded.{c}' for c in FACT_NAMES[2:])}",
+            [(owner_of(f.repo), *facts_row(f)) for f in ordered],
+        )
+    _update_tallies(conn, old, ordered)
+
+
+def _update_tallies(
+    conn: psycopg.Connection[Any], old: Mapping[JobKey, JobFacts], new: Sequence[JobFacts]
+) -> None:
+    moved = {
+        (gone.repo, gone.author)
+        for f in new
+        if (gone := old.get((f.repo, f.pr))) is not None and gone.author != f.author
+    }
+    tallies = _lock_tallies(conn, {(f.repo, f.author) for f in new} | moved)
+    recount = moved | {key for key, tally in tallies.items() if tally is None}
+    for f in new:
+        tally = tallies[(f.repo, f.author)]
+        if (f.repo, f.author) in recount or tally is None:
+            continue
+        before = old.get((f.repo, f.pr))
+        if before is not None and before.author == f.author:
+            tally.remove(before)
+        tally.add(f)
+    counted = _count(conn, recount)
+    _store(conn, {**{k: t for k, t in tallies.items() if t is not None}, **counted})
+
+
+def fill_tallies(conn: psycopg.Connection[Any]) -> None:
+    """Every author's tally, counted from the jobs there are (migration 3's `then` step)."""
+    authors = {(r, a) for r, a in conn.execute("SELECT DISTINCT repo, author FROM rubricate_jobs")}
+    _lock_tallies(conn, authors)
+    _store(conn, _count(conn, authors))
+
+
+def _lock_tallies(
+    conn: psycopg.Connection[Any], authors: set[AuthorKey]
+) -> dict[AuthorKey, Tally | None]:
+    """Each author's row, made when missing and locked; its tally (None: to be counted)."""
+    keys = sorted(authors)
+    if not keys:
+        return {}
+    with conn.cursor() as cursor:
+        cursor.executemany(
+            "INSERT INTO rubricate_authors (repo, author, owner, tally) VALUES (%s, %s, %s, '')"
+            " ON CONFLICT (repo, author) DO NOTHING",
+            [(repo, author, owner_of(repo)) for repo, author in keys],
+        )
+    rows = conn.execute(
+        "SELECT a.repo, a.author, a.tally FROM rubricate_authors a"
+        " JOIN unnest(%s::text[], %s::text[]) AS k(repo, author)"
+        " ON a.repo = k.repo AND a.author = k.author ORDER BY a.repo, a.author FOR UPDATE OF a",
+        _columns(keys),
+    ).fetchall()
+    return {(repo, author): Tally.from_json(text) if text else None for repo, author, text in rows}
+
+
+def _count(conn: psycopg.Connection[Any], authors: set[AuthorKey]) -> dict[AuthorKey, Tally]:
+    """The tallies of these authors, counted from all their jobs."""
+    keys = sorted(authors)
+    if not keys:
+        return {}
+    found: dict[AuthorKey, list[JobFacts]] = {key: [] for key in keys}
+    cursor = conn.cursor(binary=True)
+    cursor.execute(
+        f"SELECT {', '.join(f'j.{c}' for c in FACT_NAMES)} FROM rubricate_jobs j"
+        " JOIN unnest(%s::text[], %s::text[]) AS k(repo, author)"
+        " ON j.repo = k.repo AND j.author = k.author",
+        _columns(keys),
+    )
+    for row in cursor:
+        facts = facts_from_row(row)
+        found[(facts.repo, facts.author)].append(facts)
+    return {key: Tally.of(jobs) for key, jobs in found.items()}
+
+
+def _store(conn: psycopg.Connection[Any], tallies: Mapping[AuthorKey, Tally]) -> None:
+    with conn.cursor() as cursor:
+        cursor.executemany(
+            "UPDATE rubricate_authors SET tally = %s WHERE repo = %s AND author = %s",
+            [(tally.to_json(), *key) for key, tally in sorted(tallies.items())],
+        )
+
+
+def _read_jobs(conn: psycopg.Connection[Any], jobs: Sequence[JobKey]) -> dict[JobKey, JobFacts]:
+    cursor = conn.cursor(binary=True)
+    cursor.execute(
+        f"SELECT {', '.join(f'j.{c}' for c in FACT_NAMES)} FROM rubricate_jobs j"
+        " JOIN unnest(%s::text[], %s::integer[]) AS k(repo, pr)"
+        " ON j.repo = k.repo AND j.pr = k.pr",
+        _columns(jobs),
+    )
+    return {(f.repo, f.pr): f for f in map(facts_from_row, cursor)}
+
+
+def _columns(keys: Iterable[tuple[Any, Any]]) -> list[list[Any]]:
+    listed = list(keys)
+    return [[k[0] for k in listed], [k[1] for k in listed]]
+
+
+def facts_row(facts: JobFacts) -> tuple[Any, ...]:
+    """A job's facts as the columns of `rubricate_jobs` hold them (ratings as JSON)."""
+    row = astuple(facts)
+    at = FACT_NAMES.index("ratings")
+    return (*row[:at], json.dumps([list(r) for r in facts.ratings]), *row[at + 1 :])
+
+
+def facts_from_row(row: Sequence[Any]) -> JobFacts:
+    """The inverse of `facts_row`."""
+    values = dict(zip(FACT_NAMES, row, strict=True))
+    values["ratings"] = tuple((str(role), int(n)) for role, n in json.loads(values["ratings"]))
+    return JobFacts(**values)
