@@ -2,7 +2,12 @@
 
 `test_detector_golden.py` checks the detector's spans and probabilities, and the scan's
 findings, on it against what an earlier, slower implementation gave
-(`data/detector_golden.json`), exactly.
+(`data/detector_golden.json`), exactly. Regenerate that file only when the features change
+(with a new `DETECTOR_VERSION`), never for a speed change:
+
+    PYTHONPATH=src:tests/judge python -c "import detector_fixture as f; \
+        print(f.golden(f.fixture_text(), f.fixture_detector()))" \
+        > tests/judge/data/detector_golden.json
 """
 
 from __future__ import annotations
