@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import operator
 import re
 from dataclasses import dataclass
 
@@ -70,7 +71,6 @@ VOID_ELEMENTS = frozenset(
     {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
      "track", "wbr", "param", "keygen"}
 )  # fmt: skip
-_NEWLINE = re.compile("\n")
 
 
 @dataclass(frozen=True)
@@ -258,9 +258,18 @@ def drop_invisible(text: str) -> str:
     return text[: found[0].start()] + "".join(parts) + text[found[-1].end() :]
 
 
+def line_starts(text: str) -> list[int]:
+    """The offset where each line of `text` starts (line n at index n - 1), from the lines'
+    lengths (much faster on long text than a regex's matches)."""
+    sizes = map(operator.add, map(len, text.split("\n")), itertools.repeat(1))
+    starts = list(itertools.accumulate(sizes, initial=0))
+    starts.pop()
+    return starts
+
+
 class _Lines:
     def __init__(self, text: str) -> None:
-        self._starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
+        self._starts = line_starts(text)
 
     def of(self, offset: int) -> int:
         return bisect.bisect_right(self._starts, offset)
@@ -287,12 +296,13 @@ def _characters(original: str) -> list[Strip]:
     byte-order mark at the very start is removed but not reported)."""
     patterns = [CONTROL] if original.isascii() else [INVISIBLE, CONTROL]
     found: dict[int, list[str]] = {}
-    lines = _Lines(original)
+    lines: _Lines | None = None
     for pattern in patterns:
         matches = find_invisible(original) if pattern is INVISIBLE else pattern.finditer(original)
         for match in matches:
             if match.start() == 0 and match.group(0) == "\ufeff":
                 continue
+            lines = lines or _Lines(original)
             found.setdefault(lines.of(match.start()), []).append(match.group(0))
     strips = []
     for line, chars in sorted(found.items()):

@@ -22,6 +22,7 @@ from rubricate.judge.hidden import (
     INVISIBLE,
     drop_invisible,
     hidden_strips,
+    line_starts,
     strip_hidden,
 )
 from rubricate.judge.scan_rules import RULES, Rule
@@ -46,7 +47,6 @@ SUSPICIOUS_WORDS = re.compile(
 )
 CHECK_ID = "injection"
 _DEFINITIONS = frozenset({"markdown comment", "link reference definition"})
-_NEWLINE = re.compile("\n")
 REQUEST_FIELDS = (("spec", "spec"), ("title", "PR title"), ("body", "PR description"))
 _REQUEST_WHERE = frozenset(where for _attribute, where in REQUEST_FIELDS)
 SMUGGLING = re.compile("[\U000e0000-\U000e007f\u202a-\u202e\u2066-\u2069\x1b]")
@@ -69,11 +69,18 @@ def scan_injection(text: str, where: str, detector: Detector | None = None) -> l
     lines = _LineIndex(visible)
     is_doc = where.lower().endswith(DOC_SUFFIXES) and where not in _REQUEST_WHERE
     folded = len(lowered) == len(visible)  # offsets in `lowered` are offsets in `visible`
+    known: dict[str, set[int]] = {}
     for rule in RULES:
-        if (rule.in_data_files or not is_data_file) and any(w in lowered for w in rule.triggers):
-            severity = rule.in_docs if is_doc else "warning"
-            matches = _matches(rule, lowered, lines) if folded else rule.pattern.finditer(visible)
-            findings += _rule_findings(rule, matches, visible, where, lines, severity)
+        if is_data_file and not rule.in_data_files:
+            continue
+        if folded:  # no trigger, no window: `_matches` then finds nothing
+            matches = _matches(rule, lowered, lines, known)
+        elif any(w in lowered for w in rule.triggers):
+            matches = rule.pattern.finditer(visible)
+        else:
+            continue
+        severity = rule.in_docs if is_doc else "warning"
+        findings += _rule_findings(rule, matches, visible, where, lines, severity)
     return sorted(findings, key=lambda f: f.line or 0)
 
 
@@ -164,7 +171,7 @@ class _LineIndex:
     def starts(self) -> list[int]:
         """The offset where each line starts (line n at index n - 1)."""
         if not self._starts:
-            self._starts = [0] + [m.end() for m in _NEWLINE.finditer(self._text)]
+            self._starts = line_starts(self._text)
         return self._starts
 
 
@@ -172,12 +179,15 @@ WINDOW_LINES = 2
 """A rule is matched within this many lines either side of a line holding one of its triggers."""
 
 
-def _matches(rule: Rule, lowered: str, lines: _LineIndex) -> Iterable[re.Match[str]]:
+def _matches(
+    rule: Rule, lowered: str, lines: _LineIndex, known: dict[str, set[int]] | None = None
+) -> Iterable[re.Match[str]]:
     """The rule's matches in lower-cased text, looked for only around its trigger words (a
-    match holds a trigger; the patterns span at most a line break or two)."""
+    match holds a trigger; the patterns span at most a line break or two). `known` keeps each
+    trigger's lines for the next rule that has it."""
     starts = lines.starts()
     windows: list[list[int]] = []
-    for line in trigger_lines(rule.triggers, lowered, starts):
+    for line in trigger_lines(rule.triggers, lowered, starts, known):
         start = starts[max(line - WINDOW_LINES, 0)]
         after = line + WINDOW_LINES + 1
         end = starts[after] if after < len(starts) else len(lowered)
@@ -190,19 +200,33 @@ def _matches(rule: Rule, lowered: str, lines: _LineIndex) -> Iterable[re.Match[s
     return itertools.chain.from_iterable(rule.folded.finditer(lowered, a, b) for a, b in windows)
 
 
-def trigger_lines(triggers: tuple[str, ...], text: str, starts: list[int]) -> list[int]:
+def trigger_lines(
+    triggers: tuple[str, ...],
+    text: str,
+    starts: list[int],
+    known: dict[str, set[int]] | None = None,
+) -> list[int]:
     """The lines (index into `starts`, where each line of `text` begins) holding a trigger,
     found with `str.find` (far faster than a regex on long text), which skips to the next
-    line after each hit."""
+    line after each hit; a trigger's lines already in `known` are not looked for again."""
+    known = {} if known is None else known
+    found: set[int] = set()
+    for trigger in triggers:
+        if trigger not in known:
+            known[trigger] = _lines_holding(trigger, text, starts)
+        found |= known[trigger]
+    return sorted(found)
+
+
+def _lines_holding(trigger: str, text: str, starts: list[int]) -> set[int]:
     found: set[int] = set()
     last = len(starts) - 1
-    for trigger in triggers:
-        at = text.find(trigger)
-        while at >= 0:
-            line = bisect.bisect_right(starts, at) - 1
-            found.add(line)
-            at = text.find(trigger, starts[line + 1]) if line < last else -1
-    return sorted(found)
+    at = text.find(trigger)
+    while at >= 0:
+        line = bisect.bisect_right(starts, at) - 1
+        found.add(line)
+        at = text.find(trigger, starts[line + 1]) if line < last else -1
+    return found
 
 
 def _rule_findings(
