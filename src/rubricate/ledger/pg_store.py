@@ -31,6 +31,7 @@ from rubricate.ledger.reputation import LedgerCounts, Totals, totals_document
 from rubricate.ledger.reputation_config import ReputationConfig
 from rubricate.ledger.store import AppendResult, Closing
 from rubricate.ledger.tally import Tally
+from rubricate.ledger.trust import signed
 
 
 @dataclass(frozen=True)
@@ -79,32 +80,49 @@ class PostgresStore(Closing):
 
     def append(self, events: Iterable[Event]) -> AppendResult:
         """Insert the events not yet present and refresh their jobs' facts, in one transaction."""
-        from rubricate.ledger.plan import prepare
-
         given = list(events)
-        batch = prepare(given, self.key)
+        batch = self._prepare(given)
         with self.conn.transaction():
             added = self._insert(batch)
-            self._refresh({(e.repo, e.pr) for e in added}, {e.id: e for e in added})
+            self._refresh({(e.repo, e.pr) for e, _ in added}, {e.id: e for e, _ in added})
         return AppendResult(len(added), len(given) - len(added), None, 1)
 
-    def _insert(self, batch: Sequence[Event]) -> list[Event]:
+    def _prepare(self, events: Iterable[Event]) -> list[tuple[Event, str]]:
+        """Each id once (the first kept), as the event reads back from its line (signed with
+        the ledger key when there is one), with that line: each line is made once."""
+        prepared: dict[str, tuple[Event, str]] = {}
+        for event in events:
+            if event.id in prepared:
+                continue
+            line = event.to_line()
+            read_back = Event.model_validate_json(line)
+            if self.key is not None:
+                read_back = signed(read_back, self.key)
+                line = read_back.to_line()
+            prepared[event.id] = (read_back, line)
+        return list(prepared.values())
+
+    def _insert(self, batch: Sequence[tuple[Event, str]]) -> list[tuple[Event, str]]:
+        """Insert the events not present. Rows go in by id, so writers inserting the same
+        events take their index locks in one order and never deadlock, while `seq` follows the
+        batch's order (the lines' order in an export)."""
         self.conn.execute(
-            "CREATE TEMP TABLE rubricate_new (ord integer, id text, owner text, repo text,"
-            " pr integer, at timestamptz, shard text, line text) ON COMMIT DROP"
+            "CREATE TEMP TABLE rubricate_new"
+            " (seq bigint DEFAULT nextval('rubricate_events_seq_seq'),"
+            " id text, owner text, repo text, pr integer, at timestamptz, shard text, line text)"
+            " ON COMMIT DROP"
         )
-        with self.conn.cursor().copy("COPY rubricate_new FROM STDIN") as copy:
-            for ord_, e in enumerate(batch):
-                owner = owner_of(e.repo)
-                row = (ord_, e.id, owner, e.repo, e.pr, e.at, shard_path(e.at), e.to_line())
-                copy.write_row(row)
+        columns = "id, owner, repo, pr, at, shard, line"
+        with self.conn.cursor().copy(f"COPY rubricate_new ({columns}) FROM STDIN") as copy:
+            for e, line in batch:
+                copy.write_row((e.id, owner_of(e.repo), e.repo, e.pr, e.at, shard_path(e.at), line))
         rows = self.conn.execute(
-            "INSERT INTO rubricate_events (id, owner, repo, pr, at, shard, line)"
-            " SELECT id, owner, repo, pr, at, shard, line FROM rubricate_new ORDER BY ord"
+            f"INSERT INTO rubricate_events (seq, {columns})"
+            f" SELECT seq, {columns} FROM rubricate_new ORDER BY id"
             " ON CONFLICT (id) DO NOTHING RETURNING id"
         ).fetchall()
         inserted = {row[0] for row in rows}
-        return [e for e in batch if e.id in inserted]
+        return [(e, line) for e, line in batch if e.id in inserted]
 
     def _refresh(self, jobs: set[tuple[str, int]], known: dict[str, Event]) -> None:
         """Fold each job again from all its events (parsing only those not in `known`)."""
