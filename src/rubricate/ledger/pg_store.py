@@ -13,7 +13,7 @@ Tables, migrations and connections are in `rubricate.ledger.pg_schema`.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -32,6 +32,9 @@ from rubricate.ledger.reputation_config import ReputationConfig
 from rubricate.ledger.store import AppendResult, Closing
 from rubricate.ledger.tally import Tally
 from rubricate.ledger.trust import signed
+
+_BATCH_ROWS = 20_000
+"""Rows a server-side cursor hands over at a time."""
 
 
 @dataclass(frozen=True)
@@ -154,19 +157,29 @@ class PostgresStore(Closing):
 
     def lines(self) -> list[tuple[str, str]]:
         """Every event line of the scope with its shard, in insertion order."""
+        return list(self._stream_lines())
+
+    def shard_texts(self) -> dict[str, str]:
+        """Each shard's text as a data branch holding these events holds it: the lines of its
+        month in insertion order, read through one server-side cursor and never parsed."""
+        texts: dict[str, list[str]] = defaultdict(list)
+        for shard, line in self._stream_lines():
+            texts[shard].append(line)
+        return {path: "".join(t + "\n" for t in lines) for path, lines in texts.items()}
+
+    def _stream_lines(self) -> Iterator[tuple[str, str]]:
         condition, params = self.scope.where()
-        cursor = self.conn.execute(
-            f"SELECT shard, line FROM rubricate_events WHERE {condition} ORDER BY seq", params
-        )
-        return [(shard, line) for shard, line in cursor]
+        with self.conn.transaction(), self.conn.cursor("rubricate_lines") as cursor:
+            cursor.itersize = _BATCH_ROWS
+            cursor.execute(
+                f"SELECT shard, line FROM rubricate_events WHERE {condition} ORDER BY seq", params
+            )
+            yield from cursor
 
     @bulk
     def read(self) -> ParsedLedger:
         """Every event of the scope, parsed as the data branch's shards would be."""
-        texts: dict[str, list[str]] = defaultdict(list)
-        for shard, line in self.lines():
-            texts[shard].append(line)
-        parses = (parse_shard(p, "".join(t + "\n" for t in texts[p]), self.key) for p in texts)
+        parses = (parse_shard(p, text, self.key) for p, text in self.shard_texts().items())
         return combine_shards(parses, self.key)
 
     def read_files(self, wanted: Callable[[str], bool]) -> dict[str, bytes]:
