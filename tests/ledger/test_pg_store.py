@@ -317,3 +317,23 @@ def test_the_report_parses_each_line_of_the_database_once(
     monkeypatch.setattr(codec, "event_from_line", counted)
     assert main(["report", "--format", "json", "--out", str(tmp_path), "--database-url", url]) == 0
     assert sorted(parsed) == sorted(e.to_line() for e in _events())
+
+
+def test_one_store_appends_after_a_rollback_and_twice_in_one_transaction(
+    pg_server: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The staging table an append fills is kept by the connection, emptied each time."""
+    url = _migrated(pg_server, capsys, "rubricate_staging")
+    first = completed_job(1, [3] * 5, [4] * 5)
+    second = completed_job(2, [2] * 5, [5] * 5, author="bob")
+    with PostgresStore(url) as store:
+        with store.conn.transaction():
+            assert store.append(first).added == 2
+            raise psycopg.Rollback
+        with store.conn.transaction():
+            assert store.append(first).added == 2
+            again = store.append([*first, *second])
+            assert (again.added, again.present) == (2, 2)
+        assert store.append([*second, *first]).added == 0
+        assert [line for _, line in store.lines()] == [e.to_line() for e in (*first, *second)]
+        assert store.reputation()["ledger"]["jobs"] == 2

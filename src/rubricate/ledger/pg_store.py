@@ -109,12 +109,13 @@ class PostgresStore(Closing):
         """Insert the events not present. Rows go in by id, so writers inserting the same
         events take their index locks in one order and never deadlock, while `seq` follows the
         batch's order (the lines' order in an export)."""
-        self.conn.execute(
-            "CREATE TEMP TABLE rubricate_new"
-            " (seq bigint DEFAULT nextval('rubricate_events_seq_seq'),"
-            " id text, owner text, repo text, pr integer, at timestamptz, shard text, line text)"
-            " ON COMMIT DROP"
+        self.conn.execute(  # kept by the connection: a table made and dropped in each
+            "CREATE TEMP TABLE IF NOT EXISTS rubricate_new"  # transaction costs more than a
+            " (seq bigint DEFAULT nextval('rubricate_events_seq_seq'), id text, owner text,"
+            " repo text, pr integer, at timestamptz, shard text, line text)"  # small append
+            " ON COMMIT DELETE ROWS"
         )
+        self.conn.execute("DELETE FROM rubricate_new")  # (an earlier append of this transaction)
         columns = "id, owner, repo, pr, at, shard, line"
         with self.conn.cursor().copy(f"COPY rubricate_new ({columns}) FROM STDIN") as copy:
             for e, line in batch:
