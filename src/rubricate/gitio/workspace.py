@@ -44,7 +44,7 @@ _NO_FILTER = "filtering not recognized by server"
 # A local remote serves a blob-less fetch only when its upload-pack allows filters; it packs
 # without a delta search (on a local pipe size hardly matters, and the search took 8.5 of the
 # 9 s it took to fetch a 100,000-event ledger's shards).
-_LOCAL_UPLOAD_PACK = (
+LOCAL_UPLOAD_PACK = (
     "git -c uploadpack.allowFilter=true -c uploadpack.allowAnySHA1InWant=true -c pack.window=0 "
     "upload-pack"
 )
@@ -288,7 +288,7 @@ class GitWorkspace:
     def _fetch_options(self) -> list[str]:
         options = ["--filter=blob:none"] if self.partial else []
         if self.partial and self.url.startswith("file://"):
-            options.append(f"--upload-pack={_LOCAL_UPLOAD_PACK}")
+            options.append(f"--upload-pack={LOCAL_UPLOAD_PACK}")
         return options
 
     @property
