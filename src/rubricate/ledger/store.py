@@ -5,8 +5,10 @@ the derived files and writes them in one step. The git backend (`DataBranchStore
 the bot identity and pushes without force; a rejected push starts over from the new tip after a
 jittered exponential backoff, at most `RetryPolicy.attempts` times. The directory backend
 (`DirectoryStore`, e.g. a checkout of the data branch) writes the files in place, all or
-nothing, with no concurrency control. A rebuild regenerates every derived file from the whole
-ledger the same way.
+nothing, with no concurrency control. A fix (`verify --fix`, or a rebuild) writes, in the one
+fold that verifies the ledger, each derived file that differs as the fold produces it (the
+backend's `Writer` holds none), and checks the written files against the fold's ids before
+they are published.
 
 An extra file (e.g. a PR's view state under `views/`) is given either as its new content, or as
 a function of its content at the tip (None when absent) that returns the new content (None to
