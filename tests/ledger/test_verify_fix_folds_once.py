@@ -228,3 +228,22 @@ def test_files_of_a_layout_proved_wrong_are_never_written(remote: Path, tmp_path
     with DataBranchStore(str(remote), retry=NO_WAIT) as store:
         report = store.verify()
     assert (report.stale, len(report.problems)) == ((), 1)  # the line is kept aside
+
+
+def test_a_directory_is_fixed_in_place_and_checked_as_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    with DirectoryStore(str(data)) as store:
+        store.append(_events())
+    right = {p.relative_to(data).as_posix(): p.read_bytes() for p in data.rglob("*") if p.is_file()}
+    (data / "reputation.json").unlink()
+    (data / "badges" / "ghost.json").write_bytes(b"{}\n")
+    (data / "jobs" / "1234.json").write_bytes((data / "jobs" / "1k" / "1234.json").read_bytes())
+    (data / "jobs" / "1k" / "1234.json").unlink()
+    assert main(["ledger", "verify", "--data", str(data), "--fix"]) == 0
+    assert "rebuilt the derived files from the whole ledger in place" in capsys.readouterr().out
+    found = {p.relative_to(data).as_posix(): p.read_bytes() for p in data.rglob("*") if p.is_file()}
+    assert found == right
+    assert main(["ledger", "verify", "--data", str(data)]) == 0
