@@ -150,7 +150,7 @@ def run_verify(args: argparse.Namespace) -> int:
     from rubricate.cli.main import Progress
 
     with open_store(args) as store, Progress() as progress:
-        progress.step("reading and checking the ledger" + (", fixing" if args.fix else ""))
+        progress.step("reading and checking the ledger")
         fixed = store.fix() if args.fix and isinstance(store, LedgerStore) else None
         report = _verify(store) if fixed is None else fixed.found
         require_branch(store, args)
