@@ -30,7 +30,7 @@ from rubricate.config import ReputationConfig
 from rubricate.ledger.backends import DataBranchStore
 from rubricate.ledger.codec import parse_ledger
 from rubricate.ledger.derive import derive_files
-from rubricate.ledger.event import CriterionRef, Event, RubricRef, ScaleRef
+from rubricate.ledger.event import SCHEMA_VERSION, CriterionRef, Event, RubricRef, ScaleRef, rfc3339
 from rubricate.ledger.reputation import compute_reputation
 from rubricate.ledger.trust import natural_key
 
@@ -51,6 +51,7 @@ AGORA = RubricRef(
     criteria={name: CriterionRef(weight=weight) for name, weight in sorted(WEIGHTS)},
 )
 NAMES = tuple(name for name, _ in WEIGHTS)
+AGORA_JSON = AGORA.model_dump(mode="json", exclude_none=True)
 
 
 def make_events(count: int) -> list[Event]:
@@ -59,15 +60,23 @@ def make_events(count: int) -> list[Event]:
 
 
 def job_events(count: int) -> Iterator[list[Event]]:
-    """The events of `make_events(count)`, one job at a time."""
+    """The events of `make_events(count)`, one job at a time, read as ledger lines are (events
+    recorded with one rubric share its reference)."""
+    for records in job_records(count):
+        yield [Event.model_validate_json(json.dumps(record)) for record in records]
+
+
+def job_records(count: int) -> Iterator[list[dict[str, Any]]]:
+    """The events of `make_events(count)` as the JSON objects of their canonical ledger lines,
+    one job at a time (made without validating: `job_events` and the seeder validate them)."""
     jobs = max(1, count // 5)
     left = count
     for pr in range(1, jobs + 1):
         if left <= 0:
             return
-        events = _job(pr, jobs)[:left]
-        left -= len(events)
-        yield events
+        records = _job_values(pr, jobs)[:left]
+        left -= len(records)
+        yield records
 
 
 def history_events(git_dir: Path) -> list[Event]:
@@ -94,6 +103,13 @@ def history_events(git_dir: Path) -> list[Event]:
 def _job(
     pr: int, jobs: int, author: str | None = None, opened: datetime | None = None
 ) -> list[Event]:
+    return [Event.model_validate(values) for values in _job_values(pr, jobs, author, opened)]
+
+
+def _job_values(
+    pr: int, jobs: int, author: str | None = None, opened: datetime | None = None
+) -> list[dict[str, Any]]:
+    """A job's five events as the JSON objects of their canonical ledger lines."""
     opened = opened or START + timedelta(minutes=pr * (24 * 30 * 24 * 60) // jobs)
     author = author or f"agent-{pr % 500}"
     scores = dict(sorted((n, float(1 + (pr + i) % 5)) for i, n in enumerate(NAMES)))
@@ -118,24 +134,26 @@ def _approval(opened: datetime, scores: dict[str, float]) -> dict[str, Any]:
         "scores": scores,
         "source": "reviewer",
         "gate": "passed",
-        "deadline": opened + timedelta(hours=48),
+        "deadline": rfc3339(opened + timedelta(hours=48)),
     }
 
 
-def _event(kind: str, at: datetime, delivery: str, fields: dict[str, Any]) -> Event:
+def _event(kind: str, at: datetime, delivery: str, fields: dict[str, Any]) -> dict[str, Any]:
     scoring = kind in ("first_submission", "review_scored", "final_approval")
     values = {
+        "schema_version": SCHEMA_VERSION,
+        "version": 1,
         "kind": kind,
         "actor": "reviewer",
         "actor_role": "write",
-        "at": at,
+        "at": rfc3339(at),
         "delivery": delivery,
         "tree_sha": fields["head_sha"],
-        **({"rubric": AGORA} if scoring else {}),
+        **({"rubric": AGORA_JSON} if scoring else {}),
         **fields,
     }
     values["id"] = natural_key(kind, fields["repo"], fields["pr"], 1, delivery)
-    return Event.model_validate(values)
+    return values
 
 
 def shard_texts(events: list[Event]) -> dict[str, str]:
@@ -170,7 +188,7 @@ def bench_append(size: int, root: Path) -> dict[str, float]:
     remote = root / "remote.git"
     subprocess.run(["git", "init", "--quiet", "--bare", str(remote)], check=True)
     cpu, started = _cpu(), time.perf_counter()
-    seed_branch(remote, job_events(size), "o/r")
+    seed_branch(remote, job_records(size), "o/r")
     row = {"seed_branch_s": time.perf_counter() - started, "seed_branch_cpu_s": _cpu() - cpu}
     row["seed_peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     jobs = size // 5 + 1
