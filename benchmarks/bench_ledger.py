@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +53,8 @@ AGORA = RubricRef(
 )
 NAMES = tuple(name for name, _ in WEIGHTS)
 AGORA_JSON = AGORA.model_dump(mode="json", exclude_none=True)
+BYTECODE_OFF = "PYTHONDONTWRITEBYTECODE"
+Append = Callable[[Path, list[Event], str | None], None]
 
 
 def make_events(count: int) -> list[Event]:
@@ -183,7 +186,10 @@ def bench_append(size: int, root: Path) -> dict[str, float]:
 
     Cold: a fresh store with an empty private repository (as in CI), median of 3 in-process;
     CLI: `rubricate ledger append --remote` in a new process (Python start and imports
-    included), median of 3; warm: a store reusing its private repository.
+    included), median of 3, with the modules' bytecode cached as an installed package has it
+    (after one run that writes it); CLI uncompiled: the same with no bytecode to read or write
+    (`PYTHONDONTWRITEBYTECODE` and an empty cache), so every module is compiled from source on
+    every run; warm: a store reusing its private repository.
     """
     remote = root / "remote.git"
     subprocess.run(["git", "init", "--quiet", "--bare", str(remote)], check=True)
@@ -192,9 +198,17 @@ def bench_append(size: int, root: Path) -> dict[str, float]:
     row = {"seed_branch_s": time.perf_counter() - started, "seed_branch_cpu_s": _cpu() - cpu}
     row["seed_peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     jobs = size // 5 + 1
-    extra = iter(_job(jobs + n, jobs)[0] for n in range(1, 12))
+    extra = iter(_job(jobs + n, jobs)[0] for n in range(1, 16))
     _append(remote, [next(extra)], None)  # the seed's head is checked like any other
-    for name, append in (("cold", _append), ("cli", _append_cli)):
+    cached = _bytecode(root / "bytecode", cached=True)
+    _append_cli(remote, [next(extra)], None, cached)  # writes the bytecode the runs read
+    uncompiled = _bytecode(root / "no-bytecode", cached=False)
+    appends: tuple[tuple[str, Append], ...] = (
+        ("cold", _append),
+        ("cli", partial(_append_cli, env=cached)),
+        ("cli_uncompiled", partial(_append_cli, env=uncompiled)),
+    )
+    for name, append in appends:
         walls, before, cpu, processes = [], _stored(remote), _cpu(), 0
         for _ in range(3):
             with _git_processes() as count:
@@ -267,11 +281,21 @@ def _append(remote: Path, events: list[Event], workdir: str | None) -> None:
         raise RuntimeError(f"expected {len(events)} new events, got {result}")
 
 
-def _append_cli(remote: Path, events: list[Event], workdir: str | None) -> None:
+def _bytecode(cache: Path, cached: bool) -> dict[str, str]:
+    """The settings of a CLI run whose bytecode lives in `cache` (written and read), or is
+    neither read nor written (`cached` false: every module compiled from source)."""
+    cache.mkdir()
+    return {"PYTHONPYCACHEPREFIX": str(cache), **({} if cached else {BYTECODE_OFF: "1"})}
+
+
+def _append_cli(
+    remote: Path, events: list[Event], workdir: str | None, env: dict[str, str]
+) -> None:
     """`rubricate ledger append --remote` in a new process."""
     lines = "".join(e.to_line() + "\n" for e in events).encode()
     command = [sys.executable, "-m", "rubricate", "ledger", "append", "--remote", str(remote), "-"]
-    done = subprocess.run(command, input=lines, capture_output=True, check=False)
+    settings = {k: v for k, v in os.environ.items() if k != BYTECODE_OFF} | env
+    done = subprocess.run(command, input=lines, capture_output=True, check=False, env=settings)
     if done.returncode != 0:
         raise RuntimeError(f"ledger append failed: {done.stderr.decode()[-2000:]}")
 
