@@ -47,7 +47,7 @@ from rubricate.ledger.verify import (
 )
 from rubricate.report.demo import demo_shards
 from rubricate.report.pool import parse_in_parallel
-from rubricate.yamlsource import did_you_mean
+from rubricate.suggest import did_you_mean
 
 if TYPE_CHECKING:  # numpy and pygal: see `run_report`
     from rubricate.report.refresh import Kept

@@ -20,7 +20,7 @@ from rubricate.ledger.refold import refold
 from rubricate.ledger.reputation import COMPONENTS
 from rubricate.ledger.reputation_config import ReputationConfig
 from rubricate.ledger.trust import refusal
-from rubricate.yamlsource import did_you_mean
+from rubricate.suggest import did_you_mean
 
 
 @dataclass(frozen=True)
