@@ -13,13 +13,14 @@ from typing import Any
 import pytest
 
 from rubricate.cli.main import main
-from rubricate.ledger.backends import DirectoryStore
+from rubricate.ledger.backends import DataBranchStore, DirectoryStore
 from rubricate.ledger.codec import parse_ledger
 from rubricate.ledger.reputation_config import ReputationConfig
 from rubricate.report import charts, pool, workers
 from rubricate.report.model import Options, build_report
 from rubricate.report.reuse import STATE_PATH
 from tests.ledger.factory import event, scored
+from tests.ledger.gitutil import bare_remote
 from tests.report.sample import sample_events, write_ledger
 
 EPOCH = "1719792000"  # 2024-07-01: the report's "now"
@@ -271,3 +272,17 @@ def test_a_narrowed_report_after_new_events_equals_a_full_one(
     for name in ("calibration", "weights"):  # counted over the jobs shown, not every job
         assert made[name] == json.loads(json.dumps(alone[name]))
     assert made["scores"]["distributions"] == alone["scores"]["distributions"]
+
+
+def test_a_report_of_a_remote_branch_after_new_events_equals_a_full_one(tmp_path: Path) -> None:
+    remote = bare_remote(tmp_path)
+    with DataBranchStore(str(remote)) as store:
+        store.append(sample_events(40))
+    site = tmp_path / "site"
+    source = ["--remote", str(remote), "--format", "json"]
+    assert main(["report", *source, "--out", str(site)]) == 0
+    with DataBranchStore(str(remote)) as store:  # the changed job's file is read from the branch
+        store.append([event("rated", 7, 900, "remote-rating", rating=2, author="carol")])
+    assert main(["report", *source, "--out", str(site)]) == 0
+    assert main(["report", *source, "--out", str(tmp_path / "full"), "--full"]) == 0
+    assert _files(site) == _files(tmp_path / "full")
