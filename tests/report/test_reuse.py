@@ -16,7 +16,7 @@ from rubricate.cli.main import main
 from rubricate.ledger.backends import DataBranchStore, DirectoryStore
 from rubricate.ledger.codec import parse_ledger
 from rubricate.ledger.reputation_config import ReputationConfig
-from rubricate.report import charts, pool, workers
+from rubricate.report import charts, model, pool, workers
 from rubricate.report.model import Options, build_report
 from rubricate.report.reuse import STATE_PATH
 from tests.ledger.factory import event, scored
@@ -286,3 +286,34 @@ def test_a_report_of_a_remote_branch_after_new_events_equals_a_full_one(tmp_path
     assert main(["report", *source, "--out", str(site)]) == 0
     assert main(["report", *source, "--out", str(tmp_path / "full"), "--full"]) == 0
     assert _files(site) == _files(tmp_path / "full")
+
+
+def test_ranked_is_read_from_reputation_json_and_equals_a_full_fold(
+    data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site = tmp_path / "site"
+    _report(data, site, "--format", "json")
+    moved = event("rated", 7, 1, "earlier-author", rating=5, author="zara", actor="zed")
+    _append(data, moved, event("rated", 9, 990, "later", rating=1, author="bob", actor="zed"))
+    with monkeypatch.context() as patched:  # the ranked column folds no job again
+        patched.setattr(model, "reputation_document", _refuse("every job was folded again"))
+        _report(data, site, "--format", "json")
+    texts = {p.relative_to(data).as_posix(): p.read_text() for p in data.glob("ledger/*.jsonl")}
+    now = datetime.fromtimestamp(int(EPOCH), timezone.utc)
+    alone = build_report(parse_ledger(texts), ReputationConfig(), Options(now))
+    made = json.loads((site / "report.json").read_text())
+    assert "zara" in {a["author"] for a in made["authors"]}  # job 7 changed author
+    assert made["authors"] == json.loads(json.dumps(alone["authors"]))
+
+
+def test_ranked_is_folded_again_under_another_config(data: Path, tmp_path: Path) -> None:
+    config = tmp_path / "rubricate.yml"
+    config.write_text("reputation:\n  prior_jobs: 1\n")
+    _report(data, tmp_path / "site", "--format", "json", "--config", str(config))
+    made = json.loads((tmp_path / "site" / "report.json").read_text())
+    recorded = json.loads((data / "reputation.json").read_text())["repos"]
+    assert made["config"]["prior_jobs"] == 1
+    ranked = {(a["repo"], a["author"]): a["ranked"] for a in made["authors"]}
+    assert ranked != {
+        (r, a): e["ranked"] for r, v in recorded.items() for a, e in v["authors"].items()
+    }

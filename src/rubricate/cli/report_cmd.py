@@ -195,12 +195,15 @@ class _Ledger:
     snapshot: FoldSnapshot | None = None
     state: State | None = None
     inputs: str | None = None
+    reputation: dict[str, Any] | None = None
+    """reputation.json's `repos` when it is what the report would fold (`recorded_reputation`)."""
 
 
 def _read(
     args: argparse.Namespace, out: Path, store: LedgerStore | PostgresStore | None
 ) -> _Ledger:
-    from rubricate.report.reuse import state_inputs, take_state  # numpy, as in `run_report`
+    from rubricate.report.refresh import recorded_reputation  # numpy, as in `run_report`
+    from rubricate.report.reuse import state_inputs, take_state
 
     if store is None:
         demo = load_reputation_config(args.config) or ReputationConfig()
@@ -213,19 +216,22 @@ def _read(
     tip = store.backend.tip()
     require_branch(store, args)
     snapshot = fold_snapshot(tip.tree, tip.read, store.key)
-    recorded = [p for p in (CACHE_PATH, REPUTATION_PATH) if p in tip.tree]
-    config = store.config or recorded_config(tip.read(recorded)) or ReputationConfig()
+    recorded = tip.read([p for p in (CACHE_PATH, REPUTATION_PATH) if p in tip.tree])
+    config = store.config or recorded_config(recorded) or ReputationConfig()
     inputs = state_inputs(config, key_id(store.key)) if snapshot is not None else None
     state = take_state(out, inputs) if inputs is not None and not args.full else None
     whole = args.org is None and args.repo is None  # a state is kept of whole reports only
+    folded = None
+    if snapshot is not None and whole:
+        folded = recorded_reputation(recorded.get(REPUTATION_PATH), config)
     if snapshot is not None and state is not None and whole:
-        return _Ledger(config, None, snapshot, state, inputs)
+        return _Ledger(config, None, snapshot, state, inputs, folded)
     # Each shard's bytes are let go as soon as they are decoded: the ledger is held once.
     texts = {p: decode_shard(d) for p, d in tip.read(sorted(filter(is_shard, tip.tree))).items()}
     parsed = _scoped(parse_in_parallel(texts, key=store.key), args)
     if not whole:  # nothing of a scope's report is kept for the next one
         snapshot, inputs = None, None
-    return _Ledger(config, parsed, snapshot, None, inputs)
+    return _Ledger(config, parsed, snapshot, None, inputs, folded)
 
 
 def _scoped(parsed: ParsedLedger, args: argparse.Namespace) -> ParsedLedger:
@@ -281,7 +287,8 @@ def _build(
             authors += len(part["authors"])
             progress(f"reputation over time: {authors:,} authors")
 
-        report = assemble(replace(sources, series=series), ledger.config, options, ready)
+        whole = replace(sources, series=series, reputation=ledger.reputation)
+        report = assemble(whole, ledger.config, options, ready)
         gc.freeze()
     return report, kept
 

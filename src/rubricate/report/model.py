@@ -143,6 +143,9 @@ class Sources:
     series: Iterable[tuple[AuthorKey, Points]]
     tally: Tally | None = None
     memo: Memo = field(default_factory=Memo)
+    reputation: Mapping[str, Any] | None = None
+    """reputation.json's `repos`, when it was folded from these very jobs under this config (the
+    `ranked` column then reads it instead of folding every job again)."""
 
 
 def parsed_sources(parsed: ParsedLedger, config: ReputationConfig, author: str | None) -> Sources:
@@ -207,7 +210,9 @@ def assemble(
         (key, points) for key, points in series if wanted is None or same_login(key[1], wanted)
     )
     authors = _authors(shown, cutoff, part)
-    whole = reputation_document(list(facts.values()), config, LedgerCounts())["repos"]
+    whole = sources.reputation
+    if whole is None:
+        whole = reputation_document(list(facts.values()), config, LedgerCounts())["repos"]
     report["authors"] = [_with_ranked(a, whole[a["repo"]]["authors"][a["author"]]) for a in authors]
     tally = sources.tally
     if tally is None or len(active) != len(facts):

@@ -10,9 +10,11 @@ else is the last report's. `assemble` then gives the document a full build gives
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from rubricate.ledger.cache import FoldCache
 from rubricate.ledger.codec import ParsedLedger
@@ -56,6 +58,22 @@ def cache_ledger_facts(cache: FoldCache) -> LedgerFacts:
     return LedgerFacts(
         problems, cache.events, len(cache.corrupt), len(cache.duplicates), cache.newest_at
     )
+
+
+def recorded_reputation(data: bytes | None, config: ReputationConfig) -> dict[str, Any] | None:
+    """The `repos` of the data branch's reputation.json (`data`, from a tip whose fold cache
+    verified, so folded from the very jobs the cache holds) when it was folded under `config`;
+    None otherwise (the report then folds every job for the `ranked` column)."""
+    if data is None:
+        return None
+    try:
+        document = json.loads(data)
+        if document["config"] != config.model_dump(mode="json"):
+            return None
+        repos = document["repos"]
+    except (ValueError, TypeError, KeyError):
+        return None
+    return repos if isinstance(repos, dict) else None
 
 
 def refreshed(

@@ -78,7 +78,7 @@ class AuthorPages:
                 self.drawn[slug], self.digests[slug] = kept, kept.digest
             else:
                 unread.append(slug)
-        inputs = page_inputs(part, unread)
+        inputs = page_inputs(part, unread) if unread else {}
         names = []
         for slug in unread:
             digest = self.digests[slug] = _digest(inputs[slug])
