@@ -43,6 +43,7 @@ from rubricate.ledger.reputation import (
 from rubricate.ledger.reputation_config import ReputationConfig
 from rubricate.ledger.verify import corrupt_lines
 from rubricate.report.calibration import calibration
+from rubricate.report.kept_json import KeptSeries
 from rubricate.report.memo import SEED, Memo
 from rubricate.report.scores import (
     Scored,
@@ -140,7 +141,7 @@ class Sources:
     ledger: LedgerFacts
     facts: Mapping[JobKey, JobFacts]
     parts: Mapping[JobKey, JobPart]
-    series: Iterable[tuple[AuthorKey, Points]]
+    series: Iterable[tuple[AuthorKey, Points | KeptSeries]]
     tally: Tally | None = None
     memo: Memo = field(default_factory=Memo)
     reputation: Mapping[str, Any] | None = None
@@ -232,7 +233,7 @@ def assemble(
 
 
 def _authors(
-    series: Iterable[tuple[AuthorKey, Points]],
+    series: Iterable[tuple[AuthorKey, Points | KeptSeries]],
     cutoff: datetime | None,
     part: Callable[[list[dict[str, Any]]], None],
 ) -> list[dict[str, Any]]:
@@ -240,7 +241,8 @@ def _authors(
     authors: list[dict[str, Any]] = []
     done = 0
     for (repo, author), points in series:
-        entry = {k: v for k, v in points[-1].items() if k not in ("at", "pr")}
+        last = points.last if isinstance(points, KeptSeries) else points[-1]
+        entry = {k: v for k, v in last.items() if k not in ("at", "pr")}
         slug = author_stem(author)
         if (
             authors
@@ -249,7 +251,7 @@ def _authors(
         ):
             part(authors[done:])
             done = len(authors)
-        shown = [_point(p) for p in since(points, cutoff)]
+        shown = shown_points(points, cutoff)
         authors.append({"repo": repo, "author": author, "slug": slug, **entry, "series": shown})
     if authors[done:]:
         part(authors[done:])
@@ -265,7 +267,15 @@ def _with_ranked(entry: dict[str, Any], recorded: Mapping[str, Any]) -> dict[str
     return {**entry, "ranked": recorded["ranked"], "components": ranked}
 
 
-def _point(point: dict[str, Any]) -> dict[str, Any]:
+def shown_points(points: Points | KeptSeries, cutoff: datetime | None) -> Sequence[Any]:
+    """The points of a series that the report shows (`since` the cutoff), as it shows them."""
+    if isinstance(points, KeptSeries):
+        return points.shown if cutoff is None else since(points.shown, cutoff)
+    return [shown_point(p) for p in since(points, cutoff)]
+
+
+def shown_point(point: dict[str, Any]) -> dict[str, Any]:
+    """A point as the report shows it."""
     return {
         "at": point["at"],
         "pr": point["pr"],

@@ -23,6 +23,7 @@ from rubricate.ledger.paths import author_stem
 from rubricate.ledger.reputation_config import ReputationConfig
 from rubricate.ledger.snapshot import FoldSnapshot
 from rubricate.ledger.verify import corrupt_lines
+from rubricate.report.kept_json import KeptSeries
 from rubricate.report.memo import Memo
 from rubricate.report.model import (
     AuthorKey,
@@ -44,11 +45,9 @@ class Kept:
 
     files: Mapping[JobKey, str]
     parts: Mapping[JobKey, JobPart]
-    series: Mapping[AuthorKey, Points]
+    series: Mapping[AuthorKey, Points | KeptSeries]
     tally: Tally
     memo: Memo = field(default_factory=Memo)
-    texts: Mapping[AuthorKey, str] = field(default_factory=dict)
-    """The JSON text of the series the last report wrote, of the authors it did not change."""
 
 
 def cache_ledger_facts(cache: FoldCache) -> LedgerFacts:
@@ -104,13 +103,14 @@ def refreshed(
     for key in changed:
         tally.add(parts[key].scored)
     facts = {key: job.facts for key, job in jobs.items()}
-    series = {key: kept.series[key] for key in authors - touched}
-    texts = {key: kept.texts[key] for key in series if key in kept.texts}
+    series: dict[AuthorKey, Points | KeptSeries] = {
+        key: kept.series[key] for key in authors - touched
+    }
     ordered = [e for key in sorted(read) for e in events[key]]
     series.update(each_series(ordered, config, facts))
     listed = [(key, series[key]) for key in sorted(series, key=_page_order)]
     sources = Sources(cache_ledger_facts(snapshot.cache), facts, parts, listed, tally, kept.memo)
-    return sources, Kept(files, parts, series, tally, kept.memo, texts), stale
+    return sources, Kept(files, parts, series, tally, kept.memo), stale
 
 
 def _page_order(key: AuthorKey) -> tuple[str, AuthorKey]:

@@ -23,14 +23,15 @@ from typing import Any, overload
 
 from rubricate import __version__
 from rubricate.ledger.reputation_config import ReputationConfig
+from rubricate.report.kept_json import KeptJSON, KeptRow, KeptSeries, canonical, row_text
 from rubricate.report.memo import Memo
-from rubricate.report.model import JobPart
+from rubricate.report.model import JobPart, Points, shown_point
 from rubricate.report.refresh import Kept
 from rubricate.report.scores import Scored
 from rubricate.report.tallies import read_tally
 
 STATE_PATH = ".rubricate/report-state.json"
-STATE_FORMAT = 4
+STATE_FORMAT = 5
 
 
 @dataclass(frozen=True)
@@ -104,7 +105,6 @@ def take_state(out: Path, inputs: str) -> State | None:
 
 def save_state(out: Path, inputs: str, state: State) -> Path:
     """Write the state for the next report."""
-    texts = state.kept.texts
     jobs = [
         [repo, pr, state.kept.files[(repo, pr)], *_part(state.kept.parts[(repo, pr)])]
         for repo, pr in sorted(state.kept.parts)
@@ -113,10 +113,7 @@ def save_state(out: Path, inputs: str, state: State) -> Path:
     data = {
         "inputs": inputs,
         "jobs": jobs,
-        "series": [
-            [repo, author, texts.get((repo, author)) or json.dumps(points, separators=(",", ":"))]
-            for (repo, author), points in state.kept.series.items()
-        ],
+        "series": [[*key, *_series(points)] for key, points in state.kept.series.items()],
         "tally": state.kept.tally.rows(),
         "memo": state.kept.memo.used,
         "styles": {n: css for p in state.pages.values() for n, css in p.styles.items()},
@@ -137,7 +134,14 @@ def _part(part: JobPart) -> list[Any]:
     else:
         rows = [[s.version, s.criterion, s.source, s.value, s.scale] for s in part.scored]
         scored = json.dumps(rows, separators=(",", ":"))
-    return [part.row, scored, {k: v for k, v in part.audit.items() if v}]
+    return [row_text(part.row), scored, {k: v for k, v in part.audit.items() if v}]
+
+
+def _series(points: Points | KeptSeries) -> list[str]:
+    """A series as kept: its last point's text, and the text of every point as shown."""
+    if isinstance(points, KeptSeries):
+        return [canonical(points.last), points.shown.text]
+    return [canonical(points[-1]), canonical([shown_point(p) for p in points])]
 
 
 def _state(data: dict[str, Any]) -> State:
@@ -149,20 +153,20 @@ def _state(data: dict[str, Any]) -> State:
         if not isinstance(scored, str):
             raise ValueError("a job's scores are kept as JSON text")
         parts[key] = JobPart(
-            row,
+            KeptRow.read(row),
             KeptScores(key, scored),
             {name: list(audit.get(name, [])) for name in ("overrides", "bypassed", "disputes")},
         )
-    series: dict[tuple[str, str], list[Any]] = {}
-    texts: dict[tuple[str, str], str] = {}
-    for repo, login, text in data["series"]:
-        author = (str(repo), str(login))
-        series[author], texts[author] = list(json.loads(text)), str(text)
+    series: dict[tuple[str, str], Points | KeptSeries] = {}
+    for repo, login, last, shown in data["series"]:
+        if not isinstance(shown, str):
+            raise ValueError("a series is kept as JSON text")
+        series[(str(repo), str(login))] = KeptSeries(dict(json.loads(last)), KeptJSON(shown))
     css = data["styles"]
     pages = {
         str(slug): DrawnPage(str(d), {name: css[name] for name in names})
         for slug, (d, names) in data["pages"].items()
     }
     memo = Memo({str(digest): value for digest, value in data["memo"].items()})
-    kept = Kept(files, parts, series, read_tally(data["tally"]), memo, texts)
+    kept = Kept(files, parts, series, read_tally(data["tally"]), memo)
     return State(kept, pages, str(data["context"]))
