@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from rubricate.cli import report_cmd
 from rubricate.cli.main import main
 from rubricate.ledger.backends import DataBranchStore, DirectoryStore
 from rubricate.ledger.codec import parse_ledger
@@ -317,3 +318,42 @@ def test_ranked_is_folded_again_under_another_config(data: Path, tmp_path: Path)
     assert ranked != {
         (r, a): e["ranked"] for r, v in recorded.items() for a, e in v["authors"].items()
     }
+
+
+@pytest.mark.parametrize("damage", ["cut short", "a line altered", "absent", "other version"])
+def test_a_state_that_does_not_read_back_gives_a_full_build_and_says_so(
+    data: Path, tmp_path: Path, damage: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    site = tmp_path / "site"
+    _report(data, site, "--format", "json")
+    _append(data, event("rated", 14, 900, "one-more", rating=2, author="erin", actor="zed"))
+    state = site / STATE_PATH
+    lines = state.read_text().split("\n")
+    if damage == "cut short":  # a whole line lost: the jobs after it would be counted twice
+        state.write_text("\n".join(lines[:3] + lines[4:]))
+    elif damage == "a line altered":
+        state.write_text("\n".join([lines[0], lines[1].replace("\t", " ", 1), *lines[2:]]))
+    elif damage == "absent":
+        state.unlink()
+    else:
+        state.write_text("\n".join([lines[0].replace('"inputs":"', '"inputs":"0'), *lines[1:]]))
+    capsys.readouterr()
+    with pytest.MonkeyPatch.context() as patched:
+        parsed: list[int] = []
+        real = report_cmd.parse_in_parallel
+        patched.setattr(
+            report_cmd, "parse_in_parallel", lambda *a, **k: parsed.append(1) or real(*a, **k)
+        )
+        _report(data, site, "--format", "json")
+    assert parsed  # read in full
+    note = {
+        "cut short": "does not read back",
+        "a line altered": "does not read back",
+        "absent": "holds no state of a last report",
+        "other version": "another rubricate version, config or ledger key",
+    }[damage]
+    told = capsys.readouterr().err
+    assert note in told
+    assert "reading the whole ledger" in told
+    _report(data, tmp_path / "full", "--format", "json", "--full")
+    assert _files(site) == _files(tmp_path / "full")

@@ -219,8 +219,12 @@ def _read(
     recorded = tip.read([p for p in (CACHE_PATH, REPUTATION_PATH) if p in tip.tree])
     config = store.config or recorded_config(recorded) or ReputationConfig()
     inputs = state_inputs(config, key_id(store.key)) if snapshot is not None else None
-    state = take_state(out, inputs) if inputs is not None and not args.full else None
     whole = args.org is None and args.repo is None  # a state is kept of whole reports only
+    state = None
+    if inputs is not None and not args.full:
+        state, why = take_state(out, inputs)
+        if state is None and whole:
+            print(f"rubricate: {why}: reading the whole ledger", file=sys.stderr)
     folded = None
     if snapshot is not None and whole:
         folded = recorded_reputation(recorded.get(REPUTATION_PATH), config)

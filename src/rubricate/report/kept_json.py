@@ -71,9 +71,22 @@ class KeptRow(dict[str, Any]):
     @classmethod
     def read(cls, text: str) -> KeptRow:
         """The object of `text` (ValueError when it is not one)."""
-        row = cls(json.loads(text))
-        row.text = text
-        return row
+        return cls.read_all([text])[0]
+
+    @classmethod
+    def read_all(cls, texts: Sequence[str]) -> list[KeptRow]:
+        """The objects of these texts, parsed in one go (ValueError when one is not one)."""
+        if not all(t[:1] == "{" and t[-1:] == "}" for t in texts):
+            raise ValueError("a kept row is a JSON object")
+        found = json.loads("[" + ",".join(texts) + "]")
+        if len(found) != len(texts):
+            raise ValueError("a kept row is one JSON object")
+        rows = []
+        for value, text in zip(found, texts, strict=True):
+            row = cls(value)
+            row.text = text
+            rows.append(row)
+        return rows
 
 
 def plain(value: Any) -> Any:
@@ -88,7 +101,7 @@ class KeptSeries:
     """An author's series as the last report kept it: its last point (the author's entry) and
     every point as report.json shows it (`model.shown_point`), kept as text."""
 
-    last: dict[str, Any]
+    last: KeptRow
     shown: KeptJSON
 
 
