@@ -223,7 +223,7 @@ def _read(
     state = None
     if inputs is not None and not args.full:
         state, why = take_state(out, inputs)
-        if state is None and whole:
+        if state is None and why and whole:
             print(f"rubricate: {why}: reading the whole ledger", file=sys.stderr)
     folded = None
     if snapshot is not None and whole:

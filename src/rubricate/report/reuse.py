@@ -89,14 +89,14 @@ def state_inputs(config: ReputationConfig, key_id: str | None) -> str:
 
 
 def take_state(out: Path, inputs: str) -> tuple[State | None, str]:
-    """The state the last report left in `out`, taken out of it, or None and why there is none
-    that was made for these `inputs` and reads back."""
+    """The state the last report left in `out`, taken out of it; or None and why the one there
+    is not used ("" when there is none), when none was made for these `inputs` and reads back."""
     path = out / STATE_PATH
     try:
         text = path.read_text(encoding="utf-8")
         path.unlink()
     except FileNotFoundError:
-        return None, f"{out}/ holds no state of a last report"
+        return None, ""  # a first report: nothing to say
     except (OSError, ValueError) as exc:
         return None, f"{path} cannot be read ({exc})"
     try:
