@@ -5,11 +5,14 @@ It holds each job's file id and part, each author's series, the tally of every j
 (`tallies`), the estimates the report used (`memo`), how each author page was drawn
 (`workers.DrawnPage`) and what every page showed besides its author's (`context`), under a
 digest of what all of them depend on (`inputs`: rubricate's version, the reputation config, the
-ledger key's id). A job's scores are kept as JSON text, read only for a job that changed; each
-author's series too, written again as it was read when the author did not change. A state of
-other inputs, or one that does not read back, is not used. It is taken out of the folder when a
-report starts and written back when it has finished, so a report that stops half-way leaves none
-that would not hold.
+ledger key's id). The file is a head line, then one line a job and one an author, their fields
+joined by tabs; a field is canonical JSON text (`kept_json`), which holds no tab or newline. A
+job's scores are read only for a job that changed, its row in one parse with every other row;
+an author's series is its last point and the text of its points as report.json shows them, both
+written again as they were read when the author did not change. A state of other inputs, or
+one that does not read back, is not used (`take_state` says why). It is taken out of the folder
+when a report starts and written back when it has finished, so a report that stops half-way
+leaves none that would not hold.
 """
 
 from __future__ import annotations
