@@ -27,6 +27,7 @@ from typing import Any
 from ledger_seed import seed_branch
 
 from rubricate.config import ReputationConfig
+from rubricate.gitio.workspace import LOCAL_UPLOAD_PACK
 from rubricate.ledger.backends import DataBranchStore
 from rubricate.ledger.codec import parse_ledger
 from rubricate.ledger.derive import derive_files
@@ -208,6 +209,30 @@ def bench_verify(remote: Path) -> dict[str, float]:
     }
 
 
+def bench_tip_fetch(remote: Path, root: Path) -> dict[str, float]:
+    """What fetching the branch tip costs (bytes the private repository then holds, CPU seconds
+    with git's children): as appends do (`--depth 1 --filter=blob:none`: the commit and every
+    tree), and with `--filter=tree:0` (the commit alone) followed by reading the root tree, which
+    git then fetches on demand from the promisor remote."""
+    upload = f"--upload-pack={LOCAL_UPLOAD_PACK}"
+    row: dict[str, float] = {}
+    for name, extra in (("blob_none", []), ("tree_0", ["commit^{tree}"])):
+        repo = root / f"fetch-{name}"
+        subprocess.run(["git", "init", "--quiet", "--bare", str(repo)], check=True)
+        cpu = _cpu()
+        fetch = ["git", "-C", str(repo), "fetch", "--quiet", "--no-tags", "--depth", "1", upload]
+        ref = "+refs/heads/rubricate-data:refs/heads/commit"
+        fetch += [f"--filter={name.replace('_', ':', 1)}", remote.as_uri(), ref]
+        subprocess.run(fetch, check=True)
+        for spec in extra:  # the lazy fetch of a missing tree
+            subprocess.run(
+                ["git", "-C", str(repo), "cat-file", "-t", spec], check=True, capture_output=True
+            )
+        row[f"tip_fetch_{name}_cpu_s"] = _cpu() - cpu
+        row[f"tip_fetch_{name}_bytes"] = _stored(repo)
+    return row
+
+
 def _peak(arguments: list[str]) -> tuple[float, float]:
     """The peak RSS (MB) and wall seconds of `rubricate ARGUMENTS` in a child process."""
     script = (
@@ -291,6 +316,9 @@ def main() -> None:
     parser.add_argument(
         "--verify", action="store_true", help="also measure `ledger verify` and `verify --fix`"
     )
+    parser.add_argument(
+        "--fetch", action="store_true", help="also measure the tip fetch with two filters"
+    )
     args = parser.parse_args()
     goals = {"fold_100k_s": 1.0, "append_100k_s": 0.5, "append_1m_s": 1.0, "seed_1m_s": 180}
     goals["verify_fix_1m_peak_rss_mb"] = 1536
@@ -304,6 +332,8 @@ def main() -> None:
             row.update(bench_append(size, Path(tmp)))
             if args.verify:
                 row.update(bench_verify(Path(tmp) / "remote.git"))
+            if args.fetch:
+                row.update(bench_tip_fetch(Path(tmp) / "remote.git", Path(tmp)))
         results["sizes"][str(size)] = {
             k: round(v, 3) if isinstance(v, float) else v for k, v in row.items()
         }

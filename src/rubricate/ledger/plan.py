@@ -64,11 +64,11 @@ from rubricate.ledger.paths import (
     is_derived,
     job_paths,
 )
-from rubricate.ledger.refold import refold
 from rubricate.ledger.reputation import Totals, job_terms, repo_entry
 from rubricate.ledger.reputation_config import ReputationConfig
 from rubricate.ledger.treeids import TREE_MODE, Listing, changed_listing, listing_of
 from rubricate.ledger.trust import key_id, signed
+from rubricate.ledger.verify import verify_tree
 
 Reader = Callable[[Sequence[str]], Mapping[str, bytes]]
 """Reads files of the tree being planned on: paths → contents."""
@@ -208,11 +208,26 @@ def plan_rebuild(
 ) -> AppendPlan:
     """Regenerate every derived file from the whole ledger, adding nothing: the plan holds the
     derived files whose content differs from the tree's (the fold streams, see
-    `rubricate.ledger.refold`), and deletes those no longer derived."""
-    used = config or branch_config(tree, read, _head(tree, read))
-    fold = refold(tree, read, used, key, lambda path, blob_id: tree.get(path) != blob_id)
-    stale = tuple(sorted(p for p in tree if is_derived(p) and p not in fold.derived))
-    return AppendPlan((), 0, fold.kept, stale)
+    `rubricate.ledger.refold`), and deletes those no longer derived. A store's rebuild writes
+    them as the fold gives them instead (`verify_tree`'s `fix`); this holds them."""
+    held = Held()
+    report = verify_tree(tree, read, config, key, held)
+    return AppendPlan((), 0, held.files, report.removed)
+
+
+class Held:
+    """A `Fixer` that holds the files it is given."""
+
+    def __init__(self) -> None:
+        self.files: dict[str, bytes] = {}
+
+    def put(self, path: str, data: bytes) -> None:
+        """Hold one file."""
+        self.files[path] = data
+
+    def reset(self) -> None:
+        """Forget every file."""
+        self.files.clear()
 
 
 def branch_config(
