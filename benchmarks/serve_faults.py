@@ -27,6 +27,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from proc_cpu import Sampler, postmaster
 from tests.action.fake_github import FakeGitHub, Limits
 from tests.action.payloads import pull_request_event
 from tests.action.scenario import AUTHOR, START, Scenario, git
@@ -180,6 +181,11 @@ def _cpu() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
+def _own_cpu() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    return own.ru_utime + own.ru_stime
+
+
 def _run(args: argparse.Namespace, folder: Path, server: Server) -> dict[str, Any]:
     routes = Routes()
     limits = Limits(per_minute=args.writes_per_minute, per_hour=args.requests_per_hour)
@@ -220,6 +226,19 @@ def _run(args: argparse.Namespace, folder: Path, server: Server) -> dict[str, An
 
         redelivered: dict[str, int] = {}
         processes = {"receiver": [receiver]}
+
+        def roles() -> dict[str, list[int]]:
+            try:
+                pg = [postmaster(server.root / "data")]
+            except (OSError, ValueError):  # between a crash and the restart
+                pg = []
+            workers_now = [p.pid for p in running]
+            return {"receiver": [processes["receiver"][0].pid], "workers": workers_now} | {
+                "postgresql": pg
+            }
+
+        sampler = Sampler(roles).__enter__()
+        own_began = _own_cpu()
         t0 = time.monotonic()
 
         def inject() -> None:
@@ -256,9 +275,16 @@ def _run(args: argparse.Namespace, folder: Path, server: Server) -> dict[str, An
             time.sleep(1)
             left = unfinished(url)
         drained_at = time.monotonic() - t0
+        sampler.__exit__()
+        own = _own_cpu() - own_began
         for process in [receiver, *running]:
             stop(process)
+    cpu = sampler.seconds() | {"load_generator_and_fake_github": round(own, 1)}
     return _report(args, url, posts, acked, routes, limits, fake) | {
+        "cpu_seconds_by_process": cpu,
+        "cpu_ms_per_delivery_posted": {
+            role: round(1000 * seconds / max(1, len(posts)), 1) for role, seconds in cpu.items()
+        },
         "posts_again_after_no_answer": sum(redelivered.values()),
         "sent_seconds": round(sent_at, 1),
         "faults": [[round(t, 1), kind] for t, kind in faults.done],
@@ -359,10 +385,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--worker-kills", type=int, default=0)
     parser.add_argument("--receiver-kills", type=int, default=0)
     parser.add_argument("--pg-restarts", type=int, default=0)
-    parser.add_argument("--prs", type=int, default=40)
-    parser.add_argument("--installations", type=int, default=4)
+    add_mix_arguments(parser)
     parser.add_argument("--senders", type=int, default=32, help="threads posting deliveries")
     parser.add_argument("--stalled-after", type=float, default=10.0)
     parser.add_argument("--writes-per-minute", type=int, default=80)
     parser.add_argument("--requests-per-hour", type=int, default=5000)
     parser.add_argument("--drain-timeout", type=float, default=300.0)
+
+
+def add_mix_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of the deliveries' mix (`plan`) beside serve_load's --duplicates and --seed."""
+    parser.add_argument("--prs", type=int, default=40, help="PRs the PR events go to")
+    parser.add_argument("--installations", type=int, default=4, help="App installations")
