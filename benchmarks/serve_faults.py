@@ -166,7 +166,12 @@ def run_faults(args: argparse.Namespace) -> dict[str, Any]:
             with connect(server.url()) as conn:
                 migrate(conn)
                 migrate_queue(conn)
-            return _run(args, folder, server) | {
+            if args.pg_statements:
+                _track_statements(server)
+            report = _run(args, folder, server)
+            if args.pg_statements:
+                report["postgresql_top_statements"] = _top_statements(server.url())
+            return report | {
                 "load_average_before": [round(x, 2) for x in load_before],
                 "load_average_after": [round(x, 2) for x in os.getloadavg()],
                 "cpu_seconds_user_sys_with_children": round(_cpu() - began_cpu, 1),
@@ -179,6 +184,30 @@ def _cpu() -> float:
     own = resource.getrusage(resource.RUSAGE_SELF)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def _track_statements(server: Server) -> None:
+    """Load pg_stat_statements (a restart) and start counting."""
+    with connect(server.url()) as conn:
+        conn.execute("ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'")
+    server.crash_restart()
+    with connect(server.url()) as conn:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+        conn.execute("SELECT pg_stat_statements_reset()")
+
+
+def _top_statements(url: str, count: int = 12) -> list[dict[str, Any]]:
+    """The statements PostgreSQL spent the most time executing (a function's with its call)."""
+    with connect(url) as conn:
+        rows = conn.execute(
+            "SELECT left(regexp_replace(query, '\\s+', ' ', 'g'), 160), calls,"
+            " round(total_exec_time::numeric, 1), round(total_plan_time::numeric, 1)"
+            " FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT %s",
+            (count,),
+        ).fetchall()
+    return [
+        {"query": q, "calls": n, "exec_ms": float(e), "plan_ms": float(p)} for q, n, e, p in rows
+    ]
 
 
 def _own_cpu() -> float:
@@ -391,6 +420,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--writes-per-minute", type=int, default=80)
     parser.add_argument("--requests-per-hour", type=int, default=5000)
     parser.add_argument("--drain-timeout", type=float, default=300.0)
+    parser.add_argument(
+        "--pg-statements", action="store_true", help="report PostgreSQL's costliest statements"
+    )
 
 
 def add_mix_arguments(parser: argparse.ArgumentParser) -> None:
