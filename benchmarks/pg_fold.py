@@ -8,7 +8,7 @@ transaction that inserts the events and refreshes their jobs' facts and their au
 times the fold alone); then `reputation --org o` is timed: one tally per author read and
 `reputation.json` made from them. With `--check`, the same document is also folded from every
 job's facts (`rubricate_jobs`) and must be identical. Prints one JSON object: seconds (wall, and
-this process's CPU; the server's CPU is not counted) and the load average.
+this process's CPU; for the import's chunks also PostgreSQL's) and the load average.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).parent))
 
 from bench_ledger import _job
+from pg_write import server_cpu
 
 from rubricate.ledger.pg_facts import FACT_COLUMNS, facts_from_row
 from rubricate.ledger.pg_store import PostgresStore, Scope
@@ -32,16 +33,33 @@ from rubricate.ledger.reputation_config import ReputationConfig
 
 
 def load(store: PostgresStore, events: int, chunk: int) -> dict[str, Any]:
-    """Import `events` events in chunks; the time it took and how many were added."""
+    """Import `events` events in chunks; the time it took, how many were added, and each
+    chunk's wall and CPU seconds (this process's, and PostgreSQL's when it runs on this host)."""
     jobs = max(1, events // 5)
     per_chunk = max(1, chunk // 5)
-    started, added = time.perf_counter(), 0
+    started, added, chunks = time.perf_counter(), 0, []
+    pg = server_cpu(store.conn)
     for first in range(1, jobs + 1, per_chunk):
         batch = [
             e for pr in range(first, min(jobs, first + per_chunk - 1) + 1) for e in _job(pr, jobs)
         ]
+        wall, cpu, pg_cpu = time.perf_counter(), time.process_time(), pg()
         added += store.append(batch).added
-    return {"import_seconds": round(time.perf_counter() - started, 2), "added": added}
+        pg_after = pg()
+        chunks.append(
+            {
+                "wall": round(time.perf_counter() - wall, 2),
+                "python_cpu": round(time.process_time() - cpu, 2),
+                "postgres_cpu": None
+                if pg_cpu is None or pg_after is None
+                else round(pg_after - pg_cpu, 2),
+            }
+        )
+    return {
+        "import_seconds": round(time.perf_counter() - started, 2),
+        "added": added,
+        "chunks": chunks,
+    }
 
 
 def from_jobs(store: PostgresStore) -> dict[str, Any]:

@@ -9,6 +9,8 @@ from typing import Any
 import pytest
 
 from rubricate.cli.main import main
+from rubricate.ledger import codec
+from rubricate.ledger.codec import event_from_line
 from rubricate.ledger.event import Event
 from rubricate.ledger.pg_store import PostgresStore, Scope
 from tests.ledger.factory import completed_job, event
@@ -166,12 +168,18 @@ def _report(out: Path, *argv: str) -> dict[str, Any]:
     return report
 
 
-def test_the_report_reads_the_database_for_an_org_or_a_repo(
-    loaded: tuple[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def reporting(loaded: tuple[str, Path], monkeypatch: pytest.MonkeyPatch) -> tuple[str, Path]:
+    """The loaded ledgers, for reports (which need numpy) dated as reproducible builds are."""
     pytest.importorskip("numpy")
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1719792000")
-    url, data = loaded
+    return loaded
+
+
+def test_the_report_reads_the_database_for_an_org_or_a_repo(
+    reporting: tuple[str, Path], tmp_path: Path
+) -> None:
+    url, data = reporting
     for scope in (["--org", "p"], ["--repo", "o/r"], []):
         name = "-".join(scope) or "all"
         database = _report(tmp_path / f"db{name}", "--database-url", url, *scope)
@@ -276,3 +284,56 @@ def test_tallies_kept_batch_by_batch_fold_as_the_data_branch(
         assert (json.dumps(store.reputation(), indent=2, sort_keys=True) + "\n").encode() == (
             data / "reputation.json"
         ).read_bytes()
+
+
+def test_the_reports_files_are_the_data_branchs_byte_for_byte(
+    reporting: tuple[str, Path], tmp_path: Path
+) -> None:
+    url, data = reporting
+    for scope in (["--org", "p"], []):
+        outs = []
+        for source in (["--database-url", url], ["--data", str(data)]):
+            out = tmp_path / f"{source[0][2:]}-{'-'.join(scope) or 'all'}"
+            assert main(["report", "--out", str(out), *source, *scope]) == 0
+            files = {p.relative_to(out): p for p in out.rglob("*") if p.is_file()}
+            kept = {p for p in files if p.parts[0] == ".rubricate"}  # a data branch's, for reuse
+            outs.append({p: files[p].read_bytes() for p in set(files) - kept})
+        assert outs[0] == outs[1]
+        assert len(outs[0]) > 3
+
+
+def test_the_report_parses_each_line_of_the_database_once(
+    loaded: tuple[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It reads the lines of its scope and parses them; no derived file is made on the way."""
+    pytest.importorskip("numpy")
+    url, _ = loaded
+    parsed: list[str] = []
+
+    def counted(line: str) -> Event:
+        parsed.append(line)
+        return event_from_line(line)
+
+    monkeypatch.setattr(codec, "event_from_line", counted)
+    assert main(["report", "--format", "json", "--out", str(tmp_path), "--database-url", url]) == 0
+    assert sorted(parsed) == sorted(e.to_line() for e in _events())
+
+
+def test_one_store_appends_after_a_rollback_and_twice_in_one_transaction(
+    pg_server: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The staging table an append fills is kept by the connection, emptied each time."""
+    url = _migrated(pg_server, capsys, "rubricate_staging")
+    first = completed_job(1, [3] * 5, [4] * 5)
+    second = completed_job(2, [2] * 5, [5] * 5, author="bob")
+    with PostgresStore(url) as store:
+        with store.conn.transaction():
+            assert store.append(first).added == 2
+            raise psycopg.Rollback
+        with store.conn.transaction():
+            assert store.append(first).added == 2
+            again = store.append([*first, *second])
+            assert (again.added, again.present) == (2, 2)
+        assert store.append([*second, *first]).added == 0
+        assert [line for _, line in store.lines()] == [e.to_line() for e in (*first, *second)]
+        assert store.reputation()["ledger"]["jobs"] == 2

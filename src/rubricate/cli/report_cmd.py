@@ -184,11 +184,9 @@ def _read(args: argparse.Namespace, out: Path) -> _Ledger:
         demo = load_reputation_config(args.config) or ReputationConfig()
         return _Ledger(demo, _scoped(parse_in_parallel(demo_shards(args.demo)), args))
     with open_store(args) as store:
-        if isinstance(store, PostgresStore):  # the store reads its --org or --repo only
-            files = store.read_files(lambda p: is_shard(p) or p in (CACHE_PATH, REPUTATION_PATH))
-            config = store.config or recorded_config(files) or ReputationConfig()
-            texts = {p: decode_shard(files.pop(p)) for p in sorted(files) if is_shard(p)}
-            return _Ledger(config, parse_in_parallel(texts, key=store.key))
+        if isinstance(store, PostgresStore):  # its --org or --repo only, each line parsed once
+            config = store.config or ReputationConfig()  # (what its derived files record)
+            return _Ledger(config, parse_in_parallel(store.shard_texts(), key=store.key))
         tip = store.backend.tip()
         require_branch(store, args)
         snapshot = fold_snapshot(tip.tree, tip.read, store.key)

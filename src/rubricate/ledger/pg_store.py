@@ -13,7 +13,7 @@ Tables, migrations and connections are in `rubricate.ledger.pg_schema`.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -31,6 +31,10 @@ from rubricate.ledger.reputation import LedgerCounts, Totals, totals_document
 from rubricate.ledger.reputation_config import ReputationConfig
 from rubricate.ledger.store import AppendResult, Closing
 from rubricate.ledger.tally import Tally
+from rubricate.ledger.trust import signed
+
+_BATCH_ROWS = 20_000
+"""Rows a server-side cursor hands over at a time."""
 
 
 @dataclass(frozen=True)
@@ -79,32 +83,50 @@ class PostgresStore(Closing):
 
     def append(self, events: Iterable[Event]) -> AppendResult:
         """Insert the events not yet present and refresh their jobs' facts, in one transaction."""
-        from rubricate.ledger.plan import prepare
-
         given = list(events)
-        batch = prepare(given, self.key)
+        batch = self._prepare(given)
         with self.conn.transaction():
             added = self._insert(batch)
-            self._refresh({(e.repo, e.pr) for e in added}, {e.id: e for e in added})
+            self._refresh({(e.repo, e.pr) for e, _ in added}, {e.id: e for e, _ in added})
         return AppendResult(len(added), len(given) - len(added), None, 1)
 
-    def _insert(self, batch: Sequence[Event]) -> list[Event]:
-        self.conn.execute(
-            "CREATE TEMP TABLE rubricate_new (ord integer, id text, owner text, repo text,"
-            " pr integer, at timestamptz, shard text, line text) ON COMMIT DROP"
+    def _prepare(self, events: Iterable[Event]) -> list[tuple[Event, str]]:
+        """Each id once (the first kept), as the event reads back from its line (signed with
+        the ledger key when there is one), with that line: each line is made once."""
+        prepared: dict[str, tuple[Event, str]] = {}
+        for event in events:
+            if event.id in prepared:
+                continue
+            line = event.to_line()
+            read_back = Event.model_validate_json(line)
+            if self.key is not None:
+                read_back = signed(read_back, self.key)
+                line = read_back.to_line()
+            prepared[event.id] = (read_back, line)
+        return list(prepared.values())
+
+    def _insert(self, batch: Sequence[tuple[Event, str]]) -> list[tuple[Event, str]]:
+        """Insert the events not present. Rows go in by id, so writers inserting the same
+        events take their index locks in one order and never deadlock, while `seq` follows the
+        batch's order (the lines' order in an export)."""
+        self.conn.execute(  # kept by the connection: a table made and dropped in each
+            "CREATE TEMP TABLE IF NOT EXISTS rubricate_new"  # transaction costs more than a
+            " (seq bigint DEFAULT nextval('rubricate_events_seq_seq'), id text, owner text,"
+            " repo text, pr integer, at timestamptz, shard text, line text)"  # small append
+            " ON COMMIT DELETE ROWS"
         )
-        with self.conn.cursor().copy("COPY rubricate_new FROM STDIN") as copy:
-            for ord_, e in enumerate(batch):
-                owner = owner_of(e.repo)
-                row = (ord_, e.id, owner, e.repo, e.pr, e.at, shard_path(e.at), e.to_line())
-                copy.write_row(row)
+        self.conn.execute("DELETE FROM rubricate_new")  # (an earlier append of this transaction)
+        columns = "id, owner, repo, pr, at, shard, line"
+        with self.conn.cursor().copy(f"COPY rubricate_new ({columns}) FROM STDIN") as copy:
+            for e, line in batch:
+                copy.write_row((e.id, owner_of(e.repo), e.repo, e.pr, e.at, shard_path(e.at), line))
         rows = self.conn.execute(
-            "INSERT INTO rubricate_events (id, owner, repo, pr, at, shard, line)"
-            " SELECT id, owner, repo, pr, at, shard, line FROM rubricate_new ORDER BY ord"
+            f"INSERT INTO rubricate_events (seq, {columns})"
+            f" SELECT seq, {columns} FROM rubricate_new ORDER BY id"
             " ON CONFLICT (id) DO NOTHING RETURNING id"
         ).fetchall()
         inserted = {row[0] for row in rows}
-        return [e for e in batch if e.id in inserted]
+        return [(e, line) for e, line in batch if e.id in inserted]
 
     def _refresh(self, jobs: set[tuple[str, int]], known: dict[str, Event]) -> None:
         """Fold each job again from all its events (parsing only those not in `known`)."""
@@ -136,19 +158,29 @@ class PostgresStore(Closing):
 
     def lines(self) -> list[tuple[str, str]]:
         """Every event line of the scope with its shard, in insertion order."""
+        return list(self._stream_lines())
+
+    def shard_texts(self) -> dict[str, str]:
+        """Each shard's text as a data branch holding these events holds it: the lines of its
+        month in insertion order, read through one server-side cursor and never parsed."""
+        texts: dict[str, list[str]] = defaultdict(list)
+        for shard, line in self._stream_lines():
+            texts[shard].append(line)
+        return {path: "".join(t + "\n" for t in lines) for path, lines in texts.items()}
+
+    def _stream_lines(self) -> Iterator[tuple[str, str]]:
         condition, params = self.scope.where()
-        cursor = self.conn.execute(
-            f"SELECT shard, line FROM rubricate_events WHERE {condition} ORDER BY seq", params
-        )
-        return [(shard, line) for shard, line in cursor]
+        with self.conn.transaction(), self.conn.cursor("rubricate_lines") as cursor:
+            cursor.itersize = _BATCH_ROWS
+            cursor.execute(
+                f"SELECT shard, line FROM rubricate_events WHERE {condition} ORDER BY seq", params
+            )
+            yield from cursor
 
     @bulk
     def read(self) -> ParsedLedger:
         """Every event of the scope, parsed as the data branch's shards would be."""
-        texts: dict[str, list[str]] = defaultdict(list)
-        for shard, line in self.lines():
-            texts[shard].append(line)
-        parses = (parse_shard(p, "".join(t + "\n" for t in texts[p]), self.key) for p in texts)
+        parses = (parse_shard(p, text, self.key) for p, text in self.shard_texts().items())
         return combine_shards(parses, self.key)
 
     def read_files(self, wanted: Callable[[str], bool]) -> dict[str, bytes]:
