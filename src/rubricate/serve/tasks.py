@@ -20,9 +20,6 @@ from typing import TYPE_CHECKING
 import procrastinate
 from procrastinate import BaseRetryStrategy, RetryDecision
 
-# A handle job scores the change with jsonschema, whose IRI grammar takes seconds to build at
-# import: a worker loads it once at start, not in its first job after every start.
-import rubricate.evidence.autoscore  # noqa: F401
 from rubricate.errors import RateLimited
 from rubricate.ledger.pg_schema import connect
 from rubricate.serve.handle import handle_delivery
