@@ -85,12 +85,15 @@ def auth_env(url: str, token: str | None, base: Mapping[str, str] | None = None)
 def fetch_commits(
     remote: str, base_sha: str, head_sha: str, dest: Path, *, token: str | None
 ) -> str:
-    """Fetch both commits into a bare repo at `dest`; return their merge base (else the base)."""
+    """Fetch both commits into a bare repo at `dest`; return their merge base (else the base).
+    A repository already at `dest` that holds both commits and a merge base fetches nothing."""
     _check(sha_error(base_sha, "base SHA"), sha_error(head_sha, "head SHA"))
     env = auth_env(remote, token)
     remote = remote_url(remote)
     if not (dest / "HEAD").exists():
         run_git(["init", "--bare", "--quiet", str(dest)], env=env)
+    elif found := _merge_base(dest, base_sha, head_sha):  # a kept repository has both
+        return found
     for depth in DEEPEN_STEPS:
         _fetch(dest, remote, [base_sha, head_sha], env, ["--depth", str(depth)])
         found = _merge_base(dest, base_sha, head_sha)
