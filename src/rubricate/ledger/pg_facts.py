@@ -43,11 +43,16 @@ LEDGER_LOCK = (24_2401, 0)
 `rubricate serve`'s PR locks): every writer holds it shared, a write of many jobs alone."""
 
 
+def lock_ledger(conn: psycopg.Connection[Any]) -> None:
+    """Take the ledger-wide lock, alone, for the rest of the transaction."""
+    conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", LEDGER_LOCK)
+
+
 def lock_jobs(conn: psycopg.Connection[Any], jobs: Sequence[JobKey]) -> None:
     """Take each job's lock for the rest of the transaction (`jobs` sorted), or the ledger's
     when there are more than `MANY_JOBS`."""
     if len(jobs) > MANY_JOBS:
-        conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", LEDGER_LOCK)
+        lock_ledger(conn)
         return
     conn.execute("SELECT pg_advisory_xact_lock_shared(%s, %s)", LEDGER_LOCK)
     conn.execute(
