@@ -101,6 +101,19 @@ def _update_tallies(
     _store(conn, {**{k: t for k, t in tallies.items() if t is not None}, **counted})
 
 
+def lock_authors(
+    conn: psycopg.Connection[Any], jobs: Sequence[JobKey], authors: set[AuthorKey]
+) -> None:
+    """Lock these authors' rows and those of the jobs' present authors, in one order."""
+    present = conn.execute(
+        "SELECT j.repo, j.author FROM rubricate_jobs j"
+        " JOIN unnest(%s::text[], %s::integer[]) AS k(repo, pr)"
+        " ON j.repo = k.repo AND j.pr = k.pr",
+        _columns(jobs),
+    ).fetchall()
+    _lock_tallies(conn, authors | {(repo, author) for repo, author in present})
+
+
 def fill_tallies(conn: psycopg.Connection[Any]) -> None:
     """Every author's tally, counted from the jobs there are (migration 3's `then` step)."""
     authors = {(r, a) for r, a in conn.execute("SELECT DISTINCT repo, author FROM rubricate_jobs")}

@@ -26,7 +26,7 @@ from rubricate.ledger.codec import shard_path as shard_path
 from rubricate.ledger.event import Event
 from rubricate.ledger.fold import fold_job
 from rubricate.ledger.paths import CACHE_PATH, REPUTATION_PATH
-from rubricate.ledger.pg_facts import lock_jobs, lock_ledger, owner_of, write_facts
+from rubricate.ledger.pg_facts import lock_authors, lock_jobs, lock_ledger, owner_of, write_facts
 from rubricate.ledger.pg_schema import MIGRATIONS, connect, schema_version
 from rubricate.ledger.reputation import LedgerCounts, Totals, totals_document
 from rubricate.ledger.reputation_config import ReputationConfig
@@ -109,6 +109,17 @@ class PostgresStore(Closing):
         added = self._insert(self._prepare(chunk))
         self._refresh({(e.repo, e.pr) for e, _ in added}, {e.id: e for e, _ in added})
         return len(added)
+
+    def lock_for(self, events: Iterable[Event]) -> None:
+        """Take now, in the one order every append takes them (jobs, then authors, each
+        sorted), the locks appending these events may need: a transaction that appends more
+        than once calls it first with all its events, or a later append (one that gives a job
+        to another author) could wait for a lock another writer holds while waiting for its."""
+        given = list(events)
+        jobs = sorted({(e.repo, e.pr) for e in given})
+        if jobs:
+            lock_jobs(self.conn, jobs)
+            lock_authors(self.conn, jobs, {(e.repo, e.author) for e in given})
 
     def _prepare(self, events: Iterable[Event]) -> list[tuple[Event, str]]:
         """Each id once (the first kept), as the event reads back from its line (signed with
