@@ -21,16 +21,18 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from ledger_seed import seed_branch
 
 from rubricate.config import ReputationConfig
+from rubricate.gitio.workspace import LOCAL_UPLOAD_PACK
 from rubricate.ledger.backends import DataBranchStore
 from rubricate.ledger.codec import parse_ledger
 from rubricate.ledger.derive import derive_files
-from rubricate.ledger.event import CriterionRef, Event, RubricRef, ScaleRef
+from rubricate.ledger.event import SCHEMA_VERSION, CriterionRef, Event, RubricRef, ScaleRef, rfc3339
 from rubricate.ledger.reputation import compute_reputation
 from rubricate.ledger.trust import natural_key
 
@@ -51,6 +53,9 @@ AGORA = RubricRef(
     criteria={name: CriterionRef(weight=weight) for name, weight in sorted(WEIGHTS)},
 )
 NAMES = tuple(name for name, _ in WEIGHTS)
+AGORA_JSON = AGORA.model_dump(mode="json", exclude_none=True)
+BYTECODE_OFF = "PYTHONDONTWRITEBYTECODE"
+Append = Callable[[Path, list[Event], str | None], None]
 
 
 def make_events(count: int) -> list[Event]:
@@ -59,15 +64,23 @@ def make_events(count: int) -> list[Event]:
 
 
 def job_events(count: int) -> Iterator[list[Event]]:
-    """The events of `make_events(count)`, one job at a time."""
+    """The events of `make_events(count)`, one job at a time, read as ledger lines are (events
+    recorded with one rubric share its reference)."""
+    for records in job_records(count):
+        yield [Event.model_validate_json(json.dumps(record)) for record in records]
+
+
+def job_records(count: int) -> Iterator[list[dict[str, Any]]]:
+    """The events of `make_events(count)` as the JSON objects of their canonical ledger lines,
+    one job at a time (made without validating: `job_events` and the seeder validate them)."""
     jobs = max(1, count // 5)
     left = count
     for pr in range(1, jobs + 1):
         if left <= 0:
             return
-        events = _job(pr, jobs)[:left]
-        left -= len(events)
-        yield events
+        records = _job_values(pr, jobs)[:left]
+        left -= len(records)
+        yield records
 
 
 def history_events(git_dir: Path) -> list[Event]:
@@ -94,6 +107,13 @@ def history_events(git_dir: Path) -> list[Event]:
 def _job(
     pr: int, jobs: int, author: str | None = None, opened: datetime | None = None
 ) -> list[Event]:
+    return [Event.model_validate(values) for values in _job_values(pr, jobs, author, opened)]
+
+
+def _job_values(
+    pr: int, jobs: int, author: str | None = None, opened: datetime | None = None
+) -> list[dict[str, Any]]:
+    """A job's five events as the JSON objects of their canonical ledger lines."""
     opened = opened or START + timedelta(minutes=pr * (24 * 30 * 24 * 60) // jobs)
     author = author or f"agent-{pr % 500}"
     scores = dict(sorted((n, float(1 + (pr + i) % 5)) for i, n in enumerate(NAMES)))
@@ -118,24 +138,26 @@ def _approval(opened: datetime, scores: dict[str, float]) -> dict[str, Any]:
         "scores": scores,
         "source": "reviewer",
         "gate": "passed",
-        "deadline": opened + timedelta(hours=48),
+        "deadline": rfc3339(opened + timedelta(hours=48)),
     }
 
 
-def _event(kind: str, at: datetime, delivery: str, fields: dict[str, Any]) -> Event:
+def _event(kind: str, at: datetime, delivery: str, fields: dict[str, Any]) -> dict[str, Any]:
     scoring = kind in ("first_submission", "review_scored", "final_approval")
     values = {
+        "schema_version": SCHEMA_VERSION,
+        "version": 1,
         "kind": kind,
         "actor": "reviewer",
         "actor_role": "write",
-        "at": at,
+        "at": rfc3339(at),
         "delivery": delivery,
         "tree_sha": fields["head_sha"],
-        **({"rubric": AGORA} if scoring else {}),
+        **({"rubric": AGORA_JSON} if scoring else {}),
         **fields,
     }
     values["id"] = natural_key(kind, fields["repo"], fields["pr"], 1, delivery)
-    return Event.model_validate(values)
+    return values
 
 
 def shard_texts(events: list[Event]) -> dict[str, str]:
@@ -165,18 +187,29 @@ def bench_append(size: int, root: Path) -> dict[str, float]:
 
     Cold: a fresh store with an empty private repository (as in CI), median of 3 in-process;
     CLI: `rubricate ledger append --remote` in a new process (Python start and imports
-    included), median of 3; warm: a store reusing its private repository.
+    included), median of 3, with the modules' bytecode cached as an installed package has it
+    (after one run that writes it); CLI uncompiled: the same with no bytecode to read or write
+    (`PYTHONDONTWRITEBYTECODE` and an empty cache), so every module is compiled from source on
+    every run; warm: a store reusing its private repository.
     """
     remote = root / "remote.git"
     subprocess.run(["git", "init", "--quiet", "--bare", str(remote)], check=True)
     cpu, started = _cpu(), time.perf_counter()
-    seed_branch(remote, job_events(size), "o/r")
+    seed_branch(remote, job_records(size), "o/r")
     row = {"seed_branch_s": time.perf_counter() - started, "seed_branch_cpu_s": _cpu() - cpu}
     row["seed_peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     jobs = size // 5 + 1
-    extra = iter(_job(jobs + n, jobs)[0] for n in range(1, 12))
+    extra = iter(_job(jobs + n, jobs)[0] for n in range(1, 16))
     _append(remote, [next(extra)], None)  # the seed's head is checked like any other
-    for name, append in (("cold", _append), ("cli", _append_cli)):
+    cached = _bytecode(root / "bytecode", cached=True)
+    _append_cli(remote, [next(extra)], None, cached)  # writes the bytecode the runs read
+    uncompiled = _bytecode(root / "no-bytecode", cached=False)
+    appends: tuple[tuple[str, Append], ...] = (
+        ("cold", _append),
+        ("cli", partial(_append_cli, env=cached)),
+        ("cli_uncompiled", partial(_append_cli, env=uncompiled)),
+    )
+    for name, append in appends:
         walls, before, cpu, processes = [], _stored(remote), _cpu(), 0
         for _ in range(3):
             with _git_processes() as count:
@@ -206,6 +239,30 @@ def bench_verify(remote: Path) -> dict[str, float]:
         "verify_fix_peak_rss_mb": fixed[0],
         "verify_fix_s": fixed[1],
     }
+
+
+def bench_tip_fetch(remote: Path, root: Path) -> dict[str, float]:
+    """What fetching the branch tip costs (bytes the private repository then holds, CPU seconds
+    with git's children): as appends do (`--depth 1 --filter=blob:none`: the commit and every
+    tree), and with `--filter=tree:0` (the commit alone) followed by reading the root tree, which
+    git then fetches on demand from the promisor remote."""
+    upload = f"--upload-pack={LOCAL_UPLOAD_PACK}"
+    row: dict[str, float] = {}
+    for name, extra in (("blob_none", []), ("tree_0", ["commit^{tree}"])):
+        repo = root / f"fetch-{name}"
+        subprocess.run(["git", "init", "--quiet", "--bare", str(repo)], check=True)
+        cpu = _cpu()
+        fetch = ["git", "-C", str(repo), "fetch", "--quiet", "--no-tags", "--depth", "1", upload]
+        ref = "+refs/heads/rubricate-data:refs/heads/commit"
+        fetch += [f"--filter={name.replace('_', ':', 1)}", remote.as_uri(), ref]
+        subprocess.run(fetch, check=True)
+        for spec in extra:  # the lazy fetch of a missing tree
+            subprocess.run(
+                ["git", "-C", str(repo), "cat-file", "-t", spec], check=True, capture_output=True
+            )
+        row[f"tip_fetch_{name}_cpu_s"] = _cpu() - cpu
+        row[f"tip_fetch_{name}_bytes"] = _stored(repo)
+    return row
 
 
 def _peak(arguments: list[str]) -> tuple[float, float]:
@@ -249,11 +306,21 @@ def _append(remote: Path, events: list[Event], workdir: str | None) -> None:
         raise RuntimeError(f"expected {len(events)} new events, got {result}")
 
 
-def _append_cli(remote: Path, events: list[Event], workdir: str | None) -> None:
+def _bytecode(cache: Path, cached: bool) -> dict[str, str]:
+    """The settings of a CLI run whose bytecode lives in `cache` (written and read), or is
+    neither read nor written (`cached` false: every module compiled from source)."""
+    cache.mkdir()
+    return {"PYTHONPYCACHEPREFIX": str(cache), **({} if cached else {BYTECODE_OFF: "1"})}
+
+
+def _append_cli(
+    remote: Path, events: list[Event], workdir: str | None, env: dict[str, str]
+) -> None:
     """`rubricate ledger append --remote` in a new process."""
     lines = "".join(e.to_line() + "\n" for e in events).encode()
     command = [sys.executable, "-m", "rubricate", "ledger", "append", "--remote", str(remote), "-"]
-    done = subprocess.run(command, input=lines, capture_output=True, check=False)
+    settings = {k: v for k, v in os.environ.items() if k != BYTECODE_OFF} | env
+    done = subprocess.run(command, input=lines, capture_output=True, check=False, env=settings)
     if done.returncode != 0:
         raise RuntimeError(f"ledger append failed: {done.stderr.decode()[-2000:]}")
 
@@ -291,6 +358,9 @@ def main() -> None:
     parser.add_argument(
         "--verify", action="store_true", help="also measure `ledger verify` and `verify --fix`"
     )
+    parser.add_argument(
+        "--fetch", action="store_true", help="also measure the tip fetch with two filters"
+    )
     args = parser.parse_args()
     goals = {"fold_100k_s": 1.0, "append_100k_s": 0.5, "append_1m_s": 1.0, "seed_1m_s": 180}
     goals["verify_fix_1m_peak_rss_mb"] = 1536
@@ -304,6 +374,8 @@ def main() -> None:
             row.update(bench_append(size, Path(tmp)))
             if args.verify:
                 row.update(bench_verify(Path(tmp) / "remote.git"))
+            if args.fetch:
+                row.update(bench_tip_fetch(Path(tmp) / "remote.git", Path(tmp)))
         results["sizes"][str(size)] = {
             k: round(v, 3) if isinstance(v, float) else v for k, v in row.items()
         }

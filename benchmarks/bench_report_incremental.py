@@ -2,16 +2,18 @@
 one new event (reusing the last report), then with `--full`.
 
 Run: `python benchmarks/bench_report_incremental.py [--events 100000] [--data DIR] [--source
-remote|data]`. Prints one JSON object. The ledger comes from the ledger benchmark's generator
-(`bench_ledger.make_events`), written as a data-branch directory with its derived files (the fold
-cache included); `--data` keeps it there for later runs. With `--source remote` (the default) the
-report reads it as a data branch (`--remote`, a bare repository made from the directory), with
-`--source data` as a checkout (`--data`). Each report is the CLI in a fresh process, with Python's
-bytecode cache on: wall seconds, CPU seconds of it and its page workers, peak memory, and the
-machine's load average when it ended. After the new event (a rating on an existing job) it
-counts the files of the site whose bytes changed, and checks that the incremental site and a
-`--full` rebuild are the same files with the same bytes (`SOURCE_DATE_EPOCH` fixes the report's
-"now" for both).
+remote|data] [--repeat 3] [--profile]`. Prints one JSON object. The ledger comes from the ledger
+benchmark's generator (`bench_ledger.make_events`), written as a data-branch directory with its
+derived files (the fold cache included); `--data` keeps it there for later runs. With `--source
+remote` (the default) the report reads it as a data branch (`--remote`, a bare repository made from
+the directory), with `--source data` as a checkout (`--data`). Each report is the CLI in a fresh
+process, with Python's bytecode cache on: wall seconds, CPU seconds of it and its page workers,
+peak memory, and the machine's load average when it ended. After the new event (a rating on an
+existing job) it counts the files of the site whose bytes changed, and checks that the incremental
+site and a `--full` rebuild are the same files with the same bytes (`SOURCE_DATE_EPOCH` fixes the
+report's "now" for both). `--repeat N` appends and reports N times (each run listed, the median CPU
+given); `--profile` adds one more under cProfile and lists where its time went (cumulative
+seconds of the report's steps, profiler overhead included: read them as shares).
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ import argparse
 import hashlib
 import json
 import os
+import pstats
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -86,9 +90,30 @@ def one_more(data: Path, events: list[Event], remote: Path | None = None) -> Non
         store.append([event])
 
 
-def report(source: list[str], out: Path, *extra: str) -> dict[str, Any]:
+STEPS = {
+    "imports and arguments": "cli/main.py:build_parser",
+    "optional extra's imports": "report_checks.py:require_extra",
+    "fold cache (load_cache)": "ledger/cache.py:load_cache",
+    "git reads": "gitio/workspace.py:read_blobs",
+    "reuse state read (take_state)": "report/reuse.py:take_state",
+    "changed jobs (refreshed)": "report/refresh.py:refreshed",
+    "document (assemble)": "report/model.py:assemble",
+    "summary over every row": "report/scores.py:summary",
+    "weights over every job": "report/scores.py:weights_section",
+    "site (write_site)": "report/site.py:write_site",
+    "sorted author tables": "report/pages.py:sort_pages",
+    "report.json": "report/files.py:write_json",
+    "reuse state write (save_state)": "report/reuse.py:save_state",
+}
+"""Steps of a report, by the end of their file's path and their function's name."""
+
+
+def report(
+    source: list[str], out: Path, *extra: str, profile: Path | None = None
+) -> dict[str, Any]:
     """One `rubricate report` run: wall, CPU, peak memory."""
-    command = [sys.executable, "-m", "rubricate", "report", *source, "--out", str(out)]
+    python = [sys.executable, "-m", "cProfile", "-o", str(profile)] if profile else [sys.executable]
+    command = [*python, "-m", "rubricate", "report", *source, "--out", str(out)]
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["SOURCE_DATE_EPOCH"] = "1767225600"
     started = time.perf_counter()
@@ -102,6 +127,16 @@ def report(source: list[str], out: Path, *extra: str) -> dict[str, Any]:
         "peak_rss_mb": round(usage.ru_maxrss / 1024, 1),
         "load_average_1m": round(os.getloadavg()[0], 2),
     }
+
+
+def steps(profile: Path) -> dict[str, float]:
+    """Cumulative seconds of each of `STEPS` in a profile, and the whole run's."""
+    stats = pstats.Stats(str(profile)).stats  # type: ignore[attr-defined]
+    found = {"whole run": round(max(row[3] for row in stats.values()), 3)}
+    for name, key in STEPS.items():
+        times = [row[3] for (path, _, func), row in stats.items() if f"{path}:{func}".endswith(key)]
+        found[name] = round(sum(times), 3)
+    return found
 
 
 def digests(out: Path) -> dict[str, str]:
@@ -119,6 +154,8 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=100_000)
     parser.add_argument("--data", type=Path, help="keep the data directory here")
     parser.add_argument("--source", choices=("remote", "data"), default="remote")
+    parser.add_argument("--repeat", type=int, default=1, help="reports after one event each")
+    parser.add_argument("--profile", action="store_true", help="profile one more such report")
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="rubricate-report-incr-"))
     try:
@@ -135,11 +172,20 @@ def main() -> None:
         report(source, root / "warm-up")  # the bytecode cache, written once
         cold = report(source, site)
         before = digests(site)
-        one_more(data, events, remote)
-        warm = report(source, site)
+        runs = []
+        for _ in range(max(1, args.repeat)):
+            one_more(data, events, remote)
+            runs.append(report(source, site))
         after = digests(site)
+        warm = {**runs[-1], "cpu_s_median": statistics.median(r["cpu_s"] for r in runs)}
         rebuilt = report(source, full, "--full")
         shown = {k: v for k, v in after.items() if not k.startswith(".")}
+        same = shown == {k: v for k, v in digests(full).items() if not k.startswith(".")}
+        profiled = None
+        if args.profile:  # one more, as the runs above (after `same` was taken)
+            one_more(data, events, remote)
+            report(source, site, profile=root / "profile")
+            profiled = steps(root / "profile")
         changed = sorted(p for p in after if before.get(p) != after[p])
         result = {
             "events": args.events,
@@ -147,15 +193,17 @@ def main() -> None:
             "cold": cold,
             "after_one_event": {
                 **warm,
+                "runs": runs,
                 "files": len(after),
                 "files_changed": len(changed),
                 "changed": changed[:20],
             },
             "full": rebuilt,
-            "identical_to_full": shown
-            == {k: v for k, v in digests(full).items() if not k.startswith(".")},
+            "identical_to_full": same,
             "goals": {"after_one_event_s": 2.0, "cold_s": 10.0},
         }
+        if profiled is not None:
+            result["profile_after_one_event_s"] = profiled
         print(json.dumps(result, indent=2))
     finally:
         shutil.rmtree(root, ignore_errors=True)

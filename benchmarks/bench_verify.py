@@ -7,9 +7,12 @@ written as monthly shards with no derived file, on a bare repository's `rubricat
 - `rebuild`: `ledger verify --fix` derives every file from the shards (a full rebuild);
 - `verify`: `ledger verify` of the rebuilt ledger (clean);
 - `fix_one`: `ledger verify --fix` after one derived file (`badges/repo.json`) was made stale.
-Each row gives the wall seconds, the CPU seconds (user + system, its git children included)
-and the peak RSS in MB of the largest process (`getrusage(RUSAGE_CHILDREN)` of a wrapper that
-runs only that command), with its exit code. The data is made under `--tmp` and deleted.
+Each row gives the wall seconds, the CPU seconds (user + system, its git children included),
+the peak RSS in MB of the largest process (`getrusage(RUSAGE_CHILDREN)` of a wrapper that runs
+only that command) and the peak of the summed RSS of the command and its children (`git
+fast-import` runs beside the fold: sampled from /proc every 0.1 s, so a shorter peak may be
+missed), with its exit code. `--steps` picks some of the three. The data is made under `--tmp`
+and deleted.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +36,9 @@ from bench_ledger import make_events, shard_texts
 BRANCH = "rubricate-data"
 STALE = "badges/repo.json"
 WRAP = "--wrap"
+SAMPLE_S = 0.1
+STEPS = ("rebuild", "verify", "fix_one")
+PAGE = os.sysconf("SC_PAGE_SIZE")
 
 
 def write_ledger(count: int, root: Path) -> dict[str, int]:
@@ -85,26 +92,59 @@ def measure(arguments: list[str]) -> dict[str, Any]:
 
 
 def wrap(arguments: list[str]) -> None:
-    """Run `rubricate ARGUMENTS` as the only child, then print its wall and CPU seconds and the
-    peak RSS of the largest of it and its own children (git), as JSON."""
+    """Run `rubricate ARGUMENTS` as the only child, then print its wall and CPU seconds, the
+    peak RSS of the largest of it and its own children (git), and the peak of their sum sampled
+    every `SAMPLE_S` seconds, as JSON."""
     started = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, "-m", "rubricate", *arguments], capture_output=True, text=True, check=False
-    )
-    wall = time.perf_counter() - started
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        child = subprocess.Popen(
+            [sys.executable, "-m", "rubricate", *arguments], stdout=out, stderr=err
+        )
+        tree_peak = 0
+        while child.poll() is None:
+            tree_peak = max(tree_peak, tree_rss(child.pid))
+            time.sleep(SAMPLE_S)
+        wall = time.perf_counter() - started
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read().decode(), err.read().decode()
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    lines = done.stdout.strip().splitlines() or [""]
+    lines = stdout.strip().splitlines() or [""]
     row = {"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime}
     row["peak_rss_mb"] = usage.ru_maxrss / 1024
+    row["peak_tree_rss_mb"] = tree_peak / 2**20
     print(
         json.dumps(
-            {**row, "exit": done.returncode, "last_line": lines[-1], "stderr": done.stderr[-500:]}
+            {**row, "exit": child.returncode, "last_line": lines[-1], "stderr": stderr[-500:]}
         )
     )
 
 
-def run(count: int, source: str, tmp: Path) -> dict[str, Any]:
-    """Make the ledger, then measure the three commands on it."""
+def tree_rss(root: int) -> int:
+    """The summed RSS in bytes of `root` and its descendants (from /proc; 0 where it is absent)."""
+    parents: dict[int, int] = {}
+    sizes: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            pages = int((entry / "statm").read_text().split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        parents[int(entry.name)] = int(stat.rpartition(")")[2].split()[1])
+        sizes[int(entry.name)] = pages * PAGE
+    total = 0
+    for pid, size in sizes.items():
+        ancestor, steps = pid, 0
+        while ancestor not in (root, 0, 1) and steps < 64:
+            ancestor, steps = parents.get(ancestor, 0), steps + 1
+        total += size if ancestor == root else 0
+    return total
+
+
+def run(count: int, source: str, tmp: Path, steps: Sequence[str] = STEPS) -> dict[str, Any]:
+    """Make the ledger, then measure the commands of `steps` on it (in their order)."""
     work = tmp / "work"
     work.mkdir()
     result: dict[str, Any] = {"source": source, **write_ledger(count, work)}
@@ -120,10 +160,13 @@ def run(count: int, source: str, tmp: Path) -> dict[str, Any]:
     else:
         where = work
         option = ["--data", str(where)]
-    result["rebuild"] = measure(["ledger", "verify", "--fix", *option])
-    result["verify"] = measure(["ledger", "verify", *option])
-    make_stale(source, where, tmp)
-    result["fix_one"] = measure(["ledger", "verify", "--fix", *option])
+    if "rebuild" in steps:
+        result["rebuild"] = measure(["ledger", "verify", "--fix", *option])
+    if "verify" in steps:
+        result["verify"] = measure(["ledger", "verify", *option])
+    if "fix_one" in steps:
+        make_stale(source, where, tmp)
+        result["fix_one"] = measure(["ledger", "verify", "--fix", *option])
     result["load_average"] = [round(x, 2) for x in os.getloadavg()]
     return result
 
@@ -137,10 +180,16 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=10000)
     parser.add_argument("--source", choices=("remote", "data"), default="remote")
     parser.add_argument("--tmp", default=None, help="where to make the ledger (deleted after)")
+    parser.add_argument(
+        "--steps", default=",".join(STEPS), help="which of rebuild,verify,fix_one to measure"
+    )
     args = parser.parse_args()
+    steps = [s for s in args.steps.split(",") if s]
+    if not set(steps) <= set(STEPS):
+        parser.error(f"--steps: choose among {', '.join(STEPS)}")
     started = resource.getrusage(resource.RUSAGE_SELF)
     with tempfile.TemporaryDirectory(prefix="bench-verify-", dir=args.tmp) as tmp:
-        result = run(args.events, args.source, Path(tmp))
+        result = run(args.events, args.source, Path(tmp), steps)
     own = resource.getrusage(resource.RUSAGE_SELF)
     result["generate_cpu_s"] = round(
         own.ru_utime + own.ru_stime - started.ru_utime - started.ru_stime, 3

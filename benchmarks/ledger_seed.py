@@ -4,16 +4,21 @@ The branch is what one append of all N events would write (the same shards, job 
 cache, id index, totals and badges; `ledger verify` finds it clean), but it is built a job at a
 time: each job is folded as it is generated, each month's lines are written once the generator
 has moved past that month, and every file goes straight into fast-import. Memory holds the jobs'
-facts, the event ids and about two months of events, not the ledger.
+facts, the event ids and about two months of lines, not the ledger.
+
+The generator gives each event as the JSON object of its canonical ledger line: the line is
+written once from it and validated once, and the object is the event's entry in its job file, so
+no event is dumped from its model.
 """
 
 from __future__ import annotations
 
+import json
 import subprocess
 from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from rubricate.bulk import bulk
 from rubricate.ledger.cache import CachedJob, FoldCache, cache_head, id_files
@@ -22,7 +27,7 @@ from rubricate.ledger.derive import job_file, summary_files
 from rubricate.ledger.event import Event
 from rubricate.ledger.fold import fold_job
 from rubricate.ledger.paths import CACHE_PATH, Layout, git_blob_id
-from rubricate.ledger.plan import appended, prepare
+from rubricate.ledger.plan import appended
 from rubricate.ledger.reputation_config import ReputationConfig
 
 STAMP = "rubricate-bot <rubricate-bot@users.noreply.github.com> 1700000000 +0000"
@@ -34,16 +39,27 @@ SETTLED = timedelta(days=3)
 
 @bulk
 def seed_branch(
-    remote: Path, jobs: Iterator[list[Event]], repo: str, branch: str = "rubricate-data"
+    remote: Path, jobs: Iterator[list[dict[str, Any]]], repo: str, branch: str = "rubricate-data"
 ) -> int:
-    """Write every job's events (jobs in order of their first event, each event canonical, as
-    `plan.prepare` gives it) and the derived files to `branch` of the bare repository `remote`,
-    in one commit; the number of events."""
+    """Write every job's events (jobs in order of their first event, each event the JSON object
+    of its canonical ledger line, as `Event.to_line` writes it) and the derived files to
+    `branch` of the bare repository `remote`, in one commit; the number of events."""
     proc = subprocess.Popen(
         ["git", "fast-import", "--quiet", "--done"], cwd=remote, stdin=subprocess.PIPE
     )
     assert proc.stdin is not None
-    out = proc.stdin
+    try:
+        count = _stream(proc.stdin, jobs, repo, branch)
+    except BaseException:
+        proc.kill()  # nothing is committed: fast-import never saw `done`
+        proc.wait()
+        raise
+    _close(proc, proc.stdin)
+    return count
+
+
+def _stream(out: IO[bytes], jobs: Iterator[list[dict[str, Any]]], repo: str, branch: str) -> int:
+    """Write the commit to fast-import's input; the number of events."""
     message = b"Seed the ledger\n"
     out.write(f"commit refs/heads/{branch}\nauthor {STAMP}\ncommitter {STAMP}\n".encode())
     out.write(b"data %d\n%s" % (len(message), message))
@@ -51,7 +67,7 @@ def seed_branch(
     shards: dict[str, str] = {}
     cached: dict[tuple[str, int], CachedJob] = {}
     ids: list[str] = []
-    pending: dict[str, list[Event]] = {}
+    pending: dict[str, list[tuple[datetime, str]]] = {}
     layout = Layout((repo,))
 
     def write(path: str, data: bytes, into: dict[str, str]) -> None:
@@ -65,16 +81,18 @@ def seed_branch(
             for path, data in appended({}, pending.pop(month)).items():
                 write(path, data, shards)
 
-    for number, events in enumerate(jobs):
-        if number < CHECKED and job_file(fold_job(prepare(events))) != job_file(fold_job(events)):
-            raise ValueError("the generator's events are not canonical (as a ledger line reads)")
+    for number, records in enumerate(jobs):
+        lines = [json.dumps(record, sort_keys=True) for record in records]
+        events = [Event.model_validate_json(line) for line in lines]
+        if number < CHECKED and [e.to_line() for e in events] != lines:
+            raise ValueError("the generator's events are not canonical (as Event.to_line writes)")
         summary = fold_job(events)
-        data = job_file(summary)
+        data = job_file(summary, {event.id: r for event, r in zip(events, records, strict=True)})
         write(layout.job_path(*summary.key), data, derived)
         cached[summary.key] = CachedJob(summary.facts, derived[layout.job_path(*summary.key)])
-        for event in events:
+        for event, line in zip(events, lines, strict=True):
             ids.append(event.id)
-            pending.setdefault(shard_path(event.at), []).append(event)
+            pending.setdefault(shard_path(event.at), []).append((event.at, line))
         flush(_before(summary.facts.opened_at - SETTLED))
     flush(lambda _: True)
     cache = FoldCache(config=ReputationConfig(), shards=shards, jobs=cached)
@@ -84,7 +102,6 @@ def seed_branch(
         write(path, data, derived)
     write(CACHE_PATH, cache_head(cache, derived), derived)
     out.write(b"done\n")
-    _close(proc, out)
     return len(ids)
 
 

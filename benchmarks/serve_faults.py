@@ -27,6 +27,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from proc_cpu import Sampler, postmaster
 from tests.action.fake_github import FakeGitHub, Limits
 from tests.action.payloads import pull_request_event
 from tests.action.scenario import AUTHOR, START, Scenario, git
@@ -165,7 +166,12 @@ def run_faults(args: argparse.Namespace) -> dict[str, Any]:
             with connect(server.url()) as conn:
                 migrate(conn)
                 migrate_queue(conn)
-            return _run(args, folder, server) | {
+            if args.pg_statements:
+                _track_statements(server)
+            report = _run(args, folder, server)
+            if args.pg_statements:
+                report["postgresql_top_statements"] = _top_statements(server.url())
+            return report | {
                 "load_average_before": [round(x, 2) for x in load_before],
                 "load_average_after": [round(x, 2) for x in os.getloadavg()],
                 "cpu_seconds_user_sys_with_children": round(_cpu() - began_cpu, 1),
@@ -178,6 +184,35 @@ def _cpu() -> float:
     own = resource.getrusage(resource.RUSAGE_SELF)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def _track_statements(server: Server) -> None:
+    """Load pg_stat_statements (a restart) and start counting."""
+    with connect(server.url()) as conn:
+        conn.execute("ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'")
+    server.crash_restart()
+    with connect(server.url()) as conn:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+        conn.execute("SELECT pg_stat_statements_reset()")
+
+
+def _top_statements(url: str, count: int = 12) -> list[dict[str, Any]]:
+    """The statements PostgreSQL spent the most time executing (a function's with its call)."""
+    with connect(url) as conn:
+        rows = conn.execute(
+            "SELECT left(regexp_replace(query, '\\s+', ' ', 'g'), 160), calls,"
+            " round(total_exec_time::numeric, 1), round(total_plan_time::numeric, 1)"
+            " FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT %s",
+            (count,),
+        ).fetchall()
+    return [
+        {"query": q, "calls": n, "exec_ms": float(e), "plan_ms": float(p)} for q, n, e, p in rows
+    ]
+
+
+def _own_cpu() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    return own.ru_utime + own.ru_stime
 
 
 def _run(args: argparse.Namespace, folder: Path, server: Server) -> dict[str, Any]:
@@ -220,6 +255,19 @@ def _run(args: argparse.Namespace, folder: Path, server: Server) -> dict[str, An
 
         redelivered: dict[str, int] = {}
         processes = {"receiver": [receiver]}
+
+        def roles() -> dict[str, list[int]]:
+            try:
+                pg = [postmaster(server.root / "data")]
+            except (OSError, ValueError):  # between a crash and the restart
+                pg = []
+            workers_now = [p.pid for p in running]
+            return {"receiver": [processes["receiver"][0].pid], "workers": workers_now} | {
+                "postgresql": pg
+            }
+
+        sampler = Sampler(roles).__enter__()
+        own_began = _own_cpu()
         t0 = time.monotonic()
 
         def inject() -> None:
@@ -256,9 +304,16 @@ def _run(args: argparse.Namespace, folder: Path, server: Server) -> dict[str, An
             time.sleep(1)
             left = unfinished(url)
         drained_at = time.monotonic() - t0
+        sampler.__exit__()
+        own = _own_cpu() - own_began
         for process in [receiver, *running]:
             stop(process)
+    cpu = sampler.seconds() | {"load_generator_and_fake_github": round(own, 1)}
     return _report(args, url, posts, acked, routes, limits, fake) | {
+        "cpu_seconds_by_process": cpu,
+        "cpu_ms_per_delivery_posted": {
+            role: round(1000 * seconds / max(1, len(posts)), 1) for role, seconds in cpu.items()
+        },
         "posts_again_after_no_answer": sum(redelivered.values()),
         "sent_seconds": round(sent_at, 1),
         "faults": [[round(t, 1), kind] for t, kind in faults.done],
@@ -359,10 +414,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--worker-kills", type=int, default=0)
     parser.add_argument("--receiver-kills", type=int, default=0)
     parser.add_argument("--pg-restarts", type=int, default=0)
-    parser.add_argument("--prs", type=int, default=40)
-    parser.add_argument("--installations", type=int, default=4)
+    add_mix_arguments(parser)
     parser.add_argument("--senders", type=int, default=32, help="threads posting deliveries")
     parser.add_argument("--stalled-after", type=float, default=10.0)
     parser.add_argument("--writes-per-minute", type=int, default=80)
     parser.add_argument("--requests-per-hour", type=int, default=5000)
     parser.add_argument("--drain-timeout", type=float, default=300.0)
+    parser.add_argument(
+        "--pg-statements", action="store_true", help="report PostgreSQL's costliest statements"
+    )
+
+
+def add_mix_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of the deliveries' mix (`plan`) beside serve_load's --duplicates and --seed."""
+    parser.add_argument("--prs", type=int, default=40, help="PRs the PR events go to")
+    parser.add_argument("--installations", type=int, default=4, help="App installations")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fnmatch import fnmatchcase
 from typing import Any
 
-from pydantic import Field, field_validator
+from pydantic import ConfigDict, Field, field_validator
 
 from rubricate.bot.command_table import Role, default_roles
 from rubricate.errors import SourceError
@@ -15,7 +15,8 @@ from rubricate.ledger.reputation_config import ReputationWeights as ReputationWe
 from rubricate.ledger.reputation_config import Strict as _Strict
 from rubricate.ledger.reputation_config import TrustWeights as TrustWeights
 from rubricate.rubric.located import describe_value, validate_located
-from rubricate.yamlsource import did_you_mean, load_located
+from rubricate.suggest import did_you_mean
+from rubricate.yamlsource import load_located
 
 CONFIG_PATH = ".github/rubricate.yml"
 CONFIG_NAMES = ("rubricate.yml", "rubricate.yaml")
@@ -29,7 +30,14 @@ DEFAULT_MAX_BYTES = 16 * 1024 * 1024
 """The default size limit of a deliverable file that is parsed and validated."""
 
 
-class Deliverable(_Strict):
+class _Deferred(_Strict):
+    """A model of the config file, built on its first use: a command that never reads a config
+    (a `ledger append` without `--config`) does not pay for building the models."""
+
+    model_config = ConfigDict(defer_build=True)
+
+
+class Deliverable(_Deferred):
     """A glob of deliverable files and the JSON Schema they must match."""
 
     glob: str = Field(description="Glob of deliverable files, relative to the repository root.")
@@ -47,7 +55,7 @@ class Deliverable(_Strict):
     )
 
 
-class GraderCommand(_Strict):
+class GraderCommand(_Deferred):
     """A command that scores one criterion; runs only where PR code may run."""
 
     id: str = Field(description="A slug naming the grader.")
@@ -80,7 +88,7 @@ class GraderCommand(_Strict):
         return value
 
 
-class JudgeConfig(_Strict):
+class JudgeConfig(_Deferred):
     """Settings of the optional LLM judge."""
 
     model: str = Field(
@@ -110,7 +118,7 @@ class JudgeConfig(_Strict):
     seed: int | None = Field(default=0, description="Sampling seed, where the server honours one.")
 
 
-class CommandsConfig(_Strict):
+class CommandsConfig(_Deferred):
     """Minimum repository role for each slash command."""
 
     roles: dict[str, Role] = Field(
@@ -138,7 +146,7 @@ def _role_keys(schema: dict[str, Any]) -> None:
 _SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "PRIVATE", "AUTH")
 
 
-class AgentVConfig(_Strict):
+class AgentVConfig(_Deferred):
     """How AgentV eval files are read."""
 
     env: tuple[str, ...] = Field(
@@ -163,7 +171,7 @@ class AgentVConfig(_Strict):
         return names
 
 
-class BranchRules(_Strict):
+class BranchRules(_Deferred):
     """Rules of their own for PRs into the base branches a `branches:` pattern names."""
 
     rubric: str | None = Field(default=None, description="The rubric for these base branches.")
@@ -174,7 +182,7 @@ class BranchRules(_Strict):
     commands: CommandsConfig | None = None
 
 
-class Config(_Strict):
+class Config(_Deferred):
     """The whole `.github/rubricate.yml`; every key is optional."""
 
     rubric: str = Field(

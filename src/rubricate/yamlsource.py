@@ -9,7 +9,6 @@ a key that overrides one brought in by a YAML merge key (`<<: *anchor`) is not a
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -256,9 +255,3 @@ def _position(text: str, offset: int) -> tuple[int, int]:
     """1-based line and column of a character offset."""
     before = text[:offset]
     return before.count("\n") + 1, offset - (before.rfind("\n") + 1) + 1
-
-
-def did_you_mean(word: str, choices: Iterable[str]) -> str:
-    """` (did you mean 'x'?)` for the closest choice, or an empty string."""
-    close = difflib.get_close_matches(str(word), list(choices), n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""

@@ -8,6 +8,7 @@ import pytest
 from jsonschema import Draft4Validator, Draft202012Validator
 
 from rubricate.errors import ConfigError
+from rubricate.evidence import schema_dialect
 from rubricate.evidence.deliverable_schemas import CompiledSchema, compile_schema
 from rubricate.evidence.schema_dialect import FORMATS, format_checker
 
@@ -183,3 +184,23 @@ def test_a_subschema_that_is_a_list_is_a_schema_warning_not_a_traceback() -> Non
     broken = CompiledSchema(compiled.name, Walker())
     with pytest.raises(ConfigError, match="neither an object nor a boolean"):
         broken.issues({})
+
+
+def test_a_schema_checked_again_keeps_its_verdict_and_is_named_each_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    bad = {"type": "integer", "minimum": "one"}
+    good = {"type": "object", "required": ["kept-verdict"]}
+    with pytest.raises(ConfigError, match=r"schema a.json is not a valid JSON Schema: .* at min"):
+        compile_schema(bad, "a.json")
+    compile_schema(good, "g.json")
+
+    def checked_again(*_args: object) -> None:
+        raise AssertionError("the metaschema ran again")
+
+    monkeypatch.setattr(schema_dialect, "_schema_problem", checked_again)
+    with pytest.raises(ConfigError, match=r"schema b.json is not a valid JSON Schema: .* at min"):
+        compile_schema(dict(bad), "b.json")
+    compile_schema({"required": ["kept-verdict"], "type": "object"}, "h.json")
+    with pytest.raises(AssertionError, match="ran again"):  # not JSON as written: checked
+        compile_schema({"type": "object", "required": ["kept-verdict"], 1: {}}, "i.json")

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from rubricate.judge.scan import _LineIndex, _matches, scan_injection, trigger_spots
+from rubricate.judge.scan import _LineIndex, _matches, scan_injection, trigger_lines
 from rubricate.judge.scan_rules import RULES
 
 from .injection_corpus import BODY, ISSUE
@@ -41,8 +41,13 @@ def test_a_hit_far_into_a_long_text_keeps_its_line_and_case() -> None:
     assert "'IGNORE all previous instructions'" in finding.message
 
 
-@pytest.mark.parametrize("text", ["", "abab aab", "aaaa", "ba ab bab aba", "scoring score sco"])
-def test_trigger_spots_are_where_the_alternation_of_the_triggers_matches(text: str) -> None:
+@pytest.mark.parametrize(
+    "text", ["", "abab aab", "aaaa\nb\n\nab", "ba ab bab aba\nx", "scoring\nscore sco\n"]
+)
+def test_trigger_lines_are_the_lines_where_the_alternation_of_the_triggers_matches(
+    text: str,
+) -> None:
+    starts = _LineIndex(text).starts()
     for triggers in [
         ("ab",),
         ("a", "ab"),
@@ -52,4 +57,5 @@ def test_trigger_spots_are_where_the_alternation_of_the_triggers_matches(text: s
         ("score", "sco"),
     ]:
         regex = re.compile("|".join(map(re.escape, triggers)))
-        assert trigger_spots(triggers, text) == [m.start() for m in regex.finditer(text)]
+        lines = sorted({text.count("\n", 0, m.start()) for m in regex.finditer(text)})
+        assert trigger_lines(triggers, text, starts) == lines

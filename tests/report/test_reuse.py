@@ -12,14 +12,16 @@ from typing import Any
 
 import pytest
 
+from rubricate.cli import report_cmd
 from rubricate.cli.main import main
-from rubricate.ledger.backends import DirectoryStore
+from rubricate.ledger.backends import DataBranchStore, DirectoryStore
 from rubricate.ledger.codec import parse_ledger
 from rubricate.ledger.reputation_config import ReputationConfig
-from rubricate.report import charts, pool, workers
+from rubricate.report import charts, model, pool, workers
 from rubricate.report.model import Options, build_report
 from rubricate.report.reuse import STATE_PATH
 from tests.ledger.factory import event, scored
+from tests.ledger.gitutil import bare_remote
 from tests.report.sample import sample_events, write_ledger
 
 EPOCH = "1719792000"  # 2024-07-01: the report's "now"
@@ -271,3 +273,90 @@ def test_a_narrowed_report_after_new_events_equals_a_full_one(
     for name in ("calibration", "weights"):  # counted over the jobs shown, not every job
         assert made[name] == json.loads(json.dumps(alone[name]))
     assert made["scores"]["distributions"] == alone["scores"]["distributions"]
+
+
+def test_a_report_of_a_remote_branch_after_new_events_equals_a_full_one(tmp_path: Path) -> None:
+    remote = bare_remote(tmp_path)
+    with DataBranchStore(str(remote)) as store:
+        store.append(sample_events(40))
+    site = tmp_path / "site"
+    source = ["--remote", str(remote), "--format", "json"]
+    assert main(["report", *source, "--out", str(site)]) == 0
+    with DataBranchStore(str(remote)) as store:  # the changed job's file is read from the branch
+        store.append([event("rated", 7, 900, "remote-rating", rating=2, author="carol")])
+    assert main(["report", *source, "--out", str(site)]) == 0
+    assert main(["report", *source, "--out", str(tmp_path / "full"), "--full"]) == 0
+    assert _files(site) == _files(tmp_path / "full")
+
+
+def test_ranked_is_read_from_reputation_json_and_equals_a_full_fold(
+    data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site = tmp_path / "site"
+    _report(data, site, "--format", "json")
+    moved = event("rated", 7, 1, "earlier-author", rating=5, author="zara", actor="zed")
+    _append(data, moved, event("rated", 9, 990, "later", rating=1, author="bob", actor="zed"))
+    with monkeypatch.context() as patched:  # the ranked column folds no job again
+        patched.setattr(model, "reputation_document", _refuse("every job was folded again"))
+        _report(data, site, "--format", "json")
+    texts = {p.relative_to(data).as_posix(): p.read_text() for p in data.glob("ledger/*.jsonl")}
+    now = datetime.fromtimestamp(int(EPOCH), timezone.utc)
+    alone = build_report(parse_ledger(texts), ReputationConfig(), Options(now))
+    made = json.loads((site / "report.json").read_text())
+    assert "zara" in {a["author"] for a in made["authors"]}  # job 7 changed author
+    assert made["authors"] == json.loads(json.dumps(alone["authors"]))
+
+
+def test_ranked_is_folded_again_under_another_config(data: Path, tmp_path: Path) -> None:
+    config = tmp_path / "rubricate.yml"
+    config.write_text("reputation:\n  prior_jobs: 1\n")
+    _report(data, tmp_path / "site", "--format", "json", "--config", str(config))
+    made = json.loads((tmp_path / "site" / "report.json").read_text())
+    recorded = json.loads((data / "reputation.json").read_text())["repos"]
+    assert made["config"]["prior_jobs"] == 1
+    ranked = {(a["repo"], a["author"]): a["ranked"] for a in made["authors"]}
+    assert ranked != {
+        (r, a): e["ranked"] for r, v in recorded.items() for a, e in v["authors"].items()
+    }
+
+
+@pytest.mark.parametrize("damage", ["cut short", "a line altered", "absent", "other version"])
+def test_a_state_that_does_not_read_back_gives_a_full_build_and_says_why(
+    data: Path, tmp_path: Path, damage: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    site = tmp_path / "site"
+    _report(data, site, "--format", "json")
+    _append(data, event("rated", 14, 900, "one-more", rating=2, author="erin", actor="zed"))
+    state = site / STATE_PATH
+    lines = state.read_text().split("\n")
+    if damage == "cut short":  # a whole line lost: the jobs after it would be counted twice
+        state.write_text("\n".join(lines[:3] + lines[4:]))
+    elif damage == "a line altered":
+        state.write_text("\n".join([lines[0], lines[1].replace("\t", " ", 1), *lines[2:]]))
+    elif damage == "absent":
+        state.unlink()
+    else:
+        state.write_text("\n".join([lines[0].replace('"inputs":"', '"inputs":"0'), *lines[1:]]))
+    capsys.readouterr()
+    with pytest.MonkeyPatch.context() as patched:
+        parsed: list[int] = []
+        real = report_cmd.parse_in_parallel
+        patched.setattr(
+            report_cmd, "parse_in_parallel", lambda *a, **k: parsed.append(1) or real(*a, **k)
+        )
+        _report(data, site, "--format", "json")
+    assert parsed  # read in full
+    note = {
+        "cut short": "does not read back",
+        "a line altered": "does not read back",
+        "absent": "",
+        "other version": "another rubricate version, config or ledger key",
+    }[damage]
+    told = capsys.readouterr().err
+    if damage == "absent":  # as a first report: nothing to say
+        assert "reading the whole ledger" not in told
+    else:
+        assert note in told
+        assert "reading the whole ledger" in told
+    _report(data, tmp_path / "full", "--format", "json", "--full")
+    assert _files(site) == _files(tmp_path / "full")

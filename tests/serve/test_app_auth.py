@@ -6,11 +6,14 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+import pytest
 import requests
 
+from github import Github
 from rubricate.serve.app_auth import REFRESH_MARGIN, InstallationTokens, read_credentials
 from tests.action.fake_github import FakeGitHub
 
@@ -18,9 +21,17 @@ T0 = datetime(2026, 3, 5, 12, 0, tzinfo=timezone.utc)
 INSTALLATION = 91
 
 
-def test_a_token_is_reused_until_the_margin_then_refreshed(
-    fake_github: FakeGitHub, app_key: Path
-) -> None:
+@dataclasses.dataclass
+class App:
+    """An App's tokens and the installation tokens the fake GitHub granted it."""
+
+    tokens: InstallationTokens
+    granted: list[str]
+
+
+@pytest.fixture
+def app(fake_github: FakeGitHub, app_key: Path) -> App:
+    """A fake App whose n-th installation token expires n hours after T0."""
     granted: list[str] = []
 
     def grant(_request: requests.PreparedRequest) -> tuple[int, dict[str, str], str]:
@@ -38,7 +49,11 @@ def test_a_token_is_reused_until_the_margin_then_refreshed(
         callback=grant,
     )
     credentials = read_credentials("4242", str(app_key), "https://api.github.com")
-    tokens = InstallationTokens(dataclasses.replace(credentials, pace=False))
+    return App(InstallationTokens(dataclasses.replace(credentials, pace=False)), granted)
+
+
+def test_a_token_is_reused_until_the_margin_then_refreshed(app: App) -> None:
+    tokens, granted = app.tokens, app.granted
     first = tokens.token(INSTALLATION, now=T0)
     expiry = T0 + timedelta(hours=1)
     just_before = expiry - REFRESH_MARGIN - timedelta(seconds=1)
@@ -48,3 +63,18 @@ def test_a_token_is_reused_until_the_margin_then_refreshed(
     assert second != first
     assert len(granted) == 2
     assert tokens.token(INSTALLATION, now=expiry + timedelta(minutes=30)) == second
+
+
+def test_a_client_is_kept_per_thread_until_its_token_is_replaced(app: App) -> None:
+    tokens, granted = app.tokens, app.granted
+    client = tokens.client(INSTALLATION, now=T0)
+    assert tokens.client(INSTALLATION, now=T0) is client
+    with ThreadPoolExecutor(1) as other:
+        elsewhere: Github = other.submit(tokens.client, INSTALLATION, T0).result()
+    assert elsewhere is not client  # a client's connection is not shared between threads
+    assert len(granted) == 1  # the token is shared
+    expiry = T0 + timedelta(hours=1)
+    renewed = tokens.client(INSTALLATION, now=expiry - REFRESH_MARGIN)
+    assert renewed is not client
+    assert len(granted) == 2
+    assert tokens.client(INSTALLATION, now=expiry) is renewed

@@ -14,7 +14,14 @@ import pytest
 
 from github import Github, GithubException
 from rubricate.errors import GitHubError, RateLimited
-from rubricate.serve.budget import SECONDARY_WAIT, Budgeted, BudgetRetry, wait_until
+from rubricate.serve.budget import (
+    SECONDARY_WAIT,
+    Budgeted,
+    BudgetRetry,
+    last_headers,
+    seen_since,
+    wait_until,
+)
 from rubricate.serve.tasks import Retry
 
 NOW = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
@@ -147,3 +154,13 @@ def test_a_rate_limited_job_is_retried_at_githubs_time_others_with_a_growing_wai
     assert later.retry_at - first.retry_at > timedelta(seconds=30)
     job.attempts = 99
     assert Retry().get_retry_decision(exception=GitHubError("502"), job=job) is None
+
+
+def test_a_kept_client_reports_only_the_answers_of_this_job() -> None:
+    requester = SimpleNamespace(rate_limiting=(4000, 5000), rate_limiting_resettime=1_800_000_000)
+    before = last_headers(requester)
+    assert seen_since(requester, before) == {}  # no request: an older job's headers, not sent
+    requester.rate_limiting = (3990, 5000)
+    seen = seen_since(requester, before)
+    assert seen["remaining"] == 3990
+    assert seen["reset_at"] == datetime.fromtimestamp(1_800_000_000, timezone.utc)

@@ -27,7 +27,7 @@ from rubricate.rubric import scoring
 from rubricate.rubric.model import Rubric, ScoreValue
 from rubricate.rubric.score_args import read_value
 from rubricate.rubric.scoring import resolve_criterion_id
-from rubricate.yamlsource import did_you_mean
+from rubricate.suggest import did_you_mean
 
 MAX_COMMANDS = 10
 

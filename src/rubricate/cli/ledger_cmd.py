@@ -25,7 +25,7 @@ from rubricate.ledger.backends import IDENTITY, DataBranchStore
 from rubricate.ledger.codec import LedgerError, event_from_dict, is_shard
 from rubricate.ledger.fold import event_order
 from rubricate.ledger.paths import is_derived
-from rubricate.ledger.store import LedgerStore
+from rubricate.ledger.store import Fix, LedgerStore
 from rubricate.ledger.trust import KEY_ENV
 from rubricate.ledger.verify import VerifyReport, event_rows, job_text, select_job, verify_files
 from rubricate.redaction import env_secrets, redact
@@ -162,16 +162,18 @@ def run_verify(args: argparse.Namespace) -> int:
 
     with open_store(args) as store, Progress() as progress:
         progress.step("reading and checking the ledger")
-        report = _verify(store)
+        fixed = store.fix() if args.fix and isinstance(store, LedgerStore) else None
+        report = _verify(store) if fixed is None else fixed.found
         require_branch(store, args)
         if args.fix and report.fixable:
             for line in report.stale:
                 progress.say(f"{line} (rebuilt)", sys.stdout)
-            progress.step("rebuilding the derived files")
-            result = store.rebuild()
+            if fixed is None:  # a database folds each job again, then is checked again
+                progress.step("rebuilding the derived files")
+                fixed = Fix(report, store.rebuild(), _verify(store))
+            result, report = fixed.result, fixed.report
             where = f"in commit {result.commit[:12]}" if result.commit else "in place"
             progress.say(f"rebuilt the derived files from the whole ledger {where}", sys.stdout)
-            report = _verify(store)
         foreign = provenance(store) if args.provenance else None
     for line in report.problems:
         print(line)

@@ -21,7 +21,7 @@ from typing import TextIO
 from rubricate import __version__
 from rubricate.errors import RubricateError, SourceError
 from rubricate.redaction import env_secrets, redact
-from rubricate.yamlsource import did_you_mean
+from rubricate.suggest import did_you_mean
 
 # Every subcommand is named by its module, imported only when named on the command line (all of
 # them for --help): several pull a heavy third-party package the others do not need (jsonschema

@@ -11,6 +11,7 @@ import os
 import sys
 import time
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -47,7 +48,7 @@ from rubricate.ledger.verify import (
 )
 from rubricate.report.demo import demo_shards
 from rubricate.report.pool import parse_in_parallel
-from rubricate.yamlsource import did_you_mean
+from rubricate.suggest import did_you_mean
 
 if TYPE_CHECKING:  # numpy and pygal: see `run_report`
     from rubricate.report.refresh import Kept
@@ -105,15 +106,35 @@ def run_report(args: argparse.Namespace) -> int:
     require_extra(args.format)
     # numpy and pygal (the optional extra) load only now that `require_extra` found them; the
     # markdown and json formats never load pygal, `rubricate reputation` neither.
-    from rubricate.report.files import write_json, write_markdown
-    from rubricate.report.reuse import State, save_state
-
     if args.data is not None:
         require_ledger_folder(Path(args.data))
     progress = _progress(sys.stderr.isatty())
     out = _out_folder(Path(args.out), with_authors=args.format == "html")
+    # the store stays open to the end: the report reads changed jobs' files through it
+    with _opened(args) as store:
+        _write_report(args, store, out, progress)
+    return 0
+
+
+@contextmanager
+def _opened(args: argparse.Namespace) -> Iterator[LedgerStore | PostgresStore | None]:
+    """The store the report reads (None for `--demo`), open until the report is written."""
+    if args.demo is not None:
+        yield None
+        return
+    with open_store(args) as store:
+        yield store
+
+
+def _write_report(
+    args: argparse.Namespace, store: LedgerStore | PostgresStore | None, out: Path, progress: Any
+) -> None:
+    """Read the ledger through `store`, build the report and write it to `out`."""
+    from rubricate.report.files import write_json, write_markdown
+    from rubricate.report.reuse import State, save_state
+
     with gc_paused():  # everything read here lives to the end: no collection over it
-        ledger = _read(args, out)
+        ledger = _read(args, out, store)
     pages = None
     if args.format == "html":
         from rubricate.report.workers import AuthorPages  # pygal: only the site draws charts
@@ -150,7 +171,6 @@ def run_report(args: argparse.Namespace) -> int:
     finally:
         if pages is not None:
             pages.close()
-    return 0
 
 
 def _out_folder(out: Path, with_authors: bool) -> Path:
@@ -175,36 +195,45 @@ class _Ledger:
     snapshot: FoldSnapshot | None = None
     state: State | None = None
     inputs: str | None = None
+    reputation: dict[str, Any] | None = None
+    """reputation.json's `repos` when it is what the report would fold (`recorded_reputation`)."""
 
 
-def _read(args: argparse.Namespace, out: Path) -> _Ledger:
-    from rubricate.report.reuse import state_inputs, take_state  # numpy, as in `run_report`
+def _read(
+    args: argparse.Namespace, out: Path, store: LedgerStore | PostgresStore | None
+) -> _Ledger:
+    from rubricate.report.refresh import recorded_reputation  # numpy, as in `run_report`
+    from rubricate.report.reuse import state_inputs, take_state
 
-    if args.demo is not None:
+    if store is None:
         demo = load_reputation_config(args.config) or ReputationConfig()
         return _Ledger(demo, _scoped(parse_in_parallel(demo_shards(args.demo)), args))
-    with open_store(args) as store:
-        if isinstance(store, PostgresStore):  # its --org or --repo only, each line parsed once
-            config = store.config or ReputationConfig()  # (what its derived files record)
-            return _Ledger(config, parse_in_parallel(store.shard_texts(), key=store.key))
-        tip = store.backend.tip()
-        require_branch(store, args)
-        snapshot = fold_snapshot(tip.tree, tip.read, store.key)
-        recorded = [p for p in (CACHE_PATH, REPUTATION_PATH) if p in tip.tree]
-        config = store.config or recorded_config(tip.read(recorded)) or ReputationConfig()
-        inputs = state_inputs(config, key_id(store.key)) if snapshot is not None else None
-        state = take_state(out, inputs) if inputs is not None and not args.full else None
-        whole = args.org is None and args.repo is None  # a state is kept of whole reports only
-        if snapshot is not None and state is not None and whole:
-            return _Ledger(config, None, snapshot, state, inputs)
-        # Each shard's bytes are let go as soon as they are decoded: the ledger is held once.
-        texts = {
-            p: decode_shard(d) for p, d in tip.read(sorted(filter(is_shard, tip.tree))).items()
-        }
-        parsed = _scoped(parse_in_parallel(texts, key=store.key), args)
-        if not whole:  # nothing of a scope's report is kept for the next one
-            snapshot, inputs = None, None
-        return _Ledger(config, parsed, snapshot, None, inputs)
+    if isinstance(store, PostgresStore):  # its --org or --repo only, each line parsed once
+        config = store.config or ReputationConfig()  # (what its derived files record)
+        return _Ledger(config, parse_in_parallel(store.shard_texts(), key=store.key))
+    tip = store.backend.tip()
+    require_branch(store, args)
+    snapshot = fold_snapshot(tip.tree, tip.read, store.key)
+    recorded = tip.read([p for p in (CACHE_PATH, REPUTATION_PATH) if p in tip.tree])
+    config = store.config or recorded_config(recorded) or ReputationConfig()
+    inputs = state_inputs(config, key_id(store.key)) if snapshot is not None else None
+    whole = args.org is None and args.repo is None  # a state is kept of whole reports only
+    state = None
+    if inputs is not None and not args.full:
+        state, why = take_state(out, inputs)
+        if state is None and why and whole:
+            print(f"rubricate: {why}: reading the whole ledger", file=sys.stderr)
+    folded = None
+    if snapshot is not None and whole:
+        folded = recorded_reputation(recorded.get(REPUTATION_PATH), config)
+    if snapshot is not None and state is not None and whole:
+        return _Ledger(config, None, snapshot, state, inputs, folded)
+    # Each shard's bytes are let go as soon as they are decoded: the ledger is held once.
+    texts = {p: decode_shard(d) for p, d in tip.read(sorted(filter(is_shard, tip.tree))).items()}
+    parsed = _scoped(parse_in_parallel(texts, key=store.key), args)
+    if not whole:  # nothing of a scope's report is kept for the next one
+        snapshot, inputs = None, None
+    return _Ledger(config, parsed, snapshot, None, inputs, folded)
 
 
 def _scoped(parsed: ParsedLedger, args: argparse.Namespace) -> ParsedLedger:
@@ -260,7 +289,8 @@ def _build(
             authors += len(part["authors"])
             progress(f"reputation over time: {authors:,} authors")
 
-        report = assemble(replace(sources, series=series), ledger.config, options, ready)
+        whole = replace(sources, series=series, reputation=ledger.reputation)
+        report = assemble(whole, ledger.config, options, ready)
         gc.freeze()
     return report, kept
 

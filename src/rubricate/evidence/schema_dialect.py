@@ -19,6 +19,8 @@ same reason the keywords beside a `$ref` apply in every draft (draft 2019-09's r
 from __future__ import annotations
 
 import copy
+import json
+import threading
 from collections.abc import Iterator
 from functools import cache, lru_cache
 from operator import methodcaller
@@ -205,11 +207,41 @@ def validator_class(schema: dict[str, Any] | bool, name: str) -> Any:
 
 
 def check_schema(cls: Any, schema: Any, name: str) -> None:
-    """The schema against its draft's metaschema (ECMA-262 `regex`); `ConfigError` if not."""
+    """The schema against its draft's metaschema (ECMA-262 `regex`); `ConfigError` if not.
+    The verdict is kept by the schema's JSON text, when that text reads back as the very same
+    schema (a worker checks the same schema file for every change it scores)."""
+    try:
+        text: str | None = json.dumps(schema, sort_keys=True)
+    except (TypeError, ValueError):  # not JSON (a YAML date, mixed key types): not kept
+        text = None
+    if text is not None and json.loads(text) != schema:  # e.g. YAML's integer keys
+        text = None
+    key = (cls, text)
+    problem = _checked.get(key, _UNCHECKED) if text is not None else _UNCHECKED
+    if problem is _UNCHECKED:
+        problem = _schema_problem(cls, schema)
+        if text is not None:
+            with _checked_lock:
+                _checked[key] = problem
+                while len(_checked) > CHECKED_SCHEMAS:
+                    del _checked[next(iter(_checked))]
+    if problem is not None:
+        raise ConfigError(f"schema {name} is not a valid JSON Schema: {problem}")
+
+
+CHECKED_SCHEMAS = 256
+_UNCHECKED = object()
+_checked: dict[tuple[Any, str | None], object] = {}
+"""(validator class, schema JSON) -> the problem found, None when the schema is valid."""
+_checked_lock = threading.Lock()
+
+
+def _schema_problem(cls: Any, schema: Any) -> str | None:
     meta_cls = validators.validator_for(cls.META_SCHEMA, default=cls)
     meta = meta_cls(cls.META_SCHEMA, format_checker=format_checker(meta_cls))
     error = best_match(meta.iter_errors(schema))
-    if error is not None:
-        exc = SchemaError.create_from(error)
-        where = "/".join(str(part) for part in exc.absolute_path) or "(root)"
-        raise ConfigError(f"schema {name} is not a valid JSON Schema: {exc.message} at {where}")
+    if error is None:
+        return None
+    exc = SchemaError.create_from(error)
+    where = "/".join(str(part) for part in exc.absolute_path) or "(root)"
+    return f"{exc.message} at {where}"

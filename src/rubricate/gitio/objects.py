@@ -7,12 +7,10 @@ costs less than a process per question.
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 from typing import IO
 
-from rubricate.errors import RubricateError
-from rubricate.gitio.run import GitError, git_env
+from rubricate.gitio.run import GitError, start_git
 
 TreeEntries = dict[str, tuple[str, str]]
 """A tree's entries: name → (mode, object id)."""
@@ -22,17 +20,7 @@ class ObjectReader:
     """One `git cat-file --batch` process over a repository, until `close`."""
 
     def __init__(self, gitdir: Path, env: dict[str, str]) -> None:
-        try:
-            self._proc: subprocess.Popen[bytes] = subprocess.Popen(
-                ["git", "cat-file", "--batch"],
-                cwd=gitdir,
-                env=git_env(env),
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-            )
-        except FileNotFoundError:
-            raise RubricateError("git is not installed or not on PATH") from None
+        self._proc = start_git(["cat-file", "--batch"], gitdir, env=env)
 
     def read(self, name: str) -> tuple[str, str, bytes] | None:
         """The object's id, type and content; None when the repository does not hold it."""

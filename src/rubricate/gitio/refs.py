@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import tarfile
+import threading
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from rubricate.config import Config, load_config
 from rubricate.errors import ConfigError, RubricateError
 from rubricate.evidence.snapshot import MAX_PARSE_BYTES
 from rubricate.gitio.run import run_git
+from rubricate.gitnames import is_sha
 
 DEFAULT_BRANCHES = ("origin/HEAD", "main", "master")
 
@@ -141,17 +143,41 @@ def merged_tree(repo_dir: str | Path, left: str, right: str) -> str | None:
 
 
 def read_file_at(repo_dir: str | Path, ref: str, path: str) -> bytes:
-    """The content of `path` at `ref`; FileNotFoundError when the path is absent there."""
-    commit = resolve_commit(repo_dir, ref)
+    """The content of `path` at `ref`; FileNotFoundError when the path is absent there.
+
+    What a commit holds never changes: the last `KEPT_FILES` small files (and absences) read
+    at a commit of a repository are kept, so a process reading the same config at the same
+    base again (a worker's next job) runs no git."""
     clean = path.strip().removeprefix("./").lstrip("/")
     if not clean or "\n" in clean or ".." in clean.split("/"):
         raise FileNotFoundError(f"{path} is not a file in the repository")
-    spec = f"{commit}:{clean}"
-    infos = batch_check(repo_dir, [spec])
-    sha, kind, _ = infos.get(spec, ("", "missing", 0))
-    if kind != "blob":
+    where = str(Path(repo_dir).resolve())
+    found = _kept.get((where, ref, clean), _UNKNOWN) if is_sha(ref) else _UNKNOWN
+    if found is _UNKNOWN:
+        commit = resolve_commit(repo_dir, ref)
+        spec = f"{commit}:{clean}"
+        sha, kind, size = batch_check(repo_dir, [spec]).get(spec, ("", "missing", 0))
+        found = batch_read(repo_dir, [sha])[sha] if kind == "blob" else None
+        if size <= KEPT_BYTES:
+            _keep((where, commit, clean), found)
+    if not isinstance(found, bytes):
         raise FileNotFoundError(f"{path} is not a file at {ref}")
-    return batch_read(repo_dir, [sha])[sha]
+    return found
+
+
+KEPT_FILES = 256
+KEPT_BYTES = 64 * 1024
+_UNKNOWN = object()
+_kept: dict[tuple[str, str, str], bytes | None] = {}
+"""(repository, commit, path) -> the file's bytes, None when it is no file there."""
+_kept_lock = threading.Lock()
+
+
+def _keep(key: tuple[str, str, str], data: bytes | None) -> None:
+    with _kept_lock:
+        _kept[key] = data
+        while len(_kept) > KEPT_FILES:
+            del _kept[next(iter(_kept))]
 
 
 def batch_check(repo: str | Path, specs: Sequence[str]) -> dict[str, tuple[str, str, int]]:

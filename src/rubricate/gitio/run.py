@@ -6,6 +6,7 @@ import os
 import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import IO
 
 from rubricate.errors import GitError as GitError
 from rubricate.errors import RubricateError
@@ -53,6 +54,28 @@ def run_git(
     if check and proc.returncode != 0:
         raise GitError(args, proc.returncode, proc.stderr.decode("utf-8", "replace"))
     return proc
+
+
+def start_git(
+    args: Sequence[str],
+    cwd: str | Path,
+    *,
+    env: Mapping[str, str] | None = None,
+    stdout: int | IO[bytes] = subprocess.PIPE,
+    stderr: int | IO[bytes] = subprocess.DEVNULL,
+) -> subprocess.Popen[bytes]:
+    """Start `git ARGS` reading from a pipe (for a long-lived or streamed process)."""
+    try:
+        return subprocess.Popen(
+            ["git", *args],
+            cwd=cwd,
+            env=git_env(env),
+            stdin=subprocess.PIPE,
+            stdout=stdout,
+            stderr=stderr,
+        )
+    except FileNotFoundError:
+        raise RubricateError("git is not installed or not on PATH") from None
 
 
 def git_text(args: Sequence[str], cwd: str | Path | None = None, **kwargs: object) -> str:

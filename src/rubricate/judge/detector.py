@@ -27,7 +27,7 @@ import math
 import operator
 import struct
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from rubricate.judge.detector_text import (
@@ -35,9 +35,10 @@ from rubricate.judge.detector_text import (
     MARKER_TOKENS,
     MAX_SPAN_CHARS,
     MIN_TOKENS,
-    blocks,
     line_bytes,
     pieces,
+    plain_lines,
+    stripped_lines,
     tokens_of,
     utf8,
 )
@@ -57,6 +58,9 @@ _FIRST = operator.itemgetter(0)
 _SECOND = operator.itemgetter(1)
 _THIRD = operator.itemgetter(2)
 _FOURTH = operator.itemgetter(3)
+_GETITEM = operator.attrgetter("__getitem__")
+_ONES = itertools.repeat(1)
+_repeat = itertools.repeat
 
 
 Scored = tuple[int, int, float, str]
@@ -140,26 +144,47 @@ class Detector:
         tokens: list[bytes] = []
         bounds = [0]
         words: list[int] = []
-        known = self._lines.get
-        for block in blocks(text):
-            first = len(words)
-            for number, line in block:
-                whole = len(line) <= MAX_SPAN_CHARS and '"' not in line and "\\" not in line
-                for piece in (line,) if whole else pieces(line):  # `pieces` keeps it whole
-                    mine, count = known(piece) or self._line(piece)
+        block: list[str] = []
+        start = 0
+        """The first piece (index into `words`) of the block of lines being read."""
+        lines = stripped_lines(text)
+        for number, (line, plain) in enumerate(
+            zip([*lines, ""], [*plain_lines(lines), None], strict=True), start=1
+        ):
+            if line:
+                if not block:
+                    start = len(words)
+                block.append(line)
+                if plain is None:
+                    parts = self._parts(line)
+                else:  # `line_bytes(line)`, read with every other plain line
+                    parts = [(line, [*plain, b"^" + plain[0]] if plain else plain, len(plain))]
+                for piece, mine, count in parts:
                     tokens += mine
                     bounds.append(len(tokens))
                     words.append(count)
                     if count >= MIN_TOKENS:
                         found.append((number, number, piece))
                         runs.append((len(words) - 1, len(words)))
+                continue
             if 1 < len(block) <= BLOCK_LINES:
-                joined = " ".join(line for _n, line in block)
-                if len(joined) <= MAX_SPAN_CHARS and sum(words[first:]) >= MIN_TOKENS:
-                    found.append((block[0][0], block[-1][0], joined))
-                    runs.append((first, len(words)))
+                joined = " ".join(block)
+                if len(joined) <= MAX_SPAN_CHARS and sum(words[start:]) >= MIN_TOKENS:
+                    found.append((number - len(block), number - 1, joined))
+                    runs.append((start, len(words)))
+            block = []
         scores = self._probabilities(tokens, bounds, runs)
         return [(a, b, p, span) for (a, b, span), p in zip(found, scores, strict=True)]
+
+    def _parts(self, line: str) -> list[tuple[str, Sequence[bytes], int]]:
+        """The pieces of a line that is not plain (`plain_lines`), each with its tokens and
+        word count (`line_bytes`, cached)."""
+        whole = len(line) <= MAX_SPAN_CHARS and '"' not in line and "\\" not in line
+        known = self._lines.get
+        return [
+            (piece, *(known(piece) or self._line(piece)))
+            for piece in ((line,) if whole else pieces(line))  # `pieces` keeps it whole
+        ]
 
     def _probabilities(
         self, tokens: list[bytes], bounds: list[int], runs: list[tuple[int, int]]
@@ -175,17 +200,19 @@ class Detector:
         features = list(itertools.accumulate(map(_SECOND, found), initial=0))
         mixed = map(operator.add, map(_FOURTH, found), map(_THIRD, found[1:]))
         paired = list(itertools.accumulate(map(self._doubled.__getitem__, mixed), initial=0.0))
-        out: list[float] = []
-        bias = self.bias
-        for first, last in runs:
-            start, end = bounds[first], bounds[last]
-            if end == start:
-                out.append(0.0)
-                continue
-            total = weight[end] - weight[start] + paired[end - 1] - paired[start]
-            count = features[end] - features[start] + end - start - 1
-            out.append(_sigmoid(bias + total / math.sqrt(count)))
-        return out
+        starts = list(map(bounds.__getitem__, map(_FIRST, runs)))
+        ends = list(map(bounds.__getitem__, map(_SECOND, runs)))
+        at = weight.__getitem__
+        totals = map(operator.sub, map(at, ends), map(at, starts))
+        paired_at = paired.__getitem__
+        totals = map(operator.add, totals, map(paired_at, map(operator.sub, ends, _ONES)))
+        totals = map(operator.sub, totals, map(paired_at, starts))
+        counted = features.__getitem__
+        counts = map(operator.sub, map(counted, ends), map(counted, starts))
+        counts = map(operator.add, counts, map(operator.sub, ends, starts))
+        roots = map(math.sqrt, map(operator.sub, counts, _ONES))
+        margins = map(operator.add, _repeat(self.bias), map(operator.truediv, totals, roots))
+        return _sigmoid_of(margins)
 
     def _found(self, tokens: list[bytes]) -> list[_Word]:
         """Each token's word entry, the missing ones computed first (`_word`)."""
@@ -196,9 +223,31 @@ class Detector:
         if len(words) + len(missing) > _CACHED:
             words.clear()
             missing = set(tokens)
+        plain = [t for t in missing if t.isascii() and t[:1] not in _MARKER_BYTES]
+        words.update(zip(plain, self._plain_words(plain), strict=True))
         for token in missing:
-            words[token] = self._word(token)
+            if token not in words:
+                words[token] = self._word(token)
         return list(map(words.__getitem__, tokens))
+
+    def _plain_words(self, tokens: list[bytes]) -> Iterator[_Word]:
+        """`_word` of many ASCII words (no marker tokens) at once: every word's n-grams cut,
+        hashed and looked up in one run of C-speed `map`s, each word's n-gram weights then
+        summed by `sum` as `_word` sums them."""
+        table = self._table
+        buckets = list(map(_MASK.__and__, map(zlib.crc32, tokens, _repeat(_WORD_CRC))))
+        padded = [b"<" + t + b">" for t in tokens]
+        slices = list(map(_gram_slices, map(len, padded)))
+        grams = itertools.chain.from_iterable(map(map, map(_GETITEM, padded), slices))
+        hashed = map(_MASK.__and__, map(zlib.crc32, grams, _repeat(_GRAM_CRC)))
+        values = list(map(table.__getitem__, hashed))
+        sizes = list(map(len, slices))
+        ends = list(itertools.accumulate(sizes))
+        sums = map(sum, map(values.__getitem__, map(slice, [0, *ends[:-1]], ends)))
+        totals = map(operator.add, map(table.__getitem__, buckets), sums)
+        counts = map(operator.add, sizes, _ONES)
+        parts = map(_MASK.__and__, map(operator.mul, buckets, _repeat(31)))
+        return zip(totals, counts, buckets, parts, strict=True)
 
     def _word(self, token: bytes) -> _Word:
         """A word's summed feature weights, feature count, bucket and pair part (its
@@ -254,6 +303,13 @@ class Detector:
 
 def _sigmoid(value: float) -> float:
     return 1.0 / (1.0 + math.exp(-max(min(value, 60.0), -60.0)))
+
+
+def _sigmoid_of(margins: Iterable[float]) -> list[float]:
+    """`_sigmoid` of each margin, by C-speed `map`s."""
+    clamped = map(max, map(min, margins, _repeat(60.0)), _repeat(-60.0))
+    exps = map(math.exp, map(operator.neg, clamped))
+    return list(map(operator.truediv, _repeat(1.0), map(operator.add, _repeat(1.0), exps)))
 
 
 def feature_index(feature: str) -> int:

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import base64
 import binascii
+import bisect
+import itertools
+import operator
 import re
 import unicodedata
 
@@ -31,9 +34,10 @@ _MARKERS = re.compile(r"^[ \t]*(?:[#;>*+|-]+|//+|/\*+|\*/|<!--|-->|--|\"\"\"|'''
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+")
 _ESCAPES = re.compile(r"\\[nrt]")
 _CUT = re.compile(r'"\s*[:,]\s*"|\\[nr]')
+_CUT_BYTES = re.compile(_CUT.pattern.encode("ascii"))
+"""`_CUT` on a whole text's bytes (which finds more lines, never fewer: the white space
+around a separator may take in a line break there)."""
 _MIXED_LATIN = re.compile(r"[a-z][^\W\d_]*[а-яёα-ω]|[а-яёα-ω][^\W\d_]*[a-z]")
-_MARKER_STARTS = frozenset("#;>*+|-/\"'<")
-"""The first characters of the comment and quote markers `_MARKERS` takes off."""
 _ASCII_WORDS = bytes(
     c + 32 if 65 <= c <= 90 else c if 48 <= c <= 57 or 97 <= c <= 122 else 32 for c in range(256)
 )
@@ -42,6 +46,22 @@ _LEET_BYTES = bytes.maketrans(b"013457", b"oieast")
 _BASE64_RUN = re.compile(rb"[A-Za-z0-9+/]{20}")
 _MIXED_DIGITS = re.compile(rb"[a-z][0-9]|[0-9][a-z]")
 """A word mixing letters and digits, in text after `_ASCII_WORDS` (where leetspeak may be)."""
+_MARKER_LINES = re.compile(_MARKERS.pattern, re.MULTILINE)
+_ASCII_LINES = _ASCII_WORDS[:10] + b"\n" + _ASCII_WORDS[11:]
+"""`_ASCII_WORDS` keeping line breaks, to cut a whole text's lines in one pass."""
+_SPACED_ASCII = re.compile(
+    rb"(?<![A-Za-z0-9])(?:[A-Za-z0-9][ \t.\-_*|/]{1,2}){3,}[A-Za-z0-9](?![A-Za-z0-9])"
+)
+"""`_SPACED` on ASCII text (where a word character other than `_` is `[A-Za-z0-9]`), as bytes."""
+_BASE64_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+_SHAPES = bytes(
+    98 if 65 <= c <= 90 or 97 <= c <= 122 else 48 if 48 <= c <= 57 else 32 if c != 10 else c
+    for c in range(256)
+)
+"""Letters as `b`, digits as `0`, line breaks kept, anything else a space: a word mixing
+letters and digits (`_MIXED_DIGITS`) holds `b0` or `0b`."""
+_BASE64_SHAPES = bytes(98 if c in _BASE64_BYTES else 32 for c in range(256))
+"""A byte `_BASE64_RUN` may hold as `b`, any other a space: a run holds `b` 20 times."""
 MARKER_TOKENS = frozenset("#^")
 """The first characters of marker tokens (`#base64`, `^word`), which are not words."""
 
@@ -171,13 +191,62 @@ def span_tokens(text: str) -> list[tuple[int, int, str, list[str]]]:
     return found
 
 
+def stripped_lines(text: str) -> list[str]:
+    """Every line of `text`, comment and quote markers and surrounding white space off (a
+    blank line is ''): `_MARKERS` on each line, run once over the whole text."""
+    return list(map(str.strip, _MARKER_LINES.sub("", text).split("\n")))
+
+
+def plain_lines(lines: list[str]) -> list[list[bytes] | None]:
+    """The words of each line, for the lines read whole (`pieces`) that `line_bytes` would
+    read by its fast path with nothing to undo (plain ASCII, no backslash, JSON cut, base64
+    run, letter-spacing or word mixing letters and digits, at most `MAX_SPAN_CHARS`); None
+    for every other line (which may include a few plain ones).
+
+    The whole text is translated and cut at once, and each exception is found by one pass
+    over it (`bytes.find` where a literal shows it), so a plain line costs no Python-level
+    work here."""
+    raw = "\n".join(lines).encode("utf-8", "surrogatepass")
+    lowered = raw.translate(_ASCII_LINES)
+    cut = lowered.split(b"\n")
+    found: list[list[bytes] | None] = list(map(bytes.split, cut))
+    sizes = list(map(len, cut))
+    breaks = itertools.count()  # each line's start moves by one per line break before it
+    starts = list(map(operator.add, itertools.accumulate(sizes, initial=0), breaks))
+    odd = {i for i, size in enumerate(sizes) if size > MAX_SPAN_CHARS}
+    if not raw.isascii():
+        odd.update(i for i, line in enumerate(lines) if not line.isascii())
+    for pattern in (_SPACED_ASCII, _CUT_BYTES):
+        odd.update(bisect.bisect_right(starts, m.start()) - 1 for m in pattern.finditer(raw))
+    shapes, runs = raw.translate(_SHAPES), raw.translate(_BASE64_SHAPES)
+    for subject, literal in (
+        (raw, b"\\"),
+        (runs, b"b" * 20),
+        (shapes, b"b0"),
+        (shapes, b"0b"),
+    ):
+        odd.update(_lines_holding(subject, literal, starts))
+    for index in odd:
+        found[index] = None
+    return found
+
+
+def _lines_holding(subject: bytes, literal: bytes, starts: list[int]) -> set[int]:
+    """The lines (`starts`: where each begins) of `subject` holding `literal`, by `bytes.find`."""
+    found: set[int] = set()
+    at = subject.find(literal)
+    while at >= 0:
+        line = bisect.bisect_right(starts, at) - 1
+        found.add(line)
+        at = subject.find(literal, starts[line + 1]) if line + 1 < len(starts) else -1
+    return found
+
+
 def blocks(text: str) -> list[list[tuple[int, str]]]:
     """Runs of consecutive non-blank lines (numbered from 1), comment and quote markers off."""
     found: list[list[tuple[int, str]]] = []
     block: list[tuple[int, str]] = []
-    for number, raw in enumerate(text.split("\n"), start=1):
-        marked = raw.lstrip(" \t")[:1] in _MARKER_STARTS  # else `_MARKERS` cannot match
-        line = _MARKERS.sub("", raw).strip() if marked else raw.strip()
+    for number, line in enumerate(stripped_lines(text), start=1):
         if line:
             block.append((number, line))
         elif block:

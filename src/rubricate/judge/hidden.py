@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import operator
 import re
 from dataclasses import dataclass
 
@@ -70,7 +71,6 @@ VOID_ELEMENTS = frozenset(
     {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
      "track", "wbr", "param", "keygen"}
 )  # fmt: skip
-_NEWLINE = re.compile("\n")
 
 
 @dataclass(frozen=True)
@@ -114,14 +114,26 @@ def find_hidden(text: str) -> tuple[str, tuple[Strip, ...]]:
     """`text` without anything hidden, and every strip made, in order."""
     if not _may_hide(text):
         return text, ()
+    kept, strips = _cut(text, _spans(text))
+    cleaned = _without_characters(kept, text.isascii())
+    return cleaned, tuple(sorted([*strips, *_characters(text)], key=lambda s: s.line))
+
+
+def hidden_strips(text: str) -> tuple[Strip, ...]:
+    """`find_hidden(text)[1]`, without making the cleaned text (what the scan needs)."""
+    if not _may_hide(text):
+        return ()
+    strips = _cut(text, _spans(text))[1]
+    return tuple(sorted([*strips, *_characters(text)], key=lambda s: s.line))
+
+
+def _spans(text: str) -> list[tuple[int, int, str]]:
+    """The hidden comments, elements and definitions of `text`, merged, in order."""
     spans = _comment_spans(text)
     spans += _element_spans(text, spans)
     if "]:" in text:
         spans += _definition_spans(text)
-    kept, removed = _cut(text, _merged(spans))
-    strips = list(removed)
-    cleaned, characters = _characters(kept, text)
-    return cleaned, tuple(sorted([*strips, *characters], key=lambda s: s.line))
+    return _merged(spans)
 
 
 def _may_hide(text: str) -> bool:
@@ -246,9 +258,18 @@ def drop_invisible(text: str) -> str:
     return text[: found[0].start()] + "".join(parts) + text[found[-1].end() :]
 
 
+def line_starts(text: str) -> list[int]:
+    """The offset where each line of `text` starts (line n at index n - 1), from the lines'
+    lengths (much faster on long text than a regex's matches)."""
+    sizes = map(operator.add, map(len, text.split("\n")), itertools.repeat(1))
+    starts = list(itertools.accumulate(sizes, initial=0))
+    starts.pop()
+    return starts
+
+
 class _Lines:
     def __init__(self, text: str) -> None:
-        self._starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
+        self._starts = line_starts(text)
 
     def of(self, offset: int) -> int:
         return bisect.bisect_right(self._starts, offset)
@@ -270,24 +291,30 @@ def _cut(text: str, spans: list[tuple[int, int, str]]) -> tuple[str, list[Strip]
     return "".join(parts), strips
 
 
-def _characters(kept: str, original: str) -> tuple[str, list[Strip]]:
-    """`kept` without invisible and control characters; one strip per line of `original`
-    that had some (a byte-order mark at the very start is removed but not reported)."""
+def _characters(original: str) -> list[Strip]:
+    """One strip per line of `original` that had invisible or control characters (a
+    byte-order mark at the very start is removed but not reported)."""
     patterns = [CONTROL] if original.isascii() else [INVISIBLE, CONTROL]
     found: dict[int, list[str]] = {}
-    lines = _Lines(original)
+    lines: _Lines | None = None
     for pattern in patterns:
         matches = find_invisible(original) if pattern is INVISIBLE else pattern.finditer(original)
         for match in matches:
             if match.start() == 0 and match.group(0) == "\ufeff":
                 continue
+            lines = lines or _Lines(original)
             found.setdefault(lines.of(match.start()), []).append(match.group(0))
-    for pattern in patterns:
-        kept = drop_invisible(kept) if pattern is INVISIBLE else pattern.sub("", kept)
     strips = []
     for line, chars in sorted(found.items()):
         codes = ", ".join(sorted({f"U+{ord(c[0]):04X}" for c in chars})[:5])
         size = sum(len(c.encode("utf-8", "replace")) for c in chars)
         what = f"{len(chars)} invisible or control character(s) ({codes})"
         strips.append(Strip(line, size, what, "".join(chars)))
-    return kept, strips
+    return strips
+
+
+def _without_characters(kept: str, ascii_original: bool) -> str:
+    """`kept` without invisible and control characters."""
+    if not ascii_original:
+        kept = drop_invisible(kept)
+    return CONTROL.sub("", kept)

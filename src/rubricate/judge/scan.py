@@ -17,7 +17,14 @@ from typing import TYPE_CHECKING
 
 from rubricate.evidence.results import Finding, Severity
 from rubricate.judge.budget import exclusion_reason
-from rubricate.judge.hidden import CONFUSABLES, INVISIBLE, drop_invisible, find_hidden, strip_hidden
+from rubricate.judge.hidden import (
+    CONFUSABLES,
+    INVISIBLE,
+    drop_invisible,
+    hidden_strips,
+    line_starts,
+    strip_hidden,
+)
 from rubricate.judge.scan_rules import RULES, Rule
 
 if TYPE_CHECKING:
@@ -40,7 +47,6 @@ SUSPICIOUS_WORDS = re.compile(
 )
 CHECK_ID = "injection"
 _DEFINITIONS = frozenset({"markdown comment", "link reference definition"})
-_NEWLINE = re.compile("\n")
 REQUEST_FIELDS = (("spec", "spec"), ("title", "PR title"), ("body", "PR description"))
 _REQUEST_WHERE = frozenset(where for _attribute, where in REQUEST_FIELDS)
 SMUGGLING = re.compile("[\U000e0000-\U000e007f\u202a-\u202e\u2066-\u2069\x1b]")
@@ -58,16 +64,23 @@ def scan_injection(text: str, where: str, detector: Detector | None = None) -> l
     scored = detector.scored(text) if detector else []
     findings += _detector_findings(scored, where, detector) if detector else []
     is_data_file = where.lower().endswith(DATA_FILE_SUFFIXES)
-    visible = text if text.isascii() else _plain_latin(text)
+    visible = _plain_latin(text)
     lowered = visible.lower()
     lines = _LineIndex(visible)
     is_doc = where.lower().endswith(DOC_SUFFIXES) and where not in _REQUEST_WHERE
     folded = len(lowered) == len(visible)  # offsets in `lowered` are offsets in `visible`
+    known: dict[str, set[int]] = {}
     for rule in RULES:
-        if (rule.in_data_files or not is_data_file) and any(w in lowered for w in rule.triggers):
-            severity = rule.in_docs if is_doc else "warning"
-            matches = _matches(rule, lowered, lines) if folded else rule.pattern.finditer(visible)
-            findings += _rule_findings(rule, matches, visible, where, lines, severity)
+        if is_data_file and not rule.in_data_files:
+            continue
+        if folded:  # no trigger, no window: `_matches` then finds nothing
+            matches = _matches(rule, lowered, lines, known)
+        elif any(w in lowered for w in rule.triggers):
+            matches = rule.pattern.finditer(visible)
+        else:
+            continue
+        severity = rule.in_docs if is_doc else "warning"
+        findings += _rule_findings(rule, matches, visible, where, lines, severity)
     return sorted(findings, key=lambda f: f.line or 0)
 
 
@@ -82,7 +95,7 @@ def _detector_findings(scored: list[Scored], where: str, detector: Detector) -> 
 
 def _rules_hit(text: str) -> bool:
     """True when any rule matches `text` (for hidden text: a reason to warn, not just note)."""
-    plain = text if text.isascii() else _plain_latin(text)
+    plain = _plain_latin(text)
     lowered = plain.lower()
     return any(
         any(w in lowered for w in rule.triggers) and rule.pattern.search(plain) for rule in RULES
@@ -91,7 +104,18 @@ def _rules_hit(text: str) -> bool:
 
 def _plain_latin(text: str) -> str:
     """Text as the rules read it: invisible characters dropped, NFKC-normalised (fullwidth and
-    mathematical letters become ASCII), and Cyrillic or Greek look-alikes mapped to Latin."""
+    mathematical letters become ASCII), and Cyrillic or Greek look-alikes mapped to Latin.
+
+    Line by line, the ASCII lines as they are: none of this changes ASCII or crosses a line
+    break, so it is the same as reading the whole text at once
+    (`tests/judge/test_detector_golden.py`)."""
+    if text.isascii():
+        return text
+    lines = text.split("\n")
+    return "\n".join([line if line.isascii() else _plain_line(line) for line in lines])
+
+
+def _plain_line(text: str) -> str:
     plain = drop_invisible(text)
     if not unicodedata.is_normalized("NFKC", plain):
         plain = unicodedata.normalize("NFKC", plain)
@@ -147,7 +171,7 @@ class _LineIndex:
     def starts(self) -> list[int]:
         """The offset where each line starts (line n at index n - 1)."""
         if not self._starts:
-            self._starts = [0] + [m.end() for m in _NEWLINE.finditer(self._text)]
+            self._starts = line_starts(self._text)
         return self._starts
 
 
@@ -155,16 +179,15 @@ WINDOW_LINES = 2
 """A rule is matched within this many lines either side of a line holding one of its triggers."""
 
 
-def _matches(rule: Rule, lowered: str, lines: _LineIndex) -> Iterable[re.Match[str]]:
+def _matches(
+    rule: Rule, lowered: str, lines: _LineIndex, known: dict[str, set[int]] | None = None
+) -> Iterable[re.Match[str]]:
     """The rule's matches in lower-cased text, looked for only around its trigger words (a
-    match holds a trigger; the patterns span at most a line break or two)."""
-    spots = trigger_spots(rule.triggers, lowered)
-    if len(spots) * 40 > len(lowered):
-        return rule.folded.finditer(lowered)
+    match holds a trigger; the patterns span at most a line break or two). `known` keeps each
+    trigger's lines for the next rule that has it."""
     starts = lines.starts()
     windows: list[list[int]] = []
-    for spot in spots:
-        line = bisect.bisect_right(starts, spot) - 1
+    for line in trigger_lines(rule.triggers, lowered, starts, known):
         start = starts[max(line - WINDOW_LINES, 0)]
         after = line + WINDOW_LINES + 1
         end = starts[after] if after < len(starts) else len(lowered)
@@ -172,26 +195,38 @@ def _matches(rule: Rule, lowered: str, lines: _LineIndex) -> Iterable[re.Match[s
             windows[-1][1] = max(windows[-1][1], end)
         else:
             windows.append([start, end])
+    if sum(end - start for start, end in windows) * 2 > len(lowered):
+        return rule.folded.finditer(lowered)
     return itertools.chain.from_iterable(rule.folded.finditer(lowered, a, b) for a, b in windows)
 
 
-def trigger_spots(triggers: tuple[str, ...], text: str) -> list[int]:
-    """Where the triggers are in `text`, as the regex `a|b|c` of them finds them (leftmost,
-    the first trigger that matches there, no overlaps), but with `str.find`, which is far
-    faster on long text."""
-    length: dict[int, int] = {}
-    for trigger in reversed(triggers):  # an earlier trigger wins where two start together
-        at = text.find(trigger)
-        while at >= 0:
-            length[at] = len(trigger)
-            at = text.find(trigger, at + 1)
-    spots: list[int] = []
-    end = 0
-    for at in sorted(length):
-        if at >= end:
-            spots.append(at)
-            end = at + length[at]
-    return spots
+def trigger_lines(
+    triggers: tuple[str, ...],
+    text: str,
+    starts: list[int],
+    known: dict[str, set[int]] | None = None,
+) -> list[int]:
+    """The lines (index into `starts`, where each line of `text` begins) holding a trigger,
+    found with `str.find` (far faster than a regex on long text), which skips to the next
+    line after each hit; a trigger's lines already in `known` are not looked for again."""
+    known = {} if known is None else known
+    found: set[int] = set()
+    for trigger in triggers:
+        if trigger not in known:
+            known[trigger] = _lines_holding(trigger, text, starts)
+        found |= known[trigger]
+    return sorted(found)
+
+
+def _lines_holding(trigger: str, text: str, starts: list[int]) -> set[int]:
+    found: set[int] = set()
+    last = len(starts) - 1
+    at = text.find(trigger)
+    while at >= 0:
+        line = bisect.bisect_right(starts, at) - 1
+        found.add(line)
+        at = text.find(trigger, starts[line + 1]) if line < last else -1
+    return found
 
 
 def _rule_findings(
@@ -216,7 +251,7 @@ def _rule_findings(
 def _hidden_findings(text: str, where: str, is_doc: bool) -> list[Finding]:
     """One finding per strip: what a reader cannot see is never shown to the judge either."""
     found: list[Finding] = []
-    for strip in find_hidden(text)[1]:
+    for strip in hidden_strips(text):
         severity: Severity = "info"
         if strip.what == "HTML comment":
             body = strip.text[4:].removesuffix("-->").strip()

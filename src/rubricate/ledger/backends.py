@@ -11,7 +11,7 @@ from __future__ import annotations
 import shutil
 import tempfile
 import weakref
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -22,7 +22,15 @@ from rubricate.gitio.history import HistoryCommit, branch_history
 from rubricate.gitio.run import GitError
 from rubricate.gitio.workspace import BOT_EMAIL, BOT_NAME, GitWorkspace
 from rubricate.ledger.paths import git_blob_id
-from rubricate.ledger.store import AppendResult, DataBranchError, LedgerStore, RetryPolicy, Tip
+from rubricate.ledger.store import (
+    AppendResult,
+    Check,
+    DataBranchError,
+    LedgerStore,
+    RetryPolicy,
+    Tip,
+    Writer,
+)
 from rubricate.ledger.treeids import TREE_MODE, Entry, file_entry, file_value
 from rubricate.ledger.verify import ForeignCommit, bot_written, foreign_commits
 
@@ -71,9 +79,11 @@ class GitBackend:
         self, tip: Tip, changes: Mapping[str, bytes], deletions: Sequence[str], message: str
     ) -> tuple[bool, str | None]:
         """Commit on the tip and push without force; False when the push is rejected."""
-        with self._errors():
-            commit = self._ws().commit(tip.id, changes, deletions, message)
-            return self._ws().push(commit), commit
+        return write_all(self.writer(tip, message), changes, deletions)
+
+    def writer(self, tip: Tip, message: str) -> BranchWriter:
+        """A commit on the tip whose files are streamed to git as they are given."""
+        return BranchWriter(self._ws(), tip, message, self._errors)
 
     def history(self, at: str | None = None) -> list[HistoryCommit]:
         """Every commit of the branch (up to the commit `at`, else its tip) with the ledger lines
@@ -106,6 +116,52 @@ class GitBackend:
             yield
         except GitError as exc:
             raise DataBranchError(f"data branch {self.branch!r}: {exc}") from None
+
+
+class BranchWriter:
+    """A commit on a fetched tip, its files sent to `git fast-import` as they are given (none
+    held), checked, then pushed without force; nothing reaches the branch before the push."""
+
+    def __init__(
+        self,
+        ws: GitWorkspace,
+        tip: Tip,
+        message: str,
+        errors: Callable[[], AbstractContextManager[None]],
+    ) -> None:
+        self._ws = ws
+        self._tip = tip
+        self._message = message
+        self._errors = errors
+        self._stream = ws.stream(tip.id, message)
+
+    def put(self, path: str, data: bytes) -> None:
+        """Write one file."""
+        with self._errors():
+            self._stream.put(path, data)
+
+    def delete(self, path: str) -> None:
+        """Delete one file."""
+        with self._errors():
+            self._stream.delete(path)
+
+    def reset(self) -> None:
+        """Forget every change given so far."""
+        self._stream.abort()
+        self._stream = self._ws.stream(self._tip.id, self._message)
+
+    def abort(self) -> None:
+        """Commit nothing."""
+        self._stream.abort()
+
+    def finish(self, check: Check | None = None) -> tuple[bool, str | None]:
+        """Make the commit, give its files (listed on demand) to `check`, then push: whether the
+        push landed (False: the branch moved), and the commit."""
+        with self._errors():
+            commit = self._stream.finish()
+            if check is not None:
+                check(GitTree(self._ws, commit, self._errors))
+            return self._ws.push(commit), commit
 
 
 class GitTree(Mapping[str, str]):
@@ -205,34 +261,88 @@ class DirectoryBackend:
         self, tip: Tip, changes: Mapping[str, bytes], deletions: Sequence[str], message: str
     ) -> tuple[bool, str | None]:
         """Write every file beside its target first, then move them all in: all or nothing."""
-        staged: list[tuple[Path, Path]] = []
-        for path, data in changes.items():
-            target = self.root / path
-            temp = target.with_name(f".{target.name}.rubricate-new")
-            try:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                temp.write_bytes(data)
-            except OSError as exc:
-                for done, _ in staged:
-                    done.unlink(missing_ok=True)
-                blocked = isinstance(exc, (FileExistsError, NotADirectoryError))
-                why = "a file stands where its directory should be" if blocked else exc.strerror
-                raise ConfigError(
-                    f"{self.root}: cannot write {path}: {why}; nothing was written"
-                ) from None
-            staged.append((temp, target))
-        for temp, target in staged:
-            temp.replace(target)
-        _remove(self.root, deletions)
-        return True, None
+        return write_all(self.writer(tip, message), changes, deletions)
+
+    def writer(self, tip: Tip, message: str) -> DirectoryWriter:
+        """A write whose files are staged beside their targets as they are given."""
+        return DirectoryWriter(self.root, tip)
 
     def close(self) -> None:
         """Nothing to release: the directory is the user's."""
 
 
-def _remove(root: Path, paths: Iterable[str]) -> None:
-    for path in paths:
-        (root / path).unlink(missing_ok=True)
+class DirectoryWriter:
+    """Files written beside their targets as they are given (none held), then moved in all at
+    once by `finish`; a write that stops before leaves the targets as they were."""
+
+    def __init__(self, root: Path, tip: Tip) -> None:
+        self._root = root
+        self._tip = tip
+        self._staged: dict[str, Path] = {}
+        self._deletions: list[str] = []
+
+    def put(self, path: str, data: bytes) -> None:
+        """Stage one file beside its target."""
+        target = self._root / path
+        temp = target.with_name(f".{target.name}.rubricate-new")
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            temp.write_bytes(data)
+        except OSError as exc:
+            self.abort()
+            blocked = isinstance(exc, (FileExistsError, NotADirectoryError))
+            why = "a file stands where its directory should be" if blocked else exc.strerror
+            raise ConfigError(
+                f"{self._root}: cannot write {path}: {why}; nothing was written"
+            ) from None
+        self._staged[path] = temp
+
+    def delete(self, path: str) -> None:
+        """Delete one file when the write finishes."""
+        self._deletions.append(path)
+
+    def reset(self) -> None:
+        """Forget every change given so far."""
+        self.abort()
+
+    def abort(self) -> None:
+        """Remove the staged files: nothing is written."""
+        for temp in self._staged.values():
+            temp.unlink(missing_ok=True)
+        self._staged.clear()
+        self._deletions.clear()
+
+    def finish(self, check: Check | None = None) -> tuple[bool, str | None]:
+        """Move the staged files in and delete the others, then give the directory's files (the
+        tip's, with the written ones read back) to `check`."""
+        for path, temp in self._staged.items():
+            temp.replace(self._root / path)
+        for path in self._deletions:
+            (self._root / path).unlink(missing_ok=True)
+        if check is None:
+            return True, None
+        written = dict(self._tip.tree)
+        for path in self._deletions:
+            written.pop(path, None)
+        for path in self._staged:
+            written[path] = git_blob_id((self._root / path).read_bytes())
+        check(written)
+        return True, None
+
+
+def write_all(
+    writer: Writer, changes: Mapping[str, bytes], deletions: Sequence[str]
+) -> tuple[bool, str | None]:
+    """Write these changes with `writer`: whether they landed, and the commit if any."""
+    try:
+        for path in sorted(deletions):
+            writer.delete(path)
+        for path in sorted(changes):
+            writer.put(path, changes[path])
+        return writer.finish()
+    except BaseException:
+        writer.abort()
+        raise
 
 
 class DataBranchStore(LedgerStore):

@@ -122,8 +122,14 @@ def bucket_jobs(path: str, data: bytes) -> dict[tuple[str, int], CachedJob]:
     """The rows of one bucket; ValueError when it is not one."""
     jobs: dict[tuple[str, int], CachedJob] = {}
     try:
-        for line in data.decode().split("\n")[:-1]:
-            cached = _job_from_row(json.loads(line))
+        lines = data.decode().split("\n")[:-1]
+        if not all(line[:1] == "[" and line[-1:] == "]" for line in lines):
+            raise ValueError("a bucket line is a JSON array")
+        rows = json.loads("[" + ",".join(lines) + "]")  # one parse: no call per line
+        if len(rows) != len(lines):
+            raise ValueError("a bucket line is one JSON array")
+        for row in rows:
+            cached = _job_from_row(row)
             key = (cached.facts.repo, cached.facts.pr)
             if key in jobs or bucket_path(key[1]) != path:
                 raise ValueError("a job twice, or in the wrong bucket")

@@ -99,8 +99,12 @@ def closing_files(
     yield CACHE_PATH, cache_head(cache, derived)
 
 
-def job_file(job: JobSummary) -> bytes:
-    """One job: its state, both scoring moments, its rubric_quality and its events."""
+def job_file(job: JobSummary, records: Mapping[str, Mapping[str, Any]] | None = None) -> bytes:
+    """One job: its state, both scoring moments, its rubric_quality and its events.
+
+    `records` gives each event's JSON object by id, as its canonical ledger line reads, when
+    the caller has them (a bulk writer that made the lines); the events are dumped otherwise.
+    """
     facts = job.facts
     body: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
@@ -112,7 +116,10 @@ def job_file(job: JobSummary) -> bytes:
         "first_submission": None if job.first is None else job.first.as_dict(),
         "final_approval": None if job.final is None else job.final.as_dict(),
         "rubric_quality": facts.rubric_quality,
-        "events": [e.model_dump(mode="json", exclude_none=True) for e in job.events],
+        "events": [
+            e.model_dump(mode="json", exclude_none=True) if records is None else records[e.id]
+            for e in job.events
+        ],
     }
     return (json.dumps(body, sort_keys=True, separators=(",", ":")) + "\n").encode()
 

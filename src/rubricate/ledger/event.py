@@ -265,8 +265,8 @@ def rfc3339(value: datetime | None) -> str | None:
     """A UTC time as the ledger writes it: `YYYY-MM-DDTHH:MM:SSZ` (None stays None)."""
     if value is None:
         return None
-    utc = value.astimezone(timezone.utc)
-    return f"{utc.year:04d}-{utc:%m-%dT%H:%M:%S}Z"
+    utc = value.astimezone(timezone.utc)  # isoformat pads the year to four digits, as RFC 3339
+    return utc.replace(tzinfo=None, microsecond=0).isoformat() + "Z"
 
 
 def same_login(login: str, other: str) -> bool:

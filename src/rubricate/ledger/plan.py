@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from typing import Any
 
 from pydantic import ValidationError
@@ -64,11 +65,11 @@ from rubricate.ledger.paths import (
     is_derived,
     job_paths,
 )
-from rubricate.ledger.refold import refold
 from rubricate.ledger.reputation import Totals, job_terms, repo_entry
 from rubricate.ledger.reputation_config import ReputationConfig
 from rubricate.ledger.treeids import TREE_MODE, Listing, changed_listing, listing_of
 from rubricate.ledger.trust import key_id, signed
+from rubricate.ledger.verify import verify_tree
 
 Reader = Callable[[Sequence[str]], Mapping[str, bytes]]
 """Reads files of the tree being planned on: paths → contents."""
@@ -99,7 +100,7 @@ def plan_full(
     known = {e.id for e in parsed.events}
     added = tuple(e for e in batch if e.id not in known)
     receiving = read([p for p in last_shards(shards, added) if p in tree])
-    texts = appended({p: decode_shard(d) for p, d in receiving.items()}, added, shards)
+    texts = appended({p: decode_shard(d) for p, d in receiving.items()}, lines_of(added), shards)
     new_shards = {**parsed.shards, **{p: git_blob_id(d) for p, d in texts.items()}}
     grown = replace(parsed, events=parsed.events + added, shards=new_shards)
     files = {**texts, **derive_files(grown, config)}
@@ -116,12 +117,18 @@ def last_shards(shards: Iterable[str], events: Iterable[Event]) -> set[str]:
     return found
 
 
+def lines_of(events: Iterable[Event]) -> list[tuple[datetime, str]]:
+    """Each event's time and canonical ledger line, as `appended` takes them."""
+    return [(event.at, event.to_line()) for event in events]
+
+
 def appended(
-    texts: Mapping[str, str], added: Sequence[Event], paths: Iterable[str] = ()
+    texts: Mapping[str, str], lines: Sequence[tuple[datetime, str]], paths: Iterable[str] = ()
 ) -> dict[str, bytes]:
-    """The shards that receive new lines, with those lines appended; `texts` holds at least the
-    last shard of each month the events fall in, `paths` every shard of those months (see
-    `shard_for`). A shard that reaches `SHARD_BYTES` takes no more: the next one starts."""
+    """The shards that receive new lines (each new event's time and canonical line), with those
+    lines appended; `texts` holds at least the last shard of each month the events fall in,
+    `paths` every shard of those months (see `shard_for`). A shard that reaches `SHARD_BYTES`
+    takes no more: the next one starts."""
     shards = set(paths) | set(texts)
     sizes: dict[str, int] = {}
     receiving: dict[str, str] = {}
@@ -132,19 +139,19 @@ def appended(
             sizes[path] = len(encode_shard(texts.get(path, "")))
         return sizes[path]
 
-    for event in added:
-        month = shard_path(event.at)
+    for at, text in lines:
+        month = shard_path(at)
         path = receiving.get(month)
         if path is None or size(path) >= SHARD_BYTES:
-            path = shard_for(event.at, shards if path is None else [path], size)
+            path = shard_for(at, shards if path is None else [path], size)
             shards.add(path)
             receiving[month] = path
-        line = event.to_line() + "\n"
+        line = text + "\n"
         by_shard.setdefault(path, []).append(line)
         sizes[path] = size(path) + len(line.encode())
     return {
-        p: encode_shard(append_lines(texts.get(p, ""), [])) + "".join(lines).encode()
-        for p, lines in by_shard.items()
+        p: encode_shard(append_lines(texts.get(p, ""), [])) + "".join(new).encode()
+        for p, new in by_shard.items()
     }
 
 
@@ -208,11 +215,26 @@ def plan_rebuild(
 ) -> AppendPlan:
     """Regenerate every derived file from the whole ledger, adding nothing: the plan holds the
     derived files whose content differs from the tree's (the fold streams, see
-    `rubricate.ledger.refold`), and deletes those no longer derived."""
-    used = config or branch_config(tree, read, _head(tree, read))
-    fold = refold(tree, read, used, key, lambda path, blob_id: tree.get(path) != blob_id)
-    stale = tuple(sorted(p for p in tree if is_derived(p) and p not in fold.derived))
-    return AppendPlan((), 0, fold.kept, stale)
+    `rubricate.ledger.refold`), and deletes those no longer derived. A store's rebuild writes
+    them as the fold gives them instead (`verify_tree`'s `fix`); this holds them."""
+    held = Held()
+    report = verify_tree(tree, read, config, key, held)
+    return AppendPlan((), 0, held.files, report.removed)
+
+
+class Held:
+    """A `Fixer` that holds the files it is given."""
+
+    def __init__(self) -> None:
+        self.files: dict[str, bytes] = {}
+
+    def put(self, path: str, data: bytes) -> None:
+        """Hold one file."""
+        self.files[path] = data
+
+    def reset(self) -> None:
+        """Forget every file."""
+        self.files.clear()
 
 
 def branch_config(
@@ -321,7 +343,7 @@ def plan_incremental(
     if any(events is None for events in existing.values()):
         return None
     texts = {p: decode_shard(d) for p, d in files.items() if is_shard(p)}
-    written = appended(texts, added, shards)
+    written = appended(texts, lines_of(added), shards)
     for path in {id_bucket(e.id) for e in added}:
         written[path] = encode_ids(known[path] | {e.id for e in added if id_bucket(e.id) == path})
     totals = {

@@ -5,8 +5,9 @@ Memory holds one shard's events, the events of the jobs still open at that point
 and the fold's compact state (each job's facts and file id, each id seen), never the whole
 ledger: a job is folded, and its file produced, as soon as the last shard naming it is read.
 That shard is found by a first, light pass that reads only each line's `repo` and `pr`
-(validated as the event validates them, so a valid event's job is the one the pass saw). The
-files come out with their git blob ids, and only those that `keep` accepts are held.
+(validated as the event validates them, so a valid event's job is the one the pass saw). Each
+file is handed to `emit` with its git blob id as it is produced, and let go; when the layout the
+light pass found proves wrong, `restart` is called and the files come again in the right one.
 """
 
 from __future__ import annotations
@@ -33,8 +34,8 @@ from rubricate.ledger.paths import Layout, git_blob_id
 from rubricate.ledger.reputation_config import ReputationConfig
 
 Reader = Callable[[Sequence[str]], Mapping[str, bytes]]
-Keep = Callable[[str, str], bool]
-"""Whether to hold a derived file's content, given its path and blob id."""
+Emit = Callable[[str, str, bytes], None]
+"""Takes a derived file as the fold produces it: its path, blob id and content."""
 
 
 class _JobOnly(BaseModel):
@@ -48,12 +49,11 @@ class _JobOnly(BaseModel):
 @dataclass(frozen=True)
 class Refold:
     """What the full fold gives: the ledger's problems and shards (no events: `events` counts
-    them), every derived file's blob id, and the content of the files `keep` accepted."""
+    them), and every derived file's blob id."""
 
     ledger: ParsedLedger
     events: int
     derived: Mapping[str, str]
-    kept: Mapping[str, bytes]
 
 
 def refold(
@@ -61,20 +61,23 @@ def refold(
     read: Reader,
     config: ReputationConfig,
     key: bytes | None = None,
-    keep: Keep = lambda path, blob_id: False,
+    emit: Emit = lambda path, blob_id, data: None,
+    restart: Callable[[], None] = lambda: None,
 ) -> Refold:
-    """Fold the ledger of `tree` (path → blob id), whose shards `read` gives one at a time."""
+    """Fold the ledger of `tree` (path → blob id), whose shards `read` gives one at a time,
+    handing each derived file to `emit` as it is produced."""
     shards = sorted(p for p in tree if is_shard(p))
     ends, repos = job_ends(tree, shards, read)
     layout = Layout(tuple(sorted(repos)))
     for _ in range(2):  # the second time with the layout the first one found
-        fold = _Fold(config, key, layout, keep)
+        fold = _Fold(config, key, layout, emit)
         for index, path in enumerate(shards):
             fold.add(parse_shard(path, _text(tree, read, path), key), ends, index)
         found = Layout(tuple(sorted({repo for repo, _ in (*fold.jobs, *fold.open)})))
         if found == layout:
             break
         layout = found  # a line naming another repository was not a valid event
+        restart()
     return fold.finish()
 
 
@@ -98,16 +101,15 @@ class _Fold:
     """The fold's state between shards."""
 
     def __init__(
-        self, config: ReputationConfig, key: bytes | None, layout: Layout, keep: Keep
+        self, config: ReputationConfig, key: bytes | None, layout: Layout, emit: Emit
     ) -> None:
         self.config = config
         self.builder = LedgerBuilder(key)
         self.layout = layout
-        self.keep = keep
+        self.emit = emit
         self.open: dict[JobKey, list[Event]] = {}
         self.jobs: dict[JobKey, CachedJob] = {}
         self.derived: dict[str, str] = {}
-        self.kept: dict[str, bytes] = {}
 
     def add(self, shard: ShardParse, ends: Mapping[JobKey, int], index: int) -> None:
         """Take in the shard at `index`, then fold every job it is the last shard of."""
@@ -123,8 +125,7 @@ class _Fold:
     def _produced(self, path: str, data: bytes) -> None:
         blob_id = git_blob_id(data)
         self.derived[path] = blob_id
-        if self.keep(path, blob_id):
-            self.kept[path] = data
+        self.emit(path, blob_id, data)
 
     def finish(self) -> Refold:
         """Fold the jobs left open, then produce the files that follow from every job."""
@@ -134,7 +135,7 @@ class _Fold:
         closing = closing_files(ledger, self.jobs, self.config, self.builder.seen, self.derived)
         for path, data in closing:
             self._produced(path, data)
-        return Refold(ledger, self.builder.events, self.derived, self.kept)
+        return Refold(ledger, self.builder.events, self.derived)
 
 
 def _text(tree: Mapping[str, str], read: Reader, path: str) -> str:

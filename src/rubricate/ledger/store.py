@@ -5,8 +5,10 @@ the derived files and writes them in one step. The git backend (`DataBranchStore
 the bot identity and pushes without force; a rejected push starts over from the new tip after a
 jittered exponential backoff, at most `RetryPolicy.attempts` times. The directory backend
 (`DirectoryStore`, e.g. a checkout of the data branch) writes the files in place, all or
-nothing, with no concurrency control. A rebuild regenerates every derived file from the whole
-ledger the same way.
+nothing, with no concurrency control. A fix (`verify --fix`, or a rebuild) writes, in the one
+fold that verifies the ledger, each derived file that differs as the fold produces it (the
+backend's `Writer` holds none), and checks the written files against the fold's ids before
+they are published.
 
 An extra file (e.g. a PR's view state under `views/`) is given either as its new content, or as
 a function of its content at the tip (None when absent) that returns the new content (None to
@@ -22,6 +24,7 @@ import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from types import TracebackType
 from typing import TYPE_CHECKING, Protocol, TypeAlias, TypeVar
 
@@ -39,7 +42,7 @@ from rubricate.ledger.codec import (
 from rubricate.ledger.event import Event
 from rubricate.ledger.paths import git_blob_id, is_derived
 from rubricate.ledger.trust import resign_shard, trusted
-from rubricate.ledger.verify import VerifyReport, verify_tree
+from rubricate.ledger.verify import VerifyReport, verify_tree, written_problems
 
 if TYPE_CHECKING:
     from rubricate.ledger.plan import AppendPlan, Reader
@@ -61,6 +64,15 @@ class AppendResult:
     present: int
     commit: str | None
     attempts: int
+
+
+@dataclass(frozen=True)
+class Fix:
+    """What `verify --fix` found, what it wrote, and the report of what is there after it."""
+
+    found: VerifyReport
+    result: AppendResult
+    report: VerifyReport
 
 
 @dataclass(frozen=True)
@@ -87,6 +99,30 @@ class Tip:
     read: Reader
 
 
+Check: TypeAlias = Callable[[Mapping[str, str]], None]
+"""Looks at the files a write gives (path → blob id) before they are published; raises to stop."""
+
+
+class Writer(Protocol):
+    """One write over a tip, its files given one at a time and none held (`Backend.writer`)."""
+
+    def put(self, path: str, data: bytes) -> None:
+        """Write one file."""
+
+    def delete(self, path: str) -> None:
+        """Delete one file."""
+
+    def reset(self) -> None:
+        """Forget every change given so far."""
+
+    def abort(self) -> None:
+        """Write nothing."""
+
+    def finish(self, check: Check | None = None) -> tuple[bool, str | None]:
+        """Write, `check` first seeing the files as written where the backend can (a branch:
+        before its push): whether it landed (False: the tip moved), and the commit if any."""
+
+
 class Backend(Protocol):
     """Where the files live: a git branch or a directory."""
 
@@ -103,6 +139,9 @@ class Backend(Protocol):
         self, tip: Tip, changes: Mapping[str, bytes], deletions: Sequence[str], message: str
     ) -> tuple[bool, str | None]:
         """Write over `tip`: whether it landed (False: the tip moved), and the commit if any."""
+
+    def writer(self, tip: Tip, message: str) -> Writer:
+        """A write over `tip` whose files are given one at a time."""
 
     def close(self) -> None:
         """Release what the backend holds."""
@@ -180,11 +219,43 @@ class LedgerStore(Closing):
     @bulk
     def rebuild(self) -> AppendResult:
         """Regenerate every derived file from the whole ledger; write only if one changes."""
-        from rubricate.ledger.plan import plan_rebuild
+        return self.fix().result
 
-        return self._swap(
-            lambda tip: plan_rebuild(tip.tree, tip.read, self.config, self.key), {}, True
-        )
+    @bulk
+    def fix(self) -> Fix:
+        """`ledger verify --fix` in one fold: each derived file that differs from the tip is
+        written as the verifying fold gives it (in one commit, racing safely), and the written
+        files are checked against the fold's ids instead of folding again. A branch that does
+        not exist is left so."""
+        message = commit_message(0, [], rebuilt=True)
+        for attempt in range(1, self.retry.attempts + 1):
+            tip = self.backend.tip()
+            writer = self.backend.writer(tip, message)
+            try:
+                fixer = None if self.backend.found is False else writer
+                found = verify_tree(tip.tree, tip.read, self.config, self.key, fixer)
+                if fixer is None or not found.fixable:
+                    writer.abort()
+                    return Fix(found, AppendResult(0, 0, None, attempt), found)
+                for path in found.removed:
+                    writer.delete(path)
+                landed, commit = writer.finish(partial(self._as_folded, tip, found))
+            except BaseException:
+                writer.abort()
+                raise
+            if landed:
+                fixed = replace(found, stale=(), removed=())
+                return Fix(found, AppendResult(0, 0, commit, attempt), fixed)
+            if attempt < self.retry.attempts:
+                self.retry.sleep(self.retry.delay(attempt))
+        raise self._kept_moving()
+
+    def _as_folded(self, tip: Tip, found: VerifyReport, written: Mapping[str, str]) -> None:
+        """Refuse a fix whose written files are not the tip's ledger with the fold's files."""
+        problems = written_problems(tip.tree, found, written)
+        if problems:
+            listed = "; ".join(problems[:5]) + ("; …" if len(problems) > 5 else "")
+            raise DataBranchError(f"{self.backend.where}: the fix wrote other files: {listed}")
 
     @bulk
     def resign(
@@ -236,7 +307,10 @@ class LedgerStore(Closing):
                 return AppendResult(len(plan.added), plan.present, commit, attempt)
             if attempt < self.retry.attempts:
                 self.retry.sleep(self.retry.delay(attempt))
-        raise DataBranchError(
+        raise self._kept_moving()
+
+    def _kept_moving(self) -> DataBranchError:
+        return DataBranchError(
             f"{self.backend.where} kept moving: gave up after {self.retry.attempts} attempts"
         )
 

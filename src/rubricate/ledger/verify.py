@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from rubricate.errors import RubricateError
 from rubricate.ledger.cache import head_config, read_head
@@ -20,7 +20,7 @@ from rubricate.ledger.refold import refold
 from rubricate.ledger.reputation import COMPONENTS
 from rubricate.ledger.reputation_config import ReputationConfig
 from rubricate.ledger.trust import refusal
-from rubricate.yamlsource import did_you_mean
+from rubricate.suggest import did_you_mean
 
 
 @dataclass(frozen=True)
@@ -36,6 +36,10 @@ class VerifyReport:
     blob id and let go)."""
     events: int
     """How many valid events the ledger holds."""
+    derived: Mapping[str, str] = field(default_factory=dict)
+    """Every derived file's blob id, as the full fold gives it."""
+    removed: tuple[str, ...] = ()
+    """The derived paths of the tree that the fold does not give (a fix deletes them)."""
 
     @property
     def problems(self) -> list[str]:
@@ -80,28 +84,60 @@ def verify_files(
     return verify_tree(tree, lambda paths: {p: files[p] for p in paths}, config, key)
 
 
+class Fixer(Protocol):
+    """Where a fix writes the derived files that differ from the tree's, as the fold gives them."""
+
+    def put(self, path: str, data: bytes) -> None:
+        """Write one derived file."""
+
+    def reset(self) -> None:
+        """Forget the files written so far: the fold starts over (they come again)."""
+
+
 def verify_tree(
     tree: Mapping[str, str],
     read: Callable[[Sequence[str]], Mapping[str, bytes]],
     config: ReputationConfig | None = None,
     key: bytes | None = None,
+    fix: Fixer | None = None,
 ) -> VerifyReport:
     """`verify_files` over a tree (path → git blob id) whose files `read` gives: the ledger is
     folded job by job, reading one shard at a time (`rubricate.ledger.refold`), and each derived
     file is compared by blob id as it is produced, so that memory holds one shard and the
-    fold's compact state, not the ledger."""
+    fold's compact state, not the ledger. With `fix`, each derived file whose id differs from the
+    tree's is handed to it as it is produced (the report's `removed` are the files to delete)."""
     recorded = read([p for p in (CACHE_PATH, REPUTATION_PATH) if p in tree])
     used = config or recorded_config(recorded) or ReputationConfig()
-    fold = refold(tree, read, used, key, lambda path, _: path == REPUTATION_PATH)
+    kept: dict[str, bytes] = {}
+
+    def emit(path: str, blob_id: str, data: bytes) -> None:
+        if path == REPUTATION_PATH:
+            kept[path] = data
+        if fix is not None and tree.get(path) != blob_id:
+            fix.put(path, data)
+
+    fold = refold(tree, read, used, key, emit, fix.reset if fix is not None else lambda: None)
     expected = fold.derived
     stale = [f"{p}: missing" for p in sorted(expected) if p not in tree]
     stale += [f"{p}: out of date" for p in sorted(expected) if p in tree and tree[p] != expected[p]]
-    stale += [
-        f"{p}: not derived from the ledger"
-        for p in sorted(tree)
-        if is_derived(p) and p not in expected
+    removed = tuple(p for p in sorted(tree) if is_derived(p) and p not in expected)
+    stale += [f"{p}: not derived from the ledger" for p in removed]
+    return VerifyReport(fold.ledger, tuple(stale), used, kept, fold.events, expected, removed)
+
+
+def written_problems(
+    before: Mapping[str, str], report: VerifyReport, written: Mapping[str, str]
+) -> list[str]:
+    """How a tree written by a fix of `before` differs from what its fold expects: `before`'s
+    files that are not derived, unchanged, and exactly the derived files of `report`, by id."""
+    expected = {p: i for p, i in before.items() if not is_derived(p)}
+    expected.update(report.derived)
+    found = dict(written)
+    paths = sorted(p for p in expected.keys() | found.keys() if expected.get(p) != found.get(p))
+    return [
+        f"{p}: written {found.get(p, 'nothing')}, expected {expected.get(p, 'nothing')}"
+        for p in paths
     ]
-    return VerifyReport(fold.ledger, tuple(stale), used, fold.kept, fold.events)
 
 
 @dataclass(frozen=True)

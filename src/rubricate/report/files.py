@@ -3,11 +3,11 @@ writes files). The HTML site is written by `site`."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from rubricate.report.kept_json import canonical, rows_for_writing
 from rubricate.report.markdown import report_markdown
 
 
@@ -18,11 +18,14 @@ def write_markdown(report: Mapping[str, Any], out: Path) -> Path:
 
 
 def write_json(report: Mapping[str, Any], path: Path) -> Path:
-    """Every number the pages show, as JSON."""
+    """Every number the pages show, as canonical JSON (the parts the last report kept written
+    as the text they were kept as)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    # `dumps`, compact: only then does json use its C encoder (`dump` never does).
-    text = json.dumps(report, sort_keys=True, allow_nan=False, separators=(",", ":"))
-    return write_text(path, text + "\n")
+    scores = report.get("scores")
+    if scores is not None:
+        rows = rows_for_writing(scores["jobs"])
+        report = {**report, "scores": {**scores, "jobs": rows}}
+    return write_text(path, canonical(report) + "\n")
 
 
 def write_text(path: Path, text: str) -> Path:

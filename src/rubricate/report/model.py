@@ -43,6 +43,7 @@ from rubricate.ledger.reputation import (
 from rubricate.ledger.reputation_config import ReputationConfig
 from rubricate.ledger.verify import corrupt_lines
 from rubricate.report.calibration import calibration
+from rubricate.report.kept_json import KeptSeries
 from rubricate.report.memo import SEED, Memo
 from rubricate.report.scores import (
     Scored,
@@ -140,9 +141,12 @@ class Sources:
     ledger: LedgerFacts
     facts: Mapping[JobKey, JobFacts]
     parts: Mapping[JobKey, JobPart]
-    series: Iterable[tuple[AuthorKey, Points]]
+    series: Iterable[tuple[AuthorKey, Points | KeptSeries]]
     tally: Tally | None = None
     memo: Memo = field(default_factory=Memo)
+    reputation: Mapping[str, Any] | None = None
+    """reputation.json's `repos`, when it was folded from these very jobs under this config (the
+    `ranked` column then reads it instead of folding every job again)."""
 
 
 def parsed_sources(parsed: ParsedLedger, config: ReputationConfig, author: str | None) -> Sources:
@@ -207,7 +211,9 @@ def assemble(
         (key, points) for key, points in series if wanted is None or same_login(key[1], wanted)
     )
     authors = _authors(shown, cutoff, part)
-    whole = reputation_document(list(facts.values()), config, LedgerCounts())["repos"]
+    whole = sources.reputation
+    if whole is None:
+        whole = reputation_document(list(facts.values()), config, LedgerCounts())["repos"]
     report["authors"] = [_with_ranked(a, whole[a["repo"]]["authors"][a["author"]]) for a in authors]
     tally = sources.tally
     if tally is None or len(active) != len(facts):
@@ -227,7 +233,7 @@ def assemble(
 
 
 def _authors(
-    series: Iterable[tuple[AuthorKey, Points]],
+    series: Iterable[tuple[AuthorKey, Points | KeptSeries]],
     cutoff: datetime | None,
     part: Callable[[list[dict[str, Any]]], None],
 ) -> list[dict[str, Any]]:
@@ -235,7 +241,8 @@ def _authors(
     authors: list[dict[str, Any]] = []
     done = 0
     for (repo, author), points in series:
-        entry = {k: v for k, v in points[-1].items() if k not in ("at", "pr")}
+        last = points.last if isinstance(points, KeptSeries) else points[-1]
+        entry = {k: v for k, v in last.items() if k not in ("at", "pr")}
         slug = author_stem(author)
         if (
             authors
@@ -244,7 +251,7 @@ def _authors(
         ):
             part(authors[done:])
             done = len(authors)
-        shown = [_point(p) for p in since(points, cutoff)]
+        shown = shown_points(points, cutoff)
         authors.append({"repo": repo, "author": author, "slug": slug, **entry, "series": shown})
     if authors[done:]:
         part(authors[done:])
@@ -260,7 +267,15 @@ def _with_ranked(entry: dict[str, Any], recorded: Mapping[str, Any]) -> dict[str
     return {**entry, "ranked": recorded["ranked"], "components": ranked}
 
 
-def _point(point: dict[str, Any]) -> dict[str, Any]:
+def shown_points(points: Points | KeptSeries, cutoff: datetime | None) -> Sequence[Any]:
+    """The points of a series that the report shows (`since` the cutoff), as it shows them."""
+    if isinstance(points, KeptSeries):
+        return points.shown if cutoff is None else since(points.shown, cutoff)
+    return [shown_point(p) for p in since(points, cutoff)]
+
+
+def shown_point(point: dict[str, Any]) -> dict[str, Any]:
+    """A point as the report shows it."""
     return {
         "at": point["at"],
         "pr": point["pr"],

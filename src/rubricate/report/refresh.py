@@ -10,9 +10,11 @@ else is the last report's. `assemble` then gives the document a full build gives
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from rubricate.ledger.cache import FoldCache
 from rubricate.ledger.codec import ParsedLedger
@@ -21,6 +23,7 @@ from rubricate.ledger.paths import author_stem
 from rubricate.ledger.reputation_config import ReputationConfig
 from rubricate.ledger.snapshot import FoldSnapshot
 from rubricate.ledger.verify import corrupt_lines
+from rubricate.report.kept_json import KeptSeries
 from rubricate.report.memo import Memo
 from rubricate.report.model import (
     AuthorKey,
@@ -42,11 +45,9 @@ class Kept:
 
     files: Mapping[JobKey, str]
     parts: Mapping[JobKey, JobPart]
-    series: Mapping[AuthorKey, Points]
+    series: Mapping[AuthorKey, Points | KeptSeries]
     tally: Tally
     memo: Memo = field(default_factory=Memo)
-    texts: Mapping[AuthorKey, str] = field(default_factory=dict)
-    """The JSON text of the series the last report wrote, of the authors it did not change."""
 
 
 def cache_ledger_facts(cache: FoldCache) -> LedgerFacts:
@@ -56,6 +57,22 @@ def cache_ledger_facts(cache: FoldCache) -> LedgerFacts:
     return LedgerFacts(
         problems, cache.events, len(cache.corrupt), len(cache.duplicates), cache.newest_at
     )
+
+
+def recorded_reputation(data: bytes | None, config: ReputationConfig) -> dict[str, Any] | None:
+    """The `repos` of the data branch's reputation.json (`data`, from a tip whose fold cache
+    verified, so folded from the very jobs the cache holds) when it was folded under `config`;
+    None otherwise (the report then folds every job for the `ranked` column)."""
+    if data is None:
+        return None
+    try:
+        document = json.loads(data)
+        if document["config"] != config.model_dump(mode="json"):
+            return None
+        repos = document["repos"]
+    except (ValueError, TypeError, KeyError):
+        return None
+    return repos if isinstance(repos, dict) else None
 
 
 def refreshed(
@@ -86,13 +103,14 @@ def refreshed(
     for key in changed:
         tally.add(parts[key].scored)
     facts = {key: job.facts for key, job in jobs.items()}
-    series = {key: kept.series[key] for key in authors - touched}
-    texts = {key: kept.texts[key] for key in series if key in kept.texts}
+    series: dict[AuthorKey, Points | KeptSeries] = {
+        key: kept.series[key] for key in authors - touched
+    }
     ordered = [e for key in sorted(read) for e in events[key]]
     series.update(each_series(ordered, config, facts))
     listed = [(key, series[key]) for key in sorted(series, key=_page_order)]
     sources = Sources(cache_ledger_facts(snapshot.cache), facts, parts, listed, tally, kept.memo)
-    return sources, Kept(files, parts, series, tally, kept.memo, texts), stale
+    return sources, Kept(files, parts, series, tally, kept.memo), stale
 
 
 def _page_order(key: AuthorKey) -> tuple[str, AuthorKey]:

@@ -5,11 +5,14 @@ It holds each job's file id and part, each author's series, the tally of every j
 (`tallies`), the estimates the report used (`memo`), how each author page was drawn
 (`workers.DrawnPage`) and what every page showed besides its author's (`context`), under a
 digest of what all of them depend on (`inputs`: rubricate's version, the reputation config, the
-ledger key's id). A job's scores are kept as JSON text, read only for a job that changed; each
-author's series too, written again as it was read when the author did not change. A state of
-other inputs, or one that does not read back, is not used. It is taken out of the folder when a
-report starts and written back when it has finished, so a report that stops half-way leaves none
-that would not hold.
+ledger key's id). The file is a head line, then one line a job and one an author, their fields
+joined by tabs; a field is canonical JSON text (`kept_json`), which holds no tab or newline. A
+job's scores are read only for a job that changed, its row in one parse with every other row;
+an author's series is its last point and the text of its points as report.json shows them, both
+written again as they were read when the author did not change. A state of other inputs, or
+one that does not read back, is not used (`take_state` says why). It is taken out of the folder
+when a report starts and written back when it has finished, so a report that stops half-way
+leaves none that would not hold.
 """
 
 from __future__ import annotations
@@ -19,18 +22,19 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, overload
+from typing import overload
 
 from rubricate import __version__
 from rubricate.ledger.reputation_config import ReputationConfig
+from rubricate.report.kept_json import KeptJSON, KeptRow, KeptSeries, canonical, row_text
 from rubricate.report.memo import Memo
-from rubricate.report.model import JobPart
+from rubricate.report.model import JobPart, Points, shown_point
 from rubricate.report.refresh import Kept
 from rubricate.report.scores import Scored
 from rubricate.report.tallies import read_tally
 
 STATE_PATH = ".rubricate/report-state.json"
-STATE_FORMAT = 4
+STATE_FORMAT = 6
 
 
 @dataclass(frozen=True)
@@ -87,38 +91,46 @@ def state_inputs(config: ReputationConfig, key_id: str | None) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def take_state(out: Path, inputs: str) -> State | None:
-    """The state the last report left in `out`, taken out of it; None when there is none that
-    was made for these `inputs` and reads back."""
+def take_state(out: Path, inputs: str) -> tuple[State | None, str]:
+    """The state the last report left in `out`, taken out of it; or None and why the one there
+    is not used ("" when there is none), when none was made for these `inputs` and reads back."""
     path = out / STATE_PATH
     try:
-        data = json.loads(path.read_bytes())
+        text = path.read_text(encoding="utf-8")
         path.unlink()
-    except (OSError, ValueError):
-        return None
+    except FileNotFoundError:
+        return None, ""  # a first report: nothing to say
+    except (OSError, ValueError) as exc:
+        return None, f"{path} cannot be read ({exc})"
     try:
-        return None if data["inputs"] != inputs else _state(data)
-    except (KeyError, TypeError, ValueError, IndexError, AttributeError):
-        return None
+        return _state(text, inputs), ""
+    except _OtherInputs:
+        return None, f"{path} was made by another rubricate version, config or ledger key"
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+        return None, f"{path} does not read back ({type(exc).__name__}: {exc})"
 
 
 def save_state(out: Path, inputs: str, state: State) -> Path:
-    """Write the state for the next report."""
-    texts = state.kept.texts
+    """Write the state for the next report: a head line, then one line a job and one an
+    author, their fields joined by tabs (kept JSON texts, which hold no tab or newline)."""
+    kept = state.kept
     jobs = [
-        [repo, pr, state.kept.files[(repo, pr)], *_part(state.kept.parts[(repo, pr)])]
-        for repo, pr in sorted(state.kept.parts)
-        if (repo, pr) in state.kept.files
+        "\t".join(
+            ("J", json.dumps(repo), str(pr), kept.files[(repo, pr)], *_part(kept.parts[(repo, pr)]))
+        )
+        for repo, pr in sorted(kept.parts)
+        if (repo, pr) in kept.files
     ]
-    data = {
+    series = [
+        "\t".join(("S", json.dumps(repo), json.dumps(author), *_series(points)))
+        for (repo, author), points in kept.series.items()
+    ]
+    head = {
         "inputs": inputs,
-        "jobs": jobs,
-        "series": [
-            [repo, author, texts.get((repo, author)) or json.dumps(points, separators=(",", ":"))]
-            for (repo, author), points in state.kept.series.items()
-        ],
-        "tally": state.kept.tally.rows(),
-        "memo": state.kept.memo.used,
+        "jobs": len(jobs),
+        "series": len(series),
+        "tally": kept.tally.rows(),
+        "memo": kept.memo.used,
         "styles": {n: css for p in state.pages.values() for n, css in p.styles.items()},
         "pages": {slug: [p.digest, sorted(p.styles)] for slug, p in sorted(state.pages.items())},
         "context": state.context,
@@ -126,43 +138,70 @@ def save_state(out: Path, inputs: str, state: State) -> Path:
     path = out / STATE_PATH
     path.parent.mkdir(parents=True, exist_ok=True)
     temp = path.with_name(path.name + ".new")
-    temp.write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")
+    lines = [json.dumps(head, separators=(",", ":")), *jobs, *series]
+    temp.write_text("\n".join(lines) + "\n", encoding="utf-8")
     temp.replace(path)
     return path
 
 
-def _part(part: JobPart) -> list[Any]:
+def _part(part: JobPart) -> tuple[str, str, str]:
     if isinstance(part.scored, KeptScores):
         scored = part.scored.text
     else:
         rows = [[s.version, s.criterion, s.source, s.value, s.scale] for s in part.scored]
         scored = json.dumps(rows, separators=(",", ":"))
-    return [part.row, scored, {k: v for k, v in part.audit.items() if v}]
+    audit = {k: v for k, v in part.audit.items() if v}
+    return row_text(part.row), scored, json.dumps(audit, separators=(",", ":")) if audit else "{}"
 
 
-def _state(data: dict[str, Any]) -> State:
+def _series(points: Points | KeptSeries) -> tuple[str, str]:
+    """A series as kept: its last point's text, and the text of every point as shown."""
+    if isinstance(points, KeptSeries):
+        return row_text(points.last), points.shown.text
+    return canonical(points[-1]), canonical([shown_point(p) for p in points])
+
+
+class _OtherInputs(Exception):
+    """The state was made for other inputs."""
+
+
+def _state(text: str, inputs: str) -> State:
+    lines = text.split("\n")
+    data = json.loads(lines[0])
+    if data["inputs"] != inputs:
+        raise _OtherInputs
+    jobs, authors = int(data["jobs"]), int(data["series"])
+    if len(lines) != jobs + authors + 2 or lines[-1]:
+        raise ValueError("the state is cut short")
+    fields = [line.split("\t") for line in lines[1 : jobs + 1]]
+    if any(len(f) != 7 or f[0] != "J" for f in fields):
+        raise ValueError("a job line out of place")
+    rows = KeptRow.read_all([f[4] for f in fields])
     files: dict[tuple[str, int], str] = {}
     parts: dict[tuple[str, int], JobPart] = {}
-    for repo, pr, file_id, row, scored, audit in data["jobs"]:
-        key = (str(repo), int(pr))
-        files[key] = str(file_id)
-        if not isinstance(scored, str):
-            raise ValueError("a job's scores are kept as JSON text")
-        parts[key] = JobPart(
-            row,
-            KeptScores(key, scored),
-            {name: list(audit.get(name, [])) for name in ("overrides", "bypassed", "disputes")},
-        )
-    series: dict[tuple[str, str], list[Any]] = {}
-    texts: dict[tuple[str, str], str] = {}
-    for repo, login, text in data["series"]:
-        author = (str(repo), str(login))
-        series[author], texts[author] = list(json.loads(text)), str(text)
+    names: dict[str, str] = {}  # each repository's JSON text, read once
+    for (_, repo, pr, file_id, _, scored, audit), row in zip(fields, rows, strict=True):
+        if repo not in names:
+            names[repo] = str(json.loads(repo))
+        key = (names[repo], int(pr))
+        if key in files:
+            raise ValueError("a job twice")
+        files[key] = file_id
+        found = json.loads(audit) if audit != "{}" else {}
+        listed = {name: list(found.get(name, [])) for name in ("overrides", "bypassed", "disputes")}
+        parts[key] = JobPart(row, KeptScores(key, scored), listed)
+    series: dict[tuple[str, str], Points | KeptSeries] = {}
+    for line in lines[jobs + 1 : -1]:
+        kind, repo, login, last, shown = line.split("\t")
+        if kind != "S":
+            raise ValueError("an author line out of place")
+        author = (str(json.loads(repo)), str(json.loads(login)))
+        series[author] = KeptSeries(KeptRow.read(last), KeptJSON(shown))
     css = data["styles"]
     pages = {
         str(slug): DrawnPage(str(d), {name: css[name] for name in names})
         for slug, (d, names) in data["pages"].items()
     }
     memo = Memo({str(digest): value for digest, value in data["memo"].items()})
-    kept = Kept(files, parts, series, read_tally(data["tally"]), memo, texts)
+    kept = Kept(files, parts, series, read_tally(data["tally"]), memo)
     return State(kept, pages, str(data["context"]))

@@ -22,6 +22,7 @@ from typing import Any
 
 from rubricate import __version__
 from rubricate.report import author_page, charts
+from rubricate.report.kept_json import plain
 from rubricate.report.pages import author_slugs
 from rubricate.report.pool import outcome, start_pool, submit
 from rubricate.report.reuse import DrawnPage
@@ -78,7 +79,7 @@ class AuthorPages:
                 self.drawn[slug], self.digests[slug] = kept, kept.digest
             else:
                 unread.append(slug)
-        inputs = page_inputs(part, unread)
+        inputs = page_inputs(part, unread) if unread else {}
         names = []
         for slug in unread:
             digest = self.digests[slug] = _digest(inputs[slug])
@@ -187,7 +188,7 @@ def page_context(report: Mapping[str, Any]) -> str:
 
 
 def _digest(inputs: Mapping[str, Any]) -> str:
-    text = json.dumps([__version__, inputs], sort_keys=True, separators=(",", ":"))
+    text = json.dumps([__version__, inputs], sort_keys=True, separators=(",", ":"), default=plain)
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 

@@ -45,7 +45,12 @@ def shape_tag(value: Any) -> str | None:
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, populate_by_name=True)
+    """Built on first use: the ledger and config paths import this module's tags, not its
+    models."""
+
+    model_config = ConfigDict(
+        extra="forbid", strict=True, frozen=True, populate_by_name=True, defer_build=True
+    )
 
 
 class AnchorSpec(Strict):

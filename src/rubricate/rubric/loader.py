@@ -35,7 +35,8 @@ from rubricate.rubric.build import (
 from rubricate.rubric.files import AxesFile, NativeFile, RubricHeader
 from rubricate.rubric.located import Located, describe_value, validate_located
 from rubricate.rubric.model import TOLERANCE, Dialect, PassRule, Rubric, Scale
-from rubricate.yamlsource import Locator, Problems, did_you_mean, load_located, sorted_diagnostics
+from rubricate.suggest import did_you_mean
+from rubricate.yamlsource import Locator, Problems, load_located, sorted_diagnostics
 
 Builder = Callable[[Any, Identity, Problems], list[Rubric]]
 

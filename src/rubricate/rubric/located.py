@@ -17,7 +17,8 @@ from pydantic_core import ErrorDetails
 
 from rubricate.errors import Diagnostic, SourceError
 from rubricate.rubric.files import TAG_LIST, TAG_MAPPING, TAG_TEXT
-from rubricate.yamlsource import Loc, Locator, Problems, did_you_mean, sorted_diagnostics
+from rubricate.suggest import did_you_mean
+from rubricate.yamlsource import Loc, Locator, Problems, sorted_diagnostics
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 _TAGS = frozenset({TAG_TEXT, TAG_MAPPING, TAG_LIST})

@@ -19,7 +19,9 @@ TOLERANCE = 1e-9
 
 
 class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    """Built on first use: the ledger imports this module's score types, not its models."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class Anchor(_Frozen):

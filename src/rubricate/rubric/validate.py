@@ -29,7 +29,8 @@ from rubricate.rubric.agentv.refs import ReadFile
 from rubricate.rubric.loader import find_rubric, load_rubrics
 from rubricate.rubric.model import Rubric
 from rubricate.rubric.scoring import resolve_criterion_id
-from rubricate.yamlsource import Locator, did_you_mean, load_located, sorted_diagnostics
+from rubricate.suggest import did_you_mean
+from rubricate.yamlsource import Locator, load_located, sorted_diagnostics
 
 
 @dataclass(frozen=True)

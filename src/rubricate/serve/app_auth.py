@@ -1,5 +1,6 @@
 """The GitHub App's identity: its id and private key, installation tokens refreshed well before
-their one-hour expiry, and a PyGithub client per installation (shell: network I/O).
+their one-hour expiry, and a PyGithub client per installation and thread, kept while its token
+is (shell: network I/O).
 
 The worker reads the App from `RUBRICATE_APP_ID` and `RUBRICATE_APP_PRIVATE_KEY_FILE` (the
 `serve` command passes its own when it runs a worker); a bad key file is a clear error at start.
@@ -71,6 +72,7 @@ class InstallationTokens:
         self._tokens: dict[int, tuple[str, datetime]] = {}
         self._lock = threading.Lock()
         self._slug: str | None = None
+        self._clients = threading.local()
 
     def integration(self) -> GithubIntegration:
         """PyGithub's client acting as the App itself (a JWT), not as an installation."""
@@ -104,14 +106,27 @@ class InstallationTokens:
                 self._slug = str(self.integration().get_app().slug)
             return f"{self._slug}[bot]"
 
-    def client(self, installation: int) -> Github:
-        """A lazy PyGithub client acting as the installation."""
+    def client(self, installation: int, now: datetime | None = None) -> Github:
+        """A lazy PyGithub client acting as the installation, kept for the thread's next jobs
+        of the installation until its token is replaced (so its HTTP connections are kept
+        too). One per thread: a PyGithub client sends each request and reads its answer
+        through one shared connection object, which two threads would mix up."""
+        token = self.token(installation, now)
+        kept: dict[int, tuple[str, Github]] = self._clients.__dict__.setdefault("by", {})
+        known = kept.get(installation)
+        if known is not None and known[0] == token:
+            return known[1]
+        github = self._new_client(token)
+        kept[installation] = (token, github)
+        return github
+
+    def _new_client(self, token: str) -> Github:
         creds = self.credentials
         options: dict[str, object] = {}
         if not creds.pace:
             options.update(seconds_between_requests=None, seconds_between_writes=None)
         return Github(
-            auth=Auth.Token(self.token(installation)),
+            auth=Auth.Token(token),
             base_url=creds.api_url,
             timeout=DEFAULT_TIMEOUT_S,
             retry=BudgetRetry(total=2, backoff_factor=0.5),

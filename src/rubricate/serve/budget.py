@@ -114,6 +114,18 @@ def headers_budget(rate_limiting: tuple[int, int], reset: int) -> dict[str, Any]
     return {"remaining": remaining, "reset_at": at}
 
 
+def last_headers(requester: Any) -> tuple[tuple[int, int], int]:
+    """PyGithub's last `x-ratelimit-*` values of a client (kept between jobs)."""
+    return requester.rate_limiting, requester.rate_limiting_resettime
+
+
+def seen_since(requester: Any, before: tuple[tuple[int, int], int]) -> dict[str, Any]:
+    """`headers_budget` of the client's last answer when it came after `before` was read (a
+    kept client's older answer may be staler than what another job recorded since)."""
+    after = last_headers(requester)
+    return headers_budget(*after) if after != before else {}
+
+
 class Budgeted:
     """A GitHub client that stops at the first rate limit: every later call raises the same
     `RateLimited` without a request. `limited` holds it."""

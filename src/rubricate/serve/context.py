@@ -1,5 +1,5 @@
-"""What every worker job shares: the database, the App's tokens and the settings the Action's
-code reads from its environment (shell)."""
+"""What every worker job shares: the database, the App's tokens, the scratch folders and the
+settings the Action's code reads from its environment (shell)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from pathlib import Path
 
 from rubricate.action.settings import ActionSettings, read_ledger_key, settings_from_env
 from rubricate.serve.app_auth import InstallationTokens
+from rubricate.serve.scratch import ScratchFolders
 
 PASSED_ON = (
     "GITHUB_API_URL",
@@ -29,6 +30,8 @@ class WorkerContext:
     url: str
     tokens: InstallationTokens
     env: Mapping[str, str] = field(default_factory=dict)
+    scratch: ScratchFolders = field(default_factory=ScratchFolders)
+    """Each job's folder, kept per repository between jobs (its fetched commits with it)."""
 
     @property
     def ledger_key(self) -> bytes | None:

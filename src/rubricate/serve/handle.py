@@ -14,12 +14,10 @@ from __future__ import annotations
 
 import json
 import sys
-import tempfile
 from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from rubricate.action.executor import Executor
@@ -122,20 +120,19 @@ def run_core(ctx: WorkerContext, delivery: Stored, files: LedgerFiles, now: date
     if not isinstance(event, PullRequestEvent | CommentEvent | ReviewEvent):
         return Handled([], failure=f"delivery {delivery.guid} holds no PR job")
     github = ctx.tokens.client(delivery.installation)
+    before = budget.last_headers(github.requester)
     target = FailureTarget()
     runtime = ActionsRuntime(stream=sys.stderr)
     api = budget.Budgeted(GitHubAdapter(github, delivery.repo, bot_login=ctx.bot_login()))
     try:
-        with tempfile.TemporaryDirectory(prefix="rubricate-worker-") as tmp, ExitStack() as stack:
-            path = Path(tmp) / "event.json"
+        with ctx.scratch.borrow(delivery.repo) as tmp, ExitStack() as stack:
+            path = tmp / "event.json"
             path.write_bytes(delivery.body)
             token = ctx.tokens.token(delivery.installation)
             settings = ctx.settings(delivery.event, path, delivery.repo, token)
             for secret in settings.secrets:
                 runtime.mask(secret)
-            handles = RunHandles(
-                settings, runtime, cast("GitHubClient", api), Path(tmp), store=files
-            )
+            handles = RunHandles(settings, runtime, cast("GitHubClient", api), tmp, store=files)
             located = locate(handles, event, payload, stack)
             if located.pull is not None:  # a bad config is then shown on the head
                 target.head_sha = located.pull.head_sha
@@ -152,8 +149,7 @@ def run_core(ctx: WorkerContext, delivery: Stored, files: LedgerFiles, now: date
         return Handled([check] if check else [], failure=reason)
     finally:
         with files.conn.transaction():
-            requester = github.requester
-            seen = budget.headers_budget(requester.rate_limiting, requester.rate_limiting_resettime)
+            seen = budget.seen_since(github.requester, before)
             budget.record(files.conn, delivery.installation, now, **seen)
     if api.limited is not None:  # a read refused and passed over: the job waits, then runs again
         raise api.limited

@@ -46,6 +46,7 @@ def publish_pr(
         if until is not None:
             raise RateLimited(until)
         github = ctx.tokens.client(installation)
+        before = budget.last_headers(github.requester)
         runtime = ActionsRuntime(stream=sys.stderr)
         runtime.mask(ctx.tokens.token(installation))
         adapter = budget.Budgeted(GitHubAdapter(github, repo, bot_login=ctx.bot_login()))
@@ -62,8 +63,7 @@ def publish_pr(
                 budget.record(conn, installation, now, until=exc.until)
             raise
         finally:
-            requester = github.requester
-            seen = budget.headers_budget(requester.rate_limiting, requester.rate_limiting_resettime)
+            seen = budget.seen_since(github.requester, before)
             with conn.transaction():
                 budget.record(conn, installation, now, **seen)
         with conn.transaction():

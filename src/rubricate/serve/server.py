@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import logging
 import os
 import signal
@@ -94,6 +95,10 @@ def work(url: str, credentials: AppCredentials, concurrency: int, stalled_after:
     its own (the database went away: procrastinate stops a worker whose heartbeat fails)."""
     from rubricate.serve.tasks import queue_app
 
+    # A handle job scores the change with jsonschema, whose IRI grammar takes seconds to build
+    # at import: a worker alone loads it before it takes a job, so no job waits for it (serve
+    # --with-worker does not: its receiver answers first).
+    importlib.import_module("rubricate.evidence.autoscore")
     app = queue_app(WorkerContext(url, InstallationTokens(credentials), dict(os.environ)))
     asyncio.run(_supervise(app, concurrency, stalled_after))
 

@@ -1,0 +1,115 @@
+"""Parts of the report document kept as the JSON text the last report wrote (pure: text in, text
+out; see DESIGN.md §9 and docs/report.md).
+
+`report.json` is the document in canonical JSON (keys sorted, compact). A part that did not
+change (a job's row, an author's series) is kept as its canonical text by the report's state, so
+the next report neither parses it where nothing reads it (`KeptJSON`) nor encodes it again: the
+writer (`canonical`) puts the kept text where the part goes. A part read with `KeptRow` is a
+dict, and carries its text for the writer.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, overload
+
+
+def canonical(value: Any) -> str:
+    """The canonical JSON of `value`, kept parts written as the text they were kept as."""
+    kept: list[str] = []
+    mark = secrets.token_hex(8)  # no text of the ledger can guess it
+
+    def keep(part: Any) -> str:
+        if not isinstance(part, KeptJSON):
+            raise TypeError(f"{type(part).__name__} is not JSON")
+        kept.append(part.text)
+        return f"\0{mark}:{len(kept) - 1}\0"
+
+    text = json.dumps(value, sort_keys=True, allow_nan=False, separators=(",", ":"), default=keep)
+    if not kept:
+        return text
+    return re.sub(rf'"\\u0000{mark}:(\d+)\\u0000"', lambda m: kept[int(m[1])], text)
+
+
+class KeptJSON(Sequence[Any]):
+    """A JSON value kept as its canonical text, written as that text by `canonical`; an array's
+    items are parsed when one is first read."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self._read: Any = None
+
+    def items(self) -> Any:
+        """The parsed value."""
+        if self._read is None:
+            self._read = json.loads(self.text)
+        return self._read
+
+    @overload
+    def __getitem__(self, index: int) -> Any: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Any]: ...
+    def __getitem__(self, index: int | slice) -> Any:
+        return self.items()[index]
+
+    def __len__(self) -> int:
+        return len(self.items())
+
+    def __reduce__(self) -> tuple[Any, ...]:  # sent to a page worker as its text
+        return (KeptJSON, (self.text,))
+
+
+class KeptRow(dict[str, Any]):
+    """A JSON object read from its canonical text, which it keeps."""
+
+    text: str
+
+    @classmethod
+    def read(cls, text: str) -> KeptRow:
+        """The object of `text` (ValueError when it is not one)."""
+        return cls.read_all([text])[0]
+
+    @classmethod
+    def read_all(cls, texts: Sequence[str]) -> list[KeptRow]:
+        """The objects of these texts, parsed in one go (ValueError when one is not one)."""
+        if not all(t[:1] == "{" and t[-1:] == "}" for t in texts):
+            raise ValueError("a kept row is a JSON object")
+        found = json.loads("[" + ",".join(texts) + "]")
+        if len(found) != len(texts):
+            raise ValueError("a kept row is one JSON object")
+        rows = []
+        for value, text in zip(found, texts, strict=True):
+            row = cls(value)
+            row.text = text
+            rows.append(row)
+        return rows
+
+
+def plain(value: Any) -> Any:
+    """`json.dumps`'s `default`: a `KeptJSON` as its parsed value (what it stands for)."""
+    if not isinstance(value, KeptJSON):
+        raise TypeError(f"{type(value).__name__} is not JSON")
+    return value.items()
+
+
+@dataclass(frozen=True)
+class KeptSeries:
+    """An author's series as the last report kept it: its last point (the author's entry) and
+    every point as report.json shows it (`model.shown_point`), kept as text."""
+
+    last: KeptRow
+    shown: KeptJSON
+
+
+def row_text(row: dict[str, Any]) -> str:
+    """The canonical text of an object (the kept text of a `KeptRow`)."""
+    return row.text if isinstance(row, KeptRow) else canonical(row)
+
+
+def rows_for_writing(rows: Sequence[dict[str, Any]]) -> list[Any]:
+    """The rows, each `KeptRow` as its kept text (for `canonical`)."""
+    return [KeptJSON(r.text) if isinstance(r, KeptRow) else r for r in rows]

@@ -1,0 +1,44 @@
+"""`rubricate ledger` loads what the ledger needs: no GitHub client, JSON Schema, LLM client,
+report or judge, and the models it imports but does not use (the config file's, the rubrics')
+are not built."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from typing import Any
+
+PROBE = """
+import json, sys
+from rubricate.cli.main import build_parser
+build_parser(["ledger", "append"])
+import rubricate.ledger.plan
+from rubricate.config import Config
+from rubricate.rubric.model import Rubric
+loaded = sorted({m.split(".")[0] for m in sys.modules} | set(sys.modules))
+built = {"Config": Config.__pydantic_complete__, "Rubric": Rubric.__pydantic_complete__}
+print(json.dumps({"loaded": loaded, "built": built}))
+"""
+
+
+def _probe(code: str) -> Any:
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return json.loads(done.stdout)
+
+
+def test_the_ledger_commands_load_no_client_report_or_judge() -> None:
+    loaded = _probe(PROBE)["loaded"]
+    for heavy in ("github", "jsonschema", "openai", "pygal", "psycopg", "httpx2"):
+        assert heavy not in loaded
+    for part in ("rubricate.report", "rubricate.judge", "rubricate.action", "rubricate.evidence"):
+        assert part not in loaded
+
+
+def test_models_the_ledger_does_not_use_are_not_built() -> None:
+    assert _probe(PROBE)["built"] == {"Config": False, "Rubric": False}
+
+
+def test_the_ledger_check_reads_no_yaml() -> None:
+    code = "import sys, json, rubricate.ledger.verify\nprint(json.dumps('yaml' in sys.modules))"
+    assert _probe(code) is False
