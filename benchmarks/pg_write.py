@@ -13,7 +13,7 @@ tallies), the same import is also run with that code, on a database its own `db 
 Prints one JSON object: wall seconds, events a second, the CPU seconds of the Python process and
 of PostgreSQL (for an import, every server process's, read from /proc: the backends, and those
 that exited, as counted by their parent; for single appends, the appending connection's own
-server process), and the load average.
+server process), the import process's peak resident memory, and the load average.
 """
 
 from __future__ import annotations
@@ -113,11 +113,23 @@ def database(server: str, name: str) -> str:
 
 
 def cli(src: Path | None, *argv: str) -> subprocess.CompletedProcess[str]:
+    return measured_cli(src, *argv)[0]
+
+
+def measured_cli(src: Path | None, *argv: str) -> tuple[subprocess.CompletedProcess[str], float]:
+    """The command's result and its peak resident memory in MB (its own, from `wait4`)."""
     env = dict(os.environ)
     if src is not None:
         env["PYTHONPATH"] = str(src)
     command = [sys.executable, "-m", "rubricate", *argv]
-    return subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        child = subprocess.Popen(command, env=env, stdout=out, stderr=err, text=True)
+        _, status, usage = os.wait4(child.pid, 0)
+        child.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        done = subprocess.CompletedProcess(command, child.returncode, out.read(), err.read())
+    return done, usage.ru_maxrss / 1024
 
 
 def timed_import(url: str, stream: Path, events: int, src: Path | None) -> dict[str, Any]:
@@ -128,11 +140,12 @@ def timed_import(url: str, stream: Path, events: int, src: Path | None) -> dict[
     with _conn(url) as conn:
         pg = server_cpu(conn)
         pg_before, cpu_before, started = pg(), children_cpu(), time.perf_counter()
-        done = cli(src, "ledger", "import", "--database-url", url, str(stream))
+        done, peak = measured_cli(src, "ledger", "import", "--database-url", url, str(stream))
         wall = time.perf_counter() - started
         pg_after = pg()
     result: dict[str, Any] = {
         "wall_seconds": round(wall, 2),
+        "python_peak_rss_mb": round(peak),
         "python_cpu_seconds": round(children_cpu() - cpu_before, 2),
         "postgres_cpu_seconds": None
         if pg_before is None or pg_after is None

@@ -7,10 +7,11 @@ import dataclasses
 import json
 import os
 import sys
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from rubricate.bulk import bulk
-from rubricate.cli.repo_reader import read_stdin, read_text
+from rubricate.cli.repo_reader import read_lines
 from rubricate.cli.sources import (
     add_scope_arguments,
     add_source_arguments,
@@ -91,39 +92,49 @@ def add_parser(subparsers: Any) -> None:
 
 
 def read_events(name: str) -> list[Event]:
-    """Validate every line of a JSONL file; any invalid line rejects the whole batch.
+    """Validate every line of a JSONL file; any invalid line rejects the whole batch."""
+    return list(stream_events(name))
+
+
+def stream_events(name: str) -> Iterator[Event]:
+    """Each event of a JSONL file (or - for stdin) as its line is read; after an invalid line
+    none more, and at the end a `LedgerError` listing every invalid line.
 
     Lines end at "\n" only: U+2028 and other Unicode line breaks may appear inside JSON strings.
     """
-    text = read_stdin("events") if name == "-" else read_text(name, "the events file")
-    events, errors = [], []
-    for number, line in enumerate(text.split("\n"), start=1):
+    errors = []
+    lines = read_lines(name, "events" if name == "-" else "the events file")
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
-            events.append(event_from_dict(json.loads(line, parse_constant=_not_json)))
+            event = event_from_dict(json.loads(line, parse_constant=_not_json))
         except ValueError as exc:
             errors.append(f"line {number}: not JSON ({exc})")
         except RecursionError:
             errors.append(f"line {number}: not an event (JSON nested too deeply)")
         except LedgerError as exc:
             errors.append(f"line {number}: {exc}")
+        else:
+            if not errors:
+                yield event
     if errors:
         raise LedgerError("\n".join(errors) + "\nno events were appended")
-    return events
 
 
 @bulk
 def run_append(args: argparse.Namespace) -> int:
-    """Validate, then append; print how many were added and how many were present."""
-    events = read_events(args.file)
+    """Validate, then append; print how many were added and how many were present. A database
+    takes the events as they are read (one transaction: an invalid line adds none)."""
+    database = getattr(args, "database_url", None)
+    events = stream_events(args.file) if database else read_events(args.file)
     with open_store(args) as store:
         result = store.append(events)
     if args.json:
         print(json.dumps(dataclasses.asdict(result), sort_keys=True))
     else:
         commit = f" in commit {result.commit[:12]}" if result.commit else " (no commit)"
-        commit = "" if getattr(args, "database_url", None) else commit
+        commit = "" if database else commit
         print(f"added {result.added}, already present {result.present}{commit}")
     return 0
 

@@ -7,8 +7,12 @@ Relative paths a user typed start at the current directory.
 
 from __future__ import annotations
 
+import io
 import sys
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
+from typing import BinaryIO
 
 from rubricate.errors import ConfigError, read_problem
 from rubricate.rubric_sources import ReadFile, local_reader
@@ -34,6 +38,36 @@ def read_text(path: str, what: str) -> str:
         return Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read {what} {path}: {read_problem(exc)}") from None
+
+
+def read_lines(name: str, what: str) -> Iterator[str]:
+    """The lines of file `name` (`-`: standard input) as UTF-8 text, read as they are wanted;
+    each ends at "\n" only, which it loses. Errors are those of `read_text` and `read_stdin`,
+    byte positions counted from the start of the input."""
+    where = "from standard input" if name == "-" else name
+    offset = 0
+    try:
+        with _binary(name, what) as stream:
+            for raw in stream:
+                text = raw.decode("utf-8")
+                offset += len(raw)
+                yield text[:-1] if text.endswith("\n") else text
+    except UnicodeDecodeError as exc:
+        exc.start += offset
+        raise ConfigError(f"cannot read {what} {where}: {read_problem(exc)}") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read {what} {where}: {read_problem(exc)}") from None
+
+
+def _binary(name: str, what: str) -> AbstractContextManager[BinaryIO]:
+    """The file opened for reading, or standard input (left open when done)."""
+    if name != "-":
+        return Path(name).open("rb")
+    stream = sys.stdin
+    if stream is None:
+        raise ConfigError(f"cannot read {what} from standard input: it is closed")
+    buffer = stream.buffer if hasattr(stream, "buffer") else io.BytesIO(stream.read().encode())
+    return nullcontext(buffer)
 
 
 def read_stdin(what: str) -> str:

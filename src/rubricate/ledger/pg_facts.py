@@ -43,11 +43,16 @@ LEDGER_LOCK = (24_2401, 0)
 `rubricate serve`'s PR locks): every writer holds it shared, a write of many jobs alone."""
 
 
+def lock_ledger(conn: psycopg.Connection[Any]) -> None:
+    """Take the ledger-wide lock, alone, for the rest of the transaction."""
+    conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", LEDGER_LOCK)
+
+
 def lock_jobs(conn: psycopg.Connection[Any], jobs: Sequence[JobKey]) -> None:
     """Take each job's lock for the rest of the transaction (`jobs` sorted), or the ledger's
     when there are more than `MANY_JOBS`."""
     if len(jobs) > MANY_JOBS:
-        conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", LEDGER_LOCK)
+        lock_ledger(conn)
         return
     conn.execute("SELECT pg_advisory_xact_lock_shared(%s, %s)", LEDGER_LOCK)
     conn.execute(
@@ -94,6 +99,19 @@ def _update_tallies(
         tally.add(f)
     counted = _count(conn, recount)
     _store(conn, {**{k: t for k, t in tallies.items() if t is not None}, **counted})
+
+
+def lock_authors(
+    conn: psycopg.Connection[Any], jobs: Sequence[JobKey], authors: set[AuthorKey]
+) -> None:
+    """Lock these authors' rows and those of the jobs' present authors, in one order."""
+    present = conn.execute(
+        "SELECT j.repo, j.author FROM rubricate_jobs j"
+        " JOIN unnest(%s::text[], %s::integer[]) AS k(repo, pr)"
+        " ON j.repo = k.repo AND j.pr = k.pr",
+        _columns(jobs),
+    ).fetchall()
+    _lock_tallies(conn, authors | {(repo, author) for repo, author in present})
 
 
 def fill_tallies(conn: psycopg.Connection[Any]) -> None:

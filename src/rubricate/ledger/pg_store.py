@@ -16,6 +16,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import islice
 from typing import Any
 
 from rubricate.bulk import bulk
@@ -25,7 +26,7 @@ from rubricate.ledger.codec import shard_path as shard_path
 from rubricate.ledger.event import Event
 from rubricate.ledger.fold import fold_job
 from rubricate.ledger.paths import CACHE_PATH, REPUTATION_PATH
-from rubricate.ledger.pg_facts import lock_jobs, owner_of, write_facts
+from rubricate.ledger.pg_facts import lock_authors, lock_jobs, lock_ledger, owner_of, write_facts
 from rubricate.ledger.pg_schema import MIGRATIONS, connect, schema_version
 from rubricate.ledger.reputation import LedgerCounts, Totals, totals_document
 from rubricate.ledger.reputation_config import ReputationConfig
@@ -35,6 +36,8 @@ from rubricate.ledger.trust import signed
 
 _BATCH_ROWS = 20_000
 """Rows a server-side cursor hands over at a time."""
+APPEND_CHUNK = 5_000
+"""Events an append takes from its iterable at a time (all in its one transaction)."""
 
 
 @dataclass(frozen=True)
@@ -82,13 +85,41 @@ class PostgresStore(Closing):
         self.conn.close()
 
     def append(self, events: Iterable[Event]) -> AppendResult:
-        """Insert the events not yet present and refresh their jobs' facts, in one transaction."""
-        given = list(events)
-        batch = self._prepare(given)
+        """Insert the events not yet present and refresh their jobs' facts, in one transaction.
+
+        The events are taken `APPEND_CHUNK` at a time, so an import holds one chunk, not the
+        file; an error raised by the iterable (a bad line) rolls the whole transaction back.
+        An append of more than one chunk takes the ledger-wide lock before its first write."""
+        given = added = 0
+        stream = iter(events)
         with self.conn.transaction():
-            added = self._insert(batch)
-            self._refresh({(e.repo, e.pr) for e, _ in added}, {e.id: e for e, _ in added})
-        return AppendResult(len(added), len(given) - len(added), None, 1)
+            chunk = list(islice(stream, APPEND_CHUNK))
+            following = list(islice(stream, 1))
+            if following:
+                lock_ledger(self.conn)
+            while chunk:
+                given += len(chunk)
+                added += self._append_chunk(chunk)
+                chunk = following + list(islice(stream, APPEND_CHUNK - len(following)))
+                following = []
+        return AppendResult(added, given - added, None, 1)
+
+    def _append_chunk(self, chunk: Sequence[Event]) -> int:
+        """Insert one chunk and refresh its jobs; how many events were new."""
+        added = self._insert(self._prepare(chunk))
+        self._refresh({(e.repo, e.pr) for e, _ in added}, {e.id: e for e, _ in added})
+        return len(added)
+
+    def lock_for(self, events: Iterable[Event]) -> None:
+        """Take now, in the one order every append takes them (jobs, then authors, each
+        sorted), the locks appending these events may need: a transaction that appends more
+        than once calls it first with all its events, or a later append (one that gives a job
+        to another author) could wait for a lock another writer holds while waiting for its."""
+        given = list(events)
+        jobs = sorted({(e.repo, e.pr) for e in given})
+        if jobs:
+            lock_jobs(self.conn, jobs)
+            lock_authors(self.conn, jobs, {(e.repo, e.author) for e in given})
 
     def _prepare(self, events: Iterable[Event]) -> list[tuple[Event, str]]:
         """Each id once (the first kept), as the event reads back from its line (signed with

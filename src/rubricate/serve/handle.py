@@ -170,6 +170,10 @@ def commit(files: LedgerFiles, delivery: Stored, done: Handled) -> None:
             assert done.api is not None  # the core ran
             assert done.runtime is not None
             views = ViewState(pr=delivery.pr)
+            if len(appends) > 1:  # their locks in one order before the first (no deadlock)
+                files.store.lock_for(
+                    e for a in appends if isinstance(a, AppendEvents) for e in a.events
+                )
             Executor(done.api, files, done.runtime, views).apply(appends)
         if done.pull is not None:
             path = view_path(delivery.repo, delivery.pr)
