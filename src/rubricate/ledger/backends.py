@@ -12,7 +12,7 @@ import shutil
 import tempfile
 import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, contextmanager, suppress
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -280,13 +280,14 @@ class DirectoryWriter:
         self._tip = tip
         self._staged: dict[str, Path] = {}
         self._deletions: list[str] = []
+        self._made: list[Path] = []
 
     def put(self, path: str, data: bytes) -> None:
         """Stage one file beside its target."""
         target = self._root / path
         temp = target.with_name(f".{target.name}.rubricate-new")
         try:
-            target.parent.mkdir(parents=True, exist_ok=True)
+            self._make_parents(target.parent)
             temp.write_bytes(data)
         except OSError as exc:
             self.abort()
@@ -306,11 +307,22 @@ class DirectoryWriter:
         self.abort()
 
     def abort(self) -> None:
-        """Remove the staged files: nothing is written."""
+        """Remove the staged files and the directories made for them: nothing is written."""
         for temp in self._staged.values():
             temp.unlink(missing_ok=True)
+        for made in reversed(self._made):
+            with suppress(OSError):
+                made.rmdir()
         self._staged.clear()
         self._deletions.clear()
+        self._made.clear()
+
+    def _make_parents(self, directory: Path) -> None:
+        """Make `directory` and its missing parents, remembering each one made."""
+        missing = [d for d in (directory, *directory.parents) if not d.exists()]
+        for made in reversed(missing):
+            made.mkdir()
+            self._made.append(made)
 
     def finish(self, check: Check | None = None) -> tuple[bool, str | None]:
         """Move the staged files in and delete the others, then give the directory's files (the
