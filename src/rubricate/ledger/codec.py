@@ -20,7 +20,7 @@ from rubricate.errors import LedgerError as LedgerError
 from rubricate.errors import LedgerProblem
 from rubricate.ledger.event import Event
 from rubricate.ledger.paths import git_blob_id
-from rubricate.ledger.trust import key_id, natural_key, refusal
+from rubricate.ledger.trust import key_id, natural_key, refusal, signed
 
 LEDGER_DIR = "ledger/"
 SHARD_SUFFIX = ".jsonl"
@@ -102,9 +102,20 @@ def event_from_line(line: str) -> Event:
         raise LedgerError(describe_validation(exc)) from None
 
 
-def canonical(event: Event) -> Event:
-    """The event exactly as it reads back from its ledger line (times to the second)."""
-    return Event.model_validate_json(event.to_line())
+def prepared_lines(events: Iterable[Event], key: bytes | None = None) -> list[tuple[Event, str]]:
+    """Events as they will read back from the ledger, each id once (the first kept), signed
+    with the ledger `key` when there is one, each with its line (made once)."""
+    prepared: dict[str, tuple[Event, str]] = {}
+    for event in events:
+        if event.id in prepared:
+            continue
+        line = event.to_line()
+        read_back = Event.model_validate_json(line)
+        if key is not None:
+            read_back = signed(read_back, key)
+            line = read_back.to_line()
+        prepared[event.id] = (read_back, line)
+    return list(prepared.values())
 
 
 def describe_validation(exc: ValidationError) -> str:

@@ -21,7 +21,13 @@ from typing import Any
 
 from rubricate.bulk import bulk
 from rubricate.errors import ConfigError
-from rubricate.ledger.codec import ParsedLedger, combine_shards, encode_shard, parse_shard
+from rubricate.ledger.codec import (
+    ParsedLedger,
+    combine_shards,
+    encode_shard,
+    parse_shard,
+    prepared_lines,
+)
 from rubricate.ledger.codec import shard_path as shard_path
 from rubricate.ledger.event import Event
 from rubricate.ledger.fold import fold_job
@@ -32,7 +38,6 @@ from rubricate.ledger.reputation import LedgerCounts, Totals, totals_document
 from rubricate.ledger.reputation_config import ReputationConfig
 from rubricate.ledger.store import AppendResult, Closing
 from rubricate.ledger.tally import Tally
-from rubricate.ledger.trust import signed
 
 _BATCH_ROWS = 20_000
 """Rows a server-side cursor hands over at a time."""
@@ -106,7 +111,7 @@ class PostgresStore(Closing):
 
     def _append_chunk(self, chunk: Sequence[Event]) -> int:
         """Insert one chunk and refresh its jobs; how many events were new."""
-        added = self._insert(self._prepare(chunk))
+        added = self._insert(prepared_lines(chunk, self.key))
         self._refresh({(e.repo, e.pr) for e, _ in added}, {e.id: e for e, _ in added})
         return len(added)
 
@@ -120,21 +125,6 @@ class PostgresStore(Closing):
         if jobs:
             lock_jobs(self.conn, jobs)
             lock_authors(self.conn, jobs, {(e.repo, e.author) for e in given})
-
-    def _prepare(self, events: Iterable[Event]) -> list[tuple[Event, str]]:
-        """Each id once (the first kept), as the event reads back from its line (signed with
-        the ledger key when there is one), with that line: each line is made once."""
-        prepared: dict[str, tuple[Event, str]] = {}
-        for event in events:
-            if event.id in prepared:
-                continue
-            line = event.to_line()
-            read_back = Event.model_validate_json(line)
-            if self.key is not None:
-                read_back = signed(read_back, self.key)
-                line = read_back.to_line()
-            prepared[event.id] = (read_back, line)
-        return list(prepared.values())
 
     def _insert(self, batch: Sequence[tuple[Event, str]]) -> list[tuple[Event, str]]:
         """Insert the events not present. Rows go in by id, so writers inserting the same

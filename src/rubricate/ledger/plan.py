@@ -38,11 +38,11 @@ from rubricate.ledger.codec import (
     LEDGER_DIR,
     SHARD_BYTES,
     append_lines,
-    canonical,
     decode_shard,
     encode_shard,
     is_shard,
     parse_streamed,
+    prepared_lines,
     shard_for,
     shard_month,
     shard_path,
@@ -68,7 +68,7 @@ from rubricate.ledger.paths import (
 from rubricate.ledger.reputation import Totals, job_terms, repo_entry
 from rubricate.ledger.reputation_config import ReputationConfig
 from rubricate.ledger.treeids import TREE_MODE, Listing, changed_listing, listing_of
-from rubricate.ledger.trust import key_id, signed
+from rubricate.ledger.trust import key_id
 from rubricate.ledger.verify import verify_tree
 
 Reader = Callable[[Sequence[str]], Mapping[str, bytes]]
@@ -158,13 +158,7 @@ def appended(
 def prepare(events: Iterable[Event], key: bytes | None = None) -> list[Event]:
     """Events as they will read back from the ledger, each id once (the first kept), signed
     with the ledger `key` when there is one."""
-    seen: set[str] = set()
-    batch = []
-    for event in events:
-        if event.id not in seen:
-            seen.add(event.id)
-            batch.append(canonical(event) if key is None else signed(canonical(event), key))
-    return batch
+    return [event for event, _ in prepared_lines(events, key)]
 
 
 def plan_append(
