@@ -10,6 +10,8 @@ at most `TARGET_FP` of their items are flagged); the repositories in
 `bench_injection.MEASURE_REPOS` are never read here. Leave-one-source-out: for every
 injection source, a model trained without it flags what share of its payloads, embedded in
 each carrier. Needs numpy (the `report` extra); inference needs nothing but the weights.
+Other designs (longer n-grams, multiple-instance training, a second stage) are measured the
+same way by `injection_trials`.
 """
 
 from __future__ import annotations
