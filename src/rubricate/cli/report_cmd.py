@@ -249,8 +249,7 @@ def _build(
     """The report document, and what to keep of it for the next report (None: nothing); the
     author `pages` are started as their parts are known."""
     from rubricate.report.model import Options, assemble, parsed_sources  # numpy, as above
-    from rubricate.report.refresh import Kept, refreshed
-    from rubricate.report.tallies import tally_of
+    from rubricate.report.refresh import first_kept, refreshed
 
     progress("reading the ledger")
     with gc_paused():  # everything built here lives to the end: no collection over it
@@ -273,9 +272,8 @@ def _build(
         if kept is None and ledger.snapshot is not None:  # kept for the next report
             files = {k: job.file_id for k, job in ledger.snapshot.cache.jobs.items()}
             recorded: dict[Any, Any] = {}
-            tally = tally_of(part.scored for part in sources.parts.values())
-            kept = Kept(files, sources.parts, recorded, tally, sources.memo)
-            sources = replace(sources, tally=tally)
+            kept = first_kept(files, sources.parts, recorded, sources.memo)
+            sources = replace(sources, tally=kept.tally, totals=kept.totals)
             series = _recorded(series, recorded)
         # a made-up ledger's pull requests are nowhere: their numbers link nowhere
         server = "" if args.demo is not None else os.environ.get("GITHUB_SERVER_URL", GITHUB)

@@ -50,9 +50,9 @@ from rubricate.report.scores import (
     distributions,
     job_row,
     latest_scores,
-    summary,
     weights_section,
 )
+from rubricate.report.summary import RowTotals, summary_of, totals_of
 from rubricate.report.tallies import Tally, tally_of
 
 REPORT_SCHEMA_VERSION = 1
@@ -147,6 +147,8 @@ class Sources:
     reputation: Mapping[str, Any] | None = None
     """reputation.json's `repos`, when it was folded from these very jobs under this config (the
     `ranked` column then reads it instead of folding every job again)."""
+    totals: RowTotals | None = None
+    """The totals of every job's row (`summary.RowTotals`), when known."""
 
 
 def parsed_sources(parsed: ParsedLedger, config: ReputationConfig, author: str | None) -> Sources:
@@ -215,15 +217,17 @@ def assemble(
     if whole is None:
         whole = reputation_document(list(facts.values()), config, LedgerCounts())["repos"]
     report["authors"] = [_with_ranked(a, whole[a["repo"]]["authors"][a["author"]]) for a in authors]
-    tally = sources.tally
+    tally, totals = sources.tally, sources.totals
     if tally is None or len(active) != len(facts):
         tally = tally_of(parts[k].scored for k in active)
+    if totals is None or len(active) != len(facts):
+        totals = totals_of(rows)
     shown_facts = (facts[k] for k in active)
     return {
         **report,
         "scores": {
             "distributions": distributions(tally.scores),
-            "summary": summary(rows),
+            "summary": summary_of(totals),
             "jobs": rows,
         },
         "calibration": calibration(tally.pairs, seed=options.seed, memo=sources.memo),
