@@ -110,6 +110,9 @@ def row_text(row: dict[str, Any]) -> str:
     return row.text if isinstance(row, KeptRow) else canonical(row)
 
 
-def rows_for_writing(rows: Sequence[dict[str, Any]]) -> list[Any]:
-    """The rows, each `KeptRow` as its kept text (for `canonical`)."""
-    return [KeptJSON(r.text) if isinstance(r, KeptRow) else r for r in rows]
+def rows_for_writing(rows: Sequence[dict[str, Any]]) -> Any:
+    """The rows for `canonical`: when some were kept, the whole array as one kept text (each
+    kept row's text, each other row's canonical text, joined as `canonical` would join them)."""
+    if not any(isinstance(r, KeptRow) for r in rows):
+        return rows
+    return KeptJSON("[" + ",".join(map(row_text, rows)) + "]")
