@@ -43,7 +43,7 @@ from rubricate.ledger.reputation import (
 from rubricate.ledger.reputation_config import ReputationConfig
 from rubricate.ledger.verify import corrupt_lines
 from rubricate.report.calibration import calibration
-from rubricate.report.kept_json import KeptSeries
+from rubricate.report.kept_json import KeptJSON, KeptRow, KeptSeries, canonical
 from rubricate.report.memo import SEED, Memo
 from rubricate.report.scores import (
     Scored,
@@ -276,6 +276,12 @@ def shown_points(points: Points | KeptSeries, cutoff: datetime | None) -> Sequen
     if isinstance(points, KeptSeries):
         return points.shown if cutoff is None else since(points.shown, cutoff)
     return [shown_point(p) for p in since(points, cutoff)]
+
+
+def kept_series(points: Points) -> KeptSeries:
+    """A series with its texts made once, as the state keeps them (the values kept with them)."""
+    shown = [shown_point(p) for p in points]
+    return KeptSeries(KeptRow.made(points[-1]), KeptJSON(canonical(shown), shown))
 
 
 def shown_point(point: dict[str, Any]) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +35,7 @@ from rubricate.report.model import (
     Sources,
     each_series,
     job_part,
+    kept_series,
 )
 from rubricate.report.summary import RowTotals, totals_of
 from rubricate.report.tallies import Tally, tally_of
@@ -63,6 +64,18 @@ def first_kept(
     """What a report that read every job keeps: its tally and totals counted over every job."""
     tally = tally_of(part.scored for part in parts.values())
     return Kept(files, parts, series, tally, totals_of(p.row for p in parts.values()), memo)
+
+
+def kept_as_made(
+    series: Iterable[tuple[AuthorKey, Points | KeptSeries]],
+    into: dict[AuthorKey, Points | KeptSeries],
+) -> Iterator[tuple[AuthorKey, KeptSeries]]:
+    """The series as they come, each with its texts made once (`kept_series`) and also put
+    `into` a dict (what the report keeps)."""
+    for key, points in series:
+        kept = points if isinstance(points, KeptSeries) else kept_series(points)
+        into[key] = kept
+        yield key, kept
 
 
 def cache_ledger_facts(cache: FoldCache) -> LedgerFacts:
