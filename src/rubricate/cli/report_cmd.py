@@ -273,7 +273,7 @@ def _build(
             files = {k: job.file_id for k, job in ledger.snapshot.cache.jobs.items()}
             recorded: dict[Any, Any] = {}
             kept = first_kept(files, sources.parts, recorded, sources.memo)
-            sources = replace(sources, tally=kept.tally, totals=kept.totals)
+            sources = replace(sources, parts=kept.parts, tally=kept.tally, totals=kept.totals)
             series = kept_as_made(series, recorded)
         # a made-up ledger's pull requests are nowhere: their numbers link nowhere
         server = "" if args.demo is not None else os.environ.get("GITHUB_SERVER_URL", GITHUB)

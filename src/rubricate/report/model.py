@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -99,6 +99,12 @@ def job_part(job: JobSummary) -> JobPart:
         s for by_source in latest_scores(job.events).values() for s in by_source.values()
     )
     return JobPart(job_row(job), scored, audit_entries(job.events))
+
+
+def with_row_text(part: JobPart) -> JobPart:
+    """The part with its row's canonical text made (`KeptRow`), as a report that keeps its
+    parts writes it (report.json, the author pages' digests and the state use the text)."""
+    return part if isinstance(part.row, KeptRow) else replace(part, row=KeptRow.made(part.row))
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,7 @@ from rubricate.report.model import (
     each_series,
     job_part,
     kept_series,
+    with_row_text,
 )
 from rubricate.report.summary import RowTotals, totals_of
 from rubricate.report.tallies import Tally, tally_of
@@ -61,9 +62,11 @@ def first_kept(
     series: Mapping[AuthorKey, Points | KeptSeries],
     memo: Memo,
 ) -> Kept:
-    """What a report that read every job keeps: its tally and totals counted over every job."""
-    tally = tally_of(part.scored for part in parts.values())
-    return Kept(files, parts, series, tally, totals_of(p.row for p in parts.values()), memo)
+    """What a report that read every job keeps: its parts with their rows' texts, and the tally
+    and totals counted over every job."""
+    kept = {key: with_row_text(part) for key, part in parts.items()}
+    tally = tally_of(part.scored for part in kept.values())
+    return Kept(files, kept, series, tally, totals_of(p.row for p in kept.values()), memo)
 
 
 def kept_as_made(
@@ -129,7 +132,7 @@ def refreshed(
         if key in kept.parts:
             tally.add(kept.parts[key].scored, -1)
             totals.add(kept.parts[key].row, -1)
-    parts.update({key: job_part(fold_job(events[key])) for key in changed})
+    parts.update({key: with_row_text(job_part(fold_job(events[key]))) for key in changed})
     for key in changed:
         tally.add(parts[key].scored)
         totals.add(parts[key].row)

@@ -22,7 +22,7 @@ from typing import Any
 
 from rubricate import __version__
 from rubricate.report import author_page, charts
-from rubricate.report.kept_json import canonical
+from rubricate.report.kept_json import canonical, rows_for_writing
 from rubricate.report.pages import author_slugs
 from rubricate.report.pool import outcome, start_pool, submit
 from rubricate.report.reuse import DrawnPage
@@ -205,9 +205,12 @@ def page_context(report: Mapping[str, Any]) -> str:
 
 
 def _digest(inputs: Mapping[str, Any]) -> str:
-    """A digest of the canonical JSON of `inputs` (kept parts as their kept text: neither read
-    nor encoded again)."""
-    text = canonical([__version__, inputs])
+    """A digest of the canonical JSON of `inputs` (kept parts and rows as their kept text:
+    neither read nor encoded again)."""
+    shown = dict(inputs)
+    if "scores" in shown:
+        shown["scores"] = {**shown["scores"], "jobs": rows_for_writing(shown["scores"]["jobs"])}
+    text = canonical([__version__, shown])
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
