@@ -1,5 +1,10 @@
 """CPU of a cold rubricate process: imports, `--help`, `score` on the example, a dry run (JSON).
 
+Cases: a bare interpreter; `import jsonschema`; `import rubricate.evidence.format_check`;
+`rubricate --help`; `rubricate score --repo EXAMPLE_DIR` (text and `--format json`); `rubricate
+action --dry-run` on the bundled pull_request event; each package of jsonschema's format-nongpl
+extra imported alone (`import_fqdn`, …, `import_rfc3987_syntax`).
+
     python benchmarks/bench_startup.py EXAMPLE_DIR [--python PY] [--runs N] [--only A,B]
 
 EXAMPLE_DIR is a repository built by `examples/make-example-repo.sh` (built there when absent).
@@ -29,6 +34,18 @@ from bench_install import dry_run_env
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE_SCRIPT = ROOT / "examples" / "make-example-repo.sh"
+FORMAT_PACKAGES = (
+    "fqdn",
+    "idna",
+    "isoduration",
+    "jsonpointer",
+    "rfc3339_validator",
+    "rfc3986_validator",
+    "uri_template",
+    "webcolors",
+    "rfc3987_syntax",
+)
+"""The packages of jsonschema's format-nongpl extra: each import is a case (exit 1: absent)."""
 
 
 def cases(example: Path) -> dict[str, list[str]]:
@@ -43,6 +60,7 @@ def cases(example: Path) -> dict[str, list[str]]:
         "score_example": [*cli, "score", "--repo", str(example)],
         "score_example_json": [*cli, "score", "--repo", str(example), "--format", "json"],
         "action_dry_run": [*cli, "action", "--dry-run"],
+        **{f"import_{name}": ["-c", f"import {name}"] for name in FORMAT_PACKAGES},
     }
 
 
