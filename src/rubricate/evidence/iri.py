@@ -7,7 +7,8 @@ places, kept here and marked where they are:
 - `ucschar` and `iprivate` are their Basic Multilingual Plane ranges only (no emoji, no
   plane-15/16 private use);
 - an IPv6 literal with "::" has exactly as many groups before it as the RFC's alternative
-  allows at most (`[1:2:3:4:5:6:7::]`, not `[::1]` or `[2001:db8::1]`);
+  allows at most, so "::" stands for one zero group only (`[1:2:3:4:5:6:7::]`, not `[::1]`
+  or `[2001:db8::1]`);
 - IPvFuture's "v" is lower case only.
 Rules: DESIGN.md §4 (the pure core) and §9 (style).
 """
