@@ -95,8 +95,8 @@ def work(url: str, credentials: AppCredentials, concurrency: int, stalled_after:
     its own (the database went away: procrastinate stops a worker whose heartbeat fails)."""
     from rubricate.serve.tasks import queue_app
 
-    # A handle job scores the change with jsonschema, whose IRI grammar takes seconds to build
-    # at import: a worker alone loads it before it takes a job, so no job waits for it (serve
+    # A handle job scores the change with jsonschema, a few tenths of a second of CPU to
+    # import: a worker alone loads it before it takes a job, so no job waits for it (serve
     # --with-worker does not: its receiver answers first).
     importlib.import_module("rubricate.evidence.autoscore")
     app = queue_app(WorkerContext(url, InstallationTokens(credentials), dict(os.environ)))
