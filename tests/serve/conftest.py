@@ -20,7 +20,7 @@ import pytest
 from tests.action.fake_github import FakeGitHub
 from tests.action.scenario import Scenario
 from tests.ledger.conftest import TEMPLATE, pg_server
-from tests.ledger.pg_server import Server, free_port
+from tests.ledger.pg_server import Server, bin_dir, free_port, start
 
 if TYPE_CHECKING:
     from rubricate.serve.context import WorkerContext
@@ -55,6 +55,26 @@ def fresh_database(server: Server) -> str:
 def db_url(pg_server: Server) -> str:
     """A fresh database for one test."""
     return fresh_database(pg_server)
+
+
+@pytest.fixture
+def own_server() -> Iterator[Server]:
+    """A PostgreSQL server of the test's own (it is crashed), with a migrated database."""
+    binaries = bin_dir()
+    if binaries is None:
+        pytest.skip("PostgreSQL is not installed (apt-get install postgresql)")
+    pytest.importorskip("procrastinate")
+    from rubricate.ledger.pg_schema import connect, migrate
+    from rubricate.serve.queue import migrate_queue
+
+    server = start(binaries)
+    try:
+        with connect(server.url()) as conn:
+            migrate(conn)
+            migrate_queue(conn)
+        yield server
+    finally:
+        server.stop()
 
 
 @dataclass
@@ -130,7 +150,9 @@ def app_key(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def worker_env(tmp_path: Path, fake_github: FakeGitHub, db_url: str, app_key: Path) -> WorkerSetup:
+def worker_env(
+    tmp_path: Path, fake_github: FakeGitHub, db_url: str, app_key: Path
+) -> Iterator[WorkerSetup]:
     """Real repositories, the fake GitHub (with the App's token endpoint) and a worker context
     on a fresh database."""
     from rubricate.serve.app_auth import InstallationTokens, read_credentials
@@ -150,7 +172,11 @@ def worker_env(tmp_path: Path, fake_github: FakeGitHub, db_url: str, app_key: Pa
         "RUBRICATE_REPO_REMOTE": str(scenario.remote),
         "RUBRICATE_BOT_LOGIN": fake_github.bot_login,
     }
-    return WorkerSetup(scenario, WorkerContext(db_url, tokens, env), db_url)
+    ctx = WorkerContext(db_url, tokens, env)
+    try:
+        yield WorkerSetup(scenario, ctx, db_url)
+    finally:
+        ctx.close()
 
 
 @dataclass
