@@ -93,6 +93,14 @@ def test_event_from_dict_fills_the_natural_key_and_explains_errors() -> None:
         event_from_dict([1, 2])  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("field", ["pr", "version"])
+def test_an_overflowing_number_in_the_natural_key_is_named_not_raised(field: str) -> None:
+    raw = json.loads(event("rated", 3, 0, "comment:9#0", rating=5).to_line())
+    del raw["id"]
+    with pytest.raises(LedgerError, match=f"{field}: Input should be"):
+        event_from_dict({**raw, field: float("inf")})
+
+
 def test_the_event_json_schema_requires_a_rating_on_rated_events() -> None:
     schema = Event.model_json_schema()
     assert {

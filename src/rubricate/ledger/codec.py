@@ -302,5 +302,5 @@ def _natural_id(values: Mapping[str, Any]) -> str:
             int(values.get("version") or 1),
             str(values["delivery"]),
         )
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return ""  # validation then names the bad field
