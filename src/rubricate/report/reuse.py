@@ -24,7 +24,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import overload
+from typing import Any, overload
 
 from rubricate import __version__
 from rubricate.ledger.reputation_config import ReputationConfig
@@ -37,7 +37,7 @@ from rubricate.report.kept_json import (
     row_text,
 )
 from rubricate.report.memo import Memo
-from rubricate.report.model import JobPart, Points, shown_point
+from rubricate.report.model import AUDITS, JobPart, Points, shown_point
 from rubricate.report.refresh import Kept
 from rubricate.report.scores import Scored
 from rubricate.report.summary import read_row_totals
@@ -214,8 +214,11 @@ def _state(text: str, inputs: str) -> State:
         if key in files:
             raise ValueError("a job twice")
         files[key] = file_id
-        found = json.loads(audit) if audit != "{}" else {}
-        listed = {name: list(found.get(name, [])) for name in ("overrides", "bypassed", "disputes")}
+        if audit == "{}":  # most jobs: no audit entry
+            listed: dict[str, list[Any]] = {"overrides": [], "bypassed": [], "disputes": []}
+        else:
+            found = json.loads(audit)
+            listed = {name: list(found.get(name, [])) for name in AUDITS}
         parts[key] = JobPart(row, KeptScores(key, scored, file_id, line), listed)
     series: dict[tuple[str, str], Points | KeptSeries] = {}
     for line in lines[jobs + 1 : -1]:
