@@ -4,8 +4,9 @@
 
 Each source is read from a git mirror (`fetch`ed to `--mirrors`; a source whose mirror is
 absent is skipped and listed), its commit recorded, and each payload (at most `PER_SOURCE`,
-taken evenly) embedded in every carrier of `injection_measure.CARRIERS`. The training script
-never reads these repositories.
+taken evenly) embedded in every carrier of `injection_measure.CARRIERS`; the shares flagged
+are given overall, per source and per carrier. The training script never reads these
+repositories.
 """
 
 from __future__ import annotations
@@ -90,6 +91,7 @@ def measure(root: Path, detector: Detector) -> dict[str, object]:
     sources: dict[str, str] = {}
     skipped: list[str] = []
     totals = dict.fromkeys(WAYS, 0)
+    by_carrier = {carrier: dict.fromkeys(WAYS, 0) for carrier in CARRIERS}
     count = 0
     for name, (repo, reader) in SOURCES.items():
         try:
@@ -107,6 +109,7 @@ def measure(root: Path, detector: Detector) -> dict[str, object]:
                 found = verdicts(embed(payload), WHERE[carrier], detector)
                 for way in WAYS:
                     mine[way] += found[way]
+                    by_carrier[carrier][way] += found[way]
         size = len(payloads) * len(CARRIERS)
         row: dict[str, float] = {"payloads": len(payloads)}
         row.update({way: round(mine[way] / max(size, 1), 3) for way in WAYS})
@@ -116,7 +119,18 @@ def measure(root: Path, detector: Detector) -> dict[str, object]:
         count += size
         print(name, row, file=sys.stderr)
     overall = {way: round(totals[way] / max(count, 1), 3) for way in WAYS}
-    return {"overall": overall, "per_source": per_source, "sources": sources, "skipped": skipped}
+    share = max(count // len(CARRIERS), 1)
+    per_carrier = {
+        carrier: {way: round(hits[way] / share, 3) for way in WAYS}
+        for carrier, hits in by_carrier.items()
+    }
+    return {
+        "overall": overall,
+        "per_source": per_source,
+        "per_carrier": per_carrier,
+        "sources": sources,
+        "skipped": skipped,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:

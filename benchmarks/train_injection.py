@@ -10,6 +10,8 @@ at most `TARGET_FP` of their items are flagged); the repositories in
 `bench_injection.MEASURE_REPOS` are never read here. Leave-one-source-out: for every
 injection source, a model trained without it flags what share of its payloads, embedded in
 each carrier. Needs numpy (the `report` extra); inference needs nothing but the weights.
+Other designs (longer n-grams, multiple-instance training, a second stage) are measured the
+same way by `injection_trials`.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import json
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -54,19 +57,31 @@ MAX_SPANS = 24
 """Spans of one item used in training, taken evenly over it (keeps long items cheap)."""
 
 
-class Spans:
-    """Every span of every item, hashed once: item -> span rows, and the sparse matrix."""
+def span_token_lists(texts: list[str]) -> list[list[list[str]]]:
+    """Each text's spans as the detector reads them (at most `MAX_SPANS`), as token lists."""
+    return [[tokens for *_where, tokens in evenly(span_tokens(t), MAX_SPANS)] for t in texts]
 
-    def __init__(self, texts: list[str]) -> None:
+
+class Spans:
+    """Every span of every item, hashed once: item -> span rows, and the sparse matrix.
+
+    `features` gives a span's features from its tokens (the detector's `features_of`; the
+    trials in `injection_trials` pass others)."""
+
+    def __init__(
+        self,
+        tokenized: list[list[list[str]]],
+        features: Callable[[list[str]], list[str]] = features_of,
+    ) -> None:
         index = functools.lru_cache(maxsize=1 << 20)(feature_index)
         rows = array.array("i")
         cols = array.array("i")
         span_values: list[float] = []
         self.item_rows: list[list[int]] = []
-        for text in texts:
+        for item_spans in tokenized:
             mine = []
-            for _first, _last, _span, tokens in evenly(span_tokens(text), MAX_SPANS):
-                found = features_of(tokens)
+            for tokens in item_spans:
+                found = features(tokens)
                 if not found:
                     continue
                 cols.extend(map(index, found))
@@ -150,6 +165,23 @@ def threshold_for(scores: list[float], target: float = TARGET_FP) -> float:
     return float(ordered[allowed]) + 1e-6 if ordered else 0.5
 
 
+def training_items(mirrors: Path, sources: dict[str, str]) -> list[Item]:
+    """Every training item: the injection sources' payloads, the training repositories'
+    PR-shaped text and the written benign examples (`sources` records where each came from)."""
+    items = injection_items(mirrors, sources)
+    for repo in TRAIN_REPOS:
+        items += benign_items(mirrors, repo, sources)
+    items += [
+        Item("rubricate-written-benign", "description", t) for t in (*TRAIN_BENIGN, *TASK_BENIGN)
+    ]
+    items += [
+        Item("rubricate-written-benign", "description", t)
+        for language in LANGUAGES
+        for t in BENIGN[language]
+    ]
+    return items
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mirrors", type=Path, required=True)
@@ -162,18 +194,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     started = time.monotonic()
     sources: dict[str, str] = {}
-    items = injection_items(args.mirrors, sources)
-    for repo in TRAIN_REPOS:
-        items += benign_items(args.mirrors, repo, sources)
-    items += [
-        Item("rubricate-written-benign", "description", t) for t in (*TRAIN_BENIGN, *TASK_BENIGN)
-    ]
-    items += [
-        Item("rubricate-written-benign", "description", t)
-        for language in LANGUAGES
-        for t in BENIGN[language]
-    ]
-    data = Spans([i.text for i in items])
+    items = training_items(args.mirrors, sources)
+    data = Spans(span_token_lists([i.text for i in items]))
     everything = {i.source for i in items}
     report: dict[str, object] = {"sources": sources, "spans": data.count, "items": len(items)}
     print(f"{len(items)} items, {data.count} spans", file=sys.stderr)

@@ -3,6 +3,7 @@ without loading the grammar package it used; every other format is jsonschema's 
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import subprocess
 import sys
@@ -99,6 +100,21 @@ def test_a_long_iri_is_judged_whole() -> None:
     assert is_iri(f"https://example.org{path}?q#f")
     assert not is_iri(f"https://example.org{path} ")
     assert not is_iri_reference("a" * 40_000 + ":" + "%" * 3)
+
+
+# sha256 of the earlier checker's verdicts on `iri_cases(150)`, two digits a string ("1" valid):
+# (iri, iri-reference). Recorded with rfc3987-syntax 1.1.0, so the comparison runs without it.
+EARLIER_VERDICTS = "4efbdb447af305b1d6b916a8f4244e673a561de774f0c8736e68f83299bad980"
+
+
+def verdict_digits(cases: list[str]) -> str:
+    return "".join(f"{int(is_iri(text))}{int(is_iri_reference(text))}" for text in cases)
+
+
+def test_iri_verdicts_on_generated_strings_are_the_recorded_ones() -> None:
+    digits = verdict_digits(iri_cases(150))
+    assert len(digits) == 2 * 1093
+    assert hashlib.sha256(digits.encode()).hexdigest() == EARLIER_VERDICTS
 
 
 @pytest.mark.skipif(
