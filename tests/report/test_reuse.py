@@ -337,7 +337,9 @@ def test_ranked_is_folded_again_under_another_config(data: Path, tmp_path: Path)
     }
 
 
-@pytest.mark.parametrize("damage", ["cut short", "a line altered", "absent", "other version"])
+@pytest.mark.parametrize(
+    "damage", ["cut short", "a line altered", "a row altered", "absent", "other version"]
+)
 def test_a_state_that_does_not_read_back_gives_a_full_build_and_says_why(
     data: Path, tmp_path: Path, damage: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -350,6 +352,8 @@ def test_a_state_that_does_not_read_back_gives_a_full_build_and_says_why(
         state.write_text("\n".join(lines[:3] + lines[4:]))
     elif damage == "a line altered":
         state.write_text("\n".join([lines[0], lines[1].replace("\t", " ", 1), *lines[2:]]))
+    elif damage == "a row altered":  # still JSON, but not the row that was kept
+        state.write_text("\n".join([lines[0], lines[1].replace('"pr":', '"pr":1', 1), *lines[2:]]))
     elif damage == "absent":
         state.unlink()
     else:
@@ -366,6 +370,7 @@ def test_a_state_that_does_not_read_back_gives_a_full_build_and_says_why(
     note = {
         "cut short": "does not read back",
         "a line altered": "does not read back",
+        "a row altered": "does not read back",
         "absent": "",
         "other version": "another rubricate version, config or ledger key",
     }[damage]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 import secrets
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, overload
 
@@ -135,3 +135,72 @@ def rows_for_writing(rows: Sequence[dict[str, Any]]) -> Any:
     if not any(isinstance(r, KeptRow) for r in rows):
         return rows
     return KeptJSON("[" + ",".join(map(row_text, rows)) + "]")
+
+
+class UnreadRow(KeptRow):
+    """A kept row whose text is parsed when one of its fields is first used (the rows of jobs
+    that did not change are only written again, as their text). Its author, the first key of
+    the canonical text when the row has one, is read alone (the author pages find their rows
+    by it)."""
+
+    def __init__(self, text: str):
+        super().__init__()
+        self.text, self._unread = text, True
+
+    def _load(self) -> UnreadRow:
+        if self._unread:
+            self._unread = False
+            value = json.loads(self.text)
+            if not isinstance(value, dict):
+                raise ValueError("a kept row is a JSON object")
+            dict.update(self, value)
+        return self
+
+    def __getitem__(self, key: str) -> Any:
+        if self._unread and key == "author" and self.text.startswith(_AUTHOR):
+            return _DECODER.raw_decode(self.text, len(_AUTHOR))[0]
+        return dict.__getitem__(self._load(), key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return dict.get(self._load(), key, default)
+
+    def __iter__(self) -> Iterator[str]:
+        return dict.__iter__(self._load())
+
+    def __len__(self) -> int:
+        return dict.__len__(self._load())
+
+    def __contains__(self, key: object) -> bool:
+        return dict.__contains__(self._load(), key)
+
+    def keys(self) -> Any:
+        return dict.keys(self._load())
+
+    def values(self) -> Any:
+        return dict.values(self._load())
+
+    def items(self) -> Any:
+        return dict.items(self._load())
+
+    def copy(self) -> dict[str, Any]:
+        return dict(self._load())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, UnreadRow):
+            other._load()
+        return dict.__eq__(self._load(), other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return dict.__repr__(self._load())
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        dict.__setitem__(self._load(), key, value)
+
+    def __reduce__(self) -> tuple[Any, ...]:  # sent to a page worker as its text
+        return (KeptRow.read, (self.text,))
+
+
+_AUTHOR = '{"author":'
+_DECODER = json.JSONDecoder()

@@ -8,8 +8,8 @@ besides its author's (`context`), under a digest of what all of them depend on (
 rubricate's version, the reputation config, the ledger key's id). The file is a head line, then
 one line a job and one an author, their fields joined by tabs; a field is canonical JSON text
 (`kept_json`), which holds no tab or newline. A job's line is written again as it was read when
-the job did not change; its scores are read only for a job that changed, its row in one parse
-with every other row;
+the job did not change; its scores and its row are read only where they are used (its row's
+author alone for the author pages' index), under a digest of all the job lines that must match;
 an author's series is its last point and the text of its points as report.json shows them, both
 written again as they were read when the author did not change. A state of other inputs, or
 one that does not read back, is not used (`take_state` says why). It is taken out of the folder
@@ -24,20 +24,27 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import overload
+from typing import Any, overload
 
 from rubricate import __version__
 from rubricate.ledger.reputation_config import ReputationConfig
-from rubricate.report.kept_json import KeptJSON, KeptRow, KeptSeries, canonical, row_text
+from rubricate.report.kept_json import (
+    KeptJSON,
+    KeptRow,
+    KeptSeries,
+    UnreadRow,
+    canonical,
+    row_text,
+)
 from rubricate.report.memo import Memo
-from rubricate.report.model import JobPart, Points, shown_point
+from rubricate.report.model import AUDITS, JobPart, Points, shown_point
 from rubricate.report.refresh import Kept
 from rubricate.report.scores import Scored
 from rubricate.report.summary import read_row_totals
 from rubricate.report.tallies import read_tally
 
 STATE_PATH = ".rubricate/report-state.json"
-STATE_FORMAT = 7
+STATE_FORMAT = 8
 
 
 @dataclass(frozen=True)
@@ -131,6 +138,7 @@ def save_state(out: Path, inputs: str, state: State) -> Path:
     head = {
         "inputs": inputs,
         "jobs": len(jobs),
+        "jobs_sha256": hashlib.sha256("\n".join(jobs).encode()).hexdigest(),
         "series": len(series),
         "tally": kept.tally.rows(),
         "totals": kept.totals.rows(),
@@ -189,7 +197,11 @@ def _state(text: str, inputs: str) -> State:
     fields = [line.split("\t") for line in texts]
     if any(len(f) != 7 or f[0] != "J" for f in fields):
         raise ValueError("a job line out of place")
-    rows = KeptRow.read_all([f[4] for f in fields])
+    if hashlib.sha256("\n".join(texts).encode()).hexdigest() != data["jobs_sha256"]:
+        raise ValueError("a job line altered")
+    if not all(f[4][:1] == "{" and f[4][-1:] == "}" for f in fields):
+        raise ValueError("a kept row is a JSON object")
+    rows = [UnreadRow(f[4]) for f in fields]
     files: dict[tuple[str, int], str] = {}
     parts: dict[tuple[str, int], JobPart] = {}
     names: dict[str, str] = {}  # each repository's JSON text, read once
@@ -202,8 +214,11 @@ def _state(text: str, inputs: str) -> State:
         if key in files:
             raise ValueError("a job twice")
         files[key] = file_id
-        found = json.loads(audit) if audit != "{}" else {}
-        listed = {name: list(found.get(name, [])) for name in ("overrides", "bypassed", "disputes")}
+        if audit == "{}":  # most jobs: no audit entry
+            listed: dict[str, list[Any]] = {"overrides": [], "bypassed": [], "disputes": []}
+        else:
+            found = json.loads(audit)
+            listed = {name: list(found.get(name, [])) for name in AUDITS}
         parts[key] = JobPart(row, KeptScores(key, scored, file_id, line), listed)
     series: dict[tuple[str, str], Points | KeptSeries] = {}
     for line in lines[jobs + 1 : -1]:
