@@ -20,7 +20,7 @@ import pytest
 from tests.action.fake_github import FakeGitHub
 from tests.action.scenario import Scenario
 from tests.ledger.conftest import TEMPLATE, pg_server
-from tests.ledger.pg_server import Server, free_port
+from tests.ledger.pg_server import Server, bin_dir, free_port, start
 
 if TYPE_CHECKING:
     from rubricate.serve.context import WorkerContext
@@ -57,12 +57,34 @@ def db_url(pg_server: Server) -> str:
     return fresh_database(pg_server)
 
 
+@pytest.fixture
+def own_server() -> Iterator[Server]:
+    """A PostgreSQL server of the test's own (to be crashed), with a migrated database and the
+    job queue's tables."""
+    binaries = bin_dir()
+    if binaries is None:
+        pytest.skip("PostgreSQL is not installed (apt-get install postgresql)")
+    server = start(binaries)
+    try:
+        from rubricate.ledger.pg_schema import connect, migrate
+        from rubricate.serve.queue import migrate_queue
+
+        with connect(server.url()) as conn:
+            migrate(conn)
+            migrate_queue(conn)
+        yield server
+    finally:
+        server.stop()
+
+
 @dataclass
 class Receiver:
     """The receiver running on a loopback port."""
 
     url: str
     db_url: str
+    pool: Any = None
+    """Its connection pool."""
 
 
 @pytest.fixture
@@ -73,7 +95,9 @@ def receiver(db_url: str) -> Iterator[Receiver]:
 
 
 @contextlib.contextmanager
-def running_receiver(db_url: str, *, pool_timeout: float = 30.0) -> Iterator[Receiver]:
+def running_receiver(
+    db_url: str, *, pool_timeout: float = 30.0, min_size: int = 1
+) -> Iterator[Receiver]:
     """The receiver on a free loopback port, its pool on `db_url` (opened without waiting)."""
     uvicorn = pytest.importorskip("uvicorn")
     from psycopg_pool import ConnectionPool
@@ -82,7 +106,7 @@ def running_receiver(db_url: str, *, pool_timeout: float = 30.0) -> Iterator[Rec
 
     pool: ConnectionPool[Any] = ConnectionPool(
         db_url,
-        min_size=1,
+        min_size=min_size,
         max_size=4,
         kwargs={"autocommit": True},
         timeout=pool_timeout,
@@ -105,7 +129,7 @@ def running_receiver(db_url: str, *, pool_timeout: float = 30.0) -> Iterator[Rec
         time.sleep(0.02)
     assert server.started, "the receiver did not start"
     try:
-        yield Receiver(f"http://127.0.0.1:{port}", db_url)
+        yield Receiver(f"http://127.0.0.1:{port}", db_url, pool)
     finally:
         server.should_exit = True
         thread.join(timeout=10)

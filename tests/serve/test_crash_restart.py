@@ -12,33 +12,15 @@ from typing import Any
 
 import pytest
 
-from rubricate.ledger.pg_schema import connect, migrate
+from rubricate.ledger.pg_schema import connect
 from tests.action.scenario import REPORT_V2, WRITER
-from tests.ledger.pg_server import Server, bin_dir, free_port, start
+from tests.ledger.pg_server import Server, free_port
 from tests.serve.conftest import INSTALLATION, SECRET
 from tests.serve.crash import SCORE, Crash, check_once, crash_world, settled
 from tests.serve.processes import kill, post_until_acknowledged, start_receiver, stop
 
 pytest.importorskip("procrastinate")
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture
-def own_server() -> Iterator[Server]:
-    """A PostgreSQL server of this test's own (it is crashed), with a migrated database."""
-    binaries = bin_dir()
-    if binaries is None:
-        pytest.skip("PostgreSQL is not installed (apt-get install postgresql)")
-    server = start(binaries)
-    try:
-        from rubricate.serve.queue import migrate_queue
-
-        with connect(server.url()) as conn:
-            migrate(conn)
-            migrate_queue(conn)
-        yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture
