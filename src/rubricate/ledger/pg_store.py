@@ -43,6 +43,9 @@ _BATCH_ROWS = 20_000
 """Rows a server-side cursor hands over at a time."""
 APPEND_CHUNK = 5_000
 """Events an append takes from its iterable at a time (all in its one transaction)."""
+_DELETE_UP_TO = 256
+"""The staging table is emptied by DELETE after a write of up to this many rows, by TRUNCATE
+(a new file: dearer for a few rows, but no dead ones) after a larger one."""
 
 
 @dataclass(frozen=True)
@@ -76,6 +79,7 @@ class PostgresStore(Closing):
         scope: Scope | None = None,
     ) -> None:
         self.conn = connect(url)
+        self._staged = 0
         self.config = config
         self.key = key
         self.scope = scope or Scope()
@@ -136,7 +140,15 @@ class PostgresStore(Closing):
             " repo text, pr integer, at timestamptz, shard text, line text)"  # small append
             " ON COMMIT DELETE ROWS"
         )
-        self.conn.execute("DELETE FROM rubricate_new")  # (an earlier append of this transaction)
+        # Rows of an earlier write in this transaction go. A large batch's are truncated: deleted,
+        # they would stay as dead rows until the commit, and each later chunk of an import would
+        # scan them all again (the staging table outgrows PostgreSQL's temp_buffers at 1M).
+        self.conn.execute(
+            "TRUNCATE rubricate_new"
+            if self._staged > _DELETE_UP_TO
+            else "DELETE FROM rubricate_new"
+        )
+        self._staged = len(batch)
         columns = "id, owner, repo, pr, at, shard, line"
         with self.conn.cursor().copy(f"COPY rubricate_new ({columns}) FROM STDIN") as copy:
             for e, line in batch:
