@@ -2,9 +2,9 @@
 one new event (reusing the last report), then with `--full`.
 
 Run: `python benchmarks/bench_report_incremental.py [--events 100000] [--data DIR] [--source
-remote|data] [--repeat 3] [--profile]`. Prints one JSON object. The ledger comes from the ledger
-benchmark's generator (`bench_ledger.make_events`), written as a data-branch directory with its
-derived files (the fold cache included); `--data` keeps it there for later runs. With `--source
+remote|data] [--repeat 3] [--profile] [--cold]`. Prints one JSON object. The ledger comes from the
+ledger benchmark's generator (`bench_ledger.make_events`), written as a data-branch directory with
+its derived files (the fold cache included); `--data` keeps it there for later runs. With `--source
 remote` (the default) the report reads it as a data branch (`--remote`, a bare repository made from
 the directory), with `--source data` as a checkout (`--data`). Each report is the CLI in a fresh
 process, with Python's bytecode cache on: wall seconds, CPU seconds of it and its page workers,
@@ -12,8 +12,10 @@ peak memory, and the machine's load average when it ended. After the new event (
 existing job) it counts the files of the site whose bytes changed, and checks that the incremental
 site and a `--full` rebuild are the same files with the same bytes (`SOURCE_DATE_EPOCH` fixes the
 report's "now" for both). `--repeat N` appends and reports N times (each run listed, the median CPU
-given); `--profile` adds one more under cProfile and lists where its time went (cumulative
-seconds of the report's steps, profiler overhead included: read them as shares).
+given); `--profile` adds one more under cProfile and lists where its time went (cumulative seconds
+of the report's steps, profiler overhead included: read them as shares). `--cold` makes only cold
+reports (`--repeat` of them, each into an empty folder, the median CPU given), and `--profile` then
+profiles one more cold report.
 """
 
 from __future__ import annotations
@@ -94,6 +96,11 @@ STEPS = {
     "imports and arguments": "cli/main.py:build_parser",
     "optional extra's imports": "report_checks.py:require_extra",
     "fold cache (load_cache)": "ledger/cache.py:load_cache",
+    "ledger lines parsed (parse_in_parallel)": "report/pool.py:parse_in_parallel",
+    "jobs folded, parts made (parsed_sources)": "report/model.py:parsed_sources",
+    "reputation series (author_series)": "report/model.py:author_series",
+    "page inputs' digests": "report/workers.py:_digest",
+    "canonical JSON": "report/kept_json.py:canonical",
     "git reads": "gitio/workspace.py:read_blobs",
     "reuse state read (take_state)": "report/reuse.py:take_state",
     "changed jobs (refreshed)": "report/refresh.py:refreshed",
@@ -148,6 +155,25 @@ def digests(out: Path) -> dict[str, str]:
     }
 
 
+def colds(args: argparse.Namespace, source: list[str], root: Path) -> dict[str, Any]:
+    """`--repeat` cold reports, each into an empty folder (and one more profiled)."""
+    runs = []
+    for n in range(max(1, args.repeat)):
+        runs.append(report(source, root / f"cold-{n}"))
+        shutil.rmtree(root / f"cold-{n}")
+    result: dict[str, Any] = {
+        "events": args.events,
+        "source": args.source,
+        "cold": {**runs[-1], "cpu_s_median": statistics.median(r["cpu_s"] for r in runs)},
+        "runs": runs,
+        "goals": {"cold_s": 10.0},
+    }
+    if args.profile:
+        report(source, root / "cold-profiled", profile=root / "profile")
+        result["profile_cold_s"] = steps(root / "profile")
+    return result
+
+
 def main() -> None:
     """Seed, report cold, append one event, report again, rebuild in full; print JSON."""
     parser = argparse.ArgumentParser(description=__doc__)
@@ -156,6 +182,7 @@ def main() -> None:
     parser.add_argument("--source", choices=("remote", "data"), default="remote")
     parser.add_argument("--repeat", type=int, default=1, help="reports after one event each")
     parser.add_argument("--profile", action="store_true", help="profile one more such report")
+    parser.add_argument("--cold", action="store_true", help="only cold reports (no state)")
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="rubricate-report-incr-"))
     try:
@@ -170,6 +197,9 @@ def main() -> None:
             source = ["--remote", str(remote)]
         site, full = root / "site", root / "full"
         report(source, root / "warm-up")  # the bytecode cache, written once
+        if args.cold:
+            print(json.dumps(colds(args, source, root), indent=2))
+            return
         cold = report(source, site)
         before = digests(site)
         runs = []

@@ -18,7 +18,9 @@ time is mostly that wait, and the CPU time is the fair comparison.
 
 Agreement with SchemaStore's CI: a valid test file must not be rejected, a negative test file
 must be. `--sample N` takes N schemas evenly spread over the sorted names (0: all);
-`--schemas A,B` takes just the named schemas.
+`--schemas A,B` takes just the named schemas. `--findings FILE` writes every finding of the
+format check (path, line, severity, message; sorted, one JSON array a line), so two installs'
+verdicts can be compared byte for byte.
 """
 
 from __future__ import annotations
@@ -118,8 +120,11 @@ def child_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def rubricate_verdicts(repo: Path) -> tuple[dict[str, str], float, int]:
-    """Each file's verdict (`rejected`, `unchecked`, `accepted`), the wall time, the exit code."""
+def rubricate_verdicts(
+    repo: Path, findings_file: Path | None = None
+) -> tuple[dict[str, str], float, int]:
+    """Each file's verdict (`rejected`, `unchecked`, `accepted`), the wall time, the exit code;
+    the format check's findings go to `findings_file` when one is given."""
     command = [sys.executable, "-m", "rubricate", "score", "--repo", str(repo), "--base", "HEAD~1"]
     command += ["--judge", "none", "--no-graders", "--format", "json", "--fail-on", "never"]
     start = time.perf_counter()
@@ -132,6 +137,8 @@ def rubricate_verdicts(repo: Path) -> tuple[dict[str, str], float, int]:
     for check in json.loads(proc.stdout)["checks"]:
         if check["id"] != "format":
             continue
+        if findings_file is not None:
+            write_findings(findings_file, check["findings"])
         for finding in check["findings"]:
             path = finding.get("path")
             if path is None:
@@ -141,6 +148,15 @@ def rubricate_verdicts(repo: Path) -> tuple[dict[str, str], float, int]:
             elif "not validated" in finding["message"]:
                 verdicts.setdefault(path, "unchecked")
     return verdicts, seconds, 0
+
+
+def write_findings(path: Path, findings: list[dict[str, Any]]) -> None:
+    """One JSON array a line: path, line, severity, message; sorted."""
+    rows = sorted(
+        json.dumps([f.get("path"), f.get("line"), f["severity"], f["message"]], ensure_ascii=False)
+        for f in findings
+    )
+    path.write_text("".join(row + "\n" for row in rows), encoding="utf-8")
 
 
 def check_jsonschema_verdicts(
@@ -198,6 +214,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sample", type=int, default=150, help="schemas to take (0: all)")
     parser.add_argument("--no-check-jsonschema", action="store_true")
     parser.add_argument("--schemas", default="", help="only these schema names (comma-separated)")
+    parser.add_argument("--findings", type=Path, help="write the format check's findings here")
     args = parser.parse_args(argv)
     src = args.schemastore / "src"
     if not (src / "schemas" / "json").is_dir():
@@ -215,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
         repo = Path(temp)
         expected = build(src, names, repo)
         cpu = child_cpu()
-        ours, our_seconds, code = rubricate_verdicts(repo)
+        ours, our_seconds, code = rubricate_verdicts(repo, args.findings)
         our_cpu = child_cpu() - cpu
         result: dict[str, Any] = {
             "schemas": len(names),

@@ -29,8 +29,8 @@ from typing import Any
 
 from proc_cpu import Sampler, postmaster
 from tests.action.fake_github import FakeGitHub, Limits
-from tests.action.payloads import pull_request_event
-from tests.action.scenario import AUTHOR, START, Scenario, git
+from tests.action.payloads import issue_comment_event, pull_request_event, review_event
+from tests.action.scenario import AUTHOR, START, WRITER, Scenario, git
 from tests.ledger.pg_server import Server, bin_dir, free_port, start
 from tests.serve.github_http import Routes, serving
 from tests.serve.processes import (
@@ -101,6 +101,9 @@ def plan(args: argparse.Namespace, scenario: Scenario, heads: dict[int, str]) ->
             head = heads[1]
         else:
             number = rng.randrange(1, args.prs + 1)
+            if number in opened and args.comments and rng.random() < args.comments:
+                sent.append((at, str(uuid.uuid4()), *_command(n, number, scenario, heads, args)))
+                continue
             action = "synchronize" if number in opened else "opened"
             opened.add(number)
             head = heads[number]
@@ -117,6 +120,40 @@ def plan(args: argparse.Namespace, scenario: Scenario, heads: dict[int, str]) ->
         payload["installation"] = {"id": 100 + number % args.installations}
         sent.append((at, str(uuid.uuid4()), "pull_request", payload))
     return sent
+
+
+COMMANDS = (
+    "/score spec=4 comp=4 qual=3 ver=3 format=2 -- looked at the report",
+    "/approve spec=3 comp=2 qual=2 ver=2 format=2",
+)
+
+
+def _command(
+    n: int, number: int, scenario: Scenario, heads: dict[int, str], args: argparse.Namespace
+) -> tuple[str, dict[str, Any]]:
+    """A maintainer's command on an opened PR: a `/score` or `/approve` comment, or a review
+    whose body scores (event, payload)."""
+    at = START + timedelta(seconds=n)
+    body = COMMANDS[n % 2]
+    if n % 3 == 2:
+        payload = review_event(
+            review_id=n + 1,
+            body=COMMANDS[0],
+            actor=WRITER,
+            number=number,
+            pr_author=AUTHOR,
+            head_sha=heads[number],
+            base_sha=scenario.base_sha,
+            at=at,
+        )
+        event = "pull_request_review"
+    else:
+        payload = issue_comment_event(
+            comment_id=n + 1, body=body, actor=WRITER, number=number, pr_author=AUTHOR, at=at
+        )
+        event = "issue_comment"
+    payload["installation"] = {"id": 100 + number % args.installations}
+    return event, payload
 
 
 class Faults:
@@ -429,3 +466,10 @@ def add_mix_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of the deliveries' mix (`plan`) beside serve_load's --duplicates and --seed."""
     parser.add_argument("--prs", type=int, default=40, help="PRs the PR events go to")
     parser.add_argument("--installations", type=int, default=4, help="App installations")
+    parser.add_argument(
+        "--comments",
+        type=float,
+        default=0.0,
+        help="share of PR events on an opened PR sent as a maintainer's /score or /approve"
+        " comment or scoring review instead",
+    )

@@ -1,6 +1,7 @@
 """Where one delivery's CPU goes in `rubricate serve` + `rubricate worker`; prints JSON.
 
     python benchmarks/serve_profile.py [--count N] [--prs P] [--installations I] [--top K]
+                                       [--comments F]
 
 The same deliveries as `serve_load.py --rate …` (`serve_faults.plan`: ~10% repeats, about half
 of the rest ignorable `labeled` events, the others `opened`/`synchronize` on `--prs` PRs with
@@ -10,6 +11,10 @@ at a time, under cProfile with a CPU clock: the receiver's work for each post (s
 classification, the one-transaction insert and queueing, on one pooled connection), then the
 jobs the queue holds, in the queue's order (publish jobs first), through the worker's own
 `handle_delivery` and `publish_pr`.
+
+With `--comments F`, that share of the PR events on opened PRs are a maintainer's `/score` or
+`/approve` comments or scoring reviews instead; their handle jobs are reported as steps of their
+own (`handle issue_comment`, `handle pull_request_review`).
 
 It reports, per step (receive, handle, publish): the CPU milliseconds of this thread, of the git
 processes it started, of PostgreSQL (the postmaster and every backend, from /proc) and of the
@@ -57,6 +62,8 @@ from rubricate.serve.queue import HANDLE, PUBLISH, migrate_queue
 from rubricate.serve.signature import sign, verify
 
 SECRET = b"serve-profile secret"
+COMMAND_EVENTS = ("issue_comment", "pull_request_review")
+"""The events of `--comments` (a maintainer's commands), each profiled as its own step."""
 
 PHASES: dict[str, list[tuple[str, str]]] = {
     "receive": [
@@ -65,7 +72,7 @@ PHASES: dict[str, list[tuple[str, str]]] = {
         ("store (insert + queue, one transaction)", "rubricate/serve/intake.py:store"),
     ],
     "handle": [
-        ("open PostgresStore", "rubricate/ledger/pg_store.py:__init__"),
+        ("borrow a pooled connection", "rubricate/serve/connections.py:borrow"),
         ("load delivery", "rubricate/serve/handle.py:load"),
         ("PyGithub client", "rubricate/serve/app_auth.py:client"),
         ("installation token", "rubricate/serve/app_auth.py:token"),
@@ -169,6 +176,7 @@ def _run(args: argparse.Namespace, folder: Path, server: Server) -> dict[str, An
     key = app_key(folder)
     url = server.url()
     steps = {"receive": Step(), "handle": Step(), "publish": Step()}
+    steps |= {f"handle {event}": Step() for event in COMMAND_EVENTS if args.comments}
     with serving(routes) as github:
         env = worker_env(github, fake, key, scenario.remote)
         credentials = read_credentials("4242", str(key), github.url)
@@ -182,7 +190,10 @@ def _run(args: argparse.Namespace, folder: Path, server: Server) -> dict[str, An
                 signature = sign(SECRET, body)
                 with measured(steps["receive"], server):
                     _receive(conn, guid, event, body, signature)
-        _work(ctx, url, server, steps)
+        try:
+            _work(ctx, url, server, steps)
+        finally:
+            ctx.close()
     kinds = _mix(posts)
     if args.dump is not None:
         args.dump.mkdir(parents=True, exist_ok=True)
@@ -198,7 +209,9 @@ def _run(args: argparse.Namespace, folder: Path, server: Server) -> dict[str, An
         "cpu_ms_per_job": {name: _ms(step, step.runs) for name, step in steps.items() if step.runs},
         "outcomes": {name: step.outcomes for name, step in steps.items() if step.outcomes},
         "phases_cpu_ms_per_job": {
-            name: _phases(step, PHASES[name]) for name, step in steps.items() if step.runs
+            name: _phases(step, PHASES[name.split()[0]])
+            for name, step in steps.items()
+            if step.runs
         },
         "top_own_cpu_ms_per_job": {
             name: _top(step, args.top) for name, step in steps.items() if step.runs
@@ -221,14 +234,17 @@ def _work(ctx: WorkerContext, url: str, server: Server, steps: dict[str, Step]) 
     with connect(url) as conn:
         for _ in range(100_000):
             row = conn.execute(
-                "SELECT id, task_name, args FROM procrastinate_jobs WHERE status = 'todo'"
-                " AND task_name = ANY(%s) ORDER BY priority DESC, id LIMIT 1",
+                "SELECT j.id, j.task_name, j.args, d.event FROM procrastinate_jobs j"
+                " LEFT JOIN rubricate_deliveries d ON d.guid = j.args->>'guid'"
+                " WHERE j.status = 'todo' AND j.task_name = ANY(%s)"
+                " ORDER BY j.priority DESC, j.id LIMIT 1",
                 ([HANDLE, PUBLISH],),
             ).fetchone()
             if row is None:
                 return
-            job_id, task, job_args = row
-            step = steps["handle" if task == HANDLE else "publish"]
+            job_id, task, job_args, event = row
+            name = "publish" if task != HANDLE else f"handle {event}"
+            step = steps.get(name, steps["handle" if task == HANDLE else "publish"])
             with measured(step, server):
                 try:
                     outcome = jobs[task](job_args)
@@ -244,12 +260,14 @@ def _work(ctx: WorkerContext, url: str, server: Server, steps: dict[str, Step]) 
 def _mix(posts: list[Any]) -> dict[str, int]:
     seen: set[str] = set()
     mix = {"repeats": 0, "ignorable_labeled": 0, "pr_opened": 0, "pr_synchronize": 0}
-    for _, guid, _, payload in posts:
+    for _, guid, event, payload in posts:
         if guid in seen:
             mix["repeats"] += 1
             continue
         seen.add(guid)
-        if payload["number"] >= IGNORABLE_FROM:
+        if event in COMMAND_EVENTS:
+            mix[event] = mix.get(event, 0) + 1
+        elif payload["number"] >= IGNORABLE_FROM:
             mix["ignorable_labeled"] += 1
         else:
             mix[f"pr_{payload['action']}"] += 1

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import subprocess
+import sys
 from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
@@ -241,6 +243,21 @@ def test_a_report_of_an_unchanged_ledger_draws_no_chart(
     monkeypatch.setattr(charts, "render", _refuse("a chart was drawn again"))
     _report(data, tmp_path / "site")
     assert _files(tmp_path / "site") == drawn
+
+
+def test_a_report_that_draws_no_estimate_loads_no_numpy(data: Path, tmp_path: Path) -> None:
+    _report(data, tmp_path / "site")  # draws every estimate
+    abandoned = event("rated", 18, 900, "one-more", rating=2, author="dependabot[bot]")
+    _append(data, abandoned)  # the weights count completed jobs only: no estimate changes
+    code = (
+        "import sys; from rubricate.cli.main import main; "
+        f"main(['report', '--data', {str(data)!r}, '--out', {str(tmp_path / 'site')!r}]); "
+        "print('numpy' in sys.modules)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert done.stdout.split()[-1] == "False"
 
 
 def _refuse(what: str) -> Callable[..., None]:

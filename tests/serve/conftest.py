@@ -59,16 +59,16 @@ def db_url(pg_server: Server) -> str:
 
 @pytest.fixture
 def own_server() -> Iterator[Server]:
-    """A PostgreSQL server of the test's own (to be crashed), with a migrated database and the
-    job queue's tables."""
+    """A PostgreSQL server of the test's own (it is crashed), with a migrated database."""
     binaries = bin_dir()
     if binaries is None:
         pytest.skip("PostgreSQL is not installed (apt-get install postgresql)")
+    pytest.importorskip("procrastinate")
+    from rubricate.ledger.pg_schema import connect, migrate
+    from rubricate.serve.queue import migrate_queue
+
     server = start(binaries)
     try:
-        from rubricate.ledger.pg_schema import connect, migrate
-        from rubricate.serve.queue import migrate_queue
-
         with connect(server.url()) as conn:
             migrate(conn)
             migrate_queue(conn)
@@ -154,7 +154,9 @@ def app_key(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def worker_env(tmp_path: Path, fake_github: FakeGitHub, db_url: str, app_key: Path) -> WorkerSetup:
+def worker_env(
+    tmp_path: Path, fake_github: FakeGitHub, db_url: str, app_key: Path
+) -> Iterator[WorkerSetup]:
     """Real repositories, the fake GitHub (with the App's token endpoint) and a worker context
     on a fresh database."""
     from rubricate.serve.app_auth import InstallationTokens, read_credentials
@@ -174,7 +176,11 @@ def worker_env(tmp_path: Path, fake_github: FakeGitHub, db_url: str, app_key: Pa
         "RUBRICATE_REPO_REMOTE": str(scenario.remote),
         "RUBRICATE_BOT_LOGIN": fake_github.bot_login,
     }
-    return WorkerSetup(scenario, WorkerContext(db_url, tokens, env), db_url)
+    ctx = WorkerContext(db_url, tokens, env)
+    try:
+        yield WorkerSetup(scenario, ctx, db_url)
+    finally:
+        ctx.close()
 
 
 @dataclass

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from rubricate.gitio.kept import KeptObjects, kept
 from rubricate.serve.scratch import ScratchFolders
+from tests.ledger.gitutil import git
 
 
 def test_a_repository_gets_its_last_folder_back_and_another_gets_its_own() -> None:
@@ -53,3 +55,32 @@ def test_a_folder_is_dropped_after_its_reuses_and_the_oldest_idle_past_the_limit
         with folders.borrow(repo):
             pass
     assert sorted(folders.idle().values()) == ["o/c", "o/d"]
+
+
+def test_a_kept_folders_repository_is_read_by_readers_that_end_with_the_folder() -> None:
+    folders = ScratchFolders(keep=1)
+    with folders.borrow("o/a") as folder:
+        git("init", "--bare", "--quiet", str(folder / "repo.git"))
+        objects = kept(folder / "repo.git")
+        assert objects is not None
+        assert objects.info("HEAD") is None  # no commit yet; the reader runs
+        [reader] = [r for r in (objects._check, objects._read) if r is not None]
+    assert kept(folder / "repo.git") is objects  # kept between jobs
+    with folders.borrow("o/b"):  # past the idle limit: o/a's folder goes
+        pass
+    assert reader._proc.poll() is not None
+    assert kept(folder / "repo.git") is None
+
+    def job() -> None:
+        with folders.borrow("o/b") as failed:
+            git("init", "--bare", "--quiet", str(failed / "repo.git"))
+            objects = kept(failed / "repo.git")
+            assert objects is not None
+            objects.info("HEAD")
+            used.append(objects)
+            raise RuntimeError("killed git")
+
+    used: list[KeptObjects] = []
+    with pytest.raises(RuntimeError):
+        job()
+    assert used[0]._check is None  # ended with the dropped folder

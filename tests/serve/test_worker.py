@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timedelta, timezone
+from typing import Any
 
 import pytest
 
@@ -13,6 +14,7 @@ from rubricate.ledger.pg_schema import connect
 from rubricate.serve import handle as handle_module
 from rubricate.serve.budget import record
 from rubricate.serve.handle import handle_delivery
+from rubricate.serve.ledger_files import LedgerFiles
 from rubricate.serve.publish import publish_pr
 from rubricate.serve.queue import hold_pr
 from tests.action.payloads import REPO
@@ -257,3 +259,20 @@ def test_a_publish_runs_before_the_prs_next_delivery(world: WorkerSetup) -> None
             "SELECT task_name FROM procrastinate_fetch_job_v2(ARRAY['rubricate'], NULL)"
         ).fetchone()
     assert fetched == ("rubricate.publish",)
+
+
+def test_a_commands_job_is_read_once_from_the_database(
+    world: WorkerSetup, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    handle_delivery(world.ctx, pr_delivery(world, "g-1"), now=world.scenario.clock)
+    reads: list[object] = []
+    original = LedgerFiles.read_files
+
+    def counted(self: LedgerFiles, wanted: Any) -> dict[str, bytes]:
+        reads.append(wanted)
+        return original(self, wanted)
+
+    monkeypatch.setattr(LedgerFiles, "read_files", counted)
+    guid = comment_delivery(world, "g-2", WRITER, "/score spec=4 comp=4 qual=3 ver=3 format=2")
+    assert handle_delivery(world.ctx, guid, now=world.scenario.clock) == "handled"
+    assert len(reads) == 1  # located and gathered on the one read

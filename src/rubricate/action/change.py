@@ -30,7 +30,7 @@ def snapshot(
     handles: RunHandles, event: PullRequestEvent, merge_base: str | None, spec: str, config: Config
 ) -> Snapshot:
     """The change from the merge base to the head, with schemas read at the base commit."""
-    # The schema checks load jsonschema, whose IRI grammar takes seconds to build at import:
+    # The schema checks load jsonschema and its format packages (a few tenths of a second):
     # only a run that reads a change loads them (comments, reviews and ignored events never do).
     from rubricate.evidence.deliverable_schemas import schema_paths
     from rubricate.evidence.format_check import read_limit

@@ -64,7 +64,7 @@ def open_job(
     paths = {*job_paths(repo, pr), view_path(repo, pr)}
     if reverts:
         paths.update(job_paths(repo, reverts))
-    files = store.read_files(lambda p: p in paths)
+    files = store.read_files(frozenset(paths).__contains__)
     raw = files.get(view_path(repo, pr))
     try:
         reverted = job_file_events(files, repo, reverts, key) if reverts else ()
@@ -84,7 +84,7 @@ def jobs_events(
     store = _store(handles, branch, stack)
     numbers = tuple(prs)
     paths = {path for pr in numbers for path in job_paths(repo, pr)}
-    files = store.read_files(lambda p: p in paths)
+    files = store.read_files(frozenset(paths).__contains__)
     key = handles.settings.ledger_key
     return tuple(e for pr in numbers for e in job_file_events(files, repo, pr, key))
 
@@ -97,7 +97,7 @@ def tip_status(
     paths = set(job_paths(repo, pr))
 
     def at_tip(sha: str) -> SetStatus:
-        files = stored.store.read_files(lambda p: p in paths)
+        files = stored.store.read_files(frozenset(paths).__contains__)
         job = job_state(job_file_events(files, repo, pr, key), repo, pr)
         return status(job, rubric, sha)
 

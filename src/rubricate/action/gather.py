@@ -87,7 +87,8 @@ def gather(
     branch = data_branch(handles.settings, config, default_branch=default, base_ref=base_ref)
     reverts = reverted_pr(event) if isinstance(event, PullRequestEvent) and event.merged else None
     stored = located.stored
-    if stored is None or stored.store.branch != branch:
+    # a run with its own store (the worker's database) reads the same one whatever the branch
+    if stored is None or (handles.store is None and stored.store.branch != branch):
         stored = open_job(handles, event.repo, event.number, branch, stack, reverts)
     stored.store.config = config.reputation
     settings = handles.settings

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import importlib
+import importlib.util
 from pathlib import Path
 
 from rubricate.errors import ConfigError
@@ -10,15 +10,15 @@ from rubricate.ledger.codec import LEDGER_DIR
 
 
 def require_extra(fmt: str) -> None:
-    """Refuse to start without the `report` extra's packages (the site draws with pygal)."""
+    """Refuse to start without the `report` extra's packages (the site draws with pygal). They
+    are looked for, not imported: numpy loads only when an estimate is drawn (a report that
+    reuses the last one's estimates never needs it)."""
     for name in ("numpy", "pygal") if fmt == "html" else ("numpy",):
-        try:
-            importlib.import_module(name)
-        except ImportError:
+        if importlib.util.find_spec(name) is None:
             raise ConfigError(
                 "rubricate report needs the optional extra: "
                 f"pip install 'rubricate[report]' ({name} is missing)"
-            ) from None
+            )
 
 
 def require_ledger_folder(data: Path) -> None:

@@ -10,7 +10,7 @@ import math
 import os
 import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
@@ -249,8 +249,7 @@ def _build(
     """The report document, and what to keep of it for the next report (None: nothing); the
     author `pages` are started as their parts are known."""
     from rubricate.report.model import Options, assemble, parsed_sources  # numpy, as above
-    from rubricate.report.refresh import Kept, refreshed
-    from rubricate.report.tallies import tally_of
+    from rubricate.report.refresh import first_kept, kept_as_made, refreshed
 
     progress("reading the ledger")
     with gc_paused():  # everything built here lives to the end: no collection over it
@@ -273,10 +272,9 @@ def _build(
         if kept is None and ledger.snapshot is not None:  # kept for the next report
             files = {k: job.file_id for k, job in ledger.snapshot.cache.jobs.items()}
             recorded: dict[Any, Any] = {}
-            tally = tally_of(part.scored for part in sources.parts.values())
-            kept = Kept(files, sources.parts, recorded, tally, sources.memo)
-            sources = replace(sources, tally=tally)
-            series = _recorded(series, recorded)
+            kept = first_kept(files, sources.parts, recorded, sources.memo)
+            sources = replace(sources, parts=kept.parts, tally=kept.tally, totals=kept.totals)
+            series = kept_as_made(series, recorded)
         # a made-up ledger's pull requests are nowhere: their numbers link nowhere
         server = "" if args.demo is not None else os.environ.get("GITHUB_SERVER_URL", GITHUB)
         options = Options(_now(), since_days=args.since, author=args.author, server_url=server)
@@ -293,13 +291,6 @@ def _build(
         report = assemble(whole, ledger.config, options, ready)
         gc.freeze()
     return report, kept
-
-
-def _recorded(series: Iterable[tuple[Any, Any]], into: dict[Any, Any]) -> Iterator[Any]:
-    """The series as they come, each also put `into` a dict."""
-    for key, points in series:
-        into[key] = points
-        yield key, points
 
 
 def _now() -> datetime:

@@ -5,7 +5,9 @@ expressions are ECMA-262, as JSON Schema says: `pattern`, `patternProperties` an
 `format: "regex"` are matched with the `regress` library (Python's `re` rejects named groups
 `(?<x>…)`, `\\p{L}` and other ECMA syntax, and reads some patterns differently). The format
 checker is the draft's own with every format jsonschema knows: the packages those formats need
-are core dependencies, so a file gets the same verdict on every install. A schema is checked
+are core dependencies, so a file gets the same verdict on every install. `iri` and
+`iri-reference` are checked by `evidence/iri.py` (the package jsonschema would use for them
+builds a grammar for seconds at import, so it is not a dependency). A schema is checked
 against its metaschema with the same checker, so an ECMA pattern is not a "bad regex".
 
 A draft-04 or draft-06 schema that uses `const`, `contains`, `propertyNames` or `if`/`then`/
@@ -30,6 +32,7 @@ import attrs
 import regress
 from jsonschema import (
     Draft7Validator,
+    Draft201909Validator,
     Draft202012Validator,
     FormatChecker,
     ValidationError,
@@ -38,6 +41,7 @@ from jsonschema import (
 from jsonschema.exceptions import SchemaError, best_match
 
 from rubricate.errors import ConfigError
+from rubricate.evidence.iri import is_iri, is_iri_reference
 
 MAX_PATTERNS = 4096
 """Compiled regular expressions kept (a schema store holds a few thousand)."""
@@ -63,6 +67,8 @@ FORMATS = (
     "uuid",
 )
 """The formats of draft 2020-12 that every install checks (a test holds the install to it)."""
+IRI_DRAFTS = (Draft7Validator, Draft201909Validator, Draft202012Validator)
+"""The drafts that define the `iri` and `iri-reference` formats."""
 LATER_KEYWORDS = ("const", "contains", "if", "propertyNames")
 """Draft-07 keywords applied in the older drafts that lack them."""
 
@@ -177,10 +183,15 @@ def _evolve(self: Any, **changes: Any) -> Any:
 
 @cache
 def format_checker(cls: Any) -> FormatChecker:
-    """The draft's format checker with `regex` read as ECMA-262."""
+    """The draft's format checker with `regex` read as ECMA-262 and the IRI formats ours."""
     checker: FormatChecker = copy.deepcopy(cls.FORMAT_CHECKER)
     checker.checkers.pop("regex", None)
     checker.checks("regex")(is_ecma_regex)
+    if cls in IRI_DRAFTS:
+        checker.checkers.pop("iri", None)
+        checker.checkers.pop("iri-reference", None)
+        checker.checks("iri")(is_iri)
+        checker.checks("iri-reference")(is_iri_reference)
     return checker
 
 

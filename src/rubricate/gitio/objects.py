@@ -7,6 +7,8 @@ costs less than a process per question.
 
 from __future__ import annotations
 
+import contextlib
+import subprocess
 from pathlib import Path
 from typing import IO
 
@@ -17,23 +19,36 @@ TreeEntries = dict[str, tuple[str, str]]
 
 
 class ObjectReader:
-    """One `git cat-file --batch` process over a repository, until `close`."""
+    """One `git cat-file --batch` process over a repository, until `close`; with
+    `contents=False`, a `--batch-check` one that tells only each object's id, type and size."""
 
-    def __init__(self, gitdir: Path, env: dict[str, str]) -> None:
-        self._proc = start_git(["cat-file", "--batch"], gitdir, env=env)
+    def __init__(
+        self, gitdir: Path, env: dict[str, str] | None = None, *, contents: bool = True
+    ) -> None:
+        self._mode = "--batch" if contents else "--batch-check"
+        self._proc = start_git(["cat-file", self._mode], gitdir, env=env)
 
-    def read(self, name: str) -> tuple[str, str, bytes] | None:
-        """The object's id, type and content; None when the repository does not hold it."""
+    def info(self, name: str) -> tuple[str, str, int] | None:
+        """The object's id, type and size (of a `contents=False` reader); None when the
+        repository does not hold it."""
         stdin, stdout = self._pipes()
         stdin.write(name.encode("utf-8", "surrogateescape") + b"\n")
         stdin.flush()
         header = stdout.readline()
         if not header:
-            raise GitError(["cat-file", "--batch"], -1, "the object reader stopped")
+            raise GitError(["cat-file", self._mode], -1, "the object reader stopped")
         if header.endswith((b" missing\n", b" ambiguous\n")):
             return None
         oid, kind, size = header.decode().split()
-        data = stdout.read(int(size) + 1)
+        return oid, kind, int(size)
+
+    def read(self, name: str) -> tuple[str, str, bytes] | None:
+        """The object's id, type and content; None when the repository does not hold it."""
+        found = self.info(name)
+        if found is None:
+            return None
+        oid, kind, size = found
+        data = self._pipes()[1].read(size + 1)
         return oid, kind, data[:-1]
 
     def tree(self, name: str) -> TreeEntries:
@@ -44,16 +59,20 @@ class ObjectReader:
         return parse_tree(found[2])
 
     def close(self) -> None:
-        """End the process."""
-        if self._proc.stdin is not None:
-            self._proc.stdin.close()
-        if self._proc.stdout is not None:
-            self._proc.stdout.close()
-        self._proc.wait()
+        """End the process (killed when it does not end on its own)."""
+        for pipe in (self._proc.stdin, self._proc.stdout):
+            if pipe is not None:
+                with contextlib.suppress(OSError):
+                    pipe.close()
+        try:
+            self._proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self._proc.kill()
+            self._proc.wait()
 
     def _pipes(self) -> tuple[IO[bytes], IO[bytes]]:
         if self._proc.stdin is None or self._proc.stdout is None:
-            raise GitError(["cat-file", "--batch"], -1, "the object reader is closed")
+            raise GitError(["cat-file", self._mode], -1, "the object reader is closed")
         return self._proc.stdin, self._proc.stdout
 
 

@@ -8,7 +8,8 @@ are the BASE's (DESIGN.md §2b): the head's `.gitattributes` files, with those t
 touches taken back to their base blobs (from the diff itself, so no second tree listing), so a
 change cannot hide its own files from the checks or the judge. Files over 1 MiB are
 size-checked and never read; git itself treats them as binary (`core.bigFileThreshold`), so
-their patch is not produced either.
+their patch is not produced either. In a repository a worker keeps (`rubricate.gitio.kept`),
+the commits, trees and blobs are asked of its running `cat-file` processes instead.
 """
 
 from __future__ import annotations
@@ -28,8 +29,8 @@ from rubricate.evidence.snapshot import (
 from rubricate.gitio.attributes import base_attribute_files, check_attributes, marks
 from rubricate.gitio.refs import batch_check as _batch_check
 from rubricate.gitio.refs import batch_read as _batch_read
-from rubricate.gitio.refs import check_repository, resolve_commit
-from rubricate.gitio.run import git_text, run_git
+from rubricate.gitio.refs import check_repository, resolve_commit, tree_ids
+from rubricate.gitio.run import run_git
 
 STATUS: dict[str, ChangeStatus] = {
     "A": "added",
@@ -80,9 +81,7 @@ def read_snapshot(
     """
     repo = check_repository(repo_dir)
     base, head = resolve_commit(repo, base_ref), resolve_commit(repo, head_ref)
-    base_tree, head_tree = git_text(
-        ["rev-parse", f"{base}^{{tree}}", f"{head}^{{tree}}"], repo
-    ).split()
+    base_tree, head_tree = tree_ids(repo, base, head)
     entries, patches, change_id = _diff(repo, base, head)
     head_paths, head_attributes = _head_tree(repo, head)
     attribute_files = base_attribute_files(head_attributes, entries)

@@ -15,7 +15,8 @@ from pathlib import Path
 from rubricate.config import Config, load_config
 from rubricate.errors import ConfigError, RubricateError
 from rubricate.evidence.snapshot import MAX_PARSE_BYTES
-from rubricate.gitio.run import run_git
+from rubricate.gitio.kept import kept
+from rubricate.gitio.run import git_text, run_git
 from rubricate.gitnames import is_sha
 
 DEFAULT_BRANCHES = ("origin/HEAD", "main", "master")
@@ -28,13 +29,17 @@ def check_repository(repo_dir: str | Path) -> Path:
         raise RubricateError(f"no such directory: {repo_dir}")
     if not path.is_dir():
         raise RubricateError(f"not a directory: {repo_dir}")
-    if run_git(["rev-parse", "--git-dir"], path, check=False).returncode != 0:
+    if kept(path) is None and run_git(["rev-parse", "--git-dir"], path, check=False).returncode:
         raise RubricateError(f"not a git repository: {repo_dir}")
     return path
 
 
 def resolve_commit(repo_dir: str | Path, ref: str) -> str:
     """The full commit SHA a ref names; a clear error when it names no commit."""
+    if is_sha(ref) and (objects := kept(repo_dir)) is not None:
+        found = objects.info(f"{ref}^{{commit}}")
+        if found is not None and found[1] == "commit":
+            return found[0]
     proc = run_git(
         ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"],
         repo_dir,
@@ -45,6 +50,16 @@ def resolve_commit(repo_dir: str | Path, ref: str) -> str:
             f"unknown ref {ref!r} in {repo_dir}: it names no commit{_hint(repo_dir)}"
         )
     return proc.stdout.decode().strip()
+
+
+def tree_ids(repo_dir: str | Path, *commits: str) -> list[str]:
+    """The tree of each commit (full SHAs)."""
+    objects = kept(repo_dir)
+    if objects is not None:
+        found = [objects.info(f"{commit}^{{tree}}") for commit in commits]
+        if all(f is not None and f[1] == "tree" for f in found):
+            return [f[0] for f in found if f is not None]
+    return git_text(["rev-parse", *(f"{commit}^{{tree}}" for commit in commits)], repo_dir).split()
 
 
 def _hint(repo_dir: str | Path) -> str:
@@ -184,6 +199,8 @@ def batch_check(repo: str | Path, specs: Sequence[str]) -> dict[str, tuple[str, 
     """`spec -> (sha, type, size)` for each object that exists."""
     if not specs:
         return {}
+    if (objects := kept(repo)) is not None:
+        return {spec: seen for spec in specs if (seen := objects.info(spec)) is not None}
     stdin = "".join(f"{s}\n" for s in specs).encode("utf-8")
     out = run_git(["cat-file", "--batch-check"], repo, input_bytes=stdin).stdout.decode(
         "utf-8", "replace"
@@ -200,6 +217,8 @@ def batch_read(repo: str | Path, shas: Sequence[str]) -> dict[str, bytes]:
     """The content of each blob SHA, read in one `cat-file --batch` run."""
     if not shas:
         return {}
+    if (objects := kept(repo)) is not None:
+        return {sha: blob[2] for sha in shas if (blob := objects.read(sha)) is not None}
     stdin = "".join(f"{s}\n" for s in shas).encode("ascii")
     out = run_git(["cat-file", "--batch"], repo, input_bytes=stdin).stdout
     found: dict[str, bytes] = {}

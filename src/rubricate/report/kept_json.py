@@ -20,6 +20,10 @@ from typing import Any, overload
 
 def canonical(value: Any) -> str:
     """The canonical JSON of `value`, kept parts written as the text they were kept as."""
+    try:
+        return _PLAIN.encode(value)  # most values hold no kept part: encoded in one go
+    except _HoldsKept:
+        pass
     kept: list[str] = []
     mark = secrets.token_hex(8)  # no text of the ledger can guess it
 
@@ -30,18 +34,31 @@ def canonical(value: Any) -> str:
         return f"\0{mark}:{len(kept) - 1}\0"
 
     text = json.dumps(value, sort_keys=True, allow_nan=False, separators=(",", ":"), default=keep)
-    if not kept:
-        return text
     return re.sub(rf'"\\u0000{mark}:(\d+)\\u0000"', lambda m: kept[int(m[1])], text)
+
+
+class _HoldsKept(Exception):
+    """The value holds a kept part."""
+
+
+def _no_kept(part: Any) -> Any:
+    if isinstance(part, KeptJSON):
+        raise _HoldsKept
+    raise TypeError(f"{type(part).__name__} is not JSON")
+
+
+_PLAIN = json.JSONEncoder(sort_keys=True, allow_nan=False, separators=(",", ":"), default=_no_kept)
+"""The canonical encoder of values that hold no kept part."""
 
 
 class KeptJSON(Sequence[Any]):
     """A JSON value kept as its canonical text, written as that text by `canonical`; an array's
     items are parsed when one is first read."""
 
-    def __init__(self, text: str):
+    def __init__(self, text: str, value: Any = None):
         self.text = text
-        self._read: Any = None
+        self._read: Any = value
+        """The parsed value: given when the text was made from it, else read when first used."""
 
     def items(self) -> Any:
         """The parsed value."""
@@ -64,9 +81,16 @@ class KeptJSON(Sequence[Any]):
 
 
 class KeptRow(dict[str, Any]):
-    """A JSON object read from its canonical text, which it keeps."""
+    """A JSON object read from its canonical text (or made into it), which it keeps."""
 
     text: str
+
+    @classmethod
+    def made(cls, value: dict[str, Any]) -> KeptRow:
+        """The object `value`, with its canonical text."""
+        row = cls(value)
+        row.text = canonical(value)
+        return row
 
     @classmethod
     def read(cls, text: str) -> KeptRow:
@@ -89,17 +113,12 @@ class KeptRow(dict[str, Any]):
         return rows
 
 
-def plain(value: Any) -> Any:
-    """`json.dumps`'s `default`: a `KeptJSON` as its parsed value (what it stands for)."""
-    if not isinstance(value, KeptJSON):
-        raise TypeError(f"{type(value).__name__} is not JSON")
-    return value.items()
-
-
 @dataclass(frozen=True)
 class KeptSeries:
-    """An author's series as the last report kept it: its last point (the author's entry) and
-    every point as report.json shows it (`model.shown_point`), kept as text."""
+    """An author's series as the last report kept it (or as this one made it, its texts made
+    once for report.json, the author pages' digests and the state): its last point (the
+    author's entry) and every point as report.json shows it (`model.shown_point`), kept as
+    text."""
 
     last: KeptRow
     shown: KeptJSON
@@ -110,6 +129,9 @@ def row_text(row: dict[str, Any]) -> str:
     return row.text if isinstance(row, KeptRow) else canonical(row)
 
 
-def rows_for_writing(rows: Sequence[dict[str, Any]]) -> list[Any]:
-    """The rows, each `KeptRow` as its kept text (for `canonical`)."""
-    return [KeptJSON(r.text) if isinstance(r, KeptRow) else r for r in rows]
+def rows_for_writing(rows: Sequence[dict[str, Any]]) -> Any:
+    """The rows for `canonical`: when some were kept, the whole array as one kept text (each
+    kept row's text, each other row's canonical text, joined as `canonical` would join them)."""
+    if not any(isinstance(r, KeptRow) for r in rows):
+        return rows
+    return KeptJSON("[" + ",".join(map(row_text, rows)) + "]")

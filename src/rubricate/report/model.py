@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -43,16 +43,16 @@ from rubricate.ledger.reputation import (
 from rubricate.ledger.reputation_config import ReputationConfig
 from rubricate.ledger.verify import corrupt_lines
 from rubricate.report.calibration import calibration
-from rubricate.report.kept_json import KeptSeries
+from rubricate.report.kept_json import KeptJSON, KeptRow, KeptSeries, canonical
 from rubricate.report.memo import SEED, Memo
 from rubricate.report.scores import (
     Scored,
     distributions,
     job_row,
     latest_scores,
-    summary,
     weights_section,
 )
+from rubricate.report.summary import RowTotals, summary_of, totals_of
 from rubricate.report.tallies import Tally, tally_of
 
 REPORT_SCHEMA_VERSION = 1
@@ -101,6 +101,12 @@ def job_part(job: JobSummary) -> JobPart:
     return JobPart(job_row(job), scored, audit_entries(job.events))
 
 
+def with_row_text(part: JobPart) -> JobPart:
+    """The part with its row's canonical text made (`KeptRow`), as a report that keeps its
+    parts writes it (report.json, the author pages' digests and the state use the text)."""
+    return part if isinstance(part.row, KeptRow) else replace(part, row=KeptRow.made(part.row))
+
+
 @dataclass(frozen=True)
 class LedgerFacts:
     """What the report says of the ledger as a whole: its problems, events and newest event."""
@@ -147,6 +153,8 @@ class Sources:
     reputation: Mapping[str, Any] | None = None
     """reputation.json's `repos`, when it was folded from these very jobs under this config (the
     `ranked` column then reads it instead of folding every job again)."""
+    totals: RowTotals | None = None
+    """The totals of every job's row (`summary.RowTotals`), when known."""
 
 
 def parsed_sources(parsed: ParsedLedger, config: ReputationConfig, author: str | None) -> Sources:
@@ -215,15 +223,17 @@ def assemble(
     if whole is None:
         whole = reputation_document(list(facts.values()), config, LedgerCounts())["repos"]
     report["authors"] = [_with_ranked(a, whole[a["repo"]]["authors"][a["author"]]) for a in authors]
-    tally = sources.tally
+    tally, totals = sources.tally, sources.totals
     if tally is None or len(active) != len(facts):
         tally = tally_of(parts[k].scored for k in active)
+    if totals is None or len(active) != len(facts):
+        totals = totals_of(rows)
     shown_facts = (facts[k] for k in active)
     return {
         **report,
         "scores": {
             "distributions": distributions(tally.scores),
-            "summary": summary(rows),
+            "summary": summary_of(totals),
             "jobs": rows,
         },
         "calibration": calibration(tally.pairs, seed=options.seed, memo=sources.memo),
@@ -272,6 +282,12 @@ def shown_points(points: Points | KeptSeries, cutoff: datetime | None) -> Sequen
     if isinstance(points, KeptSeries):
         return points.shown if cutoff is None else since(points.shown, cutoff)
     return [shown_point(p) for p in since(points, cutoff)]
+
+
+def kept_series(points: Points) -> KeptSeries:
+    """A series with its texts made once, as the state keeps them (the values kept with them)."""
+    shown = [shown_point(p) for p in points]
+    return KeptSeries(KeptRow.made(points[-1]), KeptJSON(canonical(shown), shown))
 
 
 def shown_point(point: dict[str, Any]) -> dict[str, Any]:

@@ -4,7 +4,8 @@ that changed (pure: reads job files through a `FoldSnapshot`).
 A job changed when its job file's id is not the one the last report was built from. Its part is
 made again from its events; so is the series of each author who has a changed job (from the
 events of all of that author's jobs in the repository), or whose series the last report did not
-keep. The tally of scores loses each changed job's old scores and gains its new ones. Everything
+keep. The tally of scores and the totals of the rows lose each changed job's old scores and row
+and gain its new ones. Everything
 else is the last report's. `assemble` then gives the document a full build gives.
 """
 
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,20 +35,50 @@ from rubricate.report.model import (
     Sources,
     each_series,
     job_part,
+    kept_series,
+    with_row_text,
 )
-from rubricate.report.tallies import Tally
+from rubricate.report.summary import RowTotals, totals_of
+from rubricate.report.tallies import Tally, tally_of
 
 
 @dataclass(frozen=True)
 class Kept:
     """What a report keeps for the next one: each job's file id and part, each author's series,
-    the tally of every job's scores and the estimates the report used (`Sources.memo`)."""
+    the tally of every job's scores, the totals of every job's row and the estimates the report
+    used (`Sources.memo`)."""
 
     files: Mapping[JobKey, str]
     parts: Mapping[JobKey, JobPart]
     series: Mapping[AuthorKey, Points | KeptSeries]
     tally: Tally
+    totals: RowTotals
     memo: Memo = field(default_factory=Memo)
+
+
+def first_kept(
+    files: Mapping[JobKey, str],
+    parts: Mapping[JobKey, JobPart],
+    series: Mapping[AuthorKey, Points | KeptSeries],
+    memo: Memo,
+) -> Kept:
+    """What a report that read every job keeps: its parts with their rows' texts, and the tally
+    and totals counted over every job."""
+    kept = {key: with_row_text(part) for key, part in parts.items()}
+    tally = tally_of(part.scored for part in kept.values())
+    return Kept(files, kept, series, tally, totals_of(p.row for p in kept.values()), memo)
+
+
+def kept_as_made(
+    series: Iterable[tuple[AuthorKey, Points | KeptSeries]],
+    into: dict[AuthorKey, Points | KeptSeries],
+) -> Iterator[tuple[AuthorKey, KeptSeries]]:
+    """The series as they come, each with its texts made once (`kept_series`) and also put
+    `into` a dict (what the report keeps)."""
+    for key, points in series:
+        kept = points if isinstance(points, KeptSeries) else kept_series(points)
+        into[key] = kept
+        yield key, kept
 
 
 def cache_ledger_facts(cache: FoldCache) -> LedgerFacts:
@@ -96,12 +127,15 @@ def refreshed(
     events = snapshot.job_events(sorted(read))
     parts = {key: kept.parts[key] for key in jobs if key not in changed}
     tally = Tally(Counter(kept.tally.scores), Counter(kept.tally.pairs))
+    totals = kept.totals.copy()
     for key in changed | gone:
         if key in kept.parts:
             tally.add(kept.parts[key].scored, -1)
-    parts.update({key: job_part(fold_job(events[key])) for key in changed})
+            totals.add(kept.parts[key].row, -1)
+    parts.update({key: with_row_text(job_part(fold_job(events[key]))) for key in changed})
     for key in changed:
         tally.add(parts[key].scored)
+        totals.add(parts[key].row)
     facts = {key: job.facts for key, job in jobs.items()}
     series: dict[AuthorKey, Points | KeptSeries] = {
         key: kept.series[key] for key in authors - touched
@@ -109,8 +143,9 @@ def refreshed(
     ordered = [e for key in sorted(read) for e in events[key]]
     series.update(each_series(ordered, config, facts))
     listed = [(key, series[key]) for key in sorted(series, key=_page_order)]
-    sources = Sources(cache_ledger_facts(snapshot.cache), facts, parts, listed, tally, kept.memo)
-    return sources, Kept(files, parts, series, tally, kept.memo), stale
+    ledger = cache_ledger_facts(snapshot.cache)
+    sources = Sources(ledger, facts, parts, listed, tally, kept.memo, totals=totals)
+    return sources, Kept(files, parts, series, tally, totals, kept.memo), stale
 
 
 def _page_order(key: AuthorKey) -> tuple[str, AuthorKey]:

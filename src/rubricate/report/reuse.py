@@ -2,12 +2,14 @@
 (shell: reads and writes that file).
 
 It holds each job's file id and part, each author's series, the tally of every job's scores
-(`tallies`), the estimates the report used (`memo`), how each author page was drawn
-(`workers.DrawnPage`) and what every page showed besides its author's (`context`), under a
-digest of what all of them depend on (`inputs`: rubricate's version, the reputation config, the
-ledger key's id). The file is a head line, then one line a job and one an author, their fields
-joined by tabs; a field is canonical JSON text (`kept_json`), which holds no tab or newline. A
-job's scores are read only for a job that changed, its row in one parse with every other row;
+(`tallies`) and the totals of every job's row (`summary`), the estimates the report used
+(`memo`), how each author page was drawn (`workers.DrawnPage`) and what every page showed
+besides its author's (`context`), under a digest of what all of them depend on (`inputs`:
+rubricate's version, the reputation config, the ledger key's id). The file is a head line, then
+one line a job and one an author, their fields joined by tabs; a field is canonical JSON text
+(`kept_json`), which holds no tab or newline. A job's line is written again as it was read when
+the job did not change; its scores are read only for a job that changed, its row in one parse
+with every other row;
 an author's series is its last point and the text of its points as report.json shows them, both
 written again as they were read when the author did not change. A state of other inputs, or
 one that does not read back, is not used (`take_state` says why). It is taken out of the folder
@@ -31,10 +33,11 @@ from rubricate.report.memo import Memo
 from rubricate.report.model import JobPart, Points, shown_point
 from rubricate.report.refresh import Kept
 from rubricate.report.scores import Scored
+from rubricate.report.summary import read_row_totals
 from rubricate.report.tallies import read_tally
 
 STATE_PATH = ".rubricate/report-state.json"
-STATE_FORMAT = 6
+STATE_FORMAT = 7
 
 
 @dataclass(frozen=True)
@@ -57,10 +60,12 @@ class State:
 
 class KeptScores(Sequence[Scored]):
     """A job's latest scores as the last report kept them: read from their JSON text when first
-    used (the scores of a job that did not change are never read)."""
+    used (the scores of a job that did not change are never read). `line`: the job's whole line
+    in the state it was read from, written again as it is while the job's file is `file_id`."""
 
-    def __init__(self, key: tuple[str, int], text: str):
+    def __init__(self, key: tuple[str, int], text: str, file_id: str = "", line: str = ""):
         self.key, self.text = key, text
+        self.file_id, self.line = file_id, line
         self._read: tuple[Scored, ...] | None = None
 
     def _scores(self) -> tuple[Scored, ...]:
@@ -115,11 +120,9 @@ def save_state(out: Path, inputs: str, state: State) -> Path:
     author, their fields joined by tabs (kept JSON texts, which hold no tab or newline)."""
     kept = state.kept
     jobs = [
-        "\t".join(
-            ("J", json.dumps(repo), str(pr), kept.files[(repo, pr)], *_part(kept.parts[(repo, pr)]))
-        )
-        for repo, pr in sorted(kept.parts)
-        if (repo, pr) in kept.files
+        _job_line(key, kept.files[key], kept.parts[key])
+        for key in sorted(kept.parts)
+        if key in kept.files
     ]
     series = [
         "\t".join(("S", json.dumps(repo), json.dumps(author), *_series(points)))
@@ -130,6 +133,7 @@ def save_state(out: Path, inputs: str, state: State) -> Path:
         "jobs": len(jobs),
         "series": len(series),
         "tally": kept.tally.rows(),
+        "totals": kept.totals.rows(),
         "memo": kept.memo.used,
         "styles": {n: css for p in state.pages.values() for n, css in p.styles.items()},
         "pages": {slug: [p.digest, sorted(p.styles)] for slug, p in sorted(state.pages.items())},
@@ -142,6 +146,14 @@ def save_state(out: Path, inputs: str, state: State) -> Path:
     temp.write_text("\n".join(lines) + "\n", encoding="utf-8")
     temp.replace(path)
     return path
+
+
+def _job_line(key: tuple[str, int], file_id: str, part: JobPart) -> str:
+    """A job's line: as it was read when the job did not change (nor its file)."""
+    kept = part.scored
+    if isinstance(kept, KeptScores) and kept.line and kept.file_id == file_id:
+        return kept.line
+    return "\t".join(("J", json.dumps(key[0]), str(key[1]), file_id, *_part(part)))
 
 
 def _part(part: JobPart) -> tuple[str, str, str]:
@@ -173,14 +185,17 @@ def _state(text: str, inputs: str) -> State:
     jobs, authors = int(data["jobs"]), int(data["series"])
     if len(lines) != jobs + authors + 2 or lines[-1]:
         raise ValueError("the state is cut short")
-    fields = [line.split("\t") for line in lines[1 : jobs + 1]]
+    texts = lines[1 : jobs + 1]
+    fields = [line.split("\t") for line in texts]
     if any(len(f) != 7 or f[0] != "J" for f in fields):
         raise ValueError("a job line out of place")
     rows = KeptRow.read_all([f[4] for f in fields])
     files: dict[tuple[str, int], str] = {}
     parts: dict[tuple[str, int], JobPart] = {}
     names: dict[str, str] = {}  # each repository's JSON text, read once
-    for (_, repo, pr, file_id, _, scored, audit), row in zip(fields, rows, strict=True):
+    for (_, repo, pr, file_id, _, scored, audit), row, line in zip(
+        fields, rows, texts, strict=True
+    ):
         if repo not in names:
             names[repo] = str(json.loads(repo))
         key = (names[repo], int(pr))
@@ -189,7 +204,7 @@ def _state(text: str, inputs: str) -> State:
         files[key] = file_id
         found = json.loads(audit) if audit != "{}" else {}
         listed = {name: list(found.get(name, [])) for name in ("overrides", "bypassed", "disputes")}
-        parts[key] = JobPart(row, KeptScores(key, scored), listed)
+        parts[key] = JobPart(row, KeptScores(key, scored, file_id, line), listed)
     series: dict[tuple[str, str], Points | KeptSeries] = {}
     for line in lines[jobs + 1 : -1]:
         kind, repo, login, last, shown = line.split("\t")
@@ -203,5 +218,6 @@ def _state(text: str, inputs: str) -> State:
         for slug, (d, names) in data["pages"].items()
     }
     memo = Memo({str(digest): value for digest, value in data["memo"].items()})
-    kept = Kept(files, parts, series, read_tally(data["tally"]), memo)
+    totals = read_row_totals(data["totals"])
+    kept = Kept(files, parts, series, read_tally(data["tally"]), totals, memo)
     return State(kept, pages, str(data["context"]))

@@ -19,7 +19,6 @@
 
 from __future__ import annotations
 
-import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
@@ -28,7 +27,6 @@ from rubricate.ledger.event import Event, criterion_source, rfc3339
 from rubricate.ledger.fold import JobFacts, JobSummary, event_order
 from rubricate.ledger.reputation_config import ReputationConfig
 from rubricate.report.memo import RESAMPLES, SEED, Estimate, Memo
-from rubricate.rubric.model import TOLERANCE
 
 SOURCES = ("heuristic", "judge", "reviewer")
 _LEDGER_SOURCE = {"auto": "heuristic", "judge": "judge", "reviewer": "reviewer"}
@@ -80,11 +78,6 @@ def _number(value: float | bool, scale: tuple[float, float] | None) -> float:
     return float(value)
 
 
-HOUR = 3600.0
-APPROVAL_BUCKETS = ((1, "< 1 h"), (6, "1–6 h"), (24, "6–24 h"), (72, "1–3 d"), (168, "3–7 d"))
-LAST_BUCKET = "> 7 d"
-
-
 def distributions(counts: Mapping[tuple[str, str, int], int]) -> dict[str, Any]:
     """`{criterion: {source: {score: count}}}`, scores as whole points in text, from how many
     versions got each `(criterion, source, whole-point score)` (`tallies.Tally.scores`)."""
@@ -98,6 +91,9 @@ def distributions(counts: Mapping[tuple[str, str, int], int]) -> dict[str, Any]:
         }
         for criterion in sorted(found)
     }
+
+
+HOUR = 3600.0
 
 
 def job_row(job: JobSummary) -> dict[str, Any]:
@@ -122,61 +118,6 @@ def job_row(job: JobSummary) -> dict[str, Any]:
         "hours_to_approval": hours,
         "gate": job.gate,
     }
-
-
-def summary(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
-    """Means and histograms over the job rows."""
-    listed = list(rows)
-    changes = [r["change"] for r in listed if r["change"] is not None]
-    firsts = [r["first"] for r in listed if r["change"] is not None]
-    finals = [r["final"] for r in listed if r["change"] is not None]
-    hours = [r["hours_to_approval"] for r in listed if r["hours_to_approval"] is not None]
-    return {
-        "jobs": len(listed),
-        "with_both_moments": len(changes),
-        "mean_first": _mean(firsts),
-        "mean_final": _mean(finals),
-        "mean_change": _mean(changes),
-        "improved": sum(1 for c in changes if c > TOLERANCE),
-        "change_histogram": _change_histogram(changes),
-        "revisions_histogram": _count_histogram(r["revisions"] for r in listed),
-        "versions_histogram": _count_histogram(r["versions"] for r in listed),
-        "median_hours_to_approval": _median(hours),
-        "approval_histogram": _approval_histogram(hours),
-    }
-
-
-def _change_histogram(changes: list[float]) -> dict[str, int]:
-    """Counts of the change in tenths, from −1.0 to +1.0."""
-    counts = Counter(max(-10, min(10, math.floor(c * 10 + 0.5))) for c in changes)
-    return {f"{k / 10:+.1f}": counts[k] for k in range(-10, 11) if counts[k] or -3 <= k <= 3}
-
-
-def _count_histogram(values: Iterable[int]) -> dict[str, int]:
-    counts = Counter(min(v, 5) for v in values)
-    return {("5+" if k == 5 else str(k)): counts[k] for k in sorted(counts)}
-
-
-def _approval_histogram(hours: list[float]) -> dict[str, int]:
-    counts = dict.fromkeys([label for _, label in APPROVAL_BUCKETS] + [LAST_BUCKET], 0)
-    for value in hours:
-        label = next((lb for limit, lb in APPROVAL_BUCKETS if value < limit), LAST_BUCKET)
-        counts[label] += 1
-    return counts
-
-
-def _mean(values: list[float]) -> float | None:
-    return round(sum(values) / len(values), 6) if values else None
-
-
-def _median(values: list[float]) -> float | None:
-    if not values:
-        return None
-    ordered = sorted(values)
-    middle = len(ordered) // 2
-    if len(ordered) % 2:
-        return ordered[middle]
-    return (ordered[middle - 1] + ordered[middle]) / 2
 
 
 THRESHOLD_JOBS = 50

@@ -36,7 +36,7 @@ class Tally:
             by_version[(s.repo, s.pr, s.version, s.criterion)][s.source] = s
         for (_, _, _, criterion), by_source in by_version.items():
             for source, s in by_source.items():
-                _bump(self.scores, (criterion, source, math.floor(s.value + 0.5)), sign)
+                bump(self.scores, (criterion, source, math.floor(s.value + 0.5)), sign)
             reviewer = by_source.get("reviewer")
             if reviewer is None:
                 continue
@@ -44,7 +44,7 @@ class Tally:
                 m = by_source.get(machine)
                 if m is not None:
                     pair = (criterion, machine, m.value, reviewer.value, m.scale, reviewer.scale)
-                    _bump(self.pairs, pair, sign)
+                    bump(self.pairs, pair, sign)
 
     def rows(self) -> dict[str, list[list[Any]]]:
         """The counts as JSON-ready rows (`read_tally` reads them back)."""
@@ -82,7 +82,7 @@ def _scale(value: Any) -> tuple[float, float] | None:
     return (float(low), float(high))
 
 
-def _bump(counts: Counter[Any], key: Any, sign: int) -> None:
+def bump(counts: Counter[Any], key: Any, sign: int) -> None:
     """Add `sign` to a count, dropping it at zero (equal counts are then equal dicts)."""
     value = counts[key] + sign
     if value:

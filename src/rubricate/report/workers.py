@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import gc
 import hashlib
-import json
 import os
+from collections import defaultdict
 from collections.abc import Callable, Collection, Mapping, Sequence
 from concurrent.futures import Executor, Future
 from pathlib import Path
@@ -22,7 +22,7 @@ from typing import Any
 
 from rubricate import __version__
 from rubricate.report import author_page, charts
-from rubricate.report.kept_json import plain
+from rubricate.report.kept_json import canonical, rows_for_writing
 from rubricate.report.pages import author_slugs
 from rubricate.report.pool import outcome, start_pool, submit
 from rubricate.report.reuse import DrawnPage
@@ -65,6 +65,9 @@ class AuthorPages:
         self.drawn: dict[str, DrawnPage] = {}
         """Every page of the site as drawn (or kept) by this run, by slug."""
         self.digests: dict[str, str] = {}
+        self.rows: Sequence[Mapping[str, Any]] = ()
+        self.positions: dict[str, list[int]] = defaultdict(list)
+        """Where each author's rows are in `rows`, the report's job rows (`_narrowed`)."""
 
     def start(self, part: Mapping[str, Any]) -> None:
         """Draw the page of each author in `part` (what their pages show) not drawn yet."""
@@ -79,7 +82,7 @@ class AuthorPages:
                 self.drawn[slug], self.digests[slug] = kept, kept.digest
             else:
                 unread.append(slug)
-        inputs = page_inputs(part, unread) if unread else {}
+        inputs = page_inputs(self._narrowed(part, unread), unread) if unread else {}
         names = []
         for slug in unread:
             digest = self.digests[slug] = _digest(inputs[slug])
@@ -102,7 +105,8 @@ class AuthorPages:
                 return
         for waiting, slugs in self.waiting:
             for i in range(0, len(slugs), CHUNK):
-                chunk = _part(waiting, slugs[i : i + CHUNK])
+                names = slugs[i : i + CHUNK]
+                chunk = _part(self._narrowed(waiting, names), names)
                 self.chunks.append((submit(self.pool, _draw_in_worker, self.out, chunk), chunk))
         self.waiting.clear()
 
@@ -124,6 +128,19 @@ class AuthorPages:
         for page in self.drawn.values():
             charts.STYLES.update(page.styles)
         return [self._page(slug) for slug in sorted(drawn)]
+
+    def _narrowed(self, part: Mapping[str, Any], slugs: Sequence[str]) -> Mapping[str, Any]:
+        """`part` with only the job rows of these authors, found through an index of the rows
+        by author (made once for the report's rows, which every part shares)."""
+        rows = part["scores"]["jobs"]
+        if rows is not self.rows:
+            self.rows, self.positions = rows, defaultdict(list)
+            for position, row in enumerate(rows):
+                self.positions[row["author"]].append(position)
+        wanted = set(slugs)
+        logins = {entry["author"] for entry in part["authors"] if entry["slug"] in wanted}
+        found = sorted(p for login in logins for p in self.positions.get(login, ()))
+        return {**part, "scores": {**part["scores"], "jobs": [rows[p] for p in found]}}
 
     def keep_unless(self, stale: set[str]) -> None:
         """Only the pages named `stale` may show something else than when they were drawn."""
@@ -188,7 +205,12 @@ def page_context(report: Mapping[str, Any]) -> str:
 
 
 def _digest(inputs: Mapping[str, Any]) -> str:
-    text = json.dumps([__version__, inputs], sort_keys=True, separators=(",", ":"), default=plain)
+    """A digest of the canonical JSON of `inputs` (kept parts and rows as their kept text:
+    neither read nor encoded again)."""
+    shown = dict(inputs)
+    if "scores" in shown:
+        shown["scores"] = {**shown["scores"], "jobs": rows_for_writing(shown["scores"]["jobs"])}
+    text = canonical([__version__, shown])
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 

@@ -1,5 +1,5 @@
-"""What every worker job shares: the database, the App's tokens, the scratch folders and the
-settings the Action's code reads from its environment (shell)."""
+"""What every worker job shares: the database and its pooled connections, the App's tokens, the
+scratch folders and the settings the Action's code reads from its environment (shell)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from pathlib import Path
 
 from rubricate.action.settings import ActionSettings, read_ledger_key, settings_from_env
 from rubricate.serve.app_auth import InstallationTokens
+from rubricate.serve.connections import JobConnections
 from rubricate.serve.scratch import ScratchFolders
 
 PASSED_ON = (
@@ -32,6 +33,17 @@ class WorkerContext:
     env: Mapping[str, str] = field(default_factory=dict)
     scratch: ScratchFolders = field(default_factory=ScratchFolders)
     """Each job's folder, kept per repository between jobs (its fetched commits with it)."""
+    jobs_at_once: int = 4
+    """The most jobs the worker runs at once: its pool keeps as many connections."""
+    connections: JobConnections = field(init=False)
+    """Each job's database connection, kept between jobs."""
+
+    def __post_init__(self) -> None:
+        self.connections = JobConnections(self.url, self.jobs_at_once)
+
+    def close(self) -> None:
+        """Close the pooled connections."""
+        self.connections.close()
 
     @property
     def ledger_key(self) -> bytes | None:

@@ -40,6 +40,7 @@ from rubricate.errors import (
 from rubricate.github.adapter import GitHubAdapter
 from rubricate.ledger.pg_store import PostgresStore
 from rubricate.serve import budget, outbox
+from rubricate.serve.connections import BorrowedStore
 from rubricate.serve.context import WorkerContext
 from rubricate.serve.ledger_files import LedgerFiles
 from rubricate.serve.queue import PUBLISH, PUBLISH_PRIORITY, defer, hold_pr, pr_lock
@@ -77,7 +78,8 @@ def handle_delivery(ctx: WorkerContext, guid: str, now: datetime | None = None) 
     """Handle one stored delivery; its state afterwards (`handled`, `failed`, or the state it
     already had)."""
     now = now or datetime.now(timezone.utc)
-    with PostgresStore(ctx.url, key=ctx.ledger_key) as store:
+    with ctx.connections.borrow() as conn:
+        store = BorrowedStore(conn, key=ctx.ledger_key)
         delivery = load(store, guid)
         if delivery is None or delivery.state != "queued":
             return "missing" if delivery is None else delivery.state

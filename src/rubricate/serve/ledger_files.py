@@ -8,7 +8,8 @@ in `rubricate_extras`, so the worker runs the Action's own gathering code unchan
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+import re
+from collections.abc import Callable, Iterable, Mapping, Set
 from typing import TYPE_CHECKING, Any
 
 from rubricate.bot.view_state import view_path
@@ -23,6 +24,10 @@ if TYPE_CHECKING:
     from rubricate.ledger.pg_store import PostgresStore
     from rubricate.ledger.reputation_config import ReputationConfig
     from rubricate.ledger.store import AppendResult, Extra
+
+
+_NUMBERED = re.compile(r"/(\d+)\.json$")
+"""A job file's or view state's PR number, at the end of its path."""
 
 
 class LedgerFiles:
@@ -70,7 +75,16 @@ class LedgerFiles:
         return AppendResult(0, 0, None, 1)
 
     def read_files(self, wanted: Callable[[str], bool]) -> dict[str, bytes]:
-        """The job files and view states of this repository that `wanted` accepts."""
+        """The job files and view states of this repository that `wanted` accepts.
+
+        When `wanted` is a set's `__contains__` (the Action asks for its paths so), only those
+        paths are looked up; any other test is put to every job and view of the repository."""
+        listed = getattr(wanted, "__self__", None)
+        if (
+            isinstance(listed, frozenset | set)
+            and getattr(wanted, "__name__", "") == "__contains__"
+        ):
+            return self._read_listed(listed)
         files: dict[str, bytes] = {}
         prs = [
             pr
@@ -86,6 +100,27 @@ class LedgerFiles:
             "SELECT path, data FROM rubricate_extras WHERE starts_with(path, %s)", (prefix,)
         ):
             if wanted(path):
+                files[path] = bytes(data)
+        return files
+
+    def _read_listed(self, paths: Set[object]) -> dict[str, bytes]:
+        """The files at these paths (job files and view states of this repository)."""
+        numbers = {int(m[1]) for p in paths if isinstance(p, str) and (m := _NUMBERED.search(p))}
+        wanted = [pr for pr in numbers if any(p in paths for p in job_paths(self.repo, pr))]
+        prs = [
+            pr
+            for (pr,) in self.conn.execute(
+                "SELECT pr FROM rubricate_jobs WHERE repo = %s AND pr = ANY(%s)",
+                (self.repo, sorted(wanted)),
+            )
+        ]
+        files = self._job_files(prs, paths.__contains__) if prs else {}
+        prefix = view_path(self.repo, 0).rsplit("/", 1)[0] + "/"
+        views = sorted(p for p in paths if isinstance(p, str) and p.startswith(prefix))
+        if views:
+            for path, data in self.conn.execute(
+                "SELECT path, data FROM rubricate_extras WHERE path = ANY(%s)", (views,)
+            ):
                 files[path] = bytes(data)
         return files
 

@@ -22,7 +22,6 @@ from rubricate.action.runtime import ActionsRuntime
 from rubricate.bot.view_state import decode_views, digest, view_path
 from rubricate.errors import RateLimited
 from rubricate.github.adapter import GitHubAdapter
-from rubricate.ledger.pg_schema import connect
 from rubricate.serve import budget, outbox
 from rubricate.serve.context import WorkerContext
 from rubricate.serve.queue import hold_pr
@@ -37,7 +36,7 @@ def publish_pr(
     """Write the PR's pending views; the number of effects applied. `again` says the job ran
     before (killed, or failed): a status is then looked for on the commit before it is set."""
     now = now or datetime.now(timezone.utc)
-    with connect(ctx.url) as conn:
+    with ctx.connections.borrow() as conn:
         hold_pr(conn, repo, pr)
         up_to, installation, effects = outbox.pending(conn, repo, pr)
         if not effects:

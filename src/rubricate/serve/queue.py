@@ -36,12 +36,13 @@ def pr_lock(repo: str, pr: int) -> str:
 
 
 def hold_pr(conn: psycopg.Connection[Any], repo: str, pr: int) -> None:
-    """Take the PR's advisory lock for as long as the connection lives, or raise `PrBusy`.
+    """Take the PR's advisory lock for the job, or raise `PrBusy`.
 
     procrastinate's lock already runs a PR's jobs one at a time; this one also holds when a job
     was put back as stalled while the worker running it is in fact alive (a heartbeat missed
-    under load), so two runs of one PR never overlap. A killed worker's connection closes, and
-    its lock goes with it."""
+    under load), so two runs of one PR never overlap. The lock lasts until the job gives its
+    connection back to the pool, which releases it (`rubricate.serve.connections`), or until
+    the connection closes: a killed worker's locks go with it."""
     row = conn.execute(
         "SELECT pg_try_advisory_lock(%s, hashtext(%s))", (_LOCK_SPACE, pr_lock(repo, pr))
     ).fetchone()

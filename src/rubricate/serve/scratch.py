@@ -6,8 +6,9 @@ handing the same repository's next job the same folder keeps the objects already
 job whose commits are there fetches nothing. A folder is given to one job at a time, dropped
 when its job fails (a killed git may have left it half written) and after `REUSES` jobs (its
 repository only grows), and at most `KEEP` idle folders are kept, the least recently used
-dropped first. Everything lives under one private temporary folder of the process, removed when
-the process ends normally.
+dropped first. A kept folder's repository is read through `git cat-file` processes that live as
+long as the folder (`rubricate.gitio.kept`). Everything lives under one private temporary
+folder of the process, removed when the process ends normally.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from itertools import count
 from pathlib import Path
+
+from rubricate.gitio.kept import drop_readers, keep_readers
 
 KEEP = 32
 """Idle folders kept, over all repositories."""
@@ -46,7 +49,7 @@ class ScratchFolders:
         try:
             yield folder
         except BaseException:
-            shutil.rmtree(folder, ignore_errors=True)
+            _drop(folder)
             raise
         self._give_back(folder, repo, uses + 1)
 
@@ -61,6 +64,7 @@ class ScratchFolders:
                 atexit.register(shutil.rmtree, self._root, True)
             folder = self._root / str(next(self._numbers))
         folder.mkdir()
+        keep_readers(folder)
         return folder, 0
 
     def _give_back(self, folder: Path, repo: str, uses: int) -> None:
@@ -71,9 +75,15 @@ class ScratchFolders:
             while len(self._idle) > self.keep:
                 dropped.append(self._idle.popitem(last=False)[0])
         for each in dropped:
-            shutil.rmtree(each, ignore_errors=True)
+            _drop(each)
 
     def idle(self) -> dict[Path, str]:
         """The idle folders and their repositories."""
         with self._lock:
             return {folder: repo for folder, (repo, _) in self._idle.items()}
+
+
+def _drop(folder: Path) -> None:
+    """End the folder's object readers, then remove it."""
+    drop_readers(folder)
+    shutil.rmtree(folder, ignore_errors=True)

@@ -68,7 +68,8 @@ def receiver_config(app: Starlette, host: str, port: int) -> uvicorn.Config:
 async def _both(server: uvicorn.Server, url: str, credentials: AppCredentials) -> None:
     from rubricate.serve.tasks import queue_app, recover_stalled
 
-    app = queue_app(WorkerContext(url, InstallationTokens(credentials), dict(os.environ)))
+    ctx = WorkerContext(url, InstallationTokens(credentials), dict(os.environ), jobs_at_once=1)
+    app = queue_app(ctx)
     async with app.open_async():
         worker = asyncio.create_task(
             app.run_worker_async(queues=[QUEUE], concurrency=1, install_signal_handlers=False)
@@ -86,6 +87,7 @@ async def _both(server: uvicorn.Server, url: str, credentials: AppCredentials) -
             await asyncio.gather(worker, recovery, return_exceptions=True)
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
+            ctx.close()
 
 
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -100,12 +102,17 @@ def work(url: str, credentials: AppCredentials, concurrency: int, stalled_after:
     its own (the database went away: procrastinate stops a worker whose heartbeat fails)."""
     from rubricate.serve.tasks import queue_app
 
-    # A handle job scores the change with jsonschema, whose IRI grammar takes seconds to build
-    # at import: a worker alone loads it before it takes a job, so no job waits for it (serve
+    # A handle job scores the change with jsonschema, a few tenths of a second of CPU to
+    # import: a worker alone loads it before it takes a job, so no job waits for it (serve
     # --with-worker does not: its receiver answers first).
     importlib.import_module("rubricate.evidence.autoscore")
-    app = queue_app(WorkerContext(url, InstallationTokens(credentials), dict(os.environ)))
-    asyncio.run(_supervise(app, concurrency, stalled_after))
+    ctx = WorkerContext(
+        url, InstallationTokens(credentials), dict(os.environ), jobs_at_once=concurrency
+    )
+    try:
+        asyncio.run(_supervise(queue_app(ctx), concurrency, stalled_after))
+    finally:
+        ctx.close()
 
 
 async def _supervise(app: procrastinate.App, concurrency: int, stalled_after: float) -> None:

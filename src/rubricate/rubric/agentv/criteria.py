@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from rubricate.rubric.agentv.forms import Form
 from rubricate.rubric.build import Draft
@@ -150,6 +150,7 @@ def _range_entry(entry: Any) -> Any:
 class _One(BaseModel):
     """A wrapper, so that every validation error has a place under `c`."""
 
+    model_config = ConfigDict(defer_build=True)
     c: AgentVCriterion
 
 

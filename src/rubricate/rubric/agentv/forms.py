@@ -80,7 +80,9 @@ def _tests_use(data: dict[Any, Any], *keys: str) -> bool:
 
 
 class _Open(BaseModel):
-    model_config = ConfigDict(extra="allow", strict=True, frozen=True, populate_by_name=True)
+    model_config = ConfigDict(
+        extra="allow", strict=True, frozen=True, populate_by_name=True, defer_build=True
+    )
 
 
 Threshold = Annotated[

@@ -1,0 +1,180 @@
+"""The `iri` and `iri-reference` formats keep the verdicts jsonschema's format-nongpl extra gave,
+without loading the grammar package it used; every other format is jsonschema's own."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+from jsonschema import (
+    Draft4Validator,
+    Draft6Validator,
+    Draft7Validator,
+    Draft201909Validator,
+    Draft202012Validator,
+)
+
+from rubricate.evidence.iri import is_iri, is_iri_reference
+from rubricate.evidence.schema_dialect import FORMATS, format_checker
+from tests.evidence.iri_cases import iri_cases
+
+DRAFTS = (Draft4Validator, Draft6Validator, Draft7Validator, Draft201909Validator)
+ALL_DRAFTS = (*DRAFTS, Draft202012Validator)
+OURS = ("iri", "iri-reference", "regex")
+
+# (string, is an IRI, is an IRI reference): verdicts of the checker before this one.
+FIXED = [
+    ("https://example.org/a/b?c=d#e", True, True),
+    ("HTTP://a", True, True),
+    ("a:", True, True),
+    ("urn:isbn:0451450523", True, True),
+    ("https://例え.jp/パス?クエリ#断片", True, True),
+    ("x:%41", True, True),
+    ("x:\u00a0", True, True),
+    ("http://1.2.3.256/", True, True),
+    ("http://[1:2:3:4:5:6:7:8]/", True, True),
+    ("http://[1:2:3:4:5:6:1.2.3.4]/", True, True),
+    ("http://[1:2:3:4:5:6:7::]/", True, True),
+    ("http://[1:2:3:4:5::7:8]/", True, True),
+    ("http://[::2:3:4:5:6:7:8]/", True, True),
+    ("http://[v1.x]/", True, True),
+    ("http://ex.com/?\ue000", True, True),
+    ("http://u:p@h:/p", True, True),
+    ("a", False, True),
+    ("", False, True),
+    ("//a", False, True),
+    ("a/b:c", False, True),
+    ("./a:b", False, True),
+    ("?q#f", False, True),
+    ("http://[::1]/", False, False),
+    ("http://[2001:db8::1]/", False, False),
+    ("http://[::]/", False, False),
+    ("http://[1::]/", False, False),
+    ("http://[::1.2.3.4]/", False, False),
+    ("http://[::1:2:3:4:5:6]/", False, False),
+    ("http://[V1.x]/", False, False),
+    ("http://ex.com/\U0001f600", False, False),
+    ("http://ex.com/?\U000f0000", False, False),
+    ("http://ex.com/#\ue000", False, False),
+    ("http://a:80x", False, False),
+    ("x:/a b", False, False),
+    ("x:%zz", False, False),
+    ("http://a/%", False, False),
+    ("http://a@b@c", False, False),
+    ("x:\ud800", False, False),
+    ("x:\ufffe", False, False),
+    (":a", False, False),
+    ("1a:b", False, False),
+    ("a:b\n", False, False),
+]
+
+
+@pytest.mark.parametrize(("text", "iri", "reference"), FIXED)
+def test_iri_verdicts_are_the_earlier_checkers(text: str, iri: bool, reference: bool) -> None:
+    assert (is_iri(text), is_iri_reference(text)) == (iri, reference)
+    for cls in (Draft7Validator, Draft201909Validator, Draft202012Validator):
+        checker = format_checker(cls)
+        assert (checker.conforms(text, "iri"), checker.conforms(text, "iri-reference")) == (
+            iri,
+            reference,
+        )
+
+
+def test_iri_formats_pass_other_types() -> None:
+    assert all(is_iri(value) and is_iri_reference(value) for value in (1, None, [], {}))
+
+
+@pytest.mark.parametrize("cls", [Draft4Validator, Draft6Validator])
+def test_drafts_without_iri_formats_leave_them_unchecked(cls: Any) -> None:
+    checker = format_checker(cls)
+    assert "iri" not in checker.checkers
+    assert checker.conforms("http://[::1]/", "iri")
+
+
+def test_a_long_iri_is_judged_whole() -> None:
+    path = "/seg" * 20_000
+    assert is_iri(f"https://example.org{path}?q#f")
+    assert not is_iri(f"https://example.org{path} ")
+    assert not is_iri_reference("a" * 40_000 + ":" + "%" * 3)
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("rfc3987_syntax") is None,
+    reason="rfc3987-syntax, the earlier checker, is not installed",
+)
+def test_iri_verdicts_match_the_earlier_checker_on_generated_strings() -> None:
+    from rfc3987_syntax import is_valid_syntax  # only here: its import builds a grammar
+
+    cases = iri_cases(150)
+    differ = [
+        text
+        for text in cases
+        if (is_valid_syntax("iri", text), is_valid_syntax("iri_reference", text))
+        != (is_iri(text), is_iri_reference(text))
+    ]
+    assert differ == []
+    assert sum(map(is_iri, cases)) > 100
+
+
+OTHER_STRINGS = [
+    *iri_cases(50, seed=7),
+    "2024-02-29T12:00:00Z",
+    "2024-02-30T12:00:00Z",
+    "2024-02-29",
+    "12:00:00+02:00",
+    "25:00:00Z",
+    "a@example.org",
+    "no email",
+    "P1DT2H",
+    "P1D2H",
+    "/a/b~1c",
+    "/a/~2",
+    "0/a",
+    "1#",
+    "https://x.org/{id}",
+    "https://x.org/{id",
+    "123e4567-e89b-12d3-a456-426614174000",
+    "192.0.2.1",
+    "256.0.0.1",
+    "2001:db8::1",
+    "example.org",
+    "-bad-.org",
+    "例え.jp",
+    "xn--r8jz45g.jp",
+    "#fff",
+    "red",
+]
+
+
+@pytest.mark.parametrize("cls", ALL_DRAFTS)
+def test_every_other_format_is_jsonschemas_own(cls: Any) -> None:
+    ours = format_checker(cls)
+    stock = cls.FORMAT_CHECKER
+    others = sorted(set(stock.checkers) - set(OURS))
+    assert set(ours.checkers) - set(OURS) == set(others)
+    for fmt in others:
+        assert ours.checkers[fmt] == stock.checkers[fmt]
+        for text in OTHER_STRINGS:
+            assert ours.conforms(text, fmt) == stock.conforms(text, fmt), (fmt, text)
+
+
+def test_checking_formats_loads_no_grammar_package() -> None:
+    if importlib.util.find_spec("rfc3987_syntax") is not None:
+        pytest.skip("rfc3987-syntax is installed here, and jsonschema imports it when it is")
+    code = (
+        "import sys\n"
+        "from rubricate.evidence.schema_dialect import format_checker, FORMATS\n"
+        "from jsonschema import Draft202012Validator\n"
+        "checker = format_checker(Draft202012Validator)\n"
+        "assert set(FORMATS) <= set(checker.checkers)\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('lark', 'rfc3987_syntax')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_formats_list_holds_the_iri_formats() -> None:
+    assert {"iri", "iri-reference"} <= set(FORMATS)
