@@ -77,6 +77,9 @@ class PostgresStore(Closing):
 
     branch_found: bool | None = True
     """Always found: the tables exist once migrated (kept for the CLI's data-branch checks)."""
+    _staged = 0
+    """Rows this store last staged (a class default: a store made on a borrowed connection
+    does not run `__init__`)."""
 
     def __init__(
         self,
@@ -87,7 +90,6 @@ class PostgresStore(Closing):
         scope: Scope | None = None,
     ) -> None:
         self.conn = connect(url)
-        self._staged = 0
         self.config = config
         self.key = key
         self.scope = scope or Scope()
