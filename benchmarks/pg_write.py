@@ -35,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from bench_ledger import _event, job_events
 
+from rubricate.ledger.event import Event
 from rubricate.ledger.pg_store import PostgresStore
 
 TICK = os.sysconf("SC_CLK_TCK")
@@ -179,7 +180,8 @@ def singles(url: str, count: int, jobs: int) -> dict[str, Any]:
                 {"rating": 4} if kind == "rated" else {"source": "auto", "scores": {"quality": 4.0}}
             )
             common = {"repo": "o/r", "pr": pr, "author": f"agent-{pr % 500}", "head_sha": "0" * 40}
-            event = _event(kind, _at(n), f"single-{os.getpid()}-{n}", {**common, **extra})
+            fields = {**common, **extra}
+            event = Event.model_validate(_event(kind, _at(n), f"single-{os.getpid()}-{n}", fields))
             started, cpu = time.perf_counter(), time.process_time()
             added = store.append([event]).added
             walls.append(time.perf_counter() - started)

@@ -83,6 +83,8 @@ class Receiver:
 
     url: str
     db_url: str
+    pool: Any = None
+    """Its connection pool."""
 
 
 @pytest.fixture
@@ -93,7 +95,9 @@ def receiver(db_url: str) -> Iterator[Receiver]:
 
 
 @contextlib.contextmanager
-def running_receiver(db_url: str, *, pool_timeout: float = 30.0) -> Iterator[Receiver]:
+def running_receiver(
+    db_url: str, *, pool_timeout: float = 30.0, min_size: int = 1
+) -> Iterator[Receiver]:
     """The receiver on a free loopback port, its pool on `db_url` (opened without waiting)."""
     uvicorn = pytest.importorskip("uvicorn")
     from psycopg_pool import ConnectionPool
@@ -102,7 +106,7 @@ def running_receiver(db_url: str, *, pool_timeout: float = 30.0) -> Iterator[Rec
 
     pool: ConnectionPool[Any] = ConnectionPool(
         db_url,
-        min_size=1,
+        min_size=min_size,
         max_size=4,
         kwargs={"autocommit": True},
         timeout=pool_timeout,
@@ -125,7 +129,7 @@ def running_receiver(db_url: str, *, pool_timeout: float = 30.0) -> Iterator[Rec
         time.sleep(0.02)
     assert server.started, "the receiver did not start"
     try:
-        yield Receiver(f"http://127.0.0.1:{port}", db_url)
+        yield Receiver(f"http://127.0.0.1:{port}", db_url, pool)
     finally:
         server.should_exit = True
         thread.join(timeout=10)

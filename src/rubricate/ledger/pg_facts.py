@@ -6,7 +6,10 @@ the new ones, so a write costs what it changed, not the author's whole history. 
 again from the author's jobs when it is new, or when a job changed hands (an earlier event with
 another author arrived late). Jobs are locked (`lock_jobs`, before their events are read) and
 authors' rows too, each set in one order, so concurrent writers take turns without deadlocks.
-A write of more than `MANY_JOBS` jobs takes one ledger-wide lock instead of a lock per job:
+A write of many chunks (an import) keeps its tallies in memory and stores each once at the end:
+updated once a chunk, an author's row would leave a version per chunk that every later read walks
+(none can be pruned before the commit). A write of more than `MANY_JOBS` jobs takes one
+ledger-wide lock instead of a lock per job:
 PostgreSQL's lock table holds about 64 locks per connection, and an import of 100,000 events
 would otherwise need 20,000 of them.
 """
@@ -62,8 +65,14 @@ def lock_jobs(conn: psycopg.Connection[Any], jobs: Sequence[JobKey]) -> None:
     ).fetchall()
 
 
-def write_facts(conn: psycopg.Connection[Any], facts: Sequence[JobFacts]) -> None:
-    """Upsert the jobs' facts and bring their authors' tallies up to date."""
+def write_facts(
+    conn: psycopg.Connection[Any],
+    facts: Sequence[JobFacts],
+    held: dict[AuthorKey, Tally] | None = None,
+) -> None:
+    """Upsert the jobs' facts and bring their authors' tallies up to date: in their rows, or,
+    given `held`, in it (tallies this transaction has locked and not stored yet;
+    `store_tallies` writes them)."""
     if not facts:
         return
     ordered = sorted(facts, key=lambda f: (f.repo, f.pr))
@@ -76,18 +85,24 @@ def write_facts(conn: psycopg.Connection[Any], facts: Sequence[JobFacts]) -> Non
             f" {', '.join(f'{c} = excluded.{c}' for c in FACT_NAMES[2:])}",
             [(owner_of(f.repo), *facts_row(f)) for f in ordered],
         )
-    _update_tallies(conn, old, ordered)
+    _update_tallies(conn, old, ordered, held)
 
 
 def _update_tallies(
-    conn: psycopg.Connection[Any], old: Mapping[JobKey, JobFacts], new: Sequence[JobFacts]
+    conn: psycopg.Connection[Any],
+    old: Mapping[JobKey, JobFacts],
+    new: Sequence[JobFacts],
+    held: dict[AuthorKey, Tally] | None,
 ) -> None:
     moved = {
         (gone.repo, gone.author)
         for f in new
         if (gone := old.get((f.repo, f.pr))) is not None and gone.author != f.author
     }
-    tallies = _lock_tallies(conn, {(f.repo, f.author) for f in new} | moved)
+    wanted = {(f.repo, f.author) for f in new} | moved
+    kept = held if held is not None else {}
+    tallies: dict[AuthorKey, Tally | None] = {k: kept[k] for k in wanted if k in kept}
+    tallies.update(_lock_tallies(conn, wanted - kept.keys()))
     recount = moved | {key for key, tally in tallies.items() if tally is None}
     for f in new:
         tally = tallies[(f.repo, f.author)]
@@ -98,7 +113,11 @@ def _update_tallies(
             tally.remove(before)
         tally.add(f)
     counted = _count(conn, recount)
-    _store(conn, {**{k: t for k, t in tallies.items() if t is not None}, **counted})
+    updated = {**{k: t for k, t in tallies.items() if t is not None}, **counted}
+    if held is None:
+        store_tallies(conn, updated)
+    else:
+        held.update(updated)
 
 
 def lock_authors(
@@ -118,7 +137,7 @@ def fill_tallies(conn: psycopg.Connection[Any]) -> None:
     """Every author's tally, counted from the jobs there are (migration 3's `then` step)."""
     authors = {(r, a) for r, a in conn.execute("SELECT DISTINCT repo, author FROM rubricate_jobs")}
     _lock_tallies(conn, authors)
-    _store(conn, _count(conn, authors))
+    store_tallies(conn, _count(conn, authors))
 
 
 def _lock_tallies(
@@ -162,7 +181,8 @@ def _count(conn: psycopg.Connection[Any], authors: set[AuthorKey]) -> dict[Autho
     return {key: Tally.of(jobs) for key, jobs in found.items()}
 
 
-def _store(conn: psycopg.Connection[Any], tallies: Mapping[AuthorKey, Tally]) -> None:
+def store_tallies(conn: psycopg.Connection[Any], tallies: Mapping[AuthorKey, Tally]) -> None:
+    """Write these tallies into their authors' rows (locked by this transaction)."""
     with conn.cursor() as cursor:
         cursor.executemany(
             "UPDATE rubricate_authors SET tally = %s WHERE repo = %s AND author = %s",

@@ -32,7 +32,15 @@ from rubricate.ledger.codec import shard_path as shard_path
 from rubricate.ledger.event import Event
 from rubricate.ledger.fold import fold_job
 from rubricate.ledger.paths import CACHE_PATH, REPUTATION_PATH
-from rubricate.ledger.pg_facts import lock_authors, lock_jobs, lock_ledger, owner_of, write_facts
+from rubricate.ledger.pg_facts import (
+    AuthorKey,
+    lock_authors,
+    lock_jobs,
+    lock_ledger,
+    owner_of,
+    store_tallies,
+    write_facts,
+)
 from rubricate.ledger.pg_schema import MIGRATIONS, connect, schema_version
 from rubricate.ledger.reputation import LedgerCounts, Totals, totals_document
 from rubricate.ledger.reputation_config import ReputationConfig
@@ -43,6 +51,9 @@ _BATCH_ROWS = 20_000
 """Rows a server-side cursor hands over at a time."""
 APPEND_CHUNK = 5_000
 """Events an append takes from its iterable at a time (all in its one transaction)."""
+_DELETE_UP_TO = 256
+"""The staging table is emptied by DELETE after a write of up to this many rows, by TRUNCATE
+(a new file: dearer for a few rows, but no dead ones) after a larger one."""
 
 
 @dataclass(frozen=True)
@@ -66,6 +77,9 @@ class PostgresStore(Closing):
 
     branch_found: bool | None = True
     """Always found: the tables exist once migrated (kept for the CLI's data-branch checks)."""
+    _staged = 0
+    """Rows this store last staged (a class default: a store made on a borrowed connection
+    does not run `__init__`)."""
 
     def __init__(
         self,
@@ -100,19 +114,23 @@ class PostgresStore(Closing):
         with self.conn.transaction():
             chunk = list(islice(stream, APPEND_CHUNK))
             following = list(islice(stream, 1))
+            held: dict[AuthorKey, Tally] | None = None
             if following:
                 lock_ledger(self.conn)
+                held = {}  # the authors' tallies, stored once after the last chunk
             while chunk:
                 given += len(chunk)
-                added += self._append_chunk(chunk)
+                added += self._append_chunk(chunk, held)
                 chunk = following + list(islice(stream, APPEND_CHUNK - len(following)))
                 following = []
+            if held:
+                store_tallies(self.conn, held)
         return AppendResult(added, given - added, None, 1)
 
-    def _append_chunk(self, chunk: Sequence[Event]) -> int:
+    def _append_chunk(self, chunk: Sequence[Event], held: dict[AuthorKey, Tally] | None) -> int:
         """Insert one chunk and refresh its jobs; how many events were new."""
         added = self._insert(prepared_lines(chunk, self.key))
-        self._refresh({(e.repo, e.pr) for e, _ in added}, {e.id: e for e, _ in added})
+        self._refresh({(e.repo, e.pr) for e, _ in added}, {e.id: e for e, _ in added}, held)
         return len(added)
 
     def lock_for(self, events: Iterable[Event]) -> None:
@@ -136,7 +154,15 @@ class PostgresStore(Closing):
             " repo text, pr integer, at timestamptz, shard text, line text)"  # small append
             " ON COMMIT DELETE ROWS"
         )
-        self.conn.execute("DELETE FROM rubricate_new")  # (an earlier append of this transaction)
+        # Rows of an earlier write in this transaction go. A large batch's are truncated: deleted,
+        # they would stay as dead rows until the commit, and each later chunk of an import would
+        # scan them all again (the staging table outgrows PostgreSQL's temp_buffers at 1M).
+        self.conn.execute(
+            "TRUNCATE rubricate_new"
+            if self._staged > _DELETE_UP_TO
+            else "DELETE FROM rubricate_new"
+        )
+        self._staged = len(batch)
         columns = "id, owner, repo, pr, at, shard, line"
         with self.conn.cursor().copy(f"COPY rubricate_new ({columns}) FROM STDIN") as copy:
             for e, line in batch:
@@ -149,7 +175,12 @@ class PostgresStore(Closing):
         inserted = {row[0] for row in rows}
         return [(e, line) for e, line in batch if e.id in inserted]
 
-    def _refresh(self, jobs: set[tuple[str, int]], known: dict[str, Event]) -> None:
+    def _refresh(
+        self,
+        jobs: set[tuple[str, int]],
+        known: dict[str, Event],
+        held: dict[AuthorKey, Tally] | None = None,
+    ) -> None:
         """Fold each job again from all its events (parsing only those not in `known`)."""
         if not jobs:
             return
@@ -165,7 +196,7 @@ class PostgresStore(Closing):
         by_job: dict[tuple[str, int], list[Event]] = defaultdict(list)
         for repo, pr, event_id, line in rows:
             by_job[(repo, pr)].append(known.get(event_id) or Event.model_validate_json(line))
-        write_facts(self.conn, [fold_job(events).facts for events in by_job.values()])
+        write_facts(self.conn, [fold_job(events).facts for events in by_job.values()], held)
 
     def rebuild(self) -> AppendResult:
         """Fold every job of the scope again from its events into the facts view."""

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from rubricate.bot.events import CommentEvent, Ignored, PullRequestEvent, ReviewEvent
 from rubricate.bot.payload import parse_event
 from rubricate.errors import PayloadError
-from rubricate.serve.queue import HANDLE, defer, pr_lock
+from rubricate.serve.queue import DEFER_CALL, HANDLE, QUEUE, pr_lock
 
 if TYPE_CHECKING:
     import psycopg
@@ -72,31 +72,38 @@ def _installation(payload: dict[str, Any]) -> int | None:
 
 
 def store(conn: psycopg.Connection[Any], delivery: Delivery) -> bool:
-    """Insert the delivery and queue its job, in one transaction; False for a duplicate (then
-    nothing is written)."""
-    with conn.transaction():
-        row = conn.execute(
-            "INSERT INTO rubricate_deliveries"
-            " (guid, event, action, installation, repo, pr, state, reason, body)"
-            " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
-            " ON CONFLICT (guid) DO NOTHING RETURNING guid",
-            (
-                delivery.guid,
-                delivery.event,
-                delivery.action,
-                delivery.installation,
-                delivery.repo,
-                delivery.pr,
-                delivery.state,
-                delivery.reason,
-                delivery.body,
-            ),
-        ).fetchone()
-        if row is None:
-            return False
-        if delivery.state == "queued":
-            assert delivery.repo is not None
-            assert delivery.pr is not None
-            lock = pr_lock(delivery.repo, delivery.pr)
-            defer(conn, HANDLE, {"guid": delivery.guid}, lock=lock)
-    return True
+    """Insert the delivery and queue its job, atomically; False for a duplicate (then nothing
+    is written).
+
+    Both go in one statement: on an autocommit connection it is its own transaction, committed
+    before its answer comes back (one round trip, not seven); on a connection inside a
+    transaction it is part of it."""
+    values = (
+        delivery.guid,
+        delivery.event,
+        delivery.action,
+        delivery.installation,
+        delivery.repo,
+        delivery.pr,
+        delivery.state,
+        delivery.reason,
+        delivery.body,
+    )
+    if delivery.state != "queued":
+        return conn.execute(_INSERT, values).fetchone() is not None
+    assert delivery.repo is not None
+    assert delivery.pr is not None
+    lock = pr_lock(delivery.repo, delivery.pr)
+    job = (QUEUE, HANDLE, 0, lock, None, json.dumps({"guid": delivery.guid}), None)
+    return conn.execute(_INSERT_AND_QUEUE, (*values, *job)).fetchone() is not None
+
+
+_INSERT = (
+    "INSERT INTO rubricate_deliveries"
+    " (guid, event, action, installation, repo, pr, state, reason, body)"
+    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
+    " ON CONFLICT (guid) DO NOTHING RETURNING guid"
+)
+_INSERT_AND_QUEUE = f"WITH stored AS ({_INSERT}) SELECT {DEFER_CALL} FROM stored"
+"""The job is queued once for each row inserted: once for a new delivery, never for a
+duplicate."""

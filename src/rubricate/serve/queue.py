@@ -54,6 +54,14 @@ _LOCK_SPACE = 24_2024
 """The first key of rubricate's advisory locks (the second is the PR's hash)."""
 
 
+DEFER_CALL = (
+    "procrastinate_defer_jobs_v1(ARRAY[ROW(%s, %s, %s, %s, %s, %s::jsonb, %s)"
+    "::procrastinate_job_to_defer_v1])"
+)
+"""procrastinate's SQL call that queues one job; its parameters: queue, task, priority, lock,
+queueing lock, arguments (JSON text), time to run at."""
+
+
 def defer(
     conn: psycopg.Connection[Any],
     task: str,
@@ -72,8 +80,7 @@ def defer(
     try:
         with conn.transaction():  # a savepoint: a refused queueing lock keeps the outer work
             conn.execute(
-                "SELECT procrastinate_defer_jobs_v1(ARRAY[ROW(%s, %s, %s, %s, %s, %s::jsonb, %s)"
-                "::procrastinate_job_to_defer_v1])",
+                f"SELECT {DEFER_CALL}",
                 (QUEUE, task, priority, lock, queueing_lock, json.dumps(args), at),
             )
     except psycopg.errors.UniqueViolation:

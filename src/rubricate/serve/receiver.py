@@ -103,9 +103,22 @@ _DOWN = (psycopg.OperationalError, PoolTimeout)
 
 
 async def run_in_pool(pool: ConnectionPool[Any], work: Any) -> Any:
-    """Run `work(conn)` on a pooled connection, in a thread."""
+    """Run `work(conn)` on a pooled connection, in a thread.
+
+    Connections are not checked before use (a round trip per delivery): a connection that turns
+    out broken (PostgreSQL restarted since it was opened) is dropped by the pool and `work` runs
+    again on another, at most once per connection the pool can hold, so a restart costs no
+    delivery a failure. `work` must be safe to run again: a delivery whose commit was lost with
+    the connection is found stored by the second run (200, a duplicate)."""
 
     def call() -> Any:
+        for _ in range(pool.max_size):
+            with pool.connection() as conn:
+                try:
+                    return work(conn)
+                except psycopg.OperationalError:
+                    if not conn.broken:
+                        raise
         with pool.connection() as conn:
             return work(conn)
 

@@ -26,6 +26,7 @@ from rubricate.serve.receiver import create_app
 
 if TYPE_CHECKING:
     import procrastinate
+    from starlette.applications import Starlette
 
 logger = logging.getLogger(__name__)
 STALLED_AFTER = 30.0
@@ -41,23 +42,27 @@ def serve(
     with_worker: bool,
 ) -> None:
     """Serve until stopped."""
+    # No check before each use (a round trip per delivery): the receiver runs a delivery again
+    # on another connection when its connection is found broken (see `run_in_pool`).
     pool: ConnectionPool = ConnectionPool(
-        url,
-        min_size=1,
-        max_size=8,
-        kwargs={"autocommit": True},
-        check=ConnectionPool.check_connection,  # after a database restart: no stale connection
-        open=True,
+        url, min_size=1, max_size=8, kwargs={"autocommit": True}, open=True
     )
     try:
-        config = uvicorn.Config(create_app(pool, secrets), host=host, port=port, log_level="info")
-        server = uvicorn.Server(config)
+        server = uvicorn.Server(receiver_config(create_app(pool, secrets), host, port))
         if not with_worker:
             server.run()
             return
         asyncio.run(_both(server, url, credentials))
     finally:
         pool.close()
+
+
+def receiver_config(app: Starlette, host: str, port: int) -> uvicorn.Config:
+    """uvicorn's settings for the receiver: httptools' HTTP parser, and uvloop's event loop
+    where it exists (not on Windows), each a few times cheaper than the pure-Python defaults."""
+    return uvicorn.Config(
+        app, host=host, port=port, http="httptools", loop="auto", log_level="info"
+    )
 
 
 async def _both(server: uvicorn.Server, url: str, credentials: AppCredentials) -> None:
