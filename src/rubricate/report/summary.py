@@ -114,11 +114,6 @@ def totals_of(rows: Iterable[Mapping[str, Any]]) -> RowTotals:
     return totals
 
 
-def summary(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
-    """Means and histograms over the job rows."""
-    return summary_of(totals_of(rows))
-
-
 def summary_of(totals: RowTotals) -> dict[str, Any]:
     """Means and histograms from the totals of the job rows."""
     both = totals.both
