@@ -101,7 +101,8 @@ class DataStore(Protocol):
         """Write one non-derived file by the same compare-and-swap."""
 
     def read_files(self, wanted: Callable[[str], bool]) -> dict[str, bytes]:
-        """The tip's files whose path `wanted` accepts."""
+        """The tip's files whose path `wanted` accepts. A caller that knows its paths passes a set's
+        `__contains__`: a store may then look up only those paths instead of testing each."""
 
 
 @dataclass

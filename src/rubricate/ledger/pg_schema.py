@@ -143,8 +143,13 @@ def connect(url: str) -> psycopg.Connection[Any]:
         raise ConfigError(f"cannot reach the database at --database-url: {reason}") from None
     except ValueError as exc:  # e.g. a URL psycopg cannot parse
         raise ConfigError(f"--database-url is not a usable PostgreSQL URL: {exc}") from None
-    conn.execute("SET TIME ZONE 'UTC'")
+    session_setup(conn)
     return conn
+
+
+def session_setup(conn: psycopg.Connection[Any]) -> None:
+    """Set up a new session as the ledger's queries expect it (times read in UTC)."""
+    conn.execute("SET TIME ZONE 'UTC'")
 
 
 def migrate(

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from itertools import islice
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rubricate.bulk import bulk
 from rubricate.errors import ConfigError
@@ -46,6 +46,9 @@ from rubricate.ledger.reputation import LedgerCounts, Totals, totals_document
 from rubricate.ledger.reputation_config import ReputationConfig
 from rubricate.ledger.store import AppendResult, Closing
 from rubricate.ledger.tally import Tally
+
+if TYPE_CHECKING:
+    import psycopg
 
 _BATCH_ROWS = 20_000
 """Rows a server-side cursor hands over at a time."""
@@ -77,9 +80,6 @@ class PostgresStore(Closing):
 
     branch_found: bool | None = True
     """Always found: the tables exist once migrated (kept for the CLI's data-branch checks)."""
-    _staged = 0
-    """Rows this store last staged (a class default: a store made on a borrowed connection
-    does not run `__init__`)."""
 
     def __init__(
         self,
@@ -89,15 +89,29 @@ class PostgresStore(Closing):
         key: bytes | None = None,
         scope: Scope | None = None,
     ) -> None:
-        self.conn = connect(url)
-        self.config = config
-        self.key = key
-        self.scope = scope or Scope()
-        if schema_version(self.conn) < len(MIGRATIONS):
-            self.conn.close()
+        conn = connect(url)
+        if schema_version(conn) < len(MIGRATIONS):
+            conn.close()
             raise ConfigError(
                 "the database is not migrated: run `rubricate db migrate --database-url URL`"
             )
+        self._attach(conn, config=config, key=key, scope=scope)
+
+    def _attach(
+        self,
+        conn: psycopg.Connection[Any],
+        *,
+        config: ReputationConfig | None = None,
+        key: bytes | None = None,
+        scope: Scope | None = None,
+    ) -> None:
+        """Use `conn`, an open and migrated connection, for this store's reads and writes."""
+        self.conn = conn
+        self.config = config
+        self.key = key
+        self.scope = scope or Scope()
+        self._staged = 0
+        """Rows this store last staged."""
 
     def close(self) -> None:
         """Close the connection."""

@@ -130,7 +130,8 @@ class Backend(Protocol):
     found: bool | None
 
     def read_files(self, wanted: Callable[[str], bool]) -> dict[str, bytes]:
-        """The current files whose path `wanted` accepts."""
+        """The current files whose path `wanted` accepts. A caller that knows its paths passes a
+        set's `__contains__`: a store may then look up only those paths instead of testing each."""
 
     def tip(self) -> Tip:
         """The current state, to plan a write on."""

@@ -7,6 +7,7 @@ Before a job gets a connection it is checked (one empty query), so one broken by
 restart is closed and replaced, never handed out. When the job gives it back, an open
 transaction is rolled back and the session's advisory locks (`queue.hold_pr`) are released; a
 connection that cannot be reset is closed. A killed worker's connections close with it.
+Session settings are not reset: a job changes a setting with `SET LOCAL` only.
 """
 
 from __future__ import annotations
@@ -20,17 +21,13 @@ import psycopg
 from psycopg.pq import TransactionStatus
 from psycopg_pool import ConnectionPool
 
-from rubricate.ledger.pg_schema import check_url
-from rubricate.ledger.pg_store import PostgresStore, Scope
+from rubricate.ledger.pg_schema import check_url, session_setup
+from rubricate.ledger.pg_store import PostgresStore
 
 WAIT = 30.0
 """Seconds a job waits for a connection (the database away) before it fails and is retried."""
 IDLE = 600.0
 """Seconds an idle connection beyond the first is kept."""
-
-
-def _configure(conn: psycopg.Connection[Any]) -> None:
-    conn.execute("SET TIME ZONE 'UTC'")
 
 
 def _release(conn: psycopg.Connection[Any]) -> None:
@@ -55,7 +52,7 @@ class JobConnections:
             min_size=1,
             max_size=max(1, size),
             kwargs={"autocommit": True, "connect_timeout": 10},
-            configure=_configure,
+            configure=session_setup,
             check=ConnectionPool.check_connection,
             timeout=WAIT,
             max_idle=IDLE,
@@ -92,10 +89,7 @@ class BorrowedStore(PostgresStore):
 
     def __init__(self, conn: psycopg.Connection[Any], *, key: bytes | None = None) -> None:
         # not PostgresStore.__init__: that one opens a connection of its own
-        self.conn = conn
-        self.config = None
-        self.key = key
-        self.scope = Scope()
+        self._attach(conn, key=key)
 
     def close(self) -> None:
         """Nothing: the pool takes the connection back."""
