@@ -260,6 +260,20 @@ def test_a_report_that_draws_no_estimate_loads_no_numpy(data: Path, tmp_path: Pa
     assert done.stdout.split()[-1] == "False"
 
 
+def test_a_numpy_that_cannot_be_imported_is_named_where_an_estimate_is_drawn(
+    data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    broken = tmp_path / "broken" / "numpy"  # found by the check at start, fails when imported
+    broken.mkdir(parents=True)
+    (broken / "__init__.py").write_text("raise ImportError('built for another Python')\n")
+    monkeypatch.syspath_prepend(str(broken.parent))
+    for name in [n for n in sys.modules if n.split(".")[0] == "numpy"] + ["rubricate.report.stats"]:
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    out = tmp_path / "site"
+    assert main(["report", "--data", str(data), "--out", str(out), "--format", "json"]) == 2
+    assert "pip install 'rubricate[report]' (numpy cannot be imported:" in capsys.readouterr().err
+
+
 def _refuse(what: str) -> Callable[..., None]:
     def refuse(*args: object, **kwargs: object) -> None:
         raise AssertionError(what)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from rubricate.errors import ConfigError
 from rubricate.ledger.codec import LEDGER_DIR
+from rubricate.report.memo import extra_missing
 
 
 def require_extra(fmt: str) -> None:
@@ -15,10 +16,7 @@ def require_extra(fmt: str) -> None:
     reuses the last one's estimates never needs it)."""
     for name in ("numpy", "pygal") if fmt == "html" else ("numpy",):
         if importlib.util.find_spec(name) is None:
-            raise ConfigError(
-                "rubricate report needs the optional extra: "
-                f"pip install 'rubricate[report]' ({name} is missing)"
-            )
+            raise extra_missing(f"{name} is missing")
 
 
 def require_ledger_folder(data: Path) -> None:

@@ -16,7 +16,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from rubricate.report.memo import RESAMPLES, SEED, Memo
+from rubricate.report.memo import RESAMPLES, SEED, Memo, numpy_unusable
 from rubricate.report.scores import Scored
 
 MIN_PAIRS = 30
@@ -89,7 +89,10 @@ def _agreement(pairs: Mapping[Pairs, int], seed: int) -> dict[str, Any]:
         d for (mine, theirs, _, _), n in pairs.items() for d in [mine - theirs] * n
     )
     # numpy (through `stats`) only now that an estimate is drawn: a kept one needs none
-    from rubricate.report.stats import kappa_estimate
+    try:
+        from rubricate.report.stats import kappa_estimate
+    except ImportError as exc:
+        raise numpy_unusable(exc) from None
 
     kappa = kappa_estimate(table, seed=seed)
     return {

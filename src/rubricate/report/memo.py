@@ -14,8 +14,23 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from rubricate.errors import ConfigError
+
 RESAMPLES = 1000
 SEED = 20240601
+
+
+def extra_missing(detail: str) -> ConfigError:
+    """The error for a package of the `report` extra that is missing or cannot be imported (numpy
+    is imported only when an estimate is drawn, so a broken one shows there)."""
+    return ConfigError(
+        f"rubricate report needs the optional extra: pip install 'rubricate[report]' ({detail})"
+    )
+
+
+def numpy_unusable(exc: ImportError) -> ConfigError:
+    """The error for an installed numpy that cannot be imported (where an estimate is drawn)."""
+    return extra_missing(f"numpy cannot be imported: {exc}")
 
 
 @dataclass(frozen=True)

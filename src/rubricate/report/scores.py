@@ -26,7 +26,7 @@ from typing import Any, NamedTuple
 from rubricate.ledger.event import Event, criterion_source, rfc3339
 from rubricate.ledger.fold import JobFacts, JobSummary, event_order
 from rubricate.ledger.reputation_config import ReputationConfig
-from rubricate.report.memo import RESAMPLES, SEED, Estimate, Memo
+from rubricate.report.memo import RESAMPLES, SEED, Estimate, Memo, numpy_unusable
 
 SOURCES = ("heuristic", "judge", "reviewer")
 _LEDGER_SOURCE = {"auto": "heuristic", "judge": "judge", "reviewer": "reviewer"}
@@ -163,7 +163,10 @@ def _estimate(quality: list[float], ratings: list[float], seed: int, memo: Memo)
 
     def draw() -> list[float | None]:
         # numpy (through `stats`) only now that an estimate is drawn: a kept one needs none
-        from rubricate.report.stats import spearman_estimate
+        try:
+            from rubricate.report.stats import spearman_estimate
+        except ImportError as exc:
+            raise numpy_unusable(exc) from None
 
         drawn = spearman_estimate(quality, ratings, seed=seed)
         return [drawn.value, drawn.low, drawn.high]
