@@ -29,8 +29,13 @@ class ObjectReader:
         self._proc = start_git(["cat-file", self._mode], gitdir, env=env)
 
     def info(self, name: str) -> tuple[str, str, int] | None:
-        """The object's id, type and size (of a `contents=False` reader); None when the
-        repository does not hold it."""
+        """The object's id, type and size (of a `contents=False` reader: a `--batch` one would
+        leave the content in its pipe); None when the repository does not hold it."""
+        if self._mode != "--batch-check":
+            raise ValueError("info() is for a contents=False reader; use read()")
+        return self._header(name)
+
+    def _header(self, name: str) -> tuple[str, str, int] | None:
         stdin, stdout = self._pipes()
         stdin.write(name.encode("utf-8", "surrogateescape") + b"\n")
         stdin.flush()
@@ -44,7 +49,7 @@ class ObjectReader:
 
     def read(self, name: str) -> tuple[str, str, bytes] | None:
         """The object's id, type and content; None when the repository does not hold it."""
-        found = self.info(name)
+        found = self._header(name)
         if found is None:
             return None
         oid, kind, size = found
