@@ -230,6 +230,12 @@ def test_a_delivery_committed_meanwhile_by_another_run_is_left_to_it(
     assert publish_jobs(world) == []
 
 
+def release_now(conn: Any) -> None:
+    """Release the session's advisory locks: a closed connection's go only when its server
+    process has noticed, which may be after the test's next step."""
+    conn.execute("SELECT pg_advisory_unlock_all()")
+
+
 def test_a_pr_another_job_holds_is_put_back(world: WorkerSetup) -> None:
     guid = pr_delivery(world, "g-busy")
     with connect(world.db_url) as other:
@@ -237,11 +243,13 @@ def test_a_pr_another_job_holds_is_put_back(world: WorkerSetup) -> None:
         with pytest.raises(PrBusy):
             handle_delivery(world.ctx, guid, now=world.scenario.clock)
         assert rows(world, "SELECT state FROM rubricate_deliveries") == [("queued",)]
+        release_now(other)
     handle_delivery(world.ctx, guid, now=world.scenario.clock)
     with connect(world.db_url) as other:
         hold_pr(other, REPO, PR)
         with pytest.raises(PrBusy):
             publish_pr(world.ctx, REPO, PR)
+        release_now(other)
     assert world.scenario.fake.comments_on(PR) == []
     assert publish_pr(world.ctx, REPO, PR) > 0
 
