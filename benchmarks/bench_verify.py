@@ -13,6 +13,10 @@ only that command) and the peak of the summed RSS of the command and its childre
 fast-import` runs beside the fold: sampled from /proc every 0.1 s, so a shorter peak may be
 missed), with its exit code. `--steps` picks some of the three. The data is made under `--tmp`
 and deleted.
+
+`--remote-from DIR` measures a branch seeded by `ledger_seed.py --keep DIR` instead of making
+one (a million events is made far faster that way): it is cloned (objects hard-linked) under
+`--tmp`, and `rebuild` starts from a commit holding only its `ledger/` tree.
 """
 
 from __future__ import annotations
@@ -39,6 +43,13 @@ WRAP = "--wrap"
 SAMPLE_S = 0.1
 STEPS = ("rebuild", "verify", "fix_one")
 PAGE = os.sysconf("SC_PAGE_SIZE")
+BENCH_IDENTITY = {
+    **os.environ,
+    "GIT_AUTHOR_NAME": "bench",
+    "GIT_AUTHOR_EMAIL": "bench@example.invalid",
+    "GIT_COMMITTER_NAME": "bench",
+    "GIT_COMMITTER_EMAIL": "bench@example.invalid",
+}
 
 
 def write_ledger(count: int, root: Path) -> dict[str, int]:
@@ -54,15 +65,46 @@ def write_ledger(count: int, root: Path) -> dict[str, int]:
 def commit_tree(work: Path, remote: Path, message: str) -> None:
     """Commit `work` as the whole tree of the bare `remote`'s branch."""
     git = ["git", f"--git-dir={remote}", f"--work-tree={work}"]
-    env = {
-        **os.environ,
-        "GIT_AUTHOR_NAME": "bench",
-        "GIT_AUTHOR_EMAIL": "bench@example.invalid",
-        "GIT_COMMITTER_NAME": "bench",
-        "GIT_COMMITTER_EMAIL": "bench@example.invalid",
-    }
-    subprocess.run([*git, "add", "-A"], check=True, env=env)
-    subprocess.run([*git, "commit", "--quiet", "-m", message], check=True, env=env)
+    subprocess.run([*git, "add", "-A"], check=True, env=BENCH_IDENTITY)
+    subprocess.run([*git, "commit", "--quiet", "-m", message], check=True, env=BENCH_IDENTITY)
+
+
+def make_ledger(count: int, source: str, tmp: Path) -> tuple[Path, dict[str, Any]]:
+    """The shards of `count` events in a directory, or on a new bare repository's branch."""
+    work = tmp / "work"
+    work.mkdir()
+    result: dict[str, Any] = {"source": source, **write_ledger(count, work)}
+    if source == "data":
+        return work, result
+    where = tmp / "remote.git"
+    subprocess.run(["git", "init", "--quiet", "--bare", str(where)], check=True)
+    subprocess.run(
+        ["git", f"--git-dir={where}", "symbolic-ref", "HEAD", f"refs/heads/{BRANCH}"], check=True
+    )
+    commit_tree(work, where, "Seed the ledger's shards")
+    return where, result
+
+
+def clone_seeded(seeded: Path, tmp: Path) -> tuple[Path, dict[str, int]]:
+    """A bare clone of a seeded repository whose branch holds only the seed's `ledger/` tree
+    (its derived files are gone: `verify --fix` rebuilds them), and its counts."""
+    where = tmp / "remote.git"
+    subprocess.run(
+        ["git", "clone", "--quiet", "--bare", "--local", str(seeded), str(where)], check=True
+    )
+    git = ["git", f"--git-dir={where}"]
+    ledger = _out([*git, "rev-parse", f"{BRANCH}:ledger"])
+    tree = _out([*git, "mktree"], f"040000 tree {ledger}\tledger\n")
+    commit = _out([*git, "commit-tree", tree, "-m", "Keep only the ledger"], env=BENCH_IDENTITY)
+    subprocess.run([*git, "update-ref", f"refs/heads/{BRANCH}", commit], check=True)
+    subprocess.run([*git, "symbolic-ref", "HEAD", f"refs/heads/{BRANCH}"], check=True)
+    shards = _out([*git, "ls-tree", "-r", "--name-only", BRANCH]).splitlines()
+    return where, {"shards": len(shards)}
+
+
+def _out(command: list[str], given: str | None = None, env: dict[str, str] | None = None) -> str:
+    done = subprocess.run(command, input=given, capture_output=True, text=True, check=True, env=env)
+    return done.stdout.strip()
 
 
 def make_stale(source: str, where: Path, tmp: Path) -> None:
@@ -143,23 +185,18 @@ def tree_rss(root: int) -> int:
     return total
 
 
-def run(count: int, source: str, tmp: Path, steps: Sequence[str] = STEPS) -> dict[str, Any]:
-    """Make the ledger, then measure the commands of `steps` on it (in their order)."""
-    work = tmp / "work"
-    work.mkdir()
-    result: dict[str, Any] = {"source": source, **write_ledger(count, work)}
-    if source == "remote":
-        where = tmp / "remote.git"
-        subprocess.run(["git", "init", "--quiet", "--bare", str(where)], check=True)
-        subprocess.run(
-            ["git", f"--git-dir={where}", "symbolic-ref", "HEAD", f"refs/heads/{BRANCH}"],
-            check=True,
-        )
-        commit_tree(work, where, "Seed the ledger's shards")
-        option = ["--remote", str(where)]
+def run(
+    count: int, source: str, tmp: Path, steps: Sequence[str] = STEPS, seeded: Path | None = None
+) -> dict[str, Any]:
+    """Make the ledger (or clone the `seeded` one), then measure the commands of `steps` on it
+    (in their order)."""
+    if seeded is not None:
+        where, counts = clone_seeded(seeded, tmp)
+        result: dict[str, Any] = {"source": "remote", "seeded": str(seeded), **counts}
+        source = "remote"
     else:
-        where = work
-        option = ["--data", str(where)]
+        where, result = make_ledger(count, source, tmp)
+    option = ["--remote" if source == "remote" else "--data", str(where)]
     if "rebuild" in steps:
         result["rebuild"] = measure(["ledger", "verify", "--fix", *option])
     if "verify" in steps:
@@ -181,6 +218,9 @@ def main() -> None:
     parser.add_argument("--source", choices=("remote", "data"), default="remote")
     parser.add_argument("--tmp", default=None, help="where to make the ledger (deleted after)")
     parser.add_argument(
+        "--remote-from", default=None, help="a repository seeded by ledger_seed.py --keep"
+    )
+    parser.add_argument(
         "--steps", default=",".join(STEPS), help="which of rebuild,verify,fix_one to measure"
     )
     args = parser.parse_args()
@@ -189,7 +229,8 @@ def main() -> None:
         parser.error(f"--steps: choose among {', '.join(STEPS)}")
     started = resource.getrusage(resource.RUSAGE_SELF)
     with tempfile.TemporaryDirectory(prefix="bench-verify-", dir=args.tmp) as tmp:
-        result = run(args.events, args.source, Path(tmp), steps)
+        seeded = Path(args.remote_from).resolve() if args.remote_from else None
+        result = run(args.events, args.source, Path(tmp), steps, seeded)
     own = resource.getrusage(resource.RUSAGE_SELF)
     result["generate_cpu_s"] = round(
         own.ru_utime + own.ru_stime - started.ru_utime - started.ru_stime, 3
