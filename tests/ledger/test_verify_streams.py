@@ -8,12 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from rubricate.ledger.backends import DirectoryStore
+from rubricate.gitio.workspace import GitWorkspace
+from rubricate.ledger.backends import DataBranchStore, DirectoryStore
 from rubricate.ledger.codec import is_shard
 from rubricate.ledger.paths import git_blob_id
 from rubricate.ledger.plan import plan_append, plan_rebuild, prepare
 from rubricate.ledger.verify import verify_files, verify_tree
 from tests.ledger.factory import completed_job, event
+from tests.ledger.gitutil import bare_remote, commit_files
 from tests.ledger.memory_branch import apply_events, full_derive
 
 MONTH = 24 * 31
@@ -46,6 +48,23 @@ def _branch() -> dict[str, bytes]:
     return tree
 
 
+class FetchedFirst(OneShardAtATime):
+    """Also records each `fetch` and refuses to read a shard no fetch named before."""
+
+    def __init__(self, tree: Mapping[str, bytes]) -> None:
+        super().__init__(tree)
+        self.fetches: list[list[str]] = []
+
+    def fetch(self, paths: Sequence[str]) -> None:
+        self.fetches.append(list(paths))
+
+    def __call__(self, paths: Sequence[str]) -> dict[str, bytes]:
+        fetched = {p for batch in self.fetches for p in batch}
+        if any(is_shard(p) and p not in fetched for p in paths):
+            raise AssertionError(f"read before it was fetched: {paths}")
+        return super().__call__(paths)
+
+
 def _ids(tree: Mapping[str, bytes]) -> dict[str, str]:
     return {p: git_blob_id(d) for p, d in tree.items()}
 
@@ -58,6 +77,52 @@ def test_verify_reads_one_shard_at_a_time_and_finds_the_ledger_clean() -> None:
     assert reader.most_shards == 1
     assert len(report.parsed.shards) == 5
     assert report.problems == verify_files(tree).problems
+
+
+def test_verify_fetches_every_shard_in_one_request_before_reading_one() -> None:
+    tree = _branch()
+    job = next(p for p in sorted(tree) if p.startswith("jobs/"))
+    tree[job] = b"{}\n"
+    reader = FetchedFirst(tree)
+    written: dict[str, bytes] = {}
+    fixer = type("Fixer", (), {"put": written.__setitem__, "reset": written.clear})()
+    report = verify_tree(_ids(tree), reader, fix=fixer, fetch=reader.fetch)
+    assert report.stale == (f"{job}: out of date",)
+    assert reader.fetches == [sorted(p for p in tree if is_shard(p))]
+    assert reader.most_shards == 1  # still read, and held, one at a time
+    assert written[job] == full_derive(tree)[job]
+
+
+def _fetched_blobs(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """The blob ids of each fetch request a data-branch store makes from now on."""
+    calls: list[list[str]] = []
+    prefetch = GitWorkspace._prefetch
+
+    def spy(self: GitWorkspace, ids: list[str]) -> None:
+        calls.append(list(ids))
+        prefetch(self, ids)
+
+    monkeypatch.setattr(GitWorkspace, "_prefetch", spy)
+    return calls
+
+
+def test_a_remote_branch_is_verified_and_fixed_with_one_fetch_of_its_shards(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tree = _branch()
+    job = next(p for p in sorted(tree) if p.startswith("jobs/"))
+    right, tree[job] = tree[job], b"{}\n"
+    remote = bare_remote(tmp_path)
+    commit_files(remote, tree, tmp_path / "work")
+    shard_ids = {git_blob_id(d) for p, d in tree.items() if is_shard(p)}
+    for fix in (False, True):
+        calls = _fetched_blobs(monkeypatch)
+        with DataBranchStore(str(remote)) as store:
+            found = store.fix().found if fix else store.verify()
+        assert found.stale == (f"{job}: out of date",)
+        assert [set(c) & shard_ids for c in calls if set(c) & shard_ids] == [shard_ids]
+    with DataBranchStore(str(remote)) as store:
+        assert store.read_file(job) == right
 
 
 def test_verify_compares_derived_files_by_blob_id_without_reading_them() -> None:

@@ -214,13 +214,7 @@ class GitWorkspace:
 
     def read_blobs(self, ids: Iterable[str]) -> dict[str, bytes]:
         """The content of each blob id (the missing ones fetched first, in one request)."""
-        wanted = list(dict.fromkeys(ids))
-        if not wanted:
-            return {}
-        missing = [i for i in wanted if i not in self._present] if self.partial else []
-        if missing:
-            self._prefetch(missing)
-        self._present.update(wanted)
+        wanted = self.fetch_blobs(ids)
         blobs: dict[str, bytes] = {}
         for blob_id in wanted:
             found = self._objects().read(blob_id)
@@ -228,6 +222,15 @@ class GitWorkspace:
                 raise GitError(["cat-file", "--batch"], 1, f"{blob_id} missing")
             blobs[blob_id] = found[2]
         return blobs
+
+    def fetch_blobs(self, ids: Iterable[str]) -> list[str]:
+        """Fetch the blobs of these ids that are not here yet, in one request; the ids, once."""
+        wanted = list(dict.fromkeys(ids))
+        missing = [i for i in wanted if i not in self._present] if self.partial else []
+        if missing:
+            self._prefetch(missing)
+        self._present.update(wanted)
+        return wanted
 
     def commit(
         self,

@@ -73,7 +73,11 @@ class GitBackend:
                 blobs = ws.read_blobs(tree.blob(p) for p in paths)
             return {p: blobs[tree.blob(p)] for p in paths}
 
-        return Tip(commit, tree, read)
+        def fetch(paths: Sequence[str]) -> None:
+            with self._errors():
+                ws.fetch_blobs(tree.blob(p) for p in paths)
+
+        return Tip(commit, tree, read, fetch)
 
     def write(
         self, tip: Tip, changes: Mapping[str, bytes], deletions: Sequence[str], message: str

@@ -4,6 +4,8 @@ function), for `ledger verify` and `verify --fix` (DESIGN.md §6).
 Memory holds one shard's events, the events of the jobs still open at that point of the ledger,
 and the fold's compact state (each job's facts and file id, each id seen), never the whole
 ledger: a job is folded, and its file produced, as soon as the last shard naming it is read.
+Before the first read, `fetch` is given every shard at once, so that a store whose files come
+from elsewhere (a partial clone of a remote) brings them in one request, not one per shard.
 That shard is found by a first, light pass that reads only each line's `repo` and `pr`
 (validated as the event validates them, so a valid event's job is the one the pass saw). Each
 file is handed to `emit` with its git blob id as it is produced, and let go; when the layout the
@@ -34,6 +36,8 @@ from rubricate.ledger.paths import Layout, git_blob_id
 from rubricate.ledger.reputation_config import ReputationConfig
 
 Reader = Callable[[Sequence[str]], Mapping[str, bytes]]
+Fetch = Callable[[Sequence[str]], None]
+"""Makes the contents of these paths readable without a request each (reads nothing back)."""
 Emit = Callable[[str, str, bytes], None]
 """Takes a derived file as the fold produces it: its path, blob id and content."""
 
@@ -63,10 +67,12 @@ def refold(
     key: bytes | None = None,
     emit: Emit = lambda path, blob_id, data: None,
     restart: Callable[[], None] = lambda: None,
+    fetch: Fetch = lambda paths: None,
 ) -> Refold:
-    """Fold the ledger of `tree` (path → blob id), whose shards `read` gives one at a time,
-    handing each derived file to `emit` as it is produced."""
+    """Fold the ledger of `tree` (path → blob id), whose shards `read` gives one at a time
+    (after one `fetch` of them all), handing each derived file to `emit` as it is produced."""
     shards = sorted(p for p in tree if is_shard(p))
+    fetch(shards)
     ends, repos = job_ends(tree, shards, read)
     layout = Layout(tuple(sorted(repos)))
     for _ in range(2):  # the second time with the layout the first one found

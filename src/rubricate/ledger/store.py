@@ -41,6 +41,7 @@ from rubricate.ledger.codec import (
 )
 from rubricate.ledger.event import Event
 from rubricate.ledger.paths import git_blob_id, is_derived
+from rubricate.ledger.refold import Fetch
 from rubricate.ledger.trust import resign_shard, trusted
 from rubricate.ledger.verify import VerifyReport, verify_tree, written_problems
 
@@ -92,11 +93,13 @@ class RetryPolicy:
 
 @dataclass(frozen=True)
 class Tip:
-    """A backend's current state: an opaque tip id, the files as path → blob id, and a reader."""
+    """A backend's current state: an opaque tip id, the files as path → blob id, a reader, and
+    what brings many files at once before they are read one at a time (nothing by default)."""
 
     id: str | None
     tree: Mapping[str, str]
     read: Reader
+    fetch: Fetch = field(default=lambda paths: None)
 
 
 Check: TypeAlias = Callable[[Mapping[str, str]], None]
@@ -234,7 +237,7 @@ class LedgerStore(Closing):
             writer = self.backend.writer(tip, message)
             try:
                 fixer = None if self.backend.found is False else writer
-                found = verify_tree(tip.tree, tip.read, self.config, self.key, fixer)
+                found = verify_tree(tip.tree, tip.read, self.config, self.key, fixer, tip.fetch)
                 if fixer is None or not found.fixable:
                     writer.abort()
                     return Fix(found, AppendResult(0, 0, None, attempt), found)
@@ -319,7 +322,7 @@ class LedgerStore(Closing):
     def verify(self) -> VerifyReport:
         """`ledger verify`'s check of the tip, one shard in memory at a time."""
         tip = self.backend.tip()
-        return verify_tree(tip.tree, tip.read, self.config, self.key)
+        return verify_tree(tip.tree, tip.read, self.config, self.key, fetch=tip.fetch)
 
     @bulk
     def read(self) -> ParsedLedger:

@@ -16,7 +16,7 @@ from rubricate.ledger.derive import recorded_config as reputation_config
 from rubricate.ledger.event import Event, rfc3339, same_login
 from rubricate.ledger.fold import event_order, fold_job
 from rubricate.ledger.paths import CACHE_PATH, REPUTATION_PATH, git_blob_id, is_derived
-from rubricate.ledger.refold import refold
+from rubricate.ledger.refold import Fetch, refold
 from rubricate.ledger.reputation import COMPONENTS
 from rubricate.ledger.reputation_config import ReputationConfig
 from rubricate.ledger.trust import refusal
@@ -100,12 +100,14 @@ def verify_tree(
     config: ReputationConfig | None = None,
     key: bytes | None = None,
     fix: Fixer | None = None,
+    fetch: Fetch = lambda paths: None,
 ) -> VerifyReport:
     """`verify_files` over a tree (path → git blob id) whose files `read` gives: the ledger is
     folded job by job, reading one shard at a time (`rubricate.ledger.refold`), and each derived
     file is compared by blob id as it is produced, so that memory holds one shard and the
     fold's compact state, not the ledger. With `fix`, each derived file whose id differs from the
-    tree's is handed to it as it is produced (the report's `removed` are the files to delete)."""
+    tree's is handed to it as it is produced (the report's `removed` are the files to delete).
+    `fetch` is given every shard before the first is read (see `rubricate.ledger.refold`)."""
     recorded = read([p for p in (CACHE_PATH, REPUTATION_PATH) if p in tree])
     used = config or recorded_config(recorded) or ReputationConfig()
     kept: dict[str, bytes] = {}
@@ -116,7 +118,8 @@ def verify_tree(
         if fix is not None and tree.get(path) != blob_id:
             fix.put(path, data)
 
-    fold = refold(tree, read, used, key, emit, fix.reset if fix is not None else lambda: None)
+    restart = fix.reset if fix is not None else lambda: None
+    fold = refold(tree, read, used, key, emit, restart, fetch)
     expected = fold.derived
     stale = [f"{p}: missing" for p in sorted(expected) if p not in tree]
     stale += [f"{p}: out of date" for p in sorted(expected) if p in tree and tree[p] != expected[p]]
