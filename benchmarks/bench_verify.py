@@ -14,9 +14,11 @@ fast-import` runs beside the fold: sampled from /proc every 0.1 s, so a shorter 
 missed), with its exit code. `--steps` picks some of the three. The data is made under `--tmp`
 and deleted.
 
-`--remote-from DIR` measures a branch seeded by `ledger_seed.py --keep DIR` instead of making
+`--remote-from DIR` measures a branch seeded by `bench_seed.py --keep DIR` instead of making
 one (a million events is made far faster that way): it is cloned (objects hard-linked) under
-`--tmp`, and `rebuild` starts from a commit holding only its `ledger/` tree.
+`--tmp`, and `rebuild` starts from a commit holding only its `ledger/` tree. Its shards are the
+size appends make them (`SHARD_BYTES`: about 290 at 100k events, 2,900 at 1M), where the ledger
+made here has one shard a month whatever its size (24), which hides any cost paid per shard.
 """
 
 from __future__ import annotations
@@ -218,7 +220,7 @@ def main() -> None:
     parser.add_argument("--source", choices=("remote", "data"), default="remote")
     parser.add_argument("--tmp", default=None, help="where to make the ledger (deleted after)")
     parser.add_argument(
-        "--remote-from", default=None, help="a repository seeded by ledger_seed.py --keep"
+        "--remote-from", default=None, help="a repository seeded by bench_seed.py --keep"
     )
     parser.add_argument(
         "--steps", default=",".join(STEPS), help="which of rebuild,verify,fix_one to measure"
