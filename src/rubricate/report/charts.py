@@ -1,6 +1,8 @@
-"""SVG charts for the report, drawn by pygal (pure: numbers in, SVG text out).
+"""SVG charts for the report: bar charts drawn by pygal, line charts over time by `line_chart`
+(pure: numbers in, SVG text out).
 
-Every chart is script-free, with no inline CSS (a strict CSP allows neither): pygal's scripts,
+Every chart is script-free, with no inline CSS (a strict CSP allows neither). A line chart's CSS
+is kept in `STYLES` as a bar chart's is. For bar charts, pygal's scripts,
 tooltip data and comments are left out, its `<style>` is kept in `STYLES` under a class named
 after its content (all go to `style.css`), its random id is replaced by a stable one, and the
 `<svg>` gets `role="img"`, a `<title>` and a `<desc>`. The data table is the page's job."""
