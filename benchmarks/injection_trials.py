@@ -36,6 +36,7 @@ from pathlib import Path
 
 import numpy as np
 from injection_corpora import Item, evenly
+from injection_meaning import Vectors
 from train_injection import (
     FOLDS,
     MAX_SPANS,
@@ -64,6 +65,14 @@ def features_3_5(tokens: list[str]) -> list[str]:
             padded = f"<{token}>"
             found += [f"c:{padded[i : i + 5]}" for i in range(len(padded) - 4)]
     return found + pairs(tokens)
+
+
+def meaning_features(name: str) -> Callable[[list[str]], list[str]]:
+    """The hashed features beside the meaning columns: the shipped ones, or (`meaning-only`)
+    one constant feature a span, so that the span rows stay the same."""
+    if name == "meaning-only":
+        return lambda tokens: ["b:span"] if features_of(tokens) else []
+    return features_of
 
 
 class Trial:
@@ -240,8 +249,9 @@ class SecondStage:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mirrors", type=Path, required=True)
-    choices = ("base", "grams-3-5", "instances", "second-stage")
+    choices = ("base", "grams-3-5", "instances", "second-stage", "meaning", "meaning-only")
     parser.add_argument("--trial", action="append", choices=choices)
+    parser.add_argument("--vectors", type=Path, help="word-piece vectors (`meaning` trial)")
     args = parser.parse_args(argv)
     started = time.monotonic()
     sources: dict[str, str] = {}
@@ -255,6 +265,12 @@ def main(argv: list[str] | None = None) -> int:
         if name == "grams-3-5":
             longer = Trial(items, tokenized, Spans(tokenized, features_3_5))
             result[name] = longer.loso(longer.plain)
+        elif name.startswith("meaning"):
+            if args.vectors is None:
+                parser.error("the meaning trials need --vectors")
+            meant = Trial(items, tokenized, Spans(tokenized, meaning_features(name)))
+            meant.data.dense, _scale = Vectors.load(args.vectors).rows(tokenized)
+            result[name] = meant.loso(meant.plain)
         elif name == "second-stage":
             stage = SecondStage(trial, texts)
             result[name] = {

@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 from injection_corpora import Item, benign_items, evenly, injection_items
 from injection_languages import BENIGN, LANGUAGES
+from injection_meaning import Vectors
 from injection_measure import CARRIERS, WAYS, WHERE, verdicts
 from injection_tasks import TASK_BENIGN
 from injection_written import TRAIN_BENIGN
@@ -93,10 +94,16 @@ class Spans:
         self.cols = np.frombuffer(cols, dtype=np.int32).astype(np.int64)
         self.vals = np.array(span_values)[self.rows]
         self.count = len(span_values)
+        self.dense: np.ndarray | None = None
+        """Dense columns beside the hashed features (`injection_meaning`), one row a span;
+        their weights follow the hashed ones."""
 
     def margins(self, weights: np.ndarray, bias: float) -> np.ndarray:
         products = weights[self.cols] * self.vals
-        return np.bincount(self.rows, weights=products, minlength=self.count) + bias
+        found = np.bincount(self.rows, weights=products, minlength=self.count) + bias
+        if self.dense is not None:
+            found += self.dense @ weights[1 << HASH_BITS :]
+        return np.asarray(found)
 
     def item_scores(self, weights: np.ndarray, bias: float) -> np.ndarray:
         probabilities = 1 / (1 + np.exp(-np.clip(self.margins(weights, bias), -60, 60)))
@@ -111,10 +118,13 @@ def fit(data: Spans, labels: np.ndarray, sample: np.ndarray) -> tuple[np.ndarray
     The features are stored row after row, so a span's margin is one `reduceat` over its run
     of features and the residuals are spread back with `repeat` (no random gathers)."""
     size = 1 << HASH_BITS
+    dense = np.zeros((data.count, 0)) if data.dense is None else data.dense
+    columns = dense.shape[1]
     weights = np.zeros(size, dtype=np.float32)
+    extra = np.zeros(columns)
     bias = 0.0
-    m = np.zeros(size + 1)
-    v = np.zeros(size + 1)
+    m = np.zeros(size + columns + 1)
+    v = np.zeros(size + columns + 1)
     keep = sample[data.rows] > 0
     rows, cols = data.rows[keep], data.cols[keep]
     vals = data.vals[keep].astype(np.float32)
@@ -122,19 +132,22 @@ def fit(data: Spans, labels: np.ndarray, sample: np.ndarray) -> tuple[np.ndarray
     lengths = np.diff(np.append(starts, len(rows)))
     kept = rows[starts]
     labels, sample = labels[kept], sample[kept]
+    dense = dense[kept]
     total = sample.sum()
     for step in range(1, STEPS + 1):
         margin = np.add.reduceat(weights[cols] * vals, starts).astype(np.float64) + bias
+        margin += dense @ extra
         residual = (1 / (1 + np.exp(-np.clip(margin, -60, 60))) - labels) * sample / total
         spread = np.repeat(residual.astype(np.float32), lengths) * vals
         grad = np.bincount(cols, weights=spread, minlength=size) + L2 * weights
-        full = np.append(grad, residual.sum())
+        full = np.concatenate([grad, dense.T @ residual + L2 * extra, [residual.sum()]])
         m = 0.9 * m + 0.1 * full
         v = 0.999 * v + 0.001 * full * full
         update = RATE * (m / (1 - 0.9**step)) / (np.sqrt(v / (1 - 0.999**step)) + 1e-8)
-        weights -= update[:-1].astype(np.float32)
+        weights -= update[:size].astype(np.float32)
+        extra -= update[size:-1]
         bias -= float(update[-1])
-    return weights.astype(np.float64), bias
+    return np.concatenate([weights.astype(np.float64), extra]), bias
 
 
 def span_weights(items: list[Item], data: Spans, used: set[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -189,15 +202,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--report", type=Path)
     parser.add_argument("--no-loso", action="store_true", help="train once, no measurement")
     parser.add_argument(
+        "--vectors", type=Path, help="word-piece vectors (`injection_embeddings`): meaning features"
+    )
+    parser.add_argument("--meaning-out", type=Path, help="write the meaning weights here")
+    parser.add_argument(
         "--threshold", type=float, help="use this threshold instead of choosing one out of fold"
     )
     args = parser.parse_args(argv)
     started = time.monotonic()
     sources: dict[str, str] = {}
     items = training_items(args.mirrors, sources)
-    data = Spans(span_token_lists([i.text for i in items]))
+    tokenized = span_token_lists([i.text for i in items])
+    data = Spans(tokenized)
+    vectors = Vectors.load(args.vectors) if args.vectors else None
+    scale = np.ones(0)
+    if vectors is not None:
+        data.dense, scale = vectors.rows(tokenized)
     everything = {i.source for i in items}
     report: dict[str, object] = {"sources": sources, "spans": data.count, "items": len(items)}
+    if vectors is not None:
+        report["vectors"] = vectors.info
     print(f"{len(items)} items, {data.count} spans", file=sys.stderr)
 
     threshold = args.threshold
@@ -208,19 +232,33 @@ def main(argv: list[str] | None = None) -> int:
     print(f"threshold {threshold:.3f}", file=sys.stderr)
 
     if not args.no_loso:
-        report["leave_one_source_out"] = leave_one_out(items, data, everything, threshold)
+        report["leave_one_source_out"] = leave_one_out(
+            items, data, everything, threshold, functools.partial(detector_of, vectors, scale)
+        )
     if args.out:
         labels, sample = span_weights(items, data, everything)
-        weights, bias = fit(data, labels, sample)
-        detector = Detector([float(w) for w in weights], bias, threshold)
+        detector = detector_of(vectors, scale, *fit(data, labels, sample), threshold)
         args.out.write_bytes(detector.to_bytes())
         report["weights_bytes"] = args.out.stat().st_size
+        if detector.meaning is not None and args.meaning_out:
+            args.meaning_out.write_bytes(detector.meaning.to_bytes(detector.version))
+            report["meaning_bytes"] = args.meaning_out.stat().st_size
     report["seconds"] = round(time.monotonic() - started, 1)
     text = json.dumps(report, indent=2, ensure_ascii=False)
     if args.report:
         args.report.write_text(text + "\n", encoding="utf-8")
     print(text)
     return 0
+
+
+def detector_of(
+    vectors: Vectors | None, scale: np.ndarray, weights: np.ndarray, bias: float, threshold: float
+) -> Detector:
+    """The run-time detector of fitted weights: the hashed ones, and the meaning columns'
+    folded into one weight per word piece (`Vectors.fold`)."""
+    size = 1 << HASH_BITS
+    meaning = None if vectors is None else vectors.fold(weights[size:], scale)
+    return Detector([float(w) for w in weights[:size]], bias, threshold, meaning=meaning)
 
 
 def choose_threshold(
@@ -252,7 +290,11 @@ def choose_threshold(
 
 
 def leave_one_out(
-    items: list[Item], data: Spans, everything: set[str], threshold: float
+    items: list[Item],
+    data: Spans,
+    everything: set[str],
+    threshold: float,
+    build: Callable[[np.ndarray, float, float], Detector],
 ) -> dict[str, dict[str, float]]:
     """Per injection source: the share of its payloads flagged in each carrier by a model
     trained without that source."""
@@ -260,8 +302,7 @@ def leave_one_out(
     positive = sorted({i.source for i in items if i.carrier == "payload"})
     for source in positive:
         labels, sample = span_weights(items, data, everything - {source})
-        weights, bias = fit(data, labels, sample)
-        detector = Detector([float(w) for w in weights], bias, threshold)
+        detector = build(*fit(data, labels, sample), threshold)
         payloads = [i.text for i in items if i.source == source][:300]
         row: dict[str, float] = {"payloads": len(payloads)}
         totals = dict.fromkeys(WAYS, 0)
