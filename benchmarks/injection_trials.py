@@ -2,7 +2,8 @@
 sources only; print JSON.
 
     nice -n 10 python benchmarks/injection_trials.py --mirrors /work/.mirror \
-        [--trial base --trial grams-3-5 --trial instances --trial second-stage]
+        [--trial base --trial grams-3-5 --trial instances --trial second-stage] \
+        [--trial meaning --trial meaning-only --vectors /tmp/meaning.npz]
 
 Each trial is measured as `train_injection` measures the shipped model, item by item: the
 threshold is the lowest score flagging at most `TARGET_FP` of the training repositories'
@@ -22,6 +23,19 @@ is read here.
   against every benign span. Its threshold and its per-source figures are given both for
   the detector alone and for the scan (detector or rules), the latter at the same
   out-of-fold share of the training repositories flagged as the base scan.
+- `meaning`: the shipped features and, in the same logistic model, each span's mean
+  word-piece vector (`injection_meaning`; 64 dimensions distilled from all-MiniLM-L6-v2 by
+  `injection_embeddings`). The model is linear in the mean, so it would ship as one weight
+  per word piece and cost one running sum at run time;
+- `meaning-only`: the mean vector alone (with one constant feature a span).
+
+Measured on 2026-11-27 (mean of the twelve sources' shares at the 1.5% out-of-fold FP; the
+non-English source is 0% in all three): `base` 45.2% (lowest 0%), `meaning` 36.9% (below
+`base` on nine sources, equal on three: its threshold rises from 0.930 to 0.966 because the
+vectors also score the prompt-engineering repositories' text about prompts), `meaning-only`
+5.0%. A static mean of word-piece vectors does not tell an order to the grader from text
+about prompts, and the model's English vocabulary gives the non-English source nothing, so
+the meaning features are not shipped.
 """
 
 from __future__ import annotations

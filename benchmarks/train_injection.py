@@ -29,7 +29,6 @@ from pathlib import Path
 import numpy as np
 from injection_corpora import Item, benign_items, evenly, injection_items
 from injection_languages import BENIGN, LANGUAGES
-from injection_meaning import Vectors
 from injection_measure import CARRIERS, WAYS, WHERE, verdicts
 from injection_tasks import TASK_BENIGN
 from injection_written import TRAIN_BENIGN
@@ -113,7 +112,8 @@ class Spans:
 
 
 def fit(data: Spans, labels: np.ndarray, sample: np.ndarray) -> tuple[np.ndarray, float]:
-    """Weighted L2 logistic regression by full-batch Adam on the spans with sample > 0.
+    """Weighted L2 logistic regression by full-batch Adam on the spans with sample > 0 (over
+    the hashed features, and `data.dense`'s columns when a trial sets them).
 
     The features are stored row after row, so a span's margin is one `reduceat` over its run
     of features and the residuals are spread back with `repeat` (no random gathers)."""
@@ -202,26 +202,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--report", type=Path)
     parser.add_argument("--no-loso", action="store_true", help="train once, no measurement")
     parser.add_argument(
-        "--vectors", type=Path, help="word-piece vectors (`injection_embeddings`): meaning features"
-    )
-    parser.add_argument("--meaning-out", type=Path, help="write the meaning weights here")
-    parser.add_argument(
         "--threshold", type=float, help="use this threshold instead of choosing one out of fold"
     )
     args = parser.parse_args(argv)
     started = time.monotonic()
     sources: dict[str, str] = {}
     items = training_items(args.mirrors, sources)
-    tokenized = span_token_lists([i.text for i in items])
-    data = Spans(tokenized)
-    vectors = Vectors.load(args.vectors) if args.vectors else None
-    scale = np.ones(0)
-    if vectors is not None:
-        data.dense, scale = vectors.rows(tokenized)
+    data = Spans(span_token_lists([i.text for i in items]))
     everything = {i.source for i in items}
     report: dict[str, object] = {"sources": sources, "spans": data.count, "items": len(items)}
-    if vectors is not None:
-        report["vectors"] = vectors.info
     print(f"{len(items)} items, {data.count} spans", file=sys.stderr)
 
     threshold = args.threshold
@@ -232,33 +221,19 @@ def main(argv: list[str] | None = None) -> int:
     print(f"threshold {threshold:.3f}", file=sys.stderr)
 
     if not args.no_loso:
-        report["leave_one_source_out"] = leave_one_out(
-            items, data, everything, threshold, functools.partial(detector_of, vectors, scale)
-        )
+        report["leave_one_source_out"] = leave_one_out(items, data, everything, threshold)
     if args.out:
         labels, sample = span_weights(items, data, everything)
-        detector = detector_of(vectors, scale, *fit(data, labels, sample), threshold)
+        weights, bias = fit(data, labels, sample)
+        detector = Detector([float(w) for w in weights], bias, threshold)
         args.out.write_bytes(detector.to_bytes())
         report["weights_bytes"] = args.out.stat().st_size
-        if detector.meaning is not None and args.meaning_out:
-            args.meaning_out.write_bytes(detector.meaning.to_bytes(detector.version))
-            report["meaning_bytes"] = args.meaning_out.stat().st_size
     report["seconds"] = round(time.monotonic() - started, 1)
     text = json.dumps(report, indent=2, ensure_ascii=False)
     if args.report:
         args.report.write_text(text + "\n", encoding="utf-8")
     print(text)
     return 0
-
-
-def detector_of(
-    vectors: Vectors | None, scale: np.ndarray, weights: np.ndarray, bias: float, threshold: float
-) -> Detector:
-    """The run-time detector of fitted weights: the hashed ones, and the meaning columns'
-    folded into one weight per word piece (`Vectors.fold`)."""
-    size = 1 << HASH_BITS
-    meaning = None if vectors is None else vectors.fold(weights[size:], scale)
-    return Detector([float(w) for w in weights[:size]], bias, threshold, meaning=meaning)
 
 
 def choose_threshold(
@@ -290,11 +265,7 @@ def choose_threshold(
 
 
 def leave_one_out(
-    items: list[Item],
-    data: Spans,
-    everything: set[str],
-    threshold: float,
-    build: Callable[[np.ndarray, float, float], Detector],
+    items: list[Item], data: Spans, everything: set[str], threshold: float
 ) -> dict[str, dict[str, float]]:
     """Per injection source: the share of its payloads flagged in each carrier by a model
     trained without that source."""
@@ -302,7 +273,8 @@ def leave_one_out(
     positive = sorted({i.source for i in items if i.carrier == "payload"})
     for source in positive:
         labels, sample = span_weights(items, data, everything - {source})
-        detector = build(*fit(data, labels, sample), threshold)
+        weights, bias = fit(data, labels, sample)
+        detector = Detector([float(w) for w in weights], bias, threshold)
         payloads = [i.text for i in items if i.source == source][:300]
         row: dict[str, float] = {"payloads": len(payloads)}
         totals = dict.fromkeys(WAYS, 0)

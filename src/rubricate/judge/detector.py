@@ -30,7 +30,6 @@ import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from rubricate.judge.detector_meaning import Meaning
 from rubricate.judge.detector_text import (
     BLOCK_LINES,
     MARKER_TOKENS,
@@ -79,8 +78,6 @@ class Detector:
     bias: float
     threshold: float
     version: str = DETECTOR_VERSION
-    meaning: Meaning | None = None
-    """The meaning features' weights (`detector_meaning`), added to each span's margin."""
     _words: dict[bytes, _Word] = field(default_factory=dict, repr=False)
     _table: array.array[float] = field(default_factory=lambda: array.array("d"), repr=False)
     """The weights as a flat array (no objects for the garbage collector to walk)."""
@@ -215,8 +212,6 @@ class Detector:
         counts = map(operator.add, counts, map(operator.sub, ends, starts))
         roots = map(math.sqrt, map(operator.sub, counts, _ONES))
         margins = map(operator.add, _repeat(self.bias), map(operator.truediv, totals, roots))
-        if self.meaning is not None:
-            margins = map(operator.add, margins, self.meaning.terms(tokens, bounds, runs))
         return _sigmoid_of(margins)
 
     def _found(self, tokens: list[bytes]) -> list[_Word]:
