@@ -7,8 +7,10 @@ expressions are ECMA-262, as JSON Schema says: `pattern`, `patternProperties` an
 checker is the draft's own with every format jsonschema knows: the packages those formats need
 are core dependencies, so a file gets the same verdict on every install. `iri` and
 `iri-reference` are checked by `evidence/iri.py` (the package jsonschema would use for them
-builds a grammar for seconds at import, so it is not a dependency). A schema is checked
-against its metaschema with the same checker, so an ECMA pattern is not a "bad regex".
+builds a grammar for seconds at import, so it is not a dependency), and `duration` by
+`evidence/duration.py` (the package jsonschema would use loads a date library at import). A
+schema is checked against its metaschema with the same checker, so an ECMA pattern is not a
+"bad regex".
 
 A draft-04 or draft-06 schema that uses `const`, `contains`, `propertyNames` or `if`/`then`/
 `else`, which its own draft does not define, gets them with their draft-07 meaning, as ajv
@@ -41,6 +43,7 @@ from jsonschema import (
 from jsonschema.exceptions import SchemaError, best_match
 
 from rubricate.errors import ConfigError
+from rubricate.evidence.duration import is_duration
 from rubricate.evidence.iri import is_iri, is_iri_reference
 
 MAX_PATTERNS = 4096
@@ -69,6 +72,8 @@ FORMATS = (
 """The formats of draft 2020-12 that every install checks (a test holds the install to it)."""
 IRI_DRAFTS = (Draft7Validator, Draft201909Validator, Draft202012Validator)
 """The drafts that define the `iri` and `iri-reference` formats."""
+DURATION_DRAFTS = (Draft201909Validator, Draft202012Validator)
+"""The drafts that define the `duration` format."""
 LATER_KEYWORDS = ("const", "contains", "if", "propertyNames")
 """Draft-07 keywords applied in the older drafts that lack them."""
 
@@ -183,7 +188,8 @@ def _evolve(self: Any, **changes: Any) -> Any:
 
 @cache
 def format_checker(cls: Any) -> FormatChecker:
-    """The draft's format checker with `regex` read as ECMA-262 and the IRI formats ours."""
+    """The draft's format checker with `regex` read as ECMA-262 and the IRI and duration
+    formats ours."""
     checker: FormatChecker = copy.deepcopy(cls.FORMAT_CHECKER)
     checker.checkers.pop("regex", None)
     checker.checks("regex")(is_ecma_regex)
@@ -192,6 +198,9 @@ def format_checker(cls: Any) -> FormatChecker:
         checker.checkers.pop("iri-reference", None)
         checker.checks("iri")(is_iri)
         checker.checks("iri-reference")(is_iri_reference)
+    if cls in DURATION_DRAFTS:
+        checker.checkers.pop("duration", None)
+        checker.checks("duration")(is_duration)
     return checker
 
 
