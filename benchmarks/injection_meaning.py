@@ -139,3 +139,31 @@ class Vectors:
         """A model's meaning weights as one weight per piece (a span's term is the mean of
         its pieces' weights): the form a run-time detector would carry."""
         return np.asarray(self.vectors @ (weights / scale))
+
+
+def layer_margins(
+    dense: np.ndarray, labels: np.ndarray, sample: np.ndarray, hidden: int = 16, steps: int = 150
+) -> np.ndarray:
+    """Every span's margin under one hidden layer (tanh) over its meaning row, fitted by
+    full-batch Adam on the spans with sample > 0 (weighted logistic loss, small L2)."""
+    rng = np.random.default_rng(27)
+    used = sample > 0
+    x, y, s = dense[used], labels[used], sample[used] / sample[used].sum()
+    shapes = [(dense.shape[1], hidden), (hidden,), (hidden,), (1,)]
+    params = [rng.normal(0, 1 / np.sqrt(dense.shape[1]), shapes[0]), *map(np.zeros, shapes[1:])]
+    m = [np.zeros_like(p) for p in params]
+    v = [np.zeros_like(p) for p in params]
+    for step in range(1, steps + 1):
+        w, c, u, b = params
+        h = np.tanh(x @ w + c)
+        residual = (1 / (1 + np.exp(-np.clip(h @ u + b, -60, 60))) - y) * s
+        back = np.outer(residual, u) * (1 - h * h)
+        grads = [x.T @ back + 1e-4 * w, back.sum(0), h.T @ residual + 1e-4 * u, residual.sum()]
+        for i, g in enumerate(grads):
+            m[i] = 0.9 * m[i] + 0.1 * g
+            v[i] = 0.999 * v[i] + 0.001 * g * g
+            params[i] = params[i] - 0.02 * (m[i] / (1 - 0.9**step)) / (
+                np.sqrt(v[i] / (1 - 0.999**step)) + 1e-8
+            )
+    w, c, u, b = params
+    return np.asarray(np.tanh(dense @ w + c) @ u + b)

@@ -62,3 +62,13 @@ def test_a_spans_row_is_the_mean_of_its_pieces_vectors_markers_left_out(
     folded = loaded.fold(weights, scale)
     assert folded[INDEX["ignore"]] == pytest.approx(3.0 / scale[0])
     assert rows @ weights == pytest.approx([folded[[1, 4, 8]].mean(), folded[0]])
+
+
+def test_the_hidden_layer_learns_what_no_linear_model_of_the_rows_can(meaning: ModuleType) -> None:
+    rows = np.random.default_rng(0).normal(size=(1000, 4))
+    labels = (rows[:, 0] * rows[:, 1] > 0).astype(float)  # no line separates these
+    sample = np.ones(1000)
+    sample[::2] = 0.0  # spans with no sample weight are not fitted on, but still scored
+    margins = meaning.layer_margins(rows, labels, sample, steps=300)
+    assert margins.shape == (1000,)
+    assert np.mean((margins > 0) == (labels > 0)) > 0.9
