@@ -1,13 +1,18 @@
 """CPU time of scanning a 1 MB change for injections, repeated; print JSON.
 
-    nice -n 10 python benchmarks/bench_injection_speed.py --mirrors /work/.mirror [--repeat 5]
-        [--profile FILE]
+    nice -n 10 python benchmarks/bench_injection_speed.py (--mirrors /work/.mirror | --diff FILE)
+        [--repeat 5] [--pure-python] [--profile FILE]
 
-The change is `bench_injection.speed_lines` (1 MB of distinct lines of several public
-repositories, as added lines of one file). Each repeat scans it with a fresh detector (no
-cache from the previous repeat): the whole scan as it runs with a judge, the rules alone, the
-detector alone. CPU time is the process's user+sys time; the machine may be shared, so the
-minimum and the median are both given, beside wall time and the load average.
+With `--mirrors`, the change is `bench_injection.speed_lines` (1 MB of distinct lines of
+several public repositories, as added lines of one file); with `--diff`, a unified diff (such
+as `git diff A B` of a public repository), scanned as a pull request's changes are
+(`scan_snapshot`: each file's added lines, files never shown to the judge left out). Each
+repeat scans it with a fresh detector (no cache from the previous repeat): the whole scan as it
+runs with a judge, the rules alone, the detector alone. CPU time is the process's user+sys
+time; the machine may be shared, so the minimum and the median are both given, beside wall
+time and the load average. The first run with the detector is also given alone: it includes
+importing numpy where the detector uses it (a long text, numpy installed); `--pure-python`
+measures the detector as it runs without numpy (as in the action, which does not install it).
 `--profile` writes a cProfile of one scan with the detector.
 """
 
@@ -25,9 +30,32 @@ from pathlib import Path
 
 from bench_injection import speed_lines
 
+from rubricate.evidence.snapshot import FileChange, Snapshot
+from rubricate.judge import detector
+from rubricate.judge.budget import exclusion_reason
 from rubricate.judge.client_detector import load_detector
 from rubricate.judge.detector import Detector
-from rubricate.judge.scan import scan_lines
+from rubricate.judge.scan import scan_lines, scan_snapshot
+
+
+def diff_snapshot(path: Path) -> Snapshot:
+    """The changes of a unified diff (`git diff A B`) as a snapshot's changed files."""
+    changes: list[FileChange] = []
+    for piece in ("\n" + path.read_text(encoding="utf-8", errors="replace")).split("\ndiff --git ")[
+        1:
+    ]:
+        header, _, _rest = piece.partition("\n")
+        hunks = piece.find("\n@@")
+        if hunks >= 0:
+            name = header.rpartition(" b/")[2]
+            changes.append(FileChange(name, "modified", piece[hunks + 1 :]))
+    return Snapshot(base_sha="", head_sha="", changes=tuple(changes))
+
+
+def scanned_bytes(snapshot: Snapshot) -> int:
+    """The bytes of added lines the scan reads (files never shown to the judge left out)."""
+    kept = [c for c in snapshot.changes if exclusion_reason(c) is None]
+    return sum(len(text.encode()) + 1 for c in kept for _n, text in c.added_lines())
 
 
 def timed(work: Callable[[], object], repeat: int) -> dict[str, float]:
@@ -47,36 +75,67 @@ def timed(work: Callable[[], object], repeat: int) -> dict[str, float]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--mirrors", type=Path, required=True)
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--mirrors", type=Path, help="the mirrors of `bench_injection`")
+    source.add_argument("--diff", type=Path, help="a unified diff to scan as a change")
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--pure-python", action="store_true", help="never use numpy")
     parser.add_argument("--profile", type=Path, help="write a cProfile of one full scan here")
     args = parser.parse_args(argv)
     if args.repeat < 1:
         parser.error("--repeat must be at least 1")
-    lines, used = speed_lines(args.mirrors)
-    text = "\n".join(line for _n, line in lines)
+    if args.pure_python:
+        detector.NUMPY_TOKENS = sys.maxsize
     shipped = load_detector()
 
     def fresh() -> Detector:
         return Detector(shipped.weights, shipped.bias, shipped.threshold)
 
+    if args.diff:
+        if not args.diff.is_file():
+            parser.error(f"--diff: no such file: {args.diff}")
+        snapshot = diff_snapshot(args.diff)
+        size, origin = (
+            scanned_bytes(snapshot),
+            {"diff": str(args.diff), "files": len(snapshot.changes)},
+        )
+        texts = [
+            "\n".join(text for _n, text in c.added_lines())
+            for c in snapshot.changes
+            if exclusion_reason(c) is None
+        ]
+
+        def scan(model: Detector | None) -> object:
+            return scan_snapshot(snapshot, model)
+
+        def detect() -> object:
+            model = fresh()
+            return [model.scored(text) for text in texts]
+    else:
+        lines, used = speed_lines(args.mirrors)
+        text = "\n".join(line for _n, line in lines)
+        size, origin = len(text.encode()) + 1, {"lines": len(lines), "repos": used}
+
+        def scan(model: Detector | None) -> object:
+            return scan_lines(lines, "src/big.py", model)
+
+        def detect() -> object:
+            return fresh().scored(text)
+
+    first = timed(lambda: scan(fresh()), 1)
     result: dict[str, object] = {
         "detector": shipped.version,
-        "bytes": len(text.encode()) + 1,
-        "lines": len(lines),
-        "repos": used,
-        "with_detector": timed(lambda: scan_lines(lines, "src/big.py", fresh()), args.repeat),
-        "rules_only": timed(lambda: scan_lines(lines, "src/big.py"), args.repeat),
-        "detector_only": timed(lambda: fresh().scored(text), args.repeat),
+        "bytes": size,
+        **origin,
+        "numpy_used": "rubricate.judge.detector_numpy" in sys.modules,
+        "first_with_detector_cpu": first["cpu_min"],
+        "with_detector": timed(lambda: scan(fresh()), args.repeat),
+        "rules_only": timed(lambda: scan(None), args.repeat),
+        "detector_only": timed(detect, args.repeat),
         "load_average": [round(x, 2) for x in os.getloadavg()],
     }
     if args.profile:
-        cProfile.runctx(
-            "scan_lines(lines, 'src/big.py', fresh())",
-            {"scan_lines": scan_lines, "lines": lines, "fresh": fresh},
-            {},
-            str(args.profile),
-        )
+        cProfile.runctx("scan(fresh())", {"scan": scan, "fresh": fresh}, {}, str(args.profile))
     print(json.dumps(result, indent=2))
     return 0
 

@@ -180,10 +180,12 @@ def bench_fold(events: list[Event]) -> dict[str, float]:
     return {"fold_to_reputation_s": fold, "parse_shards_s": parse, "derive_all_files_s": derive}
 
 
-def bench_append(size: int, root: Path) -> dict[str, float]:
+def bench_append(size: int, root: Path, seeded: Path | None = None) -> dict[str, float]:
     """Seed a local bare remote with `size` events (`ledger_seed`, one fast-import commit), then
     time appending one event to it: wall and CPU seconds (git processes included), bytes the
-    remote stores more, and git processes started (children of git included).
+    remote stores more, and git processes started (children of git included). With `seeded`,
+    the appends go to that remote, already seeded with `size` events by `ledger_seed` (and
+    grown by earlier runs: each run's events are new jobs numbered from its size).
 
     Cold: a fresh store with an empty private repository (as in CI), median of 3 in-process;
     CLI: `rubricate ledger append --remote` in a new process (Python start and imports
@@ -192,14 +194,20 @@ def bench_append(size: int, root: Path) -> dict[str, float]:
     (`PYTHONDONTWRITEBYTECODE` and an empty cache), so every module is compiled from source on
     every run; warm: a store reusing its private repository.
     """
-    remote = root / "remote.git"
-    subprocess.run(["git", "init", "--quiet", "--bare", str(remote)], check=True)
-    cpu, started = _cpu(), time.perf_counter()
-    seed_branch(remote, job_records(size), "o/r")
-    row = {"seed_branch_s": time.perf_counter() - started, "seed_branch_cpu_s": _cpu() - cpu}
-    row["seed_peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    row: dict[str, float] = {}
+    if seeded is None:
+        remote = root / "remote.git"
+        subprocess.run(["git", "init", "--quiet", "--bare", str(remote)], check=True)
+        cpu, started = _cpu(), time.perf_counter()
+        seed_branch(remote, job_records(size), "o/r")
+        row = {"seed_branch_s": time.perf_counter() - started, "seed_branch_cpu_s": _cpu() - cpu}
+        row["seed_peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    else:
+        remote = seeded
     jobs = size // 5 + 1
-    extra = iter(_job(jobs + n, jobs)[0] for n in range(1, 16))
+    # A seeded remote keeps what earlier runs appended: each run takes new job numbers.
+    first = 1 if seeded is None else 1 + int(time.time()) // 60 % 1000 * 15
+    extra = iter(_job(jobs + n, jobs)[0] for n in range(first, first + 15))
     _append(remote, [next(extra)], None)  # the seed's head is checked like any other
     cached = _bytecode(root / "bytecode", cached=True)
     _append_cli(remote, [next(extra)], None, cached)  # writes the bytecode the runs read
@@ -361,6 +369,11 @@ def main() -> None:
     parser.add_argument(
         "--fetch", action="store_true", help="also measure the tip fetch with two filters"
     )
+    parser.add_argument(
+        "--seeded",
+        type=Path,
+        help="append to this bare remote, seeded with --sizes events (one size) by ledger_seed",
+    )
     args = parser.parse_args()
     goals = {"fold_100k_s": 1.0, "append_100k_s": 0.5, "append_1m_s": 1.0, "seed_1m_s": 180}
     goals["verify_fix_1m_peak_rss_mb"] = 1536
@@ -371,11 +384,12 @@ def main() -> None:
         if not args.no_fold:
             row.update(bench_fold(make_events(size)))
         with tempfile.TemporaryDirectory(dir=args.tmp) as tmp:
-            row.update(bench_append(size, Path(tmp)))
+            row.update(bench_append(size, Path(tmp), args.seeded))
+            remote = args.seeded or Path(tmp) / "remote.git"
             if args.verify:
-                row.update(bench_verify(Path(tmp) / "remote.git"))
+                row.update(bench_verify(remote))
             if args.fetch:
-                row.update(bench_tip_fetch(Path(tmp) / "remote.git", Path(tmp)))
+                row.update(bench_tip_fetch(remote, Path(tmp)))
         results["sizes"][str(size)] = {
             k: round(v, 3) if isinstance(v, float) else v for k, v in row.items()
         }

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import re
 import resource
 import statistics
 import tempfile
@@ -273,7 +274,7 @@ def _run(args: argparse.Namespace, folder: Path, server: Server) -> dict[str, An
         env = worker_env(github, fake, key, scenario.remote)
         logs = folder / "logs"
         logs.mkdir()
-        workers = Workers(url, env, logs, stalled_after=args.stalled_after)
+        workers = Workers(url, env, logs, stalled_after=args.stalled_after, nice=args.worker_nice)
         running = [workers.start(args.worker_concurrency, f"w{n}") for n in range(args.workers)]
         port = free_port()
         receiver_args = ["--database-url", url, "--app-id", "4242"]
@@ -355,6 +356,7 @@ def _run(args: argparse.Namespace, folder: Path, server: Server) -> dict[str, An
         "sent_seconds": round(sent_at, 1),
         "faults": [[round(t, 1), kind] for t, kind in faults.done],
         "left_at_the_end": left,
+        "jobs_put_back_because_their_worker_was": put_back(logs),
         "seconds_to_drain_after_last_fault": round(drained_at - last_fault, 1)
         if not any(left.values())
         else None,
@@ -362,6 +364,14 @@ def _run(args: argparse.Namespace, folder: Path, server: Server) -> dict[str, An
         if not any(left.values())
         else None,
     }
+
+
+def put_back(logs: Path) -> dict[str, int]:
+    """How many jobs the workers' logs say were put back, by why (`gone`: the liveness lock
+    was free; `silent`: the heartbeat aged; `unregistered`)."""
+    text = "".join(log.read_text(errors="replace") for log in sorted(logs.glob("*.log")))
+    found = re.findall(r"put back: its worker is (\w+)", text)
+    return {why: found.count(why) for why in sorted(set(found))}
 
 
 def _report(
@@ -454,6 +464,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_mix_arguments(parser)
     parser.add_argument("--senders", type=int, default=32, help="threads posting deliveries")
     parser.add_argument("--stalled-after", type=float, default=10.0)
+    parser.add_argument(
+        "--worker-nice", type=int, default=0, help="workers' --nice (lower CPU priority)"
+    )
     parser.add_argument("--writes-per-minute", type=int, default=80)
     parser.add_argument("--requests-per-hour", type=int, default=5000)
     parser.add_argument("--drain-timeout", type=float, default=300.0)

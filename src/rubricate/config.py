@@ -5,14 +5,14 @@ from __future__ import annotations
 from fnmatch import fnmatchcase
 from typing import Any
 
-from pydantic import ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from rubricate.bot.command_table import Role, default_roles
 from rubricate.errors import SourceError
 from rubricate.gitnames import ref_problem
+from rubricate.ledger.reputation_config import STRICT
 from rubricate.ledger.reputation_config import ReputationConfig as ReputationConfig
 from rubricate.ledger.reputation_config import ReputationWeights as ReputationWeights
-from rubricate.ledger.reputation_config import Strict as _Strict
 from rubricate.ledger.reputation_config import TrustWeights as TrustWeights
 from rubricate.rubric.located import describe_value, validate_located
 from rubricate.suggest import did_you_mean
@@ -30,11 +30,11 @@ DEFAULT_MAX_BYTES = 16 * 1024 * 1024
 """The default size limit of a deliverable file that is parsed and validated."""
 
 
-class _Deferred(_Strict):
+class _Deferred(BaseModel):
     """A model of the config file, built on its first use: a command that never reads a config
     (a `ledger append` without `--config`) does not pay for building the models."""
 
-    model_config = ConfigDict(defer_build=True)
+    model_config = ConfigDict(**STRICT, defer_build=True)  # type: ignore[typeddict-item]
 
 
 class Deliverable(_Deferred):

@@ -42,3 +42,14 @@ def test_models_the_ledger_does_not_use_are_not_built() -> None:
 def test_the_ledger_check_reads_no_yaml() -> None:
     code = "import sys, json, rubricate.ledger.verify\nprint(json.dumps('yaml' in sys.modules))"
     assert _probe(code) is False
+
+
+def test_an_append_without_config_loads_no_config_file_model_or_yaml() -> None:
+    code = (
+        "import sys, json\n"
+        "from rubricate.cli.main import build_parser\n"
+        "build_parser(['ledger', 'append'])\n"
+        "import rubricate.ledger.plan\n"
+        "print(json.dumps([m for m in ('yaml', 'rubricate.config') if m in sys.modules]))\n"
+    )
+    assert _probe(code) == []

@@ -59,3 +59,18 @@ def test_trigger_lines_are_the_lines_where_the_alternation_of_the_triggers_match
         regex = re.compile("|".join(map(re.escape, triggers)))
         lines = sorted({text.count("\n", 0, m.start()) for m in regex.finditer(text)})
         assert trigger_lines(triggers, text, starts) == lines
+
+
+RULE_NAME = re.compile(r"possible prompt injection \(([\w-]+)\)")
+
+
+@pytest.mark.parametrize("text", [*_texts(), *BODY, *ISSUE, "", "ignore", "score: 5/5", "x\n" * 3])
+def test_the_scan_finds_each_rules_whole_text_matches_one_per_line(text: str) -> None:
+    """Every rule a text holds a trigger of is matched, and only those (short texts too)."""
+    expected = set()
+    for rule in RULES:
+        expected |= {
+            (text.count("\n", 0, m.start()) + 1, rule.name) for m in rule.pattern.finditer(text)
+        }
+    named = [(f.line, RULE_NAME.match(f.message)) for f in scan_injection(text, "src/a.py")]
+    assert {(line, m.group(1)) for line, m in named if m} == expected

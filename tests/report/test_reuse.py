@@ -241,6 +241,7 @@ def test_a_report_of_an_unchanged_ledger_draws_no_chart(
     _report(data, tmp_path / "site")
     drawn = _files(tmp_path / "site")
     monkeypatch.setattr(charts, "render", _refuse("a chart was drawn again"))
+    monkeypatch.setattr(charts, "line_chart", _refuse("a line chart was drawn again"))
     _report(data, tmp_path / "site")
     assert _files(tmp_path / "site") == drawn
 

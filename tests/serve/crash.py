@@ -43,9 +43,11 @@ class Crash:
 
 
 @contextmanager
-def crash_world(tmp_path: Path, db_url: str, app_key: Path, openapi: Any) -> Iterator[Crash]:
-    """A pushed PR branch, the fake GitHub over HTTP, and worker processes to start; every
-    exchange is checked against GitHub's description afterwards."""
+def crash_world(
+    tmp_path: Path, db_url: str, app_key: Path, openapi: Any, stalled_after: float = 3.0
+) -> Iterator[Crash]:
+    """A pushed PR branch, the fake GitHub over HTTP, and worker processes to start (with
+    `--stalled-after`); every exchange is checked against GitHub's description afterwards."""
     routes = Routes()
     fake = FakeGitHub(routes)  # type: ignore[arg-type]
     add_app_routes(routes)
@@ -57,7 +59,7 @@ def crash_world(tmp_path: Path, db_url: str, app_key: Path, openapi: Any) -> Ite
         logs = tmp_path / "logs"
         logs.mkdir()
         world = WorkerSetup(scenario, None, db_url)  # type: ignore[arg-type]
-        yield Crash(world, server, Workers(db_url, env, logs))
+        yield Crash(world, server, Workers(db_url, env, logs, stalled_after))
     if openapi is not None:
         validate_calls(openapi, routes.calls)
 
@@ -98,6 +100,14 @@ def settled(crash: Crash) -> None:
     assert left == {"queued": 0, "jobs": 0, "unpublished": 0}, left
     failed = failed_jobs(crash.world.db_url)
     assert failed == [], failed
+
+
+def put_back_as_gone(crash: Crash) -> list[str]:
+    """The workers' log lines saying a job was put back because its worker's liveness lock was
+    free (`rubricate.serve.liveness`)."""
+    logs = sorted(crash.workers.log_dir.glob("*.log"))
+    lines = [line for log in logs for line in log.read_text(errors="replace").splitlines()]
+    return [line for line in lines if "put back: its worker is gone" in line]
 
 
 def check_once(crash: Crash, skipped: int = 0) -> None:

@@ -48,12 +48,16 @@ class Workers:
     env: dict[str, str]
     log_dir: Path
     stalled_after: float = 3.0
+    nice: int = 0
+    """`--nice`: how much lower in CPU priority the workers run."""
 
     def start(self, concurrency: int = 1, name: str = "worker") -> subprocess.Popen[bytes]:
         """A `rubricate worker` process (its output in the log folder)."""
         log = (self.log_dir / f"{name}-{time.monotonic_ns()}.log").open("wb")
         args = ["--database-url", self.db_url, "--concurrency", str(concurrency)]
         args += ["--stalled-after", str(self.stalled_after)]
+        if self.nice:
+            args += ["--nice", str(self.nice)]
         return subprocess.Popen(
             [sys.executable, "-m", "rubricate", "worker", *args],
             stdout=log,

@@ -98,6 +98,38 @@ def test_the_worker_needs_the_app_and_a_positive_concurrency(
     assert "--concurrency" in capsys.readouterr().err
     assert main(["worker", "--database-url", db_url, "--stalled-after", "0.5"]) == 2
     assert "--stalled-after must be 1 to 3600 seconds" in capsys.readouterr().err
+    for nice in ("-1", "20"):
+        assert main(["worker", "--database-url", db_url, "--nice", nice]) == 2
+        assert f"--nice must be 0 to 19, not {nice}" in capsys.readouterr().err
+
+
+def test_a_worker_runs_as_many_steps_lower_in_priority_as_asked(db_url: str, app_key: Path) -> None:
+    env = {
+        **os.environ,
+        "RUBRICATE_APP_ID": "4242",
+        "RUBRICATE_APP_PRIVATE_KEY_FILE": str(app_key),
+        "GITHUB_API_URL": "http://127.0.0.1:9",  # the sweeper's call fails at once, locally
+    }
+    args = ["worker", "--database-url", db_url, "--nice", "5"]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "rubricate", *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
+    try:
+        for _ in range(600):  # bounded: 60 s at most, until the worker is registered
+            with connect(db_url) as conn:
+                found = conn.execute("SELECT count(*) FROM procrastinate_workers").fetchone()
+            if found != (0,) or process.poll() is not None:
+                break
+            time.sleep(0.1)
+        assert found == (1,)
+        expected = min(19, os.getpriority(os.PRIO_PROCESS, 0) + 5)
+        assert os.getpriority(os.PRIO_PROCESS, process.pid) == expected
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=30)
 
 
 def _start(args: list[str], port: int) -> subprocess.Popen[bytes]:

@@ -1,6 +1,7 @@
 """The crash matrix: a real `rubricate worker` process killed with SIGKILL at each step of a
 delivery, then a fresh worker: no delivery lost, no ledger event twice, no second comment or
-check run on the fake GitHub (served over HTTP), no status posted twice.
+check run on the fake GitHub (served over HTTP), no status posted twice. The workers' heartbeat
+timeout is an hour: the killed worker's job is put back because its liveness lock went with it.
 
 Each kill happens at a state observed from outside, never through a hook in the code: a request
 held by the fake GitHub (the worker waits for its answer), or a row lock the test holds (the
@@ -25,6 +26,7 @@ from tests.serve.crash import (
     deliver_rest,
     drained,
     killed_at,
+    put_back_as_gone,
 )
 from tests.serve.processes import kill, wait_drained
 from tests.serve.world import event_ids, rows
@@ -36,8 +38,18 @@ pytestmark = pytest.mark.slow
 @pytest.fixture
 def crash(tmp_path: Path, db_url: str, app_key: Path, openapi: Any) -> Iterator[Crash]:
     """A pushed PR branch, the fake GitHub over HTTP, and worker processes to start."""
-    with crash_world(tmp_path, db_url, app_key, openapi) as world:
+    with crash_world(tmp_path, db_url, app_key, openapi, stalled_after=HOUR) as world:
         yield world
+
+
+HOUR = 3600.0
+"""`--stalled-after`: no job here waits for a heartbeat to age."""
+
+
+def drained_after_kill(crash: Crash) -> None:
+    """Drained, the killed worker's job put back by the liveness rule."""
+    drained(crash)
+    assert len(put_back_as_gone(crash)) == 1
 
 
 def test_a_worker_process_runs_a_prs_life(crash: Crash) -> None:
@@ -53,7 +65,7 @@ def test_a_worker_killed_right_after_fetching_its_job(crash: Crash) -> None:
     sql = "SELECT status::text FROM procrastinate_jobs WHERE task_name = 'rubricate.handle'"
     assert rows(crash.world, sql) == [("doing",)]
     deliver_rest(crash)
-    drained(crash)
+    drained_after_kill(crash)
 
 
 def waiting_on_lock(db_url: str, query: str, timeout: float = 60.0) -> None:
@@ -84,7 +96,7 @@ def test_a_worker_killed_after_its_ledger_insert_before_its_commit(crash: Crash)
         blocker.rollback()
     assert event_ids(crash.world) == []  # inserted, never committed
     deliver_rest(crash)
-    drained(crash)
+    drained_after_kill(crash)
 
 
 def test_a_worker_killed_after_its_commit_before_its_job_is_done(crash: Crash) -> None:
@@ -105,7 +117,7 @@ def test_a_worker_killed_after_its_commit_before_its_job_is_done(crash: Crash) -
         kill(worker)
     assert rows(crash.world, "SELECT state FROM rubricate_deliveries") == [("handled",)]
     deliver_rest(crash)
-    drained(crash)
+    drained_after_kill(crash)
 
 
 WRITES = {
@@ -129,4 +141,4 @@ def test_a_publish_killed_after_a_github_write(crash: Crash, write: str) -> None
     killed_at(crash, crash.server.hold(key))
     if phase == "first":
         deliver_rest(crash)
-    drained(crash)
+    drained_after_kill(crash)

@@ -18,9 +18,10 @@ procrastinate = pytest.importorskip("procrastinate")
 
 def run_worker(world: WorkerSetup) -> None:
     """Run the queued jobs until none is left (bounded by the queue itself)."""
+    from rubricate.serve.liveness import LivenessLocks
     from rubricate.serve.tasks import queue_app
 
-    app = queue_app(world.ctx)
+    app = queue_app(world.ctx, LivenessLocks(world.db_url))
     app.run_worker(
         queues=[QUEUE],
         wait=False,

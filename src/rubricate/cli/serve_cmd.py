@@ -55,7 +55,16 @@ def add_worker_parser(subparsers: Any) -> None:
         type=float,
         default=30.0,
         metavar="SECONDS",
-        help="put back the jobs of a worker silent this long (killed): default 30",
+        help="put back the jobs of a worker silent this long (alive but hung, or cut off; a "
+        "killed worker's jobs go back at once): default 30",
+    )
+    parser.add_argument(
+        "--nice",
+        type=int,
+        default=0,
+        metavar="N",
+        help="run the jobs N steps lower in CPU priority (0-19), so a receiver on the same "
+        "machine answers first: default 0",
     )
     parser.set_defaults(handler=run_worker)
 
@@ -97,9 +106,11 @@ def run_worker(args: argparse.Namespace) -> int:
         raise ConfigError(f"--concurrency must be 1 or more, not {args.concurrency}")
     if not 1.0 <= args.stalled_after <= 3600.0:
         raise ConfigError(f"--stalled-after must be 1 to 3600 seconds, not {args.stalled_after}")
+    if not 0 <= args.nice <= 19:
+        raise ConfigError(f"--nice must be 0 to 19, not {args.nice}")
     credentials = credentials_from_env(os.environ)
     check_database(args.database_url)
     from rubricate.serve.server import work
 
-    work(args.database_url, credentials, args.concurrency, args.stalled_after)
+    work(args.database_url, credentials, args.concurrency, args.stalled_after, args.nice)
     return 0

@@ -10,7 +10,6 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from rubricate.cli.repo_reader import read_text
-from rubricate.config import ReputationConfig, load_config
 from rubricate.errors import ConfigError
 from rubricate.gitio.run import run_git
 from rubricate.gitio.workspace import is_url
@@ -18,6 +17,7 @@ from rubricate.gitnames import ref_problem
 from rubricate.ledger.backends import DataBranchStore, DirectoryStore
 from rubricate.ledger.event import Event
 from rubricate.ledger.pg_store import PostgresStore, Scope
+from rubricate.ledger.reputation_config import ReputationConfig
 from rubricate.ledger.store import LedgerStore
 from rubricate.ledger.trust import KEY_ENV, parse_key
 
@@ -133,4 +133,7 @@ def load_reputation_config(path: str | None) -> ReputationConfig | None:
     """The `reputation:` section of a config file, or None without `--config`."""
     if path is None:
         return None
+    # The config file's models, pydantic and PyYAML: only a command given --config loads them.
+    from rubricate.config import load_config
+
     return load_config(read_text(path, "--config"), path).reputation

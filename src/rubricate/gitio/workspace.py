@@ -49,6 +49,10 @@ LOCAL_UPLOAD_PACK = (
     "upload-pack"
 )
 DEEPEN_STEPS = (1, 16, 256)
+SCRATCH_CONFIG = "[maintenance]\n\tauto = false\n[fastimport]\n\tunpackLimit = 0\n"
+"""Settings of a data branch's private repository, which holds one tip and a few commits made
+on it: no housekeeping process after each fetch, and fast-import's pack kept as it is written
+(not unpacked into loose objects by another process)."""
 
 
 def is_url(remote: str) -> bool:
@@ -173,6 +177,8 @@ class GitWorkspace:
         if not (gitdir / "HEAD").exists():
             gitdir.mkdir(parents=True, exist_ok=True)
             self._git("init", "--bare", "--quiet")
+            with (gitdir / "config").open("a", encoding="utf-8") as config:
+                config.write(SCRATCH_CONFIG)
 
     def fetch_tip(self) -> str | None:
         """Fetch the branch tip (depth 1); None when the branch does not exist."""

@@ -13,7 +13,9 @@ with comment and quote markers taken off, and each block of consecutive non-blan
 to `BLOCK_LINES` lines), whose words are its lines' words in order. Each line also has a
 feature for its first word (where an imperative starts). Every piece's tokens are laid end
 to end and each span's sum is a difference of running sums over them, so each line is read
-once and the per-token work runs in C-speed `map`s. The score of a text is that of its worst span.
+once and the per-token work runs in C-speed `map`s (or, for a long text where numpy is
+installed, in numpy: `detector_numpy`, equal bit for bit). The score of a text is that of its
+worst span.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import math
 import operator
 import struct
 import zlib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from rubricate.judge.detector_text import (
@@ -54,6 +56,9 @@ _GRAM_CRC = zlib.crc32(b"c:")
 _MARKER_BYTES = frozenset((b"#", b"^"))
 _CACHED = 100_000
 """Entries each of a detector's caches (words, lines) holds before it starts over."""
+NUMPY_TOKENS = 50_000
+"""Tokens from which a text's margins are computed with numpy (equal to the pure Python
+ones, faster on a long text once numpy is imported) when numpy can be imported."""
 _FIRST = operator.itemgetter(0)
 _SECOND = operator.itemgetter(1)
 _THIRD = operator.itemgetter(2)
@@ -68,6 +73,20 @@ Scored = tuple[int, int, float, str]
 _Word = tuple[float, int, int, int]
 """A word's summed feature weights, its feature count, its bucket (that of `w:word`) and the
 part of `pair_index` it gives as a pair's first word."""
+_Margins = Callable[
+    [
+        Sequence[_Word],
+        Iterable[int],
+        int,
+        list[int],
+        list[tuple[int, int]],
+        "array.array[float]",
+        float,
+    ],
+    list[float],
+]
+"""`detector_numpy.margins`: words, each token's word row, token count, bounds, runs, the
+doubled weights, the bias."""
 
 
 @dataclass
@@ -189,13 +208,32 @@ class Detector:
     def _probabilities(
         self, tokens: list[bytes], bounds: list[int], runs: list[tuple[int, int]]
     ) -> list[float]:
-        """The probability of each run of pieces (piece i is `tokens[bounds[i]:bounds[i+1]]`).
+        """The probability of each run of pieces (piece i is `tokens[bounds[i]:bounds[i+1]]`):
+        its margin (`_margins`, or numpy's equal `detector_numpy.margins` for a long text when
+        numpy can be imported) through the sigmoid."""
+        vectorised = _numpy_margins() if len(tokens) >= NUMPY_TOKENS else None
+        margins: Iterable[float]
+        if vectorised is None:
+            margins = self._margins(tokens, bounds, runs)
+        else:
+            self._learn(tokens)
+            rows = dict(zip(dict.fromkeys(tokens), itertools.count()))
+            words = list(map(self._words.__getitem__, rows))
+            rowed = map(rows.__getitem__, tokens)
+            size = len(tokens)
+            margins = vectorised(words, rowed, size, bounds, runs, self._doubled, self.bias)
+        return _sigmoid_of(margins)
 
-        Running sums over all the tokens, built by C-speed `map`s, give each span's sum as a
-        difference: its words' weights (a word's weights cached after its first sight) and
-        its pairs' weights (`_doubled[mixed + bucket]` is the weight of `pair_index`); the
-        pairs inside a run of pieces are exactly the pairs of its tokens read in order."""
-        found = self._found(tokens)
+    def _margins(
+        self, tokens: list[bytes], bounds: list[int], runs: list[tuple[int, int]]
+    ) -> Iterator[float]:
+        """The margin of each run of pieces, from running sums over all the tokens (built by
+        C-speed `map`s), each span's sum a difference of two of them: its words' weights (a
+        word's weights cached after its first sight) and its pairs' weights
+        (`_doubled[mixed + bucket]` is the weight of `pair_index`); the pairs inside a run of
+        pieces are exactly the pairs of its tokens read in order."""
+        self._learn(tokens)
+        found = list(map(self._words.__getitem__, tokens))
         weight = list(itertools.accumulate(map(_FIRST, found), initial=0.0))
         features = list(itertools.accumulate(map(_SECOND, found), initial=0))
         mixed = map(operator.add, map(_FOURTH, found), map(_THIRD, found[1:]))
@@ -211,15 +249,16 @@ class Detector:
         counts = map(operator.sub, map(counted, ends), map(counted, starts))
         counts = map(operator.add, counts, map(operator.sub, ends, starts))
         roots = map(math.sqrt, map(operator.sub, counts, _ONES))
-        margins = map(operator.add, _repeat(self.bias), map(operator.truediv, totals, roots))
-        return _sigmoid_of(margins)
+        return map(operator.add, _repeat(self.bias), map(operator.truediv, totals, roots))
 
-    def _found(self, tokens: list[bytes]) -> list[_Word]:
-        """Each token's word entry, the missing ones computed first (`_word`)."""
+    def _learn(self, tokens: list[bytes]) -> None:
+        """Cache the word entry of each token not yet seen (`_word`), the plain ASCII words
+        all at once (`_plain_words`); the cache starts over when it would grow past
+        `_CACHED`."""
         words = self._words
-        if all(map(words.__contains__, tokens)):
-            return list(map(words.__getitem__, tokens))
-        missing = {t for t in tokens if t not in words}
+        missing = set(tokens).difference(words)
+        if not missing:
+            return
         if len(words) + len(missing) > _CACHED:
             words.clear()
             missing = set(tokens)
@@ -228,7 +267,6 @@ class Detector:
         for token in missing:
             if token not in words:
                 words[token] = self._word(token)
-        return list(map(words.__getitem__, tokens))
 
     def _plain_words(self, tokens: list[bytes]) -> Iterator[_Word]:
         """`_word` of many ASCII words (no marker tokens) at once: every word's n-grams cut,
@@ -359,6 +397,17 @@ def features_of(tokens: list[str]) -> list[str]:
 def features(text: str) -> list[str]:
     """Every feature of `text` read as one span (`Detector.score`)."""
     return features_of(tokens_of(text))
+
+
+@functools.cache
+def _numpy_margins() -> _Margins | None:
+    """`detector_numpy.margins` when numpy can be imported, else None (numpy is an optional
+    extra, imported here on first use with a long text so a short scan never pays for it)."""
+    try:
+        from rubricate.judge.detector_numpy import margins
+    except ImportError:
+        return None
+    return margins
 
 
 @contextlib.contextmanager

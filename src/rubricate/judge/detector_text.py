@@ -46,13 +46,22 @@ _LEET_BYTES = bytes.maketrans(b"013457", b"oieast")
 _BASE64_RUN = re.compile(rb"[A-Za-z0-9+/]{20}")
 _MIXED_DIGITS = re.compile(rb"[a-z][0-9]|[0-9][a-z]")
 """A word mixing letters and digits, in text after `_ASCII_WORDS` (where leetspeak may be)."""
-_MARKER_LINES = re.compile(_MARKERS.pattern, re.MULTILINE)
+_MARKER_AFTER_BREAK = re.compile("\n" + _MARKERS.pattern.removeprefix("^"))
+"""`_MARKERS` at the start of every line but the first, found from its line break (a literal
+the regex engine skips to, where `^` in MULTILINE mode is tried at every character)."""
 _ASCII_LINES = _ASCII_WORDS[:10] + b"\n" + _ASCII_WORDS[11:]
 """`_ASCII_WORDS` keeping line breaks, to cut a whole text's lines in one pass."""
 _SPACED_ASCII = re.compile(
     rb"(?<![A-Za-z0-9])(?:[A-Za-z0-9][ \t.\-_*|/]{1,2}){3,}[A-Za-z0-9](?![A-Za-z0-9])"
 )
 """`_SPACED` on ASCII text (where a word character other than `_` is `[A-Za-z0-9]`), as bytes."""
+_SPACING_SHAPES = bytes(
+    97 if 48 <= c <= 57 or 65 <= c <= 90 or 97 <= c <= 122 else 115 if c in b" \t.-_*|/" else 120
+    for c in range(256)
+)
+"""A byte `_SPACED_ASCII` reads as a letter or digit as `a`, as a separator as `s`, any other
+as `x`: a match's second and third letters are each a lone `a` between separators, so a line
+it matches holds `sasas` or `sassas`."""
 _BASE64_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
 _SHAPES = bytes(
     98 if 65 <= c <= 90 or 97 <= c <= 122 else 48 if 48 <= c <= 57 else 32 if c != 10 else c
@@ -193,8 +202,11 @@ def span_tokens(text: str) -> list[tuple[int, int, str, list[str]]]:
 
 def stripped_lines(text: str) -> list[str]:
     """Every line of `text`, comment and quote markers and surrounding white space off (a
-    blank line is ''): `_MARKERS` on each line, run once over the whole text."""
-    return list(map(str.strip, _MARKER_LINES.sub("", text).split("\n")))
+    blank line is ''): `_MARKERS` on each line, run once over the whole text (from each line
+    break, and on the first line)."""
+    first = _MARKERS.match(text)
+    unmarked = _MARKER_AFTER_BREAK.sub("\n", text[first.end() :] if first else text)
+    return list(map(str.strip, unmarked.split("\n")))
 
 
 def plain_lines(lines: list[str]) -> list[list[bytes] | None]:
@@ -216,8 +228,10 @@ def plain_lines(lines: list[str]) -> list[list[bytes] | None]:
     odd = {i for i, size in enumerate(sizes) if size > MAX_SPAN_CHARS}
     if not raw.isascii():
         odd.update(i for i, line in enumerate(lines) if not line.isascii())
-    for pattern in (_SPACED_ASCII, _CUT_BYTES):
-        odd.update(bisect.bisect_right(starts, m.start()) - 1 for m in pattern.finditer(raw))
+    odd.update(bisect.bisect_right(starts, m.start()) - 1 for m in _CUT_BYTES.finditer(raw))
+    spacing = raw.translate(_SPACING_SHAPES)
+    maybe = _lines_holding(spacing, b"sasas", starts) | _lines_holding(spacing, b"sassas", starts)
+    odd.update(i for i in maybe if _SPACED_ASCII.search(raw, starts[i], starts[i + 1] - 1))
     shapes, runs = raw.translate(_SHAPES), raw.translate(_BASE64_SHAPES)
     for subject, literal in (
         (raw, b"\\"),

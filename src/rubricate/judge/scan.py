@@ -51,6 +51,8 @@ REQUEST_FIELDS = (("spec", "spec"), ("title", "PR title"), ("body", "PR descript
 _REQUEST_WHERE = frozenset(where for _attribute, where in REQUEST_FIELDS)
 SMUGGLING = re.compile("[\U000e0000-\U000e007f\u202a-\u202e\u2066-\u2069\x1b]")
 """Tag characters, bidi overrides and terminal escapes: hidden text that is never innocent."""
+_TRIGGERS = frozenset(t for rule in RULES for t in rule.triggers)
+"""Every rule's triggers: those a text does not hold are looked for once, not once a rule."""
 __all__ = ["CHECK_ID", "REQUEST_FIELDS", "scan_injection", "scan_snapshot", "strip_hidden"]
 
 
@@ -69,16 +71,17 @@ def scan_injection(text: str, where: str, detector: Detector | None = None) -> l
     lines = _LineIndex(visible)
     is_doc = where.lower().endswith(DOC_SUFFIXES) and where not in _REQUEST_WHERE
     folded = len(lowered) == len(visible)  # offsets in `lowered` are offsets in `visible`
-    known: dict[str, set[int]] = {}
+    present = {t for t in _TRIGGERS if t in lowered}
+    known: dict[str, set[int]] = {t: set() for t in _TRIGGERS.difference(present)}
     for rule in RULES:
         if is_data_file and not rule.in_data_files:
             continue
-        if folded:  # no trigger, no window: `_matches` then finds nothing
-            matches = _matches(rule, lowered, lines, known)
-        elif any(w in lowered for w in rule.triggers):
-            matches = rule.pattern.finditer(visible)
-        else:
+        if present.isdisjoint(rule.triggers):  # a match holds a trigger
             continue
+        if folded:
+            matches = _matches(rule, lowered, lines, known)
+        else:
+            matches = rule.pattern.finditer(visible)
         severity = rule.in_docs if is_doc else "warning"
         findings += _rule_findings(rule, matches, visible, where, lines, severity)
     return sorted(findings, key=lambda f: f.line or 0)

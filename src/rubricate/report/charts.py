@@ -1,6 +1,8 @@
-"""SVG charts for the report, drawn by pygal (pure: numbers in, SVG text out).
+"""SVG charts for the report: bar charts drawn by pygal, line charts over time by `line_chart`
+(pure: numbers in, SVG text out).
 
-Every chart is script-free, with no inline CSS (a strict CSP allows neither): pygal's scripts,
+Every chart is script-free, with no inline CSS (a strict CSP allows neither). A line chart's CSS
+is kept in `STYLES` as a bar chart's is. For bar charts, pygal's scripts,
 tooltip data and comments are left out, its `<style>` is kept in `STYLES` under a class named
 after its content (all go to `style.css`), its random id is replaced by a stable one, and the
 `<svg>` gets `role="img"`, a `<title>` and a `<desc>`. The data table is the page's job."""
@@ -16,13 +18,13 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import Any, TypeVar, cast
 
-import pygal
 from pygal.style import Style
 
 from rubricate.ledger.event import parse_time
 from rubricate.ledger.reputation import COMPONENTS
+from rubricate.report.line_chart import Frame, Line, chart_css, line_chart
 from rubricate.report.memo import Memo
-from rubricate.report.pygal_quick import Bar, DateTimeLine, quick_drawing
+from rubricate.report.pygal_quick import Bar, quick_drawing
 
 PALETTE = ("#0b5cad", "#b3470c", "#1a7f37", "#8250df", "#9a6700", "#cf222e")
 """Colours with at least 4.5:1 contrast on white, told apart by hue and lightness."""
@@ -58,6 +60,8 @@ SWATCH_WIDTH = 28
 WIDTH, HEIGHT = 640, 360
 WIDE = 1100
 MAX_POINTS = 60
+_SCOPE = "%scope%"
+"""Where a chart's CSS names its class, until the class is named after the CSS."""
 _UNSAFE_ID = re.compile(r"[^A-Za-z0-9_-]")
 STYLES: dict[str, str] = {}
 """The charts' CSS by class (pages link one `style.css`; a strict CSP allows no inline style)."""
@@ -143,8 +147,6 @@ def render(chart: Any, chart_id: str, title: str, desc: str) -> str:
         for parent in root.iter():
             for child in [c for c in parent if c.get("class") == "plot tooltip-overlay"]:
                 parent.remove(child)  # the tooltip is scripted, and styled inline
-        if isinstance(chart, pygal.Line):
-            _line_swatches(root, chart.legend_box_size)
         root.set("role", "img")
         root.set("aria-labelledby", f"{chart_id}-title {chart_id}-desc")
         scope = _shared_style("\n".join(css), f"#chart-{chart_id}")
@@ -170,26 +172,6 @@ def element_id(text: str) -> str:
     return f"{safe}-{hashlib.sha256(text.encode('utf-8')).hexdigest()[:8]}"
 
 
-def _line_swatches(root: Any, box: float) -> None:
-    """Draw each legend entry of a line chart as a stretch of its line, in the same classes as
-    the line itself (its colour, width and dashes), where pygal draws a square of its colour."""
-    legends = [g for g in root.iter("g") if "legend" in str(g.get("class", "")).split()]
-    for legend in legends:
-        square = legend.find("rect")
-        if square is None:
-            continue
-        colour = next(c for c in str(square.get("class")).split() if c.startswith("color-"))
-        serie = colour.replace("color-", "serie-")
-        group = legend.makeelement("g", {"class": f"series {serie} {colour}"})
-        middle = float(square.get("y", 0)) + box / 2
-        path = f"M{float(square.get('x', 0)):g} {middle:g} h{SWATCH_WIDTH}"
-        group.append(legend.makeelement("path", {"d": path, "class": "line reactive nofill"}))
-        legend.remove(square)
-        legend.insert(0, group)
-        for text in legend.iter("text"):
-            text.set("x", f"{float(text.get('x', 0)) + SWATCH_WIDTH - box:g}")
-
-
 def _shared_style(css: str, scope: str) -> str:
     """Keep a chart's CSS, scoped to a class named after its content, in `STYLES`."""
     digest = hashlib.sha1(css.replace(scope, "#").encode(), usedforsecurity=False).hexdigest()
@@ -209,25 +191,22 @@ def reputation_over_time(chart_id: str, points: Sequence[Mapping[str, Any]], des
     """Reputation and its five components over time, one line each."""
     shown = thin(points)
     stamps = [_time(p["at"]) for p in shown]
-    chart = DateTimeLine(
-        **_config(
-            width=WIDE,
-            height=400,
-            range=(0, 1),
-            x_title="time (UTC)",
-            y_title="value (0–1)",
-            value_formatter=lambda v: f"{v:.2f}",
-            dots_size=3,
-            **_time_axis(stamps),
-        )
-    )
-    pairs = list(zip(stamps, shown, strict=True))
-    chart.add("reputation", [(t, p["reputation"]) for t, p in pairs], stroke_style={"width": 3})
+    overall = list(zip(stamps, [p["reputation"] for p in shown], strict=True))
+    lines = [Line("reputation", overall, 3, dots=3)]
     for name, dashes in zip(COMPONENTS, DASHES, strict=True):
-        values = [(t, p["components"][name]["value"]) for t, p in pairs]
-        style = {"width": 1.5, "dasharray": dashes}
-        chart.add(name.replace("_", " "), values, show_dots=False, stroke_style=style)
-    return render(chart, chart_id, "Reputation over time", desc)
+        values = zip(stamps, [p["components"][name]["value"] for p in shown], strict=True)
+        lines.append(Line(name.replace("_", " "), list(values), 1.5, dashes))
+    frame = Frame(
+        WIDE, 400, "time (UTC)", "value (0–1)", *_time_axis(stamps), lambda v: f"{v:.2f}", (0, 1)
+    )
+    return draw_lines(chart_id, "Reputation over time", desc, lines, frame)
+
+
+def draw_lines(chart_id: str, title: str, desc: str, lines: Sequence[Line], frame: Frame) -> str:
+    """A line chart (`line_chart`), its CSS kept in `STYLES`."""
+    chart_id = element_id(chart_id)
+    scope = _shared_style(chart_css(_SCOPE, lines, PALETTE), _SCOPE)
+    return line_chart(chart_id, title, desc, lines, frame, scope)
 
 
 @_kept
@@ -288,21 +267,15 @@ def intervals(
 def growth(chart_id: str, points: Sequence[Mapping[str, Any]], threshold: int, desc: str) -> str:
     """Jobs with both signals over time, against the threshold."""
     stamps = [_time(p["at"]) for p in points]
-    chart = DateTimeLine(
-        **_config(
-            x_title="time (UTC)",
-            y_title="jobs",
-            value_formatter=lambda v: f"{v:.0f}",
-            include_x_axis=True,
-            **_time_axis(stamps),
-        )
-    )
-    chart.add("jobs", [(t, p["jobs"]) for t, p in zip(stamps, points, strict=True)])
+    lines = [Line("jobs", [(t, p["jobs"]) for t, p in zip(stamps, points, strict=True)], dots=3)]
     if stamps:
-        line = [(stamps[0], threshold), (stamps[-1], threshold)]
-        dashed = {"dasharray": "6,4", "width": 2}
-        chart.add(f"threshold (~{threshold})", line, show_dots=False, stroke_style=dashed)
-    return render(chart, chart_id, "Jobs with rubric_quality and a rating", desc)
+        line = [(stamps[0], float(threshold)), (stamps[-1], float(threshold))]
+        lines.append(Line(f"threshold (~{threshold})", line, 2, "6,4"))
+    frame = Frame(
+        WIDTH, HEIGHT, "time (UTC)", "jobs", *_time_axis(stamps), lambda v: f"{v:.0f}", None, True
+    )
+    title = "Jobs with rubric_quality and a rating"
+    return draw_lines(chart_id, title, desc, lines, frame)
 
 
 def thin(points: Sequence[Mapping[str, Any]], limit: int = MAX_POINTS) -> list[Mapping[str, Any]]:
@@ -313,19 +286,26 @@ def thin(points: Sequence[Mapping[str, Any]], limit: int = MAX_POINTS) -> list[M
     return [points[round(i * step)] for i in range(limit)]
 
 
-def _time_axis(stamps: Sequence[datetime], labels: int = 5) -> dict[str, Any]:
-    """At most `labels` evenly spaced time labels: dates, or times when the span is short."""
+def _time_axis(
+    stamps: Sequence[datetime], labels: int = 5
+) -> tuple[list[datetime], Callable[[datetime], str]]:
+    """At most `labels` evenly spaced times and how they read: dates, or times when the span is
+    short."""
     if not stamps:
-        return {}
+        return [], _date
     first, last = min(stamps), max(stamps)
     span = last - first
     count = 1 if not span else labels
     ticks = [first + span * i / max(count - 1, 1) for i in range(count)]
-    short = span.total_seconds() < 3 * 86400
-    return {
-        "x_labels": ticks,
-        "x_value_formatter": lambda d: d.strftime("%m-%d %H:%M" if short else "%Y-%m-%d"),
-    }
+    return ticks, (_hour if span.total_seconds() < 3 * 86400 else _date)
+
+
+def _date(at: datetime) -> str:
+    return at.strftime("%Y-%m-%d")
+
+
+def _hour(at: datetime) -> str:
+    return at.strftime("%m-%d %H:%M")
 
 
 def _style(colours: Sequence[str] | None) -> Style:

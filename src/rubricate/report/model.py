@@ -20,6 +20,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
+from operator import attrgetter
 from typing import Any
 
 from rubricate.ledger.codec import ParsedLedger
@@ -27,7 +28,6 @@ from rubricate.ledger.event import Event, parse_time, rfc3339, same_login
 from rubricate.ledger.fold import (
     JobFacts,
     JobSummary,
-    event_order,
     fold_job,
     fold_jobs,
     lifecycle_state,
@@ -61,6 +61,8 @@ AuthorKey = tuple[str, str]
 JobKey = tuple[str, int]
 Points = list[dict[str, Any]]
 AUDITS = ("overrides", "bypassed", "disputes")
+_ORDER = attrgetter("at", "id")
+"""`event_order` as one C call per event (the series sort every event)."""
 
 
 @dataclass(frozen=True)
@@ -324,9 +326,8 @@ def each_series(
     for event in events:
         by_job[(event.repo, event.pr)].append(event)
     by_author: dict[AuthorKey, list[Event]] = defaultdict(list)
-    for key, job_events in by_job.items():
-        job_events.sort(key=event_order)
-        by_author[(key[0], job_events[0].author)].extend(job_events)
+    for key, job_events in by_job.items():  # a job is its first event's author's
+        by_author[(key[0], min(job_events, key=_ORDER).author)].extend(job_events)
     by_repo: dict[str, dict[int, JobFacts]] = defaultdict(dict)
     for (repo, pr), facts in (folded or {}).items():
         by_repo[repo][pr] = facts
@@ -339,7 +340,7 @@ def author_series(
 ) -> list[dict[str, Any]]:
     """One author's points from the events of all their jobs in one repo (`folded`: the facts
     of whole jobs, by `pr`, when they are known already)."""
-    ordered = sorted(events, key=event_order)
+    ordered = sorted(events, key=_ORDER)
     sizes = Counter(event.pr for event in ordered)
     seen: dict[int, list[Event]] = defaultdict(list)
     running = RunningTerms()

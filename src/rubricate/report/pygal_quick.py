@@ -55,10 +55,6 @@ class _SerieConfig(pygal_base.SerieConfig):
         return _SerieConfig._listed
 
 
-class DateTimeLine(_Quick, pygal.DateTimeLine):
-    """`pygal.DateTimeLine` with the quick attribute lookup."""
-
-
 class Bar(_Quick, pygal.Bar):
     """`pygal.Bar` with the quick attribute lookup."""
 

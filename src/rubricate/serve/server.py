@@ -28,9 +28,12 @@ if TYPE_CHECKING:
     import procrastinate
     from starlette.applications import Starlette
 
+    from rubricate.serve.liveness import LivenessLocks
+
 logger = logging.getLogger(__name__)
 STALLED_AFTER = 30.0
-"""Seconds without a heartbeat after which a worker's jobs are put back in the queue."""
+"""Seconds without a heartbeat after which a worker's jobs are put back in the queue, when its
+liveness lock did not already show it gone (`rubricate.serve.liveness`)."""
 
 
 def serve(
@@ -66,15 +69,18 @@ def receiver_config(app: Starlette, host: str, port: int) -> uvicorn.Config:
 
 
 async def _both(server: uvicorn.Server, url: str, credentials: AppCredentials) -> None:
-    from rubricate.serve.tasks import queue_app, recover_stalled
+    # procrastinate is imported by the worker only: the receiver alone never loads it
+    from rubricate.serve.liveness import LivenessLocks, recover
+    from rubricate.serve.tasks import queue_app
 
     ctx = WorkerContext(url, InstallationTokens(credentials), dict(os.environ), jobs_at_once=1)
-    app = queue_app(ctx)
+    locks = LivenessLocks(url)
+    app = queue_app(ctx, locks)
     async with app.open_async():
         worker = asyncio.create_task(
             app.run_worker_async(queues=[QUEUE], concurrency=1, install_signal_handlers=False)
         )
-        recovery = asyncio.create_task(recover_stalled(app, STALLED_AFTER))
+        recovery = asyncio.create_task(recover(app.connector, locks, STALLED_AFTER))
         # uvicorn raises the signal that stopped it again once it has stopped; with these
         # handlers as the ones it restores, that second raise does nothing, so the worker is
         # stopped (and says so in the database) before the process ends.
@@ -87,6 +93,7 @@ async def _both(server: uvicorn.Server, url: str, credentials: AppCredentials) -
             await asyncio.gather(worker, recovery, return_exceptions=True)
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
+            await locks.close()
             ctx.close()
 
 
@@ -97,11 +104,18 @@ def _after_uvicorn(_signal: int, _frame: FrameType | None) -> None:
     """Nothing: uvicorn has already stopped on this signal."""
 
 
-def work(url: str, credentials: AppCredentials, concurrency: int, stalled_after: float) -> None:
+def work(
+    url: str, credentials: AppCredentials, concurrency: int, stalled_after: float, nice: int = 0
+) -> None:
     """Run a worker until stopped by SIGINT or SIGTERM, starting it again whenever it stops on
-    its own (the database went away: procrastinate stops a worker whose heartbeat fails)."""
+    its own (the database went away: procrastinate stops a worker whose heartbeat fails). With
+    `nice`, the process runs that much lower in the CPU's priority (a receiver beside it answers
+    first)."""
+    from rubricate.serve.liveness import LivenessLocks
     from rubricate.serve.tasks import queue_app
 
+    if nice:
+        os.nice(nice)
     # A handle job scores the change with jsonschema, a few tenths of a second of CPU to
     # import: a worker alone loads it before it takes a job, so no job waits for it (serve
     # --with-worker does not: its receiver answers first).
@@ -109,30 +123,37 @@ def work(url: str, credentials: AppCredentials, concurrency: int, stalled_after:
     ctx = WorkerContext(
         url, InstallationTokens(credentials), dict(os.environ), jobs_at_once=concurrency
     )
+    locks = LivenessLocks(url)
     try:
-        asyncio.run(_supervise(queue_app(ctx), concurrency, stalled_after))
+        asyncio.run(_supervise(queue_app(ctx, locks), locks, concurrency, stalled_after))
     finally:
         ctx.close()
 
 
-async def _supervise(app: procrastinate.App, concurrency: int, stalled_after: float) -> None:
+async def _supervise(
+    app: procrastinate.App, locks: LivenessLocks, concurrency: int, stalled_after: float
+) -> None:
     loop = asyncio.get_running_loop()
     stopping = asyncio.Event()
     for sig in _STOP_SIGNALS:
         loop.add_signal_handler(sig, stopping.set)
     wait = RESTART_FIRST
-    while not stopping.is_set():
-        began = loop.time()
-        try:
-            await _run_until(app, concurrency, stalled_after, stopping)
-        except Exception as exc:  # the database is away: wait, then start again
-            logger.warning("the worker stopped: %s", exc)
-        if stopping.is_set():
-            break
-        wait = RESTART_FIRST if loop.time() - began > RESTART_LAST else min(RESTART_LAST, wait * 2)
-        logger.warning("starting the worker again in %.1f s", wait)
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(stopping.wait(), wait)
+    try:
+        while not stopping.is_set():
+            began = loop.time()
+            try:
+                await _run_until(app, locks, concurrency, stalled_after, stopping)
+            except Exception as exc:  # the database is away: wait, then start again
+                logger.warning("the worker stopped: %s", exc)
+            if stopping.is_set():
+                break
+            long = loop.time() - began > RESTART_LAST
+            wait = RESTART_FIRST if long else min(RESTART_LAST, wait * 2)
+            logger.warning("starting the worker again in %.1f s", wait)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stopping.wait(), wait)
+    finally:
+        await locks.close()
 
 
 RESTART_FIRST = 0.5
@@ -141,11 +162,15 @@ RESTART_LAST = 30.0
 
 
 async def _run_until(
-    app: procrastinate.App, concurrency: int, stalled_after: float, stopping: asyncio.Event
+    app: procrastinate.App,
+    locks: LivenessLocks,
+    concurrency: int,
+    stalled_after: float,
+    stopping: asyncio.Event,
 ) -> None:
-    """Run the worker (and the stalled-job recovery) until it stops or `stopping` is set; a
-    stop request lets the running jobs finish first."""
-    from rubricate.serve.tasks import recover_stalled
+    """Run the worker (and the recovery of gone workers' jobs) until it stops or `stopping` is
+    set; a stop request lets the running jobs finish first."""
+    from rubricate.serve.liveness import recover
 
     async with app.open_async():
         worker = asyncio.create_task(
@@ -157,7 +182,7 @@ async def _run_until(
                 stalled_worker_timeout=stalled_after,
             )
         )
-        recovery = asyncio.create_task(recover_stalled(app, stalled_after))
+        recovery = asyncio.create_task(recover(app.connector, locks, stalled_after))
         stop = asyncio.create_task(stopping.wait())
         try:
             await asyncio.wait({worker, stop}, return_when=asyncio.FIRST_COMPLETED)

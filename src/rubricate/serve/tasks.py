@@ -2,9 +2,9 @@
 
 `handle` runs one delivery (`rubricate.serve.handle`), `publish` one PR's views
 (`rubricate.serve.publish`); a job that hits a rate limit is retried at the time GitHub gave, any
-other failure after a growing wait, up to `MAX_ATTEMPTS`. The jobs of a worker that
-stopped sending heartbeats (killed, or cut off from the database) are put back in the queue
-(`recover_stalled`, run by every worker beside its jobs); every five minutes the sweeper
+other failure after a growing wait, up to `MAX_ATTEMPTS`. Each worker holds its liveness lock
+from its registration on (`rubricate.serve.liveness`), so the jobs of a worker that died are put
+back in the queue at once; every five minutes the sweeper
 asks GitHub again for the deliveries it failed to hand over (`rubricate.serve.sweeper`), and
 every fifteen minutes the jobs the ledger holds open for closed PRs are caught up
 (`rubricate.serve.reconciler`).
@@ -12,8 +12,6 @@ every fifteen minutes the jobs the ledger holds open for closed PRs are caught u
 
 from __future__ import annotations
 
-import asyncio
-import logging
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
@@ -23,6 +21,7 @@ from procrastinate import BaseRetryStrategy, RetryDecision
 from rubricate.errors import RateLimited
 from rubricate.ledger.pg_schema import connect
 from rubricate.serve.handle import handle_delivery
+from rubricate.serve.liveness import LiveJobManager, LivenessLocks
 from rubricate.serve.publish import publish_pr
 from rubricate.serve.queue import HANDLE, PUBLISH, QUEUE, RECONCILE, SWEEP
 from rubricate.serve.reconciler import reconcile
@@ -35,7 +34,6 @@ if TYPE_CHECKING:
     from rubricate.serve.context import WorkerContext
 
 MAX_ATTEMPTS = 8
-logger = logging.getLogger(__name__)
 
 
 class Retry(BaseRetryStrategy):
@@ -76,25 +74,10 @@ def register(app: procrastinate.App, ctx: WorkerContext) -> None:
     del handle, publish, sweep_deliveries, reconcile_ledger
 
 
-async def recover_stalled(app: procrastinate.App, after: float) -> None:
-    """Forever: every `after` seconds (and at once), put back in the queue the jobs left
-    `doing` by workers whose heartbeat is older than `after` seconds. Such a job either never
-    committed (it runs again from the start) or committed and finds its work done."""
-    while True:
-        try:
-            stalled = await app.job_manager.get_stalled_jobs(
-                queue=QUEUE, seconds_since_heartbeat=after
-            )
-            for job in stalled:
-                logger.warning("job %s (%s) stalled: queued again", job.id, job.task_name)
-                await app.job_manager.retry_job(job)
-        except Exception as exc:  # the database is away: try again on the next round
-            logger.warning("looking for stalled jobs failed: %s", exc)
-        await asyncio.sleep(after)
-
-
-def queue_app(ctx: WorkerContext) -> procrastinate.App:
-    """The procrastinate app with rubricate's tasks, on the context's database."""
+def queue_app(ctx: WorkerContext, locks: LivenessLocks) -> procrastinate.App:
+    """The procrastinate app with rubricate's tasks, on the context's database; each worker it
+    runs holds its liveness lock in `locks` while registered."""
     app = procrastinate.App(connector=procrastinate.PsycopgConnector(conninfo=ctx.url))
+    app.job_manager = LiveJobManager(app.connector, locks)
     register(app, ctx)
     return app

@@ -1,0 +1,220 @@
+"""A worker seen dead by its PostgreSQL session, and its jobs put back at once (shell).
+
+Each worker process holds, on a session of its own, one advisory lock per procrastinate worker
+id it runs (`LivenessLocks`), taken when the worker registers and before it fetches a job
+(`LiveJobManager`). PostgreSQL releases a session's locks when its connection closes, so a
+killed worker's lock is free a moment after the kill. Every worker looks often
+(`RECOVER_EVERY`) for `doing` jobs whose worker's lock it can take (`put_back`): that worker is
+gone, and its jobs go back in the queue without waiting for its heartbeat to age. A worker alive
+but hung or cut off keeps its session or not; the heartbeat rule (`--stalled-after`) stays
+beside the lock as the fallback. Right after the database starts, every lock has vanished at
+once: a free lock counts only once the server has run `RESTART_GRACE` seconds, time for the live
+workers to take theirs again (`LivenessLocks.ensure`, each round). See docs/app.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+import psycopg
+from procrastinate.manager import JobManager
+
+from rubricate.serve.queue import QUEUE
+
+if TYPE_CHECKING:
+    from procrastinate.connector import BaseConnector
+
+logger = logging.getLogger(__name__)
+
+LIVENESS_SPACE = 24_2025
+"""The first key of the liveness locks (the second is the worker id, `liveness_key`); the PR
+locks use another (`rubricate.serve.queue`)."""
+RECOVER_EVERY = 0.5
+"""Seconds between two rounds of the recovery loop (a probe of the lock session, one query)."""
+RESTART_GRACE = 10.0
+"""Seconds after the database starts during which a free liveness lock does not count."""
+
+
+def liveness_key(worker_id: int) -> int:
+    """The second key of a worker's liveness lock (`mod` in `PUT_BACK` computes the same)."""
+    return worker_id % 2**31
+
+
+class LivenessLocks:
+    """One session holding the liveness lock of each worker id this process runs."""
+
+    def __init__(self, url: str) -> None:
+        self._url = url
+        self._conn: psycopg.AsyncConnection[Any] | None = None
+        self._ids: set[int] = set()
+        self._guard = asyncio.Lock()
+
+    @property
+    def held(self) -> frozenset[int]:
+        """The worker ids whose lock this process means to hold."""
+        return frozenset(self._ids)
+
+    async def hold(self, worker_id: int) -> None:
+        """Take the worker's lock (waiting for a recovery that has it for an instant); raise
+        when the database cannot be reached, and the worker does not start."""
+        async with self._guard:
+            self._ids.add(worker_id)
+            try:
+                if self._conn is None:
+                    await self._connect()
+                else:
+                    await _lock(self._conn, [worker_id])
+            except BaseException:
+                self._ids.discard(worker_id)
+                await self._drop()
+                raise
+
+    async def release(self, worker_id: int) -> None:
+        """Let the worker's lock go (it unregistered); the session closes with the last one."""
+        async with self._guard:
+            self._ids.discard(worker_id)
+            if self._conn is None:
+                return
+            if not self._ids:
+                await self._drop()
+                return
+            try:
+                await self._conn.execute(
+                    "SELECT pg_advisory_unlock(%s, %s)", (LIVENESS_SPACE, liveness_key(worker_id))
+                )
+            except psycopg.Error:
+                await self._drop()  # taken again by the next `ensure`, without this one
+
+    async def ensure(self) -> None:
+        """Check the session with one empty query; when it broke (a database restart), open
+        another and take every lock again. Raises when the database cannot be reached."""
+        async with self._guard:
+            if not self._ids:
+                return
+            if self._conn is not None:
+                try:
+                    await self._conn.execute("SELECT 1")
+                    return
+                except psycopg.Error:
+                    logger.warning("the liveness session broke: taking the locks again")
+                    await self._drop()
+            await self._connect()
+
+    async def close(self) -> None:
+        """Close the session: every lock goes."""
+        async with self._guard:
+            self._ids.clear()
+            await self._drop()
+
+    async def _connect(self) -> None:
+        conn = await psycopg.AsyncConnection.connect(self._url, autocommit=True, connect_timeout=10)
+        try:
+            # never wait long on a lock: a recovery holds a free one for one statement only
+            await conn.execute("SET lock_timeout = '5s'")
+            await _lock(conn, self._ids)
+        except BaseException:
+            await conn.close()
+            raise
+        self._conn = conn
+
+    async def _drop(self) -> None:
+        if self._conn is not None:
+            conn, self._conn = self._conn, None
+            await conn.close()
+
+
+async def _lock(conn: psycopg.AsyncConnection[Any], worker_ids: Iterable[int]) -> None:
+    for worker_id in sorted(worker_ids):
+        await conn.execute(
+            "SELECT pg_advisory_lock(%s, %s)", (LIVENESS_SPACE, liveness_key(worker_id))
+        )
+
+
+class LiveJobManager(JobManager):
+    """procrastinate's job manager, with a worker's liveness lock held from its registration
+    (before its first job is fetched) to its unregistration."""
+
+    def __init__(self, connector: BaseConnector, locks: LivenessLocks) -> None:
+        super().__init__(connector)
+        self.locks = locks
+
+    async def register_worker(self) -> int:
+        """Register the worker, then take its lock."""
+        worker_id = await super().register_worker()
+        await self.locks.hold(worker_id)
+        return worker_id
+
+    async def unregister_worker(self, worker_id: int) -> None:
+        """Unregister the worker (its jobs are done), then let its lock go."""
+        try:
+            await super().unregister_worker(worker_id)
+        finally:
+            await self.locks.release(worker_id)
+
+
+PUT_BACK = """
+WITH gone AS (
+    SELECT job.id, job.task_name, job.queue_name,
+           CASE WHEN worker.id IS NULL THEN 'unregistered'
+                WHEN worker.last_heartbeat < now() - make_interval(secs => %(stalled_after)s)
+                THEN 'silent'
+                ELSE 'gone' END AS why
+      FROM procrastinate_jobs AS job
+      LEFT JOIN procrastinate_workers AS worker ON worker.id = job.worker_id
+     WHERE job.status = 'doing' AND job.queue_name = %(queue)s
+       AND (worker.id IS NULL
+            OR worker.last_heartbeat < now() - make_interval(secs => %(stalled_after)s)
+            OR (pg_postmaster_start_time() < now() - make_interval(secs => %(grace)s)
+                AND pg_try_advisory_xact_lock(%(space)s, mod(job.worker_id, 2147483648)::integer)))
+       FOR UPDATE OF job SKIP LOCKED
+), retried AS (
+    SELECT id, task_name, queue_name, why,
+           procrastinate_retry_job_v2(id, now(), NULL::integer, NULL::varchar, NULL::varchar)
+      FROM gone
+)
+SELECT id, task_name, why,
+       pg_notify('procrastinate_queue_v1#' || queue_name,
+                 json_build_object('type', 'job_inserted', 'job_id', id)::text)
+  FROM retried
+"""
+"""One statement: the queue's `doing` jobs whose worker is unregistered, silent for
+`stalled_after` seconds, or gone (its liveness lock free, counted `grace` seconds after the
+server started), each put back to run now as procrastinate's retry does, and the workers woken
+as for a new job. The row locks (`SKIP LOCKED`) put each job back once when two workers look at
+the same time; the lock tried stays taken until the statement ends, so a second look at once
+finds it taken and leaves the job."""
+
+
+async def put_back(
+    connector: BaseConnector, stalled_after: float, grace: float = RESTART_GRACE
+) -> list[tuple[int, str, str]]:
+    """Put back the jobs of workers gone or silent; each job's id, task and why (`gone`,
+    `silent`, `unregistered`)."""
+    rows = await connector.execute_query_all_async(
+        PUT_BACK, queue=QUEUE, stalled_after=stalled_after, grace=grace, space=LIVENESS_SPACE
+    )
+    return [(int(row["id"]), str(row["task_name"]), str(row["why"])) for row in rows]
+
+
+async def recover(
+    connector: BaseConnector,
+    locks: LivenessLocks,
+    stalled_after: float,
+    every: float = RECOVER_EVERY,
+) -> None:
+    """Forever, every `every` seconds (and at once): keep this process's liveness locks held
+    (`LivenessLocks.ensure`), then put back the jobs of workers gone or silent (`put_back`)."""
+    while True:
+        try:
+            await locks.ensure()
+        except Exception as exc:  # the database is away: the next round tries again
+            logger.warning("taking the liveness locks again failed: %s", exc)
+        try:
+            for job_id, task, why in await put_back(connector, stalled_after):
+                logger.warning("job %s (%s) put back: its worker is %s", job_id, task, why)
+        except Exception as exc:  # the database is away: the next round tries again
+            logger.warning("looking for jobs of gone workers failed: %s", exc)
+        await asyncio.sleep(every)

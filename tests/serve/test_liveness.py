@@ -1,0 +1,205 @@
+"""A worker seen dead by its PostgreSQL session: its `doing` jobs are put back as soon as its
+liveness lock is free, whatever its heartbeat says; a worker holding its lock keeps its jobs; the
+heartbeat rule stays as the fallback; a job is put back once when two workers look at once."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+import psycopg
+import pytest
+
+from rubricate.ledger.pg_schema import connect
+from rubricate.serve.queue import HANDLE, QUEUE, defer
+
+procrastinate = pytest.importorskip("procrastinate")
+
+from procrastinate.manager import JobManager  # noqa: E402  (procrastinate first, or skip)
+
+from rubricate.serve.liveness import (  # noqa: E402
+    LIVENESS_SPACE,
+    PUT_BACK,
+    LiveJobManager,
+    LivenessLocks,
+    liveness_key,
+    put_back,
+)
+
+NEVER = 3600.0
+"""A heartbeat timeout no test reaches: a job put back was put back for its lock."""
+
+
+def run(db_url: str, body: Callable[[Any], Awaitable[None]]) -> None:
+    """Run `body(connector)` with procrastinate's connector open on the database."""
+
+    async def main() -> None:
+        connector = procrastinate.PsycopgConnector(conninfo=db_url)
+        await connector.open_async()
+        try:
+            await body(connector)
+        finally:
+            await connector.close_async()
+
+    asyncio.run(main())
+
+
+async def running_job(connector: Any, db_url: str, manager: Any = None) -> tuple[int, int]:
+    """A registered worker (by `manager`, else plain procrastinate) running a handle job: the
+    worker's id and the job's."""
+    manager = manager or JobManager(connector)
+    worker_id = await manager.register_worker()
+    with connect(db_url) as conn, conn.transaction():
+        defer(conn, HANDLE, {"guid": "g-1"})
+    job = await manager.fetch_job(queues=[QUEUE], worker_id=worker_id)
+    assert job is not None
+    assert job.id is not None
+    return worker_id, job.id
+
+
+@asynccontextmanager
+async def live_job(connector: Any, db_url: str) -> AsyncIterator[tuple[LivenessLocks, int, int]]:
+    """A worker holding its liveness lock, running a job: its locks, its id, the job's id; the
+    locks' session closed afterwards (as a kill closes it)."""
+    locks = LivenessLocks(db_url)
+    worker_id, job_id = await running_job(connector, db_url, LiveJobManager(connector, locks))
+    try:
+        yield locks, worker_id, job_id
+    finally:
+        await locks.close()
+
+
+def execute(db_url: str, query: Any, *params: object) -> None:
+    """One statement on a connection of its own."""
+    with connect(db_url) as conn:
+        conn.execute(query, params)
+
+
+def job_row(db_url: str, job_id: int) -> tuple[str, int]:
+    """The job's status and attempts."""
+    with connect(db_url) as conn:
+        row = conn.execute(
+            "SELECT status::text, attempts FROM procrastinate_jobs WHERE id = %s", (job_id,)
+        ).fetchone()
+    assert row is not None
+    return row[0], row[1]
+
+
+def test_a_job_whose_workers_lock_is_free_is_put_back_though_its_heartbeat_is_fresh(
+    db_url: str,
+) -> None:
+    async def body(connector: Any) -> None:
+        _, job_id = await running_job(connector, db_url)  # its worker never took its lock
+        assert await put_back(connector, NEVER, grace=0) == [(job_id, HANDLE, "gone")]
+        assert job_row(db_url, job_id) == ("todo", 1)
+        assert await put_back(connector, NEVER, grace=0) == []
+
+    run(db_url, body)
+
+
+def test_a_job_whose_worker_holds_its_lock_stays_with_it(db_url: str) -> None:
+    async def body(connector: Any) -> None:
+        async with live_job(connector, db_url) as (locks, worker_id, job_id):
+            assert locks.held == {worker_id}
+            assert await put_back(connector, NEVER, grace=0) == []
+            assert job_row(db_url, job_id) == ("doing", 0)
+        assert await put_back(connector, NEVER, grace=0) == [(job_id, HANDLE, "gone")]
+
+    run(db_url, body)
+
+
+def test_a_free_lock_does_not_count_right_after_the_database_started(db_url: str) -> None:
+    """Every lock vanishes with a restart: the live workers get time to take theirs again."""
+
+    async def body(connector: Any) -> None:
+        _, job_id = await running_job(connector, db_url)
+        assert await put_back(connector, NEVER, grace=NEVER) == []
+        assert job_row(db_url, job_id) == ("doing", 0)
+
+    run(db_url, body)
+
+
+AN_HOUR_SILENT = (
+    "UPDATE procrastinate_workers SET last_heartbeat = now() - interval '1 hour' WHERE id = %s"
+)
+
+
+def test_a_silent_worker_holding_its_lock_loses_its_jobs_to_the_heartbeat_rule(
+    db_url: str,
+) -> None:
+    async def body(connector: Any) -> None:
+        async with live_job(connector, db_url) as (_, worker_id, job_id):
+            execute(db_url, AN_HOUR_SILENT, worker_id)
+            assert await put_back(connector, 30.0, grace=0) == [(job_id, HANDLE, "silent")]
+
+    run(db_url, body)
+
+
+def test_a_worker_unregistered_lets_its_lock_go(db_url: str) -> None:
+    async def body(connector: Any) -> None:
+        locks = LivenessLocks(db_url)
+        manager = LiveJobManager(connector, locks)
+        first = await manager.register_worker()
+        second = await manager.register_worker()
+        await manager.unregister_worker(first)
+        assert locks.held == {second}
+        assert holders(db_url) == {liveness_key(second)}
+        await manager.unregister_worker(second)
+        assert holders(db_url) == set()
+
+    run(db_url, body)
+
+
+def holders(db_url: str) -> set[int]:
+    """The liveness keys held right now."""
+    with connect(db_url) as conn:
+        found = conn.execute(
+            "SELECT objid FROM pg_locks WHERE locktype = 'advisory' AND classid = %s AND granted",
+            (LIVENESS_SPACE,),
+        ).fetchall()
+    return {int(objid) for (objid,) in found}
+
+
+def test_a_broken_lock_session_is_opened_again_with_its_locks(db_url: str) -> None:
+    """What a database restart does to a live worker: its session goes, and its next round
+    takes its locks again before anyone puts its jobs back."""
+
+    async def body(connector: Any) -> None:
+        async with live_job(connector, db_url) as (locks, worker_id, job_id):
+            execute(
+                db_url,
+                "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory'"
+                " AND classid = %s AND objid = %s",
+                LIVENESS_SPACE,
+                liveness_key(worker_id),
+            )
+            for _ in range(100):  # bounded: the terminated backend leaves within moments
+                if not holders(db_url):
+                    break
+                await asyncio.sleep(0.05)
+            assert holders(db_url) == set()
+            await locks.ensure()
+            assert holders(db_url) == {liveness_key(worker_id)}
+            assert await put_back(connector, NEVER, grace=0) == []
+            assert job_row(db_url, job_id) == ("doing", 0)
+
+    run(db_url, body)
+
+
+def test_two_workers_looking_at_once_put_a_job_back_once(db_url: str) -> None:
+    async def body(connector: Any) -> None:
+        _, job_id = await running_job(connector, db_url)
+        with psycopg.connect(db_url) as first:  # a transaction: the first look, not yet ended
+            found = first.execute(
+                PUT_BACK,
+                {"queue": QUEUE, "stalled_after": NEVER, "grace": 0.0, "space": LIVENESS_SPACE},
+            ).fetchall()
+            assert [row[0] for row in found] == [job_id]
+            assert await put_back(connector, NEVER, grace=0) == []  # the second look, meanwhile
+            first.commit()
+        assert job_row(db_url, job_id) == ("todo", 1)
+        assert await put_back(connector, NEVER, grace=0) == []
+
+    run(db_url, body)
