@@ -2,7 +2,9 @@
 sources only; print JSON.
 
     nice -n 10 python benchmarks/injection_trials.py --mirrors /work/.mirror \
-        [--trial base --trial grams-3-5 --trial instances --trial second-stage]
+        [--trial base --trial grams-3-5 --trial instances --trial second-stage] \
+        [--trial meaning --trial meaning-only --trial meaning-layer --trial meaning-layer-sum \
+         --vectors /tmp/meaning.npz]
 
 Each trial is measured as `train_injection` measures the shipped model, item by item: the
 threshold is the lowest score flagging at most `TARGET_FP` of the training repositories'
@@ -22,6 +24,23 @@ is read here.
   against every benign span. Its threshold and its per-source figures are given both for
   the detector alone and for the scan (detector or rules), the latter at the same
   out-of-fold share of the training repositories flagged as the base scan.
+- `meaning`: the shipped features and, in the same logistic model, each span's mean
+  word-piece vector (`injection_meaning`; 64 dimensions distilled from all-MiniLM-L6-v2 by
+  `injection_embeddings`). The model is linear in the mean, so it would ship as one weight
+  per word piece and cost one running sum at run time;
+- `meaning-only`: the mean vector alone (with one constant feature a span);
+- `meaning-layer`: one hidden layer (16 tanh units) over the mean vector
+  (`injection_meaning.layer_margins`), which a linear model of it cannot express; and
+  `meaning-layer-sum`: its margin added to the hashed model's, each fitted on the same spans.
+
+Measured on 2026-11-27 (mean of the twelve sources' shares at the 1.5% out-of-fold FP; the
+non-English source is 0% in all of them): `base` 45.2% (lowest 0%), `meaning` 36.9% (below
+`base` on nine sources, equal on three: its threshold rises from 0.930 to 0.966 because the
+vectors also score the prompt-engineering repositories' text about prompts), `meaning-only`
+5.0%, `meaning-layer` 15.8%, `meaning-layer-sum` 36.5% (above `base` only on garak-latentinjection,
+22.1% against 10.6%, and rubricate-written, 0.8% against 0.4%). A static mean of word-piece
+vectors does not tell an order to the grader from text about prompts, and the model's English
+vocabulary gives the non-English source nothing, so the meaning features are not shipped.
 """
 
 from __future__ import annotations
@@ -36,6 +55,7 @@ from pathlib import Path
 
 import numpy as np
 from injection_corpora import Item, evenly
+from injection_meaning import Vectors, layer_margins
 from train_injection import (
     FOLDS,
     MAX_SPANS,
@@ -64,6 +84,14 @@ def features_3_5(tokens: list[str]) -> list[str]:
             padded = f"<{token}>"
             found += [f"c:{padded[i : i + 5]}" for i in range(len(padded) - 4)]
     return found + pairs(tokens)
+
+
+def meaning_features(name: str) -> Callable[[list[str]], list[str]]:
+    """The hashed features beside the meaning columns: the shipped ones, or (`meaning-only`)
+    one constant feature a span, so that the span rows stay the same."""
+    if name == "meaning-only":
+        return lambda tokens: ["b:span"] if features_of(tokens) else []
+    return features_of
 
 
 class Trial:
@@ -121,6 +149,29 @@ class Trial:
             scores = self.item_max(self.span_probabilities(*fitter(self.everything - {source})))
             shares[source] = round(float(np.mean(scores[self.of({source})] >= threshold)), 3)
         return summary(threshold, shares)
+
+
+class LayerTrial(Trial):
+    """A hidden layer over the meaning rows (`injection_meaning.layer_margins`), alone or its
+    margin added to that of the hashed model fitted on the same spans; a fit gives every
+    span's margin, which `span_probabilities` reads."""
+
+    def __init__(
+        self, items: list[Item], tokenized: list[list[list[str]]], data: Spans, with_hashed: bool
+    ) -> None:
+        super().__init__(items, tokenized, data)
+        self.with_hashed = with_hashed
+        self.dense = np.zeros((data.count, 0))
+
+    def span_probabilities(self, weights: np.ndarray, bias: float) -> np.ndarray:
+        return np.asarray(1 / (1 + np.exp(-np.clip(weights + bias, -60, 60))))
+
+    def layered(self, used: set[str]) -> tuple[np.ndarray, float]:
+        labels, sample = span_weights(self.items, self.data, used)
+        margins = layer_margins(self.dense, labels, sample)
+        if self.with_hashed:
+            margins = margins + self.data.margins(*fit(self.data, labels, sample))
+        return margins, 0.0
 
 
 def summary(threshold: float, shares: dict[str, float], **more: float) -> dict[str, object]:
@@ -240,8 +291,10 @@ class SecondStage:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mirrors", type=Path, required=True)
-    choices = ("base", "grams-3-5", "instances", "second-stage")
+    choices = ("base", "grams-3-5", "instances", "second-stage", "meaning", "meaning-only")
+    choices += ("meaning-layer", "meaning-layer-sum")
     parser.add_argument("--trial", action="append", choices=choices)
+    parser.add_argument("--vectors", type=Path, help="word-piece vectors (`meaning` trial)")
     args = parser.parse_args(argv)
     started = time.monotonic()
     sources: dict[str, str] = {}
@@ -255,6 +308,18 @@ def main(argv: list[str] | None = None) -> int:
         if name == "grams-3-5":
             longer = Trial(items, tokenized, Spans(tokenized, features_3_5))
             result[name] = longer.loso(longer.plain)
+        elif name.startswith("meaning-layer"):
+            if args.vectors is None:
+                parser.error("the meaning trials need --vectors")
+            layered = LayerTrial(items, tokenized, Spans(tokenized), name.endswith("-sum"))
+            layered.dense, _scale = Vectors.load(args.vectors).rows(tokenized)
+            result[name] = layered.loso(layered.layered)
+        elif name.startswith("meaning"):
+            if args.vectors is None:
+                parser.error("the meaning trials need --vectors")
+            meant = Trial(items, tokenized, Spans(tokenized, meaning_features(name)))
+            meant.data.dense, _scale = Vectors.load(args.vectors).rows(tokenized)
+            result[name] = meant.loso(meant.plain)
         elif name == "second-stage":
             stage = SecondStage(trial, texts)
             result[name] = {

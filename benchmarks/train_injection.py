@@ -93,10 +93,16 @@ class Spans:
         self.cols = np.frombuffer(cols, dtype=np.int32).astype(np.int64)
         self.vals = np.array(span_values)[self.rows]
         self.count = len(span_values)
+        self.dense: np.ndarray | None = None
+        """Dense columns beside the hashed features (`injection_meaning`), one row a span;
+        their weights follow the hashed ones."""
 
     def margins(self, weights: np.ndarray, bias: float) -> np.ndarray:
         products = weights[self.cols] * self.vals
-        return np.bincount(self.rows, weights=products, minlength=self.count) + bias
+        found = np.bincount(self.rows, weights=products, minlength=self.count) + bias
+        if self.dense is not None:
+            found += self.dense @ weights[1 << HASH_BITS :]
+        return np.asarray(found)
 
     def item_scores(self, weights: np.ndarray, bias: float) -> np.ndarray:
         probabilities = 1 / (1 + np.exp(-np.clip(self.margins(weights, bias), -60, 60)))
@@ -106,15 +112,19 @@ class Spans:
 
 
 def fit(data: Spans, labels: np.ndarray, sample: np.ndarray) -> tuple[np.ndarray, float]:
-    """Weighted L2 logistic regression by full-batch Adam on the spans with sample > 0.
+    """Weighted L2 logistic regression by full-batch Adam on the spans with sample > 0 (over
+    the hashed features, and `data.dense`'s columns when a trial sets them).
 
     The features are stored row after row, so a span's margin is one `reduceat` over its run
     of features and the residuals are spread back with `repeat` (no random gathers)."""
     size = 1 << HASH_BITS
+    dense = np.zeros((data.count, 0)) if data.dense is None else data.dense
+    columns = dense.shape[1]
     weights = np.zeros(size, dtype=np.float32)
+    extra = np.zeros(columns)
     bias = 0.0
-    m = np.zeros(size + 1)
-    v = np.zeros(size + 1)
+    m = np.zeros(size + columns + 1)
+    v = np.zeros(size + columns + 1)
     keep = sample[data.rows] > 0
     rows, cols = data.rows[keep], data.cols[keep]
     vals = data.vals[keep].astype(np.float32)
@@ -122,19 +132,22 @@ def fit(data: Spans, labels: np.ndarray, sample: np.ndarray) -> tuple[np.ndarray
     lengths = np.diff(np.append(starts, len(rows)))
     kept = rows[starts]
     labels, sample = labels[kept], sample[kept]
+    dense = dense[kept]
     total = sample.sum()
     for step in range(1, STEPS + 1):
         margin = np.add.reduceat(weights[cols] * vals, starts).astype(np.float64) + bias
+        margin += dense @ extra
         residual = (1 / (1 + np.exp(-np.clip(margin, -60, 60))) - labels) * sample / total
         spread = np.repeat(residual.astype(np.float32), lengths) * vals
         grad = np.bincount(cols, weights=spread, minlength=size) + L2 * weights
-        full = np.append(grad, residual.sum())
+        full = np.concatenate([grad, dense.T @ residual + L2 * extra, [residual.sum()]])
         m = 0.9 * m + 0.1 * full
         v = 0.999 * v + 0.001 * full * full
         update = RATE * (m / (1 - 0.9**step)) / (np.sqrt(v / (1 - 0.999**step)) + 1e-8)
-        weights -= update[:-1].astype(np.float32)
+        weights -= update[:size].astype(np.float32)
+        extra -= update[size:-1]
         bias -= float(update[-1])
-    return weights.astype(np.float64), bias
+    return np.concatenate([weights.astype(np.float64), extra]), bias
 
 
 def span_weights(items: list[Item], data: Spans, used: set[str]) -> tuple[np.ndarray, np.ndarray]:
