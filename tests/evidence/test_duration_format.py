@@ -62,6 +62,7 @@ FIXED = [
     ("P1T1H", False),
     ("P2020-01-01T10H", False),
     ("P0001-02-03T04:05:06", False),
+    ("P9999-12-31T24:00:00", False),  # the earlier checker raised an overflow here
     ("P\u0663D", False),
     ("P1\u00b2D", False),
     *((text, True) for text in OVERFLOWS),

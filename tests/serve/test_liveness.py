@@ -5,6 +5,7 @@ heartbeat rule stays as the fallback; a job is put back once when two workers lo
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
@@ -22,10 +23,12 @@ from procrastinate.manager import JobManager  # noqa: E402  (procrastinate first
 from rubricate.serve.liveness import (  # noqa: E402
     LIVENESS_SPACE,
     PUT_BACK,
+    FreeLocks,
     LiveJobManager,
     LivenessLocks,
     liveness_key,
     put_back,
+    recover_round,
 )
 
 NEVER = 3600.0
@@ -194,12 +197,79 @@ def test_two_workers_looking_at_once_put_a_job_back_once(db_url: str) -> None:
         with psycopg.connect(db_url) as first:  # a transaction: the first look, not yet ended
             found = first.execute(
                 PUT_BACK,
-                {"queue": QUEUE, "stalled_after": NEVER, "grace": 0.0, "space": LIVENESS_SPACE},
+                {
+                    "queue": QUEUE,
+                    "stalled_after": NEVER,
+                    "grace": 0.0,
+                    "space": LIVENESS_SPACE,
+                    "gone": None,
+                },
             ).fetchall()
             assert [row[0] for row in found] == [job_id]
             assert await put_back(connector, NEVER, grace=0) == []  # the second look, meanwhile
             first.commit()
         assert job_row(db_url, job_id) == ("todo", 1)
         assert await put_back(connector, NEVER, grace=0) == []
+
+    run(db_url, body)
+
+
+def test_a_lock_counts_as_free_only_once_it_stayed_free() -> None:
+    watch = FreeLocks()
+    assert watch.confirmed({1, 2}, now=100.0, after=2.0) == frozenset()
+    assert watch.confirmed({1, 2}, now=101.0, after=2.0) == frozenset()
+    assert watch.confirmed({1}, now=102.0, after=2.0) == {1}
+    assert watch.confirmed({1, 2}, now=103.0, after=2.0) == {1}  # 2 held again: clock restarts
+    assert watch.confirmed({1, 2}, now=105.0, after=2.0) == {1, 2}
+
+
+def terminate_lock_session(db_url: str, worker_id: int) -> None:
+    """End the backend holding the worker's liveness lock, as a failover, a pooler or network
+    reset or `pg_terminate_backend` does, with no server restart; wait until it has left."""
+    execute(
+        db_url,
+        "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory'"
+        " AND classid = %s AND objid = %s",
+        LIVENESS_SPACE,
+        liveness_key(worker_id),
+    )
+    for _ in range(100):  # bounded: the terminated backend leaves within moments
+        if not holders(db_url):
+            return
+        time.sleep(0.05)
+    raise AssertionError("the lock session did not end")
+
+
+def test_a_live_workers_dropped_session_does_not_lose_it_its_job(db_url: str) -> None:
+    """Another process's round comes first, while the live worker has not yet taken its lock
+    again: the job stays; then the worker's own round takes the lock, and it keeps the job."""
+
+    async def body(connector: Any) -> None:
+        other, watch = LivenessLocks(db_url), FreeLocks()
+        async with live_job(connector, db_url) as (locks, worker_id, job_id):
+            terminate_lock_session(db_url, worker_id)
+            await recover_round(connector, other, NEVER, watch, grace=0, confirm_after=0.2)
+            assert job_row(db_url, job_id) == ("doing", 0)
+            await recover_round(connector, locks, NEVER, FreeLocks(), grace=0, confirm_after=0.2)
+            assert holders(db_url) == {liveness_key(worker_id)}
+            await asyncio.sleep(0.3)
+            await recover_round(connector, other, NEVER, watch, grace=0, confirm_after=0.2)
+            assert job_row(db_url, job_id) == ("doing", 0)
+            assert watch.since == {}
+
+    run(db_url, body)
+
+
+def test_a_killed_workers_job_goes_back_once_its_lock_stayed_free(db_url: str) -> None:
+    async def body(connector: Any) -> None:
+        other, watch = LivenessLocks(db_url), FreeLocks()
+        async with live_job(connector, db_url) as (locks, worker_id, job_id):
+            await locks.close()  # what a kill does to its session
+            await recover_round(connector, other, NEVER, watch, grace=0, confirm_after=0.2)
+            assert job_row(db_url, job_id) == ("doing", 0)
+            assert set(watch.since) == {worker_id}
+            await asyncio.sleep(0.3)
+            await recover_round(connector, other, NEVER, watch, grace=0, confirm_after=0.2)
+            assert job_row(db_url, job_id) == ("todo", 1)
 
     run(db_url, body)

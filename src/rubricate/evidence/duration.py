@@ -9,9 +9,10 @@ wider than RFC 3339's appendix A in these places, kept here on purpose:
   (`P1Y2T3H` is a duration);
 - a date and time written as such after `P` (`P0001-02-03T04:05:06`) is never a duration, since
   none ends in a designator letter.
-One verdict differs, where the earlier checker failed instead of answering: a number too
-large for decimal arithmetic (`P1e1000000D`) raised an overflow out of the check; it is a
-numeral, so here it is a duration.
+Verdicts differ only where the earlier checker failed instead of answering, raising an
+overflow out of the check: a number too large for decimal arithmetic (`P1e1000000D`) is a
+numeral, so here it is a duration; a date and time past the date library's range
+(`P9999-12-31T24:00:00`) is not, like every date and time written after `P`.
 Rules: DESIGN.md §4 (the pure core).
 """
 

@@ -187,6 +187,7 @@ def section_model(cls: type[ConfigSection]) -> type[BaseModel]:
 
 
 def _built_model(cls: type[ConfigSection]) -> type[BaseModel]:
+    # pydantic only for a config file's model: reading a recorded config never loads it
     from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
     class Strict(BaseModel):

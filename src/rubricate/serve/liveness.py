@@ -9,14 +9,19 @@ gone, and its jobs go back in the queue without waiting for its heartbeat to age
 but hung or cut off keeps its session or not; the heartbeat rule (`--stalled-after`) stays
 beside the lock as the fallback. Right after the database starts, every lock has vanished at
 once: a free lock counts only once the server has run `RESTART_GRACE` seconds, time for the live
-workers to take theirs again (`LivenessLocks.ensure`, each round). See docs/app.md.
+workers to take theirs again (`LivenessLocks.ensure`, each round). A session can also drop with
+no restart (a failover to a standby, a pooler or network reset, a terminated backend): so a
+worker's lock must be seen free by two rounds `CONFIRM_AFTER` seconds apart (`FreeLocks`) before
+its jobs go back, time for a live worker's next round to take it again. See docs/app.md.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterable
+import time
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import psycopg
@@ -36,6 +41,12 @@ RECOVER_EVERY = 0.5
 """Seconds between two rounds of the recovery loop (a probe of the lock session, one query)."""
 RESTART_GRACE = 10.0
 """Seconds after the database starts during which a free liveness lock does not count."""
+CONFIRM_AFTER = 2.0
+"""Seconds a worker's lock must stay free, seen by this process's rounds, before its jobs go
+back: a live worker whose session dropped takes its lock again within a round or two."""
+PROBE_TIMEOUT = 5.0
+"""Seconds the lock session's probe may take before the session counts as broken (a half-open
+connection would otherwise hold the rounds, and the worker's start and stop, for minutes)."""
 
 
 def liveness_key(worker_id: int) -> int:
@@ -96,9 +107,9 @@ class LivenessLocks:
                 return
             if self._conn is not None:
                 try:
-                    await self._conn.execute("SELECT 1")
+                    await asyncio.wait_for(self._conn.execute("SELECT 1"), PROBE_TIMEOUT)
                     return
-                except psycopg.Error:
+                except (psycopg.Error, asyncio.TimeoutError):
                     logger.warning("the liveness session broke: taking the locks again")
                     await self._drop()
             await self._connect()
@@ -110,7 +121,17 @@ class LivenessLocks:
             await self._drop()
 
     async def _connect(self) -> None:
-        conn = await psycopg.AsyncConnection.connect(self._url, autocommit=True, connect_timeout=10)
+        # libpq's keepalives: a peer gone without a reset is noticed in seconds, not minutes
+        conn = await psycopg.AsyncConnection.connect(
+            self._url,
+            autocommit=True,
+            connect_timeout=10,
+            keepalives=1,
+            keepalives_idle=5,
+            keepalives_interval=2,
+            keepalives_count=3,
+            tcp_user_timeout=10_000,
+        )
         try:
             # never wait long on a lock: a recovery holds a free one for one statement only
             await conn.execute("SET lock_timeout = '5s'")
@@ -168,6 +189,7 @@ WITH gone AS (
        AND (worker.id IS NULL
             OR worker.last_heartbeat < now() - make_interval(secs => %(stalled_after)s)
             OR (pg_postmaster_start_time() < now() - make_interval(secs => %(grace)s)
+                AND (%(gone)s::bigint[] IS NULL OR job.worker_id = ANY(%(gone)s::bigint[]))
                 AND pg_try_advisory_xact_lock(%(space)s, mod(job.worker_id, 2147483648)::integer)))
        FOR UPDATE OF job SKIP LOCKED
 ), retried AS (
@@ -182,21 +204,86 @@ SELECT id, task_name, why,
 """
 """One statement: the queue's `doing` jobs whose worker is unregistered, silent for
 `stalled_after` seconds, or gone (its liveness lock free, counted `grace` seconds after the
-server started), each put back to run now as procrastinate's retry does, and the workers woken
-as for a new job. The row locks (`SKIP LOCKED`) put each job back once when two workers look at
-the same time; the lock tried stays taken until the statement ends, so a second look at once
-finds it taken and leaves the job."""
+server started; only the workers in `gone` when it is not NULL), each put back to run now as
+procrastinate's retry does, and the workers woken as for a new job. The row locks (`SKIP
+LOCKED`) put each job back once when two workers look at the same time; the lock tried stays
+taken until the statement ends, so a second look at once finds it taken and leaves the job."""
+
+
+FREE = """
+SELECT DISTINCT job.worker_id
+  FROM procrastinate_jobs AS job
+ WHERE job.status = 'doing' AND job.queue_name = %(queue)s AND job.worker_id IS NOT NULL
+   AND pg_postmaster_start_time() < now() - make_interval(secs => %(grace)s)
+   AND pg_try_advisory_xact_lock(%(space)s, mod(job.worker_id, 2147483648)::integer)
+"""
+"""The workers running the queue's `doing` jobs whose liveness lock is free now (each lock held
+for this statement only)."""
+
+
+@dataclass
+class FreeLocks:
+    """When this process's rounds first saw each worker's lock free, in monotonic seconds; a
+    worker seen holding it again is forgotten."""
+
+    since: dict[int, float] = field(default_factory=dict)
+
+    def confirmed(
+        self, free_now: Iterable[int], now: float, after: float = CONFIRM_AFTER
+    ) -> frozenset[int]:
+        """Record the workers whose lock is free now; those free since `after` seconds ago."""
+        self.since = {worker: self.since.get(worker, now) for worker in free_now}
+        return frozenset(worker for worker, seen in self.since.items() if now - seen >= after)
+
+
+async def free_workers(connector: BaseConnector, grace: float = RESTART_GRACE) -> set[int]:
+    """The workers of `doing` jobs whose liveness lock is free now (`FREE`)."""
+    rows = await connector.execute_query_all_async(
+        FREE, queue=QUEUE, grace=grace, space=LIVENESS_SPACE
+    )
+    return {int(row["worker_id"]) for row in rows}
 
 
 async def put_back(
-    connector: BaseConnector, stalled_after: float, grace: float = RESTART_GRACE
+    connector: BaseConnector,
+    stalled_after: float,
+    grace: float = RESTART_GRACE,
+    gone: Collection[int] | None = None,
 ) -> list[tuple[int, str, str]]:
-    """Put back the jobs of workers gone or silent; each job's id, task and why (`gone`,
-    `silent`, `unregistered`)."""
+    """Put back the jobs of workers gone (any whose lock is free, or only those in `gone`) or
+    silent; each job's id, task and why (`gone`, `silent`, `unregistered`)."""
     rows = await connector.execute_query_all_async(
-        PUT_BACK, queue=QUEUE, stalled_after=stalled_after, grace=grace, space=LIVENESS_SPACE
+        PUT_BACK,
+        queue=QUEUE,
+        stalled_after=stalled_after,
+        grace=grace,
+        space=LIVENESS_SPACE,
+        gone=None if gone is None else sorted(gone),
     )
     return [(int(row["id"]), str(row["task_name"]), str(row["why"])) for row in rows]
+
+
+async def recover_round(
+    connector: BaseConnector,
+    locks: LivenessLocks,
+    stalled_after: float,
+    watch: FreeLocks,
+    grace: float = RESTART_GRACE,
+    confirm_after: float = CONFIRM_AFTER,
+) -> None:
+    """One round: keep this process's liveness locks held (`LivenessLocks.ensure`), then put
+    back the jobs of workers silent, or gone: their lock seen free since `confirm_after`."""
+    try:
+        await locks.ensure()
+    except Exception as exc:  # the database is away: the next round tries again
+        logger.warning("taking the liveness locks again failed: %s", exc)
+    try:
+        free = await free_workers(connector, grace)
+        gone = watch.confirmed(free, time.monotonic(), confirm_after)
+        for job_id, task, why in await put_back(connector, stalled_after, grace, gone):
+            logger.warning("job %s (%s) put back: its worker is %s", job_id, task, why)
+    except Exception as exc:  # the database is away: the next round tries again
+        logger.warning("looking for jobs of gone workers failed: %s", exc)
 
 
 async def recover(
@@ -205,16 +292,8 @@ async def recover(
     stalled_after: float,
     every: float = RECOVER_EVERY,
 ) -> None:
-    """Forever, every `every` seconds (and at once): keep this process's liveness locks held
-    (`LivenessLocks.ensure`), then put back the jobs of workers gone or silent (`put_back`)."""
+    """Forever, every `every` seconds (and at once): one `recover_round`."""
+    watch = FreeLocks()
     while True:
-        try:
-            await locks.ensure()
-        except Exception as exc:  # the database is away: the next round tries again
-            logger.warning("taking the liveness locks again failed: %s", exc)
-        try:
-            for job_id, task, why in await put_back(connector, stalled_after):
-                logger.warning("job %s (%s) put back: its worker is %s", job_id, task, why)
-        except Exception as exc:  # the database is away: the next round tries again
-            logger.warning("looking for jobs of gone workers failed: %s", exc)
+        await recover_round(connector, locks, stalled_after, watch)
         await asyncio.sleep(every)

@@ -111,6 +111,7 @@ def work(
     its own (the database went away: procrastinate stops a worker whose heartbeat fails). With
     `nice`, the process runs that much lower in the CPU's priority (a receiver beside it answers
     first)."""
+    # procrastinate is imported by the worker only: the receiver alone never loads it
     from rubricate.serve.liveness import LivenessLocks
     from rubricate.serve.tasks import queue_app
 
@@ -170,6 +171,7 @@ async def _run_until(
 ) -> None:
     """Run the worker (and the recovery of gone workers' jobs) until it stops or `stopping` is
     set; a stop request lets the running jobs finish first."""
+    # procrastinate is imported by the worker only: the receiver alone never loads it
     from rubricate.serve.liveness import recover
 
     async with app.open_async():
