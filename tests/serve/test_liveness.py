@@ -165,23 +165,30 @@ def holders(db_url: str) -> set[int]:
     return {int(objid) for (objid,) in found}
 
 
+def terminate_lock_session(db_url: str, worker_id: int) -> None:
+    """End the backend holding the worker's liveness lock, as a failover, a pooler or network
+    reset or `pg_terminate_backend` does, with no server restart; wait until it has left."""
+    execute(
+        db_url,
+        "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory'"
+        " AND classid = %s AND objid = %s",
+        LIVENESS_SPACE,
+        liveness_key(worker_id),
+    )
+    for _ in range(100):  # bounded: the terminated backend leaves within moments
+        if not holders(db_url):
+            return
+        time.sleep(0.05)
+    raise AssertionError("the lock session did not end")
+
+
 def test_a_broken_lock_session_is_opened_again_with_its_locks(db_url: str) -> None:
     """What a database restart does to a live worker: its session goes, and its next round
     takes its locks again before anyone puts its jobs back."""
 
     async def body(connector: Any) -> None:
         async with live_job(connector, db_url) as (locks, worker_id, job_id):
-            execute(
-                db_url,
-                "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory'"
-                " AND classid = %s AND objid = %s",
-                LIVENESS_SPACE,
-                liveness_key(worker_id),
-            )
-            for _ in range(100):  # bounded: the terminated backend leaves within moments
-                if not holders(db_url):
-                    break
-                await asyncio.sleep(0.05)
+            terminate_lock_session(db_url, worker_id)
             assert holders(db_url) == set()
             await locks.ensure()
             assert holders(db_url) == {liveness_key(worker_id)}
@@ -221,23 +228,6 @@ def test_a_lock_counts_as_free_only_once_it_stayed_free() -> None:
     assert watch.confirmed({1}, now=102.0, after=2.0) == {1}
     assert watch.confirmed({1, 2}, now=103.0, after=2.0) == {1}  # 2 held again: clock restarts
     assert watch.confirmed({1, 2}, now=105.0, after=2.0) == {1, 2}
-
-
-def terminate_lock_session(db_url: str, worker_id: int) -> None:
-    """End the backend holding the worker's liveness lock, as a failover, a pooler or network
-    reset or `pg_terminate_backend` does, with no server restart; wait until it has left."""
-    execute(
-        db_url,
-        "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory'"
-        " AND classid = %s AND objid = %s",
-        LIVENESS_SPACE,
-        liveness_key(worker_id),
-    )
-    for _ in range(100):  # bounded: the terminated backend leaves within moments
-        if not holders(db_url):
-            return
-        time.sleep(0.05)
-    raise AssertionError("the lock session did not end")
 
 
 def test_a_live_workers_dropped_session_does_not_lose_it_its_job(db_url: str) -> None:
