@@ -139,6 +139,7 @@ async def _supervise(
     for sig in _STOP_SIGNALS:
         loop.add_signal_handler(sig, stopping.set)
     wait = RESTART_FIRST
+    down_since: float | None = None
     try:
         while not stopping.is_set():
             began = loop.time()
@@ -148,8 +149,10 @@ async def _supervise(
                 logger.warning("the worker stopped: %s", exc)
             if stopping.is_set():
                 break
-            long = loop.time() - began > RESTART_LAST
-            wait = RESTART_FIRST if long else min(RESTART_LAST, wait * 2)
+            now = loop.time()
+            if down_since is None or now - began > RESTART_LAST:
+                down_since = now  # a worker that ran a while: a new outage starts
+            wait = restart_wait(wait, now - began, now - down_since)
             logger.warning("starting the worker again in %.1f s", wait)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stopping.wait(), wait)
@@ -159,7 +162,18 @@ async def _supervise(
 
 RESTART_FIRST = 0.5
 RESTART_LAST = 30.0
-"""A worker that stopped on its own starts again after 0.5 s, 1 s, 2 s … at most 30 s."""
+QUICK_RESTARTS_FOR = 10.0
+"""A worker that stopped on its own starts again every 0.5 s for the first 10 s of an outage (a
+database restart is back within seconds, and the deliveries stored meanwhile wait for a worker),
+then after 1 s, 2 s … at most 30 s."""
+
+
+def restart_wait(previous: float, ran_for: float, down_for: float) -> float:
+    """Seconds before starting again a worker that stopped on its own after running `ran_for`
+    seconds, `down_for` seconds into an outage, having waited `previous` last time."""
+    if ran_for > RESTART_LAST or down_for < QUICK_RESTARTS_FOR:
+        return RESTART_FIRST
+    return min(RESTART_LAST, previous * 2)
 
 
 async def _run_until(
