@@ -7,12 +7,15 @@ With `--mirrors`, the change is `bench_injection.speed_lines` (1 MB of distinct 
 several public repositories, as added lines of one file); with `--diff`, a unified diff (such
 as `git diff A B` of a public repository), scanned as a pull request's changes are
 (`scan_snapshot`: each file's added lines, files never shown to the judge left out). Each
-repeat scans it with a fresh detector (no cache from the previous repeat): the whole scan as it
-runs with a judge, the rules alone, the detector alone. CPU time is the process's user+sys
-time; the machine may be shared, so the minimum and the median are both given, beside wall
-time and the load average. The first run with the detector is also given alone: it includes
-importing numpy where the detector uses it (a long text, numpy installed); `--pure-python`
-measures the detector as it runs without numpy (as in the action, which does not install it).
+repeat scans it with a fresh detector (no cache from the previous repeat): the whole scan in
+one process (`scan_snapshot`), the whole scan as it runs with a judge (`scan_change`: a large
+change on two processes; `--diff` only), the rules alone, the detector alone, in turn. CPU
+time is user+sys time of this process and its children; with two processes the busier one's
+bounds the wall time where each has a core of its own. The machine may be shared, so the
+minimum and the median are both given, beside wall time and the load average. The first run
+with the detector is also given alone: it includes importing numpy where the detector uses it
+(a long text, numpy installed); `--pure-python` measures the detector as it runs without numpy
+(as in the action, which does not install it).
 `--profile` writes a cProfile of one scan with the detector.
 """
 
@@ -36,6 +39,7 @@ from rubricate.judge.budget import exclusion_reason
 from rubricate.judge.client_detector import load_detector
 from rubricate.judge.detector import Detector
 from rubricate.judge.scan import scan_lines, scan_snapshot
+from rubricate.judge.scan_processes import scan_change
 
 
 def diff_snapshot(path: Path) -> Snapshot:
@@ -58,19 +62,30 @@ def scanned_bytes(snapshot: Snapshot) -> int:
     return sum(len(text.encode()) + 1 for c in kept for _n, text in c.added_lines())
 
 
-def timed(work: Callable[[], object], repeat: int) -> dict[str, float]:
-    cpu: list[float] = []
-    wall: list[float] = []
+def timed(works: dict[str, Callable[[], object]], repeat: int) -> dict[str, dict[str, float]]:
+    """Each work's CPU time (this process's and its children's user+sys), the busier of the
+    two (what bounds the wall time where each has a core) and wall time, min and median; the
+    works run in turn, `repeat` rounds."""
+    runs: dict[str, list[tuple[float, float, float]]] = {name: [] for name in works}
     for _ in range(repeat):
-        started, clock = time.process_time(), time.perf_counter()
-        work()
-        cpu.append(time.process_time() - started)
-        wall.append(time.perf_counter() - clock)
-    return {
-        "cpu_min": round(min(cpu), 3),
-        "cpu_median": round(statistics.median(cpu), 3),
-        "wall_median": round(statistics.median(wall), 3),
-    }
+        for name, work in works.items():
+            before, clock = os.times(), time.perf_counter()
+            work()
+            wall, after = time.perf_counter() - clock, os.times()
+            own = after.user + after.system - before.user - before.system
+            children = after.children_user + after.children_system
+            children -= before.children_user + before.children_system
+            runs[name].append((own + children, max(own, children), wall))
+    return {name: _summary(found) for name, found in runs.items()}
+
+
+def _summary(runs: list[tuple[float, float, float]]) -> dict[str, float]:
+    found: dict[str, float] = {}
+    for index, what in enumerate(("cpu", "busiest_process_cpu", "wall")):
+        values = [run[index] for run in runs]
+        found[f"{what}_min"] = round(min(values), 3)
+        found[f"{what}_median"] = round(statistics.median(values), 3)
+    return found
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -91,6 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     def fresh() -> Detector:
         return Detector(shipped.weights, shipped.bias, shipped.threshold)
 
+    split: Callable[[Detector | None], object] | None = None  # one file: one process
     if args.diff:
         if not args.diff.is_file():
             parser.error(f"--diff: no such file: {args.diff}")
@@ -108,6 +124,11 @@ def main(argv: list[str] | None = None) -> int:
         def scan(model: Detector | None) -> object:
             return scan_snapshot(snapshot, model)
 
+        def two_processes(model: Detector | None) -> object:
+            return scan_change(snapshot, model)
+
+        split = two_processes
+
         def detect() -> object:
             model = fresh()
             return [model.scored(text) for text in texts]
@@ -122,18 +143,23 @@ def main(argv: list[str] | None = None) -> int:
         def detect() -> object:
             return fresh().scored(text)
 
-    first = timed(lambda: scan(fresh()), 1)
+    first = timed({"first": lambda: scan(fresh())}, 1)["first"]
+    works = {"with_detector": lambda: scan(fresh())}
+    if split is not None:
+        two = split
+        works["with_detector_two_processes"] = lambda: two(fresh())
+    works |= {"rules_only": lambda: scan(None), "detector_only": detect}
     result: dict[str, object] = {
         "detector": shipped.version,
         "bytes": size,
         **origin,
         "numpy_used": "rubricate.judge.detector_numpy" in sys.modules,
         "first_with_detector_cpu": first["cpu_min"],
-        "with_detector": timed(lambda: scan(fresh()), args.repeat),
-        "rules_only": timed(lambda: scan(None), args.repeat),
-        "detector_only": timed(detect, args.repeat),
+        **timed(works, args.repeat),
         "load_average": [round(x, 2) for x in os.getloadavg()],
     }
+    if split is not None:
+        result["two_processes_same_findings"] = split(fresh()) == scan(fresh())
     if args.profile:
         cProfile.runctx("scan(fresh())", {"scan": scan, "fresh": fresh}, {}, str(args.profile))
     print(json.dumps(result, indent=2))

@@ -132,9 +132,9 @@ def utf8(text: str) -> bytes:
 def line_bytes(line: str) -> tuple[list[bytes], int]:
     """`line_tokens(line)` as UTF-8 bytes, and its `word_count`.
 
-    A plain ASCII line (no escapes, no base64 run, no letter-spacing) is cut by one
-    `bytes.translate` and `split`, leetspeak undone where a word mixes letters and digits;
-    any other line is read by `line_tokens`. Both give the same tokens
+    A plain ASCII line (no escapes, no base64 run that decodes to text, no letter-spacing) is
+    cut by one `bytes.translate` and `split`, leetspeak undone where a word mixes letters and
+    digits; any other line is read by `line_tokens`. Both give the same tokens
     (`tests/judge/test_detector.py`)."""
     if line.isascii() and "\\" not in line:
         raw = line.encode("ascii")
@@ -143,7 +143,7 @@ def line_bytes(line: str) -> tuple[list[bytes], int]:
         if not tokens:
             return tokens, 0
         spaced = min(map(len, tokens)) == 1 and _SPACED.search(line.lower())
-        blob = len(raw) >= 20 and _BASE64_RUN.search(raw)
+        blob = len(raw) >= 20 and _BASE64_RUN.search(raw) and _holds_base64_text(line)
         if not spaced and not blob:
             words = len(tokens)
             if _MIXED_DIGITS.search(lowered):
@@ -170,8 +170,15 @@ def _decoded(blob: str) -> str:
     except (binascii.Error, ValueError):
         return ""
     text = raw.decode("utf-8", "replace")
-    printable = sum(c.isprintable() for c in text)
-    return text if " " in text and printable >= 0.9 * len(text) else ""
+    if " " not in text:  # most runs are long names, whose bytes hold no space
+        return ""
+    printable = sum(map(str.isprintable, text))
+    return text if printable >= 0.9 * len(text) else ""
+
+
+def _holds_base64_text(text: str) -> bool:
+    """Whether a base64 blob of `text` decodes to text (`tokens_of` reads it as well)."""
+    return any(map(_decoded, _BASE64.findall(text)))
 
 
 def spans(text: str) -> list[tuple[int, int, str]]:

@@ -13,6 +13,8 @@ import itertools
 import re
 import unicodedata
 from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rubricate.evidence.results import Finding, Severity
@@ -53,7 +55,18 @@ SMUGGLING = re.compile("[\U000e0000-\U000e007f\u202a-\u202e\u2066-\u2069\x1b]")
 """Tag characters, bidi overrides and terminal escapes: hidden text that is never innocent."""
 _TRIGGERS = frozenset(t for rule in RULES for t in rule.triggers)
 """Every rule's triggers: those a text does not hold are looked for once, not once a rule."""
-__all__ = ["CHECK_ID", "REQUEST_FIELDS", "scan_injection", "scan_snapshot", "strip_hidden"]
+_NONE: frozenset[int] = frozenset()
+"""The lines holding a trigger the text does not hold."""
+__all__ = [
+    "CHECK_ID",
+    "REQUEST_FIELDS",
+    "Part",
+    "scan_injection",
+    "scan_part",
+    "scan_parts",
+    "scan_snapshot",
+    "strip_hidden",
+]
 
 
 def scan_injection(text: str, where: str, detector: Detector | None = None) -> list[Finding]:
@@ -72,7 +85,7 @@ def scan_injection(text: str, where: str, detector: Detector | None = None) -> l
     is_doc = where.lower().endswith(DOC_SUFFIXES) and where not in _REQUEST_WHERE
     folded = len(lowered) == len(visible)  # offsets in `lowered` are offsets in `visible`
     present = {t for t in _TRIGGERS if t in lowered}
-    known: dict[str, set[int]] = {t: set() for t in _TRIGGERS.difference(present)}
+    known: dict[str, AbstractSet[int]] = dict.fromkeys(_TRIGGERS.difference(present), _NONE)
     for rule in RULES:
         if is_data_file and not rule.in_data_files:
             continue
@@ -133,28 +146,51 @@ def scan_lines(
     lines: list[tuple[int, str]], where: str, detector: Detector | None = None
 ) -> list[Finding]:
     """Scan numbered lines (such as the added lines of a patch), keeping their line numbers."""
-    numbers = [number for number, _text in lines]
     joined = "\n".join(line for _number, line in lines)
-    found = scan_injection(joined, where, detector)
-    return [_at_line(f, numbers[(f.line or 1) - 1]) for f in found]
+    return scan_part(Part(joined, where, tuple(n for n, _line in lines)), detector)
+
+
+@dataclass(frozen=True)
+class Part:
+    """One text the scan of a change reads on its own: a field of the request, a path, or a
+    changed file's added lines (`numbers`: their line numbers) or content."""
+
+    text: str
+    where: str
+    numbers: tuple[int, ...] | None = None
+    judged: bool = True
+    """Scanned with the detector too (a path is read by the rules only)."""
 
 
 def scan_snapshot(snapshot: Snapshot, detector: Detector | None = None) -> list[Finding]:
     """Scan the spec, the PR title and body, and every changed file the judge could be shown."""
-    findings: list[Finding] = []
-    for attribute, where in REQUEST_FIELDS:
-        findings += scan_injection(getattr(snapshot, attribute), where, detector)
+    return [f for part in scan_parts(snapshot) for f in scan_part(part, detector)]
+
+
+def scan_parts(snapshot: Snapshot) -> list[Part]:
+    """The texts `scan_snapshot` reads, in the order of its findings (each scanned alone, so
+    they may be scanned in any order or place: `judge.scan_processes`)."""
+    parts = [Part(getattr(snapshot, attribute), where) for attribute, where in REQUEST_FIELDS]
     for change in snapshot.changes:
         for path in (change.path, change.old_path or ""):
-            findings += scan_injection(path, change.path) if path else []
+            parts += [Part(path, change.path, judged=False)] if path else []
         if exclusion_reason(change) is not None:
             continue
         if change.patch:
-            findings += scan_lines(change.added_lines(), change.path, detector)
+            numbers = tuple(number for number, _text in change.added)
+            parts.append(Part(change.added_text, change.path, numbers))
         elif change.content is not None:
             text = change.content.decode("utf-8", "replace")
-            findings += scan_injection(text, change.path, detector)
-    return findings
+            parts.append(Part(text, change.path))
+    return parts
+
+
+def scan_part(part: Part, detector: Detector | None = None) -> list[Finding]:
+    """The findings of one of `scan_parts`, as `scan_snapshot` gives them."""
+    found = scan_injection(part.text, part.where, detector if part.judged else None)
+    if part.numbers is None:
+        return found
+    return [_at_line(f, part.numbers[(f.line or 1) - 1]) for f in found]
 
 
 def _at_line(finding: Finding, line_no: int) -> Finding:
@@ -183,7 +219,7 @@ WINDOW_LINES = 2
 
 
 def _matches(
-    rule: Rule, lowered: str, lines: _LineIndex, known: dict[str, set[int]] | None = None
+    rule: Rule, lowered: str, lines: _LineIndex, known: dict[str, AbstractSet[int]] | None = None
 ) -> Iterable[re.Match[str]]:
     """The rule's matches in lower-cased text, looked for only around its trigger words (a
     match holds a trigger; the patterns span at most a line break or two). `known` keeps each
@@ -207,7 +243,7 @@ def trigger_lines(
     triggers: tuple[str, ...],
     text: str,
     starts: list[int],
-    known: dict[str, set[int]] | None = None,
+    known: dict[str, AbstractSet[int]] | None = None,
 ) -> list[int]:
     """The lines (index into `starts`, where each line of `text` begins) holding a trigger,
     found with `str.find` (far faster than a regex on long text), which skips to the next

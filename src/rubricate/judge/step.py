@@ -27,7 +27,7 @@ from rubricate.judge.known_answer import FAILED, NOT_CHECKED, failed_finding
 from rubricate.judge.merge import merge_run
 from rubricate.judge.reply import parse_reply
 from rubricate.judge.runner import CallSettings, JudgeRun, run_judge
-from rubricate.judge.scan import scan_snapshot
+from rubricate.judge.scan_processes import scan_change
 from rubricate.redaction import redact
 from rubricate.rubric.model import Rubric
 
@@ -83,7 +83,7 @@ def judged(
         run = _redacted(fresh, secrets_of(call.api_key, call.base_url))
         failure = cache.put(key, run.as_cache()) if run.ok else None
         notes += [failure] if failure else []
-    findings = scan_snapshot(snapshot, load_detector())
+    findings = scan_change(snapshot, load_detector())
     if run.known_answer == FAILED:
         findings.append(failed_finding(run.known_answer_reply))
     elif run.known_answer == NOT_CHECKED:

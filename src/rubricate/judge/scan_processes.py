@@ -1,0 +1,105 @@
+"""The injection scan of a large change on two cores (shell: forks a process, reads a pipe).
+
+A change whose texts (`scan.scan_parts`) hold `SPLIT_FROM` characters or more is scanned by
+this process and one forked child, each given whole texts of about equal size; the child sends
+its findings back pickled through a pipe, and they are put back in `scan_snapshot`'s order, so
+the findings are the same. Where no child can be forked (no `os.fork`, or other threads run in
+this process) or the child fails, this process scans the child's texts too. See DESIGN.md §7.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import threading
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from rubricate.judge.scan import Part, scan_part, scan_parts
+
+if TYPE_CHECKING:
+    from rubricate.evidence.results import Finding
+    from rubricate.evidence.snapshot import Snapshot
+    from rubricate.judge.detector import Detector
+
+SPLIT_FROM = 150_000
+"""Changes with this many characters to scan and more are scanned by two processes."""
+
+Found = dict[int, list["Finding"]]
+"""The findings of some of the parts, by their index."""
+
+
+def scan_change(
+    snapshot: Snapshot, detector: Detector | None = None, split_from: int = SPLIT_FROM
+) -> list[Finding]:
+    """`scan.scan_snapshot(snapshot, detector)`, a large change read on two cores."""
+    parts = scan_parts(snapshot)
+    found: Found = {}
+    if sum(len(p.text) for p in parts) >= split_from and _can_fork():
+        mine, theirs = halves([len(p.text) for p in parts])
+        child = _forked(lambda: pickle.dumps(_scanned(parts, theirs, detector)))
+        try:
+            found = _scanned(parts, mine, detector)
+        finally:  # the child is waited for whatever happens here
+            sent = _collected(child) if child else {}
+        found.update(sent)
+    missing = [i for i in range(len(parts)) if i not in found]
+    found.update(_scanned(parts, missing, detector))
+    return [f for i in range(len(parts)) for f in found[i]]
+
+
+def halves(sizes: Sequence[int]) -> tuple[list[int], list[int]]:
+    """The indices of `sizes` in two groups of about equal total, largest first to the lighter
+    one; each group in index order."""
+    groups: tuple[list[int], list[int]] = ([], [])
+    totals = [0, 0]
+    for index in sorted(range(len(sizes)), key=lambda i: -sizes[i]):
+        lighter = 0 if totals[0] <= totals[1] else 1
+        groups[lighter].append(index)
+        totals[lighter] += sizes[index]
+    return sorted(groups[0]), sorted(groups[1])
+
+
+def _scanned(parts: list[Part], indices: Sequence[int], detector: Detector | None) -> Found:
+    return {i: scan_part(parts[i], detector) for i in indices}
+
+
+def _can_fork() -> bool:
+    """A child can be forked safely: the platform has `fork` and no other thread runs here (a
+    lock another thread held at the fork would stay held in the child)."""
+    return hasattr(os, "fork") and threading.active_count() == 1
+
+
+def _forked(work: Callable[[], bytes]) -> tuple[int, int] | None:
+    """A child process that writes `work()` to a pipe and exits: its id and the pipe's read
+    end, or None when it cannot be started."""
+    read, write = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(read)
+        os.close(write)
+        return None
+    if pid == 0:  # the child: it never returns, whatever happens
+        code = 1
+        try:
+            os.close(read)
+            with os.fdopen(write, "wb") as out:
+                out.write(work())
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(write)
+    return pid, read
+
+
+def _collected(child: tuple[int, int]) -> Found:
+    """The findings the child wrote, once it has exited; none when it failed."""
+    pid, read = child
+    with os.fdopen(read, "rb") as pipe:
+        data = pipe.read()
+    _pid, status = os.waitpid(pid, 0)
+    if not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
+        return {}
+    found: Found = pickle.loads(data)  # written by our own child just now
+    return found
