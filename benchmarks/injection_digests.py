@@ -74,6 +74,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--generated", type=int, default=0)
     parser.add_argument("--mode", choices=("default", "python", "numpy"), default="default")
     args = parser.parse_args(argv)
+    for path in [*args.files, *args.diff]:
+        if not path.exists():
+            parser.error(f"no such file or directory: {path}")
     if args.mode != "default":
         detector_module.NUMPY_TOKENS = sys.maxsize if args.mode == "python" else 0
     models = {"shipped": load_detector(), "random": random_detector()}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import operator
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -55,6 +56,8 @@ SMUGGLING = re.compile("[\U000e0000-\U000e007f\u202a-\u202e\u2066-\u2069\x1b]")
 """Tag characters, bidi overrides and terminal escapes: hidden text that is never innocent."""
 _TRIGGERS = frozenset(t for rule in RULES for t in rule.triggers)
 """Every rule's triggers: those a text does not hold are looked for once, not once a rule."""
+_NUMBER = operator.itemgetter(0)
+"""A numbered line's number."""
 _NONE: frozenset[int] = frozenset()
 """The lines holding a trigger the text does not hold."""
 __all__ = [
@@ -147,7 +150,7 @@ def scan_lines(
 ) -> list[Finding]:
     """Scan numbered lines (such as the added lines of a patch), keeping their line numbers."""
     joined = "\n".join(line for _number, line in lines)
-    return scan_part(Part(joined, where, tuple(n for n, _line in lines)), detector)
+    return scan_part(Part(joined, where, tuple(map(_NUMBER, lines))), detector)
 
 
 @dataclass(frozen=True)
@@ -177,7 +180,7 @@ def scan_parts(snapshot: Snapshot) -> list[Part]:
         if exclusion_reason(change) is not None:
             continue
         if change.patch:
-            numbers = tuple(number for number, _text in change.added)
+            numbers = tuple(map(_NUMBER, change.added))
             parts.append(Part(change.added_text, change.path, numbers))
         elif change.content is not None:
             text = change.content.decode("utf-8", "replace")
