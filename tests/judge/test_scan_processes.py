@@ -4,6 +4,7 @@ where no second process can run, or it fails, this process scans everything."""
 from __future__ import annotations
 
 import os
+import pickle
 import threading
 
 import pytest
@@ -119,6 +120,15 @@ def test_no_child_is_forked_while_another_thread_runs(forks: list[int]) -> None:
     assert found == scan_snapshot(change, fixture_detector())
 
 
+def test_no_child_is_forked_on_one_core(forks: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(scan_processes, "cores", lambda: 1)
+    change = _change()
+    assert scan_change(change, fixture_detector(), split_from=0) == scan_snapshot(
+        change, fixture_detector()
+    )
+    assert forks == []
+
+
 def test_a_change_is_scanned_here_where_no_process_can_be_forked(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -140,3 +150,10 @@ def test_halves_split_every_index_once_into_groups_of_about_equal_size() -> None
     assert theirs == sorted(theirs)
     assert abs(sum(sizes[i] for i in mine) - sum(sizes[i] for i in theirs)) <= max(sizes)
     assert halves([]) == ([], [])
+
+
+@pytest.mark.parametrize("sent", [b"", b"not a pickle", pickle.dumps({0: []})[:-3]])
+def test_what_a_child_sent_that_cannot_be_read_is_nothing(sent: bytes) -> None:
+    child = scan_processes._forked(lambda: sent)
+    assert child is not None
+    assert scan_processes._collected(child) == {}

@@ -3,8 +3,9 @@
 A change whose texts (`scan.scan_parts`) hold `SPLIT_FROM` characters or more is scanned by
 this process and one forked child, each given whole texts of about equal size; the child sends
 its findings back pickled through a pipe, and they are put back in `scan_snapshot`'s order, so
-the findings are the same. Where no child can be forked (no `os.fork`, or other threads run in
-this process) or the child fails, this process scans the child's texts too. See DESIGN.md §7.
+the findings are the same. Where no child can be forked (one core, no `os.fork`, or other
+threads run in this process) or the child fails, this process scans the child's texts too.
+See DESIGN.md §7.
 """
 
 from __future__ import annotations
@@ -65,9 +66,17 @@ def _scanned(parts: list[Part], indices: Sequence[int], detector: Detector | Non
 
 
 def _can_fork() -> bool:
-    """A child can be forked safely: the platform has `fork` and no other thread runs here (a
-    lock another thread held at the fork would stay held in the child)."""
-    return hasattr(os, "fork") and threading.active_count() == 1
+    """A child would run beside this process, and can be forked safely: this process may use
+    two cores, the platform has `fork` and no other thread runs here (a lock another thread
+    held at the fork would stay held in the child)."""
+    return cores() >= 2 and hasattr(os, "fork") and threading.active_count() == 1
+
+
+def cores() -> int:
+    """The cores this process may run on."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
 
 
 def _forked(work: Callable[[], bytes]) -> tuple[int, int] | None:
@@ -101,5 +110,8 @@ def _collected(child: tuple[int, int]) -> Found:
     _pid, status = os.waitpid(pid, 0)
     if not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
         return {}
-    found: Found = pickle.loads(data)  # written by our own child just now
+    try:
+        found: Found = pickle.loads(data)  # written by our own child just now
+    except (pickle.UnpicklingError, EOFError, ValueError):
+        return {}
     return found
