@@ -3,20 +3,25 @@ where no second process can run, or it fails, this process scans everything."""
 
 from __future__ import annotations
 
+import json
 import os
 import pickle
 import threading
+from pathlib import Path
 
 import pytest
 
+from rubricate.config import JudgeConfig
 from rubricate.evidence.snapshot import FileChange, Snapshot
 from rubricate.judge import scan_processes
+from rubricate.judge.client_detector import load_detector
 from rubricate.judge.detector import Detector, Scored
 from rubricate.judge.scan import scan_parts, scan_snapshot
 from rubricate.judge.scan_processes import halves, scan_change
+from rubricate.judge.service import judge_report
 
 from .detector_fixture import fixture_detector, fixture_text
-from .helpers import patch, snapshot
+from .helpers import ENV, MockServer, agora, answer, entry, patch, report, snapshot
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
 
@@ -157,3 +162,17 @@ def test_what_a_child_sent_that_cannot_be_read_is_nothing(sent: bytes) -> None:
     child = scan_processes._forked(lambda: sent)
     assert child is not None
     assert scan_processes._collected(child) == {}
+
+
+def test_the_judge_step_scans_a_large_change_on_two_processes(
+    forks: list[int], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(scan_processes, "SPLIT_FROM", 0)
+    server = MockServer(lambda _r, _b: answer(json.dumps({c: entry(4) for c in agora().ids})))
+    judged = judge_report(
+        report(agora(), {}), _change(), JudgeConfig(), mode="openai", model=None, env=ENV,
+        cache_dir=str(tmp_path), http_client=server.client(),
+    )  # fmt: skip
+    assert len(forks) == 1
+    [injection] = [c for c in judged.checks if c.id == "injection"]
+    assert list(injection.findings) == scan_snapshot(_change(), load_detector())

@@ -31,12 +31,14 @@ Found = dict[int, list["Finding"]]
 
 
 def scan_change(
-    snapshot: Snapshot, detector: Detector | None = None, split_from: int = SPLIT_FROM
+    snapshot: Snapshot, detector: Detector | None = None, split_from: int | None = None
 ) -> list[Finding]:
-    """`scan.scan_snapshot(snapshot, detector)`, a large change read on two cores."""
+    """`scan.scan_snapshot(snapshot, detector)`, a change of `split_from` characters or more
+    (`SPLIT_FROM` unless given) read on two cores."""
     parts = scan_parts(snapshot)
     found: Found = {}
-    if sum(len(p.text) for p in parts) >= split_from and _can_fork():
+    least = SPLIT_FROM if split_from is None else split_from
+    if sum(len(p.text) for p in parts) >= least and _can_fork():
         mine, theirs = halves([len(p.text) for p in parts])
         child = _forked(lambda: pickle.dumps(_scanned(parts, theirs, detector)))
         try:
