@@ -167,17 +167,21 @@ class Detector:
         start = 0
         """The first piece (index into `words`) of the block of lines being read."""
         lines = stripped_lines(text)
-        for number, (line, plain) in enumerate(
-            zip([*lines, ""], [*plain_lines(lines), None], strict=True), start=1
-        ):
+        plains = plain_lines(lines)
+        lines.append("")
+        plains.append(None)
+        for number, (line, plain) in enumerate(zip(lines, plains, strict=True), start=1):
             if line:
                 if not block:
                     start = len(words)
                 block.append(line)
                 if plain is None:
                     parts = self._parts(line)
-                else:  # `line_bytes(line)`, read with every other plain line
-                    parts = [(line, [*plain, b"^" + plain[0]] if plain else plain, len(plain))]
+                else:  # `line_bytes(line)`, read with every other plain line: its tokens here
+                    if plain:
+                        tokens += plain
+                        tokens.append(b"^" + plain[0])
+                    parts = ((line, (), len(plain)),)
                 for piece, mine, count in parts:
                     tokens += mine
                     bounds.append(len(tokens))
@@ -195,7 +199,7 @@ class Detector:
         scores = self._probabilities(tokens, bounds, runs)
         return [(a, b, p, span) for (a, b, span), p in zip(found, scores, strict=True)]
 
-    def _parts(self, line: str) -> list[tuple[str, Sequence[bytes], int]]:
+    def _parts(self, line: str) -> Sequence[tuple[str, Sequence[bytes], int]]:
         """The pieces of a line that is not plain (`plain_lines`), each with its tokens and
         word count (`line_bytes`, cached)."""
         whole = len(line) <= MAX_SPAN_CHARS and '"' not in line and "\\" not in line
