@@ -71,7 +71,16 @@ def _can_fork() -> bool:
     """A child would run beside this process, and can be forked safely: this process may use
     two cores, the platform has `fork` and no other thread runs here (a lock another thread
     held at the fork would stay held in the child)."""
-    return cores() >= 2 and hasattr(os, "fork") and threading.active_count() == 1
+    return cores() >= 2 and hasattr(os, "fork") and _threads() == 1
+
+
+def _threads() -> int:
+    """The threads of this process: the system's count where it gives one (a library's own
+    threads too), else Python's."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return threading.active_count()
 
 
 def cores() -> int:
