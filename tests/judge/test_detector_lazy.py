@@ -14,6 +14,7 @@ DETECTOR_MODULES = (
     "rubricate.judge.detector_text",
     "rubricate.judge.client_detector",
     "rubricate.judge.detector_numpy",
+    "rubricate.judge.scan_processes",
 )
 PROBE = """
 import sys
