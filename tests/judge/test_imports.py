@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 JUDGE = Path(__file__).resolve().parents[2] / "src" / "rubricate" / "judge"
-SHELL_MODULES = ("cache", "client", "service", "step")
+SHELL_MODULES = ("cache", "client", "scan_processes", "service", "step")
 SHELL_ONLY = {"openai", "github", "subprocess", "httpx", "httpx2", "socket", "requests"}
 
 PROBE = """

@@ -50,7 +50,10 @@ def test_two_processes_give_the_findings_of_one_in_order() -> None:
 
 @pytest.fixture
 def forks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The ids of the children `scan_change` forked."""
+    """The ids of the children `scan_change` forked, as if no other thread ran (threads other
+    tests left running would keep it from forking; `test_no_child_is_forked_while_...` starts
+    one of its own)."""
+    monkeypatch.setattr(scan_processes, "_threads", lambda: 1)
     started: list[int] = []
     fork = os.fork
 
@@ -111,17 +114,22 @@ def test_a_failed_child_leaves_its_part_to_this_process(forks: list[int]) -> Non
     assert len(forks) == 1
 
 
-def test_no_child_is_forked_while_another_thread_runs(forks: list[int]) -> None:
+def test_no_child_is_forked_while_another_thread_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refused() -> int:
+        raise AssertionError("forked beside another thread")
+
+    monkeypatch.setattr(scan_processes.os, "fork", refused)
     change = _change()
     stop = threading.Event()
     other = threading.Thread(target=stop.wait, daemon=True)
+    before = scan_processes._threads()
     other.start()
     try:
+        assert scan_processes._threads() == before + 1
         found = scan_change(change, fixture_detector(), split_from=0)
     finally:
         stop.set()
         other.join()
-    assert forks == []
     assert found == scan_snapshot(change, fixture_detector())
 
 
@@ -137,14 +145,19 @@ def test_no_child_is_forked_on_one_core(forks: list[int], monkeypatch: pytest.Mo
 def test_a_change_is_scanned_here_where_no_process_can_be_forked(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    tried: list[bool] = []
+
     def refused() -> int:
+        tried.append(True)
         raise OSError("no more processes")
 
+    monkeypatch.setattr(scan_processes, "_threads", lambda: 1)
     monkeypatch.setattr(scan_processes.os, "fork", refused)
     change = _change()
     assert scan_change(change, fixture_detector(), split_from=0) == scan_snapshot(
         change, fixture_detector()
     )
+    assert tried == [True]
 
 
 def test_halves_split_every_index_once_into_groups_of_about_equal_size() -> None:
