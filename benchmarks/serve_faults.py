@@ -174,6 +174,8 @@ class Faults:
         self.schedule = sorted(times)
         self.done: list[tuple[float, str, float]] = []
         """Each fault done: when it ended (seconds into the run), its kind, how long it took."""
+        self.windows: list[tuple[float, float]] = []
+        """Each fault's start and end, in seconds since the epoch (the database's clock)."""
 
 
 def percentiles(values: list[float]) -> dict[str, float]:
@@ -326,7 +328,7 @@ def _run(args: argparse.Namespace, folder: Path, server: Server) -> dict[str, An
                 delay = t0 + at - time.monotonic()
                 if delay > 0:
                     time.sleep(delay)
-                began = time.monotonic()
+                began, began_wall = time.monotonic(), time.time()
                 if kind == "worker":
                     slot = victim % len(running)
                     kill(running[slot])
@@ -338,6 +340,7 @@ def _run(args: argparse.Namespace, folder: Path, server: Server) -> dict[str, An
                     server.crash_restart()
                 ended = time.monotonic()
                 faults.done.append((ended - t0, kind, ended - began))
+                faults.windows.append((began_wall, time.time()))
 
         injector = threading.Thread(target=inject, daemon=True)
         injector.start()
@@ -362,7 +365,7 @@ def _run(args: argparse.Namespace, folder: Path, server: Server) -> dict[str, An
         for process in [receiver, *running]:
             stop(process)
     cpu = sampler.seconds() | {"load_generator_and_fake_github": round(own, 1)}
-    return _report(args, url, posts, acked, routes, limits, fake) | {
+    return _report(args, url, posts, acked, routes, limits, fake, faults.windows) | {
         "cpu_seconds_by_process": cpu,
         "cpu_ms_per_delivery_posted": {
             role: round(1000 * seconds / max(1, len(posts)), 1) for role, seconds in cpu.items()
@@ -397,6 +400,7 @@ def _report(
     routes: Routes,
     limits: Limits,
     fake: FakeGitHub,
+    windows: list[tuple[float, float]],
 ) -> dict[str, Any]:
     with connect(url) as conn:
         states = dict(conn.execute("SELECT guid, state FROM rubricate_deliveries").fetchall())
@@ -407,14 +411,20 @@ def _report(
             "SELECT count(*) FROM procrastinate_jobs j JOIN rubricate_deliveries d"
             " ON d.guid = j.args->>'guid' WHERE d.state = 'skipped'"
         ).fetchone()
-        published = [
-            float(s)
-            for (s,) in conn.execute(
-                "SELECT extract(epoch FROM o.published_at - d.received_at) FROM rubricate_outbox o"
-                " JOIN rubricate_deliveries d ON d.guid = o.delivery"
+        spans = [
+            (float(received), float(published))
+            for received, published in conn.execute(
+                "SELECT extract(epoch FROM d.received_at), extract(epoch FROM o.published_at)"
+                " FROM rubricate_outbox o JOIN rubricate_deliveries d ON d.guid = o.delivery"
                 " WHERE o.published_at IS NOT NULL"
             )
         ]
+    published = [end - start for start, end in spans]
+    untouched = [
+        end - start
+        for start, end in spans
+        if not any(began <= end and start <= ended for began, ended in windows)
+    ]
     writes = [
         c
         for c in routes.calls
@@ -464,6 +474,8 @@ def _report(
         "jobs_for_ignorable_events": skipped_jobs[0] if skipped_jobs else 0,
         "ack_ms": percentiles(list(acked.values())),
         "received_to_published_s": percentiles(published),
+        "received_to_published_s_no_fault_while_in_flight": percentiles(untouched),
+        "published_with_a_fault_while_in_flight": len(published) - len(untouched),
     }
 
 
