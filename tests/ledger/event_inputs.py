@@ -17,8 +17,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from rubricate.ledger.codec import LedgerError, describe_validation, event_from_line
+from rubricate.ledger.codec import LedgerError, event_from_line
 from rubricate.ledger.event import Event
+from rubricate.ledger.event_model import describe_validation
 
 CRITERIA = {"s": {"weight": 0.5}, "n": {"weight": 0.5, "nullable": True}}
 RUBRIC = {"id": "r", "version": "1", "scale": {"min": 1, "max": 5}, "criteria": CRITERIA}

@@ -14,7 +14,9 @@ from typing import Any
 
 import pytest
 
+from rubricate.ledger import event as event_module
 from rubricate.ledger.codec import LedgerError, event_from_dict, event_from_line
+from rubricate.rubric import model as rubric_model
 from tests.ledger.event_inputs import (
     BASE,
     BASES,
@@ -163,3 +165,7 @@ def test_every_generated_line_reads_as_recorded() -> None:
 
 def test_every_generated_mapping_reads_as_recorded() -> None:
     assert _digest(value_outcomes()) == RECORDED["values"]
+
+
+def test_a_score_s_range_allows_the_rubric_s_tolerance() -> None:
+    assert event_module.TOLERANCE == rubric_model.TOLERANCE
