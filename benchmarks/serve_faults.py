@@ -18,6 +18,7 @@ import os
 import random
 import re
 import resource
+import shutil
 import statistics
 import tempfile
 import threading
@@ -171,7 +172,10 @@ class Faults:
             for k in range(count):
                 times.append((duration * ((k + 1) / (count + 1) + offset / (count + 1)), kind))
         self.schedule = sorted(times)
-        self.done: list[tuple[float, str]] = []
+        self.done: list[tuple[float, str, float]] = []
+        """Each fault done: when it ended (seconds into the run), its kind, how long it took."""
+        self.windows: list[tuple[float, float]] = []
+        """Each fault's start and end, in seconds since the epoch (the database's clock)."""
 
 
 def percentiles(values: list[float]) -> dict[str, float]:
@@ -215,7 +219,18 @@ def run_faults(args: argparse.Namespace) -> dict[str, Any]:
                 "cpu_seconds_user_sys_with_children": round(_cpu() - began_cpu, 1),
             }
         finally:
+            if args.keep_logs:
+                _keep_logs(folder / "logs", server.root / "log", Path(args.keep_logs))
             server.stop()
+
+
+def _keep_logs(workers: Path, postgresql: Path, into: Path) -> None:
+    """Copy the workers' logs and PostgreSQL's into `into` (the run's folder goes at its end)."""
+    into.mkdir(parents=True, exist_ok=True)
+    if workers.is_dir():
+        shutil.copytree(workers, into / "workers", dirs_exist_ok=True)
+    if postgresql.is_file():
+        shutil.copy(postgresql, into / "postgresql.log")
 
 
 def _cpu() -> float:
@@ -313,6 +328,7 @@ def _run(args: argparse.Namespace, folder: Path, server: Server) -> dict[str, An
                 delay = t0 + at - time.monotonic()
                 if delay > 0:
                     time.sleep(delay)
+                began, began_wall = time.monotonic(), time.time()
                 if kind == "worker":
                     slot = victim % len(running)
                     kill(running[slot])
@@ -322,7 +338,9 @@ def _run(args: argparse.Namespace, folder: Path, server: Server) -> dict[str, An
                     processes["receiver"][0] = start_receiver(receiver_args, port, env)
                 else:
                     server.crash_restart()
-                faults.done.append((time.monotonic() - t0, kind))
+                ended = time.monotonic()
+                faults.done.append((ended - t0, kind, ended - began))
+                faults.windows.append((began_wall, time.time()))
 
         injector = threading.Thread(target=inject, daemon=True)
         injector.start()
@@ -335,7 +353,7 @@ def _run(args: argparse.Namespace, folder: Path, server: Server) -> dict[str, An
         sent_at = time.monotonic() - t0
         injector.join()
         receiver = processes["receiver"][0]
-        last_fault = max([t for t, _ in faults.done], default=0.0)
+        last_fault = max([t for t, _, _ in faults.done], default=0.0)
         deadline = time.monotonic() + args.drain_timeout
         left = unfinished(url)
         while any(left.values()) and time.monotonic() < deadline:
@@ -347,14 +365,14 @@ def _run(args: argparse.Namespace, folder: Path, server: Server) -> dict[str, An
         for process in [receiver, *running]:
             stop(process)
     cpu = sampler.seconds() | {"load_generator_and_fake_github": round(own, 1)}
-    return _report(args, url, posts, acked, routes, limits, fake) | {
+    return _report(args, url, posts, acked, routes, limits, fake, faults.windows) | {
         "cpu_seconds_by_process": cpu,
         "cpu_ms_per_delivery_posted": {
             role: round(1000 * seconds / max(1, len(posts)), 1) for role, seconds in cpu.items()
         },
         "posts_again_after_no_answer": sum(redelivered.values()),
         "sent_seconds": round(sent_at, 1),
-        "faults": [[round(t, 1), kind] for t, kind in faults.done],
+        "faults": [[round(t, 1), kind, round(took, 2)] for t, kind, took in faults.done],
         "left_at_the_end": left,
         "jobs_put_back_because_their_worker_was": put_back(logs),
         "seconds_to_drain_after_last_fault": round(drained_at - last_fault, 1)
@@ -382,6 +400,7 @@ def _report(
     routes: Routes,
     limits: Limits,
     fake: FakeGitHub,
+    windows: list[tuple[float, float]],
 ) -> dict[str, Any]:
     with connect(url) as conn:
         states = dict(conn.execute("SELECT guid, state FROM rubricate_deliveries").fetchall())
@@ -392,14 +411,20 @@ def _report(
             "SELECT count(*) FROM procrastinate_jobs j JOIN rubricate_deliveries d"
             " ON d.guid = j.args->>'guid' WHERE d.state = 'skipped'"
         ).fetchone()
-        published = [
-            float(s)
-            for (s,) in conn.execute(
-                "SELECT extract(epoch FROM o.published_at - d.received_at) FROM rubricate_outbox o"
-                " JOIN rubricate_deliveries d ON d.guid = o.delivery"
+        spans = [
+            (float(received), float(published))
+            for received, published in conn.execute(
+                "SELECT extract(epoch FROM d.received_at), extract(epoch FROM o.published_at)"
+                " FROM rubricate_outbox o JOIN rubricate_deliveries d ON d.guid = o.delivery"
                 " WHERE o.published_at IS NOT NULL"
             )
         ]
+    published = [end - start for start, end in spans]
+    untouched = [
+        end - start
+        for start, end in spans
+        if not any(began <= end and start <= ended for began, ended in windows)
+    ]
     writes = [
         c
         for c in routes.calls
@@ -449,6 +474,8 @@ def _report(
         "jobs_for_ignorable_events": skipped_jobs[0] if skipped_jobs else 0,
         "ack_ms": percentiles(list(acked.values())),
         "received_to_published_s": percentiles(published),
+        "received_to_published_s_no_fault_while_in_flight": percentiles(untouched),
+        "published_with_a_fault_while_in_flight": len(published) - len(untouched),
     }
 
 
@@ -472,6 +499,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--drain-timeout", type=float, default=300.0)
     parser.add_argument(
         "--pg-statements", action="store_true", help="report PostgreSQL's costliest statements"
+    )
+    parser.add_argument(
+        "--keep-logs", metavar="DIR", help="copy the workers' and PostgreSQL's logs into DIR"
     )
 
 

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 import psycopg
 from procrastinate.manager import JobManager
 
+from rubricate.serve.bounded_wait import within
 from rubricate.serve.queue import QUEUE
 
 if TYPE_CHECKING:
@@ -107,9 +108,9 @@ class LivenessLocks:
                 return
             if self._conn is not None:
                 try:
-                    await asyncio.wait_for(self._conn.execute("SELECT 1"), PROBE_TIMEOUT)
+                    await within(PROBE_TIMEOUT, self._conn.execute("SELECT 1"))
                     return
-                except (psycopg.Error, asyncio.TimeoutError):
+                except (psycopg.Error, TimeoutError):
                     logger.warning("the liveness session broke: taking the locks again")
                     await self._drop()
             await self._connect()

@@ -8,18 +8,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import faulthandler
 import importlib
 import logging
 import os
 import signal
 from collections.abc import Sequence
 from types import FrameType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import uvicorn
 from psycopg_pool import ConnectionPool
 
 from rubricate.serve.app_auth import AppCredentials, InstallationTokens
+from rubricate.serve.bounded_wait import within
 from rubricate.serve.context import WorkerContext
 from rubricate.serve.queue import QUEUE
 from rubricate.serve.receiver import create_app
@@ -31,6 +33,9 @@ if TYPE_CHECKING:
     from rubricate.serve.liveness import LivenessLocks
 
 logger = logging.getLogger(__name__)
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+"""How the receiver and the workers write their warnings: each line with its time, to the
+millisecond, its level and its logger."""
 STALLED_AFTER = 30.0
 """Seconds without a heartbeat after which a worker's jobs are put back in the queue, when its
 liveness lock did not already show it gone (`rubricate.serve.liveness`)."""
@@ -45,6 +50,7 @@ def serve(
     with_worker: bool,
 ) -> None:
     """Serve until stopped."""
+    log_with_times()
     # No check before each use (a round trip per delivery): the receiver runs a delivery again
     # on another connection when its connection is found broken (see `run_in_pool`).
     pool: ConnectionPool = ConnectionPool(
@@ -100,6 +106,11 @@ async def _both(server: uvicorn.Server, url: str, credentials: AppCredentials) -
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
+def log_with_times() -> None:
+    """Warnings and errors to stderr in `LOG_FORMAT` (unless logging was set up already)."""
+    logging.basicConfig(format=LOG_FORMAT, level=logging.WARNING)
+
+
 def _after_uvicorn(_signal: int, _frame: FrameType | None) -> None:
     """Nothing: uvicorn has already stopped on this signal."""
 
@@ -115,6 +126,7 @@ def work(
     from rubricate.serve.liveness import LivenessLocks
     from rubricate.serve.tasks import queue_app
 
+    log_with_times()
     if nice:
         os.nice(nice)
     # A handle job scores the change with jsonschema, a few tenths of a second of CPU to
@@ -129,6 +141,7 @@ def work(
         asyncio.run(_supervise(queue_app(ctx, locks), locks, concurrency, stalled_after))
     finally:
         ctx.close()
+        faulthandler.cancel_dump_traceback_later()
 
 
 async def _supervise(
@@ -136,8 +149,13 @@ async def _supervise(
 ) -> None:
     loop = asyncio.get_running_loop()
     stopping = asyncio.Event()
+
+    def stop() -> None:
+        stopping.set()
+        report_if_slow_to_stop(loop)
+
     for sig in _STOP_SIGNALS:
-        loop.add_signal_handler(sig, stopping.set)
+        loop.add_signal_handler(sig, stop)
     wait = RESTART_FIRST
     down_since: float | None = None
     try:
@@ -155,9 +173,42 @@ async def _supervise(
             wait = restart_wait(wait, now - began, now - down_since)
             logger.warning("starting the worker again in %.1f s", wait)
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stopping.wait(), wait)
+                await within(wait, stopping.wait())
     finally:
         await locks.close()
+
+
+STOP_REPORT_AFTER = 20.0
+"""Seconds after a stop request at which a worker still running writes what it waits for."""
+
+
+def report_if_slow_to_stop(
+    loop: asyncio.AbstractEventLoop, after: float = STOP_REPORT_AFTER
+) -> None:
+    """In `after` seconds, if the process still runs: each thread's stack (written even when
+    the event loop is blocked), and each unfinished task's, to stderr."""
+    faulthandler.dump_traceback_later(after, exit=False)
+    loop.call_later(after, _log_tasks)
+
+
+def _log_tasks() -> None:
+    pending = [task for task in asyncio.all_tasks() if not task.done()]
+    logger.warning("still stopping: %d tasks unfinished", len(pending))
+    for task in pending:
+        logger.warning("task %s waits in %s", task.get_name(), " <- ".join(awaiting(task)))
+
+
+def awaiting(task: asyncio.Task[object]) -> list[str]:
+    """Where a task waits: each coroutine it awaits, outermost first, as `function (file:line)`."""
+    found: list[str] = []
+    step: Any = task.get_coro()
+    while step is not None:
+        frame = getattr(step, "cr_frame", None) or getattr(step, "gi_frame", None)
+        if frame is not None:
+            code = frame.f_code
+            found.append(f"{code.co_name} ({code.co_filename}:{frame.f_lineno})")
+        step = getattr(step, "cr_await", None) or getattr(step, "gi_yieldfrom", None)
+    return found
 
 
 RESTART_FIRST = 0.5
