@@ -178,8 +178,9 @@ def read_values(kind: type[Record], given: Mapping[str, Any]) -> dict[str, Any]:
         raise Undecided  # a field without a default is missing
     if kind.rules:
         record = made(kind, held)
-        if any(check(record) is not None for check in kind.rules):
-            raise Undecided
+        for check in kind.rules:
+            if check(record) is not None:
+                raise Undecided
     return held
 
 
@@ -244,6 +245,8 @@ def _reader(hint: Any) -> Reader:
 
 
 def _union(readers: list[Reader], optional: bool) -> Reader:
+    if len(readers) == 1 and readers[0] is _text and optional:
+        return _optional_text  # (the commonest field: read without a second call)
     if len(readers) == 1:
         only = readers[0]
         return lambda value: None if value is None and optional else only(value)
@@ -303,7 +306,7 @@ def _nested(kind: type[Record]) -> Reader:
 
 def _text(value: Any) -> str:
     if type(value) is str:
-        if value.isascii():
+        if value.isascii():  # (most text: checked at once)
             return value
         try:
             value.encode("utf-8")  # no lone surrogate, which no JSON text can hold
@@ -322,6 +325,12 @@ def _exact(kind: type) -> Reader:
         raise Undecided
 
     return read
+
+
+def _optional_text(value: Any) -> str | None:
+    if value is None or (type(value) is str and value.isascii()):
+        return value
+    return _text(value)
 
 
 def _number(value: Any) -> float:
