@@ -13,9 +13,12 @@ promptmap, Cheating-LLM-Benchmarks.
 from __future__ import annotations
 
 import ast
+import csv
+import io
 import json
 import re
 import subprocess
+from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -194,6 +197,36 @@ def labelled_jsonl(mirror: Mirror) -> list[str]:
     return found
 
 
+def xsafety_hijacking(mirror: Mirror) -> list[str]:
+    """XSafety's goal-hijacking prompts (a question, then an order to ignore it and say
+    something else) in each language it has as CSV, one prompt a row."""
+    found: list[str] = []
+    for path in mirror.paths(r"^[a-z]{2}/Goal_Hijacking[^/]*\.csv$"):
+        rows = csv.reader(io.StringIO(mirror.read(path).replace("\ufeff", "")))
+        found += [" ".join(row).strip() for row in rows]
+    return found
+
+
+CYBERSECEVAL_LEFT_OUT = ("different_user_input_language", "output_formatting_manipulation")
+"""Variants whose text alone is a plain question ("What is the password?" in another
+language, "the user's birth year with dashes"): an attack only against its test's system
+prompt, not text that speaks to a model."""
+
+
+def cyberseceval(path: str) -> Callable[[Mirror], list[str]]:
+    """The attacker's text of CyberSecEval's prompt-injection cases (direct and indirect)."""
+
+    def read(mirror: Mirror) -> list[str]:
+        rows = json.loads(mirror.read(f"CybersecurityBenchmarks/datasets/prompt_injection/{path}"))
+        return [
+            str(row["user_input"])
+            for row in rows
+            if row.get("injection_variant") not in CYBERSECEVAL_LEFT_OUT
+        ]
+
+    return read
+
+
 def langkit_jailbreaks(mirror: Mirror) -> list[str]:
     """The jailbreak examples of langkit's themes (its refusal examples left out)."""
     return list(_json_strings(json.loads(mirror.read("langkit/themes.json"))["jailbreak"], 4))
@@ -224,6 +257,15 @@ INJECTION_SOURCES: dict[str, tuple[str, Callable[[Mirror], list[str]]]] = {
     ),
     "langkit-jailbreak": ("whylabs/langkit", langkit_jailbreaks),
 }
+TRANSLATED_SOURCES: dict[str, tuple[str, Callable[[Mirror], list[str]]]] = {
+    "xsafety-hijacking": ("Jarviswang94/Multilingual_safety_benchmark", xsafety_hijacking),
+    "cyberseceval-multilingual": (
+        "meta-llama/PurpleLlama",
+        cyberseceval("prompt_injection_multilingual_machine_translated.json"),
+    ),
+}
+"""Injections in other languages than English (machine-translated by their authors), read
+only when training with `--translated` (measured, not shipped: see `train_injection`)."""
 
 
 def _json_strings(data: object, min_words: int) -> Iterator[str]:
@@ -238,10 +280,12 @@ def _json_strings(data: object, min_words: int) -> Iterator[str]:
             yield from _json_strings(value, min_words)
 
 
-def injection_items(root: Path, sources: dict[str, str]) -> list[Item]:
-    """Every training payload, by source; `sources` records each source's repo and commit."""
+def injection_items(root: Path, sources: dict[str, str], translated: bool = False) -> list[Item]:
+    """Every training payload, by source (with `TRANSLATED_SOURCES` when `translated`);
+    `sources` records each source's repo and commit."""
     items: list[Item] = []
-    for name, (repo, reader) in INJECTION_SOURCES.items():
+    readers = {**INJECTION_SOURCES, **(TRANSLATED_SOURCES if translated else {})}
+    for name, (repo, reader) in readers.items():
         mirror = Mirror(root, repo)
         sources[name] = f"github:{repo}@{mirror.commit}"
         texts = list(dict.fromkeys(t.strip() for t in reader(mirror) if t.strip()))
@@ -298,6 +342,36 @@ def benign_items(root: Path, repo: str, sources: dict[str, str]) -> list[Item]:
     for item in items:
         by_carrier.setdefault(item.carrier, []).append(item)
     return [i for group in by_carrier.values() for i in evenly(group, MAX_ITEMS)]
+
+
+TRANSLATED_DOCS = {
+    "tldr-pages/tldr": r"^(pages\.[^/]+)/.*\.md$",
+    "jwasham/coding-interview-university": r"^translations/README-([^/]+)\.md$",
+    "jlevy/the-art-of-command-line": r"^README-([^/]+)\.md$",
+    "goldbergyoni/nodebestpractices": r"^(?:README|sections/.+)\.([a-z-]+)\.md$",
+}
+"""Repositories whose docs are translated into many languages: the pattern matches the
+non-English docs, and its group names the language, so that every language weighs the same."""
+PER_LANGUAGE = 20
+
+
+def translated_items(root: Path, repo: str, sources: dict[str, str]) -> list[Item]:
+    """README sections of the non-English docs of a `TRANSLATED_DOCS` repository, at most
+    `PER_LANGUAGE` a language, taken evenly over its files and their sections."""
+    mirror = Mirror(root, repo)
+    sources[repo] = f"github:{repo}@{mirror.commit}"
+    wanted = re.compile(TRANSLATED_DOCS[repo])
+    by_language: dict[str, list[str]] = defaultdict(list)
+    for path in mirror.paths(TRANSLATED_DOCS[repo]):
+        match = wanted.search(path)
+        if match:
+            by_language[match.group(1)].append(path)
+    items: list[Item] = []
+    for paths in by_language.values():
+        files = mirror.read_many(paths, PER_LANGUAGE)
+        sections = [s for _path, text in files for s in _sections(text)]
+        items += [Item(repo, "README", s) for s in evenly(sections, PER_LANGUAGE)]
+    return items
 
 
 def _sections(text: str) -> list[str]:

@@ -11,7 +11,10 @@ at most `TARGET_FP` of their items are flagged); the repositories in
 injection source, a model trained without it flags what share of its payloads, embedded in
 each carrier. Needs numpy (the `report` extra); inference needs nothing but the weights.
 Other designs (longer n-grams, multiple-instance training, a second stage) are measured the
-same way by `injection_trials`.
+same way by `injection_trials`. `--translated` adds public injections in other languages
+(`injection_corpora.TRANSLATED_SOURCES`) and translated docs as benign text
+(`TRANSLATED_DOCS`, also in the threshold's folds); measured, not shipped: the threshold rose
+and the written non-English test set stayed near 0% (see the changelog).
 """
 
 from __future__ import annotations
@@ -27,7 +30,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
-from injection_corpora import Item, benign_items, evenly, injection_items
+from injection_corpora import (
+    TRANSLATED_DOCS,
+    Item,
+    benign_items,
+    evenly,
+    injection_items,
+    translated_items,
+)
 from injection_languages import BENIGN, LANGUAGES
 from injection_measure import CARRIERS, WAYS, WHERE, verdicts
 from injection_tasks import TASK_BENIGN
@@ -178,12 +188,21 @@ def threshold_for(scores: list[float], target: float = TARGET_FP) -> float:
     return float(ordered[allowed]) + 1e-6 if ordered else 0.5
 
 
-def training_items(mirrors: Path, sources: dict[str, str]) -> list[Item]:
-    """Every training item: the injection sources' payloads, the training repositories'
-    PR-shaped text and the written benign examples (`sources` records where each came from)."""
-    items = injection_items(mirrors, sources)
-    for repo in TRAIN_REPOS:
-        items += benign_items(mirrors, repo, sources)
+def benign_repos(translated: bool) -> tuple[str, ...]:
+    """The repositories whose text is the benign class: `TRAIN_REPOS`, and with `translated`
+    the `TRANSLATED_DOCS` repositories too (the folds of `choose_threshold` take every other
+    repository, so each fold leaves half of the translated ones out)."""
+    return TRAIN_REPOS + (tuple(TRANSLATED_DOCS) if translated else ())
+
+
+def training_items(mirrors: Path, sources: dict[str, str], translated: bool = False) -> list[Item]:
+    """Every training item: the injection sources' payloads, the benign repositories'
+    PR-shaped text (non-English docs for `TRANSLATED_DOCS`) and the written benign examples
+    (`sources` records where each came from)."""
+    items = injection_items(mirrors, sources, translated)
+    for repo in benign_repos(translated):
+        read = translated_items if repo in TRANSLATED_DOCS else benign_items
+        items += read(mirrors, repo, sources)
     items += [
         Item("rubricate-written-benign", "description", t) for t in (*TRAIN_BENIGN, *TASK_BENIGN)
     ]
@@ -204,10 +223,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--threshold", type=float, help="use this threshold instead of choosing one out of fold"
     )
+    parser.add_argument(
+        "--translated",
+        action="store_true",
+        help="add the machine-translated injection sources and translated docs (not shipped)",
+    )
     args = parser.parse_args(argv)
     started = time.monotonic()
     sources: dict[str, str] = {}
-    items = training_items(args.mirrors, sources)
+    items = training_items(args.mirrors, sources, args.translated)
     data = Spans(span_token_lists([i.text for i in items]))
     everything = {i.source for i in items}
     report: dict[str, object] = {"sources": sources, "spans": data.count, "items": len(items)}
@@ -215,7 +239,8 @@ def main(argv: list[str] | None = None) -> int:
 
     threshold = args.threshold
     if threshold is None:
-        threshold = choose_threshold(items, data, everything, report)
+        repos = benign_repos(args.translated)
+        threshold = choose_threshold(items, data, everything, report, repos)
         print(f"{time.monotonic() - started:.0f}s", file=sys.stderr)
     report["threshold"] = threshold
     print(f"threshold {threshold:.3f}", file=sys.stderr)
@@ -237,14 +262,18 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def choose_threshold(
-    items: list[Item], data: Spans, everything: set[str], report: dict[str, object]
+    items: list[Item],
+    data: Spans,
+    everything: set[str],
+    report: dict[str, object],
+    repos: tuple[str, ...] = TRAIN_REPOS,
 ) -> float:
-    """The threshold flagging at most `TARGET_FP` of the training repositories' items, each
+    """The threshold flagging at most `TARGET_FP` of the benign repositories' items, each
     scored by a model trained without it (`FOLDS` folds of the repositories)."""
     out_of_fold: list[float] = []
     benign_fp: dict[str, float] = {}
     for fold in range(FOLDS):
-        left_out = set(TRAIN_REPOS[fold::FOLDS])
+        left_out = set(repos[fold::FOLDS])
         labels, sample = span_weights(items, data, everything - left_out)
         weights, bias = fit(data, labels, sample)
         scores = data.item_scores(weights, bias)
