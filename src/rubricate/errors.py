@@ -10,6 +10,9 @@ exit code 1 is a run that failed (git, the GitHub API, the data branch, applying
       ReplyError, PromptTooLargeError (the judge), HandoffRefused (the graders artifact)
       ParseProblem: a deliverable that does not parse (its caller makes it a finding)
 
+`Undecided` is the ledger's canonical reader leaving an input to the pydantic model;
+`ledger.records` catches it.
+
 The judge's faults (`JudgeCallError`, `ReplyError`) and `ParseProblem` are caught where they
 are raised and recorded as findings; none reaches the user as an error.
 """
@@ -190,3 +193,8 @@ class ParseProblem(RubricateError):
         super().__init__(message)
         self.message = message
         self.line = line
+
+
+class Undecided(RubricateError):
+    """The ledger's canonical reader does not decide this value: the model built by
+    `ledger.event_model` does (never reaches a user)."""

@@ -7,7 +7,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
+
+from tests.ledger.factory import completed_job, event
+from tests.ledger.gitutil import bare_remote
 
 PROBE = """
 import json, sys
@@ -53,3 +57,24 @@ def test_an_append_without_config_loads_no_config_file_model_or_yaml() -> None:
         "print(json.dumps([m for m in ('yaml', 'rubricate.config') if m in sys.modules]))\n"
     )
     assert _probe(code) == []
+
+
+APPEND = """
+import json, sys
+from rubricate.cli.main import main
+code = main(["ledger", "append", "--remote", sys.argv[1], "-"])
+print(json.dumps({"code": code, "pydantic": sorted(m for m in sys.modules if "pydantic" in m)}))
+"""
+
+
+def test_an_append_to_a_ledger_loads_no_pydantic(tmp_path: Path) -> None:
+    """Reading the branch's events, checking and writing new ones: canonical lines never need
+    the events' pydantic model (`ledger.event_model`)."""
+    remote = bare_remote(tmp_path)
+    seeded = completed_job(1, [4, 3, 3, 3, 5], [5, 5, 5, 5, 5], author="bob")
+    seeded.append(event("rated", 1, 30, "r", rating=5, author="bob", actor_role="maintain"))
+    for events in (seeded, [event("abandoned", 2, 1, "x")]):
+        lines = "".join(e.to_line() + "\n" for e in events)
+        command = [sys.executable, "-c", APPEND, str(remote)]
+        done = subprocess.run(command, input=lines, capture_output=True, text=True, check=True)
+        assert json.loads(done.stdout.splitlines()[-1]) == {"code": 0, "pydantic": []}

@@ -9,8 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rubricate.config import ReputationConfig, ReputationWeights, TrustWeights
+from rubricate.ledger.confidence import Component
 from rubricate.ledger.event import Event
-from rubricate.ledger.reputation import compute_reputation
+from rubricate.ledger.reputation import COMPONENTS, Entries, compute_reputation
 from tests.ledger.factory import AGORA_IDS, completed_job, event, scored
 
 DEFAULT = ReputationConfig()
@@ -213,3 +214,20 @@ def test_any_permutation_gives_the_same_reputation(
 ) -> None:
     shuffled = data.draw(st.permutations(ledger))
     assert compute_reputation(shuffled, DEFAULT) == compute_reputation(ledger, DEFAULT)
+
+
+def test_entries_made_under_one_config_are_each_a_new_object() -> None:
+    """A series makes its points through one `Entries`, which makes each shown component once:
+    every point still gets dicts of its own, and a zero keeps its sign."""
+    entries = Entries(ReputationConfig())
+    parts = {name: Component(0.75, 4) for name in COMPONENTS}
+    parts["dispute_penalty"] = Component(0.0, 4)
+    jobs = {"open": 0, "completed": 4, "abandoned": 0}
+    first, second = entries.entry(parts, jobs), entries.entry(parts, dict(jobs))
+    assert first == second
+    first["components"]["rating_score"]["interval"][0] = -1.0
+    first["components"]["completion_rate"]["value"] = None
+    assert second["components"]["rating_score"]["interval"][0] != -1.0
+    assert second["components"]["completion_rate"]["value"] == 0.75
+    negative = entries.entry({**parts, "dispute_penalty": Component(-0.0, 4)}, jobs)
+    assert str(negative["components"]["dispute_penalty"]["value"]) == "-0.0"

@@ -7,7 +7,7 @@ import xml.etree.ElementTree as ET
 from datetime import datetime, timedelta
 
 from rubricate.ledger.reputation import COMPONENTS
-from rubricate.report import charts
+from rubricate.report import chart_styles, charts
 from rubricate.report.line_chart import Frame, Line, line_chart
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -95,7 +95,7 @@ def test_a_reputation_chart_carries_every_line_its_legend_and_its_css() -> None:
         }
         for m in (1, 2, 3, 4)
     ]
-    charts.STYLES.clear()
+    chart_styles.STYLES.clear()
     root = ET.fromstring(charts.reputation_over_time("rep", points, "four points"))
     assert root.get("role") == "img"
     assert [t.text for t in root.findall(f"{SVG}title")] == ["Reputation over time"]
@@ -109,4 +109,4 @@ def test_a_reputation_chart_carries_every_line_its_legend_and_its_css() -> None:
     legend = [t.text for g in root.iter(f"{SVG}g") if g.get("class") == "legend" for t in g]
     assert "rubric quality" in [t for t in legend if t]
     scope = next(c for c in str(root.get("class")).split() if re.fullmatch(r"c[0-9a-f]{10}", c))
-    assert f".{scope} .color-5{{stroke:{charts.PALETTE[5]}" in charts.stylesheet()
+    assert f".{scope} .color-5{{stroke:{chart_styles.PALETTE[5]}" in chart_styles.stylesheet()

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from rubricate.cli.main import main
-from rubricate.report import charts, sections
+from rubricate.report import chart_styles, charts, sections
 from rubricate.report.author_page import author_section
 from rubricate.report.pages import INDEX_AUTHORS
 
@@ -65,11 +65,11 @@ def test_a_source_with_no_score_leaves_no_empty_slot(demo: Path) -> None:
 
 
 def test_colours_reach_the_charts_css() -> None:
-    charts.STYLES.clear()
+    chart_styles.STYLES.clear()
     charts.grouped_bars(
         "c", "t", "d", ["1"], {"a": [1.0]}, x_title="x", y_title="y", colours=["#123456"]
     )
-    assert "#123456" in charts.stylesheet()
+    assert "#123456" in chart_styles.stylesheet()
 
 
 def test_the_index_lists_the_top_authors_and_links_to_them_all(tmp_path: Path) -> None:

@@ -196,19 +196,19 @@ def test_components_with_the_same_values_are_told_apart_by_their_dashes() -> Non
     over the other. Each component has a dash pattern of its own, so both stay visible (and
     colour is not the only way to tell the lines apart)."""
     from rubricate.ledger.reputation import COMPONENTS
-    from rubricate.report import charts
+    from rubricate.report import chart_styles, charts
 
     components = {name: {"value": 1.0} for name in COMPONENTS}
     points = [
         {"at": f"2024-0{m}-01T00:00:00Z", "reputation": 0.9, "components": components}
         for m in (1, 2, 3)
     ]
-    charts.STYLES.clear()
+    chart_styles.STYLES.clear()
     svg = charts.reputation_over_time("dash-test", points, "test")
     scope = re.search(r'class="[^"]*\b(c[0-9a-f]{10})\b', svg)
     assert scope is not None
     rules = re.findall(
-        rf"\.{scope.group(1)} \.series\.serie-(\d+)\{{([^}}]*)\}}", charts.stylesheet()
+        rf"\.{scope.group(1)} \.series\.serie-(\d+)\{{([^}}]*)\}}", chart_styles.stylesheet()
     )
     dashes = {n: re.search(r"dasharray:([^;]+)", css) for n, css in rules}
     patterns = [m.group(1) for m in dashes.values() if m is not None]

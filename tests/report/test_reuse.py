@@ -19,7 +19,7 @@ from rubricate.cli.main import main
 from rubricate.ledger.backends import DataBranchStore, DirectoryStore
 from rubricate.ledger.codec import parse_ledger
 from rubricate.ledger.reputation_config import ReputationConfig
-from rubricate.report import charts, model, pool, workers
+from rubricate.report import bar_chart, charts, model, pool, workers
 from rubricate.report.model import Options, build_report
 from rubricate.report.reuse import STATE_PATH
 from tests.ledger.factory import event, scored
@@ -240,7 +240,7 @@ def test_a_report_of_an_unchanged_ledger_draws_no_chart(
 ) -> None:
     _report(data, tmp_path / "site")
     drawn = _files(tmp_path / "site")
-    monkeypatch.setattr(charts, "render", _refuse("a chart was drawn again"))
+    monkeypatch.setattr(bar_chart, "render", _refuse("a chart was drawn again"))
     monkeypatch.setattr(charts, "line_chart", _refuse("a line chart was drawn again"))
     _report(data, tmp_path / "site")
     assert _files(tmp_path / "site") == drawn

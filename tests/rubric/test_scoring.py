@@ -6,7 +6,8 @@ import pytest
 
 from rubricate.cli.rubric_cmd import resolve_rubric
 from rubricate.errors import ScoreError
-from rubricate.rubric.model import Rubric, ScoreValue, clamp01, normalize
+from rubricate.numbers import clamp01
+from rubricate.rubric.model import Rubric, ScoreValue, normalize
 from rubricate.rubric.scoring import check, score, weighted_total
 
 from .helpers import checked, load

@@ -151,7 +151,7 @@ def judge_info(report: ScoreReport | None) -> JudgeInfo | None:
     """The judge's model, prompt version and token use, when a judge ran."""
     if report is None or not report.judge or "model" not in report.judge:
         return None
-    wanted = {k: v for k, v in report.judge.items() if k in JudgeInfo.model_fields}
+    wanted = {k: v for k, v in report.judge.items() if k in JudgeInfo.__dataclass_fields__}
     try:
         return JudgeInfo.model_validate(wanted)
     except ValidationError:

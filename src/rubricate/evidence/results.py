@@ -11,7 +11,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from rubricate.rubric.model import TOLERANCE, Rubric, Scale, ScoreResult, ScoreValue, clamp01
+from rubricate.numbers import clamp01
+from rubricate.rubric.model import TOLERANCE, Rubric, Scale, ScoreResult, ScoreValue
 
 CheckStatus = Literal["pass", "fail", "warn", "skip", "error"]
 Severity = Literal["error", "warning", "info"]

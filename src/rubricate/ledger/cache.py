@@ -36,8 +36,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from pydantic import ValidationError
-
 from rubricate.errors import LedgerProblem
 from rubricate.ledger.codec import LEDGER_DIR
 from rubricate.ledger.event import parse_time, rfc3339
@@ -246,7 +244,7 @@ def head_config(head: dict[str, Any] | None) -> ReputationConfig | None:
     """The reputation config a (verified) head records, if it holds a valid one."""
     try:
         return None if head is None else ReputationConfig.model_validate(head["config"])
-    except (KeyError, ValidationError):
+    except (KeyError, ValueError):  # (a refused config: pydantic's ValidationError)
         return None
 
 
@@ -268,7 +266,7 @@ def load_cache(head: dict[str, Any], buckets: Mapping[str, bytes]) -> FoldCache 
             jobs=jobs,
             key_id=head.get("key"),
         )
-    except (ValueError, TypeError, KeyError, AttributeError, IndexError, ValidationError):
+    except (ValueError, TypeError, KeyError, AttributeError, IndexError):
         return None
     return cache if list(cache.repos) == head["repos"] else None
 

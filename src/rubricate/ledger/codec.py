@@ -14,8 +14,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from pydantic import ValidationError
-
 from rubricate.errors import LedgerError as LedgerError
 from rubricate.errors import LedgerProblem
 from rubricate.ledger.event import Event
@@ -27,7 +25,6 @@ SHARD_SUFFIX = ".jsonl"
 SHARD_BYTES = 256 * 1024
 """A shard holding this much takes no more appends: the next start the month's next shard."""
 _MONTH = re.compile(r"^ledger/(\d{4}-\d{2})(?:\.jsonl|/(\d{4})\.jsonl)$")
-_UNION_TAGS = frozenset({"float", "bool", "int", "str"})
 
 
 @dataclass(frozen=True)
@@ -86,8 +83,8 @@ def event_from_dict(data: Mapping[str, Any]) -> Event:
     values.setdefault("id", _natural_id(values))
     try:
         event = Event.model_validate(values)
-    except ValidationError as exc:
-        raise LedgerError(describe_validation(exc)) from None
+    except ValueError as exc:  # (pydantic's ValidationError)
+        raise LedgerError(_described(exc)) from None
     problem = refusal(event)
     if problem is not None:
         raise LedgerError(problem)
@@ -98,8 +95,8 @@ def event_from_line(line: str) -> Event:
     """Validate one JSON line as an event (ids must be given)."""
     try:
         return Event.model_validate_json(line)
-    except ValidationError as exc:
-        raise LedgerError(describe_validation(exc)) from None
+    except ValueError as exc:  # (pydantic's ValidationError)
+        raise LedgerError(_described(exc)) from None
 
 
 def prepared_lines(events: Iterable[Event], key: bytes | None = None) -> list[tuple[Event, str]]:
@@ -118,23 +115,11 @@ def prepared_lines(events: Iterable[Event], key: bytes | None = None) -> list[tu
     return list(prepared.values())
 
 
-def describe_validation(exc: ValidationError) -> str:
-    """A short human message for the first few validation errors."""
-    described: dict[str, str] = {}
-    for error in exc.errors():
-        loc = list(error["loc"])
-        if len(loc) > 1 and loc[-1] in _UNION_TAGS:
-            loc.pop()  # one message per value, not one per member of `float | bool | None`
-        where = ".".join(str(p) for p in loc)
-        if error["type"] == "json_invalid":
-            message = f"not JSON ({error['msg'].removeprefix('Invalid JSON: ')})"
-        else:
-            message = str(error["msg"]).removeprefix("Value error, ")
-            message = f"{where}: {message}" if where else message
-        described.setdefault(where, message)
-    parts = list(described.values())
-    extra = len(parts) - 3
-    return "; ".join(parts[:3]) + (f" (and {extra} more)" if extra > 0 else "")
+def _described(exc: ValueError) -> str:
+    # pydantic is loaded only when the model refused an event: it words the refusal
+    from rubricate.ledger.event_model import describe_validation
+
+    return describe_validation(exc)  # type: ignore[arg-type]
 
 
 def parse_ledger(files: Mapping[str, str], key: bytes | None = None) -> ParsedLedger:

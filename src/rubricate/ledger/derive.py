@@ -21,7 +21,6 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import anybadge
-from pydantic import ValidationError
 
 from rubricate.ledger.cache import (
     CachedJob,
@@ -159,7 +158,7 @@ def recorded_config(data: bytes) -> ReputationConfig | None:
     """The reputation config a `reputation.json` records, if it holds a valid one."""
     try:
         return ReputationConfig.model_validate(json.loads(data)["config"])
-    except (KeyError, ValueError, TypeError, ValidationError):
+    except (KeyError, ValueError, TypeError):
         return None
 
 

@@ -1,4 +1,10 @@
-"""The ledger event: a public, versioned format (pure: data and ids only)."""
+"""The ledger event: a public, versioned format (pure: data and ids only).
+
+Events, and the rubric, override and judge records inside them, are frozen dataclasses
+(`ledger.records`): each field's type, default, bounds and rule are written once, here. A line
+in canonical form is read without pydantic; any other input goes to the model built from these
+same fields (`ledger.event_model`), which coerces it or words its errors. See DESIGN.md §3.
+"""
 
 from __future__ import annotations
 
@@ -6,31 +12,25 @@ import json
 import marshal
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, Final, Literal, overload
+from typing import Any, ClassVar, Final, Literal, overload
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    ValidationInfo,
-    ValidatorFunctionWrapHandler,
-    field_serializer,
-    field_validator,
-    model_validator,
-)
-
+from rubricate.errors import Undecided
 from rubricate.gitnames import REPO_PATTERN, is_full_name
-from rubricate.rubric.model import TOLERANCE, ScoreValue
+from rubricate.ledger.records import Record, Rule, made, read_values, rule
 
 SCHEMA_VERSION: Final = 1
 MAX_PR: Final = 2**31 - 1
 """GitHub numbers issues and pull requests with 32-bit integers."""
+TOLERANCE: Final = 1e-9
+"""The slack a recorded score's range allows: the rubric's scoring tolerance
+(`rubric.model.TOLERANCE`, which a test holds equal), so that reading events loads no rubric."""
+ScoreValue = float | bool | None
+"""A recorded criterion score: a number on the rubric's scale, a binary answer, or null."""
 _SHARED_RUBRICS = 256
-"""How many distinct rubric references decoding keeps to share (see `Event._shared_rubric`).
-Sets of given field names are shared too (frozen events never change theirs)."""
+"""How many distinct rubric references reading lines keeps to share (see `_shared_rubric`)."""
 _rubrics: dict[bytes, RubricRef] = {}
-_sets: dict[frozenset[str], set[str]] = {}
 EventKind = Literal[
     "first_submission",
     "review_scored",
@@ -46,39 +46,47 @@ Source = Literal["auto", "judge", "reviewer"]
 Gate = Literal["passed", "overridden", "bypassed"]
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+def rfc3339(value: datetime | None) -> str | None:
+    """A UTC time as the ledger writes it: `YYYY-MM-DDTHH:MM:SSZ` (None stays None)."""
+    if value is None:
+        return None
+    utc = value.astimezone(timezone.utc)  # isoformat pads the year to four digits, as RFC 3339
+    return utc.replace(tzinfo=None, microsecond=0).isoformat() + "Z"
 
 
-class ScaleRef(_Strict):
+def _ordered(scale: ScaleRef) -> str | None:
+    if scale.max <= scale.min:
+        return f"rubric.scale: max ({scale.max:g}) must be above min ({scale.min:g})"
+    return None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ScaleRef(Record):
     """The rubric scale's ends, so the ledger can normalize without the rubric file.
 
     `open` (recorded only when true) allows scores above `max`.
     """
 
+    rules: ClassVar[tuple[Rule, ...]] = (_ordered,)
     min: float
     max: float
     open: bool | None = None
-
-    @model_validator(mode="after")
-    def _ordered(self) -> ScaleRef:
-        if self.max <= self.min:
-            raise ValueError(f"rubric.scale: max ({self.max:g}) must be above min ({self.min:g})")
-        return self
 
     def describe(self) -> str:
         """`1-5`, or `0-100+` for an open scale."""
         return f"{self.min:g}-{self.max:g}{'+' if self.open else ''}"
 
 
-class CriterionRef(_Strict):
+@dataclass(frozen=True, kw_only=True)
+class CriterionRef(Record):
     """What the fold needs of a criterion: its weight and whether it may be null."""
 
-    weight: float = Field(gt=0)
+    weight: float = rule(gt=0)
     nullable: bool = False
 
 
-class RubricRef(_Strict):
+@dataclass(frozen=True, kw_only=True)
+class RubricRef(Record):
     """The rubric a score was recorded with; scale and criteria make the ledger self-contained."""
 
     id: str
@@ -87,13 +95,15 @@ class RubricRef(_Strict):
     criteria: dict[str, CriterionRef] | None = None
 
 
-class Override(_Strict):
+@dataclass(frozen=True, kw_only=True)
+class Override(Record):
     """An override of a failing approval, with its reason."""
 
-    reason: str = Field(min_length=20)
+    reason: str = rule(min_length=20)
 
 
-class JudgeInfo(_Strict):
+@dataclass(frozen=True, kw_only=True)
+class JudgeInfo(Record):
     """What the LLM judge used to produce a score."""
 
     model: str
@@ -104,128 +114,105 @@ class JudgeInfo(_Strict):
     cached: bool = False
 
 
-class Event(_Strict):
+def _full_name(repo: str) -> str | None:
+    return None if is_full_name(repo) else f"must look like owner/name, not {repo!r}"
+
+
+def _pr_number(pr: int) -> str | None:
+    return f"must be at most {MAX_PR} (a GitHub pull request number)" if pr > MAX_PR else None
+
+
+def _finite_evidence(evidence: list[dict[str, Any]]) -> str | None:
+    return None if _finite(evidence) else "NaN and Infinity are not valid JSON numbers"
+
+
+def _rated_has_rating(event: Event) -> str | None:
+    if event.kind == "rated" and event.rating is None:
+        return "a 'rated' event needs a rating from 1 to 5"
+    return None
+
+
+def _scores_fit_the_rubric(event: Event) -> str | None:
+    if event.scores and event.rubric is not None:
+        return score_problem(event.rubric, event.scores)
+    return None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Event(Record):
     """One append-only ledger entry."""
 
-    model_config = ConfigDict(
-        extra="forbid",
-        frozen=True,
-        allow_inf_nan=False,
-        json_schema_extra={
-            "allOf": [
-                {
-                    "if": {"properties": {"kind": {"const": "rated"}}},
-                    "then": {"required": ["rating"]},
-                }
-            ]
-        },
-    )
-
+    rules: ClassVar[tuple[Rule, ...]] = (_rated_has_rating, _scores_fit_the_rubric)
+    schema_extra: ClassVar[Mapping[str, Any] | None] = {
+        "allOf": [
+            {
+                "if": {"properties": {"kind": {"const": "rated"}}},
+                "then": {"required": ["rating"]},
+            }
+        ]
+    }
     schema_version: Literal[1] = SCHEMA_VERSION
-    id: str = Field(min_length=1)
+    id: str = rule(min_length=1)
     kind: EventKind
-    repo: str = Field(min_length=1, json_schema_extra={"pattern": REPO_PATTERN})
-    pr: int = Field(ge=1, json_schema_extra={"maximum": MAX_PR})
+    repo: str = rule(min_length=1, check=_full_name, schema={"pattern": REPO_PATTERN})
+    pr: int = rule(ge=1, check=_pr_number, schema={"maximum": MAX_PR})
     author: str
     actor: str
     actor_role: ActorRole = "none"
-    at: datetime
-    version: int = Field(default=1, ge=1)
+    at: datetime = rule(dump=rfc3339)  # noqa: RUF009 (a dataclass field, as `field` gives)
+    version: int = rule(1, ge=1)
     head_sha: str | None = None
     tree_sha: str | None = None
-    change_id: str | None = Field(default=None, max_length=100)
+    change_id: str | None = rule(None, max_length=100)
     """What the version is bound to: a digest of the PR's own change (see `change_digest`)."""
     rubric: RubricRef | None = None
-    scores: dict[str, float | bool | None] | None = None
+    scores: dict[str, ScoreValue] | None = None
     weighted_total: float | None = None
     normalized: float | None = None
     verdict: Literal["pass", "fail", "incomplete"] | None = None
     source: Source | None = None
     override: Override | None = None
     feedback: str | None = None
-    rating: int | None = Field(default=None, ge=1, le=5)
-    deadline: datetime | None = None
+    rating: int | None = rule(None, ge=1, le=5)
+    deadline: datetime | None = rule(None, dump=rfc3339)  # noqa: RUF009
     gate: Gate | None = None
-    evidence: list[dict[str, Any]] | None = None
+    evidence: list[dict[str, Any]] | None = rule(None, check=_finite_evidence)  # noqa: RUF009
     judge: JudgeInfo | None = None
     delivery: str | None = None
-    sig: str | None = Field(default=None, max_length=200)
+    sig: str | None = rule(None, max_length=200)
     """`hmac-sha256:<hex>` over the canonical line without `sig`, when a ledger key is set."""
 
-    @field_validator("at", "deadline")
     @classmethod
-    def _utc(cls, value: datetime | None) -> datetime | None:
-        if value is None:
-            return None
-        if value.tzinfo is None:
-            raise ValueError("timestamps must carry a timezone (RFC 3339)")
+    def model_validate_json(cls, text: str | bytes) -> Event:
+        """The event of one JSON line: read directly when canonical (lines recorded with the
+        same rubric share one frozen reference), else by the model."""
         try:
-            return value.astimezone(timezone.utc)
-        except OverflowError:
-            raise ValueError("the time is out of range in UTC") from None
-
-    @field_validator("rubric", mode="wrap")
-    @classmethod
-    def _shared_rubric(
-        cls, value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo
-    ) -> Any:
-        """Lines recorded with the same rubric share one reference (frozen): the same object as
-        validating it again would give, made once. Most lines of a ledger carry the same few."""
-        if info.mode != "json" or not isinstance(value, dict):
-            return handler(value)
-        key = marshal.dumps(value)  # of JSON values: equal bytes, equal values (in key order)
-        shared = _rubrics.get(key)
-        if shared is None:
-            shared = handler(value)
-            if len(_rubrics) >= _SHARED_RUBRICS:
-                _rubrics.clear()
-            _rubrics[key] = shared
-        return shared
-
-    @field_validator("repo")
-    @classmethod
-    def _full_name(cls, value: str) -> str:
-        if not is_full_name(value):
-            raise ValueError(f"must look like owner/name, not {value!r}")
-        return value
-
-    @field_validator("pr")
-    @classmethod
-    def _pr_number(cls, value: int) -> int:
-        if value > MAX_PR:
-            raise ValueError(f"must be at most {MAX_PR} (a GitHub pull request number)")
-        return value
-
-    @field_validator("evidence")
-    @classmethod
-    def _finite_evidence(cls, value: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:
-        if value is not None and not _finite(value):
-            raise ValueError("NaN and Infinity are not valid JSON numbers")
-        return value
-
-    @model_validator(mode="after")
-    def _rated_has_rating(self) -> Event:
-        if self.kind == "rated" and self.rating is None:
-            raise ValueError("a 'rated' event needs a rating from 1 to 5")
-        return self
-
-    @model_validator(mode="after")
-    def _scores_fit_the_rubric(self) -> Event:
-        if self.scores and self.rubric is not None:
-            problem = score_problem(self.rubric, self.scores)
-            if problem is not None:
-                raise ValueError(problem)
-        got = self.__pydantic_fields_set__  # one set shared by events giving the same fields
-        object.__setattr__(self, "__pydantic_fields_set__", _sets.setdefault(frozenset(got), got))
-        return self
-
-    @field_serializer("at", "deadline")
-    def _rfc3339(self, value: datetime | None) -> str | None:
-        return rfc3339(value)
+            values = json.loads(text)
+            if type(values) is not dict:
+                raise Undecided
+            rubric = values.get("rubric")
+            if type(rubric) is dict:
+                values["rubric"] = _shared_rubric(rubric)
+            return made(cls, read_values(cls, values))
+        except (Undecided, ValueError, RecursionError):
+            return super().model_validate_json(text)
 
     def to_line(self) -> str:
         """One canonical JSONL line: keys sorted, absent fields left out."""
         return json.dumps(self.model_dump(mode="json", exclude_none=True), sort_keys=True)
+
+
+def _shared_rubric(value: dict[str, Any]) -> RubricRef:
+    """Lines recorded with the same rubric share one reference (frozen): the same object as
+    reading it again would give, made once. Most lines of a ledger carry the same few."""
+    key = marshal.dumps(value)  # of JSON values: equal bytes, equal values (in key order)
+    shared = _rubrics.get(key)
+    if shared is None:
+        shared = made(RubricRef, read_values(RubricRef, value))  # (or Undecided: to the model)
+        if len(_rubrics) >= _SHARED_RUBRICS:
+            _rubrics.clear()
+        _rubrics[key] = shared
+    return shared
 
 
 def score_problem(rubric: RubricRef, scores: Mapping[str, ScoreValue]) -> str | None:
@@ -259,14 +246,6 @@ def _finite(value: object) -> bool:
     if isinstance(value, (list, tuple)):
         return all(_finite(v) for v in value)
     return True
-
-
-def rfc3339(value: datetime | None) -> str | None:
-    """A UTC time as the ledger writes it: `YYYY-MM-DDTHH:MM:SSZ` (None stays None)."""
-    if value is None:
-        return None
-    utc = value.astimezone(timezone.utc)  # isoformat pads the year to four digits, as RFC 3339
-    return utc.replace(tzinfo=None, microsecond=0).isoformat() + "Z"
 
 
 def same_login(login: str, other: str) -> bool:

@@ -34,7 +34,7 @@ from datetime import datetime
 from operator import attrgetter
 from typing import TYPE_CHECKING, Literal
 
-from rubricate.rubric.model import clamp01
+from rubricate.numbers import clamp01
 
 if TYPE_CHECKING:
     from rubricate.ledger.event import CriterionRef, Event, RubricRef, ScaleRef

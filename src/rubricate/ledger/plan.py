@@ -14,8 +14,6 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-from pydantic import ValidationError
-
 from rubricate.ledger.cache import (
     STATE_DIR,
     CachedJob,
@@ -392,7 +390,7 @@ def verified_job(
     try:
         events = [Event.model_validate(raw) for raw in json.loads(data)["events"]]
         summary = fold_job(events)
-    except (ValueError, KeyError, TypeError, ValidationError):
+    except (ValueError, KeyError, TypeError):
         return None
     if summary.facts != cached.facts or job_file(summary) != data:
         return None

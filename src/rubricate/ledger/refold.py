@@ -14,10 +14,9 @@ light pass found proves wrong, `restart` is called and the files come again in t
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-
-from pydantic import BaseModel, ConfigDict
 
 from rubricate.ledger.cache import CachedJob
 from rubricate.ledger.codec import (
@@ -33,6 +32,7 @@ from rubricate.ledger.derive import JobKey, closing_files, folded_job
 from rubricate.ledger.event import Event
 from rubricate.ledger.fold import fold_job
 from rubricate.ledger.paths import Layout, git_blob_id
+from rubricate.ledger.records import Record
 from rubricate.ledger.reputation_config import ReputationConfig
 
 Reader = Callable[[Sequence[str]], Mapping[str, bytes]]
@@ -42,10 +42,10 @@ Emit = Callable[[str, str, bytes], None]
 """Takes a derived file as the fold produces it: its path, blob id and content."""
 
 
-class _JobOnly(BaseModel):
-    """A line's job, validated with the types `Event` gives `repo` and `pr`."""
+@dataclass(frozen=True, kw_only=True)
+class _JobOnly(Record):
+    """A line's job, read with the types `Event` gives `repo` and `pr`."""
 
-    model_config = ConfigDict(extra="ignore")
     repo: str
     pr: int
 
@@ -96,8 +96,9 @@ def job_ends(
     for index, path in enumerate(shards):
         for line in _text(tree, read, path).split("\n"):
             try:
-                job = _JobOnly.model_validate_json(line)
-            except ValueError:  # not an event (pydantic's ValidationError is a ValueError)
+                values = json.loads(line)
+                job = _JobOnly.model_validate({"repo": values["repo"], "pr": values["pr"]})
+            except (ValueError, KeyError, TypeError, RecursionError):  # not an event's line
                 continue
             ends[(job.repo, job.pr)] = index
     return ends, {repo for repo, _ in ends}

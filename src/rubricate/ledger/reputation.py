@@ -129,7 +129,12 @@ def combine(
 
     The coverage is Σ weight of the components with data, as the weights are configured.
     """
-    weights = config.weights.model_dump()
+    return _combined(components, config.weights.model_dump())
+
+
+def _combined(
+    components: dict[str, Component], weights: Mapping[str, float]
+) -> tuple[float | None, float]:
     present = [(weights[name], c.value) for name, c in components.items() if c.value is not None]
     coverage = sum(w for w, _ in present)
     if not coverage:
@@ -139,7 +144,10 @@ def combine(
 
 def coverage_share(coverage: float, config: ReputationConfig) -> float:
     """The coverage as a share of the total weight (0.0 when every weight is 0)."""
-    total = sum(config.weights.model_dump().values())
+    return _share(coverage, sum(config.weights.model_dump().values()))
+
+
+def _share(coverage: float, total: float) -> float:
     return coverage / total if total else 0.0
 
 
@@ -185,21 +193,60 @@ def components_entry(
 ) -> dict[str, Any]:
     """An author's entry from their components and job counts by state; with the scope's
     `means`, `ranked` (and each component's own) too."""
-    reputation, coverage = combine(components, config)
-    entry: dict[str, Any] = {
-        "reputation": _round(reputation),
-        "coverage": _round(coverage),
-        "coverage_share": _round(coverage_share(coverage, config)),
-        "jobs": jobs,
-        "provisional": jobs["completed"] < config.provisional_below,
-        "components": {name: _component_dict(components[name]) for name in COMPONENTS},
-    }
-    if means is not None:
-        pulled = ranked_components(components, means, config.prior_jobs)
-        entry["ranked"] = _round(combine(pulled, config)[0])
-        for name in COMPONENTS:
-            entry["components"][name]["ranked"] = _round(pulled[name].value)
-    return entry
+    return Entries(config).entry(components, jobs, means)
+
+
+class Entries:
+    """`components_entry` under one config, for many entries (a series' points): the weights
+    are read once, and each component's shown form (`component_dict`) is made once per value
+    and count."""
+
+    def __init__(self, config: ReputationConfig) -> None:
+        self.config = config
+        self.weights = config.weights.model_dump()
+        self.total = sum(self.weights.values())
+        self.shown: dict[tuple[float, int], tuple[float | None, list[float | None] | None]] = {}
+
+    def entry(
+        self,
+        components: dict[str, Component],
+        jobs: dict[str, int],
+        means: dict[str, Component] | None = None,
+    ) -> dict[str, Any]:
+        """`components_entry` of these components and counts (`means` as there)."""
+        config = self.config
+        reputation, coverage = _combined(components, self.weights)
+        entry: dict[str, Any] = {
+            "reputation": _round(reputation),
+            "coverage": _round(coverage),
+            "coverage_share": _round(_share(coverage, self.total)),
+            "jobs": jobs,
+            "provisional": jobs["completed"] < config.provisional_below,
+            "components": {name: self.component(components[name]) for name in COMPONENTS},
+        }
+        if means is not None:
+            pulled = ranked_components(components, means, config.prior_jobs)
+            entry["ranked"] = _round(_combined(pulled, self.weights)[0])
+            for name in COMPONENTS:
+                entry["components"][name]["ranked"] = _round(pulled[name].value)
+        return entry
+
+    def component(self, component: Component) -> dict[str, Any]:
+        """`component_dict` of a component (a new dict each time)."""
+        value = component.value
+        if not value:  # None, or a zero (whose sign the memo's key would not tell apart)
+            return _component_dict(component)
+        key = (value, component.n)
+        known = self.shown.get(key)
+        if known is None:
+            made = _component_dict(component)
+            known = self.shown[key] = (made["value"], made["interval"])
+        interval = known[1]
+        return {
+            "value": known[0],
+            "n": component.n,
+            "interval": None if interval is None else [*interval],
+        }
 
 
 SCALE = 1074
@@ -312,9 +359,9 @@ class RunningTerms:
         self.terms[pr] = terms
         self.totals.add(terms)
 
-    def entry(self, config: ReputationConfig) -> dict[str, Any]:
-        """`terms_entry` of the terms now."""
-        return components_entry(self.totals.components(), dict(self.totals.counts), config)
+    def entry(self, entries: Entries) -> dict[str, Any]:
+        """`terms_entry` of the terms now (under `entries`' config)."""
+        return entries.entry(self.totals.components(), dict(self.totals.counts))
 
 
 def _state_counts(jobs: Sequence[JobFacts] | Sequence[JobTerms]) -> dict[str, int]:

@@ -28,8 +28,6 @@ from functools import partial
 from types import TracebackType
 from typing import TYPE_CHECKING, Protocol, TypeAlias, TypeVar
 
-from pydantic import ValidationError
-
 from rubricate.bulk import bulk
 from rubricate.errors import DataBranchError as DataBranchError
 from rubricate.ledger.codec import (
@@ -387,6 +385,6 @@ def job_file_events(
             if body.get("repo") != repo or body.get("pr") != pr:
                 continue
             return trusted((Event.model_validate(raw) for raw in body["events"]), key)
-        except (ValueError, KeyError, TypeError, AttributeError, ValidationError) as exc:
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise LedgerError(f"{path}: not a valid job file ({exc.__class__.__name__})") from None
     return ()

@@ -94,6 +94,8 @@ def cell(value: object) -> str:
         return "yes" if value else "no"
     if isinstance(value, float):
         return f"{value:.3f}"
+    if type(value) is int:  # digits and a sign: nothing to escape
+        return str(value)
     return escape(str(value))
 
 

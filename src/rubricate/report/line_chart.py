@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from html import escape
+from typing import TypeVar
 
 FONT_SIZE = 12
 TITLE_SIZE = 15
@@ -85,6 +86,8 @@ def line_chart(
     def y(value: float) -> float:
         return plot_h * (1 - (value - low) / (high - low))
 
+    x_of, y_of = _written(x), _written(y)  # the lines share their times and many values
+
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" id="chart-{chart_id}" '
         f'class="line-chart chart-svg {scope}" viewBox="0 0 {frame.width} {frame.height}" '
@@ -111,12 +114,12 @@ def line_chart(
     parts.append("</g>")
     for n, line in enumerate(lines):
         parts.append(f'<g class="series serie-{n} color-{n}">')
-        path = _path([(t, v) for t, v in line.points], x, y)
+        path = _path([(t, v) for t, v in line.points], x_of, y_of)
         if path:
             parts.append(f'<path d="{path}" class="line reactive nofill"/>')
         if line.dots:
             parts += [
-                f'<circle cx="{_n(x(t))}" cy="{_n(y(v))}" r="{line.dots:g}" class="dot reactive"/>'
+                f'<circle cx="{x_of(t)}" cy="{y_of(v)}" r="{line.dots:g}" class="dot reactive"/>'
                 for t, v in line.points
                 if v is not None
             ]
@@ -176,19 +179,36 @@ _FONT = "system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif"
 
 def _path(
     points: Sequence[tuple[datetime, float | None]],
-    x: Callable[[datetime], float],
-    y: Callable[[float], float],
+    x: Callable[[datetime], str],
+    y: Callable[[float], str],
 ) -> str:
-    """An SVG path through the points, broken where a value is None."""
+    """An SVG path through the points (`x`, `y`: a coordinate as written), broken where a value
+    is None."""
     parts: list[str] = []
     move = True
     for at, value in points:
         if value is None:
             move = True
             continue
-        parts.append(f"{'M' if move else 'L'}{_n(x(at))} {_n(y(value))}")
+        parts.append(f"{'M' if move else 'L'}{x(at)} {y(value)}")
         move = False
     return " ".join(parts)
+
+
+Key = TypeVar("Key", datetime, float)
+
+
+def _written(place: Callable[[Key], float]) -> Callable[[Key], str]:
+    """`_n(place(key))`, each key's made once (a zero of either sign lands on the same spot)."""
+    made: dict[Key, str] = {}
+
+    def text(key: Key) -> str:
+        found = made.get(key)
+        if found is None:
+            found = made[key] = _n(place(key))
+        return found
+
+    return text
 
 
 def _value_span(values: Sequence[float], frame: Frame) -> tuple[float, float]:

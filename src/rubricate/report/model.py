@@ -34,6 +34,7 @@ from rubricate.ledger.fold import (
 )
 from rubricate.ledger.paths import author_stem
 from rubricate.ledger.reputation import (
+    Entries,
     JobTerms,
     LedgerCounts,
     RunningTerms,
@@ -331,15 +332,17 @@ def each_series(
     by_repo: dict[str, dict[int, JobFacts]] = defaultdict(dict)
     for (repo, pr), facts in (folded or {}).items():
         by_repo[repo][pr] = facts
+    entries = Entries(config)  # one for all: each shown component is made once
     for repo, author in sorted(by_author, key=lambda k: (author_stem(k[1]), k)):
-        yield (repo, author), author_series(by_author[(repo, author)], config, by_repo[repo])
+        yield (repo, author), author_series(by_author[(repo, author)], entries, by_repo[repo])
 
 
 def author_series(
-    events: Sequence[Event], config: ReputationConfig, folded: Mapping[int, JobFacts] | None = None
+    events: Sequence[Event], entries: Entries, folded: Mapping[int, JobFacts] | None = None
 ) -> list[dict[str, Any]]:
-    """One author's points from the events of all their jobs in one repo (`folded`: the facts
-    of whole jobs, by `pr`, when they are known already)."""
+    """One author's points from the events of all their jobs in one repo, under `entries`'
+    config (`folded`: the facts of whole jobs, by `pr`, when they are known already)."""
+    config = entries.config
     ordered = sorted(events, key=_ORDER)
     sizes = Counter(event.pr for event in ordered)
     seen: dict[int, list[Event]] = defaultdict(list)
@@ -355,7 +358,7 @@ def author_series(
         for pr in changed:
             whole = (folded or {}).get(pr) if len(seen[pr]) == sizes[pr] else None
             running.set(pr, _terms(seen[pr], whole, config))
-        points.append({"at": rfc3339(ordered[stop].at), "pr": completed, **running.entry(config)})
+        points.append({"at": rfc3339(ordered[stop].at), "pr": completed, **running.entry(entries)})
     return points
 
 

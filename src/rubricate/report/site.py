@@ -14,7 +14,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from rubricate.report import charts
+from rubricate.report import chart_styles, charts
 from rubricate.report.files import write_json, write_text
 from rubricate.report.memo import Memo
 from rubricate.report.pages import index_html, sort_pages
@@ -35,7 +35,7 @@ def write_site(
     they are being drawn already) and the `style.css` they all link (last: it holds the CSS of
     every chart drawn). `memo`: the index's charts the last report drew, and those of this one."""
     (out / "authors").mkdir(parents=True, exist_ok=True)
-    charts.STYLES.clear()
+    chart_styles.STYLES.clear()
     gc.freeze()  # the document lives to the end: collections while drawing skip it
     authors = pages or AuthorPages(out, workers, parallel_from)
     try:
@@ -55,4 +55,4 @@ def write_site(
 def stylesheet() -> str:
     """The site's one stylesheet: the pages' CSS, then every chart's."""
     pages = resources.files("rubricate.report").joinpath("style.css").read_text(encoding="utf-8")
-    return f"{pages}\n{charts.stylesheet()}\n"
+    return f"{pages}\n{chart_styles.stylesheet()}\n"

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from rubricate import __version__
-from rubricate.report import author_page, charts
+from rubricate.report import author_page, chart_styles
 from rubricate.report.kept_json import canonical, rows_for_writing
 from rubricate.report.pages import author_slugs
 from rubricate.report.pool import outcome, start_pool, submit
@@ -35,7 +35,7 @@ CHUNK = 25
 SHOWN_WINDOW = ("from", "author")
 """What of the window an author page shows (`pages.subtitle`)."""
 Styles = dict[str, str]
-"""Chart CSS by class name (see `charts.STYLES`)."""
+"""Chart CSS by class name (see `chart_styles.STYLES`)."""
 
 
 class AuthorPages:
@@ -112,7 +112,7 @@ class AuthorPages:
 
     def finish(self, report: Mapping[str, Any], progress: Progress) -> list[Path]:
         """The author pages drawn by this run, written; the CSS of every page's charts (those
-        kept too) added to `charts.STYLES`."""
+        kept too) added to `chart_styles.STYLES`."""
         slugs = author_slugs(report)
         if self.pool is None:
             names = [s for _, waiting in self.waiting for s in waiting]
@@ -126,7 +126,7 @@ class AuthorPages:
         for slug, styles in drawn.items():
             self.drawn[slug] = DrawnPage(self.digests[slug], styles)
         for page in self.drawn.values():
-            charts.STYLES.update(page.styles)
+            chart_styles.STYLES.update(page.styles)
         return [self._page(slug) for slug in sorted(drawn)]
 
     def _narrowed(self, part: Mapping[str, Any], slugs: Sequence[str]) -> Mapping[str, Any]:
@@ -161,17 +161,17 @@ def write_authors(
 ) -> dict[str, Styles]:
     """The pages of these authors, drawn and written here: the CSS of each one's charts."""
     drawn: dict[str, Styles] = {}
-    kept = dict(charts.STYLES)
-    charts.STYLES.clear()  # each page's charts put their CSS in it as the page is drawn
+    kept = dict(chart_styles.STYLES)
+    chart_styles.STYLES.clear()  # each page's charts put their CSS in it as the page is drawn
     for done, (name, text) in enumerate(author_page.author_pages(report, set(slugs)), start=1):
         (out / "authors" / name).write_text(text, encoding="utf-8")
-        drawn[name.removesuffix(".html")] = dict(charts.STYLES)
-        kept.update(charts.STYLES)
-        charts.STYLES.clear()
+        drawn[name.removesuffix(".html")] = dict(chart_styles.STYLES)
+        kept.update(chart_styles.STYLES)
+        chart_styles.STYLES.clear()
         if done == len(slugs) or done % CHUNK == 0:
             progress(f"author pages {done}/{len(slugs)}")
-    charts.STYLES.clear()
-    charts.STYLES.update(kept)
+    chart_styles.STYLES.clear()
+    chart_styles.STYLES.update(kept)
     return drawn
 
 

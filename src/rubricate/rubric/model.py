@@ -201,8 +201,3 @@ class ScoreResult:
 def normalize(scale: Scale, value: float) -> float:
     """`(x - min) / (max - min)`, unclamped (an open scale may exceed 1)."""
     return (value - scale.min) / (scale.max - scale.min)
-
-
-def clamp01(value: float) -> float:
-    """Clamp to [0, 1], as reputation uses normalized scores."""
-    return min(1.0, max(0.0, value))
