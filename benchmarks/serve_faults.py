@@ -321,7 +321,7 @@ def _run(args: argparse.Namespace, folder: Path, server: Server) -> dict[str, An
 
         sampler = Sampler(roles).__enter__()
         own_began = _own_cpu()
-        t0 = time.monotonic()
+        t0, t0_wall = time.monotonic(), time.time()
 
         def inject() -> None:
             for victim, (at, kind) in enumerate(faults.schedule):
@@ -365,7 +365,7 @@ def _run(args: argparse.Namespace, folder: Path, server: Server) -> dict[str, An
         for process in [receiver, *running]:
             stop(process)
     cpu = sampler.seconds() | {"load_generator_and_fake_github": round(own, 1)}
-    return _report(args, url, posts, acked, routes, limits, fake, faults.windows) | {
+    return _report(args, url, posts, acked, routes, limits, fake, faults.windows, t0_wall) | {
         "cpu_seconds_by_process": cpu,
         "cpu_ms_per_delivery_posted": {
             role: round(1000 * seconds / max(1, len(posts)), 1) for role, seconds in cpu.items()
@@ -382,6 +382,19 @@ def _run(args: argparse.Namespace, folder: Path, server: Server) -> dict[str, An
         if not any(left.values())
         else None,
     }
+
+
+def slow_by_bucket(
+    spans: list[tuple[float, float]], began: float, over: float = 1.0, width: int = 10
+) -> dict[str, int]:
+    """How many deliveries took more than `over` seconds from received to published, by the
+    `width`-second slice of the run they were received in (to line them up with `faults`)."""
+    buckets: dict[int, int] = {}
+    for received, published in spans:
+        if published - received > over:
+            slot = int((received - began) // width) * width
+            buckets[slot] = buckets.get(slot, 0) + 1
+    return {f"{slot}-{slot + width}": count for slot, count in sorted(buckets.items())}
 
 
 def put_back(logs: Path) -> dict[str, int]:
@@ -401,6 +414,7 @@ def _report(
     limits: Limits,
     fake: FakeGitHub,
     windows: list[tuple[float, float]],
+    began: float,
 ) -> dict[str, Any]:
     with connect(url) as conn:
         states = dict(conn.execute("SELECT guid, state FROM rubricate_deliveries").fetchall())
@@ -476,6 +490,7 @@ def _report(
         "received_to_published_s": percentiles(published),
         "received_to_published_s_no_fault_while_in_flight": percentiles(untouched),
         "published_with_a_fault_while_in_flight": len(published) - len(untouched),
+        "over_1s_to_publish_by_received_second": slow_by_bucket(spans, began),
     }
 
 
