@@ -117,9 +117,13 @@ def prepared_lines(events: Iterable[Event], key: bytes | None = None) -> list[tu
 
 def _described(exc: ValueError) -> str:
     # pydantic is loaded only when the model refused an event: it words the refusal
+    from pydantic import ValidationError
+
     from rubricate.ledger.event_model import describe_validation
 
-    return describe_validation(exc)  # type: ignore[arg-type]
+    if not isinstance(exc, ValidationError):
+        raise exc  # not the model's refusal: a fault, not a bad line
+    return describe_validation(exc)
 
 
 def parse_ledger(files: Mapping[str, str], key: bytes | None = None) -> ParsedLedger:

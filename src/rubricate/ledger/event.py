@@ -18,7 +18,7 @@ from typing import Any, ClassVar, Final, Literal, overload
 
 from rubricate.errors import Undecided
 from rubricate.gitnames import REPO_PATTERN, is_full_name
-from rubricate.ledger.records import Record, Rule, made, read_values, rule
+from rubricate.ledger.records import Record, Rule, loads, made, read_values, rule
 
 SCHEMA_VERSION: Final = 1
 MAX_PR: Final = 2**31 - 1
@@ -187,7 +187,7 @@ class Event(Record):
         """The event of one JSON line: read directly when canonical (lines recorded with the
         same rubric share one frozen reference), else by the model."""
         try:
-            values = json.loads(text)
+            values = loads(text)
             if type(values) is not dict:
                 raise Undecided
             rubric = values.get("rubric")

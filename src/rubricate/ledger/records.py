@@ -29,6 +29,9 @@ Rule = Callable[[Any], "str | None"]
 MISSING: Final = dataclasses.MISSING
 EXACT_FLOAT: Final = 2**53
 """Integers up to this size are floats exactly, so `5` in a float field reads as `5.0`."""
+PLAIN_DEPTH: Final = 64
+"""Nesting a free-form value (`evidence`) may have for the canonical reader; deeper values go to
+the model, which refuses a JSON text nested past its parser's limit (about 200 levels)."""
 _TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,6})?(?:Z|[+-]\d\d:\d\d)")
 
 
@@ -87,7 +90,7 @@ class Record:
     def model_validate_json(cls: type[R], text: str | bytes) -> R:
         """The record of a JSON text: read directly when canonical, else by the model."""
         try:
-            data = json.loads(text)
+            data = loads(text)
             if type(data) is not dict:
                 raise Undecided
             return made(cls, read_values(cls, data))
@@ -121,6 +124,12 @@ class Record:
         """The record's JSON Schema (from its model)."""
         schema: dict[str, Any] = _model(cls).model_json_schema()
         return schema
+
+
+def loads(text: str | bytes) -> Any:
+    """A JSON text's values; bytes must be UTF-8 without a byte order mark, as the model's parser
+    reads them (`json.loads` would guess UTF-16 or UTF-32, and skip a mark): `ValueError` else."""
+    return json.loads(text if isinstance(text, str) else text.decode("utf-8"))
 
 
 def _dumped(value: Any, exclude_none: bool) -> Any:
@@ -344,8 +353,8 @@ def _number(value: Any) -> float:
 def _time(value: Any) -> datetime:
     """A time with its offset, in UTC: RFC 3339 text, or an aware time given in code."""
     if type(value) is str and _TIME.fullmatch(value):
-        try:
-            parsed = datetime.fromisoformat(value)
+        try:  # (`Z` spelled as an offset: Python 3.10 reads no `Z`)
+            parsed = datetime.fromisoformat(value[:-1] + "+00:00" if value[-1] == "Z" else value)
         except ValueError:
             raise Undecided from None
     elif type(value) is datetime and value.utcoffset() is not None:
@@ -360,8 +369,9 @@ def _time(value: Any) -> datetime:
         raise Undecided from None
 
 
-def _plain(value: Any) -> Any:
-    """JSON's own values only (finite numbers, text): what reads back as it was written."""
+def _plain(value: Any, depth: int = 0) -> Any:
+    """JSON's own values only (finite numbers, text): what reads back as it was written. Values
+    nested deeper than `PLAIN_DEPTH` are left to the model, whose parser has a nesting limit."""
     kind = type(value)
     if kind is str:
         return _text(value)
@@ -369,10 +379,12 @@ def _plain(value: Any) -> Any:
         return value
     if kind is float and math.isfinite(value):
         return value
+    if depth >= PLAIN_DEPTH:
+        raise Undecided
     if kind is list:
-        return [_plain(v) for v in value]
+        return [_plain(v, depth + 1) for v in value]
     if kind is dict:
-        return {_text(k): _plain(v) for k, v in value.items()}
+        return {_text(k): _plain(v, depth + 1) for k, v in value.items()}
     raise Undecided
 
 
