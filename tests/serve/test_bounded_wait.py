@@ -5,11 +5,14 @@ then never stopped)."""
 from __future__ import annotations
 
 import asyncio
+import gc
+import logging
+import sys
 from collections.abc import Awaitable, Callable
 
 import pytest
 
-from rubricate.serve.bounded_wait import within
+from rubricate.serve.bounded_wait import ended, within
 
 
 async def cancelled_as_it_finishes(bound: Callable[[asyncio.Future[int]], Awaitable[int]]) -> str:
@@ -27,6 +30,52 @@ async def cancelled_as_it_finishes(bound: Callable[[asyncio.Future[int]], Awaita
 
 def test_a_cancellation_at_the_moment_the_wait_ends_is_raised() -> None:
     assert asyncio.run(cancelled_as_it_finishes(lambda inner: within(5, inner))) == "cancelled"
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="wait_for keeps the cancel since 3.12")
+def test_wait_for_loses_that_cancellation_before_python_3_12() -> None:
+    found = asyncio.run(cancelled_as_it_finishes(lambda inner: asyncio.wait_for(inner, 5)))
+    assert found == "returned 1"
+
+
+def test_a_task_that_lost_a_cancellation_is_cancelled_again_until_it_ends() -> None:
+    async def stubborn(seen: list[int]) -> None:
+        while True:
+            try:
+                await asyncio.sleep(60)
+            except asyncio.CancelledError:
+                seen.append(1)
+                if len(seen) == 3:
+                    raise
+
+    async def main() -> tuple[bool, int]:
+        seen: list[int] = []
+        task = asyncio.create_task(stubborn(seen))
+        await asyncio.sleep(0)
+        await ended(task, every=0.01)
+        return task.cancelled(), len(seen)
+
+    assert asyncio.run(main()) == (True, 3)
+
+
+def test_a_timed_out_task_whose_cleanup_failed_is_not_reported_as_unread(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    async def fails_when_cancelled() -> None:
+        try:
+            await asyncio.sleep(60)
+        except asyncio.CancelledError:
+            raise RuntimeError("cleanup failed") from None
+
+    async def main() -> None:
+        with pytest.raises(TimeoutError):
+            await within(0.01, fails_when_cancelled())
+        await asyncio.sleep(0.05)
+
+    with caplog.at_level(logging.ERROR, logger="asyncio"):
+        asyncio.run(main())
+        gc.collect()
+    assert [r.getMessage() for r in caplog.records] == []
 
 
 def test_the_result_or_the_error_of_what_finished_in_time() -> None:

@@ -3,14 +3,15 @@
 `asyncio.wait_for` before Python 3.12 returns the awaitable's result when the waiting task is
 cancelled at the moment the awaitable finishes: the cancellation is lost, and a loop meant to
 stop on it runs on for ever (a worker that then never stops). `within` waits with
-`asyncio.wait`, which always lets the caller's cancellation through.
+`asyncio.wait`, which always lets the caller's cancellation through; `ended` cancels a task
+until it is done, for a task whose libraries may still use `wait_for`.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
@@ -22,9 +23,30 @@ async def within(seconds: float, awaitable: Awaitable[T]) -> T:
     try:
         done, _ = await asyncio.wait({task}, timeout=seconds)
     except asyncio.CancelledError:
-        task.cancel()
+        _drop(task)
         raise
     if not done:
-        task.cancel()
+        _drop(task)
         raise TimeoutError(f"not done within {seconds:g} s")
     return task.result()
+
+
+async def ended(task: asyncio.Task[Any], every: float = 1.0) -> None:
+    """Cancel `task`, again every `every` seconds until it is done: a library's own
+    `asyncio.wait_for` inside it may lose one cancellation. Its outcome is dropped."""
+    while not task.done():
+        task.cancel()
+        await asyncio.wait({task}, timeout=every)
+    _drop(task)
+
+
+def _drop(task: asyncio.Future[Any]) -> None:
+    """Cancel a task whose outcome nobody reads, and read it when it comes (no "exception
+    never retrieved" warning from a cleanup that failed)."""
+    task.cancel()
+    task.add_done_callback(_outcome_read)
+
+
+def _outcome_read(task: asyncio.Future[Any]) -> None:
+    if not task.cancelled():
+        task.exception()

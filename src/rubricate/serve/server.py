@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import faulthandler
 import importlib
 import logging
@@ -21,7 +22,7 @@ import uvicorn
 from psycopg_pool import ConnectionPool
 
 from rubricate.serve.app_auth import AppCredentials, InstallationTokens
-from rubricate.serve.bounded_wait import within
+from rubricate.serve.bounded_wait import ended, within
 from rubricate.serve.context import WorkerContext
 from rubricate.serve.queue import QUEUE
 from rubricate.serve.receiver import create_app
@@ -70,8 +71,24 @@ def receiver_config(app: Starlette, host: str, port: int) -> uvicorn.Config:
     """uvicorn's settings for the receiver: httptools' HTTP parser, and uvloop's event loop
     where it exists (not on Windows), each a few times cheaper than the pure-Python defaults."""
     return uvicorn.Config(
-        app, host=host, port=port, http="httptools", loop="auto", log_level="info"
+        app,
+        host=host,
+        port=port,
+        http="httptools",
+        loop="auto",
+        log_level="info",
+        log_config=uvicorn_logging(),
     )
+
+
+def uvicorn_logging() -> dict[str, Any]:
+    """uvicorn's own logging, its lines written in `LOG_FORMAT` as every other warning."""
+    config = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)
+    formatters = config["formatters"]
+    formatters["default"].update(fmt=LOG_FORMAT, use_colors=False)
+    request = '%(client_addr)s - "%(request_line)s" %(status_code)s'
+    formatters["access"].update(fmt=LOG_FORMAT.replace("%(message)s", request), use_colors=False)
+    return config
 
 
 async def _both(server: uvicorn.Server, url: str, credentials: AppCredentials) -> None:
@@ -94,9 +111,7 @@ async def _both(server: uvicorn.Server, url: str, credentials: AppCredentials) -
         try:
             await server.serve()
         finally:
-            worker.cancel()
-            recovery.cancel()
-            await asyncio.gather(worker, recovery, return_exceptions=True)
+            await _stopped(worker, recovery)
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
             await locks.close()
@@ -254,8 +269,18 @@ async def _run_until(
         try:
             await asyncio.wait({worker, stop}, return_when=asyncio.FIRST_COMPLETED)
         finally:
-            for task in (worker, recovery, stop):
-                task.cancel()
-            results = await asyncio.gather(worker, recovery, stop, return_exceptions=True)
-        if isinstance(results[0], Exception):
-            raise results[0]
+            outcome = await _stopped(worker, recovery, stop)
+        if isinstance(outcome, Exception):
+            raise outcome
+
+
+async def _stopped(
+    worker: asyncio.Task[None], recovery: asyncio.Task[None], *rest: asyncio.Task[Any]
+) -> object:
+    """Stop the worker, cancelled once (a second cancel would cut its running jobs short), and
+    the recovery loop, cancelled until it ends; the worker's outcome (None, or its exception)."""
+    for task in (worker, recovery, *rest):
+        task.cancel()
+    outcomes = await asyncio.gather(worker, *rest, return_exceptions=True)
+    await ended(recovery)
+    return outcomes[0]
