@@ -7,6 +7,7 @@ import json
 import os
 import pickle
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -189,3 +190,24 @@ def test_the_judge_step_scans_a_large_change_on_two_processes(
     assert len(forks) == 1
     [injection] = [c for c in judged.checks if c.id == "injection"]
     assert list(injection.findings) == scan_snapshot(_change(), load_detector())
+
+
+def test_a_child_that_sends_nothing_in_time_is_killed_reaped_and_its_texts_scanned_here() -> None:
+    def hangs() -> bytes:
+        time.sleep(120)
+        return b""
+
+    child = scan_processes._forked(hangs)
+    assert child is not None
+    assert scan_processes._collected(child, wait=0.2) == {}
+    with pytest.raises(ChildProcessError):
+        os.waitpid(child[0], os.WNOHANG)  # already reaped: no zombie left
+
+
+def test_one_text_alone_forks_no_child(forks: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
+    change = _change()
+    largest = max(scan_parts(change), key=lambda p: len(p.text))
+    monkeypatch.setattr(scan_processes, "scan_parts", lambda _snapshot: [largest])
+    alone = scan_processes.scan_change(change, fixture_detector(), split_from=0)
+    assert forks == []
+    assert alone == scan_processes._scanned([largest], [0], fixture_detector())[0]

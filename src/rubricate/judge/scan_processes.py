@@ -12,7 +12,11 @@ from __future__ import annotations
 
 import os
 import pickle
+import select
+import signal
+import sys
 import threading
+import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -23,6 +27,9 @@ if TYPE_CHECKING:
     from rubricate.evidence.snapshot import Snapshot
     from rubricate.judge.detector import Detector
 
+CHILD_WAIT = 120.0
+"""Seconds the child may take to send its findings; past them it is killed and this process
+scans its texts too."""
 SPLIT_FROM = 150_000
 """Changes with this many characters to scan and more are scanned by two processes."""
 
@@ -40,7 +47,7 @@ def scan_change(
     least = SPLIT_FROM if split_from is None else split_from
     if sum(len(p.text) for p in parts) >= least and _can_fork():
         mine, theirs = halves([len(p.text) for p in parts])
-        child = _forked(lambda: pickle.dumps(_scanned(parts, theirs, detector)))
+        child = _forked(lambda: pickle.dumps(_scanned(parts, theirs, detector))) if theirs else None
         try:
             found = _scanned(parts, mine, detector)
         finally:  # the child is waited for whatever happens here
@@ -69,9 +76,10 @@ def _scanned(parts: list[Part], indices: Sequence[int], detector: Detector | Non
 
 def _can_fork() -> bool:
     """A child would run beside this process, and can be forked safely: this process may use
-    two cores, the platform has `fork` and no other thread runs here (a lock another thread
+    two cores, the platform is Linux (a fork is unsafe on macOS once its system frameworks ran,
+    and only Linux counts every thread) and no other thread runs here (a lock another thread
     held at the fork would stay held in the child)."""
-    return cores() >= 2 and hasattr(os, "fork") and _threads() == 1
+    return cores() >= 2 and sys.platform == "linux" and hasattr(os, "fork") and _threads() == 1
 
 
 def _threads() -> int:
@@ -113,12 +121,28 @@ def _forked(work: Callable[[], bytes]) -> tuple[int, int] | None:
     return pid, read
 
 
-def _collected(child: tuple[int, int]) -> Found:
-    """The findings the child wrote, once it has exited; none when it failed."""
+def _collected(child: tuple[int, int], wait: float = CHILD_WAIT) -> Found:
+    """The findings the child wrote, once it has exited; none when it failed, or had sent
+    nothing whole after `wait` seconds (it is then killed). The child is always reaped."""
     pid, read = child
-    with os.fdopen(read, "rb") as pipe:
-        data = pipe.read()
-    _pid, status = os.waitpid(pid, 0)
+    chunks: list[bytes] = []
+    give_up = time.monotonic() + wait
+    try:
+        while True:
+            left = give_up - time.monotonic()
+            if left <= 0:
+                os.kill(pid, signal.SIGKILL)
+                return {}
+            if not select.select([read], [], [], left)[0]:
+                continue
+            chunk = os.read(read, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(read)
+        _pid, status = os.waitpid(pid, 0)
+    data = b"".join(chunks)
     if not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
         return {}
     try:
