@@ -264,8 +264,9 @@ TRANSLATED_SOURCES: dict[str, tuple[str, Callable[[Mirror], list[str]]]] = {
         cyberseceval("prompt_injection_multilingual_machine_translated.json"),
     ),
 }
-"""Injections in other languages than English (machine-translated by their authors), read
-only when training with `--translated` (measured, not shipped: see `train_injection`)."""
+"""Injections mostly in other languages than English, machine-translated by their authors
+(XSafety's English set too), read only when training with `--translated` (measured, not
+shipped: see `train_injection`)."""
 
 
 def _json_strings(data: object, min_words: int) -> Iterator[str]:
