@@ -16,10 +16,8 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import re
 import resource
 import shutil
-import statistics
 import tempfile
 import threading
 import time
@@ -30,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from proc_cpu import Sampler, postmaster
+from serve_figures import percentiles, put_back, slow_by_bucket, top_statements, track_statements
 from tests.action.fake_github import FakeGitHub, Limits
 from tests.action.payloads import issue_comment_event, pull_request_event, review_event
 from tests.action.scenario import AUTHOR, START, WRITER, Scenario, git
@@ -178,22 +177,6 @@ class Faults:
         """Each fault's start and end, in seconds since the epoch (the database's clock)."""
 
 
-def percentiles(values: list[float]) -> dict[str, float]:
-    if not values:
-        return {}
-    ordered = sorted(values)
-
-    def at(share: float) -> float:
-        return round(ordered[min(len(ordered) - 1, int(share * len(ordered)))], 1)
-
-    return {
-        "p50": round(statistics.median(ordered), 1),
-        "p95": at(0.95),
-        "p99": at(0.99),
-        "max": round(ordered[-1], 1),
-    }
-
-
 def run_faults(args: argparse.Namespace) -> dict[str, Any]:
     """Run the whole load with its faults; the report."""
     binaries = bin_dir()
@@ -209,10 +192,10 @@ def run_faults(args: argparse.Namespace) -> dict[str, Any]:
                 migrate(conn)
                 migrate_queue(conn)
             if args.pg_statements:
-                _track_statements(server)
+                track_statements(server)
             report = _run(args, folder, server)
             if args.pg_statements:
-                report["postgresql_top_statements"] = _top_statements(server.url())
+                report["postgresql_top_statements"] = top_statements(server.url())
             return report | {
                 "load_average_before": [round(x, 2) for x in load_before],
                 "load_average_after": [round(x, 2) for x in os.getloadavg()],
@@ -237,30 +220,6 @@ def _cpu() -> float:
     own = resource.getrusage(resource.RUSAGE_SELF)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
-
-
-def _track_statements(server: Server) -> None:
-    """Load pg_stat_statements (a restart) and start counting."""
-    with connect(server.url()) as conn:
-        conn.execute("ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'")
-    server.crash_restart()
-    with connect(server.url()) as conn:
-        conn.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
-        conn.execute("SELECT pg_stat_statements_reset()")
-
-
-def _top_statements(url: str, count: int = 12) -> list[dict[str, Any]]:
-    """The statements PostgreSQL spent the most time executing (a function's with its call)."""
-    with connect(url) as conn:
-        rows = conn.execute(
-            "SELECT left(regexp_replace(query, '\\s+', ' ', 'g'), 160), calls,"
-            " round(total_exec_time::numeric, 1), round(total_plan_time::numeric, 1)"
-            " FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT %s",
-            (count,),
-        ).fetchall()
-    return [
-        {"query": q, "calls": n, "exec_ms": float(e), "plan_ms": float(p)} for q, n, e, p in rows
-    ]
 
 
 def _own_cpu() -> float:
@@ -382,27 +341,6 @@ def _run(args: argparse.Namespace, folder: Path, server: Server) -> dict[str, An
         if not any(left.values())
         else None,
     }
-
-
-def slow_by_bucket(
-    spans: list[tuple[float, float]], began: float, over: float = 1.0, width: int = 10
-) -> dict[str, int]:
-    """How many deliveries took more than `over` seconds from received to published, by the
-    `width`-second slice of the run they were received in (to line them up with `faults`)."""
-    buckets: dict[int, int] = {}
-    for received, published in spans:
-        if published - received > over:
-            slot = int((received - began) // width) * width
-            buckets[slot] = buckets.get(slot, 0) + 1
-    return {f"{slot}-{slot + width}": count for slot, count in sorted(buckets.items())}
-
-
-def put_back(logs: Path) -> dict[str, int]:
-    """How many jobs the workers' logs say were put back, by why (`gone`: the liveness lock
-    was free; `silent`: the heartbeat aged; `unregistered`)."""
-    text = "".join(log.read_text(errors="replace") for log in sorted(logs.glob("*.log")))
-    found = re.findall(r"put back: its worker is (\w+)", text)
-    return {why: found.count(why) for why in sorted(set(found))}
 
 
 def _report(
