@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from rubricate.numbers import decimal_text
-from rubricate.rubric.model import ScoreValue
+
+if TYPE_CHECKING:  # (the rubric's pydantic models: a type only)
+    from rubricate.rubric.model import ScoreValue
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~])")
 _ENTITIES = (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), (":", "&#58;"))

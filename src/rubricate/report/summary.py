@@ -18,8 +18,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from rubricate.ledger.event import TOLERANCE
 from rubricate.report.tallies import bump
-from rubricate.rubric.model import TOLERANCE
 
 APPROVAL_BUCKETS = ((1, "< 1 h"), (6, "1–6 h"), (24, "6–24 h"), (72, "1–3 d"), (168, "3–7 d"))
 LAST_BUCKET = "> 7 d"
