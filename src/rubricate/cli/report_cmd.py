@@ -213,8 +213,9 @@ def _read(
         return _Ledger(config, parse_in_parallel(store.shard_texts(), key=store.key))
     tip = store.backend.tip()
     require_branch(store, args)
-    snapshot = fold_snapshot(tip.tree, tip.read, store.key)
+    # (read together: the snapshot reads the cache's head again from what `read` fetched)
     recorded = tip.read([p for p in (CACHE_PATH, REPUTATION_PATH) if p in tip.tree])
+    snapshot = fold_snapshot(tip.tree, tip.read, store.key)
     config = store.config or recorded_config(recorded) or ReputationConfig()
     inputs = state_inputs(config, key_id(store.key)) if snapshot is not None else None
     whole = args.org is None and args.repo is None  # a state is kept of whole reports only

@@ -38,7 +38,7 @@ from typing import Any
 
 from rubricate.errors import LedgerProblem
 from rubricate.ledger.codec import LEDGER_DIR
-from rubricate.ledger.event import parse_time, rfc3339
+from rubricate.ledger.event import rfc3339
 from rubricate.ledger.fold import FOLD_VERSION, JobFacts
 from rubricate.ledger.paths import (
     BUCKET_DIR,
@@ -56,6 +56,7 @@ BUCKET_SIZE = 1000
 CACHE_FORMAT = 5
 STATE_DIR = CACHE_PATH.rpartition("/")[0]
 _STATES = ("open", "completed", "abandoned")
+_from_iso = datetime.fromisoformat
 
 
 @dataclass(frozen=True)
@@ -126,10 +127,14 @@ def bucket_jobs(path: str, data: bytes) -> dict[tuple[str, int], CachedJob]:
         rows = json.loads("[" + ",".join(lines) + "]")  # one parse: no call per line
         if len(rows) != len(lines):
             raise ValueError("a bucket line is one JSON array")
+        name = path.removeprefix(BUCKET_DIR).removesuffix(".jsonl")  # its jobs' pr // BUCKET_SIZE
+        low = int(name) * BUCKET_SIZE if name.isdigit() else -1
+        if rows and (low < 0 or bucket_path(low) != path):
+            raise ValueError(f"{path} is not a bucket's name")
         for row in rows:
             cached = _job_from_row(row)
             key = (cached.facts.repo, cached.facts.pr)
-            if key in jobs or bucket_path(key[1]) != path:
+            if key in jobs or not low <= key[1] < low + BUCKET_SIZE:
                 raise ValueError("a job twice, or in the wrong bucket")
             jobs[key] = cached
     except (TypeError, KeyError, AttributeError, IndexError) as exc:
@@ -297,26 +302,33 @@ def _job_row(cached: CachedJob) -> list[Any]:
 
 
 def _job_from_row(row: list[Any]) -> CachedJob:
-    (repo, pr, author, state, opened, closed, deadline, disputed, ratings, quality) = row[:10]
-    events, file_id, last = row[10:]
-    opened_at, last_at = parse_time(opened), parse_time(last)
-    if opened_at is None or last_at is None or state not in _STATES:
+    (repo, pr, author, state, opened, closed, deadline, disputed, ratings, quality, *rest) = row
+    events, file_id, last = rest
+    if state not in _STATES:
         raise ValueError("bad job row")
     facts = JobFacts(
-        repo=str(repo),
-        pr=int(pr),
-        author=str(author),
-        state=state,
-        opened_at=opened_at,
-        closed_at=parse_time(closed),
-        last_at=last_at,
-        deadline=parse_time(deadline),
-        disputed=bool(disputed),
-        ratings=tuple((str(role), int(rating)) for role, rating in ratings),
-        rubric_quality=None if quality is None else float(quality),
-        events=int(events),
+        str(repo),
+        int(pr),
+        str(author),
+        state,
+        _utc(opened),
+        None if closed is None else _utc(closed),
+        _utc(last),
+        None if deadline is None else _utc(deadline),
+        bool(disputed),
+        () if ratings == [] else tuple([(str(role), int(rating)) for role, rating in ratings]),
+        None if quality is None else float(quality),
+        int(events),
     )
     return CachedJob(facts, str(file_id))
+
+
+def _utc(text: str) -> datetime:
+    """`parse_time` of a time a row holds (None is no time: AttributeError, as any non-text)."""
+    parsed = _from_iso(text.replace("Z", "+00:00"))
+    if parsed.tzinfo is None:
+        raise ValueError(f"timestamp without a timezone: {text!r}")
+    return parsed
 
 
 def _problem(problem: LedgerProblem) -> list[Any]:
