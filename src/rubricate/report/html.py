@@ -77,10 +77,10 @@ def table(
     listed = [list(row) for row in rows]
     width = max([len(headers), *map(len, listed)])
     opens = ["<td class=text>" if i in texts else "<td>" for i in range(width)]
-    show = (lambda v: v) if raw else cell
+    shown = listed if raw else [[cell(v) for v in row] for row in listed]  # raw: made already
     body = "".join(
-        "<tr>" + "".join(f"{o}{show(v)}</td>" for o, v in zip(opens, row, strict=False)) + "</tr>"
-        for row in listed
+        "<tr>" + "".join([f"{o}{v}</td>" for o, v in zip(opens, row, strict=False)]) + "</tr>"
+        for row in shown
     )
     inner = f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody>"
     return f'<div class="table-wrap"><table>{inner}</table></div>'

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from operator import attrgetter
-from typing import Any
+from typing import Any, NamedTuple
 
 from rubricate.ledger.codec import ParsedLedger
 from rubricate.ledger.event import Event, parse_time, rfc3339, same_login
@@ -86,10 +86,10 @@ class Options:
             return None
 
 
-@dataclass(frozen=True)
-class JobPart:
+class JobPart(NamedTuple):
     """What the report keeps of one job, from its events alone: its row in the jobs table, the
-    latest score of each source on each version and criterion, and its audit entries."""
+    latest score of each source on each version and criterion, and its audit entries (a tuple:
+    a report reads one for each of its jobs)."""
 
     row: dict[str, Any]
     scored: Sequence[Scored]
@@ -107,7 +107,7 @@ def job_part(job: JobSummary) -> JobPart:
 def with_row_text(part: JobPart) -> JobPart:
     """The part with its row's canonical text made (`KeptRow`), as a report that keeps its
     parts writes it (report.json, the author pages' digests and the state use the text)."""
-    return part if isinstance(part.row, KeptRow) else replace(part, row=KeptRow.made(part.row))
+    return part if isinstance(part.row, KeptRow) else part._replace(row=KeptRow.made(part.row))
 
 
 @dataclass(frozen=True)

@@ -15,11 +15,12 @@ import json
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from rubricate.ledger.cache import FoldCache
 from rubricate.ledger.codec import ParsedLedger
-from rubricate.ledger.fold import fold_job
+from rubricate.ledger.fold import JobFacts, fold_job
 from rubricate.ledger.paths import author_stem
 from rubricate.ledger.reputation_config import ReputationConfig
 from rubricate.ledger.snapshot import FoldSnapshot
@@ -81,13 +82,12 @@ def kept_as_made(
         yield key, kept
 
 
-def cache_ledger_facts(cache: FoldCache) -> LedgerFacts:
-    """What the report says of the ledger as a whole, from the fold cache."""
+def cache_ledger_facts(cache: FoldCache, events: int, newest: datetime | None) -> LedgerFacts:
+    """What the report says of the ledger as a whole, from the fold cache (`events`: how many
+    its jobs hold, `newest`: the newest one's time, `FoldCache.events` and `.newest_at`)."""
     problems = corrupt_lines(ParsedLedger(corrupt=cache.corrupt))
     problems += [str(p) for p in (*cache.duplicates, *cache.misplaced)]
-    return LedgerFacts(
-        problems, cache.events, len(cache.corrupt), len(cache.duplicates), cache.newest_at
-    )
+    return LedgerFacts(problems, events, len(cache.corrupt), len(cache.duplicates), newest)
 
 
 def recorded_reputation(data: bytes | None, config: ReputationConfig) -> dict[str, Any] | None:
@@ -112,20 +112,37 @@ def refreshed(
     """The sources of the snapshot's ledger, what to keep of them for the next report, and the
     page names (`author_stem`) of the authors whose pages may show something else."""
     jobs = snapshot.cache.jobs
-    files = {key: job.file_id for key, job in jobs.items()}
-    changed = {key for key in files if kept.files.get(key) != files[key] or key not in kept.parts}
-    gone = set(kept.files) - set(files)
-    authors = {(key[0], jobs[key].facts.author) for key in jobs}
-    touched = {(key[0], jobs[key].facts.author) for key in changed}
+    files: dict[JobKey, str] = {}
+    facts: dict[JobKey, JobFacts] = {}
+    authors: set[AuthorKey] = set()
+    changed: set[JobKey] = set()
+    events_count, newest = 0, None
+    kept_files, kept_parts = kept.files, kept.parts
+    for key, job in jobs.items():  # one pass over every job
+        file_id = files[key] = job.file_id
+        job_facts = facts[key] = job.facts
+        authors.add((key[0], job_facts.author))
+        events_count += job_facts.events
+        if newest is None or job_facts.last_at > newest:
+            newest = job_facts.last_at
+        if kept_files.get(key) != file_id or key not in kept_parts:
+            changed.add(key)
+    gone = kept_files.keys() - files.keys()
+    touched = {(key[0], facts[key].author) for key in changed}
     touched |= {
-        (key[0], kept.parts[key].row["author"]) for key in gone | changed if key in kept.parts
+        (key[0], kept_parts[key].row["author"]) for key in gone | changed if key in kept_parts
     }
-    touched |= {key for key in authors if key not in kept.series}
-    stale = {author_stem(author) for _, author in touched | (set(kept.series) - authors)}
+    touched |= authors - kept.series.keys()
+    stale = {author_stem(author) for _, author in touched | (kept.series.keys() - authors)}
     touched &= authors
-    read = {key for key in jobs if key in changed or (key[0], jobs[key].facts.author) in touched}
+    logins = {login for _, login in touched}
+    read = changed | {
+        key for key, f in facts.items() if f.author in logins and (key[0], f.author) in touched
+    }
     events = snapshot.job_events(sorted(read))
-    parts = {key: kept.parts[key] for key in jobs if key not in changed}
+    parts = dict(kept_parts)
+    for key in changed | (parts.keys() - files.keys()):
+        parts.pop(key, None)
     tally = Tally(Counter(kept.tally.scores), Counter(kept.tally.pairs))
     totals = kept.totals.copy()
     for key in changed | gone:
@@ -136,14 +153,13 @@ def refreshed(
     for key in changed:
         tally.add(parts[key].scored)
         totals.add(parts[key].row)
-    facts = {key: job.facts for key, job in jobs.items()}
     series: dict[AuthorKey, Points | KeptSeries] = {
         key: kept.series[key] for key in authors - touched
     }
     ordered = [e for key in sorted(read) for e in events[key]]
     series.update(each_series(ordered, config, facts))
     listed = [(key, series[key]) for key in sorted(series, key=_page_order)]
-    ledger = cache_ledger_facts(snapshot.cache)
+    ledger = cache_ledger_facts(snapshot.cache, events_count, newest)
     sources = Sources(ledger, facts, parts, listed, tally, kept.memo, totals=totals)
     return sources, Kept(files, parts, series, tally, totals, kept.memo), stale
 

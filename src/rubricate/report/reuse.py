@@ -70,6 +70,8 @@ class KeptScores(Sequence[Scored]):
     used (the scores of a job that did not change are never read). `line`: the job's whole line
     in the state it was read from, written again as it is while the job's file is `file_id`."""
 
+    __slots__ = ("_read", "file_id", "key", "line", "text")
+
     def __init__(self, key: tuple[str, int], text: str, file_id: str = "", line: str = ""):
         self.key, self.text = key, text
         self.file_id, self.line = file_id, line
@@ -194,20 +196,20 @@ def _state(text: str, inputs: str) -> State:
     if len(lines) != jobs + authors + 2 or lines[-1]:
         raise ValueError("the state is cut short")
     texts = lines[1 : jobs + 1]
-    fields = [line.split("\t") for line in texts]
-    if any(len(f) != 7 or f[0] != "J" for f in fields):
-        raise ValueError("a job line out of place")
-    if hashlib.sha256("\n".join(texts).encode()).hexdigest() != data["jobs_sha256"]:
+    start = len(lines[0]) + 1  # the job lines, as they are in `text`
+    joined = text[start : start + sum(map(len, texts)) + max(jobs - 1, 0)]
+    if hashlib.sha256(joined.encode()).hexdigest() != data["jobs_sha256"]:
         raise ValueError("a job line altered")
-    if not all(f[4][:1] == "{" and f[4][-1:] == "}" for f in fields):
-        raise ValueError("a kept row is a JSON object")
-    rows = [UnreadRow(f[4]) for f in fields]
     files: dict[tuple[str, int], str] = {}
     parts: dict[tuple[str, int], JobPart] = {}
     names: dict[str, str] = {}  # each repository's JSON text, read once
-    for (_, repo, pr, file_id, _, scored, audit), row, line in zip(
-        fields, rows, texts, strict=True
-    ):
+    for line in texts:
+        fields = line.split("\t")
+        if len(fields) != 7 or fields[0] != "J":
+            raise ValueError("a job line out of place")
+        _, repo, pr, file_id, row, scored, audit = fields
+        if not (row.startswith("{") and row.endswith("}")):
+            raise ValueError("a kept row is a JSON object")
         if repo not in names:
             names[repo] = str(json.loads(repo))
         key = (names[repo], int(pr))
@@ -219,7 +221,7 @@ def _state(text: str, inputs: str) -> State:
         else:
             found = json.loads(audit)
             listed = {name: list(found.get(name, [])) for name in AUDITS}
-        parts[key] = JobPart(row, KeptScores(key, scored, file_id, line), listed)
+        parts[key] = JobPart(UnreadRow(row), KeptScores(key, scored, file_id, line), listed)
     series: dict[tuple[str, str], Points | KeptSeries] = {}
     for line in lines[jobs + 1 : -1]:
         kind, repo, login, last, shown = line.split("\t")

@@ -138,7 +138,11 @@ def weights_section(
         (j for j in facts if j.state == "completed" and j.rubric_quality is not None),
         key=lambda j: (j.closed_at or j.last_at, j.repo, j.pr),
     )
-    rated = [(j, _job_rating(j, config)) for j in jobs]
+    ratings_of: dict[tuple[tuple[str, int], ...], float | None] = {}  # most jobs share a few
+    for job in jobs:
+        if job.ratings not in ratings_of:
+            ratings_of[job.ratings] = _job_rating(job, config)
+    rated = [(j, ratings_of[j.ratings]) for j in jobs]
     kept = [(j, r) for j, r in rated if r is not None]
     quality = [round(j.rubric_quality or 0.0, 6) for j, _ in kept]
     ratings = [round(r or 0.0, 6) for _, r in kept]

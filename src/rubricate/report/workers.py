@@ -114,9 +114,9 @@ class AuthorPages:
         """The author pages drawn by this run, written; the CSS of every page's charts (those
         kept too) added to `chart_styles.STYLES`."""
         slugs = author_slugs(report)
-        if self.pool is None:
+        if self.pool is None:  # (given only their rows: the report holds every job's)
             names = [s for _, waiting in self.waiting for s in waiting]
-            drawn = write_authors(report, self.out, names, progress)
+            drawn = write_authors(self._narrowed(report, names), self.out, names, progress)
         else:
             drawn = {}
             for future, chunk in self.chunks:
