@@ -3,6 +3,7 @@ author alone for the author pages' index, and its text written again as it was r
 
 from __future__ import annotations
 
+import json
 import pickle
 from typing import Any
 
@@ -58,3 +59,11 @@ def test_a_row_without_an_author_first_is_parsed_for_it() -> None:
         UnreadRow('{"pr":1}')["author"]
     with pytest.raises(ValueError, match="JSON object"):
         UnreadRow("[1]")["pr"]
+
+
+@pytest.mark.parametrize(
+    "login", ["carol", "b\u00e9a", 'say "hi"', "back\\slash", "\u2028", "dependabot[bot]", None, 7]
+)
+def test_its_author_read_alone_is_the_one_parsing_gives(login: object) -> None:
+    text = canonical({"author": login, "pr": 1})
+    assert UnreadRow(text)["author"] == json.loads(text)["author"]

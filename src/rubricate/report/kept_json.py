@@ -158,7 +158,11 @@ class UnreadRow(KeptRow):
 
     def __getitem__(self, key: str) -> Any:
         if self._unread and key == "author" and self.text.startswith(_AUTHOR):
-            return _DECODER.raw_decode(self.text, len(_AUTHOR))[0]
+            text = self.text
+            end = text.find('"', _FIRST)  # a login with no escape in it is its text as it is
+            if text[_FIRST - 1 : _FIRST] == '"' and end > 0 and "\\" not in text[_FIRST:end]:
+                return text[_FIRST:end]
+            return _DECODER.raw_decode(text, len(_AUTHOR))[0]
         return dict.__getitem__(self._load(), key)
 
     def get(self, key: str, default: Any = None) -> Any:
@@ -203,4 +207,5 @@ class UnreadRow(KeptRow):
 
 
 _AUTHOR = '{"author":'
+_FIRST = len(_AUTHOR) + 1
 _DECODER = json.JSONDecoder()
