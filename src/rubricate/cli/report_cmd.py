@@ -135,6 +135,7 @@ def _write_report(
 
     with gc_paused():  # everything read here lives to the end: no collection over it
         ledger = _read(args, out, store)
+        gc.freeze()  # (nor over it once collections resume)
     pages = None
     if args.format == "html":
         from rubricate.report.workers import AuthorPages  # pygal: only the site draws charts
