@@ -31,11 +31,12 @@ from rubricate.errors import ConfigError, RubricateError, RunFailed, read_proble
 from rubricate.ledger.codec import ParsedLedger, decode_shard, is_shard
 from rubricate.ledger.derive import REPUTATION_PATH, is_derived
 from rubricate.ledger.event import same_login
-from rubricate.ledger.paths import CACHE_PATH
+from rubricate.ledger.paths import BUCKET_DIR, CACHE_PATH
 from rubricate.ledger.pg_store import PostgresStore
 from rubricate.ledger.reputation_config import ReputationConfig
 from rubricate.ledger.snapshot import FoldSnapshot, fold_snapshot
 from rubricate.ledger.store import LedgerStore
+from rubricate.ledger.treeids import TREE_MODE, listing_of
 from rubricate.ledger.trust import key_id
 from rubricate.ledger.verify import (
     check_author,
@@ -214,8 +215,12 @@ def _read(
         return _Ledger(config, parse_in_parallel(store.shard_texts(), key=store.key))
     tip = store.backend.tip()
     require_branch(store, args)
-    # (read together: the snapshot reads the cache's head again from what `read` fetched)
-    recorded = tip.read([p for p in (CACHE_PATH, REPUTATION_PATH) if p in tip.tree])
+    # the cache's head, its buckets and reputation.json in one request (`read` then fetches
+    # none of them again)
+    recorded_paths = [p for p in (CACHE_PATH, REPUTATION_PATH) if p in tip.tree]
+    buckets = listing_of(tip.tree)(BUCKET_DIR.rstrip("/"))
+    tip.fetch(recorded_paths + [BUCKET_DIR + n for n, (m, _) in buckets.items() if m != TREE_MODE])
+    recorded = tip.read(recorded_paths)
     snapshot = fold_snapshot(tip.tree, tip.read, store.key)
     config = store.config or recorded_config(recorded) or ReputationConfig()
     inputs = state_inputs(config, key_id(store.key)) if snapshot is not None else None
