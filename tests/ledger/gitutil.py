@@ -6,6 +6,9 @@ import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 
+import pytest
+
+from rubricate.gitio.workspace import GitWorkspace
 from rubricate.ledger.codec import decode_shard, is_shard, parse_ledger
 from rubricate.ledger.derive import derive_files, is_derived
 from rubricate.ledger.verify import recorded_config
@@ -21,6 +24,19 @@ def git(*args: str, cwd: Path | None = None, data: bytes | None = None) -> str:
     )
     assert proc.returncode == 0, proc.stderr.decode()
     return proc.stdout.decode().strip()
+
+
+def fetched_blobs(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """The blob ids of each fetch request a data-branch store makes from now on."""
+    calls: list[list[str]] = []
+    prefetch = GitWorkspace._prefetch
+
+    def spy(self: GitWorkspace, ids: list[str]) -> None:
+        calls.append(list(ids))
+        prefetch(self, ids)
+
+    monkeypatch.setattr(GitWorkspace, "_prefetch", spy)
+    return calls
 
 
 def bare_remote(root: Path, name: str = "remote.git") -> Path:

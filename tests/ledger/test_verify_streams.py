@@ -8,14 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from rubricate.gitio.workspace import GitWorkspace
 from rubricate.ledger.backends import DataBranchStore, DirectoryStore
 from rubricate.ledger.codec import is_shard
 from rubricate.ledger.paths import git_blob_id
 from rubricate.ledger.plan import plan_append, plan_rebuild, prepare
 from rubricate.ledger.verify import verify_files, verify_tree
 from tests.ledger.factory import completed_job, event
-from tests.ledger.gitutil import bare_remote, commit_files
+from tests.ledger.gitutil import bare_remote, commit_files, fetched_blobs
 from tests.ledger.memory_branch import apply_events, full_derive
 
 MONTH = 24 * 31
@@ -93,19 +92,6 @@ def test_verify_fetches_every_shard_in_one_request_before_reading_one() -> None:
     assert written[job] == full_derive(tree)[job]
 
 
-def _fetched_blobs(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
-    """The blob ids of each fetch request a data-branch store makes from now on."""
-    calls: list[list[str]] = []
-    prefetch = GitWorkspace._prefetch
-
-    def spy(self: GitWorkspace, ids: list[str]) -> None:
-        calls.append(list(ids))
-        prefetch(self, ids)
-
-    monkeypatch.setattr(GitWorkspace, "_prefetch", spy)
-    return calls
-
-
 def test_a_remote_branch_is_verified_and_fixed_with_one_fetch_of_its_shards(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -116,7 +102,7 @@ def test_a_remote_branch_is_verified_and_fixed_with_one_fetch_of_its_shards(
     commit_files(remote, tree, tmp_path / "work")
     shard_ids = {git_blob_id(d) for p, d in tree.items() if is_shard(p)}
     for fix in (False, True):
-        calls = _fetched_blobs(monkeypatch)
+        calls = fetched_blobs(monkeypatch)
         with DataBranchStore(str(remote)) as store:
             found = store.fix().found if fix else store.verify()
         assert found.stale == (f"{job}: out of date",)

@@ -8,11 +8,10 @@ from pathlib import Path
 import pytest
 
 from rubricate.cli.main import main
-from rubricate.gitio.workspace import GitWorkspace
 from rubricate.ledger.backends import DataBranchStore
 from rubricate.ledger.paths import BUCKET_DIR, CACHE_PATH, REPUTATION_PATH
 from tests.ledger.factory import event
-from tests.ledger.gitutil import bare_remote
+from tests.ledger.gitutil import bare_remote, fetched_blobs
 from tests.report.sample import sample_events
 
 
@@ -30,14 +29,7 @@ def test_a_report_after_one_event_fetches_in_two_requests(
         tip = store.backend.tip()
         first = {tip.tree[p] for p in tip.tree if p.startswith(BUCKET_DIR)}
         first |= {tip.tree[p] for p in (CACHE_PATH, REPUTATION_PATH)}
-    requests: list[list[str]] = []
-    prefetch = GitWorkspace._prefetch
-
-    def spy(self: GitWorkspace, ids: list[str]) -> None:
-        requests.append(list(ids))
-        prefetch(self, ids)
-
-    monkeypatch.setattr(GitWorkspace, "_prefetch", spy)
+    requests = fetched_blobs(monkeypatch)
     assert main(source) == 0
     assert len(requests) == 2
     assert set(requests[0]) == first
