@@ -187,6 +187,7 @@ def test_a_publish_refused_a_slot_lands_once_when_retried(world: WorkerSetup) ->
     with pytest.raises(WritesPaced) as refused:
         publish_pr(world.ctx, REPO, PR)
     assert refused.value.until >= future
+    assert str(refused.value).startswith("the installation's pace of writes: no write before")
     assert fake.comments_on(PR) == [] and fake.statuses == [] and fake.check_runs == {}
     assert rows(world, "SELECT blocked_until FROM rubricate_budgets") == [(None,)]
     with connect(world.db_url) as conn:
