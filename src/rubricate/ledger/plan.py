@@ -12,6 +12,7 @@ import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from rubricate.ledger.cache import (
@@ -46,10 +47,12 @@ from rubricate.ledger.codec import (
     shard_path,
 )
 from rubricate.ledger.derive import (
-    badge_files,
+    Badge,
+    author_badge,
     derive_files,
     job_file,
     recorded_config,
+    repo_badge,
     reputation_file,
 )
 from rubricate.ledger.event import Event, parse_time, rfc3339
@@ -350,11 +353,12 @@ def plan_incremental(
         written[layout.totals_path(repo)] = totals_file(repo_totals)
     document = json.loads(files[REPUTATION_PATH])
     _grow(document, added, sum(1 for key in by_job if not existing[key]))
+    before = {repo: document["repos"].get(repo) for repo in totals}
     for repo, repo_totals in totals.items():
         document["repos"][repo] = repo_entry(repo_totals, config)
     written[REPUTATION_PATH] = reputation_file(document)
-    shown = {"repos": {r: document["repos"][r] for r in totals}}
-    written.update(badge_files(shown, layout, authors))
+    after = {repo: document["repos"][repo] for repo in totals}
+    written.update(moved_badges(before, after, layout, authors))
     deletions = tuple(layout.author_badge(r, a, ext) for r, a in gone for ext in ("json", "svg"))
     changes = {p: git_blob_id(d) for p, d in written.items()}
     listing = listing_of(tree)
@@ -364,6 +368,33 @@ def plan_incremental(
     buckets.update({p: changes[p] for p in touched if p in changes})
     written[CACHE_PATH] = renewed_head(head, root, state, buckets, list(layout.repos))
     return AppendPlan(added, len(batch) - len(added), written, deletions, True)
+
+
+def moved_badges(
+    before: Mapping[str, dict[str, Any] | None],
+    after: Mapping[str, dict[str, Any]],
+    layout: Layout,
+    authors: Mapping[str, set[str]],
+) -> dict[str, bytes]:
+    """The badge files of these repositories and of their touched `authors` whose badge (label,
+    message, colour) moved from `before`, their reputation.json entries at the tip. The tip's
+    badges are those entries' (the cache head verified the derived files), so a badge that did
+    not move keeps its file, and nothing is drawn."""
+    files: dict[str, bytes] = {}
+
+    def draw(path: Callable[[str], str], badge: Badge, was: Badge | None) -> None:
+        if badge != was:
+            files[path("json")] = badge.endpoint_json()
+            files[path("svg")] = badge.svg()
+
+    for repo, entry in after.items():
+        old = before.get(repo)
+        draw(partial(layout.repo_badge, repo), repo_badge(entry), repo_badge(old) if old else None)
+        known = old["authors"] if old else {}
+        for login in sorted(authors.get(repo, set()) & entry["authors"].keys()):
+            badge, was = author_badge(entry["authors"][login]), known.get(login)
+            draw(partial(layout.author_badge, repo, login), badge, was and author_badge(was))
+    return files
 
 
 def _grow(document: dict[str, Any], added: Sequence[Event], new_jobs: int) -> None:
