@@ -176,7 +176,7 @@ class GitWorkspace:
         self._reader: ObjectReader | None = None
         if not (gitdir / "HEAD").exists():
             gitdir.mkdir(parents=True, exist_ok=True)
-            self._git("init", "--bare", "--quiet")
+            self._git("init", "--bare", "--quiet", "--template=")  # no sample hooks to copy
             with (gitdir / "config").open("a", encoding="utf-8") as config:
                 config.write(SCRATCH_CONFIG)
 
