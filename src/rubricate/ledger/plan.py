@@ -12,7 +12,6 @@ import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from functools import partial
 from typing import Any
 
 from rubricate.ledger.cache import (
@@ -46,15 +45,7 @@ from rubricate.ledger.codec import (
     shard_month,
     shard_path,
 )
-from rubricate.ledger.derive import (
-    Badge,
-    author_badge,
-    derive_files,
-    job_file,
-    recorded_config,
-    repo_badge,
-    reputation_file,
-)
+from rubricate.ledger.derive import derive_files, job_file, recorded_config, reputation_file
 from rubricate.ledger.event import Event, parse_time, rfc3339
 from rubricate.ledger.fold import fold_job
 from rubricate.ledger.paths import (
@@ -66,6 +57,7 @@ from rubricate.ledger.paths import (
     is_derived,
     job_paths,
 )
+from rubricate.ledger.redraw import moved_badges
 from rubricate.ledger.reputation import Totals, job_terms, repo_entry
 from rubricate.ledger.reputation_config import ReputationConfig
 from rubricate.ledger.treeids import TREE_MODE, Listing, changed_listing, listing_of
@@ -368,33 +360,6 @@ def plan_incremental(
     buckets.update({p: changes[p] for p in touched if p in changes})
     written[CACHE_PATH] = renewed_head(head, root, state, buckets, list(layout.repos))
     return AppendPlan(added, len(batch) - len(added), written, deletions, True)
-
-
-def moved_badges(
-    before: Mapping[str, dict[str, Any] | None],
-    after: Mapping[str, dict[str, Any]],
-    layout: Layout,
-    authors: Mapping[str, set[str]],
-) -> dict[str, bytes]:
-    """The badge files of these repositories and of their touched `authors` whose badge (label,
-    message, colour) moved from `before`, their reputation.json entries at the tip. The tip's
-    badges are those entries' (the cache head verified the derived files), so a badge that did
-    not move keeps its file, and nothing is drawn."""
-    files: dict[str, bytes] = {}
-
-    def draw(path: Callable[[str], str], badge: Badge, was: Badge | None) -> None:
-        if badge != was:
-            files[path("json")] = badge.endpoint_json()
-            files[path("svg")] = badge.svg()
-
-    for repo, entry in after.items():
-        old = before.get(repo)
-        draw(partial(layout.repo_badge, repo), repo_badge(entry), repo_badge(old) if old else None)
-        known = old["authors"] if old else {}
-        for login in sorted(authors.get(repo, set()) & entry["authors"].keys()):
-            badge, was = author_badge(entry["authors"][login]), known.get(login)
-            draw(partial(layout.author_badge, repo, login), badge, was and author_badge(was))
-    return files
 
 
 def _grow(document: dict[str, Any], added: Sequence[Event], new_jobs: int) -> None:
