@@ -183,7 +183,8 @@ class GitWorkspace:
     def fetch_tip(self) -> str | None:
         """Fetch the branch tip (depth 1); None when the branch does not exist."""
         refspec = f"+refs/heads/{self.branch}:{TIP_REF}"
-        args = ["fetch", "--quiet", "--no-tags", "--depth", "1", *self._fetch_options()]
+        args = ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--depth", "1"]
+        args += self._fetch_options()
         proc = run_git(
             [*args, "--end-of-options", self.url, refspec], self.gitdir, env=self.env, check=False
         )
