@@ -161,18 +161,15 @@ def recorded_config(data: bytes) -> ReputationConfig | None:
         return None
 
 
-def badge_files(
-    document: dict[str, Any], layout: Layout, authors: Mapping[str, set[str]] | None = None
-) -> dict[str, bytes]:
-    """Every repository's badge and its authors' badges (only `authors[repo]` when given)."""
+def badge_files(document: dict[str, Any], layout: Layout) -> dict[str, bytes]:
+    """Every repository's badge and its authors' badges (an append draws only those whose
+    value moved: `rubricate.ledger.redraw`)."""
     files: dict[str, bytes] = {}
     for repo, entry in document["repos"].items():
         badge = repo_badge(entry)
         files[layout.repo_badge(repo, "json")] = badge.endpoint_json()
         files[layout.repo_badge(repo, "svg")] = badge.svg()
         for login, author in entry["authors"].items():
-            if authors is not None and login not in authors.get(repo, set()):
-                continue
             badge = author_badge(author)
             files[layout.author_badge(repo, login, "json")] = badge.endpoint_json()
             files[layout.author_badge(repo, login, "svg")] = badge.svg()
