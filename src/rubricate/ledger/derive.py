@@ -29,8 +29,8 @@ from rubricate.ledger.cache import (
     id_files,
     totals_file,
 )
-from rubricate.ledger.event import SCHEMA_VERSION
-from rubricate.ledger.fold import JobSummary, fold_jobs
+from rubricate.ledger.event import SCHEMA_VERSION, Event, RubricRef
+from rubricate.ledger.fold import JobSummary, Moment, fold_jobs
 from rubricate.ledger.jsontext import indented
 from rubricate.ledger.paths import CACHE_PATH, Layout, git_blob_id
 from rubricate.ledger.paths import REPUTATION_PATH as REPUTATION_PATH
@@ -102,24 +102,74 @@ def job_file(job: JobSummary, records: Mapping[str, Mapping[str, Any]] | None = 
 
     `records` gives each event's JSON object by id, as its canonical ledger line reads, when
     the caller has them (a bulk writer that made the lines); the events are dumped otherwise.
+    The bytes are `json.dumps` of the whole body, keys sorted, compact; it is written from its
+    members' texts, so that a rubric's text is made once per rubric reference (the events read
+    from lines share one), not once per event and moment.
     """
     facts = job.facts
-    body: dict[str, Any] = {
-        "schema_version": SCHEMA_VERSION,
-        "repo": facts.repo,
-        "pr": facts.pr,
-        "author": facts.author,
-        "state": facts.state,
+    events = (event_json(e) if records is None else _compact(records[e.id]) for e in job.events)
+    rest = {
         "gate": job.gate,
-        "first_submission": None if job.first is None else job.first.as_dict(),
-        "final_approval": None if job.final is None else job.final.as_dict(),
+        "pr": facts.pr,
+        "repo": facts.repo,
         "rubric_quality": facts.rubric_quality,
-        "events": [
-            e.model_dump(mode="json", exclude_none=True) if records is None else records[e.id]
-            for e in job.events
-        ],
+        "schema_version": SCHEMA_VERSION,
+        "state": facts.state,
     }
-    return (json.dumps(body, sort_keys=True, separators=(",", ":")) + "\n").encode()
+    members = (
+        f'"author":{_compact(facts.author)}',
+        f'"events":[{",".join(events)}]',
+        f'"final_approval":{_moment_json(job.final)}',
+        f'"first_submission":{_moment_json(job.first)}',
+        _compact(rest)[1:-1],
+    )
+    return ("{" + ",".join(members) + "}\n").encode()
+
+
+def event_json(event: Event) -> str:
+    """An event's object in its job file: its JSON values (absent fields left out), keys
+    sorted, compact; its rubric written as `_rubric_json` gives it."""
+    if event.rubric is None:
+        return _compact(event.model_dump(mode="json", exclude_none=True))
+    bare = event.model_copy(update={"rubric": None})  # (no field is checked again)
+    values = bare.model_dump(mode="json", exclude_none=True)
+    before = _compact({k: v for k, v in values.items() if k < "rubric"})
+    after = _compact({k: v for k, v in values.items() if k > "rubric"})
+    return _joined(before, f'"rubric":{_rubric_json(event.rubric)}', after)
+
+
+def _moment_json(moment: Moment | None) -> str:
+    """A scoring moment's object: scores, rubric, completeness, total and its events."""
+    if moment is None:
+        return "null"
+    before = {"complete": moment.complete, "events": moment.events, "normalized": moment.normalized}
+    after = {"scores": moment.scores, "weighted_total": moment.weighted_total}
+    rubric = "null" if moment.rubric is None else _rubric_json(moment.rubric)
+    return _joined(_compact(before), f'"rubric":{rubric}', _compact(after))
+
+
+def _joined(before: str, member: str, after: str) -> str:
+    """One compact object of two objects' texts and a member between them (keys sorted across
+    the three by the caller)."""
+    return "{" + ",".join(m for m in (before[1:-1], member, after[1:-1]) if m) + "}"
+
+
+def _rubric_json(rubric: RubricRef) -> str:
+    """A rubric reference's JSON text, made once per reference (they are frozen)."""
+    known = _rubric_texts.get(id(rubric))
+    if known is not None and known[0] is rubric:
+        return known[1]
+    text = _compact(rubric.model_dump(exclude_none=True))
+    if len(_rubric_texts) >= _RUBRIC_TEXTS:
+        _rubric_texts.clear()
+    _rubric_texts[id(rubric)] = (rubric, text)  # (held, so that no other object takes its id)
+    return text
+
+
+_compact = json.JSONEncoder(sort_keys=True, separators=(",", ":"), check_circular=False).encode
+"""`json.dumps(value, sort_keys=True, separators=(",", ":"))`, its encoder made once."""
+_RUBRIC_TEXTS = 256
+_rubric_texts: dict[int, tuple[RubricRef, str]] = {}
 
 
 def summary_files(cache: FoldCache) -> dict[str, bytes]:

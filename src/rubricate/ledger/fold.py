@@ -60,17 +60,6 @@ class Moment:
     normalized: float | None
     events: tuple[str, ...]
 
-    def as_dict(self) -> dict[str, object]:
-        """The JSON shape used in `jobs/<pr>.json`."""
-        return {
-            "scores": dict(sorted(self.scores.items())),
-            "rubric": None if self.rubric is None else self.rubric.model_dump(exclude_none=True),
-            "complete": self.complete,
-            "weighted_total": self.weighted_total,
-            "normalized": self.normalized,
-            "events": list(self.events),
-        }
-
 
 @dataclass(frozen=True)
 class JobFacts:
