@@ -64,6 +64,10 @@ __all__ = [
     "CHECK_ID",
     "REQUEST_FIELDS",
     "Part",
+    "detector_findings",
+    "in_order",
+    "numbered",
+    "rule_findings",
     "scan_injection",
     "scan_part",
     "scan_parts",
@@ -78,9 +82,20 @@ def scan_injection(text: str, where: str, detector: Detector | None = None) -> l
     With a `detector`, each span it scores at or above its threshold is a warning quoting the
     span with the detector's confidence; the rules' warnings stand beside it whatever it
     scored (a second opinion that is never overruled)."""
-    findings = _hidden_findings(text, where, where.lower().endswith(DOC_SUFFIXES))
-    scored = detector.scored(text) if detector else []
-    findings += _detector_findings(scored, where, detector) if detector else []
+    detected = detector_findings(detector.scored(text), where, detector) if detector else []
+    return in_order(*rule_findings(text, where), detected)
+
+
+def in_order(hidden: list[Finding], ruled: list[Finding], detected: list[Finding]) -> list[Finding]:
+    """The findings of one text (`rule_findings`, `detector_findings`) in the scan's order: by
+    line, and on one line hidden content first, then the detector, then the rules."""
+    return sorted(hidden + detected + ruled, key=lambda f: f.line or 0)
+
+
+def rule_findings(text: str, where: str) -> tuple[list[Finding], list[Finding]]:
+    """The findings of `text`'s hidden content, and those of the rules."""
+    hidden = _hidden_findings(text, where, where.lower().endswith(DOC_SUFFIXES))
+    findings: list[Finding] = []
     is_data_file = where.lower().endswith(DATA_FILE_SUFFIXES)
     visible = _plain_latin(text)
     lowered = visible.lower()
@@ -100,14 +115,18 @@ def scan_injection(text: str, where: str, detector: Detector | None = None) -> l
             matches = rule.pattern.finditer(visible)
         severity = rule.in_docs if is_doc else "warning"
         findings += _rule_findings(rule, matches, visible, where, lines, severity)
-    return sorted(findings, key=lambda f: f.line or 0)
+    return hidden, findings
 
 
-def _detector_findings(scored: list[Scored], where: str, detector: Detector) -> list[Finding]:
+def detector_findings(
+    scored: list[Scored], where: str, detector: Detector, before: int = 0
+) -> list[Finding]:
+    """The spans the detector flagged among `scored` (those of a text with `before` lines
+    before it), as warnings."""
     found = detector.flagged(scored)
     message = "possible prompt injection (detector, confidence {:.2f}): {}"
     return [
-        Finding(CHECK_ID, message.format(p, _excerpt(s, 120)), where, n, "warning")
+        Finding(CHECK_ID, message.format(p, _excerpt(s, 120)), where, n + before, "warning")
         for n, p, s in found
     ]
 
@@ -190,10 +209,15 @@ def scan_parts(snapshot: Snapshot) -> list[Part]:
 
 def scan_part(part: Part, detector: Detector | None = None) -> list[Finding]:
     """The findings of one of `scan_parts`, as `scan_snapshot` gives them."""
-    found = scan_injection(part.text, part.where, detector if part.judged else None)
+    return numbered(part, scan_injection(part.text, part.where, detector if part.judged else None))
+
+
+def numbered(part: Part, found: list[Finding]) -> list[Finding]:
+    """The findings of a part's text at the lines they are on in its file."""
     if part.numbers is None:
         return found
-    return [_at_line(f, part.numbers[(f.line or 1) - 1]) for f in found]
+    numbers = part.numbers
+    return [_at_line(f, numbers[(f.line or 1) - 1]) for f in found]
 
 
 def _at_line(finding: Finding, line_no: int) -> Finding:

@@ -1,11 +1,14 @@
 """The injection scan of a large change on two cores (shell: forks a process, reads a pipe).
 
-A change whose texts (`scan.scan_parts`) hold `SPLIT_FROM` characters or more is scanned by
-this process and one forked child, each given whole texts of about equal size; the child sends
-its findings back pickled through a pipe, and they are put back in `scan_snapshot`'s order, so
-the findings are the same. Where no child can be forked (one core, no `os.fork`, or other
-threads run in this process) or the child fails, this process scans the child's texts too.
-See DESIGN.md §7.
+A change whose texts (`scan.scan_parts`) hold `SPLIT_FROM` characters or more is scanned with
+the detector by this process and one forked child: the child takes the detector's share
+`scan_shares.shares` gives (its first texts, the last of them maybe cut after a blank line)
+and sends its findings back pickled through a pipe, with the detector's running sums where
+its cut text's lines end; this process scans every text with the rules, the rest with the
+detector (a cut text's last lines from the child's running sums), and puts the findings in
+`scan_snapshot`'s order, so they are the same. Where no child can be forked (one core, no
+`os.fork`, or other threads run in this process) or the child fails, this process scans the
+child's share too. See DESIGN.md §7.
 """
 
 from __future__ import annotations
@@ -17,61 +20,92 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from rubricate.judge.scan import Part, scan_part, scan_parts
+from rubricate.judge.scan import in_order, numbered, rule_findings, scan_part, scan_parts
+from rubricate.judge.scan_shares import (
+    Shares,
+    detected,
+    detected_first,
+    detected_last,
+    shares,
+)
 
 if TYPE_CHECKING:
     from rubricate.evidence.results import Finding
     from rubricate.evidence.snapshot import Snapshot
-    from rubricate.judge.detector import Detector
+    from rubricate.judge.detector import Carry, Detector
+    from rubricate.judge.scan import Part
 
 CHILD_WAIT = 120.0
 """Seconds the child may take to send its findings; past them it is killed and this process
-scans its texts too."""
+scans its share too."""
 SPLIT_FROM = 150_000
 """Changes with this many characters to scan and more are scanned by two processes."""
 
 Found = dict[int, list["Finding"]]
-"""The findings of some of the parts, by their index."""
+"""The detector's findings of some of the parts, by their index."""
+Sent = tuple[Found, "Carry | None"]
+"""What the child sends: the detector's findings of its share (of a cut text, those of its
+first lines), and the running sums where its cut text's first lines end."""
 
 
 def scan_change(
     snapshot: Snapshot, detector: Detector | None = None, split_from: int | None = None
 ) -> list[Finding]:
     """`scan.scan_snapshot(snapshot, detector)`, a change of `split_from` characters or more
-    (`SPLIT_FROM` unless given) read on two cores."""
+    (`SPLIT_FROM` unless given) read on two cores when there is a detector."""
     parts = scan_parts(snapshot)
-    found: Found = {}
     least = SPLIT_FROM if split_from is None else split_from
-    if sum(len(p.text) for p in parts) >= least and _can_fork():
-        mine, theirs = halves([len(p.text) for p in parts])
-        child = _forked(lambda: pickle.dumps(_scanned(parts, theirs, detector))) if theirs else None
-        try:
-            found = _scanned(parts, mine, detector)
-        finally:  # the child is waited for whatever happens here
-            sent = _collected(child) if child else {}
-        found.update(sent)
-    missing = [i for i in range(len(parts)) if i not in found]
-    found.update(_scanned(parts, missing, detector))
-    return [f for i in range(len(parts)) for f in found[i]]
+    share = Shares()
+    if detector is not None and sum(len(p.text) for p in parts) >= least and _can_fork():
+        share = shares(parts)
+    if detector is None or share == Shares():  # nothing for a child to do
+        return [f for part in parts for f in scan_part(part, detector)]
+    child = _forked(lambda: pickle.dumps(_their_share(parts, share, detector)))
+    try:
+        ruled = [rule_findings(p.text, p.where) for p in parts]
+        theirs = {*share.whole, *(share.cut[:1] if share.cut else ())}
+        found = {i: detected(p, detector) for i, p in enumerate(parts) if _mine(p, i, theirs)}
+    finally:  # the child is waited for whatever happens here
+        sent = _collected(child) if child else None
+    found.update(_rest_of_share(parts, share, detector, sent))
+    return [
+        f
+        for i, part in enumerate(parts)
+        for f in numbered(part, in_order(*ruled[i], found.get(i, [])))
+    ]
 
 
-def halves(sizes: Sequence[int]) -> tuple[list[int], list[int]]:
-    """The indices of `sizes` in two groups of about equal total, largest first to the lighter
-    one; each group in index order."""
-    groups: tuple[list[int], list[int]] = ([], [])
-    totals = [0, 0]
-    for index in sorted(range(len(sizes)), key=lambda i: -sizes[i]):
-        lighter = 0 if totals[0] <= totals[1] else 1
-        groups[lighter].append(index)
-        totals[lighter] += sizes[index]
-    return sorted(groups[0]), sorted(groups[1])
+def _mine(part: Part, index: int, theirs: set[int]) -> bool:
+    return part.judged and index not in theirs
 
 
-def _scanned(parts: list[Part], indices: Sequence[int], detector: Detector | None) -> Found:
-    return {i: scan_part(parts[i], detector) for i in indices}
+def _their_share(parts: list[Part], share: Shares, detector: Detector) -> Sent:
+    """The detector's findings of the child's share, and where the running sums of its cut
+    text end."""
+    found = {i: detected(parts[i], detector) for i in share.whole}
+    if share.cut is None:
+        return found, None
+    index, at = share.cut
+    found[index], carry = detected_first(parts[index], at, detector)
+    return found, carry
+
+
+def _rest_of_share(
+    parts: list[Part], share: Shares, detector: Detector, sent: Sent | None
+) -> Found:
+    """The detector's findings of the child's share: as the child sent them, the cut text's
+    last lines scored here from its running sums; all scored here when it sent nothing."""
+    if sent is None:
+        cut = share.cut[:1] if share.cut else ()
+        return {i: detected(parts[i], detector) for i in (*share.whole, *cut)}
+    found, carry = sent
+    if share.cut is not None and carry is not None:
+        index, at = share.cut
+        found[index] = found[index] + detected_last(parts[index], at, detector, carry)
+    return found
 
 
 def _can_fork() -> bool:
@@ -121,9 +155,9 @@ def _forked(work: Callable[[], bytes]) -> tuple[int, int] | None:
     return pid, read
 
 
-def _collected(child: tuple[int, int], wait: float = CHILD_WAIT) -> Found:
-    """The findings the child wrote, once it has exited; none when it failed, or had sent
-    nothing whole after `wait` seconds (it is then killed). The child is always reaped."""
+def _collected(child: tuple[int, int], wait: float = CHILD_WAIT) -> Sent | None:
+    """What the child sent, once it has exited; None when it failed, or had sent nothing whole
+    after `wait` seconds (it is then killed). The child is always reaped."""
     pid, read = child
     chunks: list[bytes] = []
     give_up = time.monotonic() + wait
@@ -132,7 +166,7 @@ def _collected(child: tuple[int, int], wait: float = CHILD_WAIT) -> Found:
             left = give_up - time.monotonic()
             if left <= 0:
                 os.kill(pid, signal.SIGKILL)
-                return {}
+                return None
             if not select.select([read], [], [], left)[0]:
                 continue
             chunk = os.read(read, 1 << 20)
@@ -144,9 +178,9 @@ def _collected(child: tuple[int, int], wait: float = CHILD_WAIT) -> Found:
         _pid, status = os.waitpid(pid, 0)
     data = b"".join(chunks)
     if not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
-        return {}
+        return None
     try:
-        found: Found = pickle.loads(data)  # written by our own child just now
+        sent: Sent = pickle.loads(data)  # written by our own child just now
     except (pickle.UnpicklingError, EOFError, ValueError):
-        return {}
-    return found
+        return None
+    return sent

@@ -1,0 +1,111 @@
+"""How the injection scan of a large change is shared between two processes (pure: no I/O).
+
+The detector costs about twice what the rules and the hidden-text scan cost per character
+(`DETECTOR_COST`), and its work can be cut anywhere after a blank line: no span crosses one,
+and the second part's running sums continue from the first's (`detector.Carry`), so the cut
+changes no probability. So a second process takes the detector's work on the change's first
+texts, up to about half the whole scan's cost, cutting one text after a blank line where its
+share ends; this process does the rules of every text and the detector's work on the rest.
+`judge.scan_processes` runs the shares; see DESIGN.md section 7.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from rubricate.judge.scan import Part, detector_findings
+
+if TYPE_CHECKING:
+    from rubricate.evidence.results import Finding
+    from rubricate.judge.detector import Carry, Detector
+
+RULES_COST = 1
+DETECTOR_COST = 2
+"""CPU per character of the rules with the hidden-text scan, and of the detector, relative to
+each other (measured on a 1 MB file of code and docs and on many-file diffs: the detector
+takes 0.45-0.6 s a megabyte in pure Python, the rest 0.2-0.3 s)."""
+_BLANK_LINE = re.compile(r"\n[ \t\r\f\v]*(?=\n)")
+"""A line holding only white space (blank once its markers and white space are off), from the
+line break before it to the one ending it (not taken, so the next blank line is found too)."""
+_LOOK_BACK = 1 << 16
+"""Characters looked back over at a time for the blank line before a point."""
+
+
+@dataclass(frozen=True)
+class Shares:
+    """The detector's work a second process does: the texts (indices into the parts) it scores
+    whole, and the first lines of one more text, `cut = (index, at)`: up to the blank line
+    that ends before character `at` (`first_lines`). This process does everything else."""
+
+    whole: tuple[int, ...] = ()
+    cut: tuple[int, int] | None = None
+
+
+def shares(parts: Sequence[Part]) -> Shares:
+    """The second process's share of the scan of `parts` with the detector: about half the
+    whole scan's cost (the detector's texts in order, one of them cut where the half ends)."""
+    judged = [i for i, part in enumerate(parts) if part.judged]
+    cost = RULES_COST * sum(len(p.text) for p in parts)
+    cost += DETECTOR_COST * sum(len(parts[i].text) for i in judged)
+    left = cost / 2 / DETECTOR_COST  # characters of the detector's work still to share out
+    whole: list[int] = []
+    for index in judged:
+        size = len(parts[index].text)
+        if size <= left:
+            whole.append(index)
+            left -= size
+            continue
+        at = after_blank_line(parts[index].text, round(left))
+        if at is not None:
+            return Shares(tuple(whole), (index, at))
+        return Shares((*whole, index) if left * 2 > size else tuple(whole))
+    return Shares(tuple(whole))
+
+
+def after_blank_line(text: str, near: int) -> int | None:
+    """Where the line after the blank line (white space only) nearest character `near` of
+    `text` starts, or None when `text` has none."""
+    after = _BLANK_LINE.search(text, near)
+    before = None
+    end = near
+    while before is None and end > 0:
+        start = max(end - _LOOK_BACK, 0)
+        for match in _BLANK_LINE.finditer(text, start, min(end + 1, len(text))):
+            before = match
+        end = start
+    found = [m for m in (before, after) if m is not None]
+    if not found:
+        return None
+    return min(found, key=lambda m: abs(m.end() + 1 - near)).end() + 1
+
+
+def first_lines(text: str, at: int) -> str:
+    """The lines of `text` before `at` (which `after_blank_line` gave), the blank line last."""
+    return text[: at - 1]
+
+
+def last_lines(text: str, at: int) -> tuple[str, int]:
+    """The lines of `text` from `at` (which `after_blank_line` gave), and how many lines come
+    before them."""
+    return text[at:], text.count("\n", 0, at)
+
+
+def detected_first(part: Part, at: int, detector: Detector) -> tuple[list[Finding], Carry]:
+    """The detector's findings on a part's lines before `at`, and where its running sums end."""
+    scored, carry = detector.scored_from(first_lines(part.text, at))
+    return detector_findings(scored, part.where, detector), carry
+
+
+def detected_last(part: Part, at: int, detector: Detector, carry: Carry) -> list[Finding]:
+    """The detector's findings on a part's lines from `at`, its running sums continuing from
+    `carry` (those of the lines before), at their lines in the whole text."""
+    text, before = last_lines(part.text, at)
+    return detector_findings(detector.scored_from(text, carry)[0], part.where, detector, before)
+
+
+def detected(part: Part, detector: Detector) -> list[Finding]:
+    """The detector's findings on a whole part."""
+    return detector_findings(detector.scored_from(part.text)[0], part.where, detector)

@@ -1,0 +1,84 @@
+"""The scan of a large change is shared out so that a second process takes about half its cost,
+cutting one text only after a blank line, where the detector's findings stay the same."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from rubricate.judge.scan import Part
+from rubricate.judge.scan_shares import (
+    DETECTOR_COST,
+    RULES_COST,
+    Shares,
+    after_blank_line,
+    detected,
+    detected_first,
+    detected_last,
+    first_lines,
+    last_lines,
+    shares,
+)
+
+from .detector_fixture import fixture_detector, fixture_text
+
+
+def _cost(parts: list[Part]) -> float:
+    return sum(len(p.text) * (RULES_COST + DETECTOR_COST * p.judged) for p in parts)
+
+
+def test_the_child_takes_the_first_texts_whole_and_cuts_the_one_where_half_the_cost_ends() -> None:
+    texts = [fixture_text(seed=n, lines=200) for n in range(6)]
+    parts = [Part(text, f"src/f{n}.py") for n, text in enumerate(texts)]
+    share = shares(parts)
+    assert share.whole == tuple(range(len(share.whole)))
+    assert share.cut is not None
+    index, at = share.cut
+    assert index == len(share.whole)
+    theirs = DETECTOR_COST * (sum(len(t) for t in texts[:index]) + at)
+    assert abs(theirs - _cost(parts) / 2) < 2_000  # blank lines lie a few lines apart
+    assert first_lines(texts[index], at).split("\n")[-1].strip() == ""  # a blank line ends it
+
+
+def test_paths_and_unjudged_texts_are_never_the_childs() -> None:
+    parts = [Part("src/a.py", "src/a.py", judged=False), Part(fixture_text(), "src/a.py")]
+    share = shares(parts)
+    assert 0 not in share.whole
+    assert share.cut is None or share.cut[0] == 1
+
+
+def test_a_text_without_a_blank_line_goes_whole_to_the_nearer_side() -> None:
+    solid = Part("\n".join(f"line {n} of words" for n in range(3000)), "a.py")
+    assert shares([solid]) == Shares((0,))  # the detector's work costs more than the rules'
+    assert shares([solid, solid]) == Shares((0,))  # a half of the second is left: not more
+
+
+@pytest.mark.parametrize("near", [0, 1, 50, 999, 5000, 10**6])
+def test_the_cut_follows_the_nearest_blank_line(near: int) -> None:
+    text = "a\nb\n\nc\n  \t\nd\ne\n" + "f\n" * 3000 + "\n\ng"
+    blanks = [m.end() + 1 for m in re.finditer(r"\n[ \t\r\f\v]*(?=\n)", text)]
+    assert blanks[-2:] == [len(text) - 2, len(text) - 1]
+    near = min(near, len(text) - 1)
+    at = after_blank_line(text, near)
+    assert at is not None
+    assert at in blanks
+    assert all(abs(at - near) <= abs(b - near) for b in blanks)
+    first, (last, before) = first_lines(text, at), last_lines(text, at)
+    assert first.split("\n")[-1].strip() == ""
+    assert first + "\n" + last == text
+    assert before == len(first.split("\n"))
+    assert after_blank_line("no\nblank\nline", 5) is None
+
+
+def test_a_text_cut_after_any_blank_line_gives_the_detectors_findings_of_the_whole() -> None:
+    model = fixture_detector()
+    text = fixture_text(seed=11, lines=400)
+    part = Part(text, "src/big.py")
+    whole = detected(part, model)
+    assert len(whole) > 10
+    cuts = [m.end() for m in re.finditer(r"\n[ \t]*\n", text)]
+    assert len(cuts) > 40
+    for at in cuts:
+        first, carry = detected_first(part, at, model)
+        assert first + detected_last(part, at, model, carry) == whole
