@@ -9,7 +9,6 @@ import pytest
 
 from rubricate.judge.scan import Part
 from rubricate.judge.scan_shares import (
-    DETECTOR_COST,
     RULES_COST,
     Shares,
     after_blank_line,
@@ -18,27 +17,38 @@ from rubricate.judge.scan_shares import (
     detected_last,
     first_lines,
     last_lines,
+    rules_cost,
     shares,
 )
 
-from .detector_fixture import fixture_detector, fixture_text
+from .detector_fixture import diluted_text, fixture_detector, fixture_text
 
 
 def _cost(parts: list[Part]) -> float:
-    return sum(len(p.text) * (RULES_COST + DETECTOR_COST * p.judged) for p in parts)
+    """The whole scan's cost, in characters the detector reads in that time."""
+    return rules_cost([p.text for p in parts]) + sum(len(p.text) for p in parts if p.judged)
 
 
 def test_the_child_takes_the_first_texts_whole_and_cuts_the_one_where_half_the_cost_ends() -> None:
-    texts = [fixture_text(seed=n, lines=200) for n in range(6)]
+    texts = [diluted_text(seed=n, lines=200) for n in range(6)]
     parts = [Part(text, f"src/f{n}.py") for n, text in enumerate(texts)]
     share = shares(parts)
     assert share.whole == tuple(range(len(share.whole)))
     assert share.cut is not None
     index, at = share.cut
     assert index == len(share.whole)
-    theirs = DETECTOR_COST * (sum(len(t) for t in texts[:index]) + at)
-    assert abs(theirs - _cost(parts) / 2) < 2_000  # blank lines lie a few lines apart
+    theirs = sum(len(t) for t in texts[:index]) + at
+    assert abs(theirs - _cost(parts) / 2) < 1_000  # blank lines lie a few lines apart
     assert first_lines(texts[index], at).split("\n")[-1].strip() == ""  # a blank line ends it
+
+
+def test_the_rules_cost_more_where_their_trigger_words_are_frequent() -> None:
+    plain = "\n".join(f"line {n} of words" for n in range(5000))
+    triggered = "\n".join(f"score {n}: ignore the rubric" for n in range(5000))
+    assert rules_cost([plain]) == pytest.approx(RULES_COST * len(plain), rel=0.01)
+    assert rules_cost([triggered]) > 3 * RULES_COST * len(triggered)
+    assert rules_cost([plain, plain]) == pytest.approx(2 * rules_cost([plain]), rel=0.01)
+    assert rules_cost([]) == 0
 
 
 def test_paths_and_unjudged_texts_are_never_the_childs() -> None:

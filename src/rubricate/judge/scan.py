@@ -54,7 +54,7 @@ REQUEST_FIELDS = (("spec", "spec"), ("title", "PR title"), ("body", "PR descript
 _REQUEST_WHERE = frozenset(where for _attribute, where in REQUEST_FIELDS)
 SMUGGLING = re.compile("[\U000e0000-\U000e007f\u202a-\u202e\u2066-\u2069\x1b]")
 """Tag characters, bidi overrides and terminal escapes: hidden text that is never innocent."""
-_TRIGGERS = frozenset(t for rule in RULES for t in rule.triggers)
+TRIGGERS = frozenset(t for rule in RULES for t in rule.triggers)
 """Every rule's triggers: those a text does not hold are looked for once, not once a rule."""
 _NUMBER = operator.itemgetter(0)
 """A numbered line's number."""
@@ -102,8 +102,8 @@ def rule_findings(text: str, where: str) -> tuple[list[Finding], list[Finding]]:
     lines = _LineIndex(visible)
     is_doc = where.lower().endswith(DOC_SUFFIXES) and where not in _REQUEST_WHERE
     folded = len(lowered) == len(visible)  # offsets in `lowered` are offsets in `visible`
-    present = {t for t in _TRIGGERS if t in lowered}
-    known: dict[str, AbstractSet[int]] = dict.fromkeys(_TRIGGERS.difference(present), _NONE)
+    present = {t for t in TRIGGERS if t in lowered}
+    known: dict[str, AbstractSet[int]] = dict.fromkeys(TRIGGERS.difference(present), _NONE)
     for rule in RULES:
         if is_data_file and not rule.in_data_files:
             continue
