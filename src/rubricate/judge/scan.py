@@ -191,7 +191,7 @@ def scan_snapshot(snapshot: Snapshot, detector: Detector | None = None) -> list[
 
 def scan_parts(snapshot: Snapshot) -> list[Part]:
     """The texts `scan_snapshot` reads, in the order of its findings (each scanned alone, so
-    they may be scanned in any order or place: `judge.scan_processes`)."""
+    they may be scanned in any order or place: `judge.scan_processes`, `judge.scan_shares`)."""
     parts = [Part(getattr(snapshot, attribute), where) for attribute, where in REQUEST_FIELDS]
     for change in snapshot.changes:
         for path in (change.path, change.old_path or ""):
