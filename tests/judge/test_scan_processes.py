@@ -100,7 +100,7 @@ def test_the_child_scans_its_part_and_this_process_the_rest(forks: list[int]) ->
     judged = [p for p in scan_parts(change) if p.judged]
     assert scan_change(change, counted, split_from=0) == scan_snapshot(change, model)
     assert len(forks) == 1
-    assert 0 < counted.texts < len(judged) - 3
+    assert 0 < counted.texts < len(judged)  # the child scored the last (README.md) whole
 
 
 class _FailsInAChild(Detector):
@@ -216,7 +216,7 @@ def test_one_large_text_is_cut_after_a_blank_line_and_scored_by_both(
     counted = _Counted(model.weights, model.bias, model.threshold)
     found = scan_change(_change(), counted, split_from=0)
     assert len(forks) == 1
-    assert (counted.texts, counted.carried) == (1, 1)  # its last lines, from the child's sums
+    assert (counted.texts, counted.carried) == (1, 0)  # its first lines; the child the rest
     assert found == scan_part(part, fixture_detector())
     assert sum("detector, confidence" in f.message for f in found) > 20
 
@@ -230,3 +230,27 @@ def test_a_cut_text_is_scored_here_when_the_child_fails(
     failing = _FailsInAChild(model.weights, model.bias, model.threshold)
     assert scan_change(_change(), failing, split_from=0) == scan_part(part, model)
     assert len(forks) == 1
+
+
+@pytest.mark.parametrize(
+    "sent", [b"", b"not a pickle", pickle.dumps(None), pickle.dumps(START)[:-2]]
+)
+def test_a_child_given_no_running_sums_fails_rather_than_guess(sent: bytes) -> None:
+    read = _pipe_with(sent)
+    with pytest.raises(ValueError, match="no running sums"):
+        scan_processes._carry(read)
+    os.close(read)
+
+
+def test_a_child_reads_the_running_sums_it_was_sent() -> None:
+    read = _pipe_with(pickle.dumps(Carry(1.5, -2.0, 7)))
+    assert scan_processes._carry(read) == Carry(1.5, -2.0, 7)
+    os.close(read)
+
+
+def _pipe_with(data: bytes) -> int:
+    """The read end of a pipe holding `data`, its write end closed."""
+    read, write = os.pipe()
+    os.write(write, data)
+    os.close(write)
+    return read

@@ -29,15 +29,14 @@ def _cost(parts: list[Part]) -> float:
     return rules_cost([p.text for p in parts]) + sum(len(p.text) for p in parts if p.judged)
 
 
-def test_the_child_takes_the_first_texts_whole_and_cuts_the_one_where_half_the_cost_ends() -> None:
+def test_the_child_takes_the_last_texts_whole_and_cuts_the_one_where_half_the_cost_ends() -> None:
     texts = [diluted_text(seed=n, lines=200) for n in range(6)]
     parts = [Part(text, f"src/f{n}.py") for n, text in enumerate(texts)]
     share = shares(parts)
-    assert share.whole == tuple(range(len(share.whole)))
     assert share.cut is not None
     index, at = share.cut
-    assert index == len(share.whole)
-    theirs = sum(len(t) for t in texts[:index]) + at
+    assert share.whole == tuple(range(index + 1, len(texts)))
+    theirs = sum(len(t) for t in texts[index + 1 :]) + len(texts[index]) - at
     assert abs(theirs - _cost(parts) / 2) < 1_000  # blank lines lie a few lines apart
     assert first_lines(texts[index], at).split("\n")[-1].strip() == ""  # a blank line ends it
 
@@ -61,7 +60,7 @@ def test_paths_and_unjudged_texts_are_never_the_childs() -> None:
 def test_a_text_without_a_blank_line_goes_whole_to_the_nearer_side() -> None:
     solid = Part("\n".join(f"line {n} of words" for n in range(3000)), "a.py")
     assert shares([solid]) == Shares((0,))  # the detector's work costs more than the rules'
-    assert shares([solid, solid]) == Shares((0,))  # a half of the second is left: not more
+    assert shares([solid, solid]) == Shares((1,))  # a half of the first is left: not more
 
 
 @pytest.mark.parametrize("near", [0, 1, 50, 999, 5000, 10**6])

@@ -89,6 +89,9 @@ class Carry:
 
 START = Carry()
 """The running sums before a text's first token."""
+Carried = Carry | Callable[[], Carry]
+"""Where the running sums stand before a text, or how to get it once its words are read (so a
+text may be read while the lines before it are still being summed elsewhere)."""
 _Word = tuple[float, int, int, int]
 """A word's summed feature weights, its feature count, its bucket (that of `w:word`) and the
 part of `pair_index` it gives as a pair's first word."""
@@ -178,16 +181,17 @@ class Detector:
         cycles, and its passes over a large process cost a third of the time."""
         return self.scored_from(text)[0]
 
-    def scored_from(self, text: str, carry: Carry = START) -> tuple[list[Scored], Carry]:
+    def scored_from(self, text: str, carry: Carried = START) -> tuple[list[Scored], Carry]:
         """`scored(text)`, for a text that continues one whose running sums ended at `carry`
         (after a blank line: no span crosses into `text`), and where its own sums end. A text
         cut after a blank line and scored in two parts, the second from the first's carry,
         gives the whole text's spans with the same probabilities (line numbers counted from
-        each part's first line)."""
+        each part's first line). A callable `carry` is called once the text's words are read
+        and learnt, just before its sums are added up."""
         with _collector_paused():
             return self._scored(text, carry)
 
-    def _scored(self, text: str, carry: Carry) -> tuple[list[Scored], Carry]:
+    def _scored(self, text: str, carry: Carried) -> tuple[list[Scored], Carry]:
         found: list[tuple[int, int, str]] = []
         runs: list[tuple[int, int]] = []
         tokens: list[bytes] = []
@@ -240,15 +244,16 @@ class Detector:
         ]
 
     def _probabilities(
-        self, tokens: list[bytes], bounds: list[int], runs: list[tuple[int, int]], carry: Carry
+        self, tokens: list[bytes], bounds: list[int], runs: list[tuple[int, int]], carried: Carried
     ) -> tuple[list[float], Carry]:
         """The probability of each run of pieces (piece i is `tokens[bounds[i]:bounds[i+1]]`):
         its margin (`_margins`, or numpy's equal `detector_numpy.margins` for a long text when
         numpy can be imported) through the sigmoid; and where the running sums end."""
+        self._learn(tokens)
+        carry = carried() if callable(carried) else carried
         if not tokens:
             return _sigmoid_of(_repeat(self.bias, len(runs))), carry
         vectorised = _numpy_margins() if len(tokens) >= NUMPY_TOKENS else None
-        self._learn(tokens)
         last = self._words[tokens[-1]][3]
         if vectorised is None:
             margins, weight, paired = self._margins(tokens, bounds, runs, carry)

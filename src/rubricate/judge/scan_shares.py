@@ -2,8 +2,8 @@
 
 The detector's work can be cut anywhere after a blank line: no span crosses one, and the
 second part's running sums continue from the first's (`detector.Carry`), so the cut changes no
-probability. So a second process takes the detector's work on the change's first texts, up to
-about half the whole scan's cost, cutting one text after a blank line where its share ends;
+probability. So a second process takes the detector's work on the change's last texts, up to
+about half the whole scan's cost, cutting one text after a blank line where its share begins;
 this process does the rules of every text and the detector's work on the rest. The cost of
 the rules grows with how often their trigger words occur, which a sample of the change tells
 (`rules_cost`). `judge.scan_processes` runs the shares; see DESIGN.md section 7.
@@ -20,7 +20,7 @@ from rubricate.judge.scan import TRIGGERS, Part, detector_findings
 
 if TYPE_CHECKING:
     from rubricate.evidence.results import Finding
-    from rubricate.judge.detector import Carry, Detector
+    from rubricate.judge.detector import Carried, Carry, Detector
 
 RULES_COST = 0.28
 RULES_COST_PER_HIT = 39.0
@@ -42,8 +42,8 @@ _LOOK_BACK = 1 << 16
 @dataclass(frozen=True)
 class Shares:
     """The detector's work a second process does: the texts (indices into the parts) it scores
-    whole, and the first lines of one more text, `cut = (index, at)`: up to the blank line
-    that ends before character `at` (`first_lines`). This process does everything else."""
+    whole, and the last lines of one more text, `cut = (index, at)`: from the line starting at
+    character `at`, after a blank line (`last_lines`). This process does everything else."""
 
     whole: tuple[int, ...] = ()
     cut: tuple[int, int] | None = None
@@ -51,22 +51,23 @@ class Shares:
 
 def shares(parts: Sequence[Part]) -> Shares:
     """The second process's share of the scan of `parts` with the detector: about half the
-    whole scan's cost (the detector's texts in order, one of them cut where the half ends)."""
+    whole scan's cost (the detector's texts from the last, one of them cut where the half
+    ends)."""
     judged = [i for i, part in enumerate(parts) if part.judged]
     cost = rules_cost([p.text for p in parts]) + sum(len(parts[i].text) for i in judged)
     left = cost / 2  # characters of the detector's work still to share out
     whole: list[int] = []
-    for index in judged:
+    for index in reversed(judged):
         size = len(parts[index].text)
         if size <= left:
             whole.append(index)
             left -= size
             continue
-        at = after_blank_line(parts[index].text, round(left))
+        at = after_blank_line(parts[index].text, size - round(left))
         if at is not None:
-            return Shares(tuple(whole), (index, at))
-        return Shares((*whole, index) if left * 2 > size else tuple(whole))
-    return Shares(tuple(whole))
+            return Shares(tuple(sorted(whole)), (index, at))
+        return Shares(tuple(sorted([*whole, index] if left * 2 > size else whole)))
+    return Shares(tuple(sorted(whole)))
 
 
 def rules_cost(texts: Sequence[str]) -> float:
@@ -114,9 +115,10 @@ def detected_first(part: Part, at: int, detector: Detector) -> tuple[list[Findin
     return detector_findings(scored, part.where, detector), carry
 
 
-def detected_last(part: Part, at: int, detector: Detector, carry: Carry) -> list[Finding]:
+def detected_last(part: Part, at: int, detector: Detector, carry: Carried) -> list[Finding]:
     """The detector's findings on a part's lines from `at`, its running sums continuing from
-    `carry` (those of the lines before), at their lines in the whole text."""
+    `carry` (those of the lines before, or how to get them once the lines are read), at their
+    lines in the whole text."""
     text, before = last_lines(part.text, at)
     return detector_findings(detector.scored_from(text, carry)[0], part.where, detector, before)
 
