@@ -135,6 +135,11 @@ class RateLimited(RunFailed):
         self.until = until
 
 
+class WritesPaced(RateLimited):
+    """The installation's pace of writes (`rubricate.serve.write_pace`) has no slot before
+    `until`: the job is put back until then; the installation's reads are not blocked."""
+
+
 class PrBusy(RunFailed):
     """Another job of the same PR holds its lock: this one is retried later."""
 

@@ -4,7 +4,6 @@ loopback port, and an App private key."""
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import itertools
 import json
 import re
@@ -18,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from tests.action.fake_github import FakeGitHub
-from tests.action.scenario import Scenario
+from tests.action.scenario import REPORT_V1, TEST_FILE, Scenario
 from tests.ledger.conftest import TEMPLATE, pg_server
 from tests.ledger.pg_server import Server, bin_dir, free_port, start
 
@@ -171,7 +170,7 @@ def worker_env(
         callback=lambda _request: (201, {}, json.dumps(TOKEN_BODY)),
     )
     credentials = read_credentials("4242", str(app_key), "https://api.github.com")
-    tokens = InstallationTokens(dataclasses.replace(credentials, pace=False))
+    tokens = InstallationTokens(credentials)
     env = {
         "RUBRICATE_REPO_REMOTE": str(scenario.remote),
         "RUBRICATE_BOT_LOGIN": fake_github.bot_login,
@@ -181,6 +180,15 @@ def worker_env(
         yield WorkerSetup(scenario, ctx, db_url)
     finally:
         ctx.close()
+
+
+@pytest.fixture
+def world(worker_env: WorkerSetup) -> WorkerSetup:
+    """The PR's branch pushed, nothing delivered yet."""
+    worker_env.scenario.push(
+        {"out/report.json": REPORT_V1, "tests/test_report.py": TEST_FILE}, "Add the report"
+    )
+    return worker_env
 
 
 @dataclass

@@ -49,7 +49,7 @@ def app(fake_github: FakeGitHub, app_key: Path) -> App:
         callback=grant,
     )
     credentials = read_credentials("4242", str(app_key), "https://api.github.com")
-    return App(InstallationTokens(dataclasses.replace(credentials, pace=False)), granted)
+    return App(InstallationTokens(credentials), granted)
 
 
 def test_a_token_is_reused_until_the_margin_then_refreshed(app: App) -> None:

@@ -18,18 +18,9 @@ from rubricate.serve.ledger_files import LedgerFiles
 from rubricate.serve.publish import publish_pr
 from rubricate.serve.queue import hold_pr
 from tests.action.payloads import REPO
-from tests.action.scenario import PR, REPORT_V1, TEST_FILE, WRITER, git
+from tests.action.scenario import PR, WRITER, git
 from tests.serve.conftest import INSTALLATION, WorkerSetup
 from tests.serve.world import comment_delivery, deliver, event_ids, pr_delivery, rows
-
-
-@pytest.fixture
-def world(worker_env: WorkerSetup) -> WorkerSetup:
-    """The PR's branch pushed, nothing delivered yet."""
-    worker_env.scenario.push(
-        {"out/report.json": REPORT_V1, "tests/test_report.py": TEST_FILE}, "Add the report"
-    )
-    return worker_env
 
 
 def publish_jobs(world: WorkerSetup) -> list[tuple[str, str]]:

@@ -51,6 +51,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ADD_REACTION",
     "GRAPHQL_REACTIONS",
+    "WRITES",
     "ArtifactInfo",
     "CommentInfo",
     "GitHubAdapter",
@@ -61,6 +62,22 @@ __all__ = [
     "connect",
     "role_from_permission",
 ]
+
+
+WRITES = frozenset(
+    {
+        "create_check_run",
+        "create_comment",
+        "edit_comment",
+        "react",
+        "react_to_node",
+        "set_status",
+        "update_check_run",
+    }
+)
+"""The adapter's methods that make a content-creating request (anything but a read), one each:
+what an App installation's pace of writes counts (`rubricate.serve.write_pace`). Every other
+method only reads."""
 
 
 class GitHubAdapter:

@@ -5,7 +5,8 @@ Migration 1 holds the ledger (`rubricate_events`, `rubricate_jobs`); migration 2
 `rubricate serve` and its workers keep beside it: webhook deliveries, the view state (`extras`),
 the effects waiting to be published (`outbox`) and each installation's API budget; migration 3
 each author's tally (`rubricate_authors`, see `rubricate.ledger.tally`), filled from the jobs by
-the `then` step `db migrate` gives it.
+the `then` step `db migrate` gives it; migration 4 each installation's pace of writes
+(`rubricate.serve.write_pace`).
 
 psycopg (the `server` extra) is imported when a connection is opened, not with this module.
 """
@@ -107,6 +108,11 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX rubricate_authors_owner ON rubricate_authors (owner);
     CREATE INDEX rubricate_jobs_author ON rubricate_jobs (repo, author);
+    """,
+    """
+    ALTER TABLE rubricate_budgets
+        ADD COLUMN write_minute_tat timestamptz,
+        ADD COLUMN write_hour_tat timestamptz;
     """,
 )
 """Each migration's SQL, applied in order; its number is its place in this tuple, from 1."""

@@ -30,8 +30,6 @@ class AppCredentials:
     app_id: int
     private_key: str
     api_url: str = "https://api.github.com"
-    pace: bool = True
-    """PyGithub's spacing of requests and writes; tests against a fake server turn it off."""
 
 
 def read_credentials(app_id: str, key_file: str, api_url: str) -> AppCredentials:
@@ -122,9 +120,8 @@ class InstallationTokens:
 
     def _new_client(self, token: str) -> Github:
         creds = self.credentials
-        options: dict[str, object] = {}
-        if not creds.pace:
-            options.update(seconds_between_requests=None, seconds_between_writes=None)
+        # No spacing by PyGithub: it sleeps in the job's thread, per client. The installation's
+        # writes are paced across every worker by `rubricate.serve.write_pace` instead.
         return Github(
             auth=Auth.Token(token),
             base_url=creds.api_url,
@@ -132,5 +129,6 @@ class InstallationTokens:
             retry=BudgetRetry(total=2, backoff_factor=0.5),
             lazy=True,
             user_agent="rubricate",
-            **options,  # type: ignore[arg-type]
+            seconds_between_requests=None,
+            seconds_between_writes=None,
         )

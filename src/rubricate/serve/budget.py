@@ -13,12 +13,13 @@ blocked is put back without a request. After each job the last
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
 
 from github import GithubRetry
-from rubricate.errors import RateLimited
+from rubricate.errors import RateLimited, WritesPaced
+from rubricate.github.adapter import WRITES
 
 if TYPE_CHECKING:
     import psycopg
@@ -126,23 +127,38 @@ def seen_since(requester: Any, before: tuple[tuple[int, int], int]) -> dict[str,
     return headers_budget(*after) if after != before else {}
 
 
+def stopped(
+    conn: psycopg.Connection[Any], installation: int, now: datetime, exc: RateLimited
+) -> None:
+    """Record a job's rate limit: GitHub's blocks the installation until its time; a write
+    refused by the installation's own pace (`WritesPaced`) blocks nothing but its job."""
+    if not isinstance(exc, WritesPaced):
+        with conn.transaction():
+            record(conn, installation, now, until=exc.until)
+
+
 class Budgeted:
     """A GitHub client that stops at the first rate limit: every later call raises the same
-    `RateLimited` without a request. `limited` holds it."""
+    `RateLimited` without a request. `limited` holds it. With `pace`, each write (a method in
+    `WRITES`) first takes its slot (`rubricate.serve.write_pace.pacer`), which may refuse it."""
 
-    def __init__(self, api: Any) -> None:
+    def __init__(self, api: Any, pace: Callable[[], None] | None = None) -> None:
         self._api = api
+        self._pace = pace
         self.limited: RateLimited | None = None
 
     def __getattr__(self, name: str) -> Any:
         found = getattr(self._api, name)
         if not callable(found):
             return found
+        pace = self._pace if name in WRITES else None
 
         def call(*args: Any, **kwargs: Any) -> Any:
             if self.limited is not None:
                 raise self.limited
             try:
+                if pace is not None:
+                    pace()
                 return found(*args, **kwargs)
             except RateLimited as exc:
                 self.limited = exc

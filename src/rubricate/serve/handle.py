@@ -39,7 +39,7 @@ from rubricate.errors import (
 )
 from rubricate.github.adapter import GitHubAdapter
 from rubricate.ledger.pg_store import PostgresStore
-from rubricate.serve import budget, outbox
+from rubricate.serve import budget, outbox, write_pace
 from rubricate.serve.connections import BorrowedStore
 from rubricate.serve.context import WorkerContext
 from rubricate.serve.ledger_files import LedgerFiles
@@ -91,8 +91,7 @@ def handle_delivery(ctx: WorkerContext, guid: str, now: datetime | None = None) 
         try:
             done = run_core(ctx, delivery, files, now)
         except RateLimited as exc:
-            with store.conn.transaction():
-                budget.record(store.conn, delivery.installation, now, until=exc.until)
+            budget.stopped(store.conn, delivery.installation, now, exc)
             raise
         try:
             commit(files, delivery, done)
@@ -125,7 +124,8 @@ def run_core(ctx: WorkerContext, delivery: Stored, files: LedgerFiles, now: date
     before = budget.last_headers(github.requester)
     target = FailureTarget()
     runtime = ActionsRuntime(stream=sys.stderr)
-    api = budget.Budgeted(GitHubAdapter(github, delivery.repo, bot_login=ctx.bot_login()))
+    adapter = GitHubAdapter(github, delivery.repo, bot_login=ctx.bot_login())
+    api = budget.Budgeted(adapter, write_pace.pacer(files.conn, delivery.installation))
     try:
         with ctx.scratch.borrow(delivery.repo) as tmp, ExitStack() as stack:
             path = tmp / "event.json"

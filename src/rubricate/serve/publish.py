@@ -22,7 +22,7 @@ from rubricate.action.runtime import ActionsRuntime
 from rubricate.bot.view_state import decode_views, digest, view_path
 from rubricate.errors import RateLimited
 from rubricate.github.adapter import GitHubAdapter
-from rubricate.serve import budget, outbox
+from rubricate.serve import budget, outbox, write_pace
 from rubricate.serve.context import WorkerContext
 from rubricate.serve.queue import hold_pr
 
@@ -48,7 +48,10 @@ def publish_pr(
         before = budget.last_headers(github.requester)
         runtime = ActionsRuntime(stream=sys.stderr)
         runtime.mask(ctx.tokens.token(installation))
-        adapter = budget.Budgeted(GitHubAdapter(github, repo, bot_login=ctx.bot_login()))
+        adapter = budget.Budgeted(
+            GitHubAdapter(github, repo, bot_login=ctx.bot_login()),
+            write_pace.pacer(conn, installation),
+        )
         api = OneCheckRun(OneStatus(adapter) if again else adapter)
         path = view_path(repo, pr)
         row = conn.execute("SELECT data FROM rubricate_extras WHERE path = %s", (path,)).fetchone()
@@ -58,8 +61,7 @@ def publish_pr(
             if api.limited is not None:  # the executor went on past it: the rest waits too
                 raise api.limited
         except RateLimited as exc:
-            with conn.transaction():
-                budget.record(conn, installation, now, until=exc.until)
+            budget.stopped(conn, installation, now, exc)
             raise
         finally:
             seen = budget.seen_since(github.requester, before)

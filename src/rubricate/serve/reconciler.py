@@ -37,7 +37,7 @@ from rubricate.github.adapter import GitHubAdapter
 from rubricate.ledger.event import rfc3339
 from rubricate.ledger.pg_schema import connect
 from rubricate.ledger.pg_store import PostgresStore, Scope
-from rubricate.serve import budget
+from rubricate.serve import budget, write_pace
 from rubricate.serve.context import WorkerContext
 from rubricate.serve.intake import classify, store
 
@@ -197,7 +197,8 @@ def reconcile(ctx: WorkerContext, now: datetime | None = None) -> list[Reconcile
             if budget.blocked_until(ledger.conn, installation, now) is not None:
                 continue
             github = ctx.tokens.client(installation)
-            api = budget.Budgeted(GitHubAdapter(github, repo, bot_login=ctx.bot_login()))
+            adapter = GitHubAdapter(github, repo, bot_login=ctx.bot_login())
+            api = budget.Budgeted(adapter, write_pace.pacer(ledger.conn, installation))
             token = ctx.tokens.token(installation)
             settings = ctx.settings("catch-up", Path(os.devnull), repo, token)
             config = partial(
@@ -207,6 +208,5 @@ def reconcile(ctx: WorkerContext, now: datetime | None = None) -> list[Reconcile
             try:
                 done.append(reconcile_repo(ledger, repo, prs, where))
             except RateLimited as exc:
-                with ledger.conn.transaction():
-                    budget.record(ledger.conn, installation, now, until=exc.until)
+                budget.stopped(ledger.conn, installation, now, exc)
     return done

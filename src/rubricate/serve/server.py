@@ -37,6 +37,10 @@ logger = logging.getLogger(__name__)
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 """How the receiver and the workers write their warnings: each line with its time, to the
 millisecond, its level and its logger."""
+POLL_EVERY = 1.0
+"""Seconds between a worker's looks for jobs whose time came: a new job is announced at once,
+but a job put back until a time (a write refused by the installation's pace, a busy PR) is not
+announced when that time comes (procrastinate looks every 5 s unless told)."""
 STALLED_AFTER = 30.0
 """Seconds without a heartbeat after which a worker's jobs are put back in the queue, when its
 liveness lock did not already show it gone (`rubricate.serve.liveness`)."""
@@ -101,7 +105,12 @@ async def _both(server: uvicorn.Server, url: str, credentials: AppCredentials) -
     app = queue_app(ctx, locks)
     async with app.open_async():
         worker = asyncio.create_task(
-            app.run_worker_async(queues=[QUEUE], concurrency=1, install_signal_handlers=False)
+            app.run_worker_async(
+                queues=[QUEUE],
+                concurrency=1,
+                install_signal_handlers=False,
+                fetch_job_polling_interval=POLL_EVERY,
+            )
         )
         recovery = asyncio.create_task(recover(app.connector, locks, STALLED_AFTER))
         # uvicorn raises the signal that stopped it again once it has stopped; with these
@@ -260,6 +269,7 @@ async def _run_until(
                 queues=[QUEUE],
                 concurrency=concurrency,
                 install_signal_handlers=False,
+                fetch_job_polling_interval=POLL_EVERY,
                 update_heartbeat_interval=stalled_after / 3,
                 stalled_worker_timeout=stalled_after,
             )

@@ -1,0 +1,196 @@
+"""An installation's writes are paced across workers through PostgreSQL: within GitHub's
+content-creation limits in any window, a write too early puts its job back (never a sleep), and
+the installation's reads stay free."""
+
+from __future__ import annotations
+
+import inspect
+import threading
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+import pytest
+
+from rubricate.errors import RateLimited, WritesPaced
+from rubricate.github.adapter import WRITES, GitHubAdapter
+from rubricate.ledger.pg_schema import connect
+from rubricate.serve.budget import Budgeted, stopped
+from rubricate.serve.handle import handle_delivery
+from rubricate.serve.publish import publish_pr
+from rubricate.serve.tasks import Retry
+from rubricate.serve.write_pace import CELLS, admit, take
+from tests.action.payloads import REPO
+from tests.action.scenario import PR
+from tests.serve.conftest import INSTALLATION, WorkerSetup
+from tests.serve.world import pr_delivery, rows
+
+NOW = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
+GITHUB_PER_MINUTE, GITHUB_PER_HOUR = 80, 500
+"""GitHub's documented content-creation limits of an installation."""
+READS = {
+    "artifact_zip",
+    "closed_pulls",
+    "collaborator_role",
+    "comment",
+    "commit_verification",
+    "find_check_run",
+    "find_sticky",
+    "issue",
+    "latest_status",
+    "open_pulls",
+    "pull",
+    "pull_or_none",
+    "pull_summary",
+    "run_artifact",
+}
+
+
+def greedy(seconds: float, step: float) -> list[datetime]:
+    """The times a writer trying every `step` seconds is admitted, over `seconds`."""
+    tats: tuple[datetime | None, ...] = (None,) * len(CELLS)
+    admitted = []
+    for tick in range(int(seconds / step)):
+        now = NOW + timedelta(seconds=tick * step)
+        moved, _ = admit(tats, now)
+        if moved is not None:
+            tats = moved
+            admitted.append(now)
+    return admitted
+
+
+def most_in_any(window: timedelta, times: list[datetime]) -> int:
+    most, first = 0, 0
+    for last, at in enumerate(times):
+        while at - times[first] >= window:
+            first += 1
+        most = max(most, last - first + 1)
+    return most
+
+
+def test_a_greedy_writer_stays_under_githubs_limits_in_every_window() -> None:
+    times = greedy(2.5 * 3600, 0.25)
+    assert most_in_any(timedelta(minutes=1), times) <= GITHUB_PER_MINUTE - 5  # a margin
+    assert most_in_any(timedelta(hours=1), times) <= GITHUB_PER_HOUR - 10
+    assert most_in_any(timedelta(minutes=1), times) <= CELLS[0].most_in(timedelta(minutes=1))
+    assert most_in_any(timedelta(hours=1), times) <= CELLS[1].most_in(timedelta(hours=1))
+    assert len(times) > 400 * 2  # the writer is paced, not stopped
+
+
+def test_a_burst_is_admitted_then_one_a_second() -> None:
+    tats: tuple[datetime | None, ...] = (None, None)
+    for _ in range(CELLS[0].burst):
+        moved, _ = admit(tats, NOW)
+        assert moved is not None
+        tats = moved
+    moved, earliest = admit(tats, NOW)
+    assert moved is None
+    assert earliest == NOW + CELLS[0].interval
+    assert admit(tats, earliest)[0] is not None
+
+
+def test_each_adapter_method_is_a_read_or_a_write() -> None:
+    methods = {
+        name
+        for name, _ in inspect.getmembers(GitHubAdapter, inspect.isfunction)
+        if not name.startswith("_")
+    }
+    assert methods == READS | WRITES, "say whether a new adapter method writes (WRITES)"
+    assert not READS & WRITES
+
+
+def test_only_writes_take_a_slot_and_a_refusal_stops_every_later_call() -> None:
+    taken: list[str] = []
+    sent: list[str] = []
+
+    class Api:
+        def pull(self, number: int) -> int:
+            sent.append("pull")
+            return number
+
+        def create_comment(self, pr: int, body: str) -> int:
+            sent.append("create_comment")
+            return 1
+
+    def pace() -> None:
+        taken.append("slot")
+        if len(taken) > 1:
+            raise WritesPaced(NOW)
+
+    api = Budgeted(Api(), pace)
+    assert api.pull(3) == 3
+    assert api.create_comment(3, "x") == 1
+    assert taken == ["slot"]
+    with pytest.raises(WritesPaced):
+        api.create_comment(3, "y")
+    with pytest.raises(WritesPaced):
+        api.pull(3)  # the job stops here: it is retried at its slot
+    assert sent == ["pull", "create_comment"]
+
+
+def test_a_paced_job_is_retried_at_its_slot() -> None:
+    job: Any = type("Job", (), {"attempts": 0})()
+    decision = Retry().get_retry_decision(exception=WritesPaced(NOW), job=job)
+    assert decision is not None
+    assert decision.retry_at == NOW
+
+
+def test_workers_racing_for_one_installation_share_its_slots(db_url: str) -> None:
+    admitted: list[bool] = []
+    lock = threading.Lock()
+    start = threading.Barrier(4)
+
+    def writer() -> None:
+        with connect(db_url) as conn:
+            start.wait()
+            for _ in range(10):
+                try:
+                    take(conn, INSTALLATION, clock=lambda: NOW)
+                    ok = True
+                except WritesPaced as exc:
+                    assert exc.until == NOW + CELLS[0].interval
+                    ok = False
+                with lock:
+                    admitted.append(ok)
+
+    threads = [threading.Thread(target=writer) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert len(admitted) == 40
+    assert admitted.count(True) == CELLS[0].burst
+    with connect(db_url) as conn:
+        take(conn, INSTALLATION + 1, clock=lambda: NOW)  # another installation has its own
+        take(conn, INSTALLATION, clock=lambda: NOW + CELLS[0].interval)
+
+
+def test_a_paced_write_blocks_nothing_but_its_job(db_url: str) -> None:
+    with connect(db_url) as conn:
+        stopped(conn, INSTALLATION, NOW, WritesPaced(NOW + timedelta(seconds=1)))
+        assert conn.execute("SELECT count(*) FROM rubricate_budgets").fetchone() == (0,)
+        stopped(conn, INSTALLATION, NOW, RateLimited(NOW + timedelta(minutes=1)))
+        blocked = conn.execute("SELECT blocked_until FROM rubricate_budgets").fetchone()
+    assert blocked == (NOW + timedelta(minutes=1),)
+
+
+def test_a_publish_refused_a_slot_lands_once_when_retried(world: WorkerSetup) -> None:
+    handle_delivery(world.ctx, pr_delivery(world, "g-paced"), now=world.scenario.clock)
+    future = datetime.now(timezone.utc) + timedelta(seconds=3)
+    with connect(world.db_url) as conn:  # the minute's slots are taken until `future`
+        conn.execute(
+            "INSERT INTO rubricate_budgets (installation, updated_at, write_minute_tat)"
+            " VALUES (%s, now(), %s) ON CONFLICT (installation)"
+            " DO UPDATE SET write_minute_tat = excluded.write_minute_tat",
+            (INSTALLATION, future + CELLS[0].tolerance),
+        )
+    fake = world.scenario.fake
+    with pytest.raises(WritesPaced) as refused:
+        publish_pr(world.ctx, REPO, PR)
+    assert refused.value.until >= future
+    assert fake.comments_on(PR) == [] and fake.statuses == [] and fake.check_runs == {}
+    assert rows(world, "SELECT blocked_until FROM rubricate_budgets") == [(None,)]
+    with connect(world.db_url) as conn:
+        conn.execute("UPDATE rubricate_budgets SET write_minute_tat = NULL")
+    assert publish_pr(world.ctx, REPO, PR, again=True) > 0
+    assert len(fake.comments_on(PR)) == 1
+    assert len(fake.statuses) == 1 and len(fake.check_runs) == 1
