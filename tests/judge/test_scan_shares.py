@@ -9,6 +9,7 @@ import pytest
 
 from rubricate.judge.scan import Part
 from rubricate.judge.scan_shares import (
+    OWN_COST,
     RULES_COST,
     Shares,
     after_blank_line,
@@ -26,7 +27,9 @@ from .detector_fixture import diluted_text, fixture_detector, fixture_text
 
 def _cost(parts: list[Part]) -> float:
     """The whole scan's cost, in characters the detector reads in that time."""
-    return rules_cost([p.text for p in parts]) + sum(len(p.text) for p in parts if p.judged)
+    texts = [p.text for p in parts]
+    own = OWN_COST * sum(map(len, texts))
+    return rules_cost(texts) + own + sum(len(p.text) for p in parts if p.judged)
 
 
 def test_the_child_takes_the_last_texts_whole_and_cuts_the_one_where_half_the_cost_ends() -> None:
