@@ -130,14 +130,17 @@ class RateLimited(RunFailed):
     """GitHub asked an App installation to wait until `until` (a rate limit): the job is put
     back until then, never slept on."""
 
-    def __init__(self, until: datetime) -> None:
-        super().__init__(f"GitHub's rate limit: no request before {until.isoformat()}")
+    def __init__(self, until: datetime, why: str = "GitHub's rate limit: no request") -> None:
+        super().__init__(f"{why} before {until.isoformat()}")
         self.until = until
 
 
 class WritesPaced(RateLimited):
     """The installation's pace of writes (`rubricate.serve.write_pace`) has no slot before
     `until`: the job is put back until then; the installation's reads are not blocked."""
+
+    def __init__(self, until: datetime) -> None:
+        super().__init__(until, "the installation's pace of writes: no write")
 
 
 class PrBusy(RunFailed):
