@@ -55,6 +55,7 @@ AGORA = RubricRef(
 NAMES = tuple(name for name, _ in WEIGHTS)
 AGORA_JSON = AGORA.model_dump(mode="json", exclude_none=True)
 BYTECODE_OFF = "PYTHONDONTWRITEBYTECODE"
+NEXT_JOB = "rubricate-bench-next-job"
 Append = Callable[[Path, list[Event], str | None], None]
 
 
@@ -205,8 +206,7 @@ def bench_append(size: int, root: Path, seeded: Path | None = None) -> dict[str,
     else:
         remote = seeded
     jobs = size // 5 + 1
-    # A seeded remote keeps what earlier runs appended: each run takes new job numbers.
-    first = 1 if seeded is None else 1 + int(time.time()) // 60 % 1000 * 15
+    first = 1 if seeded is None else _first_new_job(remote, 15)
     extra = iter(_job(jobs + n, jobs)[0] for n in range(first, first + 15))
     _append(remote, [next(extra)], None)  # the seed's head is checked like any other
     cached = _bytecode(root / "bytecode", cached=True)
@@ -232,6 +232,15 @@ def bench_append(size: int, root: Path, seeded: Path | None = None) -> dict[str,
     _append(remote, [next(extra)], warm_dir)
     row["append_one_warm_s"] = _timed(lambda: _append(remote, [next(extra)], warm_dir))
     return row
+
+
+def _first_new_job(remote: Path, count: int) -> int:
+    """A seeded remote keeps what earlier runs appended: each run takes the next `count` job
+    numbers past the seed's, counted in a file kept in the bare repository (git ignores it)."""
+    mark = remote / NEXT_JOB
+    first = int(mark.read_text()) if mark.exists() else 1
+    mark.write_text(f"{first + count}\n")
+    return first
 
 
 def bench_verify(remote: Path) -> dict[str, float]:

@@ -8,10 +8,13 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tests.ledger.factory import completed_job, event
 from tests.ledger.gitutil import bare_remote
+
+if TYPE_CHECKING:
+    from rubricate.ledger.event import Event
 
 PROBE = """
 import json, sys
@@ -63,7 +66,8 @@ APPEND = """
 import json, sys
 from rubricate.cli.main import main
 code = main(["ledger", "append", "--remote", sys.argv[1], "-"])
-print(json.dumps({"code": code, "pydantic": sorted(m for m in sys.modules if "pydantic" in m)}))
+pydantic = sorted(m for m in sys.modules if "pydantic" in m)
+print(json.dumps({"code": code, "pydantic": pydantic, "anybadge": "anybadge" in sys.modules}))
 """
 
 
@@ -74,7 +78,23 @@ def test_an_append_to_a_ledger_loads_no_pydantic(tmp_path: Path) -> None:
     seeded = completed_job(1, [4, 3, 3, 3, 5], [5, 5, 5, 5, 5], author="bob")
     seeded.append(event("rated", 1, 30, "r", rating=5, author="bob", actor_role="maintain"))
     for events in (seeded, [event("abandoned", 2, 1, "x")]):
-        lines = "".join(e.to_line() + "\n" for e in events)
-        command = [sys.executable, "-c", APPEND, str(remote)]
-        done = subprocess.run(command, input=lines, capture_output=True, text=True, check=True)
-        assert json.loads(done.stdout.splitlines()[-1]) == {"code": 0, "pydantic": []}
+        assert _append(remote, events)["pydantic"] == []
+
+
+def test_an_append_that_moves_no_badge_loads_no_badge_drawer(tmp_path: Path) -> None:
+    """A badge is drawn (anybadge loaded) only when its value moves: a new open job moves no
+    author's reputation, nor the repository's rubric quality."""
+    remote = bare_remote(tmp_path)
+    assert _append(remote, completed_job(1, [4, 3, 3, 3, 5], [5] * 5, author="bob"))["anybadge"]
+    assert not _append(remote, [event("first_submission", 2, 40, "s2", author="bob")])["anybadge"]
+
+
+def _append(remote: Path, events: list[Event]) -> Any:
+    """`rubricate ledger append` of these events in a new process: its exit code and what it
+    loaded."""
+    lines = "".join(e.to_line() + "\n" for e in events)
+    command = [sys.executable, "-c", APPEND, str(remote)]
+    done = subprocess.run(command, input=lines, capture_output=True, text=True, check=True)
+    found = json.loads(done.stdout.splitlines()[-1])
+    assert found["code"] == 0
+    return found

@@ -44,12 +44,21 @@ def test_an_append_rewrites_only_its_job_and_its_authors() -> None:
     assert plan.incremental
     written = sorted(plan.files)
     assert [p for p in written if p.startswith("jobs/")] == ["jobs/7.json"]
-    assert [p for p in written if p.startswith("badges/")] == [
-        "badges/a3.json",
-        "badges/a3.svg",
-        "badges/repo.json",
-        "badges/repo.svg",
-    ]
+    # A rating moves a3's reputation, not the repository's rubric quality: one badge is drawn.
+    assert [p for p in written if p.startswith("badges/")] == ["badges/a3.json", "badges/a3.svg"]
+    assert _derived(tree) == _full(tree)
+
+
+def test_an_append_that_moves_no_badge_draws_none() -> None:
+    tree: dict[str, bytes] = {}
+    for pr in range(1, 41):
+        _apply(tree, completed_job(pr, [3] * 5, [4] * 5, pr, author=f"a{pr % 4}"))
+    before = {p: d for p, d in tree.items() if p.startswith("badges/")}
+    plan = _apply(tree, [event("first_submission", 41, 50, "s41", author="a1")])
+    assert plan.incremental
+    assert "reputation.json" in plan.files
+    assert not [p for p in plan.files if p.startswith("badges/")]
+    assert {p: d for p, d in tree.items() if p.startswith("badges/")} == before
     assert _derived(tree) == _full(tree)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -99,8 +100,25 @@ def check_remote(remote: str) -> None:
         raise ConfigError(f"--remote {remote}: no such directory")
     if not path.is_dir():
         raise ConfigError(f"--remote {remote}: not a directory, so not a git repository")
+    if is_repository(path) or is_repository(path / ".git"):
+        return
     if run_git(["ls-remote", "--heads", str(path.resolve())], check=False).returncode != 0:
         raise ConfigError(f"--remote {remote}: not a git repository")
+
+
+_HEAD = re.compile(r"ref: refs/\S+\n?|[0-9a-f]{40}(?:[0-9a-f]{24})?\n?")
+
+
+def is_repository(gitdir: Path) -> bool:
+    """True for a git directory as git itself tells one (`HEAD` naming a ref or a commit, with
+    `objects/` and `refs/`): a path that is one, or whose `.git` is one, needs no `git ls-remote`
+    to say so. Anything else (`NAME` for `NAME.git`, a `.git` file) is left to git."""
+    try:
+        head = (gitdir / "HEAD").read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    found = (gitdir / "objects").is_dir() and (gitdir / "refs").is_dir()
+    return found and _HEAD.fullmatch(head) is not None
 
 
 def check_branch(branch: str) -> None:

@@ -176,14 +176,15 @@ class GitWorkspace:
         self._reader: ObjectReader | None = None
         if not (gitdir / "HEAD").exists():
             gitdir.mkdir(parents=True, exist_ok=True)
-            self._git("init", "--bare", "--quiet")
+            self._git("init", "--bare", "--quiet", "--template=")  # no sample hooks to copy
             with (gitdir / "config").open("a", encoding="utf-8") as config:
                 config.write(SCRATCH_CONFIG)
 
     def fetch_tip(self) -> str | None:
         """Fetch the branch tip (depth 1); None when the branch does not exist."""
         refspec = f"+refs/heads/{self.branch}:{TIP_REF}"
-        args = ["fetch", "--quiet", "--no-tags", "--depth", "1", *self._fetch_options()]
+        args = ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--depth", "1"]
+        args += self._fetch_options()
         proc = run_git(
             [*args, "--end-of-options", self.url, refspec], self.gitdir, env=self.env, check=False
         )

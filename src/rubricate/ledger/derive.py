@@ -20,8 +20,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-import anybadge
-
 from rubricate.ledger.cache import (
     CachedJob,
     FoldCache,
@@ -33,6 +31,7 @@ from rubricate.ledger.cache import (
 )
 from rubricate.ledger.event import SCHEMA_VERSION
 from rubricate.ledger.fold import JobSummary, fold_jobs
+from rubricate.ledger.jsontext import indented
 from rubricate.ledger.paths import CACHE_PATH, Layout, git_blob_id
 from rubricate.ledger.paths import REPUTATION_PATH as REPUTATION_PATH
 from rubricate.ledger.paths import is_derived as is_derived
@@ -151,7 +150,7 @@ def totals_files(cache: FoldCache) -> dict[str, bytes]:
 
 def reputation_file(document: dict[str, Any]) -> bytes:
     """`reputation.json` of a document."""
-    return (json.dumps(document, indent=2, sort_keys=True) + "\n").encode()
+    return (indented(document) + "\n").encode()
 
 
 def recorded_config(data: bytes) -> ReputationConfig | None:
@@ -162,18 +161,15 @@ def recorded_config(data: bytes) -> ReputationConfig | None:
         return None
 
 
-def badge_files(
-    document: dict[str, Any], layout: Layout, authors: Mapping[str, set[str]] | None = None
-) -> dict[str, bytes]:
-    """Every repository's badge and its authors' badges (only `authors[repo]` when given)."""
+def badge_files(document: dict[str, Any], layout: Layout) -> dict[str, bytes]:
+    """Every repository's badge and its authors' badges (an append draws only those whose
+    value moved: `rubricate.ledger.redraw`)."""
     files: dict[str, bytes] = {}
     for repo, entry in document["repos"].items():
         badge = repo_badge(entry)
         files[layout.repo_badge(repo, "json")] = badge.endpoint_json()
         files[layout.repo_badge(repo, "svg")] = badge.svg()
         for login, author in entry["authors"].items():
-            if authors is not None and login not in authors.get(repo, set()):
-                continue
             badge = author_badge(author)
             files[layout.author_badge(repo, login, "json")] = badge.endpoint_json()
             files[layout.author_badge(repo, login, "svg")] = badge.svg()
@@ -212,7 +208,7 @@ class Badge:
             "message": self.message,
             "color": self.color,
         }
-        return (json.dumps(body, indent=2, sort_keys=True) + "\n").encode()
+        return (indented(body) + "\n").encode()
 
     def svg(self) -> bytes:
         """The badge drawn by anybadge."""
@@ -239,6 +235,10 @@ def repo_badge(entry: dict[str, Any]) -> Badge:
 
 @lru_cache(maxsize=4096)
 def _render_svg(label: str, message: str, hex_color: str) -> bytes:
+    # anybadge (and the packaging it loads) only when a badge is drawn: an append whose badges
+    # keep their value draws none (`plan.moved_badges`).
+    import anybadge
+
     # anybadge reads numeric text as a number ("1.00" would show as "1.0"): keep two decimals.
     numeric = message.replace(".", "", 1).isdigit()
     value_format = "%.2f" if numeric else None

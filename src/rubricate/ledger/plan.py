@@ -45,13 +45,7 @@ from rubricate.ledger.codec import (
     shard_month,
     shard_path,
 )
-from rubricate.ledger.derive import (
-    badge_files,
-    derive_files,
-    job_file,
-    recorded_config,
-    reputation_file,
-)
+from rubricate.ledger.derive import derive_files, job_file, recorded_config, reputation_file
 from rubricate.ledger.event import Event, parse_time, rfc3339
 from rubricate.ledger.fold import fold_job
 from rubricate.ledger.paths import (
@@ -63,6 +57,7 @@ from rubricate.ledger.paths import (
     is_derived,
     job_paths,
 )
+from rubricate.ledger.redraw import moved_badges
 from rubricate.ledger.reputation import Totals, job_terms, repo_entry
 from rubricate.ledger.reputation_config import ReputationConfig
 from rubricate.ledger.treeids import TREE_MODE, Listing, changed_listing, listing_of
@@ -350,11 +345,12 @@ def plan_incremental(
         written[layout.totals_path(repo)] = totals_file(repo_totals)
     document = json.loads(files[REPUTATION_PATH])
     _grow(document, added, sum(1 for key in by_job if not existing[key]))
+    before = {repo: document["repos"].get(repo) for repo in totals}
     for repo, repo_totals in totals.items():
         document["repos"][repo] = repo_entry(repo_totals, config)
     written[REPUTATION_PATH] = reputation_file(document)
-    shown = {"repos": {r: document["repos"][r] for r in totals}}
-    written.update(badge_files(shown, layout, authors))
+    after = {repo: document["repos"][repo] for repo in totals}
+    written.update(moved_badges(before, after, layout, authors))
     deletions = tuple(layout.author_badge(r, a, ext) for r, a in gone for ext in ("json", "svg"))
     changes = {p: git_blob_id(d) for p, d in written.items()}
     listing = listing_of(tree)

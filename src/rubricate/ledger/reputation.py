@@ -157,14 +157,13 @@ def repo_entry(authors: Mapping[str, Totals], config: ReputationConfig) -> dict[
     for login in sorted(authors):
         whole.merge(authors[login])
     means = whole.components()
+    entries = Entries(config)
     return {
         "jobs": dict(whole.counts),
         "rubric_quality": _component_dict(means["rubric_quality"]),
         "means": {name: _round(means[name].value) for name in COMPONENTS},
         "authors": {
-            login: components_entry(
-                authors[login].components(), dict(authors[login].counts), config, means
-            )
+            login: entries.entry(authors[login].components(), dict(authors[login].counts), means)
             for login in sorted(authors)
         },
     }
