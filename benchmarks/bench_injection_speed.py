@@ -1,15 +1,17 @@
 """CPU time of scanning a 1 MB change for injections, repeated; print JSON.
 
-    nice -n 10 python benchmarks/bench_injection_speed.py (--mirrors /work/.mirror | --diff FILE)
-        [--repeat 5] [--pure-python] [--profile FILE]
+    nice -n 10 python benchmarks/bench_injection_speed.py
+        (--mirrors /work/.mirror | --diff FILE | --file FILE) [--repeat 5] [--pure-python]
+        [--profile FILE]
 
 With `--mirrors`, the change is `bench_injection.speed_lines` (1 MB of distinct lines of
-several public repositories, as added lines of one file); with `--diff`, a unified diff (such
-as `git diff A B` of a public repository), scanned as a pull request's changes are
-(`scan_snapshot`: each file's added lines, files never shown to the judge left out). Each
-repeat scans it with a fresh detector (no cache from the previous repeat): the whole scan in
-one process (`scan_snapshot`), the whole scan as it runs with a judge (`scan_change`: a large
-change on two processes; `--diff` only), the rules alone, the detector alone, in turn. CPU
+several public repositories, as the added lines of one file); with `--file`, one file's lines
+as the added lines of one file; with `--diff`, a unified diff (such as `git diff A B` of a
+public repository). Each is scanned as a pull request's changes are (`scan_snapshot`: each
+file's added lines, files never shown to the judge left out). Each repeat scans it with a
+fresh detector (no cache from the previous repeat): the whole scan in one process
+(`scan_snapshot`), the whole scan as it runs with a judge (`scan_change`: a large change on
+two processes), the rules alone, the detector alone, in turn. CPU
 time is user+sys time of this process and its children; with two processes the busier one's
 bounds the wall time where each has a core of its own. The machine may be shared, so the
 minimum and the median are both given, beside wall time and the load average. The first run
@@ -38,7 +40,7 @@ from rubricate.judge import detector
 from rubricate.judge.budget import exclusion_reason
 from rubricate.judge.client_detector import load_detector
 from rubricate.judge.detector import Detector
-from rubricate.judge.scan import scan_lines, scan_snapshot
+from rubricate.judge.scan import scan_snapshot
 from rubricate.judge.scan_processes import scan_change
 
 
@@ -54,6 +56,12 @@ def diff_snapshot(path: Path) -> Snapshot:
             name = header.rpartition(" b/")[2]
             changes.append(FileChange(name, "modified", piece[hunks + 1 :]))
     return Snapshot(base_sha="", head_sha="", changes=tuple(changes))
+
+
+def one_file_snapshot(path: str, lines: list[str]) -> Snapshot:
+    """A change adding `lines` as the one file `path`."""
+    patch = f"@@ -0,0 +1,{len(lines)} @@\n" + "".join(f"+{line}\n" for line in lines)
+    return Snapshot(base_sha="", head_sha="", changes=(FileChange(path, "added", patch),))
 
 
 def scanned_bytes(snapshot: Snapshot) -> int:
@@ -93,6 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--mirrors", type=Path, help="the mirrors of `bench_injection`")
     source.add_argument("--diff", type=Path, help="a unified diff to scan as a change")
+    source.add_argument("--file", type=Path, help="one file to scan as a change adding it")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--pure-python", action="store_true", help="never use numpy")
     parser.add_argument("--profile", type=Path, help="write a cProfile of one full scan here")
@@ -106,49 +115,42 @@ def main(argv: list[str] | None = None) -> int:
     def fresh() -> Detector:
         return Detector(shipped.weights, shipped.bias, shipped.threshold)
 
-    split: Callable[[Detector | None], object] | None = None  # one file: one process
+    origin: dict[str, object]
     if args.diff:
         if not args.diff.is_file():
             parser.error(f"--diff: no such file: {args.diff}")
         snapshot = diff_snapshot(args.diff)
-        size, origin = (
-            scanned_bytes(snapshot),
-            {"diff": str(args.diff), "files": len(snapshot.changes)},
-        )
-        texts = [
-            "\n".join(text for _n, text in c.added_lines())
-            for c in snapshot.changes
-            if exclusion_reason(c) is None
-        ]
-
-        def scan(model: Detector | None) -> object:
-            return scan_snapshot(snapshot, model)
-
-        def two_processes(model: Detector | None) -> object:
-            return scan_change(snapshot, model)
-
-        split = two_processes
-
-        def detect() -> object:
-            model = fresh()
-            return [model.scored(text) for text in texts]
+        origin = {"diff": str(args.diff), "files": len(snapshot.changes)}
+    elif args.file:
+        if not args.file.is_file():
+            parser.error(f"--file: no such file: {args.file}")
+        lines = args.file.read_text(encoding="utf-8", errors="replace").splitlines()
+        snapshot = one_file_snapshot(args.file.name, lines)
+        origin = {"file": str(args.file), "lines": len(lines)}
     else:
-        lines, used = speed_lines(args.mirrors)
-        text = "\n".join(line for _n, line in lines)
-        size, origin = len(text.encode()) + 1, {"lines": len(lines), "repos": used}
+        numbered, used = speed_lines(args.mirrors)
+        snapshot = one_file_snapshot("src/big.py", [line for _n, line in numbered])
+        origin = {"lines": len(numbered), "repos": used}
+    size = scanned_bytes(snapshot)
+    texts = [c.added_text for c in snapshot.changes if exclusion_reason(c) is None]
 
-        def scan(model: Detector | None) -> object:
-            return scan_lines(lines, "src/big.py", model)
+    def scan(model: Detector | None) -> object:
+        return scan_snapshot(snapshot, model)
 
-        def detect() -> object:
-            return fresh().scored(text)
+    def two_processes(model: Detector | None) -> object:
+        return scan_change(snapshot, model)
+
+    def detect() -> object:
+        model = fresh()
+        return [model.scored(text) for text in texts]
 
     first = timed({"first": lambda: scan(fresh())}, 1)["first"]
-    works = {"with_detector": lambda: scan(fresh())}
-    if split is not None:
-        two = split
-        works["with_detector_two_processes"] = lambda: two(fresh())
-    works |= {"rules_only": lambda: scan(None), "detector_only": detect}
+    works: dict[str, Callable[[], object]] = {
+        "with_detector": lambda: scan(fresh()),
+        "with_detector_two_processes": lambda: two_processes(fresh()),
+        "rules_only": lambda: scan(None),
+        "detector_only": detect,
+    }
     result: dict[str, object] = {
         "detector": shipped.version,
         "bytes": size,
@@ -158,8 +160,7 @@ def main(argv: list[str] | None = None) -> int:
         **timed(works, args.repeat),
         "load_average": [round(x, 2) for x in os.getloadavg()],
     }
-    if split is not None:
-        result["two_processes_same_findings"] = split(fresh()) == scan(fresh())
+    result["two_processes_same_findings"] = two_processes(fresh()) == scan(fresh())
     if args.profile:
         cProfile.runctx("scan(fresh())", {"scan": scan, "fresh": fresh}, {}, str(args.profile))
     print(json.dumps(result, indent=2))

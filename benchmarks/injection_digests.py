@@ -9,7 +9,11 @@ compare the output: for every text (each text file under `--files`, each changed
 `--diff`, `--generated` seeded texts) it digests the detector's spans with their probabilities
 (written exactly, `float.hex`) and the scan's findings, in a code file and in a README, with
 and without the detector, for the shipped weights and for seeded random ones (which flag far
-more). Each `--diff` is also scanned whole as a pull request's change (`scan_snapshot`).
+more). Each `--diff` is also scanned whole as a pull request's change (`scan_snapshot`), and
+on two processes as a judged change is (`scan_change`, whatever its size: `changes_two_processes`
+must equal `changes`). `cut_differs` counts the texts whose spans, scored in two parts cut
+after the blank line nearest their middle (the second part from the first's running sums),
+differ from the whole text's in anything (0 when cutting changes nothing).
 `--mode python` never uses numpy, `--mode numpy` uses it for every text.
 """
 
@@ -28,8 +32,10 @@ from bench_injection_speed import diff_snapshot
 from rubricate.judge import detector as detector_module
 from rubricate.judge.budget import exclusion_reason
 from rubricate.judge.client_detector import load_detector
-from rubricate.judge.detector import HASH_BITS, Detector
+from rubricate.judge.detector import HASH_BITS, Detector, Scored
 from rubricate.judge.scan import scan_injection, scan_snapshot
+from rubricate.judge.scan_processes import scan_change
+from rubricate.judge.scan_shares import after_blank_line, first_lines, last_lines
 
 TEXT_SUFFIXES = (
     ".md",
@@ -77,6 +83,18 @@ def texts_of(files: list[Path], diffs: list[Path], generated: int) -> Iterator[t
         yield f"generated/{n}", "\n".join(lines)
 
 
+def cut_differs(model: Detector, text: str, whole: list[Scored]) -> bool | None:
+    """Whether `text` scored in two parts (cut after the blank line nearest its middle) gives
+    other spans than `whole`; None when it has no blank line."""
+    at = after_blank_line(text, len(text) // 2)
+    if at is None:
+        return None
+    first, carry = model.scored_from(first_lines(text, at))
+    rest, before = last_lines(text, at)
+    last = [(a + before, b + before, p, s) for a, b, p, s in model.scored_from(rest, carry)[0]]
+    return first + last != whole
+
+
 def random_detector() -> Detector:
     pick = random.Random(7)
     return Detector([pick.gauss(0.0, 0.6) for _ in range(1 << HASH_BITS)], -0.3, 0.7)
@@ -97,12 +115,17 @@ def main(argv: list[str] | None = None) -> int:
     models = {"shipped": load_detector(), "random": random_detector()}
     total = hashlib.sha256()
     counts = {"texts": 0, "chars": 0, "spans": 0, "detector_findings": 0, "rule_findings": 0}
+    counts |= {"cut_texts": 0, "cut_differs": 0}
     for source, text in texts_of(args.files, args.diff, args.generated):
         digest = hashlib.sha256(source.encode())
         for model in models.values():
-            for first, last, probability, span in model.scored(text):
+            whole = model.scored(text)
+            for first, last, probability, span in whole:
                 digest.update(f"{first} {last} {probability.hex()} {span}\n".encode())
                 counts["spans"] += 1
+            differs = cut_differs(model, text, whole)
+            counts["cut_texts"] += differs is not None
+            counts["cut_differs"] += bool(differs)
             for where in ("src/module.py", "README.md"):
                 for used in (model, None):
                     for f in scan_injection(text, where, used):
@@ -112,12 +135,15 @@ def main(argv: list[str] | None = None) -> int:
         total.update(digest.digest())
         counts["texts"] += 1
         counts["chars"] += len(text)
-    changes = {}
+    changes, two = {}, {}
     for diff in args.diff:
         snapshot = diff_snapshot(diff)
         found = scan_snapshot(snapshot, models["shipped"])
         changes[diff.name] = hashlib.sha256(repr(found).encode()).hexdigest()
-    print(json.dumps({**counts, "digest": total.hexdigest(), "changes": changes}, indent=2))
+        found = scan_change(snapshot, models["shipped"], split_from=0)
+        two[diff.name] = hashlib.sha256(repr(found).encode()).hexdigest()
+    result = {**counts, "digest": total.hexdigest(), "changes": changes}
+    print(json.dumps({**result, "changes_two_processes": two}, indent=2))
     return 0
 
 

@@ -79,3 +79,16 @@ def golden(text: str, detector: Detector) -> str:
         ],
     }
     return json.dumps(found, ensure_ascii=False, indent=0)
+
+
+def diluted_text(seed: int = 27, lines: int = 600) -> str:
+    """`fixture_text`, each of its blocks followed by a paragraph of plain code lines that hold
+    no trigger word of the rules (so the rules cost what they cost on most code)."""
+    pick = random.Random(seed)
+    out: list[str] = []
+    for block in fixture_text(seed, lines).split("\n\n"):
+        out += [block, ""]
+        width = pick.randint(10, 30)
+        out += [f"x{n} = sum(cells, {n * width})  # tally of cells" for n in range(width)]
+        out.append("")
+    return "\n".join(out)

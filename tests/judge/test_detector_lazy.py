@@ -15,6 +15,7 @@ DETECTOR_MODULES = (
     "rubricate.judge.client_detector",
     "rubricate.judge.detector_numpy",
     "rubricate.judge.scan_processes",
+    "rubricate.judge.scan_shares",
 )
 PROBE = """
 import sys

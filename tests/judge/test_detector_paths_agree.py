@@ -14,6 +14,7 @@ import functools
 import itertools
 import math
 import random
+import re
 
 import pytest
 
@@ -174,3 +175,23 @@ def test_the_scan_finds_the_same_on_either_path(monkeypatch: pytest.MonkeyPatch)
     vectorised = scan_injection(text, "README.md", _model())
     assert pure == vectorised
     assert any("detector, confidence" in f.message for f in pure)
+
+
+def test_a_text_cut_after_a_blank_line_scores_in_two_parts_as_it_does_whole(path: str) -> None:
+    """The second part's running sums continue from the first's (`Carry`): each probability
+    is the whole text's, bit for bit; started afresh instead, some differ in their last bits."""
+    text = "\n".join(generated_texts())
+    whole = _model().scored(text)
+    cuts = [m.end() + 1 for m in re.finditer(r"\n[ \t]*(?=\n)", text)]
+    assert len(cuts) > 20
+    afresh_differs = False
+    for at in cuts[:: max(len(cuts) // 25, 1)]:
+        model = _model()
+        first, carry = model.scored_from(text[: at - 1])
+        before = text.count("\n", 0, at)
+        last, _end = model.scored_from(text[at:], carry)
+        moved = [(a + before, b + before, p, s) for a, b, p, s in last]
+        assert first + moved == whole  # floats compared exactly
+        afresh = [(a + before, b + before, p, s) for a, b, p, s in model.scored(text[at:])]
+        afresh_differs |= first + afresh != whole
+    assert afresh_differs

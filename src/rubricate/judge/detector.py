@@ -16,6 +16,11 @@ to end and each span's sum is a difference of running sums over them, so each li
 once and the per-token work runs in C-speed `map`s (or, for a long text where numpy is
 installed, in numpy: `detector_numpy`, equal bit for bit). The score of a text is that of its
 worst span.
+
+The running sums of a text's later lines continue from those of its earlier lines (`Carry`),
+so a text cut after a blank line (where no span crosses) can be scored in two parts, each part
+where the other left off, with every probability equal bit for bit to the whole text's
+(`scored_from`; `judge.scan_shares`).
 """
 
 from __future__ import annotations
@@ -70,6 +75,23 @@ _repeat = itertools.repeat
 
 Scored = tuple[int, int, float, str]
 """A scored span: first line, last line, probability, text."""
+
+
+@dataclass(frozen=True)
+class Carry:
+    """Where the running sums stand after some tokens: the sums of their words' weights and of
+    their pairs' weights, and the pair part of the last token (None before the first)."""
+
+    weight: float = 0.0
+    paired: float = 0.0
+    part: int | None = None
+
+
+START = Carry()
+"""The running sums before a text's first token."""
+Carried = Carry | Callable[[], Carry]
+"""Where the running sums stand before a text, or how to get it once its words are read (so a
+text may be read while the lines before it are still being summed elsewhere)."""
 _Word = tuple[float, int, int, int]
 """A word's summed feature weights, its feature count, its bucket (that of `w:word`) and the
 part of `pair_index` it gives as a pair's first word."""
@@ -82,11 +104,14 @@ _Margins = Callable[
         list[tuple[int, int]],
         "array.array[float]",
         float,
+        float,
+        float,
     ],
-    list[float],
+    tuple[list[float], float, float],
 ]
 """`detector_numpy.margins`: words, each token's word row, token count, bounds, runs, the
-doubled weights, the bias."""
+doubled weights, the bias, the two running sums' first values; the margins and the sums' last
+values."""
 
 
 @dataclass
@@ -145,7 +170,7 @@ class Detector:
         tokens = [utf8(t) for t in tokens_of(text)]
         if not tokens:
             return _sigmoid(self.bias)
-        return self._probabilities(tokens, [0, len(tokens)], [(0, 1)])[0]
+        return self._probabilities(tokens, [0, len(tokens)], [(0, 1)], START)[0][0]
 
     def scored(self, text: str) -> list[Scored]:
         """Every span of `text` with its score: (first line, last line, probability, span).
@@ -154,10 +179,19 @@ class Detector:
         a run of pieces: one scored line, or a block of lines read one after another. The
         garbage collector is paused meanwhile: the work allocates many small objects and no
         cycles, and its passes over a large process cost a third of the time."""
-        with _collector_paused():
-            return self._scored(text)
+        return self.scored_from(text)[0]
 
-    def _scored(self, text: str) -> list[Scored]:
+    def scored_from(self, text: str, carry: Carried = START) -> tuple[list[Scored], Carry]:
+        """`scored(text)`, for a text that continues one whose running sums ended at `carry`
+        (after a blank line: no span crosses into `text`), and where its own sums end. A text
+        cut after a blank line and scored in two parts, the second from the first's carry,
+        gives the whole text's spans with the same probabilities (line numbers counted from
+        each part's first line). A callable `carry` is called once the text's words are read
+        and learnt, just before its sums are added up."""
+        with _collector_paused():
+            return self._scored(text, carry)
+
+    def _scored(self, text: str, carry: Carried) -> tuple[list[Scored], Carry]:
         found: list[tuple[int, int, str]] = []
         runs: list[tuple[int, int]] = []
         tokens: list[bytes] = []
@@ -196,8 +230,8 @@ class Detector:
                     found.append((number - len(block), number - 1, joined))
                     runs.append((start, len(words)))
             block = []
-        scores = self._probabilities(tokens, bounds, runs)
-        return [(a, b, p, span) for (a, b, span), p in zip(found, scores, strict=True)]
+        scores, after = self._probabilities(tokens, bounds, runs, carry)
+        return [(a, b, p, span) for (a, b, span), p in zip(found, scores, strict=True)], after
 
     def _parts(self, line: str) -> Sequence[tuple[str, Sequence[bytes], int]]:
         """The pieces of a line that is not plain (`plain_lines`), each with its tokens and
@@ -210,38 +244,51 @@ class Detector:
         ]
 
     def _probabilities(
-        self, tokens: list[bytes], bounds: list[int], runs: list[tuple[int, int]]
-    ) -> list[float]:
+        self, tokens: list[bytes], bounds: list[int], runs: list[tuple[int, int]], carried: Carried
+    ) -> tuple[list[float], Carry]:
         """The probability of each run of pieces (piece i is `tokens[bounds[i]:bounds[i+1]]`):
         its margin (`_margins`, or numpy's equal `detector_numpy.margins` for a long text when
-        numpy can be imported) through the sigmoid."""
+        numpy can be imported) through the sigmoid; and where the running sums end."""
+        self._learn(tokens)
+        carry = carried() if callable(carried) else carried
+        if not tokens:
+            return _sigmoid_of(_repeat(self.bias, len(runs))), carry
         vectorised = _numpy_margins() if len(tokens) >= NUMPY_TOKENS else None
-        margins: Iterable[float]
+        last = self._words[tokens[-1]][3]
         if vectorised is None:
-            margins = self._margins(tokens, bounds, runs)
-        else:
-            self._learn(tokens)
-            rows = dict(zip(dict.fromkeys(tokens), itertools.count()))
-            words = list(map(self._words.__getitem__, rows))
-            rowed = map(rows.__getitem__, tokens)
-            size = len(tokens)
-            margins = vectorised(words, rowed, size, bounds, runs, self._doubled, self.bias)
-        return _sigmoid_of(margins)
+            margins, weight, paired = self._margins(tokens, bounds, runs, carry)
+            return _sigmoid_of(margins), Carry(weight[-1], paired[-1], last)
+        rows = dict(zip(dict.fromkeys(tokens), itertools.count()))
+        words = list(map(self._words.__getitem__, rows))
+        rowed = map(rows.__getitem__, tokens)
+        size, first = len(tokens), self._first_paired(carry, words[0])
+        found = vectorised(
+            words, rowed, size, bounds, runs, self._doubled, self.bias, carry.weight, first
+        )
+        return _sigmoid_of(found[0]), Carry(found[1], found[2], last)
+
+    def _first_paired(self, carry: Carry, first: _Word) -> float:
+        """The pairs' running sum at a text's first token: the carried sum and the weight of
+        the pair the last token before makes with it."""
+        if carry.part is None:
+            return carry.paired
+        return carry.paired + self._doubled[carry.part + first[2]]
 
     def _margins(
-        self, tokens: list[bytes], bounds: list[int], runs: list[tuple[int, int]]
-    ) -> Iterator[float]:
+        self, tokens: list[bytes], bounds: list[int], runs: list[tuple[int, int]], carry: Carry
+    ) -> tuple[Iterator[float], list[float], list[float]]:
         """The margin of each run of pieces, from running sums over all the tokens (built by
-        C-speed `map`s), each span's sum a difference of two of them: its words' weights (a
-        word's weights cached after its first sight) and its pairs' weights
-        (`_doubled[mixed + bucket]` is the weight of `pair_index`); the pairs inside a run of
-        pieces are exactly the pairs of its tokens read in order."""
-        self._learn(tokens)
+        C-speed `map`s, continuing from `carry`), each span's sum a difference of two of them:
+        its words' weights (a word's weights cached after its first sight, `_learn`) and its
+        pairs' weights (`_doubled[mixed + bucket]` is the weight of `pair_index`); the pairs
+        inside a run of pieces are exactly the pairs of its tokens read in order. Also the two
+        running sums."""
         found = list(map(self._words.__getitem__, tokens))
-        weight = list(itertools.accumulate(map(_FIRST, found), initial=0.0))
+        weight = list(itertools.accumulate(map(_FIRST, found), initial=carry.weight))
         features = list(itertools.accumulate(map(_SECOND, found), initial=0))
         mixed = map(operator.add, map(_FOURTH, found), map(_THIRD, found[1:]))
-        paired = list(itertools.accumulate(map(self._doubled.__getitem__, mixed), initial=0.0))
+        values = map(self._doubled.__getitem__, mixed)
+        paired = list(itertools.accumulate(values, initial=self._first_paired(carry, found[0])))
         starts = list(map(bounds.__getitem__, map(_FIRST, runs)))
         ends = list(map(bounds.__getitem__, map(_SECOND, runs)))
         at = weight.__getitem__
@@ -253,7 +300,8 @@ class Detector:
         counts = map(operator.sub, map(counted, ends), map(counted, starts))
         counts = map(operator.add, counts, map(operator.sub, ends, starts))
         roots = map(math.sqrt, map(operator.sub, counts, _ONES))
-        return map(operator.add, _repeat(self.bias), map(operator.truediv, totals, roots))
+        margins = map(operator.add, _repeat(self.bias), map(operator.truediv, totals, roots))
+        return margins, weight, paired
 
     def _learn(self, tokens: list[bytes]) -> None:
         """Cache the word entry of each token not yet seen (`_word`), the plain ASCII words

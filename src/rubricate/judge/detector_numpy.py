@@ -29,23 +29,27 @@ def margins(
     runs: list[tuple[int, int]],
     doubled: array.array[float],
     bias: float,
-) -> list[float]:
-    """The margin of each run of pieces, as `Detector._margins` computes it.
+    weight_from: float,
+    paired_from: float,
+) -> tuple[list[float], float, float]:
+    """The margin of each run of pieces, as `Detector._margins` computes it, and the last
+    values of the running sums of the words' and the pairs' weights.
 
     `words` are the distinct words' entries (summed weights, feature count, bucket, pair
-    part), `rows` gives each of the `size` tokens its word's row in `words`, piece i is
-    tokens `bounds[i]:bounds[i+1]`, a run is pieces `[first, last)`, `doubled` the weights
-    twice over."""
-    if not runs:
-        return []
+    part), `rows` gives each of the `size` tokens (at least one) its word's row in `words`,
+    piece i is tokens `bounds[i]:bounds[i+1]`, a run is pieces `[first, last)`, `doubled` the
+    weights twice over; the running sums start at `weight_from` and `paired_from`."""
     table = np.array(words, dtype=np.float64).reshape(-1, 4)
     row = np.fromiter(rows, dtype=np.intp, count=size)
     buckets = table[:, 2].astype(np.intp)
     parts = table[:, 3].astype(np.intp)
-    weight = _running(table[row, 0])
-    features = _running(table[row, 1].astype(np.int64))
+    weight = _running(table[row, 0], weight_from)
+    features = _running(table[row, 1].astype(np.int64), 0)
     pairs = np.frombuffer(doubled, dtype=np.float64)[parts[row[:-1]] + buckets[row[1:]]]
-    paired = _running(pairs)
+    paired = _running(pairs, paired_from)
+    ends_at = (float(weight[-1]), float(paired[-1]))
+    if not runs:
+        return [], *ends_at
     at = np.asarray(bounds, dtype=np.intp)
     pieces = np.asarray(runs, dtype=np.intp).reshape(-1, 2)
     starts, ends = at[pieces[:, 0]], at[pieces[:, 1]]
@@ -55,10 +59,11 @@ def margins(
     counts = (features[ends] - features[starts]) + (ends - starts)
     roots = np.sqrt((counts - 1).astype(np.float64))
     found: list[float] = (bias + totals / roots).tolist()
-    return found
+    return found, *ends_at
 
 
-def _running(values: npt.NDArray[Any]) -> npt.NDArray[Any]:
-    """The running sums of `values` from 0 (`itertools.accumulate(values, initial=0)`): the
-    zero comes first so the first sum is `0 + values[0]` there too."""
-    return np.cumsum(np.concatenate((np.zeros(1, dtype=values.dtype), values)))
+def _running(values: npt.NDArray[Any], start: float) -> npt.NDArray[Any]:
+    """The running sums of `values` from `start` (`itertools.accumulate(values,
+    initial=start)`): the start comes first so the first sum is `start + values[0]` there
+    too."""
+    return np.cumsum(np.concatenate((np.full(1, start, dtype=values.dtype), values)))

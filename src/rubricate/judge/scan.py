@@ -54,7 +54,7 @@ REQUEST_FIELDS = (("spec", "spec"), ("title", "PR title"), ("body", "PR descript
 _REQUEST_WHERE = frozenset(where for _attribute, where in REQUEST_FIELDS)
 SMUGGLING = re.compile("[\U000e0000-\U000e007f\u202a-\u202e\u2066-\u2069\x1b]")
 """Tag characters, bidi overrides and terminal escapes: hidden text that is never innocent."""
-_TRIGGERS = frozenset(t for rule in RULES for t in rule.triggers)
+TRIGGERS = frozenset(t for rule in RULES for t in rule.triggers)
 """Every rule's triggers: those a text does not hold are looked for once, not once a rule."""
 _NUMBER = operator.itemgetter(0)
 """A numbered line's number."""
@@ -64,6 +64,10 @@ __all__ = [
     "CHECK_ID",
     "REQUEST_FIELDS",
     "Part",
+    "detector_findings",
+    "in_order",
+    "numbered",
+    "rule_findings",
     "scan_injection",
     "scan_part",
     "scan_parts",
@@ -78,17 +82,28 @@ def scan_injection(text: str, where: str, detector: Detector | None = None) -> l
     With a `detector`, each span it scores at or above its threshold is a warning quoting the
     span with the detector's confidence; the rules' warnings stand beside it whatever it
     scored (a second opinion that is never overruled)."""
-    findings = _hidden_findings(text, where, where.lower().endswith(DOC_SUFFIXES))
-    scored = detector.scored(text) if detector else []
-    findings += _detector_findings(scored, where, detector) if detector else []
+    detected = detector_findings(detector.scored(text), where, detector) if detector else []
+    return in_order(*rule_findings(text, where), detected)
+
+
+def in_order(hidden: list[Finding], ruled: list[Finding], detected: list[Finding]) -> list[Finding]:
+    """The findings of one text (`rule_findings`, `detector_findings`) in the scan's order: by
+    line, and on one line hidden content first, then the detector, then the rules."""
+    return sorted(hidden + detected + ruled, key=lambda f: f.line or 0)
+
+
+def rule_findings(text: str, where: str) -> tuple[list[Finding], list[Finding]]:
+    """The findings of `text`'s hidden content, and those of the rules."""
+    hidden = _hidden_findings(text, where, where.lower().endswith(DOC_SUFFIXES))
+    findings: list[Finding] = []
     is_data_file = where.lower().endswith(DATA_FILE_SUFFIXES)
     visible = _plain_latin(text)
     lowered = visible.lower()
     lines = _LineIndex(visible)
     is_doc = where.lower().endswith(DOC_SUFFIXES) and where not in _REQUEST_WHERE
     folded = len(lowered) == len(visible)  # offsets in `lowered` are offsets in `visible`
-    present = {t for t in _TRIGGERS if t in lowered}
-    known: dict[str, AbstractSet[int]] = dict.fromkeys(_TRIGGERS.difference(present), _NONE)
+    present = {t for t in TRIGGERS if t in lowered}
+    known: dict[str, AbstractSet[int]] = dict.fromkeys(TRIGGERS.difference(present), _NONE)
     for rule in RULES:
         if is_data_file and not rule.in_data_files:
             continue
@@ -100,14 +115,18 @@ def scan_injection(text: str, where: str, detector: Detector | None = None) -> l
             matches = rule.pattern.finditer(visible)
         severity = rule.in_docs if is_doc else "warning"
         findings += _rule_findings(rule, matches, visible, where, lines, severity)
-    return sorted(findings, key=lambda f: f.line or 0)
+    return hidden, findings
 
 
-def _detector_findings(scored: list[Scored], where: str, detector: Detector) -> list[Finding]:
+def detector_findings(
+    scored: list[Scored], where: str, detector: Detector, before: int = 0
+) -> list[Finding]:
+    """The spans the detector flagged among `scored` (those of a text with `before` lines
+    before it), as warnings."""
     found = detector.flagged(scored)
     message = "possible prompt injection (detector, confidence {:.2f}): {}"
     return [
-        Finding(CHECK_ID, message.format(p, _excerpt(s, 120)), where, n, "warning")
+        Finding(CHECK_ID, message.format(p, _excerpt(s, 120)), where, n + before, "warning")
         for n, p, s in found
     ]
 
@@ -172,7 +191,7 @@ def scan_snapshot(snapshot: Snapshot, detector: Detector | None = None) -> list[
 
 def scan_parts(snapshot: Snapshot) -> list[Part]:
     """The texts `scan_snapshot` reads, in the order of its findings (each scanned alone, so
-    they may be scanned in any order or place: `judge.scan_processes`)."""
+    they may be scanned in any order or place: `judge.scan_processes`, `judge.scan_shares`)."""
     parts = [Part(getattr(snapshot, attribute), where) for attribute, where in REQUEST_FIELDS]
     for change in snapshot.changes:
         for path in (change.path, change.old_path or ""):
@@ -190,10 +209,15 @@ def scan_parts(snapshot: Snapshot) -> list[Part]:
 
 def scan_part(part: Part, detector: Detector | None = None) -> list[Finding]:
     """The findings of one of `scan_parts`, as `scan_snapshot` gives them."""
-    found = scan_injection(part.text, part.where, detector if part.judged else None)
+    return numbered(part, scan_injection(part.text, part.where, detector if part.judged else None))
+
+
+def numbered(part: Part, found: list[Finding]) -> list[Finding]:
+    """The findings of a part's text at the lines they are on in its file."""
     if part.numbers is None:
         return found
-    return [_at_line(f, part.numbers[(f.line or 1) - 1]) for f in found]
+    numbers = part.numbers
+    return [_at_line(f, numbers[(f.line or 1) - 1]) for f in found]
 
 
 def _at_line(finding: Finding, line_no: int) -> Finding:
