@@ -245,9 +245,7 @@ def _work(ctx: WorkerContext, url: str, server: Server, steps: dict[str, Step]) 
             job_id, task, job_args, event = row
             # Jobs run back to back here, faster than an installation may write: each starts
             # with its installation's pace of writes cleared (its query still runs).
-            conn.execute(
-                "UPDATE rubricate_budgets SET write_minute_tat = NULL, write_hour_tat = NULL"
-            )
+            conn.execute("UPDATE rubricate_budgets SET write_times = NULL")
             name = "publish" if task != HANDLE else f"handle {event}"
             step = steps.get(name, steps["handle" if task == HANDLE else "publish"])
             with measured(step, server):

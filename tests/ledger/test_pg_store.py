@@ -257,9 +257,7 @@ def test_migrating_to_the_tallies_fills_them_from_the_jobs(
     with psycopg.connect(url, autocommit=True) as conn:  # as a database at migration 2 was
         conn.execute("DROP TABLE rubricate_authors")
         conn.execute("DROP INDEX rubricate_jobs_author")
-        conn.execute(
-            "ALTER TABLE rubricate_budgets DROP COLUMN write_minute_tat, DROP COLUMN write_hour_tat"
-        )
+        conn.execute("ALTER TABLE rubricate_budgets DROP COLUMN write_times")
         conn.execute("DELETE FROM rubricate_migrations WHERE version >= 3")
     assert "not migrated" in _error(capsys, "reputation", "--database-url", url)
     assert "applied 3, 4" in _out(capsys, "db", "migrate", "--database-url", url)

@@ -18,7 +18,7 @@ from rubricate.serve.budget import Budgeted, stopped
 from rubricate.serve.handle import handle_delivery
 from rubricate.serve.publish import publish_pr
 from rubricate.serve.tasks import Retry
-from rubricate.serve.write_pace import CELLS, admit, take
+from rubricate.serve.write_pace import WINDOWS, admit, take
 from tests.action.payloads import REPO
 from tests.action.scenario import PR
 from tests.serve.conftest import INSTALLATION, WorkerSetup
@@ -47,13 +47,13 @@ READS = {
 
 def greedy(seconds: float, step: float) -> list[datetime]:
     """The times a writer trying every `step` seconds is admitted, over `seconds`."""
-    tats: tuple[datetime | None, ...] = (None,) * len(CELLS)
+    times: list[datetime] = []
     admitted = []
     for tick in range(int(seconds / step)):
         now = NOW + timedelta(seconds=tick * step)
-        moved, _ = admit(tats, now)
-        if moved is not None:
-            tats = moved
+        kept, _ = admit(times, now)
+        if kept is not None:
+            times = kept
             admitted.append(now)
     return admitted
 
@@ -69,23 +69,24 @@ def most_in_any(window: timedelta, times: list[datetime]) -> int:
 
 def test_a_greedy_writer_stays_under_githubs_limits_in_every_window() -> None:
     times = greedy(2.5 * 3600, 0.25)
-    assert most_in_any(timedelta(minutes=1), times) <= GITHUB_PER_MINUTE - 5  # a margin
-    assert most_in_any(timedelta(hours=1), times) <= GITHUB_PER_HOUR - 10
-    assert most_in_any(timedelta(minutes=1), times) <= CELLS[0].most_in(timedelta(minutes=1))
-    assert most_in_any(timedelta(hours=1), times) <= CELLS[1].most_in(timedelta(hours=1))
-    assert len(times) > 400 * 2  # the writer is paced, not stopped
+    assert most_in_any(timedelta(minutes=1), times) == GITHUB_PER_MINUTE - 5  # a margin
+    assert most_in_any(timedelta(hours=1), times) == GITHUB_PER_HOUR - 10
+    assert len(times) >= 2 * (GITHUB_PER_HOUR - 10)  # the writer is paced, not stopped
 
 
-def test_a_burst_is_admitted_then_one_a_second() -> None:
-    tats: tuple[datetime | None, ...] = (None, None)
-    for _ in range(CELLS[0].burst):
-        moved, _ = admit(tats, NOW)
-        assert moved is not None
-        tats = moved
-    moved, earliest = admit(tats, NOW)
-    assert moved is None
-    assert earliest == NOW + CELLS[0].interval
-    assert admit(tats, earliest)[0] is not None
+def test_a_burst_within_the_limits_is_admitted_at_once_then_as_writes_leave() -> None:
+    times: list[datetime] = []
+    minute, most = WINDOWS[0]
+    for n in range(most):
+        kept, _ = admit(times, NOW + timedelta(seconds=n / 10))
+        assert kept is not None
+        times = kept
+    later = NOW + timedelta(seconds=30)
+    kept, earliest = admit(times, later)
+    assert kept is None
+    assert earliest == NOW + minute  # when the first of them leaves the minute
+    assert admit(times, earliest)[0] is not None
+    assert admit(list(reversed(times)), later)[1] == earliest  # in any order
 
 
 def test_each_adapter_method_is_a_read_or_a_write() -> None:
@@ -143,7 +144,7 @@ def test_workers_racing_for_one_installation_share_its_slots(db_url: str) -> Non
     def writer() -> None:
         with connect(db_url) as conn:
             start.wait()
-            for _ in range(10):
+            for _ in range(25):
                 try:
                     take(conn, INSTALLATION, clock=lambda: NOW)
                     ok = True
@@ -159,12 +160,12 @@ def test_workers_racing_for_one_installation_share_its_slots(db_url: str) -> Non
         thread.start()
     for thread in threads:
         thread.join(60)
-    assert len(admitted) == 40
-    assert admitted.count(True) == CELLS[0].burst
-    assert untils == {NOW + CELLS[0].interval}
+    assert len(admitted) == 100
+    assert admitted.count(True) == WINDOWS[0][1]
+    assert untils == {NOW + WINDOWS[0][0]}
     with connect(db_url) as conn:
         take(conn, INSTALLATION + 1, clock=lambda: NOW)  # another installation has its own
-        take(conn, INSTALLATION, clock=lambda: NOW + CELLS[0].interval)
+        take(conn, INSTALLATION, clock=lambda: NOW + WINDOWS[0][0])
 
 
 def test_a_paced_write_blocks_nothing_but_its_job(db_url: str) -> None:
@@ -178,14 +179,16 @@ def test_a_paced_write_blocks_nothing_but_its_job(db_url: str) -> None:
 
 def test_a_publish_refused_a_slot_lands_once_when_retried(world: WorkerSetup) -> None:
     handle_delivery(world.ctx, pr_delivery(world, "g-paced"), now=world.scenario.clock)
-    future = datetime.now(timezone.utc) + timedelta(seconds=3)
-    with connect(world.db_url) as conn:  # the minute's slots are taken until `future`
+    minute, most = WINDOWS[0]
+    full = [datetime.now(timezone.utc) - minute + timedelta(seconds=3)] * most
+    with connect(world.db_url) as conn:  # the minute's writes are all taken for 3 s
         conn.execute(
-            "INSERT INTO rubricate_budgets (installation, updated_at, write_minute_tat)"
+            "INSERT INTO rubricate_budgets (installation, updated_at, write_times)"
             " VALUES (%s, now(), %s) ON CONFLICT (installation)"
-            " DO UPDATE SET write_minute_tat = excluded.write_minute_tat",
-            (INSTALLATION, future + CELLS[0].tolerance),
+            " DO UPDATE SET write_times = excluded.write_times",
+            (INSTALLATION, full),
         )
+    future = full[0] + minute
     fake = world.scenario.fake
     with pytest.raises(WritesPaced) as refused:
         publish_pr(world.ctx, REPO, PR)
@@ -196,7 +199,7 @@ def test_a_publish_refused_a_slot_lands_once_when_retried(world: WorkerSetup) ->
     assert fake.check_runs == {}
     assert rows(world, "SELECT blocked_until FROM rubricate_budgets") == [(None,)]
     with connect(world.db_url) as conn:
-        conn.execute("UPDATE rubricate_budgets SET write_minute_tat = NULL")
+        conn.execute("UPDATE rubricate_budgets SET write_times = NULL")
     assert publish_pr(world.ctx, REPO, PR, again=True) > 0
     assert len(fake.comments_on(PR)) == 1
     assert len(fake.statuses) == 1

@@ -110,9 +110,7 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX rubricate_jobs_author ON rubricate_jobs (repo, author);
     """,
     """
-    ALTER TABLE rubricate_budgets
-        ADD COLUMN write_minute_tat timestamptz,
-        ADD COLUMN write_hour_tat timestamptz;
+    ALTER TABLE rubricate_budgets ADD COLUMN write_times timestamptz[];
     """,
 )
 """Each migration's SQL, applied in order; its number is its place in this tuple, from 1."""

@@ -3,14 +3,13 @@ PostgreSQL: a write too early puts its job back until its time, never sleeps (sh
 PostgreSQL).
 
 GitHub allows an installation no more than 80 content-creating requests (anything but a read)
-a minute and 500 an hour, and asks for about a second between them. Each limit is kept as a
-generic cell rate (GCRA): a write is admitted when it comes no earlier than the cell's
-theoretical arrival time less its tolerance, and then moves that time one interval on. A cell
-of interval `T` and burst `B` admits at most `B + W / T` writes in any window of `W` seconds,
-so the minute's cell (1 s, 15) admits at most 75 in a minute and the hour's (9 s, 90) at most
-490 in an hour, each with a margin for the time a request takes to reach GitHub after its
-admission. The times are kept in `rubricate_budgets` (migration 4), read and moved under the
-installation's row lock, so two workers never admit the same slot.
+a minute and 500 an hour. The times of an installation's writes of the last hour are kept in
+`rubricate_budgets.write_times` (migration 4), read and extended under the installation's row
+lock, so two workers never admit the same write: a write is admitted while fewer than `WINDOWS`
+allow were admitted in the minute and in the hour before it (75 and 490, a margin for the time a
+request takes to reach GitHub after its admission), else it may come when the oldest of them
+leaves the window. A burst within the limits is not spread out: forty PRs opened at once get
+their statuses at once, as GitHub allows.
 
 A refused write raises `WritesPaced(at)`: the job stops, its writes so far stand (each is
 idempotent, see `rubricate.serve.publish`), and it is retried at `at`; the installation's other
@@ -22,7 +21,6 @@ never held across threads or processes.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
 
@@ -32,43 +30,22 @@ if TYPE_CHECKING:
     import psycopg
 
 
-@dataclass(frozen=True)
-class Cell:
-    """One rate: a write every `interval` on average, up to `burst` at once."""
-
-    interval: timedelta
-    burst: int
-
-    @property
-    def tolerance(self) -> timedelta:
-        """How far ahead of now the cell's arrival time may run."""
-        return self.interval * (self.burst - 1)
-
-    def most_in(self, window: timedelta) -> int:
-        """The most writes the cell admits in any window of this length."""
-        return int((window + self.tolerance) / self.interval) + 1
+WINDOWS = ((timedelta(minutes=1), 75), (timedelta(hours=1), 490))
+"""Each window and the most writes admitted in it (GitHub's limits: 80 and 500)."""
+KEPT = WINDOWS[-1][0]
+"""How long a write's time is kept: the longest window."""
 
 
-CELLS = (
-    Cell(timedelta(seconds=1), 15),
-    Cell(timedelta(seconds=9), 90),
-)
-"""The minute's cell, then the hour's (their columns in `rubricate_budgets`, in this order)."""
-COLUMNS = ("write_minute_tat", "write_hour_tat")
-
-
-def admit(
-    tats: Sequence[datetime | None], now: datetime
-) -> tuple[tuple[datetime, ...] | None, datetime]:
-    """The cells' next arrival times when a write at `now` conforms to every cell (None when
-    it does not), and the earliest time it would."""
-    moved: list[datetime] = []
+def admit(times: Sequence[datetime], now: datetime) -> tuple[list[datetime] | None, datetime]:
+    """The write times to keep when a write at `now` is admitted (None when it is not), and
+    the earliest time it would be. `times` are the admitted writes' times."""
+    kept = sorted(at for at in times if now - at < KEPT)  # workers' clocks may differ a little
     earliest = now
-    for cell, tat in zip(CELLS, tats, strict=True):
-        due = now if tat is None or tat < now else tat
-        earliest = max(earliest, due - cell.tolerance)
-        moved.append(due + cell.interval)
-    return (tuple(moved) if earliest <= now else None), earliest
+    for window, most in WINDOWS:
+        inside = [at for at in kept if now - at < window]
+        if len(inside) >= most:  # it may come when enough of them have left the window
+            earliest = max(earliest, inside[len(inside) - most] + window)
+    return ([*kept, now] if earliest <= now else None), earliest
 
 
 def take(
@@ -85,17 +62,15 @@ def take(
             (installation, now),
         )
         row = conn.execute(
-            f"SELECT {', '.join(COLUMNS)} FROM rubricate_budgets WHERE installation = %s"
-            " FOR UPDATE",
+            "SELECT write_times FROM rubricate_budgets WHERE installation = %s FOR UPDATE",
             (installation,),
         ).fetchone()
-        moved, earliest = admit(tuple(row) if row else (None,) * len(CELLS), now)
-        if moved is None:
+        kept, earliest = admit(row[0] or [] if row else [], now)
+        if kept is None:
             raise WritesPaced(earliest)
         conn.execute(
-            f"UPDATE rubricate_budgets SET {', '.join(f'{c} = %s' for c in COLUMNS)}"
-            " WHERE installation = %s",
-            (*moved, installation),
+            "UPDATE rubricate_budgets SET write_times = %s WHERE installation = %s",
+            (kept, installation),
         )
 
 
