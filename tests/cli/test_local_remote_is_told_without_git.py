@@ -57,3 +57,24 @@ def test_what_does_not_look_like_a_repository_is_asked_of_git(
     with pytest.raises(ConfigError, match="not a git repository"):
         sources.check_remote(str(tmp_path / "plain"))
     assert len(probes) == 2
+
+
+def test_a_format_or_head_git_may_refuse_is_asked_of_git(
+    tmp_path: Path, probes: list[list[str]]
+) -> None:
+    newer = tmp_path / "newer.git"
+    _git("init", "--quiet", "--bare", str(newer))
+    _git("--git-dir", str(newer), "config", "core.repositoryformatversion", "99")
+    with pytest.raises(ConfigError, match="not a git repository"):
+        sources.check_remote(str(newer))
+    extended = tmp_path / "extended.git"
+    _git("init", "--quiet", "--bare", str(extended))
+    _git("--git-dir", str(extended), "config", "extensions.unknownthing", "true")
+    sources.check_remote(str(extended))  # git decides (it may accept it)
+    endless = tmp_path / "endless.git"
+    _git("init", "--quiet", "--bare", str(endless))
+    (endless / "HEAD").unlink()
+    (endless / "HEAD").symlink_to("/dev/zero")
+    with pytest.raises(ConfigError, match="not a git repository"):
+        sources.check_remote(str(endless))
+    assert [args[0] for args in probes] == ["ls-remote"] * 3

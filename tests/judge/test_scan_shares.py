@@ -9,6 +9,7 @@ import pytest
 
 from rubricate.judge.scan import Part
 from rubricate.judge.scan_shares import (
+    LOOK_BACK,
     OWN_COST,
     RULES_COST,
     Shares,
@@ -94,3 +95,8 @@ def test_a_text_cut_after_any_blank_line_gives_the_detectors_findings_of_the_who
     for at in cuts:
         first, carry = detected_first(part, at, model)
         assert first + detected_last(part, at, model, carry) == whole
+
+
+def test_a_blank_line_across_a_look_back_window_is_found() -> None:
+    text = "a" * (2 * LOOK_BACK - 1) + "\n\n" + "b" * (3 * LOOK_BACK)
+    assert after_blank_line(text, 3 * LOOK_BACK) == 2 * LOOK_BACK + 1

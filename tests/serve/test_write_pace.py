@@ -18,9 +18,9 @@ from rubricate.serve.budget import Budgeted, stopped
 from rubricate.serve.handle import handle_delivery
 from rubricate.serve.publish import publish_pr
 from rubricate.serve.tasks import Retry
-from rubricate.serve.write_pace import WINDOWS, admit, take
+from rubricate.serve.write_pace import ROOM, WINDOWS, admit, take
 from tests.action.payloads import REPO
-from tests.action.scenario import PR
+from tests.action.scenario import PR, REPORT_V2
 from tests.serve.conftest import INSTALLATION, WorkerSetup
 from tests.serve.world import pr_delivery, rows
 
@@ -84,8 +84,8 @@ def test_a_burst_within_the_limits_is_admitted_at_once_then_as_writes_leave() ->
     later = NOW + timedelta(seconds=30)
     kept, earliest = admit(times, later)
     assert kept is None
-    assert earliest == NOW + minute  # when the first of them leaves the minute
-    assert admit(times, earliest)[0] is not None
+    assert earliest == times[ROOM - 1] + minute  # when the minute has room for one effect
+    assert admit(times, times[0] + minute)[0] is not None  # a write may go before that
     assert admit(list(reversed(times)), later)[1] == earliest  # in any order
 
 
@@ -180,8 +180,8 @@ def test_a_paced_write_blocks_nothing_but_its_job(db_url: str) -> None:
 def test_a_publish_refused_a_slot_lands_once_when_retried(world: WorkerSetup) -> None:
     handle_delivery(world.ctx, pr_delivery(world, "g-paced"), now=world.scenario.clock)
     minute, most = WINDOWS[0]
-    full = [datetime.now(timezone.utc) - minute + timedelta(seconds=3)] * most
-    with connect(world.db_url) as conn:  # the minute's writes are all taken for 3 s
+    full = [datetime.now(timezone.utc) + timedelta(hours=1)] * most
+    with connect(world.db_url) as conn:  # the minute's writes are all taken
         conn.execute(
             "INSERT INTO rubricate_budgets (installation, updated_at, write_times)"
             " VALUES (%s, now(), %s) ON CONFLICT (installation)"
@@ -204,3 +204,35 @@ def test_a_publish_refused_a_slot_lands_once_when_retried(world: WorkerSetup) ->
     assert len(fake.comments_on(PR)) == 1
     assert len(fake.statuses) == 1
     assert len(fake.check_runs) == 1
+
+
+def test_a_publish_stopped_after_its_first_write_keeps_it_and_does_not_write_it_again(
+    world: WorkerSetup, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scenario, fake = world.scenario, world.scenario.fake
+    handle_delivery(world.ctx, pr_delivery(world, "g-first"), now=scenario.clock)
+    publish_pr(world.ctx, REPO, PR)
+    scenario.push({"out/report.json": REPORT_V2}, "Fix the total")
+    handle_delivery(world.ctx, pr_delivery(world, "g-next", "synchronize"), now=scenario.clock)
+    slots = iter([True])
+
+    def one_slot(conn: Any, installation: int) -> Any:
+        def pace() -> None:
+            if not next(slots, False):
+                raise WritesPaced(datetime.now(timezone.utc))
+
+        return pace
+
+    monkeypatch.setattr("rubricate.serve.write_pace.pacer", one_slot)
+    before = len(fake.calls)
+    with pytest.raises(WritesPaced):
+        publish_pr(world.ctx, REPO, PR)
+    [first] = [c for c in fake.call_lines(before) if not c.startswith("GET")]
+    assert rows(world, "SELECT count(*) FROM rubricate_outbox WHERE published_at IS NULL") == [(1,)]
+    monkeypatch.undo()
+    before = len(fake.calls)
+    assert publish_pr(world.ctx, REPO, PR, again=True) > 0
+    again = [c for c in fake.call_lines(before) if not c.startswith("GET")]
+    assert again  # the rest was written
+    assert first not in again  # its view was kept: not written a second time
+    assert rows(world, "SELECT count(*) FROM rubricate_outbox WHERE published_at IS NULL") == [(0,)]

@@ -112,13 +112,24 @@ _HEAD = re.compile(r"ref: refs/\S+\n?|[0-9a-f]{40}(?:[0-9a-f]{24})?\n?")
 def is_repository(gitdir: Path) -> bool:
     """True for a git directory as git itself tells one (`HEAD` naming a ref or a commit, with
     `objects/` and `refs/`): a path that is one, or whose `.git` is one, needs no `git ls-remote`
-    to say so. Anything else (`NAME` for `NAME.git`, a `.git` file) is left to git."""
+    to say so. Anything else (`NAME` for `NAME.git`, a `.git` file, a `HEAD` that is no plain
+    file, a repository format or extension git may refuse) is left to git."""
     try:
-        head = (gitdir / "HEAD").read_text(encoding="utf-8")
+        if not (gitdir / "HEAD").is_file():
+            return False
+        with (gitdir / "HEAD").open("rb") as file:
+            head = file.read(_HEAD_BYTES).decode("utf-8")
+        with (gitdir / "config").open("rb") as file:
+            config = file.read(_CONFIG_BYTES).decode("utf-8").lower()
     except (OSError, UnicodeDecodeError):
         return False
+    plain = "extensions" not in config and _NEWER_FORMAT.search(config) is None
     found = (gitdir / "objects").is_dir() and (gitdir / "refs").is_dir()
-    return found and _HEAD.fullmatch(head) is not None
+    return plain and found and _HEAD.fullmatch(head) is not None
+
+
+_HEAD_BYTES, _CONFIG_BYTES = 256, 65536
+_NEWER_FORMAT = re.compile(r"repositoryformatversion\s*=\s*(?![01]\b)\S")
 
 
 def check_branch(branch: str) -> None:

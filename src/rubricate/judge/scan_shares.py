@@ -39,7 +39,7 @@ spread evenly over the change."""
 _BLANK_LINE = re.compile(r"\n[ \t\r\f\v]*(?=\n)")
 """A line holding only white space (blank once its markers and white space are off), from the
 line break before it to the one ending it (not taken, so the next blank line is found too)."""
-_LOOK_BACK = 1 << 16
+LOOK_BACK = 1 << 16
 """Characters looked back over at a time for the blank line before a point."""
 
 
@@ -94,8 +94,11 @@ def after_blank_line(text: str, near: int) -> int | None:
     before = None
     end = near
     while before is None and end > 0:
-        start = max(end - _LOOK_BACK, 0)
-        for match in _BLANK_LINE.finditer(text, start, min(end + 1, len(text))):
+        start = max(end - LOOK_BACK, 0)
+        # a window's blank lines are those starting in it, even one that ends past it
+        for match in _BLANK_LINE.finditer(text, start, min(end + LOOK_BACK, len(text))):
+            if match.start() > end:
+                break
             before = match
         end = start
     found = [m for m in (before, after) if m is not None]

@@ -8,7 +8,8 @@ check run is looked for by its name and an external id digesting its content bef
 created (`OneCheckRun`), and a reply is looked for by its marker before it is posted; a publish
 run again (after a kill) looks for a status on the commit before it sets it (`OneStatus`). The
 view state and the rows it published are then committed together; a failure leaves the rows for
-the retry.
+the retry; so does a rate limit or the installation's pace of writes, which keeps the views
+it finished, so the retry does not write them again.
 """
 
 from __future__ import annotations
@@ -58,8 +59,6 @@ def publish_pr(
         views = decode_views(bytes(row[0]) if row else None, pr)
         try:
             result = Executor(cast("GitHubClient", api), None, runtime, views).apply(effects)
-            if api.limited is not None:  # the executor went on past it: the rest waits too
-                raise api.limited
         except RateLimited as exc:
             budget.stopped(conn, installation, now, exc)
             raise
@@ -79,8 +78,11 @@ def publish_pr(
                     " ON CONFLICT (path) DO UPDATE SET data = excluded.data",
                     (path, data),
                 )
-            if not result.errors:
+            if not result.errors and api.limited is None:
                 outbox.mark_published(conn, repo, pr, up_to)
+        if api.limited is not None:  # the views it finished are kept: the retry goes on from them
+            budget.stopped(conn, installation, now, api.limited)
+            raise api.limited
         result.raise_errors()
         return len(effects)
 

@@ -9,11 +9,13 @@ lock, so two workers never admit the same write: a write is admitted while fewer
 allow were admitted in the minute and in the hour before it (75 and 490, a margin for the time a
 request takes to reach GitHub after its admission), else it may come when the oldest of them
 leaves the window. A burst within the limits is not spread out: forty PRs opened at once get
-their statuses at once, as GitHub allows.
+their statuses at once, as GitHub allows. A refused job comes back when its windows have room
+for the largest effect (`ROOM`), so it ends the effect it stopped in rather than taking one slot
+at a time.
 
-A refused write raises `WritesPaced(at)`: the job stops, its writes so far stand (each is
-idempotent, see `rubricate.serve.publish`), and it is retried at `at`; the installation's other
-requests are not blocked. This replaces PyGithub's own spacing, which sleeps in the worker's
+A refused write raises `WritesPaced(at)`: the job stops, the views it finished are kept (see
+`rubricate.serve.publish`), and it is retried at `at`; the installation's other requests are not
+blocked. This replaces PyGithub's own spacing, which sleeps in the worker's
 thread (a PR's first publish slept 2 s between its three writes) and is kept per client, so it
 never held across threads or processes.
 """
@@ -21,9 +23,11 @@ never held across threads or processes.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from rubricate.bot.check_run import MAX_ANNOTATIONS
+from rubricate.bot.effects import ANNOTATIONS_PER_REQUEST
 from rubricate.errors import WritesPaced
 
 if TYPE_CHECKING:
@@ -32,19 +36,23 @@ if TYPE_CHECKING:
 
 WINDOWS = ((timedelta(minutes=1), 75), (timedelta(hours=1), 490))
 """Each window and the most writes admitted in it (GitHub's limits: 80 and 500)."""
+ROOM = -(-MAX_ANNOTATIONS // ANNOTATIONS_PER_REQUEST)
+"""The most writes one effect makes (a check run with the most annotations, 50 a request): a
+refused job comes back when its windows have this much room, so the effect it stopped in ends."""
 KEPT = WINDOWS[-1][0]
 """How long a write's time is kept: the longest window."""
 
 
 def admit(times: Sequence[datetime], now: datetime) -> tuple[list[datetime] | None, datetime]:
     """The write times to keep when a write at `now` is admitted (None when it is not), and
-    the earliest time it would be. `times` are the admitted writes' times."""
-    kept = sorted(at for at in times if now - at < KEPT)  # workers' clocks may differ a little
+    when a refused job should come back: once its windows have `ROOM` writes free. `times` are
+    the admitted writes' times."""
+    kept = sorted(at for at in times if now - at < KEPT)
     earliest = now
     for window, most in WINDOWS:
         inside = [at for at in kept if now - at < window]
-        if len(inside) >= most:  # it may come when enough of them have left the window
-            earliest = max(earliest, inside[len(inside) - most] + window)
+        if len(inside) >= most:  # it comes back when `ROOM` of them have left the window
+            earliest = max(earliest, inside[len(inside) - most + ROOM - 1] + window)
     return ([*kept, now] if earliest <= now else None), earliest
 
 
@@ -53,19 +61,24 @@ def take(
     installation: int,
     clock: Callable[[], datetime] | None = None,
 ) -> None:
-    """Admit one write of the installation now, or raise `WritesPaced` with its time."""
-    now = (clock or _utc_now)()
+    """Admit one write of the installation now, or raise `WritesPaced` with its time. The time
+    is the database's (`clock` in tests), so workers whose clocks differ share one count."""
     with conn.transaction():
         conn.execute(
-            "INSERT INTO rubricate_budgets (installation, updated_at) VALUES (%s, %s)"
+            "INSERT INTO rubricate_budgets (installation, updated_at) VALUES (%s, now())"
             " ON CONFLICT (installation) DO NOTHING",
-            (installation, now),
+            (installation,),
         )
         row = conn.execute(
-            "SELECT write_times FROM rubricate_budgets WHERE installation = %s FOR UPDATE",
+            "SELECT write_times, clock_timestamp() FROM rubricate_budgets"
+            " WHERE installation = %s FOR UPDATE",
             (installation,),
         ).fetchone()
-        kept, earliest = admit(row[0] or [] if row else [], now)
+        if row is None:  # inserted above, under this transaction
+            raise RuntimeError(f"no budget row for installation {installation}")
+        times, database_now = row
+        now: datetime = clock() if clock is not None else database_now
+        kept, earliest = admit(times or [], now)
         if kept is None:
             raise WritesPaced(earliest)
         conn.execute(
@@ -77,7 +90,3 @@ def take(
 def pacer(conn: psycopg.Connection[Any], installation: int) -> Callable[[], None]:
     """`take` for one installation on one connection, as `budget.Budgeted` calls it."""
     return lambda: take(conn, installation)
-
-
-def _utc_now() -> datetime:
-    return datetime.now(timezone.utc)
