@@ -121,7 +121,9 @@ def speed_lines(root: Path) -> tuple[list[tuple[int, str]], list[str]]:
 def speed(root: Path, detector: Detector) -> dict[str, object]:
     """CPU time of one scan of a 1 MB change (`speed_lines`) with and without the detector."""
     lines, used = speed_lines(root)
-    fresh = Detector(detector.weights, detector.bias, detector.threshold)
+    fresh = Detector(
+        detector.weights, detector.bias, detector.threshold, thresholds=detector.thresholds
+    )
     started, wall = time.process_time(), time.perf_counter()
     scan_lines(lines, "src/big.py", fresh)
     seconds, wall = time.process_time() - started, time.perf_counter() - wall

@@ -113,7 +113,9 @@ def main(argv: list[str] | None = None) -> int:
     shipped = load_detector()
 
     def fresh() -> Detector:
-        return Detector(shipped.weights, shipped.bias, shipped.threshold)
+        return Detector(
+            shipped.weights, shipped.bias, shipped.threshold, thresholds=shipped.thresholds
+        )
 
     origin: dict[str, object]
     if args.diff:

@@ -14,7 +14,7 @@ import json
 from collections.abc import Callable
 
 from rubricate.judge.detector import Detector
-from rubricate.judge.scan import scan_injection
+from rubricate.judge.scan import kind_of, scan_injection
 
 CARRIERS: dict[str, Callable[[str], str]] = {
     "description": lambda p: (
@@ -44,7 +44,7 @@ DEMOTE_BELOW = 0.05
 def verdicts(text: str, where: str, detector: Detector) -> dict[str, bool]:
     """Whether each way of scanning warns about `text`."""
     scored = detector.scored(text)
-    flagged = bool(detector.flagged(scored))
+    flagged = bool(detector.flagged(scored, kind_of(where)))
     lines: dict[int, float] = {}
     for first, last, probability, _span in scored:
         for line in range(first, last + 1):

@@ -54,17 +54,16 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+from injection_calibration import TARGET_FP, threshold_for
 from injection_corpora import Item, evenly
 from injection_meaning import Vectors, layer_margins
 from train_injection import (
     FOLDS,
     MAX_SPANS,
-    TARGET_FP,
     TRAIN_REPOS,
     Spans,
     fit,
     span_weights,
-    threshold_for,
     training_items,
 )
 

@@ -1,12 +1,14 @@
 """Train the injection detector from public corpora, measure it leave-one-source-out, save it.
 
-    nice -n 10 python benchmarks/train_injection.py --mirrors /work/.mirror \
+    nice -n 10 python benchmarks/train_injection.py --mirrors /work/.mirror --kinds \
         --out src/rubricate/judge/injection_detector.bin --report /tmp/train.json
 
 Every corpus is read at training time from git mirrors (see `injection_corpora`); the JSON
 report records each source with its commit. The threshold is chosen on the training
 repositories only (out-of-fold, leaving half of them out at a time: the lowest score at which
-at most `TARGET_FP` of their items are flagged); the repositories in
+at most `TARGET_FP` of their items are flagged); with `--kinds` (the shipped weights) one is
+also chosen so for each kind of text (`detector_kinds`: PR text, documents, data files, code)
+on the items of that kind, and the global one is kept for any other; the repositories in
 `bench_injection.MEASURE_REPOS` are never read here. Leave-one-source-out: for every
 injection source, a model trained without it flags what share of its payloads, embedded in
 each carrier. Needs numpy (the `report` extra); inference needs nothing but the weights.
@@ -30,6 +32,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+from injection_calibration import CARRIER_KINDS, group_thresholds, threshold_for
 from injection_corpora import (
     TRANSLATED_DOCS,
     Item,
@@ -44,6 +47,7 @@ from injection_tasks import TASK_BENIGN
 from injection_written import TRAIN_BENIGN
 
 from rubricate.judge.detector import HASH_BITS, Detector, feature_index, features_of
+from rubricate.judge.detector_kinds import KINDS
 from rubricate.judge.detector_text import span_tokens
 
 TRAIN_REPOS = (
@@ -56,9 +60,6 @@ TRAIN_REPOS = (
     "python/peps",
     "tokio-rs/tokio",
 )
-TARGET_FP = 0.015
-"""The share of the training repositories' items the threshold may flag out of fold (the
-issue's budget is 2% for the whole scan, and the pattern rules flag some items too)."""
 L2 = 1e-5
 STEPS = 60
 RATE = 0.1
@@ -114,8 +115,11 @@ class Spans:
             found += self.dense @ weights[1 << HASH_BITS :]
         return np.asarray(found)
 
+    def probabilities(self, weights: np.ndarray, bias: float) -> np.ndarray:
+        return np.asarray(1 / (1 + np.exp(-np.clip(self.margins(weights, bias), -60, 60))))
+
     def item_scores(self, weights: np.ndarray, bias: float) -> np.ndarray:
-        probabilities = 1 / (1 + np.exp(-np.clip(self.margins(weights, bias), -60, 60)))
+        probabilities = self.probabilities(weights, bias)
         return np.array(
             [max((probabilities[r] for r in rows), default=0.0) for rows in self.item_rows]
         )
@@ -181,13 +185,6 @@ def span_weights(items: list[Item], data: Spans, used: set[str]) -> tuple[np.nda
     return labels, sample
 
 
-def threshold_for(scores: list[float], target: float = TARGET_FP) -> float:
-    """The lowest threshold that flags at most `target` of these benign scores."""
-    ordered = sorted(scores, reverse=True)
-    allowed = int(len(ordered) * target)
-    return float(ordered[allowed]) + 1e-6 if ordered else 0.5
-
-
 def benign_repos(translated: bool) -> tuple[str, ...]:
     """The repositories whose text is the benign class: `TRAIN_REPOS`, and with `translated`
     the `TRANSLATED_DOCS` repositories too (the folds of `choose_threshold` take every other
@@ -228,6 +225,11 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="add the machine-translated injection sources and translated docs (not shipped)",
     )
+    parser.add_argument(
+        "--kinds",
+        action="store_true",
+        help="a threshold per kind of text (prose, docs, data, code), each chosen out of fold",
+    )
     args = parser.parse_args(argv)
     started = time.monotonic()
     sources: dict[str, str] = {}
@@ -238,19 +240,26 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(items)} items, {data.count} spans", file=sys.stderr)
 
     threshold = args.threshold
+    kinds: dict[str, float] = {}
     if threshold is None:
         repos = benign_repos(args.translated)
-        threshold = choose_threshold(items, data, everything, report, repos)
+        threshold, spans = choose_threshold(items, data, everything, report, repos)
+        if args.kinds:
+            kinds, counts = kind_thresholds(items, data, spans, repos)
+            report["thresholds_per_kind"] = {k: round(v, 4) for k, v in kinds.items()}
+            report["items_per_kind"] = counts
         print(f"{time.monotonic() - started:.0f}s", file=sys.stderr)
+    elif args.kinds:
+        parser.error("--kinds chooses its thresholds out of fold: leave out --threshold")
     report["threshold"] = threshold
-    print(f"threshold {threshold:.3f}", file=sys.stderr)
+    print(f"threshold {threshold:.3f} {kinds}", file=sys.stderr)
 
     if not args.no_loso:
-        report["leave_one_source_out"] = leave_one_out(items, data, everything, threshold)
+        report["leave_one_source_out"] = leave_one_out(items, data, everything, threshold, kinds)
     if args.out:
         labels, sample = span_weights(items, data, everything)
         weights, bias = fit(data, labels, sample)
-        detector = Detector([float(w) for w in weights], bias, threshold)
+        detector = Detector([float(w) for w in weights], bias, threshold, thresholds=kinds)
         args.out.write_bytes(detector.to_bytes())
         report["weights_bytes"] = args.out.stat().st_size
     report["seconds"] = round(time.monotonic() - started, 1)
@@ -267,15 +276,21 @@ def choose_threshold(
     everything: set[str],
     report: dict[str, object],
     repos: tuple[str, ...] = TRAIN_REPOS,
-) -> float:
+) -> tuple[float, np.ndarray]:
     """The threshold flagging at most `TARGET_FP` of the benign repositories' items, each
-    scored by a model trained without it (`FOLDS` folds of the repositories)."""
+    scored by a model trained without it (`FOLDS` folds of the repositories); and every span's
+    out-of-fold probability (those of the benign repositories' spans)."""
     out_of_fold: list[float] = []
     benign_fp: dict[str, float] = {}
+    spans = np.zeros(data.count)
     for fold in range(FOLDS):
         left_out = set(repos[fold::FOLDS])
         labels, sample = span_weights(items, data, everything - left_out)
         weights, bias = fit(data, labels, sample)
+        probabilities = data.probabilities(weights, bias)
+        for number, item in enumerate(items):
+            if item.source in left_out:
+                spans[data.item_rows[number]] = probabilities[data.item_rows[number]]
         scores = data.item_scores(weights, bias)
         for repo in left_out:
             mine = [float(s) for s, i in zip(scores, items, strict=True) if i.source == repo]
@@ -290,20 +305,37 @@ def choose_threshold(
     report["train_repos_out_of_fold_fp_at_threshold"] = round(
         float(np.mean(np.array(out_of_fold) >= threshold)), 4
     )
-    return threshold
+    return threshold, spans
+
+
+def kind_thresholds(
+    items: list[Item], data: Spans, spans: np.ndarray, repos: tuple[str, ...]
+) -> tuple[dict[str, float], dict[str, int]]:
+    """A threshold per kind of text (`detector_kinds`), each flagging at most `TARGET_FP` of
+    the benign repositories' items of that kind, from their spans' out-of-fold probabilities
+    (`choose_threshold`); and how many items each was chosen on."""
+    benign = [n for n, item in enumerate(items) if item.source in set(repos)]
+    scored = [[("en", float(spans[r])) for r in data.item_rows[n]] for n in benign]
+    kinds = [CARRIER_KINDS[items[n].carrier] for n in benign]
+    limits, counts = group_thresholds(scored, kinds, "kind")
+    return {kind: limits[kind] for kind in KINDS}, counts
 
 
 def leave_one_out(
-    items: list[Item], data: Spans, everything: set[str], threshold: float
+    items: list[Item],
+    data: Spans,
+    everything: set[str],
+    threshold: float,
+    kinds: dict[str, float] | None = None,
 ) -> dict[str, dict[str, float]]:
     """Per injection source: the share of its payloads flagged in each carrier by a model
-    trained without that source."""
+    trained without that source (with these thresholds per kind of text, if any)."""
     results: dict[str, dict[str, float]] = {}
     positive = sorted({i.source for i in items if i.carrier == "payload"})
     for source in positive:
         labels, sample = span_weights(items, data, everything - {source})
         weights, bias = fit(data, labels, sample)
-        detector = Detector([float(w) for w in weights], bias, threshold)
+        detector = Detector([float(w) for w in weights], bias, threshold, thresholds=kinds or {})
         payloads = [i.text for i in items if i.source == source][:300]
         row: dict[str, float] = {"payloads": len(payloads)}
         totals = dict.fromkeys(WAYS, 0)

@@ -11,6 +11,7 @@ ROOT = Path(__file__).resolve().parents[2]
 EVENT = ROOT / "tests" / "action" / "fixtures" / "pull_request.opened.json"
 DETECTOR_MODULES = (
     "rubricate.judge.detector",
+    "rubricate.judge.detector_kinds",
     "rubricate.judge.detector_text",
     "rubricate.judge.client_detector",
     "rubricate.judge.detector_numpy",
@@ -44,10 +45,13 @@ def test_a_dry_run_without_a_judge_key_does_not_load_the_detector(tmp_path: Path
 def test_the_shipped_weights_load_with_the_current_version() -> None:
     from rubricate.judge.client_detector import load_detector
     from rubricate.judge.detector import DETECTOR_VERSION
+    from rubricate.judge.detector_kinds import KINDS
 
     detector = load_detector()
     assert detector.version == DETECTOR_VERSION
     assert 0.0 < detector.threshold < 1.0
+    assert set(detector.thresholds) == set(KINDS)
+    assert all(0.0 < t < 1.0 for t in detector.thresholds.values())
 
 
 SHORT_SCAN = """

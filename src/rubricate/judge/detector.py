@@ -37,6 +37,7 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
+from rubricate.judge.detector_kinds import pack, unpack
 from rubricate.judge.detector_text import (
     BLOCK_LINES,
     MARKER_TOKENS,
@@ -50,11 +51,13 @@ from rubricate.judge.detector_text import (
     utf8,
 )
 
-DETECTOR_VERSION = "rubricate-injection-3"
+DETECTOR_VERSION = "rubricate-injection-4"
 """Changes whenever the weights or the features change; part of the judge's cache key."""
 HASH_BITS = 19
 _MASK = (1 << HASH_BITS) - 1
 MAGIC = b"RBINJ1"
+GROUPED_MAGIC = b"RBINJ2"
+"""A weights file with a threshold per kind of text (`detector_kinds`) after the header."""
 _WORD_CRC = zlib.crc32(b"w:")
 _GRAM_CRC = zlib.crc32(b"c:")
 """The CRCs of the feature prefixes; a feature's bucket continues from them (`feature_index`)."""
@@ -116,12 +119,14 @@ values."""
 
 @dataclass
 class Detector:
-    """A trained model: hashed feature weights, a bias and the warning threshold."""
+    """A trained model: hashed feature weights, a bias and the warning threshold (for every
+    span, or per kind of text it is found in: `thresholds`, `detector_kinds`)."""
 
     weights: list[float]
     bias: float
     threshold: float
     version: str = DETECTOR_VERSION
+    thresholds: dict[str, float] = field(default_factory=dict)
     _words: dict[bytes, _Word] = field(default_factory=dict, repr=False)
     _table: array.array[float] = field(default_factory=lambda: array.array("d"), repr=False)
     """The weights as a flat array (no objects for the garbage collector to walk)."""
@@ -135,14 +140,15 @@ class Detector:
 
     @classmethod
     def from_bytes(cls, data: bytes) -> Detector:
-        """Read the weights file: magic, version, bias, threshold, scale, int16 weights (zlib).
+        """Read the weights file: magic, version, bias, threshold, scale, (`GROUPED_MAGIC`:
+        the thresholds per kind, `detector_kinds.pack`), int16 weights (zlib).
 
         Raises ValueError when the data is not a weights file of this detector's version."""
         try:
             raw = zlib.decompress(data)
         except zlib.error as exc:
             raise ValueError(f"not an injection detector weights file ({exc})") from exc
-        if not raw.startswith(MAGIC):
+        if not raw.startswith((MAGIC, GROUPED_MAGIC)):
             raise ValueError("not an injection detector weights file")
         size = raw[len(MAGIC)]
         start = len(MAGIC) + 1
@@ -150,19 +156,25 @@ class Detector:
         if version != DETECTOR_VERSION:
             raise ValueError(f"weights are {version}, this code reads {DETECTOR_VERSION}")
         bias, threshold, scale = struct.unpack_from("<ddd", raw, start + size)
+        kinds: dict[str, float] = {}
+        end = start + size + 24
+        if raw.startswith(GROUPED_MAGIC):
+            kinds, end = unpack(raw, end)
         quantised = array.array("h")
-        quantised.frombytes(raw[start + size + 24 :])
+        quantised.frombytes(raw[end:])
         if len(quantised) != 1 << HASH_BITS:
             raise ValueError("injection detector weights have the wrong size")
-        return cls([w * scale for w in quantised], bias, threshold, version)
+        return cls([w * scale for w in quantised], bias, threshold, version, kinds)
 
     def to_bytes(self) -> bytes:
         """The weights file `from_bytes` reads (weights quantised to 16 bits)."""
         scale = max(max(map(abs, self.weights)), 1e-9) / 32767
         quantised = array.array("h", (round(w / scale) for w in self.weights))
         version = self.version.encode("ascii")
-        header = MAGIC + bytes([len(version)]) + version
+        magic = GROUPED_MAGIC if self.thresholds else MAGIC
+        header = magic + bytes([len(version)]) + version
         header += struct.pack("<ddd", self.bias, self.threshold, scale)
+        header += pack(self.thresholds) if self.thresholds else b""
         return zlib.compress(header + quantised.tobytes(), 9)
 
     def score(self, text: str) -> float:
@@ -370,10 +382,12 @@ class Detector:
         self._lines[line] = known
         return known
 
-    def flagged(self, scored: list[Scored]) -> list[tuple[int, float, str]]:
-        """The flagged spans of `scored` (line, probability, span), the highest per first line;
-        a block of lines counts only where none of its own lines is flagged."""
-        hits = [s for s in scored if s[2] >= self.threshold]
+    def flagged(self, scored: list[Scored], kind: str = "prose") -> list[tuple[int, float, str]]:
+        """The flagged spans of `scored` (line, probability, span) found in text of `kind`
+        (`detector_kinds.KINDS`: its threshold), the highest per first line; a block of lines
+        counts only where none of its own lines is flagged."""
+        threshold = self.thresholds.get(kind, self.threshold)
+        hits = [s for s in scored if s[2] >= threshold]
         single = {first for first, last, _p, _s in hits if first == last}
         best: dict[int, tuple[float, str]] = {}
         for first, last, probability, span in hits:

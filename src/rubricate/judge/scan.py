@@ -66,6 +66,7 @@ __all__ = [
     "Part",
     "detector_findings",
     "in_order",
+    "kind_of",
     "numbered",
     "rule_findings",
     "scan_injection",
@@ -123,12 +124,23 @@ def detector_findings(
 ) -> list[Finding]:
     """The spans the detector flagged among `scored` (those of a text with `before` lines
     before it), as warnings."""
-    found = detector.flagged(scored)
+    found = detector.flagged(scored, kind_of(where))
     message = "possible prompt injection (detector, confidence {:.2f}): {}"
     return [
         Finding(CHECK_ID, message.format(p, _excerpt(s, 120)), where, n + before, "warning")
         for n, p, s in found
     ]
+
+
+def kind_of(where: str) -> str:
+    """The kind of text (`detector_kinds.KINDS`) a scan's `where` names: the PR's own text, a
+    document, a data file, or code."""
+    if where in _REQUEST_WHERE:
+        return "prose"
+    lowered = where.lower()
+    if lowered.endswith(DOC_SUFFIXES):
+        return "docs"
+    return "data" if lowered.endswith(DATA_FILE_SUFFIXES) else "code"
 
 
 def _rules_hit(text: str) -> bool:
