@@ -213,6 +213,9 @@ class Executor:
         wanted = digest(effect_to_dict(replace(effect, annotations=())))
         known = self._outcome.views.checks.get(effect.head_sha)
         notes = digest([b for batch in batches for b in batch]) if batches else ""
+        if known and known.unsent and known.annotations == notes:  # stopped between batches
+            self._send_batches(effect, known, batches[len(batches) - known.unsent :])
+            known = self._outcome.views.checks[effect.head_sha]
         keeps_notes = known is not None and (not notes or known.annotations == notes)
         if known and keeps_notes and known.digest == wanted:
             return self._note(f"check run {known.id} unchanged")
@@ -226,9 +229,20 @@ class Executor:
         check_id = self._api.create_check_run(
             effect.head_sha, effect.name, effect.conclusion, output, self._details_url
         )
-        for batch in batches[1:]:
-            self._api.update_check_run(check_id, check_output(effect, batch))
+        created = CheckState(id=check_id, digest=wanted, annotations=notes)
+        self._send_batches(effect, created, batches[1:])
         self._remember_check(effect.head_sha, check_id, wanted, notes, "created")
+
+    def _send_batches(
+        self, effect: SetCheckRun, run: CheckState, batches: Sequence[list[dict[str, Any]]]
+    ) -> None:
+        """Add the batches of annotations to the run, one request each, keeping in the view
+        how many are left after each, so a run stopped between them goes on from there."""
+        views = self._outcome.views.checks
+        for sent, batch in enumerate(batches):
+            views[effect.head_sha] = run.model_copy(update={"unsent": len(batches) - sent})
+            self._api.update_check_run(run.id, check_output(effect, batch))
+        views[effect.head_sha] = run.model_copy(update={"unsent": None})
 
     def _remember_check(self, sha: str, check_id: int, wanted: str, notes: str, how: str) -> None:
         self._outcome.views.checks[sha] = CheckState(id=check_id, digest=wanted, annotations=notes)

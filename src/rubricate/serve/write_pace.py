@@ -26,6 +26,8 @@ from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from psycopg.pq import TransactionStatus
+
 from rubricate.bot.check_run import MAX_ANNOTATIONS
 from rubricate.bot.effects import ANNOTATIONS_PER_REQUEST
 from rubricate.errors import WritesPaced
@@ -62,7 +64,14 @@ def take(
     clock: Callable[[], datetime] | None = None,
 ) -> None:
     """Admit one write of the installation now, or raise `WritesPaced` with its time. The time
-    is the database's (`clock` in tests), so workers whose clocks differ share one count."""
+    is the database's (`clock` in tests), so workers whose clocks differ share one count.
+
+    It commits its own transaction, so the installation's row is locked only while the count is
+    read and extended: called inside an open transaction, it would hold that lock (and make
+    every worker's writes for the installation wait) until the caller's transaction ends, so it
+    refuses to."""
+    if conn.info.transaction_status != TransactionStatus.IDLE:
+        raise RuntimeError("write_pace.take needs a connection outside any open transaction")
     with conn.transaction():
         conn.execute(
             "INSERT INTO rubricate_budgets (installation, updated_at) VALUES (%s, now())"
