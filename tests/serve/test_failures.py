@@ -13,7 +13,8 @@ import pytest
 
 from rubricate.errors import GitHubError, PrBusy, WritesPaced
 from rubricate.ledger.pg_schema import connect
-from rubricate.serve.failures import MAX_FAILURES, Failed, counted
+from rubricate.serve.failures import MAX_FAILURES, UNCOUNTED_MOST, Failed, counted, prune
+from rubricate.serve.queue import HANDLE, defer
 from rubricate.serve.tasks import BUSY_WAIT, Retry
 
 NOW = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
@@ -52,14 +53,17 @@ def test_failures_wait_longer_each_time_and_end_after_the_most() -> None:
     assert decide(Failed(MAX_FAILURES + 1, GitHubError("502")), attempts=0) is None
 
 
-def test_a_failure_the_count_missed_is_judged_by_the_attempts() -> None:
-    assert decide(GitHubError("502"), attempts=MAX_FAILURES - 1) is not None
-    assert decide(GitHubError("502"), attempts=MAX_FAILURES) is None
+def test_a_failure_the_count_missed_is_retried_whatever_the_waits_before_it() -> None:
+    decision = decide(GitHubError("502"), attempts=MAX_FAILURES + 3)
+    assert decision is not None
+    assert decision.retry_at is not None
+    assert decide(GitHubError("502"), attempts=UNCOUNTED_MOST - 2) is not None
+    assert decide(GitHubError("502"), attempts=UNCOUNTED_MOST - 1) is None
 
 
 def borrowing(url: str) -> Any:
     @contextmanager
-    def borrow() -> Iterator[Any]:
+    def borrow(timeout: float | None = None) -> Iterator[Any]:
         with connect(url) as conn:
             yield conn
 
@@ -71,10 +75,12 @@ def count_of(url: str) -> list[tuple[Any, ...]]:
         return conn.execute("SELECT job_id, failures FROM rubricate_job_failures").fetchall()
 
 
-def run(url: str, error: BaseException | None, *, ran_before: bool) -> BaseException | None:
-    """One run of job `JOB` that raises `error`; what came out of it."""
+def run(
+    url: str, error: BaseException | None, *, ran_before: bool, job: int = JOB
+) -> BaseException | None:
+    """One run of job `job` that raises `error`; what came out of it."""
     try:
-        with counted(borrowing(url), JOB, ran_before=ran_before):
+        with counted(borrowing(url), job, ran_before=ran_before):
             if error is not None:
                 raise error
     except Exception as exc:
@@ -110,18 +116,38 @@ def test_the_last_failure_gives_the_job_up_and_drops_its_count(db_url: str) -> N
 
 
 def test_a_first_run_that_succeeds_costs_no_query() -> None:
-    def borrow() -> Any:
+    def borrow(timeout: float | None = None) -> Any:
         raise AssertionError("no connection should be asked for")
 
     with counted(borrow, JOB, ran_before=False):
         pass
 
 
+@contextmanager
+def database_away(timeout: float | None = None) -> Iterator[Any]:
+    raise OSError("database away")
+    yield
+
+
+def test_a_success_whose_count_cannot_be_dropped_stays_a_success() -> None:
+    with counted(database_away, JOB, ran_before=True):
+        pass
+
+
+def test_the_counts_of_ended_jobs_are_pruned(db_url: str) -> None:
+    with connect(db_url) as conn:
+        assert defer(conn, HANDLE, {"guid": "waiting"})
+        waiting = conn.execute("SELECT max(id) FROM procrastinate_jobs").fetchone()
+        assert waiting is not None
+    for job in (waiting[0], 999_999):
+        assert isinstance(run(db_url, GitHubError("502"), ran_before=False, job=job), Failed)
+    with connect(db_url) as conn:
+        assert prune(conn) == 1
+    assert count_of(db_url) == [(waiting[0], 1)]
+
+
 def test_a_count_the_database_cannot_keep_leaves_the_original_failure() -> None:
-    @contextmanager
-    def borrow() -> Iterator[Any]:
-        raise OSError("database away")
-        yield
+    borrow = database_away
 
     error = GitHubError("502")
     with pytest.raises(GitHubError) as raised, counted(borrow, JOB, ran_before=True):

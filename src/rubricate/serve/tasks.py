@@ -7,7 +7,8 @@ growing wait, up to `failures.MAX_FAILURES` failures counted apart from waits
 (`rubricate.serve.failures`). Each worker holds its liveness lock
 from its registration on (`rubricate.serve.liveness`), so the jobs of a worker that died are put
 back in the queue at once; every five minutes the sweeper
-asks GitHub again for the deliveries it failed to hand over (`rubricate.serve.sweeper`), and
+asks GitHub again for the deliveries it failed to hand over (`rubricate.serve.sweeper`) and
+drops the failure counts of jobs that ended, and
 every fifteen minutes the jobs the ledger holds open for closed PRs are caught up
 (`rubricate.serve.reconciler`).
 """
@@ -23,7 +24,15 @@ from procrastinate import BaseRetryStrategy, RetryDecision
 
 from rubricate.errors import PrBusy, RateLimited
 from rubricate.ledger.pg_schema import connect
-from rubricate.serve.failures import Failed, counted, given_up, retry_after
+from rubricate.serve.failures import (
+    UNCOUNTED_MOST,
+    UNCOUNTED_WAIT,
+    Failed,
+    counted,
+    given_up,
+    prune,
+    retry_after,
+)
 from rubricate.serve.handle import handle_delivery
 from rubricate.serve.liveness import LiveJobManager, LivenessLocks
 from rubricate.serve.publish import publish_pr
@@ -46,16 +55,19 @@ class Retry(BaseRetryStrategy):
     PR; else 5 s, 10 s, 20 s … up to 10 minutes, by the job's failures."""
 
     def get_retry_decision(self, *, exception: BaseException, job: Job) -> RetryDecision | None:
-        """When to run the job again, or None to give up. A failure the count could not record
-        is judged by procrastinate's attempts (every run before this one)."""
+        """When to run the job again, or None to give up (see `rubricate.serve.failures` for a
+        failure the count could not record)."""
         if isinstance(exception, RateLimited):
             return RetryDecision(retry_at=exception.until)
         if isinstance(exception, PrBusy):
             return RetryDecision(retry_in={"seconds": BUSY_WAIT})
-        failures = exception.failures if isinstance(exception, Failed) else job.attempts + 1
-        if given_up(failures):
+        if not isinstance(exception, Failed):  # not counted: procrastinate's runs include waits
+            if job.attempts + 1 >= UNCOUNTED_MOST:
+                return None
+            return RetryDecision(retry_in={"seconds": UNCOUNTED_WAIT})
+        if given_up(exception.failures):
             return None
-        return RetryDecision(retry_in={"seconds": retry_after(failures)})
+        return RetryDecision(retry_in={"seconds": retry_after(exception.failures)})
 
 
 def register(app: procrastinate.App, ctx: WorkerContext) -> None:
@@ -82,6 +94,7 @@ def register(app: procrastinate.App, ctx: WorkerContext) -> None:
         with failures_of(context), connect(ctx.url) as conn:
             now = datetime.fromtimestamp(timestamp, timezone.utc)
             sweep(conn, ctx.tokens.integration().requester, now)
+            prune(conn)
 
     @app.periodic(cron="*/15 * * * *", periodic_id=RECONCILE)
     @app.task(

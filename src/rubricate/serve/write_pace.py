@@ -41,6 +41,7 @@ WINDOWS = ((timedelta(minutes=1), 75), (timedelta(hours=1), 490))
 ROOM = -(-MAX_ANNOTATIONS // ANNOTATIONS_PER_REQUEST)
 """The most writes one effect makes (a check run with the most annotations, 50 a request): a
 refused job comes back when its windows have this much room, so the effect it stopped in ends."""
+_IN_TRANSACTION = (TransactionStatus.ACTIVE, TransactionStatus.INTRANS, TransactionStatus.INERROR)
 KEPT = WINDOWS[-1][0]
 """How long a write's time is kept: the longest window."""
 
@@ -70,7 +71,7 @@ def take(
     read and extended: called inside an open transaction, it would hold that lock (and make
     every worker's writes for the installation wait) until the caller's transaction ends, so it
     refuses to."""
-    if conn.info.transaction_status != TransactionStatus.IDLE:
+    if conn.info.transaction_status in _IN_TRANSACTION:  # a broken one fails on its own below
         raise RuntimeError("write_pace.take needs a connection outside any open transaction")
     with conn.transaction():
         conn.execute(
