@@ -2,7 +2,7 @@
 sources only; print JSON.
 
     nice -n 10 python benchmarks/injection_trials.py --mirrors /work/.mirror \
-        [--trial base --trial grams-3-5 --trial instances --trial second-stage] \
+        [--trial base --trial grams-3-5 --trial context --trial instances --trial second-stage] \
         [--trial meaning --trial meaning-only --trial meaning-layer --trial meaning-layer-sum \
          --vectors /tmp/meaning.npz]
 
@@ -15,6 +15,9 @@ is read here.
 
 - `base`: the shipped features (`detector.features_of`);
 - `grams-3-5`: character 5-grams of each word as well;
+- `context`: span-level conjunctions a linear model over words cannot form: the span speaks
+  to the reader (second person) and names the grader or the scoring (`ADDRESSED`), and each
+  of those with each line's first word (where an imperative starts);
 - `instances`: multiple-instance training: after a first fit, only the best-scoring third of
   each payload's spans stay positive and the model is fitted again (a long payload's
   harmless lines no longer teach that harmless words are injections);
@@ -41,6 +44,10 @@ vectors also score the prompt-engineering repositories' text about prompts), `me
 22.1% against 10.6%, and rubricate-written, 0.8% against 0.4%). A static mean of word-piece
 vectors does not tell an order to the grader from text about prompts, and the model's English
 vocabulary gives the non-English source nothing, so the meaning features are not shipped.
+`context` (measured the same day beside `base`): 44.8% against 45.2% (langkit-jailbreak 59.3%
+against 63.0%, rubricate-written-tasks 17.2% against 17.5%, the other ten equal), so it is not
+shipped either: the words and pairs already carry what the conjunctions add. Thresholds per
+kind of text and per language are measured by `injection_groups`.
 """
 
 from __future__ import annotations
@@ -83,6 +90,30 @@ def features_3_5(tokens: list[str]) -> list[str]:
             padded = f"<{token}>"
             found += [f"c:{padded[i : i + 5]}" for i in range(len(padded) - 4)]
     return found + pairs(tokens)
+
+
+ADDRESSED = frozenset((
+    "grader", "judge", "evaluator", "reviewer", "assistant", "ai", "model", "llm", "bot", "score",
+    "scores", "rating", "grade", "rubric", "criteria", "criterion", "evaluation", "review",
+))  # fmt: skip
+"""Words that name whoever reads and scores the text (for the `context` trial)."""
+
+
+def context_features(tokens: list[str]) -> list[str]:
+    """The shipped features and span-level conjunctions a linear model over words cannot
+    form: the span speaks to the reader (second person) and names the grader; and each of
+    those with each line's first word (the `^word` markers, where an imperative starts)."""
+    words = {t for t in tokens if t[:1] not in MARKER_TOKENS}
+    you = not SECOND_PERSON.isdisjoint(words)
+    grader = not ADDRESSED.isdisjoint(words)
+    found = features_of(tokens)
+    firsts = [t[1:] for t in tokens if t[:1] == "^"]
+    if you and grader:
+        found.append("x:you&grader")
+    for first in firsts:
+        found += [f"x:you&^{first}"] if you else []
+        found += [f"x:grader&^{first}"] if grader else []
+    return found
 
 
 def meaning_features(name: str) -> Callable[[list[str]], list[str]]:
@@ -290,7 +321,8 @@ class SecondStage:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mirrors", type=Path, required=True)
-    choices = ("base", "grams-3-5", "instances", "second-stage", "meaning", "meaning-only")
+    choices = ("base", "grams-3-5", "context", "instances", "second-stage", "meaning")
+    choices += ("meaning-only",)
     choices += ("meaning-layer", "meaning-layer-sum")
     parser.add_argument("--trial", action="append", choices=choices)
     parser.add_argument("--vectors", type=Path, help="word-piece vectors (`meaning` trial)")
@@ -304,8 +336,9 @@ def main(argv: list[str] | None = None) -> int:
     result: dict[str, object] = {"sources": sources, "target_fp": TARGET_FP}
     trial = Trial(items, tokenized, Spans(tokenized))
     for name in args.trial or choices:
-        if name == "grams-3-5":
-            longer = Trial(items, tokenized, Spans(tokenized, features_3_5))
+        if name in ("grams-3-5", "context"):
+            chosen = features_3_5 if name == "grams-3-5" else context_features
+            longer = Trial(items, tokenized, Spans(tokenized, chosen))
             result[name] = longer.loso(longer.plain)
         elif name.startswith("meaning-layer"):
             if args.vectors is None:
