@@ -12,9 +12,9 @@ as the event writes it back), so the line is `json.dumps` of them, made once, an
 dumped from its model; every event is checked so, not a sample.
 
 The jobs come in blocks of consecutive jobs, each made lazily. With two processes, a forked
-child folds every other block and sends back what this process writes (each job's file, blob id
-and facts, its events' ids and lines), while this process folds the others and writes every file
-to fast-import, itself a third process.
+child folds three blocks in five (`CHILD_SHARE`) and sends back what this process writes (each
+job's file, blob id and facts, its events' ids and lines), while this process folds the others
+and writes every file to fast-import, itself a third process.
 
 `bench_seed.py` measures it.
 """
@@ -52,6 +52,9 @@ SETTLED = timedelta(days=3)
 """How far the generator must be past a month before no job it makes has events in it."""
 AHEAD = 4
 """How many folded blocks the child may have sent that this process has not written yet."""
+CHILD_SHARE = 0.6
+"""The share of the blocks the child folds: this process also writes every file, keeps the
+shards' lines and ids, and makes the summary files at the end."""
 Job = list[dict[str, Any]]
 Folded = tuple[str, bytes, str, JobFacts, list[tuple[str, datetime, str]]]
 """A folded job: its file's path, content and blob id, its facts, and each event's id, time
@@ -119,8 +122,8 @@ def _folded_blocks(
 
 
 def _theirs(index: int) -> bool:
-    """Whether the child folds the block at `index`."""
-    return index % 2 == 1
+    """Whether the child folds the block at `index` (`CHILD_SHARE` of them, spread evenly)."""
+    return int((index + 1) * CHILD_SHARE) > int(index * CHILD_SHARE)
 
 
 class _Child:
