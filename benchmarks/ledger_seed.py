@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from rubricate.bulk import bulk
-from rubricate.ledger.cache import CachedJob, FoldCache, cache_head, id_files
+from rubricate.ledger.cache import CachedJob, FoldCache, cache_head, encode_ids, id_bucket
 from rubricate.ledger.codec import shard_path
 from rubricate.ledger.derive import job_file, summary_files
 from rubricate.ledger.event import Event
@@ -56,9 +56,9 @@ CHILD_SHARE = 0.6
 """The share of the blocks the child folds: this process also writes every file, keeps the
 shards' lines and ids, and makes the summary files at the end."""
 Job = list[dict[str, Any]]
-Folded = tuple[str, bytes, str, JobFacts, list[tuple[str, datetime, str]]]
-"""A folded job: its file's path, content and blob id, its facts, and each event's id, time
-and canonical line."""
+Folded = tuple[str, bytes, str, JobFacts, list[tuple[str, str, datetime, str]]]
+"""A folded job: its file's path, content and blob id, its facts, and each event's id, id index
+file, time and canonical line."""
 _FRAME = struct.Struct("<Q")
 _line = json.JSONEncoder(sort_keys=True, check_circular=False).encode
 """`json.dumps(values, sort_keys=True)`, its encoder made once: an event's canonical line."""
@@ -105,7 +105,7 @@ def fold_records(records: Job, layout: Layout) -> Folded:
     summary = fold_job(events)
     given = list(zip(events, records, strict=True))
     data = job_file(summary, {event.id: values for event, values in given})
-    lines = [(event.id, event.at, _line(values)) for event, values in given]
+    lines = [(e.id, id_bucket(e.id), e.at, _line(values)) for e, values in given]
     return layout.job_path(*summary.key), data, git_blob_id(data), summary.facts, lines
 
 
@@ -202,7 +202,8 @@ def _stream(out: IO[bytes], blocks: Iterator[list[Folded]], repo: str, branch: s
     derived: dict[str, str] = {}
     shards: dict[str, str] = {}
     cached: dict[tuple[str, int], CachedJob] = {}
-    ids: list[str] = []
+    ids: dict[str, set[str]] = {}
+    count = 0
     pending: dict[str, list[tuple[datetime, str]]] = {}
 
     def write(path: str, data: bytes, into: dict[str, str], blob_id: str | None = None) -> None:
@@ -220,20 +221,21 @@ def _stream(out: IO[bytes], blocks: Iterator[list[Folded]], repo: str, branch: s
         for path, data, blob_id, facts, lines in block:
             write(path, data, derived, blob_id)
             cached[(facts.repo, facts.pr)] = CachedJob(facts, blob_id)
-            for event_id, at, line in lines:
-                ids.append(event_id)
+            count += len(lines)
+            for event_id, id_path, at, line in lines:
+                ids.setdefault(id_path, set()).add(event_id)
                 pending.setdefault(shard_path(at), []).append((at, line))
         if block:
             flush(_before(block[-1][3].opened_at - SETTLED))
     flush(lambda _: True)
     cache = FoldCache(config=ReputationConfig(), shards=shards, jobs=cached)
     files = summary_files(cache)
-    files.update(id_files(ids))
+    files.update((path, encode_ids(ids.pop(path))) for path in sorted(ids))  # (as `id_files`)
     for path, data in files.items():
         write(path, data, derived)
     write(CACHE_PATH, cache_head(cache, derived), derived)
     out.write(b"done\n")
-    return len(ids)
+    return count
 
 
 def _before(moment: datetime) -> Callable[[str], bool]:
