@@ -26,17 +26,17 @@ from rubricate.errors import LedgerError
 from rubricate.ledger.cache import CachedJob, FoldCache
 from rubricate.ledger.codec import is_shard
 from rubricate.ledger.event import Event
-from rubricate.ledger.fold import JobFacts, fold_job
+from rubricate.ledger.fold import fold_job
 from rubricate.ledger.paths import author_stem
 from rubricate.ledger.reputation import Entries
 from rubricate.ledger.reputation_config import ReputationConfig
 from rubricate.ledger.trust import trusted
 from rubricate.report.kept_json import KeptSeries
+from rubricate.report.kept_lines import job_line, read_job_lines
 from rubricate.report.memo import Memo
 from rubricate.report.model import (
     AuthorKey,
     JobKey,
-    JobPart,
     Points,
     Sources,
     author_series,
@@ -57,17 +57,18 @@ those before it (evidence, ...) might."""
 
 @dataclass(frozen=True)
 class Group:
-    """One group's jobs (their facts as the cache has them) and their ledger lines."""
+    """One group's jobs (as the cache has them) and their ledger lines."""
 
-    facts: Mapping[JobKey, JobFacts]
+    jobs: Mapping[JobKey, CachedJob]
     lines: list[str]
 
 
 @dataclass(frozen=True)
 class GroupSources:
-    """What a group gives back: its jobs' parts, its authors' series, its tally and totals."""
+    """What a group gives back: its jobs' lines (`kept_lines`), its authors' series, its tally
+    and totals."""
 
-    parts: dict[JobKey, JobPart]
+    jobs: list[str]
     series: dict[AuthorKey, KeptSeries]
     tally: Tally
     totals: RowTotals
@@ -78,18 +79,18 @@ def groups(cache: FoldCache, texts: Mapping[str, str], count: int) -> list[Group
     page's jobs (an author's in each repository) in one group, each with its lines from these
     shard texts (path → text); LedgerError when a line the cache does not list as refused or
     repeated names no job of the cache."""
-    by_page: dict[str, dict[JobKey, JobFacts]] = {}
+    by_page: dict[str, dict[JobKey, CachedJob]] = {}
     for key, job in cache.jobs.items():
-        by_page.setdefault(author_stem(job.facts.author), {})[key] = job.facts
-    sizes = {page: sum(f.events for f in jobs.values()) for page, jobs in by_page.items()}
-    facts: list[dict[JobKey, JobFacts]] = [{} for _ in range(max(1, count))]
-    loads = [0] * len(facts)
+        by_page.setdefault(author_stem(job.facts.author), {})[key] = job
+    sizes = {page: sum(j.facts.events for j in jobs.values()) for page, jobs in by_page.items()}
+    made: list[dict[JobKey, CachedJob]] = [{} for _ in range(max(1, count))]
+    loads = [0] * len(made)
     for page in sorted(by_page, key=lambda p: (-sizes[p], p)):  # the busiest pages first
         least = loads.index(min(loads))
-        facts[least].update(by_page[page])
+        made[least].update(by_page[page])
         loads[least] += sizes[page]
-    owner = {key: n for n, jobs in enumerate(facts) for key in jobs}
-    lines: list[list[str]] = [[] for _ in facts]
+    owner = {key: n for n, jobs in enumerate(made) for key in jobs}
+    lines: list[list[str]] = [[] for _ in made]
     for path, number, line in _trusted_lines(cache, texts):
         found = _JOB.findall(line)
         repo = found[-1][1] if found else ""
@@ -98,7 +99,7 @@ def groups(cache: FoldCache, texts: Mapping[str, str], count: int) -> list[Group
         if n is None:
             raise LedgerError(f"{path}:{number}: not a line of a job the fold cache holds")
         lines[n].append(line)
-    return [Group(f, group_lines) for f, group_lines in zip(facts, lines, strict=True) if f]
+    return [Group(jobs, mine) for jobs, mine in zip(made, lines, strict=True) if jobs]
 
 
 def _trusted_lines(cache: FoldCache, texts: Mapping[str, str]) -> Iterable[tuple[str, int, str]]:
@@ -115,51 +116,54 @@ def group_sources(group: Group, config: ReputationConfig, key: bytes | None) -> 
     when a line is not an event as rubricate writes it, or a job's events do not fold to the
     facts the cache holds."""
     reader = VouchedReader()
-    by_job: dict[JobKey, list[Event]] = {key: [] for key in group.facts}
+    by_job: dict[JobKey, list[Event]] = {key: [] for key in group.jobs}
     try:
         for line in group.lines:
             event = reader.event(json.loads(line))
             by_job[(event.repo, event.pr)].append(event)
     except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
         raise LedgerError(f"a ledger line not as rubricate writes it ({exc})") from None
-    parts: dict[JobKey, JobPart] = {}
+    lines: list[str] = []
     tally, totals = Tally(), RowTotals()
     by_author: dict[AuthorKey, list[JobKey]] = {}
     for job_key, events in by_job.items():
+        name = f"{job_key[0]}#{job_key[1]}"
         if key is not None and len(trusted(events, key)) != len(events):
-            raise LedgerError(f"{job_key[0]}#{job_key[1]}: an event not signed with the ledger key")
+            raise LedgerError(f"{name}: an event not signed with the ledger key")
+        cached = group.jobs[job_key]
         summary = fold_job(events) if events else None
-        if summary is None or summary.facts != group.facts[job_key]:
-            raise LedgerError(
-                f"{job_key[0]}#{job_key[1]}: its events do not fold to the fold cache's facts"
-            )
-        part = parts[job_key] = with_row_text(job_part(summary))
+        if summary is None or summary.facts != cached.facts:
+            raise LedgerError(f"{name}: its events do not fold to the fold cache's facts")
+        part = with_row_text(job_part(summary))
         tally.add(part.scored)
         totals.add(part.row)
-        by_author.setdefault((job_key[0], summary.facts.author), []).append(job_key)
+        lines.append(job_line(job_key, cached.file_id, part))
+        by_author.setdefault((job_key[0], cached.facts.author), []).append(job_key)
     entries = Entries(config)
     series: dict[AuthorKey, KeptSeries] = {}
     for author in sorted(by_author, key=page_order):
         keys = by_author[author]
-        folded = {pr: group.facts[(repo, pr)] for repo, pr in keys}
+        folded = {pr: group.jobs[(repo, pr)].facts for repo, pr in keys}
         mine = [event for job_key in keys for event in by_job[job_key]]
         series[author] = kept_series(author_series(mine, entries, folded))
-    return GroupSources(parts, series, tally, totals)
+    return GroupSources(lines, series, tally, totals)
 
 
 def combined(cache: FoldCache, made: Iterable[GroupSources]) -> tuple[Sources, Kept]:
     """The sources of the whole ledger from its groups', and what to keep of them."""
-    parts: dict[JobKey, JobPart] = {}
+    lines: list[str] = []
     series: dict[AuthorKey, Points | KeptSeries] = {}
     tally, totals = Tally(), RowTotals()
     for group in made:
-        parts.update(group.parts)
+        lines += group.jobs
         series.update(group.series)
         tally.merge(group.tally)
         totals.merge(group.totals)
-    jobs: Mapping[JobKey, CachedJob] = cache.jobs
-    facts = {key: job.facts for key, job in sorted(jobs.items())}
-    files = {key: job.file_id for key, job in jobs.items()}
+    try:
+        files, parts = read_job_lines(lines)
+    except (ValueError, KeyError, TypeError, IndexError) as exc:  # a job in two groups
+        raise LedgerError(f"the groups' jobs do not add up ({exc})") from None
+    facts = {key: job.facts for key, job in sorted(cache.jobs.items())}
     parts = {key: parts[key] for key in facts}
     events = sum(f.events for f in facts.values())
     newest = max((f.last_at for f in facts.values()), default=None)
