@@ -50,7 +50,8 @@ OVERRIDE = {"reason": "the failing check is a known flaky network test"}
 def every_kind() -> list[Event]:
     """The sample ledger, and jobs that test the fold's corners: an author who changes within a
     job, a job abandoned then reopened, raters who rate again, a second final approval after a
-    rating, a score corrected by a reviewer, a job in another repository."""
+    rating, a score corrected by a reviewer, evidence that names another job, a job in another
+    repository."""
     return [
         *sample_events(60),
         scored("first_submission", 301, 5, "a1", [4, 4, 4, 4, 4], author="alice"),
@@ -66,6 +67,7 @@ def every_kind() -> list[Event]:
         event("rated", 302, 13, "b6", rating=5, actor="x"),
         event("rated", 302, 14, "b7", rating=3, actor="y", actor_role="admin"),
         event("disputed", 302, 15, "b8", feedback="broke the build"),
+        event("disputed", 302, 16, "b9", feedback="see", evidence=[{"pr": 5, "repo": "a/b"}]),
         scored("first_submission", 7, 1, "o1", [3] * 5, repo="o/other", author="carol"),
         scored("final_approval", 7, 9, "o2", [4] * 5, repo="o/other", author="carol"),
     ]

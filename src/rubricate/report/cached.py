@@ -49,7 +49,8 @@ from rubricate.report.summary import RowTotals
 from rubricate.report.tallies import Tally
 from rubricate.report.vouched import VouchedReader
 
-_JOB = re.compile(r'"pr": (\d+), (?:"rating": \d+, )?"repo": ("(?:[^"\\]|\\.)*")')
+_PR = '"pr": '
+_JOB = re.compile(_PR + r'(\d+), (?:"rating": \d+, )?"repo": ("(?:[^"\\]|\\.)*")')
 """An event's job in its line as rubricate writes it (keys sorted, `json.dumps`' spacing): its
 last match, since the fields that follow `repo` (rubric, scores, ...) hold no such text and
 those before it (evidence, ...) might."""
@@ -91,24 +92,37 @@ def groups(cache: FoldCache, texts: Mapping[str, str], count: int) -> list[Group
         loads[least] += sizes[page]
     owner = {key: n for n, jobs in enumerate(made) for key in jobs}
     lines: list[list[str]] = [[] for _ in made]
-    for path, number, line in _trusted_lines(cache, texts):
-        found = _JOB.findall(line)
-        repo = found[-1][1] if found else ""
-        name = repo[1:-1] if "\\" not in repo else json.loads(repo)
-        n = owner.get((name, int(found[-1][0]))) if found else None
-        if n is None:
+    names: dict[str, str] = {}  # each repository's JSON text, read once
+    left: dict[str, set[int]] = {}
+    for problem in (*cache.corrupt, *cache.duplicates):
+        left.setdefault(problem.file, set()).add(problem.line)
+    for path in sorted(filter(is_shard, texts)):
+        skipped = left.get(path, set())
+        for number, line in enumerate(texts[path].split("\n"), start=1):
+            if not line or line.isspace() or number in skipped:
+                continue
+            found = _job_of(line)
+            if found is not None:
+                quoted = found[2]
+                if quoted not in names:
+                    names[quoted] = json.loads(quoted)
+                n = owner.get((names[quoted], int(found[1])))
+                if n is not None:
+                    lines[n].append(line)
+                    continue
             raise LedgerError(f"{path}:{number}: not a line of a job the fold cache holds")
-        lines[n].append(line)
     return [Group(jobs, mine) for jobs, mine in zip(made, lines, strict=True) if jobs]
 
 
-def _trusted_lines(cache: FoldCache, texts: Mapping[str, str]) -> Iterable[tuple[str, int, str]]:
-    """Every line of the shards that the cache lists neither as refused nor as repeated."""
-    left = {(p.file, p.line) for p in (*cache.corrupt, *cache.duplicates)}
-    for path in sorted(filter(is_shard, texts)):
-        for number, line in enumerate(texts[path].split("\n"), start=1):
-            if line.strip() and (path, number) not in left:
-                yield path, number, line
+def _job_of(line: str) -> re.Match[str] | None:
+    """The last match of `_JOB` in a line."""
+    at = line.rfind(_PR)
+    while at >= 0:
+        found = _JOB.match(line, at)
+        if found is not None:
+            return found
+        at = line.rfind(_PR, 0, at)
+    return None
 
 
 def group_sources(group: Group, config: ReputationConfig, key: bytes | None) -> GroupSources:
