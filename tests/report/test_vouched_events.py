@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from rubricate.ledger.event import Event
-from rubricate.report.vouched import NotAsWritten, VouchedReader
+from rubricate.report.vouched import NOT_AS_WRITTEN, VouchedReader
 from tests.ledger.factory import event, scored
 from tests.report.sample import sample_events
 
@@ -59,14 +59,14 @@ def test_every_line_reads_as_the_ledger_reader_reads_it() -> None:
 )
 def test_a_line_not_as_rubricate_writes_it_is_refused(change: dict[str, Any]) -> None:
     written = {**json.loads(event("rated", 1, 1, "x", rating=3).to_line()), **change}
-    with pytest.raises(NotAsWritten):
+    with pytest.raises(ValueError, match=NOT_AS_WRITTEN):
         VouchedReader().event(written)
 
 
 def test_a_line_missing_a_field_is_refused() -> None:
     written = json.loads(event("rated", 1, 1, "x", rating=3).to_line())
     del written["actor"]
-    with pytest.raises(NotAsWritten):
+    with pytest.raises(ValueError, match=NOT_AS_WRITTEN):
         VouchedReader().event(written)
-    with pytest.raises(NotAsWritten):
+    with pytest.raises(ValueError, match=NOT_AS_WRITTEN):
         VouchedReader().event(["not an object"])

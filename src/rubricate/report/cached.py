@@ -136,7 +136,7 @@ def group_sources(group: Group, config: ReputationConfig, key: bytes | None) -> 
             event = reader.event(json.loads(line))
             by_job[(event.repo, event.pr)].append(event)
     except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
-        raise LedgerError(f"a ledger line not as rubricate writes it ({exc})") from None
+        raise LedgerError(f"a ledger line: {exc}") from None
     lines: list[str] = []
     tally, totals = Tally(), RowTotals()
     by_author: dict[AuthorKey, list[JobKey]] = {}

@@ -8,8 +8,9 @@ makes the event from its JSON values as they are, with the exact JSON type of ea
 value is shown (a number as the ledger writes it: an integer where the event holds one, a
 float where it holds one), its times in UTC as `rfc3339` writes them, and its rubric, override
 and judge records read as the ledger reader reads them (a rubric once for all the lines that
-repeat it). Anything else is refused (`NotAsWritten`): the report then reads the ledger itself.
-The caller folds the events and compares what they fold to with the cache's facts.
+repeat it). Anything else is refused (a `ValueError` that says it is `NOT_AS_WRITTEN`): the
+report then reads the ledger with every check. The caller folds the events and compares what
+they fold to with the cache's facts.
 """
 
 from __future__ import annotations
@@ -37,12 +38,10 @@ _DEFAULTS: Final = {
 }
 _KINDS: Final = frozenset(typing.get_args(EventKind))
 _RECORDS: Final = (("override", Override), ("judge", JudgeInfo))
+NOT_AS_WRITTEN = "not as rubricate writes it"
+"""What every refusal of a line says."""
 _SHARED = 256
 """How many distinct rubrics one reader keeps to share."""
-
-
-class NotAsWritten(ValueError):
-    """A line that is not an event as rubricate writes it."""
 
 
 class VouchedReader:
@@ -52,14 +51,14 @@ class VouchedReader:
         self._rubrics: dict[bytes, RubricRef] = {}
 
     def event(self, values: Any) -> Event:
-        """The event of one line's JSON object; `NotAsWritten` when it is not one as written (or
-        a `ValueError` of its rubric, override or judge record)."""
+        """The event of one line's JSON object; ValueError when it is not one as written (its own,
+        `NOT_AS_WRITTEN`, or its rubric, override or judge record's)."""
         if type(values) is not dict:
-            raise NotAsWritten("a ledger line is a JSON object")
+            raise ValueError(f"not a JSON object ({NOT_AS_WRITTEN})")
         held = _DEFAULTS.copy()
         held.update(values)
         if len(held) != len(_FIELDS):  # a field missing, or one that is none of the event's
-            raise NotAsWritten("not an event's fields")
+            raise ValueError(f"not an event's fields ({NOT_AS_WRITTEN})")
         _check(held)
         held["at"] = _time(held["at"])
         if held["deadline"] is not None:
@@ -101,7 +100,7 @@ def _check(held: Mapping[str, Any]) -> None:
         and (held["weighted_total"] is None or type(held["weighted_total"]) is float)
         and (scores is None or (type(scores) is dict and _scores(scores)))
     ):
-        raise NotAsWritten("not an event as rubricate writes it")
+        raise ValueError(f"a field of another type ({NOT_AS_WRITTEN})")
 
 
 def _scores(scores: Mapping[str, Any]) -> bool:
@@ -114,11 +113,11 @@ def _scores(scores: Mapping[str, Any]) -> bool:
 def _time(value: Any) -> datetime:
     """A time as `rfc3339` writes it (`YYYY-MM-DDTHH:MM:SSZ`), in UTC."""
     if type(value) is not str or value[-1:] != "Z":
-        raise NotAsWritten("a ledger time is written in UTC")
+        raise ValueError(f"a time not in UTC ({NOT_AS_WRITTEN})")
     try:
         parsed = datetime.fromisoformat(value[:-1] + "+00:00")
     except ValueError:
-        raise NotAsWritten(f"{value!r} is not a time") from None
+        raise ValueError(f"{value!r} is not a time ({NOT_AS_WRITTEN})") from None
     if parsed.tzinfo is not timezone.utc:
-        raise NotAsWritten("a ledger time is written in UTC")
+        raise ValueError(f"a time not in UTC ({NOT_AS_WRITTEN})")
     return parsed
