@@ -27,13 +27,13 @@ from typing import Any
 
 from ledger_seed import seed_branch
 
-from rubricate.config import ReputationConfig
 from rubricate.gitio.workspace import LOCAL_UPLOAD_PACK
 from rubricate.ledger.backends import DataBranchStore
 from rubricate.ledger.codec import parse_ledger
 from rubricate.ledger.derive import derive_files
 from rubricate.ledger.event import SCHEMA_VERSION, CriterionRef, Event, RubricRef, ScaleRef, rfc3339
 from rubricate.ledger.reputation import compute_reputation
+from rubricate.ledger.reputation_config import ReputationConfig
 from rubricate.ledger.trust import natural_key
 
 START = datetime(2023, 1, 1, tzinfo=timezone.utc)

@@ -20,9 +20,9 @@ from rubricate.cli.sources import (
     require_branch,
     token_for,
 )
-from rubricate.errors import ConfigError
+from rubricate.errors import ConfigError, LedgerError
 from rubricate.ledger.backends import IDENTITY, DataBranchStore
-from rubricate.ledger.codec import LedgerError, event_from_dict, is_shard
+from rubricate.ledger.codec import event_from_dict, is_shard
 from rubricate.ledger.fold import event_order
 from rubricate.ledger.paths import is_derived
 from rubricate.ledger.store import Fix, LedgerStore

@@ -32,10 +32,7 @@ from rubricate.ledger.cache import (
 from rubricate.ledger.event import SCHEMA_VERSION, Event, RubricRef
 from rubricate.ledger.fold import JobSummary, Moment, fold_jobs
 from rubricate.ledger.jsontext import indented
-from rubricate.ledger.paths import CACHE_PATH, Layout, git_blob_id
-from rubricate.ledger.paths import REPUTATION_PATH as REPUTATION_PATH
-from rubricate.ledger.paths import is_derived as is_derived
-from rubricate.ledger.paths import job_paths as job_paths
+from rubricate.ledger.paths import CACHE_PATH, REPUTATION_PATH, Layout, git_blob_id
 from rubricate.ledger.reputation import LedgerCounts, Totals, job_terms, reputation_document
 from rubricate.ledger.reputation_config import ReputationConfig
 

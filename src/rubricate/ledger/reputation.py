@@ -24,9 +24,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from rubricate.ledger.confidence import Component as Component
+from rubricate.ledger.confidence import Component, ranked_components, ratio, undisputed
 from rubricate.ledger.confidence import component_dict as _component_dict
-from rubricate.ledger.confidence import ranked_components, ratio, undisputed
 from rubricate.ledger.confidence import round_value as _round
 from rubricate.ledger.deadline import deadline
 from rubricate.ledger.event import SCHEMA_VERSION, Event, rfc3339
