@@ -24,7 +24,9 @@ sorted; an append rewrites only the (small) files of its new ids.
 
 The running totals, `.rubricate/totals/<owner>/<name>.json`, hold each author's
 `reputation.Totals` (one line each), so an append moves only its jobs' terms and recomputes
-only its repository's entry of reputation.json.
+only its repository's entry of reputation.json; in it, an author whose totals did not move keeps
+the tip's entry and text (only its `ranked` values pulled again when a mean moved), so a change to
+what an author's entry holds must change `CACHE_FORMAT` or `FOLD_VERSION`.
 """
 
 from __future__ import annotations

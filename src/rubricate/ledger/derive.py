@@ -195,9 +195,10 @@ def totals_files(cache: FoldCache) -> dict[str, bytes]:
     return {layout.totals_path(repo): totals_file(a) for repo, a in by_repo.items()}
 
 
-def reputation_file(document: dict[str, Any]) -> bytes:
-    """`reputation.json` of a document."""
-    return (indented(document) + "\n").encode()
+def reputation_file(document: dict[str, Any], known: Mapping[int, str] | None = None) -> bytes:
+    """`reputation.json` of a document (`known`: the text of some of its objects, by `id`, as
+    `jsontext.indented` takes it)."""
+    return (indented(document, known) + "\n").encode()
 
 
 def recorded_config(data: bytes) -> ReputationConfig | None:

@@ -57,8 +57,8 @@ from rubricate.ledger.paths import (
     is_derived,
     job_paths,
 )
-from rubricate.ledger.redraw import moved_badges
-from rubricate.ledger.reputation import Totals, job_terms, repo_entry
+from rubricate.ledger.redraw import kept_texts, moved_badges
+from rubricate.ledger.reputation import TipEntry, Totals, job_terms, repo_entry, whole_totals
 from rubricate.ledger.reputation_config import ReputationConfig
 from rubricate.ledger.treeids import TREE_MODE, Listing, changed_listing, listing_of
 from rubricate.ledger.trust import key_id
@@ -338,6 +338,7 @@ def plan_incremental(
         for repo in {r for r, _ in by_job}
         for path in [layout.totals_path(repo)]
     }
+    means = {repo: whole_totals(repo_totals).components() for repo, repo_totals in totals.items()}
     authors = _refold(rows, layout, existing, by_job, written, totals, config)
     written.update(bucket_files(rows, touched))
     gone = [(r, a) for r, logins in authors.items() for a in sorted(logins) if a not in totals[r]]
@@ -347,9 +348,12 @@ def plan_incremental(
     _grow(document, added, sum(1 for key in by_job if not existing[key]))
     before = {repo: document["repos"].get(repo) for repo in totals}
     for repo, repo_totals in totals.items():
-        document["repos"][repo] = repo_entry(repo_totals, config)
-    written[REPUTATION_PATH] = reputation_file(document)
+        old = before[repo]
+        tip = None if old is None else TipEntry(old, means[repo], authors.get(repo, set()))
+        document["repos"][repo] = repo_entry(repo_totals, config, tip)
     after = {repo: document["repos"][repo] for repo in totals}
+    drawn = kept_texts(files[REPUTATION_PATH], before, after)
+    written[REPUTATION_PATH] = reputation_file(document, drawn)
     written.update(moved_badges(before, after, layout, authors))
     deletions = tuple(layout.author_badge(r, a, ext) for r, a in gone for ext in ("json", "svg"))
     changes = {p: git_blob_id(d) for p, d in written.items()}
