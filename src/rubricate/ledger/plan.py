@@ -9,16 +9,15 @@ files a full recompute gives (a test pins this).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
 from rubricate.ledger.cache import (
     STATE_DIR,
+    BucketRows,
     CachedJob,
-    bucket_files,
-    bucket_jobs,
     bucket_path,
     buckets_id,
     derived_state,
@@ -323,9 +322,10 @@ def plan_incremental(
     for event in added:
         by_job.setdefault((event.repo, event.pr), []).append(event)
     touched = {bucket_path(pr) for _, pr in by_job}
-    rows: dict[JobKey, CachedJob] = {}
+    rows = BucketRows()
     for path in touched:
-        rows.update(bucket_jobs(path, files[path]) if path in files else {})
+        if path in files:
+            rows.read(path, files[path])
     existing = {key: verified_job(rows, layout, files, key) for key in by_job}
     if any(events is None for events in existing.values()):
         return None
@@ -340,7 +340,7 @@ def plan_incremental(
     }
     means = {repo: whole_totals(repo_totals).components() for repo, repo_totals in totals.items()}
     authors = _refold(rows, layout, existing, by_job, written, totals, config)
-    written.update(bucket_files(rows, touched))
+    written.update(rows.files(touched))
     gone = [(r, a) for r, logins in authors.items() for a in sorted(logins) if a not in totals[r]]
     for repo, repo_totals in totals.items():
         written[layout.totals_path(repo)] = totals_file(repo_totals)
@@ -398,7 +398,7 @@ def verified_job(
 
 
 def _refold(
-    rows: dict[JobKey, CachedJob],
+    rows: MutableMapping[JobKey, CachedJob],
     layout: Layout,
     existing: Mapping[JobKey, list[Event] | None],
     by_job: Mapping[JobKey, list[Event]],
