@@ -207,6 +207,20 @@ def run_faults(args: argparse.Namespace) -> dict[str, Any]:
             server.stop()
 
 
+def workers_ready(url: str, count: int, timeout: float = 60.0) -> float:
+    """Wait until `count` workers have registered with the queue, as a running service's have
+    before its deliveries come (a killed worker's restart is still measured under load); the
+    seconds it took."""
+    began = time.monotonic()
+    while time.monotonic() - began < timeout:
+        with connect(url) as conn:
+            row = conn.execute("SELECT count(*) FROM procrastinate_workers").fetchone()
+        if row and row[0] >= count:
+            break
+        time.sleep(0.1)
+    return round(time.monotonic() - began, 1)
+
+
 def _keep_logs(workers: Path, postgresql: Path, into: Path) -> None:
     """Copy the workers' logs and PostgreSQL's into `into` (the run's folder goes at its end)."""
     into.mkdir(parents=True, exist_ok=True)
@@ -255,6 +269,7 @@ def _run(args: argparse.Namespace, folder: Path, server: Server) -> dict[str, An
         receiver_args += ["--private-key-file", str(key), "--webhook-secret-file", str(secret)]
         receiver = start_receiver(receiver_args, port, env)
         base = f"http://127.0.0.1:{port}"
+        ready_in = workers_ready(url, args.workers)
 
         def one(guid: str, event: str, payload: dict[str, Any]) -> None:
             try:
@@ -329,6 +344,7 @@ def _run(args: argparse.Namespace, folder: Path, server: Server) -> dict[str, An
         "cpu_ms_per_delivery_posted": {
             role: round(1000 * seconds / max(1, len(posts)), 1) for role, seconds in cpu.items()
         },
+        "seconds_until_workers_ready": ready_in,
         "posts_again_after_no_answer": sum(redelivered.values()),
         "sent_seconds": round(sent_at, 1),
         "faults": [[round(t, 1), kind, round(took, 2)] for t, kind, took in faults.done],

@@ -25,7 +25,8 @@ from rubricate.bot.effects import (
     SetStatus,
     UpsertComment,
 )
-from rubricate.bot.view_state import ViewState
+from rubricate.bot.view_state import ViewState, encode_views
+from rubricate.errors import RateLimited
 from rubricate.github.adapter import GitHubAdapter, connect
 from rubricate.ledger.event import Event
 from rubricate.ledger.trust import natural_key
@@ -181,6 +182,93 @@ def test_annotations_go_fifty_per_request(fake_github: FakeGitHub) -> None:
     ]
     assert sizes == [50, 50, 20]
     assert len(fake_github.annotations[views.checks[SHA].id]) == 120
+
+
+class StopsAtUpdate:
+    """The adapter, with its `stop`-th check-run update refused by a rate limit."""
+
+    def __init__(self, api: GitHubAdapter, stop: int) -> None:
+        self._api = api
+        self._stop = stop
+        self._updates = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._api, name)
+
+    def update_check_run(self, *args: Any) -> bool:
+        self._updates += 1
+        if self._updates == self._stop:
+            raise RateLimited(datetime(2026, 3, 2, tzinfo=timezone.utc))
+        return self._api.update_check_run(*args)
+
+
+def test_a_check_run_stopped_between_batches_goes_on_without_sending_any_twice(
+    fake_github: FakeGitHub,
+) -> None:
+    executor, _ = _executor(fake_github)
+    api = StopsAtUpdate(executor._api, stop=2)  # type: ignore[arg-type]
+    stopped = Executor(api, None, ActionsRuntime(stream=io.StringIO()), ViewState(pr=7))  # type: ignore[arg-type]
+    result = stopped.apply([_check(180)])
+    assert result.errors
+    check_id = result.views.checks[SHA].id
+    assert result.views.checks[SHA].unsent == 2
+    assert len(fake_github.annotations[check_id]) == 100
+    start = len(fake_github.calls)
+    executor, _ = _executor(fake_github, result.views)
+    views = executor.apply([_check(180)]).views
+    assert fake_github.call_lines(start) == [f"PATCH /repos/octo/widgets/check-runs/{check_id}"] * 2
+    assert len(fake_github.annotations[check_id]) == 180
+    assert views.checks[SHA].id == check_id
+    assert views.checks[SHA].unsent is None
+    assert b"unsent" not in encode_views(views)
+
+
+def _stopped_at_batch_three(fake_github: FakeGitHub) -> ViewState:
+    """A run of 180 annotations (four batches) stopped before its third batch."""
+    executor, _ = _executor(fake_github)
+    api = StopsAtUpdate(executor._api, stop=2)  # type: ignore[arg-type]
+    stopped = Executor(api, None, ActionsRuntime(stream=io.StringIO()), ViewState(pr=7))  # type: ignore[arg-type]
+    views = stopped.apply([_check(180)]).views
+    assert views.checks[SHA].unsent == 2
+    return views
+
+
+def test_a_stopped_run_keeps_its_unsent_batches_through_an_update_without_annotations(
+    fake_github: FakeGitHub,
+) -> None:
+    views = _stopped_at_batch_three(fake_github)
+    check_id = views.checks[SHA].id
+    executor, _ = _executor(fake_github, views)
+    views = executor.apply([_check(0, summary="after a command", conclusion="success")]).views
+    assert views.checks[SHA].unsent == 2
+    executor, _ = _executor(fake_github, views)
+    views = executor.apply([_check(180, summary="after a command", conclusion="success")]).views
+    assert views.checks[SHA].id == check_id
+    assert views.checks[SHA].unsent is None
+    assert len(fake_github.annotations[check_id]) == 180
+
+
+def test_a_stopped_run_that_is_gone_is_made_anew(fake_github: FakeGitHub) -> None:
+    views = _stopped_at_batch_three(fake_github)
+    gone = views.checks[SHA].id
+    del fake_github.check_runs[gone]
+    executor, _ = _executor(fake_github, views)
+    views = executor.apply([_check(180)]).views
+    assert views.checks[SHA].id != gone
+    assert views.checks[SHA].unsent is None
+    assert len(fake_github.annotations[views.checks[SHA].id]) == 180
+
+
+def test_a_stopped_run_whose_batches_cannot_be_told_apart_is_made_anew(
+    fake_github: FakeGitHub,
+) -> None:
+    views = _stopped_at_batch_three(fake_github)
+    first = views.checks[SHA].id
+    views.checks[SHA] = views.checks[SHA].model_copy(update={"unsent": 9})  # batches resized
+    executor, _ = _executor(fake_github, views)
+    views = executor.apply([_check(180)]).views
+    assert views.checks[SHA].id != first
+    assert len(fake_github.annotations[views.checks[SHA].id]) == 180
 
 
 def test_check_run_is_updated_in_place_without_repeating_annotations(

@@ -258,9 +258,10 @@ def test_migrating_to_the_tallies_fills_them_from_the_jobs(
         conn.execute("DROP TABLE rubricate_authors")
         conn.execute("DROP INDEX rubricate_jobs_author")
         conn.execute("ALTER TABLE rubricate_budgets DROP COLUMN write_times")
+        conn.execute("DROP TABLE rubricate_job_failures")
         conn.execute("DELETE FROM rubricate_migrations WHERE version >= 3")
     assert "not migrated" in _error(capsys, "reputation", "--database-url", url)
-    assert "applied 3, 4" in _out(capsys, "db", "migrate", "--database-url", url)
+    assert "applied 3, 4, 5" in _out(capsys, "db", "migrate", "--database-url", url)
     assert _out(capsys, "reputation", "--json", "--database-url", url) == expected
 
 

@@ -168,6 +168,15 @@ def test_workers_racing_for_one_installation_share_its_slots(db_url: str) -> Non
         take(conn, INSTALLATION, clock=lambda: NOW + WINDOWS[0][0])
 
 
+def test_a_slot_is_never_taken_inside_an_open_transaction(db_url: str) -> None:
+    with connect(db_url) as conn:
+        with conn.transaction(), pytest.raises(RuntimeError, match="outside any open"):
+            take(conn, INSTALLATION, clock=lambda: NOW)
+        assert conn.execute("SELECT count(*) FROM rubricate_budgets").fetchone() == (0,)
+        take(conn, INSTALLATION, clock=lambda: NOW)
+        assert conn.execute("SELECT count(*) FROM rubricate_budgets").fetchone() == (1,)
+
+
 def test_a_paced_write_blocks_nothing_but_its_job(db_url: str) -> None:
     with connect(db_url) as conn:
         stopped(conn, INSTALLATION, NOW, WritesPaced(NOW + timedelta(seconds=1)))

@@ -213,6 +213,10 @@ class Executor:
         wanted = digest(effect_to_dict(replace(effect, annotations=())))
         known = self._outcome.views.checks.get(effect.head_sha)
         notes = digest([b for batch in batches for b in batch]) if batches else ""
+        if known and known.unsent and notes and known.annotations == notes:  # stopped between
+            rest = batches[-known.unsent :] if known.unsent < len(batches) else []
+            sent = bool(rest) and self._send_batches(effect, known, rest)
+            known = self._outcome.views.checks[effect.head_sha] if sent else None  # else anew
         keeps_notes = known is not None and (not notes or known.annotations == notes)
         if known and keeps_notes and known.digest == wanted:
             return self._note(f"check run {known.id} unchanged")
@@ -220,18 +224,38 @@ class Executor:
             output = check_output(effect)
             if self._api.update_check_run(known.id, output, effect.conclusion):
                 return self._remember_check(
-                    effect.head_sha, known.id, wanted, known.annotations, "updated"
+                    effect.head_sha, known.id, wanted, known.annotations, "updated", known.unsent
                 )
         output = check_output(effect, batches[0] if batches else None)
         check_id = self._api.create_check_run(
             effect.head_sha, effect.name, effect.conclusion, output, self._details_url
         )
-        for batch in batches[1:]:
-            self._api.update_check_run(check_id, check_output(effect, batch))
+        created = CheckState(id=check_id, digest=wanted, annotations=notes)
+        if not self._send_batches(effect, created, batches[1:]):
+            raise ExecutionError(f"check run {check_id} vanished while adding its annotations")
         self._remember_check(effect.head_sha, check_id, wanted, notes, "created")
 
-    def _remember_check(self, sha: str, check_id: int, wanted: str, notes: str, how: str) -> None:
-        self._outcome.views.checks[sha] = CheckState(id=check_id, digest=wanted, annotations=notes)
+    def _send_batches(
+        self, effect: SetCheckRun, run: CheckState, batches: Sequence[list[dict[str, Any]]]
+    ) -> bool:
+        """Add the batches of annotations to the run, one request each, keeping in the view
+        how many are left after each, so a run stopped between them goes on from there; False
+        when the run is gone (its view is then dropped)."""
+        views = self._outcome.views.checks
+        for sent, batch in enumerate(batches):
+            views[effect.head_sha] = run.model_copy(update={"unsent": len(batches) - sent})
+            if not self._api.update_check_run(run.id, check_output(effect, batch)):
+                del views[effect.head_sha]
+                return False
+        views[effect.head_sha] = run.model_copy(update={"unsent": None})
+        return True
+
+    def _remember_check(
+        self, sha: str, check_id: int, wanted: str, notes: str, how: str, unsent: int | None = None
+    ) -> None:
+        self._outcome.views.checks[sha] = CheckState(
+            id=check_id, digest=wanted, annotations=notes, unsent=unsent
+        )
         self._note(f"check run {check_id} {how} on {sha[:12]}")
 
     def _status(self, effect: SetStatus, *, recheck: bool = True) -> None:

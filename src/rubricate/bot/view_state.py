@@ -36,11 +36,14 @@ class StickyState(_Model):
 
 
 class CheckState(_Model):
-    """A check run on one head SHA: its id, and digests of its output and its annotations."""
+    """A check run on one head SHA: its id, and digests of its output and its annotations;
+    `unsent` counts the batches of those annotations not yet sent (a run stopped between its
+    batches, by a rate limit or a failure, goes on from there instead of sending any twice)."""
 
     id: int
     digest: str = ""
     annotations: str = ""
+    unsent: int | None = None
 
 
 class StatusView(_Model):

@@ -6,7 +6,8 @@ Migration 1 holds the ledger (`rubricate_events`, `rubricate_jobs`); migration 2
 the effects waiting to be published (`outbox`) and each installation's API budget; migration 3
 each author's tally (`rubricate_authors`, see `rubricate.ledger.tally`), filled from the jobs by
 the `then` step `db migrate` gives it; migration 4 each installation's pace of writes
-(`rubricate.serve.write_pace`).
+(`rubricate.serve.write_pace`); migration 5 each job's failures, counted apart from its waits
+(`rubricate.serve.failures`).
 
 psycopg (the `server` extra) is imported when a connection is opened, not with this module.
 """
@@ -111,6 +112,12 @@ MIGRATIONS: tuple[str, ...] = (
     """,
     """
     ALTER TABLE rubricate_budgets ADD COLUMN write_times timestamptz[];
+    """,
+    """
+    CREATE TABLE rubricate_job_failures (
+        job_id bigint PRIMARY KEY,
+        failures integer NOT NULL
+    );
     """,
 )
 """Each migration's SQL, applied in order; its number is its place in this tuple, from 1."""

@@ -63,13 +63,14 @@ class JobConnections:
         self._lock = threading.Lock()
 
     @contextmanager
-    def borrow(self) -> Iterator[psycopg.Connection[Any]]:
-        """A working connection for one job, given back (reset) when the block ends."""
+    def borrow(self, timeout: float | None = None) -> Iterator[psycopg.Connection[Any]]:
+        """A working connection for one job, given back (reset) when the block ends; waited
+        for `timeout` seconds at most (`WAIT` by default)."""
         with self._lock:
             if not self._opened:
                 self._pool.open(wait=False)
                 self._opened = True
-        with self._pool.connection() as conn:
+        with self._pool.connection(timeout=timeout) as conn:
             try:
                 yield conn
             finally:

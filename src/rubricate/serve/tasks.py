@@ -1,25 +1,38 @@
 """The worker's procrastinate tasks and their retries (shell).
 
 `handle` runs one delivery (`rubricate.serve.handle`), `publish` one PR's views
-(`rubricate.serve.publish`); a job that hits a rate limit is retried at the time GitHub gave, any
-other failure after a growing wait, up to `MAX_ATTEMPTS`. Each worker holds its liveness lock
+(`rubricate.serve.publish`); a job that hits a rate limit or its installation's pace of writes is
+retried at the time given, one whose PR is busy after `BUSY_WAIT`, and any other failure after a
+growing wait, up to `failures.MAX_FAILURES` failures counted apart from waits
+(`rubricate.serve.failures`). Each worker holds its liveness lock
 from its registration on (`rubricate.serve.liveness`), so the jobs of a worker that died are put
 back in the queue at once; every five minutes the sweeper
-asks GitHub again for the deliveries it failed to hand over (`rubricate.serve.sweeper`), and
+asks GitHub again for the deliveries it failed to hand over (`rubricate.serve.sweeper`) and
+drops the failure counts of jobs that ended, and
 every fifteen minutes the jobs the ledger holds open for closed PRs are caught up
 (`rubricate.serve.reconciler`).
 """
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
 import procrastinate
 from procrastinate import BaseRetryStrategy, RetryDecision
 
-from rubricate.errors import RateLimited
+from rubricate.errors import PrBusy, RateLimited
 from rubricate.ledger.pg_schema import connect
+from rubricate.serve.failures import (
+    UNCOUNTED_MOST,
+    UNCOUNTED_WAIT,
+    Failed,
+    counted,
+    given_up,
+    prune,
+    retry_after,
+)
 from rubricate.serve.handle import handle_delivery
 from rubricate.serve.liveness import LiveJobManager, LivenessLocks
 from rubricate.serve.publish import publish_pr
@@ -33,43 +46,63 @@ if TYPE_CHECKING:
 
     from rubricate.serve.context import WorkerContext
 
-MAX_ATTEMPTS = 8
+BUSY_WAIT = 5
+"""Seconds before a job whose PR another job holds is tried again."""
 
 
 class Retry(BaseRetryStrategy):
-    """At GitHub's time for a rate limit; else 5 s, 10 s, 20 s … up to 10 minutes."""
+    """At the given time for a rate limit or the pace of writes, after `BUSY_WAIT` for a busy
+    PR; else 5 s, 10 s, 20 s … up to 10 minutes, by the job's failures."""
 
     def get_retry_decision(self, *, exception: BaseException, job: Job) -> RetryDecision | None:
-        """When to run the job again, or None to give up."""
+        """When to run the job again, or None to give up (see `rubricate.serve.failures` for a
+        failure the count could not record)."""
         if isinstance(exception, RateLimited):
             return RetryDecision(retry_at=exception.until)
-        if job.attempts >= MAX_ATTEMPTS:
+        if isinstance(exception, PrBusy):
+            return RetryDecision(retry_in={"seconds": BUSY_WAIT})
+        if not isinstance(exception, Failed):  # not counted: procrastinate's runs include waits
+            if job.attempts + 1 >= UNCOUNTED_MOST:
+                return None
+            return RetryDecision(retry_in={"seconds": UNCOUNTED_WAIT})
+        if given_up(exception.failures):
             return None
-        return RetryDecision(retry_in={"seconds": min(600, 5 * 2**job.attempts)})
+        return RetryDecision(retry_in={"seconds": retry_after(exception.failures)})
 
 
 def register(app: procrastinate.App, ctx: WorkerContext) -> None:
     """Add rubricate's tasks to the app."""
 
-    @app.task(name=HANDLE, queue=QUEUE, retry=Retry())
-    def handle(guid: str) -> None:
-        handle_delivery(ctx, guid)
+    def failures_of(context: JobContext) -> AbstractContextManager[None]:
+        job = context.job
+        assert job.id is not None, "a running job has its id"
+        return counted(ctx.connections.borrow, job.id, ran_before=bool(job.attempts))
+
+    @app.task(name=HANDLE, queue=QUEUE, retry=Retry(), pass_context=True)
+    def handle(context: JobContext, guid: str) -> None:
+        with failures_of(context):
+            handle_delivery(ctx, guid)
 
     @app.task(name=PUBLISH, queue=QUEUE, retry=Retry(), pass_context=True)
     def publish(context: JobContext, repo: str, pr: int) -> None:
-        publish_pr(ctx, repo, pr, again=bool(context.job.attempts))
+        with failures_of(context):
+            publish_pr(ctx, repo, pr, again=bool(context.job.attempts))
 
     @app.periodic(cron="*/5 * * * *", periodic_id=SWEEP)
-    @app.task(name=SWEEP, queue=QUEUE, queueing_lock=SWEEP, retry=Retry())
-    def sweep_deliveries(timestamp: int) -> None:
-        with connect(ctx.url) as conn:
+    @app.task(name=SWEEP, queue=QUEUE, queueing_lock=SWEEP, retry=Retry(), pass_context=True)
+    def sweep_deliveries(context: JobContext, timestamp: int) -> None:
+        with failures_of(context), connect(ctx.url) as conn:
             now = datetime.fromtimestamp(timestamp, timezone.utc)
             sweep(conn, ctx.tokens.integration().requester, now)
+            prune(conn)
 
     @app.periodic(cron="*/15 * * * *", periodic_id=RECONCILE)
-    @app.task(name=RECONCILE, queue=QUEUE, queueing_lock=RECONCILE, retry=Retry())
-    def reconcile_ledger(timestamp: int) -> None:
-        reconcile(ctx, datetime.fromtimestamp(timestamp, timezone.utc))
+    @app.task(
+        name=RECONCILE, queue=QUEUE, queueing_lock=RECONCILE, retry=Retry(), pass_context=True
+    )
+    def reconcile_ledger(context: JobContext, timestamp: int) -> None:
+        with failures_of(context):
+            reconcile(ctx, datetime.fromtimestamp(timestamp, timezone.utc))
 
     del handle, publish, sweep_deliveries, reconcile_ledger
 

@@ -26,6 +26,8 @@ from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from psycopg.pq import TransactionStatus
+
 from rubricate.bot.check_run import MAX_ANNOTATIONS
 from rubricate.bot.effects import ANNOTATIONS_PER_REQUEST
 from rubricate.errors import WritesPaced
@@ -39,6 +41,7 @@ WINDOWS = ((timedelta(minutes=1), 75), (timedelta(hours=1), 490))
 ROOM = -(-MAX_ANNOTATIONS // ANNOTATIONS_PER_REQUEST)
 """The most writes one effect makes (a check run with the most annotations, 50 a request): a
 refused job comes back when its windows have this much room, so the effect it stopped in ends."""
+_IN_TRANSACTION = (TransactionStatus.ACTIVE, TransactionStatus.INTRANS, TransactionStatus.INERROR)
 KEPT = WINDOWS[-1][0]
 """How long a write's time is kept: the longest window."""
 
@@ -62,7 +65,14 @@ def take(
     clock: Callable[[], datetime] | None = None,
 ) -> None:
     """Admit one write of the installation now, or raise `WritesPaced` with its time. The time
-    is the database's (`clock` in tests), so workers whose clocks differ share one count."""
+    is the database's (`clock` in tests), so workers whose clocks differ share one count.
+
+    It commits its own transaction, so the installation's row is locked only while the count is
+    read and extended: called inside an open transaction, it would hold that lock (and make
+    every worker's writes for the installation wait) until the caller's transaction ends, so it
+    refuses to."""
+    if conn.info.transaction_status in _IN_TRANSACTION:  # a broken one fails on its own below
+        raise RuntimeError("write_pace.take needs a connection outside any open transaction")
     with conn.transaction():
         conn.execute(
             "INSERT INTO rubricate_budgets (installation, updated_at) VALUES (%s, now())"
