@@ -71,17 +71,26 @@ def job_events(count: int) -> Iterator[list[Event]]:
         yield [Event.model_validate_json(json.dumps(record)) for record in records]
 
 
-def job_records(count: int) -> Iterator[list[dict[str, Any]]]:
+def job_records(
+    count: int, first: int = 1, stop: int | None = None
+) -> Iterator[list[dict[str, Any]]]:
     """The events of `make_events(count)` as the JSON objects of their canonical ledger lines,
-    one job at a time (made without validating: `job_events` and the seeder validate them)."""
+    one job at a time (made without validating: `job_events` and the seeder validate them);
+    with `first` and `stop`, only those of the jobs numbered from `first` to before `stop`."""
     jobs = max(1, count // 5)
-    left = count
-    for pr in range(1, jobs + 1):
+    left = count - 5 * (first - 1)  # (every job before the last has five events)
+    for pr in range(first, jobs + 1 if stop is None else min(stop, jobs + 1)):
         if left <= 0:
             return
         records = _job_values(pr, jobs)[:left]
         left -= len(records)
         yield records
+
+
+def job_blocks(count: int, size: int = 1000) -> list[Iterator[list[dict[str, Any]]]]:
+    """`job_records(count)` in blocks of `size` consecutive jobs, each made as it is read."""
+    jobs = max(1, count // 5)
+    return [job_records(count, first, first + size) for first in range(1, jobs + 1, size)]
 
 
 def history_events(git_dir: Path) -> list[Event]:
@@ -200,7 +209,7 @@ def bench_append(size: int, root: Path, seeded: Path | None = None) -> dict[str,
         remote = root / "remote.git"
         subprocess.run(["git", "init", "--quiet", "--bare", str(remote)], check=True)
         cpu, started = _cpu(), time.perf_counter()
-        seed_branch(remote, job_records(size), "o/r")
+        seed_branch(remote, job_blocks(size), "o/r", processes=2)
         row = {"seed_branch_s": time.perf_counter() - started, "seed_branch_cpu_s": _cpu() - cpu}
         row["seed_peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     else:

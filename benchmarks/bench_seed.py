@@ -1,11 +1,12 @@
 """Seeding an N-event data branch with `ledger_seed.seed_branch`: wall, CPU and peak RSS.
 
-Run: `python benchmarks/bench_seed.py --events 1000000 [--tmp DIR] [--keep DIR]`: seed a new
-bare repository with `bench_ledger.job_records(N)` (five events a job, 500 authors) and print one
-JSON object: wall and CPU seconds (user + system; this process, and `git fast-import`), the peak
-RSS in MB of this process and of its largest child (git), the objects' bytes and the load
-average. The repository is made under `--tmp` and deleted, or made at `--keep` and left there
-(for `bench_verify.py --remote-from`).
+Run: `python benchmarks/bench_seed.py --events 1000000 [--processes 2] [--tmp DIR] [--keep DIR]`:
+seed a new bare repository with `bench_ledger.job_blocks(N)` (five events a job, 500 authors),
+folded on `--processes` processes (2: this one and a forked child), and print one JSON object:
+wall seconds; CPU seconds (user + system) in all, of this process, of the folding child and of
+`git fast-import`; the peak RSS in MB of this process, of the child and of the largest child;
+the objects' bytes and the load average. The repository is made under `--tmp` and deleted, or
+made at `--keep` and left there (for `bench_verify.py --remote-from`).
 
 What it measures is the seeder, not `ledger append`: the seeder writes the same files one append
 of all N events writes (tests/benchmarks/test_ledger_seed.py checks the trees are equal), through
@@ -27,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_ledger import job_records
+from bench_ledger import job_blocks
 from ledger_seed import seed_branch
 
 
@@ -37,6 +38,7 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=100000)
     parser.add_argument("--tmp", default=None, help="where the repository is made (deleted after)")
     parser.add_argument("--keep", default=None, help="make the repository here and keep it")
+    parser.add_argument("--processes", type=int, default=2, help="folding processes: 1 or 2")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="ledger-seed-", dir=args.tmp) as tmp:
@@ -48,7 +50,9 @@ def main() -> None:
         )
         before = _usage()
         started = time.perf_counter()
-        count = seed_branch(remote, job_records(args.events), "o/r")
+        spent: dict[str, float] = {}
+        blocks = job_blocks(args.events)
+        count = seed_branch(remote, blocks, "o/r", processes=args.processes, usage=spent)
         wall = time.perf_counter() - started
         after = _usage()
         stored = sum(f.stat().st_size for f in (remote / "objects").rglob("*") if f.is_file())
@@ -58,9 +62,12 @@ def main() -> None:
         "wall_s": round(wall, 3),
         "cpu_s": round(after[0] + after[1] - before[0] - before[1], 3),
         "cpu_python_s": round(after[0] - before[0], 3),
-        "cpu_git_s": round(after[1] - before[1], 3),
+        "cpu_child_s": round(spent.get("child_cpu_s", 0.0), 3),
+        "cpu_git_s": round(after[1] - before[1] - spent.get("child_cpu_s", 0.0), 3),
+        "processes": args.processes,
         "peak_rss_mb": round(own.ru_maxrss / 1024, 1),
-        "peak_rss_git_mb": round(child.ru_maxrss / 1024, 1),
+        "peak_rss_child_mb": round(spent.get("child_peak_rss_mb", 0.0), 1),
+        "peak_rss_largest_child_mb": round(child.ru_maxrss / 1024, 1),
         "objects_bytes": stored,
         "load_average": [round(x, 2) for x in os.getloadavg()],
     }

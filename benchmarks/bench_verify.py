@@ -16,9 +16,11 @@ and deleted.
 
 `--remote-from DIR` measures a branch seeded by `bench_seed.py --keep DIR` instead of making
 one (a million events is made far faster that way): it is cloned (objects hard-linked) under
-`--tmp`, and `rebuild` starts from a commit holding only its `ledger/` tree. Its shards are the
-size appends make them (`SHARD_BYTES`: about 290 at 100k events, 2,900 at 1M), where the ledger
-made here has one shard a month whatever its size (24), which hides any cost paid per shard.
+`--tmp`, and `rebuild` starts from a commit holding only its `ledger/` tree (with `--source
+data`, that tree is written out to a directory, and `rebuild` starts from it). Its shards are
+the size appends make them (`SHARD_BYTES`: about 290 at 100k events, 2,900 at 1M), where the
+ledger made here has one shard a month whatever its size (24), which hides any cost paid per
+shard.
 """
 
 from __future__ import annotations
@@ -102,6 +104,20 @@ def clone_seeded(seeded: Path, tmp: Path) -> tuple[Path, dict[str, int]]:
     subprocess.run([*git, "symbolic-ref", "HEAD", f"refs/heads/{BRANCH}"], check=True)
     shards = _out([*git, "ls-tree", "-r", "--name-only", BRANCH]).splitlines()
     return where, {"shards": len(shards)}
+
+
+def export_seeded(seeded: Path, tmp: Path) -> tuple[Path, dict[str, int]]:
+    """A directory holding only the `ledger/` tree of a seeded repository's branch (`verify
+    --fix` derives the rest), and its counts."""
+    work = tmp / "work"
+    work.mkdir()
+    archive = subprocess.Popen(
+        ["git", f"--git-dir={seeded}", "archive", BRANCH, "ledger"], stdout=subprocess.PIPE
+    )
+    subprocess.run(["tar", "-x", "-C", str(work)], stdin=archive.stdout, check=True)
+    if archive.wait() != 0:
+        raise RuntimeError(f"git archive of {seeded} failed")
+    return work, {"shards": sum(1 for p in (work / "ledger").rglob("*.jsonl"))}
 
 
 def _out(command: list[str], given: str | None = None, env: dict[str, str] | None = None) -> str:
@@ -193,9 +209,9 @@ def run(
     """Make the ledger (or clone the `seeded` one), then measure the commands of `steps` on it
     (in their order)."""
     if seeded is not None:
-        where, counts = clone_seeded(seeded, tmp)
-        result: dict[str, Any] = {"source": "remote", "seeded": str(seeded), **counts}
-        source = "remote"
+        made = export_seeded if source == "data" else clone_seeded
+        where, counts = made(seeded, tmp)
+        result: dict[str, Any] = {"source": source, "seeded": str(seeded), **counts}
     else:
         where, result = make_ledger(count, source, tmp)
     option = ["--remote" if source == "remote" else "--data", str(where)]

@@ -143,6 +143,15 @@ class WritesPaced(RateLimited):
         super().__init__(until, "the installation's pace of writes: no write")
 
 
+class JobFailed(RunFailed):
+    """A worker job's ordinary failure (not a wait), with how many it has had, this one
+    included (`rubricate.serve.failures`)."""
+
+    def __init__(self, failures: int, cause: BaseException) -> None:
+        super().__init__(f"{cause} (failure {failures} of this job)")
+        self.failures = failures
+
+
 class PrBusy(RunFailed):
     """Another job of the same PR holds its lock: this one is retried later."""
 

@@ -37,7 +37,7 @@ def test_a_seeded_clone_holds_only_the_ledger_and_its_fix_rebuilds_the_seed(
     bench, seed, verify = modules
     seeded = tmp_path / "seeded.git"
     subprocess.run(["git", "init", "--quiet", "--bare", str(seeded)], check=True)
-    assert seed.seed_branch(seeded, bench.job_records(600), "o/r") == 600
+    assert seed.seed_branch(seeded, bench.job_blocks(600), "o/r") == 600
     (tmp_path / "work").mkdir()
     clone, counts = verify.clone_seeded(seeded, tmp_path / "work")
     files = _git(clone, "ls-tree", "-r", "--name-only", "rubricate-data").splitlines()

@@ -1,12 +1,19 @@
-"""A realistic synthetic ledger for the report tests: judge, heuristics, reviewers, audits."""
+"""A realistic synthetic ledger for the report tests (judge, heuristics, reviewers, audits), and
+what the tests compare reports by."""
 
 from __future__ import annotations
 
+import hashlib
 import random
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from rubricate.ledger.backends import DirectoryStore
 from rubricate.ledger.event import Event
+from rubricate.report import pool
 from tests.ledger.factory import AGORA_IDS, event, scored
 
 AUTHORS = ("alice", "bob-the-builder", "carol", "dependabot[bot]", "erin")
@@ -129,3 +136,33 @@ def write_ledger(
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return root
+
+
+def with_derived_files(root: Path) -> Path:
+    """The data directory with its derived files (the fold cache among them)."""
+    with DirectoryStore(str(root)) as store:
+        store.rebuild()
+    return root
+
+
+def site_files(out: Path) -> dict[str, str]:
+    """Every file a report wrote in `out` (its kept state left out) → sha256."""
+    return {
+        p.relative_to(out).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(out.rglob("*"))
+        if p.is_file() and not p.relative_to(out).as_posix().startswith(".rubricate/")
+    }
+
+
+def parses_counted(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """A list that gets an item each time a report parses the ledger's lines (every field of
+    each line checked)."""
+    calls: list[int] = []
+    real: Callable[..., Any] = pool.parse_in_parallel
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr("rubricate.cli.report_cmd.parse_in_parallel", counted)
+    return calls

@@ -3,7 +3,6 @@ only the author pages whose content changed, and gives the very files `--full` g
 
 from __future__ import annotations
 
-import hashlib
 import json
 import subprocess
 import sys
@@ -19,12 +18,18 @@ from rubricate.cli.main import main
 from rubricate.ledger.backends import DataBranchStore, DirectoryStore
 from rubricate.ledger.codec import parse_ledger
 from rubricate.ledger.reputation_config import ReputationConfig
-from rubricate.report import bar_chart, charts, model, pool, workers
+from rubricate.report import bar_chart, charts, model, workers
 from rubricate.report.model import Options, build_report
 from rubricate.report.reuse import STATE_PATH
 from tests.ledger.factory import event, scored
 from tests.ledger.gitutil import bare_remote
-from tests.report.sample import sample_events, write_ledger
+from tests.report.sample import (
+    parses_counted,
+    sample_events,
+    site_files,
+    with_derived_files,
+    write_ledger,
+)
 
 EPOCH = "1719792000"  # 2024-07-01: the report's "now"
 SHOWN = ("html", "markdown", "json")
@@ -35,9 +40,7 @@ def data(tmp_path: Path) -> Path:
     """A data-branch directory with its derived files (the fold cache among them)."""
     root = write_ledger(tmp_path / "data", sample_events(60))
     (root / "ledger" / "2024-02.jsonl").open("a").write('{"kind": "nope"}\n')
-    with DirectoryStore(str(root)) as store:
-        store.rebuild()
-    return root
+    return with_derived_files(root)
 
 
 @pytest.fixture(autouse=True)
@@ -47,14 +50,6 @@ def fixed_now(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _report(data: Path, out: Path, *extra: str) -> None:
     assert main(["report", "--data", str(data), "--out", str(out), *extra]) == 0
-
-
-def _files(out: Path) -> dict[str, str]:
-    return {
-        p.relative_to(out).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in sorted(out.rglob("*"))
-        if p.is_file() and not p.relative_to(out).as_posix().startswith(".rubricate/")
-    }
 
 
 def _append(data: Path, *events: Any) -> None:
@@ -84,11 +79,11 @@ def test_a_report_after_new_events_equals_a_full_one(
         _no_parsing(patched)
         _report(data, site, "--format", fmt)
     _report(data, tmp_path / "full", "--format", fmt, "--full")
-    assert _files(site) == _files(tmp_path / "full")
+    assert site_files(site) == site_files(tmp_path / "full")
     again = tmp_path / "again"  # a third report on the second's state changes nothing
     _report(data, again, "--format", fmt, "--full")
     _report(data, again, "--format", fmt)
-    assert _files(again) == _files(tmp_path / "full")
+    assert site_files(again) == site_files(tmp_path / "full")
 
 
 def test_only_the_pages_whose_content_changed_are_written_again(
@@ -96,7 +91,7 @@ def test_only_the_pages_whose_content_changed_are_written_again(
 ) -> None:
     site = tmp_path / "site"
     _report(data, site)
-    before = _files(site)
+    before = site_files(site)
     written: list[str] = []
     real = Path.write_text
 
@@ -107,7 +102,7 @@ def test_only_the_pages_whose_content_changed_are_written_again(
     _append(data, event("rated", 14, 900, "one-more", rating=2, author="erin", actor="zed"))
     monkeypatch.setattr(Path, "write_text", spy)
     _report(data, site)
-    after = _files(site)
+    after = site_files(site)
     changed = {p for p in after if before.get(p) != after[p]}
     pages = {p for p in written if p.endswith(".html") and not p.startswith(("index", "authors-"))}
     assert pages == {"erin.html"}  # the one author page drawn again
@@ -135,14 +130,7 @@ def test_full_reads_every_line_and_draws_every_page(
 ) -> None:
     site = tmp_path / "site"
     _report(data, site)
-    calls: list[int] = []
-    real = pool.parse_in_parallel
-
-    def counted(*args: Any, **kwargs: Any) -> Any:
-        calls.append(1)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr("rubricate.cli.report_cmd.parse_in_parallel", counted)
+    calls = parses_counted(monkeypatch)
     (site / "authors" / "alice.html").write_text("stale")
     _report(data, site)
     assert calls == []  # reused: nothing parsed…
@@ -169,7 +157,7 @@ def test_a_state_that_does_not_hold_is_not_used(
         (site / "authors" / "bob-the-builder.html").unlink()
     _report(data, site, *extra)
     _report(data, tmp_path / "full", "--full", *extra)
-    assert _files(site) == _files(tmp_path / "full")
+    assert site_files(site) == site_files(tmp_path / "full")
 
 
 def test_a_report_that_stops_leaves_no_state(
@@ -210,7 +198,7 @@ def test_estimates_drawn_from_the_same_numbers_are_not_drawn_again(
         patched.setattr("rubricate.report.stats.spearman_estimate", refuse)
         _report(data, site)
     _report(data, tmp_path / "full", "--full")
-    assert _files(site) == _files(tmp_path / "full")
+    assert site_files(site) == site_files(tmp_path / "full")
     assert json.loads((site / "report.json").read_text())["calibration"]["criteria"]
 
 
@@ -239,11 +227,11 @@ def test_a_report_of_an_unchanged_ledger_draws_no_chart(
     data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _report(data, tmp_path / "site")
-    drawn = _files(tmp_path / "site")
+    drawn = site_files(tmp_path / "site")
     monkeypatch.setattr(bar_chart, "render", _refuse("a chart was drawn again"))
     monkeypatch.setattr(charts, "line_chart", _refuse("a line chart was drawn again"))
     _report(data, tmp_path / "site")
-    assert _files(tmp_path / "site") == drawn
+    assert site_files(tmp_path / "site") == drawn
 
 
 def test_a_report_that_draws_no_estimate_loads_no_numpy(data: Path, tmp_path: Path) -> None:
@@ -295,7 +283,7 @@ def test_a_narrowed_report_after_new_events_equals_a_full_one(
     )
     _report(data, site, *shown, "--format", "json")
     _report(data, tmp_path / "full", *shown, "--format", "json", "--full")
-    assert _files(site) == _files(tmp_path / "full")
+    assert site_files(site) == site_files(tmp_path / "full")
     texts = {p.relative_to(data).as_posix(): p.read_text() for p in data.glob("ledger/*.jsonl")}
     since = float(shown[1]) if shown[0] == "--since" else None
     author = shown[1] if shown[0] == "--author" else None
@@ -318,7 +306,7 @@ def test_a_report_of_a_remote_branch_after_new_events_equals_a_full_one(tmp_path
         store.append([event("rated", 7, 900, "remote-rating", rating=2, author="carol")])
     assert main(["report", *source, "--out", str(site)]) == 0
     assert main(["report", *source, "--out", str(tmp_path / "full"), "--full"]) == 0
-    assert _files(site) == _files(tmp_path / "full")
+    assert site_files(site) == site_files(tmp_path / "full")
 
 
 def test_ranked_is_read_from_reputation_json_and_equals_a_full_fold(
@@ -375,13 +363,14 @@ def test_a_state_that_does_not_read_back_gives_a_full_build_and_says_why(
         state.write_text("\n".join([lines[0].replace('"inputs":"', '"inputs":"0'), *lines[1:]]))
     capsys.readouterr()
     with pytest.MonkeyPatch.context() as patched:
-        parsed: list[int] = []
-        real = report_cmd.parse_in_parallel
+        made: list[int] = []  # as a first report: from every line (as the fold cache vouches)
+        real = report_cmd.cached_in_parallel
         patched.setattr(
-            report_cmd, "parse_in_parallel", lambda *a, **k: parsed.append(1) or real(*a, **k)
+            report_cmd, "cached_in_parallel", lambda *a, **k: made.append(1) or real(*a, **k)
         )
+        patched.setattr("rubricate.report.refresh.refreshed", _refuse("the state was used"))
         _report(data, site, "--format", "json")
-    assert parsed  # read in full
+    assert made
     note = {
         "cut short": "does not read back",
         "a line altered": "does not read back",
@@ -396,4 +385,4 @@ def test_a_state_that_does_not_read_back_gives_a_full_build_and_says_why(
         assert note in told
         assert "reading the whole ledger" in told
     _report(data, tmp_path / "full", "--format", "json", "--full")
-    assert _files(site) == _files(tmp_path / "full")
+    assert site_files(site) == site_files(tmp_path / "full")

@@ -129,3 +129,30 @@ def test_every_point_is_reputation_json_of_the_ledger_up_to_its_time(
                 assert {k: v for k, v in point.items() if k not in ("at", "pr")} == _without_ranked(
                     entry
                 )
+
+
+def test_a_point_folds_a_job_as_it_then_was_when_a_later_event_shapes_it() -> None:
+    """A rubric recorded as `{id, version}` only: a criterion scored later under it makes the
+    job's `fail` incomplete, so a point before that event shows the job as it then was."""
+    hand = {"id": "by-hand", "version": "1"}
+    fail = {"rubric": hand, "verdict": "fail", "normalized": 0.4, "weighted_total": 2.0}
+    events = [
+        scored("first_submission", 1, 0, "a", {"x": 2.0}, **fail),
+        scored("final_approval", 1, 5, "b", {"x": 2.0}, **fail),
+        event("rated", 1, 6, "c", rating=5, actor="carol"),
+        event("disputed", 1, 7, "c2", actor="carol"),
+        scored("first_submission", 2, 8, "d", [3] * 5),
+        scored("final_approval", 2, 9, "e", [3] * 5),
+        scored("review_scored", 1, 10, "f", {"y": 1.0}, rubric=hand, verdict="fail"),
+        event("rated", 1, 11, "g", rating=1, actor="dave"),
+    ]
+    config = ReputationConfig()
+    folded = {k: j.facts for k, j in fold_jobs(events).items()}
+    points = reputation_series(events, config, folded)[("o/r", "alice")]
+    assert [p["pr"] for p in points] == [1, 2, None]
+    for point in points:
+        upto = [e for e in events if rfc3339(e.at) <= point["at"]]
+        entry = compute_reputation(upto, config)["repos"]["o/r"]["authors"]["alice"]
+        assert {k: v for k, v in point.items() if k not in ("at", "pr")} == _without_ranked(entry)
+    assert points[1]["components"]["rubric_quality"]["n"] == 2  # job 1 complete then…
+    assert points[2]["components"]["rubric_quality"]["n"] == 1  # …and not once `y` was scored

@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 import pytest
 
 from github import Github, GithubException
-from rubricate.errors import GitHubError, RateLimited
+from rubricate.errors import GitHubError, JobFailed, RateLimited
 from rubricate.serve.budget import (
     SECONDARY_WAIT,
     Budgeted,
@@ -22,7 +22,6 @@ from rubricate.serve.budget import (
     seen_since,
     wait_until,
 )
-from rubricate.serve.failures import Failed
 from rubricate.serve.tasks import Retry
 
 NOW = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
@@ -145,14 +144,14 @@ def test_a_rate_limited_job_is_retried_at_githubs_time_others_with_a_growing_wai
     decision = Retry().get_retry_decision(exception=RateLimited(until), job=job)
     assert decision is not None
     assert decision.retry_at == until
-    first = Retry().get_retry_decision(exception=Failed(1, GitHubError("502")), job=job)
-    later = Retry().get_retry_decision(exception=Failed(4, GitHubError("502")), job=job)
+    first = Retry().get_retry_decision(exception=JobFailed(1, GitHubError("502")), job=job)
+    later = Retry().get_retry_decision(exception=JobFailed(4, GitHubError("502")), job=job)
     assert first is not None
     assert later is not None
     assert first.retry_at is not None
     assert later.retry_at is not None
     assert later.retry_at - first.retry_at > timedelta(seconds=30)
-    assert Retry().get_retry_decision(exception=Failed(99, GitHubError("502")), job=job) is None
+    assert Retry().get_retry_decision(exception=JobFailed(99, GitHubError("502")), job=job) is None
 
 
 def test_a_kept_client_reports_only_the_answers_of_this_job() -> None:

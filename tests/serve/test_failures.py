@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from rubricate.errors import GitHubError, PrBusy, WritesPaced
+from rubricate.errors import GitHubError, JobFailed, PrBusy, WritesPaced
 from rubricate.ledger.pg_schema import connect
-from rubricate.serve.failures import MAX_FAILURES, UNCOUNTED_MOST, Failed, counted, prune
+from rubricate.serve.failures import MAX_FAILURES, UNCOUNTED_MOST, counted, prune
 from rubricate.serve.queue import HANDLE, defer
 from rubricate.serve.tasks import BUSY_WAIT, Retry
 
@@ -30,7 +30,7 @@ def test_a_job_paced_many_times_is_still_retried_after_an_ordinary_failure() -> 
     paced = decide(WritesPaced(NOW), attempts=40)
     assert paced is not None
     assert paced.retry_at == NOW
-    after = decide(Failed(1, GitHubError("502")), attempts=41)
+    after = decide(JobFailed(1, GitHubError("502")), attempts=41)
     assert after is not None
     assert after.retry_at is not None
 
@@ -46,11 +46,11 @@ def test_a_busy_pr_is_tried_again_soon_whatever_the_attempts() -> None:
 def test_failures_wait_longer_each_time_and_end_after_the_most() -> None:
     waits = []
     for failures in range(1, MAX_FAILURES + 1):
-        decision = decide(Failed(failures, GitHubError("502")), attempts=0)
+        decision = decide(JobFailed(failures, GitHubError("502")), attempts=0)
         assert decision is not None
         waits.append(decision.retry_at)
     assert waits == sorted(waits)
-    assert decide(Failed(MAX_FAILURES + 1, GitHubError("502")), attempts=0) is None
+    assert decide(JobFailed(MAX_FAILURES + 1, GitHubError("502")), attempts=0) is None
 
 
 def test_a_failure_the_count_missed_is_retried_whatever_the_waits_before_it() -> None:
@@ -95,7 +95,7 @@ def test_waits_are_not_counted_and_failures_are(db_url: str) -> None:
     assert isinstance(run(db_url, PrBusy("busy"), ran_before=True), PrBusy)
     assert count_of(db_url) == []
     failed = run(db_url, GitHubError("502 Bad Gateway"), ran_before=True)
-    assert isinstance(failed, Failed)
+    assert isinstance(failed, JobFailed)
     assert failed.failures == 1
     assert isinstance(failed.__cause__, GitHubError)
     assert "502 Bad Gateway" in str(failed)
@@ -107,7 +107,7 @@ def test_waits_are_not_counted_and_failures_are(db_url: str) -> None:
 
 def test_the_last_failure_gives_the_job_up_and_drops_its_count(db_url: str) -> None:
     outcomes = [run(db_url, GitHubError("502"), ran_before=True) for _ in range(MAX_FAILURES + 1)]
-    assert [o.failures for o in outcomes if isinstance(o, Failed)] == list(
+    assert [o.failures for o in outcomes if isinstance(o, JobFailed)] == list(
         range(1, MAX_FAILURES + 2)
     )
     assert decide(outcomes[-2], attempts=0) is not None
@@ -140,7 +140,7 @@ def test_the_counts_of_ended_jobs_are_pruned(db_url: str) -> None:
         waiting = conn.execute("SELECT max(id) FROM procrastinate_jobs").fetchone()
         assert waiting is not None
     for job in (waiting[0], 999_999):
-        assert isinstance(run(db_url, GitHubError("502"), ran_before=False, job=job), Failed)
+        assert isinstance(run(db_url, GitHubError("502"), ran_before=False, job=job), JobFailed)
     with connect(db_url) as conn:
         assert prune(conn) == 1
     assert count_of(db_url) == [(waiting[0], 1)]

@@ -27,7 +27,7 @@ from rubricate.cli.sources import (
     open_store,
     require_branch,
 )
-from rubricate.errors import ConfigError, RubricateError, RunFailed, read_problem
+from rubricate.errors import ConfigError, LedgerError, RubricateError, RunFailed, read_problem
 from rubricate.ledger.codec import ParsedLedger, decode_shard, is_shard
 from rubricate.ledger.event import same_login
 from rubricate.ledger.paths import BUCKET_DIR, CACHE_PATH, REPUTATION_PATH, is_derived
@@ -47,10 +47,11 @@ from rubricate.ledger.verify import (
     verify_files,
 )
 from rubricate.report.demo import demo_shards
-from rubricate.report.pool import parse_in_parallel
+from rubricate.report.pool import cached_in_parallel, parse_in_parallel
 from rubricate.suggest import did_you_mean
 
 if TYPE_CHECKING:  # numpy and pygal: see `run_report`
+    from rubricate.report.model import Sources
     from rubricate.report.refresh import Kept
     from rubricate.report.reuse import State
     from rubricate.report.workers import AuthorPages
@@ -198,6 +199,8 @@ class _Ledger:
     inputs: str | None = None
     reputation: dict[str, Any] | None = None
     """reputation.json's `repos` when it is what the report would fold (`recorded_reputation`)."""
+    cached: tuple[Sources, Kept] | None = None
+    """A first report's sources, made from the fold cache and the job files (`cached`)."""
 
 
 def _read(
@@ -236,6 +239,12 @@ def _read(
         return _Ledger(config, None, snapshot, state, inputs, folded)
     # Each shard's bytes are let go as soon as they are decoded: the ledger is held once.
     texts = {p: decode_shard(d) for p, d in tip.read(sorted(filter(is_shard, tip.tree))).items()}
+    if snapshot is not None and whole and not args.full:  # no line checked again
+        try:
+            made = cached_in_parallel(snapshot.cache, texts, config, store.key)
+            return _Ledger(config, None, snapshot, None, inputs, folded, made)
+        except LedgerError as exc:
+            print(f"rubricate: {exc}: reading the whole ledger", file=sys.stderr)
     parsed = _scoped(parse_in_parallel(texts, key=store.key), args)
     if not whole:  # nothing of a scope's report is kept for the next one
         snapshot, inputs = None, None
@@ -260,12 +269,14 @@ def _build(
     progress("reading the ledger")
     with gc_paused():  # everything built here lives to the end: no collection over it
         kept: Kept | None = None
-        if ledger.snapshot is not None and ledger.state is not None:
+        if ledger.cached is not None:
+            sources, kept = ledger.cached
+            _print_corrupt(sources)
+        elif ledger.snapshot is not None and ledger.state is not None:
             sources, kept, stale = refreshed(ledger.snapshot, ledger.state.kept, ledger.config)
             if pages is not None:
                 pages.keep_unless(stale)
-            for line in sources.ledger.problems[: sources.ledger.corrupt]:
-                print(line, file=sys.stderr)
+            _print_corrupt(sources)
         else:
             parsed = ledger.parsed or ParsedLedger()
             for line in corrupt_lines(parsed):
@@ -297,6 +308,12 @@ def _build(
         report = assemble(whole, ledger.config, options, ready)
         gc.freeze()
     return report, kept
+
+
+def _print_corrupt(sources: Sources) -> None:
+    """The corrupt lines, as the fold cache locates them (on stderr)."""
+    for line in sources.ledger.problems[: sources.ledger.corrupt]:
+        print(line, file=sys.stderr)
 
 
 def _now() -> datetime:

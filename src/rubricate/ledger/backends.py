@@ -274,14 +274,15 @@ class DirectoryWriter:
     def __init__(self, root: Path, tip: Tip) -> None:
         self._root = root
         self._tip = tip
-        self._staged: dict[str, Path] = {}
+        self._staged: dict[str, None] = {}
+        """The paths staged (a text each: a fix may stage every job's file)."""
         self._deletions: list[str] = []
         self._made: list[Path] = []
 
     def put(self, path: str, data: bytes) -> None:
         """Stage one file beside its target."""
         target = self._root / path
-        temp = target.with_name(f".{target.name}.rubricate-new")
+        temp = _staging(target)
         try:
             self._make_parents(target.parent)
             temp.write_bytes(data)
@@ -292,7 +293,7 @@ class DirectoryWriter:
             raise ConfigError(
                 f"{self._root}: cannot write {path}: {why}; nothing was written"
             ) from None
-        self._staged[path] = temp
+        self._staged[path] = None
 
     def delete(self, path: str) -> None:
         """Delete one file when the write finishes."""
@@ -304,8 +305,8 @@ class DirectoryWriter:
 
     def abort(self) -> None:
         """Remove the staged files and the directories made for them: nothing is written."""
-        for temp in self._staged.values():
-            temp.unlink(missing_ok=True)
+        for path in self._staged:
+            _staging(self._root / path).unlink(missing_ok=True)
         for made in reversed(self._made):
             with suppress(OSError):
                 made.rmdir()
@@ -323,8 +324,8 @@ class DirectoryWriter:
     def finish(self, check: Check | None = None) -> tuple[bool, str | None]:
         """Move the staged files in and delete the others, then give the directory's files (the
         tip's, with the written ones read back) to `check`."""
-        for path, temp in self._staged.items():
-            temp.replace(self._root / path)
+        for path in self._staged:
+            _staging(self._root / path).replace(self._root / path)
         for path in self._deletions:
             (self._root / path).unlink(missing_ok=True)
         if check is None:
@@ -336,6 +337,11 @@ class DirectoryWriter:
             written[path] = git_blob_id((self._root / path).read_bytes())
         check(written)
         return True, None
+
+
+def _staging(target: Path) -> Path:
+    """Where a file is staged beside its target."""
+    return target.with_name(f".{target.name}.rubricate-new")
 
 
 def write_all(

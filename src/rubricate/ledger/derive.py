@@ -25,8 +25,8 @@ from rubricate.ledger.cache import (
     FoldCache,
     bucket_files,
     cache_head,
+    encode_ids,
     id_bucket,
-    id_files,
     totals_file,
 )
 from rubricate.ledger.event import SCHEMA_VERSION, Event, RubricRef
@@ -88,7 +88,7 @@ def closing_files(
     for event_id in ids:
         by_file.setdefault(id_bucket(event_id), []).append(event_id)
     for path in sorted(by_file):
-        data = id_files(by_file.pop(path))[path]
+        data = encode_ids(set(by_file.pop(path)))  # (`id_files`, each id hashed once)
         derived[path] = git_blob_id(data)
         yield path, data
     yield CACHE_PATH, cache_head(cache, derived)

@@ -30,7 +30,7 @@ ScoreValue = float | bool | None
 """A recorded criterion score: a number on the rubric's scale, a binary answer, or null."""
 _SHARED_RUBRICS = 256
 """How many distinct rubric references reading lines keeps to share (see `_shared_rubric`)."""
-_rubrics: dict[bytes, RubricRef] = {}
+_rubrics: dict[tuple[bool, bytes], RubricRef] = {}
 EventKind = Literal[
     "first_submission",
     "review_scored",
@@ -197,18 +197,33 @@ class Event(Record):
         except (Undecided, ValueError, RecursionError):
             return super().model_validate_json(text)
 
+    @classmethod
+    def written(cls, values: dict[str, Any]) -> Event:
+        """The event whose canonical line is `json.dumps(values, sort_keys=True)`, for a writer
+        that makes its lines itself: `values` must be valid and exactly the JSON values
+        `model_dump(mode="json", exclude_none=True)` gives back (`read_values`' `exact` rule),
+        `ValueError` otherwise. `values` is left as it is."""
+        try:
+            rubric = values.get("rubric")
+            if type(rubric) is dict:
+                values = {**values, "rubric": _shared_rubric(rubric, exact=True)}
+            return made(cls, read_values(cls, values, exact=True))
+        except Undecided:
+            raise ValueError("not the JSON values of an event's canonical line") from None
+
     def to_line(self) -> str:
         """One canonical JSONL line: keys sorted, absent fields left out."""
         return json.dumps(self.model_dump(mode="json", exclude_none=True), sort_keys=True)
 
 
-def _shared_rubric(value: dict[str, Any]) -> RubricRef:
+def _shared_rubric(value: dict[str, Any], exact: bool = False) -> RubricRef:
     """Lines recorded with the same rubric share one reference (frozen): the same object as
-    reading it again would give, made once. Most lines of a ledger carry the same few."""
-    key = marshal.dumps(value)  # of JSON values: equal bytes, equal values (in key order)
+    reading it again would give, made once. Most lines of a ledger carry the same few. `exact`:
+    read by `read_values`' `exact` rule (a reference shared only with values read so)."""
+    key = (exact, marshal.dumps(value))  # of JSON values: equal bytes, equal values (in order)
     shared = _rubrics.get(key)
     if shared is None:
-        shared = made(RubricRef, read_values(RubricRef, value))  # (or Undecided: to the model)
+        shared = made(RubricRef, read_values(RubricRef, value, exact))  # (or Undecided)
         if len(_rubrics) >= _SHARED_RUBRICS:
             _rubrics.clear()
         _rubrics[key] = shared

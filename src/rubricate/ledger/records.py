@@ -33,6 +33,8 @@ PLAIN_DEPTH: Final = 64
 """Nesting a free-form value (`evidence`) may have for the canonical reader; deeper values go to
 the model, which refuses a JSON text nested past its parser's limit (about 200 levels)."""
 _TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,6})?(?:Z|[+-]\d\d:\d\d)")
+_WRITTEN_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
+"""A time as the ledger writes it (`rfc3339`): UTC, whole seconds."""
 
 
 def rule(
@@ -154,6 +156,10 @@ class _Spec:
     defaults: dict[str, Any]
     count: int
     dumps: dict[str, Callable[[Any], Any]]
+    exact: dict[str, Reader]
+    """The readers of values exactly as the record writes them (see `read_values`)."""
+    written: frozenset[str]
+    """The fields the record always writes: those without a default, or with one not null."""
 
 
 _SPECS: dict[type[Record], _Spec] = {}
@@ -165,19 +171,30 @@ def _spec(kind: type[Record]) -> _Spec:
         hints = typing.get_type_hints(kind)
         fields = dataclasses.fields(kind)  # type: ignore[arg-type]
         readers = {f.name: _bounded(_reader(hints[f.name]), f.metadata) for f in fields}
+        exact = {f.name: _bounded(_reader(hints[f.name], True), f.metadata) for f in fields}
         defaults = {f.name: f.default for f in fields if f.default is not MISSING}
         names = tuple(f.name for f in fields)
         dumps = {f.name: f.metadata["dump"] for f in fields if f.metadata.get("dump")}
-        found = _SPECS[kind] = _Spec(names, readers, defaults, len(names), dumps)
+        written = frozenset(n for n in names if defaults.get(n, MISSING) is not None)
+        found = _Spec(names, readers, defaults, len(names), dumps, exact, written)
+        _SPECS[kind] = found
     return found
 
 
-def read_values(kind: type[Record], given: Mapping[str, Any]) -> dict[str, Any]:
+def read_values(
+    kind: type[Record], given: Mapping[str, Any], exact: bool = False
+) -> dict[str, Any]:
     """The values a record holds, when every given value is canonical and valid: each key a
-    field, every field without a default given, each value of its field's exact type."""
+    field, every field without a default given, each value of its field's exact type.
+
+    `exact` asks for more: the values must be the record's JSON values exactly as
+    `model_dump(exclude_none=True)` writes them, so that their JSON text is the record's own.
+    Reading them then changes nothing: a number is a float where the field holds one, a time is
+    written in UTC to the second with a `Z`, no value is null, and every field with a default
+    other than null is given."""
     spec = _spec(kind)
     held = spec.defaults.copy()
-    readers = spec.readers
+    readers = spec.exact if exact else spec.readers
     for name, value in given.items():
         reader = readers.get(name)
         if reader is None:
@@ -185,6 +202,8 @@ def read_values(kind: type[Record], given: Mapping[str, Any]) -> dict[str, Any]:
         held[name] = reader(value)
     if len(held) != spec.count:
         raise Undecided  # a field without a default is missing
+    if exact and (None in given.values() or not spec.written <= given.keys()):
+        raise Undecided  # a null written, or a default left out: not the record's own JSON
     if kind.rules:
         record = made(kind, held)
         for check in kind.rules:
@@ -236,21 +255,23 @@ def _bounded(reader: Reader, metadata: Mapping[str, Any]) -> Reader:
     return bounded
 
 
-def _reader(hint: Any) -> Reader:
-    """The canonical reader of a field's type: the value as held, or `Undecided`."""
+def _reader(hint: Any, exact: bool = False) -> Reader:
+    """The canonical reader of a field's type: the value as held, or `Undecided`; `exact`, the
+    reader of the values the record writes (see `read_values`)."""
     origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
     if origin in (Union, types.UnionType):
-        members = [arg for arg in typing.get_args(hint) if arg is not type(None)]
-        return _union([_reader(arg) for arg in members], len(members) < len(typing.get_args(hint)))
+        members = [arg for arg in args if arg is not type(None)]
+        return _union([_reader(arg, exact) for arg in members], len(members) < len(args))
     if origin is Literal:
-        return _literal(frozenset((type(v), v) for v in typing.get_args(hint)))
+        return _literal(frozenset((type(v), v) for v in args))
     if origin is dict:
-        return _mapping(_reader(typing.get_args(hint)[1]))
+        return _mapping(_reader(args[1], exact))
     if origin is list:
-        return _sequence(_reader(typing.get_args(hint)[0]))
+        return _sequence(_reader(args[0], exact))
     if isinstance(hint, type) and issubclass(hint, Record):
-        return _nested(hint)
-    return _SIMPLE[hint]
+        return _nested(hint, exact)
+    return (_WRITTEN if exact else _SIMPLE)[hint]
 
 
 def _union(readers: list[Reader], optional: bool) -> Reader:
@@ -302,13 +323,13 @@ def _sequence(item: Reader) -> Reader:
     return read
 
 
-def _nested(kind: type[Record]) -> Reader:
+def _nested(kind: type[Record], exact: bool) -> Reader:
     def read(value: Any) -> Any:
-        if type(value) is kind:
+        if type(value) is kind:  # (a record given in code: no JSON text, exact or not)
             return value
         if type(value) is not dict:
             raise Undecided
-        return made(kind, read_values(kind, value))
+        return made(kind, read_values(kind, value, exact))
 
     return read
 
@@ -347,6 +368,19 @@ def _number(value: Any) -> float:
         return value
     if type(value) is int and -EXACT_FLOAT <= value <= EXACT_FLOAT:
         return float(value)
+    raise Undecided
+
+
+def _float(value: Any) -> float:
+    if type(value) is float and math.isfinite(value):
+        return value
+    raise Undecided
+
+
+def _written_time(value: Any) -> datetime:
+    """A time as the ledger writes it (UTC, whole seconds, `Z`)."""
+    if type(value) is str and _WRITTEN_TIME.fullmatch(value):
+        return _time(value)
     raise Undecided
 
 
@@ -396,3 +430,5 @@ _SIMPLE: dict[Any, Reader] = {
     datetime: _time,
     Any: _plain,
 }
+_WRITTEN: dict[Any, Reader] = {**_SIMPLE, float: _float, datetime: _written_time}
+"""The readers of values as a record writes them: no integer for a float, a time as written."""

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from operator import attrgetter
 from typing import Any, NamedTuple
@@ -30,6 +30,7 @@ from rubricate.ledger.fold import (
     JobSummary,
     fold_job,
     fold_jobs,
+    latest_ratings,
     lifecycle_state,
 )
 from rubricate.ledger.paths import author_stem
@@ -344,7 +345,13 @@ def author_series(
     config (`folded`: the facts of whole jobs, by `pr`, when they are known already)."""
     config = entries.config
     ordered = sorted(events, key=_ORDER)
-    sizes = Counter(event.pr for event in ordered)
+    sizes: Counter[int] = Counter()
+    shaped: dict[int, int] = {}  # how many of each job's events hold its last shaping one
+    for event in ordered:
+        sizes[event.pr] += 1
+        if event.kind in _SHAPING or event.rubric is not None:
+            shaped[event.pr] = sizes[event.pr]
+    known = folded or {}
     seen: dict[int, list[Event]] = defaultdict(list)
     running = RunningTerms()
     points: list[dict[str, Any]] = []
@@ -356,17 +363,41 @@ def author_series(
             changed.add(event.pr)
         start = stop + 1
         for pr in changed:
-            whole = (folded or {}).get(pr) if len(seen[pr]) == sizes[pr] else None
-            running.set(pr, _terms(seen[pr], whole, config))
+            so_far = seen[pr]
+            whole = known.get(pr)
+            if len(so_far) == sizes[pr] or whole is None:
+                terms = _terms(so_far, whole if len(so_far) == sizes[pr] else None, config)
+            elif len(so_far) >= shaped.get(pr, 0):
+                terms = _terms(so_far, None, config, whole)
+            else:
+                terms = _terms(so_far, None, config)
+            running.set(pr, terms)
         points.append({"at": rfc3339(ordered[stop].at), "pr": completed, **running.entry(entries)})
     return points
 
 
-def _terms(so_far: Sequence[Event], whole: JobFacts | None, config: ReputationConfig) -> JobTerms:
-    """A job's terms as of its events so far (in fold order). Until it is completed only its
-    state counts (`terms_components` takes everything else from completed jobs only)."""
+_SHAPING = frozenset({"first_submission", "final_approval"})
+"""Kinds of events that shape a completed job's fold beyond its ratings and disputes (as does
+any event that records a rubric): once a job's last such event is in, its facts as of any later
+event are its whole facts with the ratings and disputes of its events so far."""
+
+
+def _terms(
+    so_far: Sequence[Event],
+    whole: JobFacts | None,
+    config: ReputationConfig,
+    shaped: JobFacts | None = None,
+) -> JobTerms:
+    """A job's terms as of its events so far (in fold order; `whole`: the facts of all of them,
+    when known; `shaped`: the job's whole facts, when its events so far hold every shaping
+    one). Until it is completed only its state counts (`terms_components` takes everything else
+    from completed jobs only)."""
     if whole is None and not any(event.kind == "final_approval" for event in so_far):
         return JobTerms(lifecycle_state(so_far), None, False, (), None)
+    if whole is None and shaped is not None:
+        rated = [event for event in so_far if event.kind == "rated"]
+        disputed = any(event.kind == "disputed" for event in so_far)
+        whole = replace(shaped, disputed=disputed, ratings=latest_ratings(rated))
     return job_terms(whole or fold_job(so_far).facts, config)
 
 

@@ -1,5 +1,5 @@
 """Work spread over the cores (shell: processes): a pool of processes, one per core, and the
-ledger's shards parsed by it.
+ledger's shards parsed by it, or the job files of a first report (`cached_in_parallel`).
 
 Nothing depends on a pool running: where none can start (no `/dev/shm`, say) or a worker dies
 (killed for memory), this process does the work it was given, with the same result.
@@ -8,17 +8,25 @@ Nothing depends on a pool running: where none can start (no `/dev/shm`, say) or 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import BrokenExecutor, Executor, Future, ProcessPoolExecutor
 from typing import Any, TypeVar
 
 from rubricate.bulk import gc_paused
 from rubricate.ledger import codec
+from rubricate.ledger.cache import FoldCache
 from rubricate.ledger.codec import ParsedLedger, ShardParse, combine_shards
+from rubricate.ledger.reputation_config import ReputationConfig
+from rubricate.report.cached import Group, GroupSources, combined, group_sources, groups
+from rubricate.report.model import Sources
+from rubricate.report.refresh import Kept
 
 T = TypeVar("T")
 PARALLEL_PARSE_FROM = 4_000_000
 """Ledgers of this many characters and more (about 5,000 events) are parsed on every core."""
+PARALLEL_JOBS_FROM = 1000
+"""A first report made from the job files of this many jobs and more (about 5,000 events) is
+made on every core."""
 SENT_COST = 1.4
 """What parsing a shard in a worker costs against parsing it here: its events come back pickled."""
 
@@ -49,6 +57,37 @@ def parse_in_parallel(
             theirs: list[ShardParse] = outcome(future, _parse_group, group, key)
             parses += theirs
     return combine_shards(parses, key)
+
+
+def cached_in_parallel(
+    cache: FoldCache,
+    texts: Mapping[str, str],
+    config: ReputationConfig,
+    key: bytes | None = None,
+    workers: int | None = None,
+    parallel_from: int = PARALLEL_JOBS_FROM,
+) -> tuple[Sources, Kept]:
+    """The sources of the ledger of these shards (path → text) from its lines and the fold
+    cache that verified for them (`cached`), and what to keep of them: with many jobs, each
+    group of author pages is made by this process or a pool of others, one group each;
+    LedgerError when a line or job does not fit the cache."""
+    workers = workers or os.cpu_count() or 1
+    made = groups(cache, texts, workers if len(cache.jobs) >= parallel_from else 1)
+    pool = start_pool(len(made) - 1)
+    if pool is None:
+        return combined(cache, (_sources(group, config, key) for group in made))
+    with pool:
+        sent = [(submit(pool, _sources, group, config, key), group) for group in made[1:]]
+        done = [_sources(made[0], config, key)]
+        for future, group in sent:
+            theirs: GroupSources = outcome(future, _sources, group, config, key)
+            done.append(theirs)
+    return combined(cache, done)
+
+
+def _sources(group: Group, config: ReputationConfig, key: bytes | None) -> GroupSources:
+    with gc_paused():
+        return group_sources(group, config, key)
 
 
 def _parse_group(texts: dict[str, str], key: bytes | None = None) -> list[ShardParse]:

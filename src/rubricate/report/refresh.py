@@ -158,12 +158,12 @@ def refreshed(
     }
     ordered = [e for key in sorted(read) for e in events[key]]
     series.update(each_series(ordered, config, facts))
-    listed = [(key, series[key]) for key in sorted(series, key=_page_order)]
+    listed = [(key, series[key]) for key in sorted(series, key=page_order)]
     ledger = cache_ledger_facts(snapshot.cache, events_count, newest)
     sources = Sources(ledger, facts, parts, listed, tally, kept.memo, totals=totals)
     return sources, Kept(files, parts, series, tally, totals, kept.memo), stale
 
 
-def _page_order(key: AuthorKey) -> tuple[str, AuthorKey]:
-    """The order `each_series` gives: by the author's page name, then by repo."""
+def page_order(key: AuthorKey) -> tuple[str, AuthorKey]:
+    """An author's place in the order `each_series` gives: by page name, then by repo."""
     return author_stem(key[1]), key

@@ -6,10 +6,11 @@ It holds each job's file id and part, each author's series, the tally of every j
 (`memo`), how each author page was drawn (`workers.DrawnPage`) and what every page showed
 besides its author's (`context`), under a digest of what all of them depend on (`inputs`:
 rubricate's version, the reputation config, the ledger key's id). The file is a head line, then
-one line a job and one an author, their fields joined by tabs; a field is canonical JSON text
-(`kept_json`), which holds no tab or newline. A job's line is written again as it was read when
-the job did not change; its scores and its row are read only where they are used (its row's
-author alone for the author pages' index), under a digest of all the job lines that must match;
+one line a job (`kept_lines`) and one an author, their fields joined by tabs; a field is
+canonical JSON text (`kept_json`), which holds no tab or newline. A job's line is written again
+as it was read when the job did not change; its scores and its row are read only where they are
+used (its row's author alone for the author pages' index), under a digest of all the job lines
+that must match;
 an author's series is its last point and the text of its points as report.json shows them, both
 written again as they were read when the author did not change. A state of other inputs, or
 one that does not read back, is not used (`take_state` says why). It is taken out of the folder
@@ -21,25 +22,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, overload
 
 from rubricate import __version__
 from rubricate.ledger.reputation_config import ReputationConfig
-from rubricate.report.kept_json import (
-    KeptJSON,
-    KeptRow,
-    KeptSeries,
-    UnreadRow,
-    canonical,
-    row_text,
-)
+from rubricate.report.kept_json import KeptJSON, KeptRow, KeptSeries, canonical, row_text
+from rubricate.report.kept_lines import job_line, read_job_lines
 from rubricate.report.memo import Memo
-from rubricate.report.model import AUDITS, JobPart, Points, shown_point
+from rubricate.report.model import Points, shown_point
 from rubricate.report.refresh import Kept
-from rubricate.report.scores import Scored
 from rubricate.report.summary import read_row_totals
 from rubricate.report.tallies import read_tally
 
@@ -63,38 +55,6 @@ class State:
     pages: dict[str, DrawnPage] = field(default_factory=dict)
     context: str = ""
     """What every page showed besides its author's (`workers.page_context`)."""
-
-
-class KeptScores(Sequence[Scored]):
-    """A job's latest scores as the last report kept them: read from their JSON text when first
-    used (the scores of a job that did not change are never read). `line`: the job's whole line
-    in the state it was read from, written again as it is while the job's file is `file_id`."""
-
-    __slots__ = ("_read", "file_id", "key", "line", "text")
-
-    def __init__(self, key: tuple[str, int], text: str, file_id: str = "", line: str = ""):
-        self.key, self.text = key, text
-        self.file_id, self.line = file_id, line
-        self._read: tuple[Scored, ...] | None = None
-
-    def _scores(self) -> tuple[Scored, ...]:
-        if self._read is None:
-            make, key = Scored._make, self.key
-            self._read = tuple(
-                make((*key, version, criterion, source, value, scale and (*scale,)))
-                for version, criterion, source, value, scale in json.loads(self.text)
-            )
-        return self._read
-
-    @overload
-    def __getitem__(self, index: int) -> Scored: ...
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[Scored]: ...
-    def __getitem__(self, index: int | slice) -> Scored | Sequence[Scored]:
-        return self._scores()[index]
-
-    def __len__(self) -> int:
-        return len(self._scores())
 
 
 def state_inputs(config: ReputationConfig, key_id: str | None) -> str:
@@ -129,7 +89,7 @@ def save_state(out: Path, inputs: str, state: State) -> Path:
     author, their fields joined by tabs (kept JSON texts, which hold no tab or newline)."""
     kept = state.kept
     jobs = [
-        _job_line(key, kept.files[key], kept.parts[key])
+        job_line(key, kept.files[key], kept.parts[key])
         for key in sorted(kept.parts)
         if key in kept.files
     ]
@@ -158,24 +118,6 @@ def save_state(out: Path, inputs: str, state: State) -> Path:
     return path
 
 
-def _job_line(key: tuple[str, int], file_id: str, part: JobPart) -> str:
-    """A job's line: as it was read when the job did not change (nor its file)."""
-    kept = part.scored
-    if isinstance(kept, KeptScores) and kept.line and kept.file_id == file_id:
-        return kept.line
-    return "\t".join(("J", json.dumps(key[0]), str(key[1]), file_id, *_part(part)))
-
-
-def _part(part: JobPart) -> tuple[str, str, str]:
-    if isinstance(part.scored, KeptScores):
-        scored = part.scored.text
-    else:
-        rows = [[s.version, s.criterion, s.source, s.value, s.scale] for s in part.scored]
-        scored = json.dumps(rows, separators=(",", ":"))
-    audit = {k: v for k, v in part.audit.items() if v}
-    return row_text(part.row), scored, json.dumps(audit, separators=(",", ":")) if audit else "{}"
-
-
 def _series(points: Points | KeptSeries) -> tuple[str, str]:
     """A series as kept: its last point's text, and the text of every point as shown."""
     if isinstance(points, KeptSeries):
@@ -200,28 +142,7 @@ def _state(text: str, inputs: str) -> State:
     joined = text[start : start + sum(map(len, texts)) + max(jobs - 1, 0)]
     if hashlib.sha256(joined.encode()).hexdigest() != data["jobs_sha256"]:
         raise ValueError("a job line altered")
-    files: dict[tuple[str, int], str] = {}
-    parts: dict[tuple[str, int], JobPart] = {}
-    names: dict[str, str] = {}  # each repository's JSON text, read once
-    for line in texts:
-        fields = line.split("\t")
-        if len(fields) != 7 or fields[0] != "J":
-            raise ValueError("a job line out of place")
-        _, repo, pr, file_id, row, scored, audit = fields
-        if not (row.startswith("{") and row.endswith("}")):
-            raise ValueError("a kept row is a JSON object")
-        if repo not in names:
-            names[repo] = str(json.loads(repo))
-        key = (names[repo], int(pr))
-        if key in files:
-            raise ValueError("a job twice")
-        files[key] = file_id
-        if audit == "{}":  # most jobs: no audit entry
-            listed: dict[str, list[Any]] = {"overrides": [], "bypassed": [], "disputes": []}
-        else:
-            found = json.loads(audit)
-            listed = {name: list(found.get(name, [])) for name in AUDITS}
-        parts[key] = JobPart(UnreadRow(row), KeptScores(key, scored, file_id, line), listed)
+    files, parts = read_job_lines(texts)
     series: dict[tuple[str, str], Points | KeptSeries] = {}
     for line in lines[jobs + 1 : -1]:
         kind, repo, login, last, shown = line.split("\t")

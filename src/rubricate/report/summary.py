@@ -64,6 +64,18 @@ class RowTotals:
         if row["hours_to_approval"] is not None:
             bump(self.hours, row["hours_to_approval"], sign)
 
+    def merge(self, other: RowTotals) -> None:
+        """Count in another's rows (of other jobs)."""
+        self.jobs += other.jobs
+        self.both += other.both
+        for name in MEANS:
+            self.sums[name] += other.sums[name]
+        self.improved += other.improved
+        self.changes.update(other.changes)
+        self.revisions.update(other.revisions)
+        self.versions.update(other.versions)
+        self.hours.update(other.hours)
+
     def copy(self) -> RowTotals:
         """Totals that count the same, to change without changing these."""
         return RowTotals(

@@ -46,6 +46,11 @@ class Tally:
                     pair = (criterion, machine, m.value, reviewer.value, m.scale, reviewer.scale)
                     bump(self.pairs, pair, sign)
 
+    def merge(self, other: Tally) -> None:
+        """Count in another tally's counts (of other jobs)."""
+        self.scores.update(other.scores)
+        self.pairs.update(other.pairs)
+
     def rows(self) -> dict[str, list[list[Any]]]:
         """The counts as JSON-ready rows (`read_tally` reads them back)."""
         return {

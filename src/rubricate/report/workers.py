@@ -22,7 +22,7 @@ from typing import Any
 
 from rubricate import __version__
 from rubricate.report import author_page, chart_styles
-from rubricate.report.kept_json import canonical, rows_for_writing
+from rubricate.report.kept_json import KeptJSON, canonical, rows_for_writing
 from rubricate.report.pages import author_slugs
 from rubricate.report.pool import outcome, start_pool, submit
 from rubricate.report.reuse import DrawnPage
@@ -215,16 +215,21 @@ def _digest(inputs: Mapping[str, Any]) -> str:
 
 
 def _part(report: Mapping[str, Any], slugs: Sequence[str]) -> dict[str, Any]:
-    """What the pages of these authors show, and no more: a worker is sent only this."""
+    """What the pages of these authors show, and no more: a worker is sent only this (the rows
+    as one kept JSON text when they are kept, so that they are sent as one text and read in one
+    go)."""
     inputs = page_inputs(report, slugs)
     authors = [e for slug in slugs for e in inputs[slug]["authors"]]
     jobs = [row for slug in slugs for row in inputs[slug]["scores"]["jobs"]]
     kept = {"window": report["window"], "server_url": report.get("server_url")}
-    return {**kept, "authors": authors, "scores": {"jobs": jobs}}
+    return {**kept, "authors": authors, "scores": {"jobs": rows_for_writing(jobs)}}
 
 
 def _draw_chunk(out: Path, part: dict[str, Any]) -> Drawn:
-    """The pages of the authors in `part`, and the CSS of each one's charts."""
+    """The pages of the authors in `part` (from `_part`), and the CSS of each one's charts."""
+    rows = part["scores"]["jobs"]
+    if isinstance(rows, KeptJSON):
+        part = {**part, "scores": {"jobs": rows.items()}}
     return write_authors(part, out, author_slugs(part), lambda _: None)
 
 

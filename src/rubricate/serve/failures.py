@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING, Any
 
-from rubricate.errors import PrBusy, RateLimited, RunFailed
+from rubricate.errors import JobFailed, PrBusy, RateLimited
 
 if TYPE_CHECKING:
     import psycopg
@@ -40,14 +40,6 @@ UNCOUNTED_MOST = 10 * MAX_FAILURES
 
 Borrow = Callable[..., AbstractContextManager["psycopg.Connection[Any]"]]
 """How a job gets a database connection: `JobConnections.borrow`, given a `timeout`."""
-
-
-class Failed(RunFailed):
-    """A job's ordinary failure, with how many it has had (this one included)."""
-
-    def __init__(self, failures: int, cause: BaseException) -> None:
-        super().__init__(f"{cause} (failure {failures} of this job)")
-        self.failures = failures
 
 
 def given_up(failures: int) -> bool:
@@ -90,7 +82,7 @@ def prune(conn: psycopg.Connection[Any]) -> int:
 
 @contextmanager
 def counted(borrow: Borrow, job_id: int, *, ran_before: bool) -> Iterator[None]:
-    """Run a job's body, counting an ordinary failure (raised again as `Failed`). `borrow`
+    """Run a job's body, counting an ordinary failure (raised again as `JobFailed`). `borrow`
     gives a database connection; `ran_before` says the job ran before, so a success may have a
     count to drop (a first run that succeeds costs no query)."""
     try:
@@ -106,7 +98,7 @@ def counted(borrow: Borrow, job_id: int, *, ran_before: bool) -> Iterator[None]:
         except Exception as missed:  # judged without its count (see `UNCOUNTED_WAIT`)
             logger.warning("job %s: its failure could not be counted: %s", job_id, missed)
             raise exc  # noqa: B904 - the job's own failure, not the count's, is the cause
-        raise Failed(failures, exc) from exc
+        raise JobFailed(failures, exc) from exc
     if ran_before:
         try:
             with borrow(timeout=COUNT_WAIT) as conn:

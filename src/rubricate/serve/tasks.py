@@ -22,12 +22,11 @@ from typing import TYPE_CHECKING
 import procrastinate
 from procrastinate import BaseRetryStrategy, RetryDecision
 
-from rubricate.errors import PrBusy, RateLimited
+from rubricate.errors import JobFailed, PrBusy, RateLimited
 from rubricate.ledger.pg_schema import connect
 from rubricate.serve.failures import (
     UNCOUNTED_MOST,
     UNCOUNTED_WAIT,
-    Failed,
     counted,
     given_up,
     prune,
@@ -61,7 +60,7 @@ class Retry(BaseRetryStrategy):
             return RetryDecision(retry_at=exception.until)
         if isinstance(exception, PrBusy):
             return RetryDecision(retry_in={"seconds": BUSY_WAIT})
-        if not isinstance(exception, Failed):  # not counted: procrastinate's runs include waits
+        if not isinstance(exception, JobFailed):  # not counted: procrastinate's runs include waits
             if job.attempts + 1 >= UNCOUNTED_MOST:
                 return None
             return RetryDecision(retry_in={"seconds": UNCOUNTED_WAIT})
