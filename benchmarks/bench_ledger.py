@@ -27,13 +27,13 @@ from typing import Any
 
 from ledger_seed import seed_branch
 
-from rubricate.config import ReputationConfig
 from rubricate.gitio.workspace import LOCAL_UPLOAD_PACK
 from rubricate.ledger.backends import DataBranchStore
 from rubricate.ledger.codec import parse_ledger
 from rubricate.ledger.derive import derive_files
 from rubricate.ledger.event import SCHEMA_VERSION, CriterionRef, Event, RubricRef, ScaleRef, rfc3339
 from rubricate.ledger.reputation import compute_reputation
+from rubricate.ledger.reputation_config import ReputationConfig
 from rubricate.ledger.trust import natural_key
 
 START = datetime(2023, 1, 1, tzinfo=timezone.utc)
@@ -221,16 +221,18 @@ def bench_append(size: int, root: Path, seeded: Path | None = None) -> dict[str,
     cached = _bytecode(root / "bytecode", cached=True)
     _append_cli(remote, [next(extra)], None, cached)  # writes the bytecode the runs read
     uncompiled = _bytecode(root / "no-bytecode", cached=False)
-    appends: tuple[tuple[str, Append], ...] = (
-        ("cold", _append),
-        ("cli", partial(_append_cli, env=cached)),
-        ("cli_uncompiled", partial(_append_cli, env=uncompiled)),
+    ratings = iter(_rating(size // 5, first + n) for n in range(3))
+    appends: tuple[tuple[str, Append, Iterator[Event]], ...] = (
+        ("cold", _append, extra),
+        ("cli", partial(_append_cli, env=cached), extra),
+        ("cli_uncompiled", partial(_append_cli, env=uncompiled), extra),
+        ("cli_rating", partial(_append_cli, env=cached), ratings),
     )
-    for name, append in appends:
+    for name, append, given in appends:
         walls, before, cpu, processes = [], _stored(remote), _cpu(), 0
         for _ in range(3):
             with _git_processes() as count:
-                batch = [next(extra)]
+                batch = [next(given)]
                 walls.append(_timed(lambda a=append, b=batch: a(remote, b, None)))  # type: ignore[misc]
                 processes += count()
         row[f"append_one_{name}_s"] = sorted(walls)[1]
@@ -241,6 +243,19 @@ def bench_append(size: int, root: Path, seeded: Path | None = None) -> dict[str,
     _append(remote, [next(extra)], warm_dir)
     row["append_one_warm_s"] = _timed(lambda: _append(remote, [next(extra)], warm_dir))
     return row
+
+
+def _rating(jobs: int, number: int) -> Event:
+    """A new rating of one of the first `jobs` jobs (of `job_records`), completed: it moves the
+    repository's rating mean, so every author's `ranked` values move (a new job's first event
+    moves no mean)."""
+    pr = 1 + number * 7919 % (jobs - 1)
+    pr += 1 if pr % 10 == 0 else 0  # every tenth job is abandoned
+    first = _job_values(pr, jobs)[0]
+    at = datetime.fromisoformat(first["at"].replace("Z", "+00:00")) + timedelta(hours=41)
+    fields = {k: first[k] for k in ("repo", "pr", "author", "head_sha")}
+    rating = {"rating": 1 + number % 5, "actor_role": "maintain"}
+    return Event.model_validate(_event("rated", at, f"bench-rating-{number}", fields | rating))
 
 
 def _first_new_job(remote: Path, count: int) -> int:

@@ -10,10 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from rubricate.bot.command_table import Role, default_roles
 from rubricate.errors import SourceError
 from rubricate.gitnames import ref_problem
-from rubricate.ledger.reputation_config import STRICT
-from rubricate.ledger.reputation_config import ReputationConfig as ReputationConfig
-from rubricate.ledger.reputation_config import ReputationWeights as ReputationWeights
-from rubricate.ledger.reputation_config import TrustWeights as TrustWeights
+from rubricate.ledger.reputation_config import STRICT, ReputationConfig
 from rubricate.rubric.located import describe_value, validate_located
 from rubricate.suggest import did_you_mean
 from rubricate.yamlsource import load_located

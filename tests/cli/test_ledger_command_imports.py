@@ -42,6 +42,22 @@ def test_the_ledger_commands_load_no_client_report_or_judge() -> None:
         assert part not in loaded
 
 
+def test_the_ledger_commands_load_no_rubric_sources() -> None:
+    """Reading events from a file or standard input needs no packaged rubrics (the resources
+    reader) nor a repository's file reader."""
+    code = (
+        "import sys, json\n"
+        "from rubricate.cli.main import build_parser\n"
+        "build_parser(['ledger', 'append'])\n"
+        "import rubricate.ledger.plan\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    loaded = _probe(code)
+    assert "rubricate.ledger.plan" in loaded
+    assert "rubricate.rubric_sources" not in loaded
+    assert "importlib.resources" not in loaded
+
+
 def test_models_the_ledger_does_not_use_are_not_built() -> None:
     assert _probe(PROBE)["built"] == {"Config": False, "Rubric": False}
 

@@ -17,7 +17,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from rubricate.ledger.codec import LedgerError, event_from_line
+from rubricate.errors import LedgerError
+from rubricate.ledger.codec import event_from_line
 from rubricate.ledger.event import Event
 from rubricate.ledger.event_model import describe_validation
 

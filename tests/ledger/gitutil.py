@@ -10,7 +10,8 @@ import pytest
 
 from rubricate.gitio.workspace import GitWorkspace
 from rubricate.ledger.codec import decode_shard, is_shard, parse_ledger
-from rubricate.ledger.derive import derive_files, is_derived
+from rubricate.ledger.derive import derive_files
+from rubricate.ledger.paths import is_derived
 from rubricate.ledger.verify import recorded_config
 
 BRANCH = "rubricate-data"

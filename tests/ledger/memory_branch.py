@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from rubricate.config import ReputationConfig
 from rubricate.ledger.codec import decode_shard, is_shard, parse_ledger
-from rubricate.ledger.derive import derive_files, is_derived
+from rubricate.ledger.derive import derive_files
 from rubricate.ledger.event import Event
-from rubricate.ledger.paths import git_blob_id
+from rubricate.ledger.paths import git_blob_id, is_derived
 from rubricate.ledger.plan import AppendPlan, plan_append, prepare
+from rubricate.ledger.reputation_config import ReputationConfig
 
 DEFAULT = ReputationConfig()
 

@@ -7,12 +7,12 @@ import json
 import random
 from collections.abc import Iterator, Mapping
 
-from rubricate.config import ReputationConfig
 from rubricate.ledger.codec import SHARD_BYTES, parse_ledger
 from rubricate.ledger.fold import fold_job
 from rubricate.ledger.paths import CACHE_PATH, git_blob_id, job_paths
 from rubricate.ledger.plan import plan_append, plan_rebuild, prepare
 from rubricate.ledger.reputation import Totals, job_terms
+from rubricate.ledger.reputation_config import ReputationConfig
 from rubricate.ledger.treeids import Entry, flat_listing
 from tests.ledger.factory import completed_job, event
 from tests.ledger.memory_branch import apply_events as _apply

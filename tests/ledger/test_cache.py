@@ -8,7 +8,6 @@ from collections.abc import Mapping
 
 import pytest
 
-from rubricate.config import ReputationConfig, ReputationWeights
 from rubricate.ledger import cache as cache_module
 from rubricate.ledger.cache import (
     CachedJob,
@@ -22,6 +21,7 @@ from rubricate.ledger.cache import (
 )
 from rubricate.ledger.paths import CACHE_PATH, git_blob_id
 from rubricate.ledger.plan import plan_rebuild
+from rubricate.ledger.reputation_config import ReputationConfig, ReputationWeights
 from tests.ledger.factory import completed_job, event
 from tests.ledger.memory_branch import apply_events as _apply
 from tests.ledger.memory_branch import derived_only as _derived

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
+from rubricate.errors import LedgerError
 from rubricate.ledger.codec import (
-    LedgerError,
     append_lines,
     event_from_dict,
     git_blob_id,

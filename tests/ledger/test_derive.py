@@ -7,7 +7,6 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rubricate.config import ReputationConfig, ReputationWeights
 from rubricate.ledger.cache import (
     bucket_files,
     cache_head,
@@ -19,6 +18,7 @@ from rubricate.ledger.cache import (
 from rubricate.ledger.derive import value_badge
 from rubricate.ledger.event import Event
 from rubricate.ledger.paths import CACHE_PATH, author_stem, git_blob_id
+from rubricate.ledger.reputation_config import ReputationConfig, ReputationWeights
 from tests.ledger.factory import completed_job, event
 from tests.ledger.memory_branch import apply_events as _apply
 from tests.ledger.memory_branch import derived_only as _derived

@@ -14,8 +14,9 @@ from typing import Any
 
 import pytest
 
+from rubricate.errors import LedgerError
 from rubricate.ledger import event as event_module
-from rubricate.ledger.codec import LedgerError, event_from_dict, event_from_line
+from rubricate.ledger.codec import event_from_dict, event_from_line
 from rubricate.rubric import model as rubric_model
 from tests.ledger.event_inputs import (
     BASE,

@@ -8,8 +8,9 @@ from typing import Any
 
 from hypothesis import given, settings
 
+from rubricate.errors import LedgerError
 from rubricate.ledger import derive
-from rubricate.ledger.codec import LedgerError, event_from_line
+from rubricate.ledger.codec import event_from_line
 from rubricate.ledger.derive import event_json, job_file
 from rubricate.ledger.event import SCHEMA_VERSION, Event
 from rubricate.ledger.fold import JobSummary, Moment, fold_job, fold_jobs

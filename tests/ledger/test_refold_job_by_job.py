@@ -10,12 +10,13 @@ from collections.abc import Mapping, Sequence
 
 import pytest
 
-from rubricate.config import ReputationConfig
-from rubricate.ledger.codec import LedgerError, is_shard
+from rubricate.errors import LedgerError
+from rubricate.ledger.codec import is_shard
 from rubricate.ledger.event import Event
 from rubricate.ledger.paths import git_blob_id
 from rubricate.ledger.plan import plan_rebuild
 from rubricate.ledger.refold import job_ends, refold
+from rubricate.ledger.reputation_config import ReputationConfig
 from rubricate.ledger.verify import verify_files, verify_tree
 from tests.ledger.factory import completed_job, event
 from tests.ledger.memory_branch import apply_events, full_derive

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rubricate.config import ReputationConfig, ReputationWeights, TrustWeights
 from rubricate.ledger.confidence import Component
 from rubricate.ledger.event import Event
 from rubricate.ledger.reputation import COMPONENTS, Entries, compute_reputation
+from rubricate.ledger.reputation_config import ReputationConfig, ReputationWeights, TrustWeights
 from tests.ledger.factory import AGORA_IDS, completed_job, event, scored
 
 DEFAULT = ReputationConfig()

@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
-from rubricate.config import ReputationConfig
 from rubricate.ledger.confidence import shrunk, wilson
 from rubricate.ledger.event import Event
 from rubricate.ledger.reputation import compute_reputation
+from rubricate.ledger.reputation_config import ReputationConfig
 from rubricate.ledger.verify import reputation_text
 from tests.ledger.factory import completed_job, event
 

@@ -15,8 +15,8 @@ from rubricate.bot.jobstate import job_state
 from rubricate.cli.main import main
 from rubricate.ledger.backends import DataBranchStore
 from rubricate.ledger.codec import parse_ledger
-from rubricate.ledger.derive import job_paths
 from rubricate.ledger.event import Event
+from rubricate.ledger.paths import job_paths
 from rubricate.ledger.store import job_file_events
 from rubricate.ledger.trust import KEY_ENV, refusal
 from tests.ledger.factory import completed_job, event, scored

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from rubricate.errors import DataBranchError, LedgerError
 from rubricate.gitio.workspace import GitWorkspace, auth_env
 from rubricate.ledger.backends import DataBranchStore
-from rubricate.ledger.codec import LedgerError
 from rubricate.ledger.event import Event
 from rubricate.ledger.paths import job_paths
-from rubricate.ledger.store import DataBranchError, RetryPolicy, job_file_events
+from rubricate.ledger.store import RetryPolicy, job_file_events
 from rubricate.ledger.verify import verify_files
 from rubricate.redaction import redact_url as redact
 from tests.ledger.factory import completed_job, event

@@ -10,8 +10,8 @@ import pytest
 from rubricate.cli.main import main
 from rubricate.ledger.backends import DataBranchStore
 from rubricate.ledger.codec import parse_ledger
-from rubricate.ledger.derive import job_paths
 from rubricate.ledger.event import Event
+from rubricate.ledger.paths import job_paths
 from rubricate.ledger.store import job_file_events
 from rubricate.ledger.trust import KEY_ENV, parse_key, refusal, signature, signed
 from tests.ledger.factory import completed_job, event, scored

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from rubricate.cli.main import main
+from rubricate.errors import DataBranchError
 from rubricate.gitio.fastimport import CommitStream
 from rubricate.gitio.workspace import GitWorkspace
 from rubricate.ledger.backends import (
@@ -22,7 +23,7 @@ from rubricate.ledger.backends import (
 from rubricate.ledger.codec import is_shard
 from rubricate.ledger.event import Event
 from rubricate.ledger.paths import CACHE_PATH
-from rubricate.ledger.store import DataBranchError, RetryPolicy
+from rubricate.ledger.store import RetryPolicy
 from tests.ledger.factory import completed_job, event
 from tests.ledger.gitutil import BRANCH, bare_remote, branch_files, git
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from rubricate.config import ReputationConfig
 from rubricate.ledger.codec import parse_ledger
+from rubricate.ledger.reputation_config import ReputationConfig
 from rubricate.report.model import Options, build_report
 from tests.ledger.factory import event
 from tests.report.conftest import NOW

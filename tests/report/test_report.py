@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from rubricate.cli.main import main
-from rubricate.config import ReputationConfig
 from rubricate.ledger.codec import parse_ledger
 from rubricate.ledger.reputation import compute_reputation
+from rubricate.ledger.reputation_config import ReputationConfig
 from rubricate.report.calibration import MIN_PAIRS
 from rubricate.report.model import Options, build_report
 from tests.report.conftest import NOW

@@ -7,10 +7,10 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rubricate.config import ReputationConfig
 from rubricate.ledger.event import Event, rfc3339
 from rubricate.ledger.fold import fold_jobs
 from rubricate.ledger.reputation import compute_reputation
+from rubricate.ledger.reputation_config import ReputationConfig
 from rubricate.report.model import reputation_series, since
 from tests.ledger.factory import at, event, scored
 from tests.report.sample import sample_events

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from rubricate.action.runtime import ActionsRuntime
 from rubricate.action.settings import ActionSettings
 from rubricate.bot.visible import IssueRef
-from rubricate.config import ReputationConfig
 from rubricate.ledger.event import Event
+from rubricate.ledger.reputation_config import ReputationConfig
 from rubricate.ledger.store import AppendResult, Extra
 
 if TYPE_CHECKING:  # the GitHub client loads PyGithub: a dry run without a token never needs it

@@ -11,7 +11,6 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from rubricate.bulk import bulk
-from rubricate.cli.repo_reader import read_lines
 from rubricate.cli.sources import (
     add_scope_arguments,
     add_source_arguments,
@@ -20,9 +19,10 @@ from rubricate.cli.sources import (
     require_branch,
     token_for,
 )
-from rubricate.errors import ConfigError
+from rubricate.cli.text_input import read_lines
+from rubricate.errors import ConfigError, LedgerError
 from rubricate.ledger.backends import IDENTITY, DataBranchStore
-from rubricate.ledger.codec import LedgerError, event_from_dict, is_shard
+from rubricate.ledger.codec import event_from_dict, is_shard
 from rubricate.ledger.fold import event_order
 from rubricate.ledger.paths import is_derived
 from rubricate.ledger.store import Fix, LedgerStore

@@ -29,9 +29,8 @@ from rubricate.cli.sources import (
 )
 from rubricate.errors import ConfigError, LedgerError, RubricateError, RunFailed, read_problem
 from rubricate.ledger.codec import ParsedLedger, decode_shard, is_shard
-from rubricate.ledger.derive import REPUTATION_PATH, is_derived
 from rubricate.ledger.event import same_login
-from rubricate.ledger.paths import BUCKET_DIR, CACHE_PATH
+from rubricate.ledger.paths import BUCKET_DIR, CACHE_PATH, REPUTATION_PATH, is_derived
 from rubricate.ledger.pg_store import PostgresStore
 from rubricate.ledger.reputation_config import ReputationConfig
 from rubricate.ledger.snapshot import FoldSnapshot, fold_snapshot

@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from rubricate.cli.anchor_notes import between_anchors
-from rubricate.cli.repo_reader import read_text, reader_for
+from rubricate.cli.repo_reader import reader_for
+from rubricate.cli.text_input import read_text
 from rubricate.config import load_config
 from rubricate.errors import ConfigError
 from rubricate.numbers import decimal_text

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from rubricate.cli.main import Progress
-from rubricate.cli.repo_reader import read_text
+from rubricate.cli.text_input import read_text
 from rubricate.config import CONFIG_PATH, Config, load_config
 from rubricate.errors import ConfigError, RubricateError
 from rubricate.evidence.autoscore import auto_score

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from rubricate.cli.repo_reader import read_text
+from rubricate.cli.text_input import read_text
 from rubricate.errors import ConfigError
 from rubricate.gitio.run import run_git
 from rubricate.gitio.workspace import is_url

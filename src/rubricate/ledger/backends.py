@@ -17,20 +17,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rubricate.errors import ConfigError
+from rubricate.errors import ConfigError, DataBranchError
 from rubricate.gitio.history import HistoryCommit, branch_history
 from rubricate.gitio.run import GitError
 from rubricate.gitio.workspace import BOT_EMAIL, BOT_NAME, GitWorkspace
 from rubricate.ledger.paths import git_blob_id
-from rubricate.ledger.store import (
-    AppendResult,
-    Check,
-    DataBranchError,
-    LedgerStore,
-    RetryPolicy,
-    Tip,
-    Writer,
-)
+from rubricate.ledger.store import AppendResult, Check, LedgerStore, RetryPolicy, Tip, Writer
 from rubricate.ledger.treeids import TREE_MODE, Entry, file_entry, file_value
 from rubricate.ledger.verify import ForeignCommit, bot_written, foreign_commits
 

@@ -24,14 +24,16 @@ sorted; an append rewrites only the (small) files of its new ids.
 
 The running totals, `.rubricate/totals/<owner>/<name>.json`, hold each author's
 `reputation.Totals` (one line each), so an append moves only its jobs' terms and recomputes
-only its repository's entry of reputation.json.
+only its repository's entry of reputation.json; in it, an author whose totals did not move keeps
+the tip's entry and text (only its `ranked` values pulled again when a mean moved), so a change to
+what an author's entry holds must change `CACHE_FORMAT` or `FOLD_VERSION`.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -56,6 +58,8 @@ BUCKET_SIZE = 1000
 CACHE_FORMAT = 5
 STATE_DIR = CACHE_PATH.rpartition("/")[0]
 _STATES = ("open", "completed", "abandoned")
+_ROW_LENGTH = 13
+"""The values of a bucket row (`_job_row`)."""
 _from_iso = datetime.fromisoformat
 
 
@@ -121,6 +125,18 @@ def bucket_jobs(path: str, data: bytes) -> dict[tuple[str, int], CachedJob]:
     """The rows of one bucket; ValueError when it is not one."""
     jobs: dict[tuple[str, int], CachedJob] = {}
     try:
+        for key, (_, row) in bucket_rows(path, data).items():
+            jobs[key] = _job_from_row(row)
+    except (TypeError, KeyError, AttributeError, IndexError) as exc:
+        raise ValueError(str(exc)) from None
+    return jobs
+
+
+def bucket_rows(path: str, data: bytes) -> dict[tuple[str, int], tuple[str, list[Any]]]:
+    """Each row of one bucket by its job: its line and its JSON values (not yet read as facts);
+    ValueError when it is not a bucket's rows, each a job of that bucket, once."""
+    found: dict[tuple[str, int], tuple[str, list[Any]]] = {}
+    try:
         lines = data.decode().split("\n")[:-1]
         if not all(line[:1] == "[" and line[-1:] == "]" for line in lines):
             raise ValueError("a bucket line is a JSON array")
@@ -131,15 +147,77 @@ def bucket_jobs(path: str, data: bytes) -> dict[tuple[str, int], CachedJob]:
         low = int(name) * BUCKET_SIZE if name.isdigit() else -1
         if rows and (low < 0 or bucket_path(low) != path):
             raise ValueError(f"{path} is not a bucket's name")
-        for row in rows:
-            cached = _job_from_row(row)
-            key = (cached.facts.repo, cached.facts.pr)
-            if key in jobs or not low <= key[1] < low + BUCKET_SIZE:
+        for line, row in zip(lines, rows, strict=True):
+            key = (row[0], row[1])
+            if type(key[0]) is not str or type(key[1]) is not int or len(row) != _ROW_LENGTH:
+                raise ValueError("a bucket row starts with its job's repository and number")
+            if key in found or not low <= key[1] < low + BUCKET_SIZE:
                 raise ValueError("a job twice, or in the wrong bucket")
-            jobs[key] = cached
+            found[key] = (line, row)
     except (TypeError, KeyError, AttributeError, IndexError) as exc:
         raise ValueError(str(exc)) from None
-    return jobs
+    return found
+
+
+class BucketRows(MutableMapping[tuple[str, int], CachedJob]):
+    """The jobs of some buckets as the tip has them, by job: a job's facts are read when it is
+    asked for, and `files` writes each bucket again from its rows' lines, encoding only the
+    jobs that were set (an append touches a job or two of a bucket of a thousand).
+
+    A job that is read is checked as `bucket_jobs` checks it (ValueError), and every row's key
+    when its bucket is taken in (`read`)."""
+
+    def __init__(self) -> None:
+        self._rows: dict[tuple[str, int], tuple[str, list[Any]]] = {}
+        self._jobs: dict[tuple[str, int], CachedJob] = {}
+        self._set: set[tuple[str, int]] = set()
+
+    def read(self, path: str, data: bytes) -> None:
+        """Take in one bucket's rows; ValueError when it is not one."""
+        found = bucket_rows(path, data)
+        if found.keys() & self._rows.keys():
+            raise ValueError("a job in two buckets")
+        self._rows.update(found)
+
+    def files(self, paths: Iterable[str]) -> dict[str, bytes]:
+        """These buckets, each from its rows' lines and its jobs that were set."""
+        wanted = set(paths)
+        lines: dict[str, list[str]] = {}
+        for key in sorted(self._rows.keys() | self._jobs.keys()):
+            path = bucket_path(key[1])
+            if path in wanted:
+                if key in self._set or key not in self._rows:
+                    line = json.dumps(_job_row(self._jobs[key]))
+                else:
+                    line = self._rows[key][0]
+                lines.setdefault(path, []).append(line)
+        return {path: ("\n".join(found) + "\n").encode() for path, found in lines.items()}
+
+    def __getitem__(self, key: tuple[str, int]) -> CachedJob:
+        if key not in self._jobs:
+            try:
+                self._jobs[key] = _job_from_row(self._rows[key][1])
+            except (TypeError, AttributeError, IndexError) as exc:
+                raise ValueError(str(exc)) from None
+        return self._jobs[key]
+
+    def __setitem__(self, key: tuple[str, int], job: CachedJob) -> None:
+        self._jobs[key] = job
+        self._set.add(key)
+
+    def __delitem__(self, key: tuple[str, int]) -> None:
+        found = key in self._rows or key in self._jobs
+        self._rows.pop(key, None)
+        self._jobs.pop(key, None)
+        self._set.discard(key)
+        if not found:
+            raise KeyError(key)
+
+    def __iter__(self) -> Iterator[tuple[str, int]]:
+        return iter(sorted(self._rows.keys() | self._jobs.keys()))
+
+    def __len__(self) -> int:
+        return len(self._rows.keys() | self._jobs.keys())
 
 
 def totals_file(authors: Mapping[str, Totals]) -> bytes:

@@ -14,8 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from rubricate.errors import LedgerError as LedgerError
-from rubricate.errors import LedgerProblem
+from rubricate.errors import LedgerError, LedgerProblem
 from rubricate.ledger.event import Event
 from rubricate.ledger.paths import git_blob_id
 from rubricate.ledger.trust import key_id, natural_key, refusal, signed

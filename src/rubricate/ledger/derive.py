@@ -32,10 +32,7 @@ from rubricate.ledger.cache import (
 from rubricate.ledger.event import SCHEMA_VERSION, Event, RubricRef
 from rubricate.ledger.fold import JobSummary, Moment, fold_jobs
 from rubricate.ledger.jsontext import indented
-from rubricate.ledger.paths import CACHE_PATH, Layout, git_blob_id
-from rubricate.ledger.paths import REPUTATION_PATH as REPUTATION_PATH
-from rubricate.ledger.paths import is_derived as is_derived
-from rubricate.ledger.paths import job_paths as job_paths
+from rubricate.ledger.paths import CACHE_PATH, REPUTATION_PATH, Layout, git_blob_id
 from rubricate.ledger.reputation import LedgerCounts, Totals, job_terms, reputation_document
 from rubricate.ledger.reputation_config import ReputationConfig
 
@@ -198,9 +195,10 @@ def totals_files(cache: FoldCache) -> dict[str, bytes]:
     return {layout.totals_path(repo): totals_file(a) for repo, a in by_repo.items()}
 
 
-def reputation_file(document: dict[str, Any]) -> bytes:
-    """`reputation.json` of a document."""
-    return (indented(document) + "\n").encode()
+def reputation_file(document: dict[str, Any], known: Mapping[int, str] | None = None) -> bytes:
+    """`reputation.json` of a document (`known`: the text of some of its objects, by `id`, as
+    `jsontext.indented` takes it)."""
+    return (indented(document, known) + "\n").encode()
 
 
 def recorded_config(data: bytes) -> ReputationConfig | None:

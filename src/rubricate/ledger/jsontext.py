@@ -11,11 +11,13 @@ A value it does not know exactly (a subclass of a JSON type, a non-string key) g
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from json.encoder import encode_basestring_ascii
 from typing import Any
 
 _INFINITY = float("inf")
+_scanstring: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
+"""The JSON string reader of `json.loads`: the string whose text starts after its quote."""
 
 
 def _float(value: float) -> str:
@@ -42,23 +44,58 @@ class _Unknown(Exception):
     """A value this writer leaves to `json.dumps`."""
 
 
-def indented(value: Any) -> str:
-    """`json.dumps(value, indent=2, sort_keys=True)`."""
+def indented(value: Any, known: Mapping[int, str] | None = None) -> str:
+    """`json.dumps(value, indent=2, sort_keys=True)`.
+
+    `known` gives the text of some of its objects (by `id`), as this writes them where they
+    are (the same member of a text this wrote before, say): they are written as given.
+    """
     parts: list[str] = []
     try:
-        _writer(parts.append)(value, "\n")
+        _writer(parts.append, known or {})(value, "\n")
     except (_Unknown, TypeError, RecursionError):  # a key that is not a string, or a cycle
         return json.dumps(value, indent=2, sort_keys=True)
     return "".join(parts)
 
 
-def _writer(out: Callable[[str], None]) -> Callable[[Any, str], None]:
+def members(text: str, start: int = 0, depth: int = 0) -> dict[str, tuple[int, int]]:
+    """Where each member's value is, in a text `indented` wrote, of the object whose `{` is at
+    `start` and whose lines are indented by `depth` levels: key → (start, end) of its text.
+
+    Its keys are its lines that are indented by one level more and open with a string; its
+    end is the first line after `start` indented by `depth` levels that closes an object
+    (deeper lines are indented more; no string holds a line break). ValueError when the text
+    is not such an object."""
+    if text.startswith("{}", start):
+        return {}
+    if text[start : start + 1] != "{":
+        raise ValueError("not an object")
+    pad = "\n" + "  " * depth
+    close = text.index(pad + "}", start)
+    lead = pad + '  "'
+    found: dict[str, tuple[int, int]] = {}
+    at = start + 1 if text.startswith(lead, start + 1) else -1
+    while at != -1:
+        key, after = _scanstring(text, at + len(lead))
+        if text[after : after + 2] != ": ":
+            raise ValueError("not a member")
+        following = text.find("," + lead, after, close)
+        found[key] = (after + 2, close if following == -1 else following)
+        at = -1 if following == -1 else following + 1
+    return found
+
+
+def _writer(out: Callable[[str], None], known: Mapping[int, str]) -> Callable[[Any, str], None]:
     """What writes a value whose line is indented by `pad` (a newline and its spaces) to `out`."""
     scalar, string = _SCALARS.get, encode_basestring_ascii
 
     def write(value: Any, pad: str) -> None:
         kind = type(value)
         if kind is dict:
+            given = known.get(id(value)) if known else None
+            if given is not None:
+                out(given)
+                return
             if not value:
                 out("{}")
                 return

@@ -9,16 +9,15 @@ files a full recompute gives (a test pins this).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
 from rubricate.ledger.cache import (
     STATE_DIR,
+    BucketRows,
     CachedJob,
-    bucket_files,
-    bucket_jobs,
     bucket_path,
     buckets_id,
     derived_state,
@@ -57,8 +56,8 @@ from rubricate.ledger.paths import (
     is_derived,
     job_paths,
 )
-from rubricate.ledger.redraw import moved_badges
-from rubricate.ledger.reputation import Totals, job_terms, repo_entry
+from rubricate.ledger.redraw import kept_texts, moved_badges
+from rubricate.ledger.reputation import TipEntry, Totals, job_terms, repo_entry, whole_totals
 from rubricate.ledger.reputation_config import ReputationConfig
 from rubricate.ledger.treeids import TREE_MODE, Listing, changed_listing, listing_of
 from rubricate.ledger.trust import key_id
@@ -323,9 +322,10 @@ def plan_incremental(
     for event in added:
         by_job.setdefault((event.repo, event.pr), []).append(event)
     touched = {bucket_path(pr) for _, pr in by_job}
-    rows: dict[JobKey, CachedJob] = {}
+    rows = BucketRows()
     for path in touched:
-        rows.update(bucket_jobs(path, files[path]) if path in files else {})
+        if path in files:
+            rows.read(path, files[path])
     existing = {key: verified_job(rows, layout, files, key) for key in by_job}
     if any(events is None for events in existing.values()):
         return None
@@ -338,8 +338,9 @@ def plan_incremental(
         for repo in {r for r, _ in by_job}
         for path in [layout.totals_path(repo)]
     }
+    means = {repo: whole_totals(repo_totals).components() for repo, repo_totals in totals.items()}
     authors = _refold(rows, layout, existing, by_job, written, totals, config)
-    written.update(bucket_files(rows, touched))
+    written.update(rows.files(touched))
     gone = [(r, a) for r, logins in authors.items() for a in sorted(logins) if a not in totals[r]]
     for repo, repo_totals in totals.items():
         written[layout.totals_path(repo)] = totals_file(repo_totals)
@@ -347,9 +348,12 @@ def plan_incremental(
     _grow(document, added, sum(1 for key in by_job if not existing[key]))
     before = {repo: document["repos"].get(repo) for repo in totals}
     for repo, repo_totals in totals.items():
-        document["repos"][repo] = repo_entry(repo_totals, config)
-    written[REPUTATION_PATH] = reputation_file(document)
+        old = before[repo]
+        tip = None if old is None else TipEntry(old, means[repo], authors.get(repo, set()))
+        document["repos"][repo] = repo_entry(repo_totals, config, tip)
     after = {repo: document["repos"][repo] for repo in totals}
+    drawn = kept_texts(files[REPUTATION_PATH], before, after)
+    written[REPUTATION_PATH] = reputation_file(document, drawn)
     written.update(moved_badges(before, after, layout, authors))
     deletions = tuple(layout.author_badge(r, a, ext) for r, a in gone for ext in ("json", "svg"))
     changes = {p: git_blob_id(d) for p, d in written.items()}
@@ -394,7 +398,7 @@ def verified_job(
 
 
 def _refold(
-    rows: dict[JobKey, CachedJob],
+    rows: MutableMapping[JobKey, CachedJob],
     layout: Layout,
     existing: Mapping[JobKey, list[Event] | None],
     by_job: Mapping[JobKey, list[Event]],

@@ -18,10 +18,10 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from rubricate.errors import LedgerError
 from rubricate.ledger.cache import CachedJob
 from rubricate.ledger.codec import (
     LedgerBuilder,
-    LedgerError,
     ParsedLedger,
     ShardParse,
     decode_shard,

@@ -19,14 +19,13 @@ Beside it, how sure it is: each component's `interval`, `provisional` (fewer tha
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from rubricate.ledger.confidence import Component as Component
+from rubricate.ledger.confidence import Component, ranked_components, ratio, undisputed
 from rubricate.ledger.confidence import component_dict as _component_dict
-from rubricate.ledger.confidence import ranked_components, ratio, undisputed
 from rubricate.ledger.confidence import round_value as _round
 from rubricate.ledger.deadline import deadline
 from rubricate.ledger.event import SCHEMA_VERSION, Event, rfc3339
@@ -151,19 +150,46 @@ def _share(coverage: float, total: float) -> float:
     return coverage / total if total else 0.0
 
 
-def repo_entry(authors: Mapping[str, Totals], config: ReputationConfig) -> dict[str, Any]:
-    """A repository's entry of `reputation.json` from its authors' totals."""
+@dataclass(frozen=True)
+class TipEntry:
+    """A repository's entry of `reputation.json` as the tip has it (what `repo_entry` gave),
+    the exact means its authors' `ranked` values were pulled toward, and the authors whose
+    totals moved since."""
+
+    entry: dict[str, Any]
+    means: dict[str, Component]
+    moved: Collection[str]
+
+
+def whole_totals(authors: Mapping[str, Totals]) -> Totals:
+    """A repository's totals: its authors' added up."""
     whole = Totals()
     for login in sorted(authors):
         whole.merge(authors[login])
+    return whole
+
+
+def repo_entry(
+    authors: Mapping[str, Totals], config: ReputationConfig, tip: TipEntry | None = None
+) -> dict[str, Any]:
+    """A repository's entry of `reputation.json` from its authors' totals.
+
+    With the `tip`'s entry, an author whose totals did not move keeps the tip's entry: as it is
+    when no mean moved, else with only its `ranked` values pulled toward the new means (its
+    components and counts are those of the same totals). The entry is the same either way.
+    """
+    whole = whole_totals(authors)
     means = whole.components()
     entries = Entries(config)
+    kept = {} if tip is None else entries.kept(tip, authors, means)
     return {
         "jobs": dict(whole.counts),
         "rubric_quality": _component_dict(means["rubric_quality"]),
         "means": {name: _round(means[name].value) for name in COMPONENTS},
         "authors": {
-            login: entries.entry(authors[login].components(), dict(authors[login].counts), means)
+            login: kept[login]
+            if login in kept
+            else entries.entry(authors[login].components(), dict(authors[login].counts), means)
             for login in sorted(authors)
         },
     }
@@ -224,10 +250,39 @@ class Entries:
             "components": {name: self.component(components[name]) for name in COMPONENTS},
         }
         if means is not None:
-            pulled = ranked_components(components, means, config.prior_jobs)
-            entry["ranked"] = _round(_combined(pulled, self.weights)[0])
-            for name in COMPONENTS:
-                entry["components"][name]["ranked"] = _round(pulled[name].value)
+            self._rank(entry, entry["components"], components, means)
+        return entry
+
+    def kept(
+        self, tip: TipEntry, authors: Mapping[str, Totals], means: dict[str, Component]
+    ) -> dict[str, dict[str, Any]]:
+        """The tip's entries of the authors whose totals did not move (see `repo_entry`)."""
+        same = all(tip.means[name].value == means[name].value for name in COMPONENTS)
+        kept = {}
+        for login, entry in tip.entry["authors"].items():
+            if login in tip.moved or login not in authors:
+                continue
+            if same:
+                kept[login] = entry
+            else:
+                shown = {name: dict(entry["components"][name]) for name in COMPONENTS}
+                kept[login] = self._rank(
+                    {**entry, "components": shown}, shown, authors[login].components(), means
+                )
+        return kept
+
+    def _rank(
+        self,
+        entry: dict[str, Any],
+        shown: dict[str, dict[str, Any]],
+        components: dict[str, Component],
+        means: dict[str, Component],
+    ) -> dict[str, Any]:
+        """Set an entry's `ranked` values (its own and its components', `shown`)."""
+        pulled = ranked_components(components, means, self.config.prior_jobs)
+        entry["ranked"] = _round(_combined(pulled, self.weights)[0])
+        for name in COMPONENTS:
+            shown[name]["ranked"] = _round(pulled[name].value)
         return entry
 
     def component(self, component: Component) -> dict[str, Any]:

@@ -29,14 +29,8 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Protocol, TypeAlias, TypeVar
 
 from rubricate.bulk import bulk
-from rubricate.errors import DataBranchError as DataBranchError
-from rubricate.ledger.codec import (
-    LedgerError,
-    ParsedLedger,
-    decode_shard,
-    is_shard,
-    parse_ledger,
-)
+from rubricate.errors import DataBranchError, LedgerError
+from rubricate.ledger.codec import ParsedLedger, decode_shard, is_shard, parse_ledger
 from rubricate.ledger.event import Event
 from rubricate.ledger.paths import git_blob_id, is_derived
 from rubricate.ledger.refold import Fetch
