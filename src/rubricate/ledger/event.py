@@ -29,6 +29,8 @@ TOLERANCE: Final = 1e-9
 ScoreValue = float | bool | None
 """A recorded criterion score: a number on the rubric's scale, a binary answer, or null."""
 _SHARED_RUBRICS = 256
+NOT_AS_WRITTEN = "not as rubricate writes it"
+"""What `Event.written` says of values it refuses."""
 """How many distinct rubric references reading lines keeps to share (see `_shared_rubric`)."""
 _rubrics: dict[tuple[bool, bytes], RubricRef] = {}
 EventKind = Literal[
@@ -203,13 +205,17 @@ class Event(Record):
         that makes its lines itself: `values` must be valid and exactly the JSON values
         `model_dump(mode="json", exclude_none=True)` gives back (`read_values`' `exact` rule),
         `ValueError` otherwise. `values` is left as it is."""
+        if type(values) is not dict:
+            raise ValueError(f"not the JSON object of an event's canonical line ({NOT_AS_WRITTEN})")
         try:
             rubric = values.get("rubric")
             if type(rubric) is dict:
                 values = {**values, "rubric": _shared_rubric(rubric, exact=True)}
             return made(cls, read_values(cls, values, exact=True))
         except Undecided:
-            raise ValueError("not the JSON values of an event's canonical line") from None
+            raise ValueError(
+                f"not the JSON values of an event's canonical line ({NOT_AS_WRITTEN})"
+            ) from None
 
     def to_line(self) -> str:
         """One canonical JSONL line: keys sorted, absent fields left out."""

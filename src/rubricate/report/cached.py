@@ -3,8 +3,9 @@ field by field again (pure: shard texts in, sources out; `pool.cached_in_paralle
 groups over cores).
 
 When the data branch's fold cache verifies, it names the very shards it was written from, the
-lines they hold that were refused or repeated, and every job's facts. So the lines are read as
-`vouched` reads them, and checked only against the cache: every job's events fold to its facts,
+lines they hold that were refused or repeated, and every job's facts. So each line is read by
+`Event.written`, the ledger's one rule for values exactly as rubricate writes them (a lax form
+is refused, not read), and checked only against the cache: every job's events fold to its facts,
 no line names a job the cache does not hold and, with a ledger key, each event is signed with
 it. The jobs are split by author page into groups of about as many events each (`groups`), each
 line goes to its job's group (`routed`: its job read from the line's text as rubricate writes
@@ -47,7 +48,6 @@ from rubricate.report.model import (
 from rubricate.report.refresh import Kept, cache_ledger_facts, page_order
 from rubricate.report.summary import RowTotals
 from rubricate.report.tallies import Tally
-from rubricate.report.vouched import VouchedReader
 
 _PR = '"pr": '
 _JOB = re.compile(_PR + r'(\d+), (?:"rating": \d+, )?"repo": ("(?:[^"\\]|\\.)*")')
@@ -129,11 +129,10 @@ def group_sources(group: Group, config: ReputationConfig, key: bytes | None) -> 
     """The parts, series, tally and totals of one group's jobs, from their lines; LedgerError
     when a line is not an event as rubricate writes it, or a job's events do not fold to the
     facts the cache holds."""
-    reader = VouchedReader()
     by_job: dict[JobKey, list[Event]] = {key: [] for key in group.jobs}
     try:
         for line in group.lines:
-            event = reader.event(json.loads(line))
+            event = Event.written(json.loads(line))
             by_job[(event.repo, event.pr)].append(event)
     except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
         raise LedgerError(f"a ledger line: {exc}") from None

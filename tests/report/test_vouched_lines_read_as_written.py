@@ -1,6 +1,6 @@
-"""A ledger line the fold cache vouches for is made into the event the ledger reader makes of
-it, and a line that is not as rubricate writes it is refused (the report then reads the ledger
-with every check)."""
+"""A ledger line the fold cache vouches for is made (`Event.written`) into the event the ledger
+reader makes of it, and a line that is not as rubricate writes it is refused (the first report
+then reads the ledger with every check)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 
 from rubricate.ledger.event import Event
-from rubricate.report.vouched import NOT_AS_WRITTEN, VouchedReader
 from tests.ledger.factory import event, scored
 from tests.report.sample import sample_events
 
@@ -29,8 +28,7 @@ def test_every_line_reads_as_the_ledger_reader_reads_it() -> None:
         event("disputed", 9, 19, "f", feedback="nope", evidence=[{"pr": 5, "repo": "a/b"}]),
     ]
     lines = [e.to_line() for e in given]
-    reader = VouchedReader()
-    made = [reader.event(json.loads(line)) for line in lines]
+    made = [Event.written(json.loads(line)) for line in lines]
     assert made == [Event.model_validate_json(line) for line in lines]
     assert [e.to_line() for e in made] == lines
     rubrics = {id(e.rubric) for e in made if e.rubric is not None}
@@ -59,14 +57,14 @@ def test_every_line_reads_as_the_ledger_reader_reads_it() -> None:
 )
 def test_a_line_not_as_rubricate_writes_it_is_refused(change: dict[str, Any]) -> None:
     written = {**json.loads(event("rated", 1, 1, "x", rating=3).to_line()), **change}
-    with pytest.raises(ValueError, match=NOT_AS_WRITTEN):
-        VouchedReader().event(written)
+    with pytest.raises(ValueError, match="canonical line"):
+        Event.written(written)
 
 
 def test_a_line_missing_a_field_is_refused() -> None:
     written = json.loads(event("rated", 1, 1, "x", rating=3).to_line())
     del written["actor"]
-    with pytest.raises(ValueError, match=NOT_AS_WRITTEN):
-        VouchedReader().event(written)
-    with pytest.raises(ValueError, match=NOT_AS_WRITTEN):
-        VouchedReader().event(["not an object"])
+    with pytest.raises(ValueError, match="canonical line"):
+        Event.written(written)
+    with pytest.raises(ValueError, match="canonical line"):
+        Event.written(["not an object"])
