@@ -95,13 +95,13 @@ def in_order(hidden: list[Finding], ruled: list[Finding], detected: list[Finding
 
 def rule_findings(text: str, where: str) -> tuple[list[Finding], list[Finding]]:
     """The findings of `text`'s hidden content, and those of the rules."""
-    hidden = _hidden_findings(text, where, where.lower().endswith(DOC_SUFFIXES))
+    kind = kind_of(where)
+    is_doc, is_data_file = kind == "docs", kind == "data"
+    hidden = _hidden_findings(text, where, is_doc)
     findings: list[Finding] = []
-    is_data_file = where.lower().endswith(DATA_FILE_SUFFIXES)
     visible = _plain_latin(text)
     lowered = visible.lower()
     lines = _LineIndex(visible)
-    is_doc = where.lower().endswith(DOC_SUFFIXES) and where not in _REQUEST_WHERE
     folded = len(lowered) == len(visible)  # offsets in `lowered` are offsets in `visible`
     present = {t for t in TRIGGERS if t in lowered}
     known: dict[str, AbstractSet[int]] = dict.fromkeys(TRIGGERS.difference(present), _NONE)

@@ -423,12 +423,14 @@ def id_bucket(event_id: str) -> str:
     return f"{ID_DIR}{digits[0]}/{digits[1:3]}.jsonl"
 
 
-def id_files(ids: Iterable[str]) -> dict[str, bytes]:
-    """Every index file for these ids."""
+def id_files(ids: Iterable[str]) -> Iterator[tuple[str, bytes]]:
+    """Every index file for these ids, in path order, each made as it is given (its ids are
+    then let go)."""
     buckets: dict[str, set[str]] = {}
     for event_id in ids:
         buckets.setdefault(id_bucket(event_id), set()).add(event_id)
-    return {path: encode_ids(found) for path, found in sorted(buckets.items())}
+    for path in sorted(buckets):
+        yield path, encode_ids(buckets.pop(path))
 
 
 def known_ids(files: Mapping[str, bytes], paths: Iterable[str]) -> dict[str, set[str]] | None:

@@ -25,8 +25,7 @@ from rubricate.ledger.cache import (
     FoldCache,
     bucket_files,
     cache_head,
-    encode_ids,
-    id_bucket,
+    id_files,
     totals_file,
 )
 from rubricate.ledger.event import SCHEMA_VERSION, Event, RubricRef
@@ -84,11 +83,7 @@ def closing_files(
     for path, data in summary_files(cache).items():
         derived[path] = git_blob_id(data)
         yield path, data
-    by_file: dict[str, list[str]] = {}
-    for event_id in ids:
-        by_file.setdefault(id_bucket(event_id), []).append(event_id)
-    for path in sorted(by_file):
-        data = encode_ids(set(by_file.pop(path)))  # (`id_files`, each id hashed once)
+    for path, data in id_files(ids):
         derived[path] = git_blob_id(data)
         yield path, data
     yield CACHE_PATH, cache_head(cache, derived)

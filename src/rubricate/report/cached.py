@@ -178,9 +178,7 @@ def combined(cache: FoldCache, made: Iterable[GroupSources]) -> tuple[Sources, K
         raise LedgerError(f"the groups' jobs do not add up ({exc})") from None
     facts = {key: job.facts for key, job in sorted(cache.jobs.items())}
     parts = {key: parts[key] for key in facts}
-    events = sum(f.events for f in facts.values())
-    newest = max((f.last_at for f in facts.values()), default=None)
-    ledger = cache_ledger_facts(cache, events, newest)
+    ledger = cache_ledger_facts(cache, cache.events, cache.newest_at)
     listed: Sequence[tuple[AuthorKey, Points | KeptSeries]]
     listed = [(author, series[author]) for author in sorted(series, key=page_order)]
     memo = Memo()

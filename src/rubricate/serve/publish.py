@@ -57,11 +57,8 @@ def publish_pr(
         path = view_path(repo, pr)
         row = conn.execute("SELECT data FROM rubricate_extras WHERE path = %s", (path,)).fetchone()
         views = decode_views(bytes(row[0]) if row else None, pr)
-        try:
+        try:  # a rate limit stops the effect it met, not `apply`: `api.limited` holds it
             result = Executor(cast("GitHubClient", api), None, runtime, views).apply(effects)
-        except RateLimited as exc:
-            budget.stopped(conn, installation, now, exc)
-            raise
         finally:
             seen = budget.seen_since(github.requester, before)
             with conn.transaction():
