@@ -101,10 +101,10 @@ def test_training_with_translated_docs_puts_half_of_them_in_each_threshold_fold(
 ) -> None:
     monkeypatch.syspath_prepend(str(BENCHMARKS))
     train = importlib.import_module("train_injection")
-    assert train.benign_repos(False) == train.TRAIN_REPOS
-    repos = train.benign_repos(True)
+    assert train.threshold_repos(False) == train.FIRST_REPOS
+    repos = train.threshold_repos(True)
     translated = set(importlib.import_module("injection_corpora").TRANSLATED_DOCS)
-    assert set(repos) == set(train.TRAIN_REPOS) | translated
+    assert set(repos) == set(train.FIRST_REPOS) | translated
     for fold in range(train.FOLDS):
         left_out = set(repos[fold :: train.FOLDS]) & translated
         assert len(left_out) == len(translated) // train.FOLDS
