@@ -108,3 +108,18 @@ def test_training_with_translated_docs_puts_half_of_them_in_each_threshold_fold(
     for fold in range(train.FOLDS):
         left_out = set(repos[fold :: train.FOLDS]) & translated
         assert len(left_out) == len(translated) // train.FOLDS
+
+
+def test_no_training_repository_is_one_the_detector_is_measured_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    names = ("train_injection", "bench_injection", "bench_injection_heldout")
+    train, bench, heldout = map(importlib.import_module, names)
+    measured = set(bench.MEASURE_REPOS) | {repo for repo, _read in heldout.SOURCES.values()}
+    trained = set(train.TRAIN_REPOS) | {
+        repo
+        for repo, _read in importlib.import_module("injection_corpora").INJECTION_SOURCES.values()
+    }
+    assert len(train.TRAIN_REPOS) == len(set(train.TRAIN_REPOS))
+    assert not trained & measured
