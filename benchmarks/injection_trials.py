@@ -2,7 +2,7 @@
 sources only; print JSON.
 
     nice -n 10 python benchmarks/injection_trials.py --mirrors /work/.mirror \
-        [--trial base --trial grams-3-5 --trial context --trial instances --trial second-stage] \
+        [--trial base --trial chars --trial chars-within --trial grams-3-5 --trial context --trial instances --trial second-stage] \
         [--trial first-repos --trial requests] \
         [--trial meaning --trial meaning-only --trial meaning-layer --trial meaning-layer-sum \
          --vectors /tmp/meaning.npz]
@@ -20,6 +20,13 @@ is read here.
 - `requests`: the shipped data and `injection_requests`' written requests to a reading model
   as one more injection source (its benign notes beside the written benign examples);
 - `grams-3-5`: character 5-grams of each word as well;
+- `chars-within`: `grams-3-5` and the 3- and 4-grams of each run of a script without spaces
+  (`injection_chars.within_features`: all of them a detector could cache per word);
+- `chars`: `chars-within` and the character 3- to 5-grams across each space between adjacent
+  words (`injection_chars.chars_features`). For `base` and both of these, the written
+  non-English test set (`injection_written.TEST_*`) is also scored, at the threshold chosen
+  out of fold, by a model fitted on every training source (`Trial.written`): a measure only,
+  nothing is chosen on it;
 - `context`: span-level conjunctions a linear model over words cannot form: the span speaks
   to the reader (second person) and names the grader or the scoring (`ADDRESSED`), and each
   of those with each line's first word (where an imperative starts);
@@ -83,9 +90,12 @@ from pathlib import Path
 
 import numpy as np
 from injection_calibration import TARGET_FP, threshold_for
+from injection_chars import chars_features, features_3_5, within_features
 from injection_corpora import Item, evenly
 from injection_meaning import Vectors, layer_margins
+from injection_measure import CARRIERS
 from injection_requests import REQUESTS, REQUESTS_BENIGN
+from injection_written import TEST_BENIGN, TEST_INJECTIONS
 from train_injection import (
     FIRST_REPOS,
     FOLDS,
@@ -98,22 +108,12 @@ from train_injection import (
     training_items,
 )
 
-from rubricate.judge.detector import features_of, pairs, word_features
+from rubricate.judge.detector import features_of
 from rubricate.judge.detector_text import MARKER_TOKENS, span_tokens
 from rubricate.judge.scan import scan_injection
 
 Fitter = Callable[[set[str]], tuple[np.ndarray, float]]
 SECOND_PERSON = frozenset({"you", "your", "yours", "yourself"})
-
-
-def features_3_5(tokens: list[str]) -> list[str]:
-    """The shipped features and each word's character 5-grams."""
-    found = [g for token in tokens for g in word_features(token)]
-    for token in tokens:
-        if token[:1] not in MARKER_TOKENS:
-            padded = f"<{token}>"
-            found += [f"c:{padded[i : i + 5]}" for i in range(len(padded) - 4)]
-    return found + pairs(tokens)
 
 
 ADDRESSED = frozenset((
@@ -157,6 +157,8 @@ class Trial:
         self.data = data
         self.everything = {i.source for i in items}
         self.positive = sorted({i.source for i in items if i.carrier == "payload"})
+        self.threshold = 0.5
+        """The out-of-fold threshold of the last `loso`."""
         self.owner = np.zeros(data.count, dtype=np.int64)
         for number, rows in enumerate(data.item_rows):
             self.owner[rows] = number
@@ -198,11 +200,38 @@ class Trial:
             scores = self.item_max(self.span_probabilities(*fitter(self.everything - left_out)))
             out_of_fold[self.of(left_out)] = scores[self.of(left_out)]
         threshold = threshold_for(list(out_of_fold[self.of(set(FIRST_REPOS))]))
+        self.threshold = threshold
         shares = {}
         for source in self.positive:
             scores = self.item_max(self.span_probabilities(*fitter(self.everything - {source})))
             shares[source] = round(float(np.mean(scores[self.of({source})] >= threshold)), 3)
         return summary(threshold, shares)
+
+    def written(
+        self, fitter: Fitter, features: Callable[[list[str]], list[str]]
+    ) -> dict[str, dict[str, float]]:
+        """The written non-English test set (`injection_written.TEST_*`, each sentence in each
+        carrier) at the threshold `loso` chose, scored by a model fitted on every training
+        source: each language's share of injections and of benign sentences flagged (the
+        detector alone, one threshold; nothing is chosen on it)."""
+        weights, bias = fitter(self.everything)
+        out: dict[str, dict[str, float]] = {}
+        for language, injections in TEST_INJECTIONS.items():
+            shares = []
+            for texts in (injections, TEST_BENIGN[language]):
+                embedded = [embed(t) for embed in CARRIERS.values() for t in texts]
+                test = Spans(span_token_lists(embedded), features)
+                scores = test.probabilities(weights, bias)
+                flagged = [
+                    max(scores[rows], default=0.0) >= self.threshold for rows in test.item_rows
+                ]
+                shares.append(round(float(np.mean(flagged)), 3))
+            out[language] = {"recall": shares[0], "fp": shares[1]}
+        means = {
+            k: round(float(np.mean([v[k] for v in out.values()])), 3) for k in ("recall", "fp")
+        }
+        return {**out, "mean": means}
+        return out
 
 
 class LayerTrial(Trial):
@@ -362,7 +391,16 @@ class SecondStage:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mirrors", type=Path, required=True)
-    choices = ("base", "grams-3-5", "context", "instances", "second-stage", "meaning")
+    choices = (
+        "base",
+        "chars",
+        "chars-within",
+        "grams-3-5",
+        "context",
+        "instances",
+        "second-stage",
+        "meaning",
+    )
     choices += ("meaning-only",)
     choices += ("meaning-layer", "meaning-layer-sum", "first-repos", "requests")
     parser.add_argument("--trial", action="append", choices=choices)
@@ -377,10 +415,16 @@ def main(argv: list[str] | None = None) -> int:
     result: dict[str, object] = {"sources": sources, "target_fp": TARGET_FP}
     trial = Trial(items, tokenized, Spans(tokenized))
     for name in args.trial or choices:
-        if name in ("grams-3-5", "context"):
-            chosen = features_3_5 if name == "grams-3-5" else context_features
+        if name in ("chars", "chars-within", "grams-3-5", "context"):
+            chosen = {
+                "chars": chars_features,
+                "chars-within": within_features,
+                "grams-3-5": features_3_5,
+            }.get(name, context_features)
             longer = Trial(items, tokenized, Spans(tokenized, chosen))
             result[name] = longer.loso(longer.plain)
+            if name.startswith("chars"):
+                result[name]["written non-English"] = longer.written(longer.plain, chosen)
         elif name.startswith("meaning-layer"):
             if args.vectors is None:
                 parser.error("the meaning trials need --vectors")
@@ -412,6 +456,8 @@ def main(argv: list[str] | None = None) -> int:
             }
         else:
             result[name] = trial.loso(trial.plain if name == "base" else trial.instances)
+            if name == "base":
+                result[name]["written non-English"] = trial.written(trial.plain, features_of)
         print(name, json.dumps(result[name]), file=sys.stderr, flush=True)
     result["seconds"] = round(time.monotonic() - started)
     print(json.dumps(result, indent=2))

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
+import numpy as np
 import pytest
 
 from rubricate.judge.detector import features_of
@@ -63,3 +64,15 @@ def test_the_requests_trial_adds_one_injection_source_and_benign_notes(
     assert {i.carrier for i in planted} == {"payload"}
     benign = [i.text for i in found if i.source == "rubricate-written-benign"]
     assert benign == list(requests.REQUESTS_BENIGN)
+
+
+def test_the_written_set_is_flagged_at_the_loso_threshold(
+    modules: Callable[..., list[ModuleType]],
+) -> None:
+    trials, train, written = modules("injection_trials", "train_injection", "injection_written")
+    trial = trials.Trial([], [], train.Spans([]))
+    size = 1 << train.HASH_BITS
+    for bias, share in ((5.0, 1.0), (-5.0, 0.0)):
+        found = trial.written(lambda _used, b=bias: (np.zeros(size), b), features_of)
+        assert set(found) == {*written.TEST_INJECTIONS, "mean"}
+        assert all(v == {"recall": share, "fp": share} for v in found.values())
