@@ -2,7 +2,8 @@
 sources only; print JSON.
 
     nice -n 10 python benchmarks/injection_trials.py --mirrors /work/.mirror \
-        [--trial base --trial chars --trial chars-within --trial grams-3-5 --trial context --trial instances --trial second-stage] \
+        [--trial base --trial chars --trial chars-within --trial grams-3-5 --trial context \
+         --trial instances --trial second-stage] \
         [--trial first-repos --trial requests] \
         [--trial meaning --trial meaning-only --trial meaning-layer --trial meaning-layer-sum \
          --vectors /tmp/meaning.npz]
