@@ -30,12 +30,11 @@ from rubricate.cli.sources import (
 from rubricate.errors import ConfigError, LedgerError, RubricateError, RunFailed, read_problem
 from rubricate.ledger.codec import ParsedLedger, decode_shard, is_shard
 from rubricate.ledger.event import same_login
-from rubricate.ledger.paths import BUCKET_DIR, CACHE_PATH, REPUTATION_PATH, is_derived
+from rubricate.ledger.paths import CACHE_PATH, REPUTATION_PATH, is_derived
 from rubricate.ledger.pg_store import PostgresStore
 from rubricate.ledger.reputation_config import ReputationConfig
 from rubricate.ledger.snapshot import FoldSnapshot, fold_snapshot
 from rubricate.ledger.store import LedgerStore
-from rubricate.ledger.treeids import TREE_MODE, listing_of
 from rubricate.ledger.trust import key_id
 from rubricate.ledger.verify import (
     check_author,
@@ -217,13 +216,10 @@ def _read(
         return _Ledger(config, parse_in_parallel(store.shard_texts(), key=store.key))
     tip = store.backend.tip()
     require_branch(store, args)
-    # the cache's head, its buckets and reputation.json in one request (`read` then fetches
-    # none of them again)
     recorded_paths = [p for p in (CACHE_PATH, REPUTATION_PATH) if p in tip.tree]
-    buckets = listing_of(tip.tree)(BUCKET_DIR.rstrip("/"))
-    tip.fetch(recorded_paths + [BUCKET_DIR + n for n, (m, _) in buckets.items() if m != TREE_MODE])
+    shown = [p for p in recorded_paths if p != CACHE_PATH]  # (fetched with the fold cache)
+    snapshot = fold_snapshot(tip.tree, tip.read, store.key, tip.fetch, shown)
     recorded = tip.read(recorded_paths)
-    snapshot = fold_snapshot(tip.tree, tip.read, store.key)
     config = store.config or recorded_config(recorded) or ReputationConfig()
     inputs = state_inputs(config, key_id(store.key)) if snapshot is not None else None
     whole = args.org is None and args.repo is None  # a state is kept of whole reports only

@@ -31,7 +31,7 @@ from rubricate.report.kept_json import KeptJSON, KeptRow, KeptSeries, canonical,
 from rubricate.report.kept_lines import job_line, read_job_lines
 from rubricate.report.memo import Memo
 from rubricate.report.model import Points, shown_point
-from rubricate.report.refresh import Kept
+from rubricate.report.refresh import Kept, page_order
 from rubricate.report.summary import read_row_totals
 from rubricate.report.tallies import read_tally
 
@@ -93,19 +93,20 @@ def save_state(out: Path, inputs: str, state: State) -> Path:
         for key in sorted(kept.parts)
         if key in kept.files
     ]
-    series = [
-        "\t".join(("S", json.dumps(repo), json.dumps(author), *_series(points)))
-        for (repo, author), points in kept.series.items()
+    series = [  # in page order, as every report lists them, however they were made
+        "\t".join(("S", json.dumps(key[0]), json.dumps(key[1]), *_series(kept.series[key])))
+        for key in sorted(kept.series, key=page_order)
     ]
-    head = {
+    styles = {n: css for p in state.pages.values() for n, css in p.styles.items()}
+    head = {  # (its mappings sorted: the same state, the same text)
         "inputs": inputs,
         "jobs": len(jobs),
         "jobs_sha256": hashlib.sha256("\n".join(jobs).encode()).hexdigest(),
         "series": len(series),
         "tally": kept.tally.rows(),
         "totals": kept.totals.rows(),
-        "memo": kept.memo.used,
-        "styles": {n: css for p in state.pages.values() for n, css in p.styles.items()},
+        "memo": dict(sorted(kept.memo.used.items())),
+        "styles": dict(sorted(styles.items())),
         "pages": {slug: [p.digest, sorted(p.styles)] for slug, p in sorted(state.pages.items())},
         "context": state.context,
     }
