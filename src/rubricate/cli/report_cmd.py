@@ -4,7 +4,6 @@ reputation dashboard and calibration report) (shell: CLI)."""
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import math
 import os
@@ -17,7 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rubricate.bulk import gc_paused
+from rubricate.bulk import kept_to_the_end
 from rubricate.cli.report_checks import require_extra, require_ledger_folder
 from rubricate.cli.sources import (
     add_scope_arguments,
@@ -133,9 +132,8 @@ def _write_report(
     from rubricate.report.files import write_json, write_markdown
     from rubricate.report.reuse import State, save_state
 
-    with gc_paused():  # everything read here lives to the end: no collection over it
+    with kept_to_the_end():  # everything read here: no collection goes over it
         ledger = _read(args, out, store)
-        gc.freeze()  # (nor over it once collections resume)
     pages = None
     if args.format == "html":
         from rubricate.report.workers import AuthorPages  # pygal: only the site draws charts
@@ -263,7 +261,7 @@ def _build(
     from rubricate.report.refresh import first_kept, kept_as_made, refreshed
 
     progress("reading the ledger")
-    with gc_paused():  # everything built here lives to the end: no collection over it
+    with kept_to_the_end():  # everything built here: no collection goes over it
         kept: Kept | None = None
         if ledger.cached is not None:
             sources, kept = ledger.cached
@@ -302,7 +300,6 @@ def _build(
 
         whole = replace(sources, series=series, reputation=ledger.reputation)
         report = assemble(whole, ledger.config, options, ready)
-        gc.freeze()
     return report, kept
 
 

@@ -11,7 +11,6 @@ Without a pool, or when a worker dies, this process draws.
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import os
 from collections import defaultdict
@@ -21,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from rubricate import __version__
+from rubricate.bulk import only_new_collected
 from rubricate.report import author_page, chart_styles
 from rubricate.report.kept_json import KeptJSON, canonical, rows_for_writing
 from rubricate.report.pages import author_slugs
@@ -236,6 +236,5 @@ def _draw_chunk(out: Path, part: dict[str, Any]) -> Drawn:
 def _draw_in_worker(out: Path, part: dict[str, Any]) -> Drawn:
     """`_draw_chunk` in a worker: what the parent held is never collected here, what drawing
     leaves is."""
-    gc.freeze()
-    gc.enable()
-    return _draw_chunk(out, part)
+    with only_new_collected():
+        return _draw_chunk(out, part)
