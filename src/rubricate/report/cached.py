@@ -52,9 +52,10 @@ from rubricate.report.tallies import Tally
 
 _PR = '"pr": '
 _JOB = re.compile(_PR + r'(\d+), (?:"rating": \d+, )?"repo": ("(?:[^"\\]|\\.)*")')
-"""An event's job in its line as rubricate writes it (keys sorted, `json.dumps`' spacing): its
-last match, since the fields that follow `repo` (rubric, scores, ...) hold no such text and
-those before it (evidence, ...) might."""
+"""An event's job in its line as rubricate writes it (keys sorted, `json.dumps`' spacing, and of
+the event's fields only `rating` sorting between `pr` and `repo`, as a test holds): its last
+match, since the fields that follow `repo` (rubric, scores, ...) hold no such text and those
+before it (evidence, ...) might."""
 
 
 @dataclass(frozen=True)
