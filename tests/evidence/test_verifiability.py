@@ -203,3 +203,35 @@ def test_exact_pins_in_a_manifest_count_as_pinned(
     change = snapshot_of(tmp_path, {**BASE, path: before}, {path: after})
     result = verifiability_check(change)
     assert result.value == value
+
+
+def test_randomness_in_a_type_test_only_makes_a_type(tmp_path: Path) -> None:
+    line = "expectTypeOf(Math.random() > 0.5 ? skip : () => 1).toBeFunction()\n"
+    assert check(tmp_path / "a", {"src/__tests__/use.test-d.tsx": line}).findings == ()
+    result = check(tmp_path / "b", {"src/__tests__/use.test.tsx": line})
+    assert [f.rule for f in result.findings] == ["seeds"]
+
+
+def test_code_in_an_untested_docs_or_scripts_folder_needs_no_test(tmp_path: Path) -> None:
+    docs = {"docs/code/progress/main.c": "int main(void) { return 0; }\n"}
+    assert check(tmp_path / "a", docs).findings == ()
+    scripts = {"tools/gen.py": "print(1)\n", "tools/test_gen.py": "def test_g():\n    pass\n"}
+    snapshot = snapshot_of(tmp_path / "b", {**BASE, **scripts}, {"tools/gen.py": "print(2)\n"})
+    assert [f.rule for f in verifiability_check(snapshot).findings] == ["tests"]
+
+
+def test_manifests_and_build_scripts_need_no_test(tmp_path: Path) -> None:
+    head = {"setup.py": "install_requires = ['a==2.0']\n", "build.rs": "fn main() {}\n"}
+    assert check(tmp_path, head).findings == ()
+
+
+SENTENCES = "".join(f"Line {n} of the guide says what the flag does.\n" for n in range(12))
+
+
+def test_prose_beside_the_code_it_documents_needs_no_link(tmp_path: Path) -> None:
+    alone = check(tmp_path / "a", {"docs/flags.md": SENTENCES})
+    assert [f.rule for f in alone.findings] == ["sources"]
+    beside = {"docs/flags.md": SENTENCES, "src/app.py": "x = 2\n", "tests/test_app.py": "x = 1\n"}
+    result = check(tmp_path / "b", beside)
+    assert result.findings == ()
+    assert any("beside the code they document: src/app.py" in line for line in result.evidence)

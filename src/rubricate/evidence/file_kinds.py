@@ -29,6 +29,9 @@ FIXTURE_DIRS = frozenset(
     {"fixtures", "fixture", "testdata", "__snapshots__", "snapshots", "golden"}
 )
 EXAMPLE_DIRS = frozenset({"examples", "example", "demo", "demos", "samples", "sample"})
+SUPPORT_DIRS = frozenset({"docs", "doc", "scripts", "tools"})
+"""Folders of code that serves the project (documentation examples and recipes, docs builds,
+release and maintenance scripts) rather than being the program."""
 SOURCE_EXTS = words(
     "py pyi js jsx mjs cjs ts tsx go rs java kt kts rb c h cc cpp cxx hpp cs swift php scala"
     " sh bash lua r jl ex exs erl hs ml clj dart vue svelte sql"
@@ -46,7 +49,8 @@ LOCKFILES = words(
 )
 MANIFESTS = words(
     "pyproject.toml setup.py setup.cfg pipfile package.json cargo.toml go.mod gemfile composer.json"
-    " environment.yml environment.yaml pubspec.yaml mix.exs build.gradle pom.xml"
+    " environment.yml environment.yaml pubspec.yaml mix.exs build.gradle build.gradle.kts pom.xml"
+    " package.swift"
 )
 CHECKSUM_NAMES = re.compile(
     r"(^|[._-])(sha\d*sums?|md5sums?|checksums?)([._-]|$)|\.(sha\d+|md5)$", re.I
@@ -56,10 +60,11 @@ JSONC_NAMES = re.compile(
 )
 TOOL_CONFIG_NAMES = re.compile(
     r"^[\w.-]+\.config\.[cm]?[jt]sx?$|^\.[\w-]+rc\.[cm]?js$|^(gulpfile|gruntfile)\.[cm]?[jt]s$"
-    r"|^(noxfile|fabfile|dodo)\.py$",
+    r"|^(noxfile|fabfile|dodo)\.py$|^build\.rs$",
     re.I,
 )
-"""Build and tool configs written in a programming language: not program source to test."""
+"""Build and tool configs written in a programming language (a Cargo `build.rs` build script
+among them): not program source to test."""
 TEST_NAMES = re.compile(r"^(test_|conftest\.py$)|([_-]test|[_-]spec|Tests?)\.[^.]+$")
 EMPTY_OK_NAMES = frozenset(
     {"__init__.py", "py.typed", ".gitkeep", ".keep", ".nojekyll", ".gitignore"}
@@ -142,7 +147,15 @@ def is_test(path: str) -> bool:
     name = basename(path).lower()
     if any(part.lower() in TEST_DIRS for part in _parts(path)[:-1]):
         return True
-    return TEST_NAMES.search(basename(path)) is not None or ".test." in name or ".spec." in name
+    return TEST_NAMES.search(basename(path)) is not None or any(
+        mark in name for mark in (".test.", ".spec.", ".test-d.")
+    )
+
+
+def is_type_test(path: str) -> bool:
+    """True for TypeScript type tests and declarations (`*.test-d.ts`, `*.d.ts`): type-checked,
+    never run."""
+    return re.search(r"\.(test-d|d)\.[cm]?tsx?$", basename(path)) is not None
 
 
 def is_fixture(path: str) -> bool:
@@ -157,9 +170,23 @@ def is_example(path: str) -> bool:
     return any(part.lower() in EXAMPLE_DIRS for part in _parts(path)[:-1])
 
 
+def support_folder(path: str) -> str | None:
+    """The outermost documentation or scripts folder the path lies in (`docs/`), or None."""
+    parts = _parts(path)[:-1]
+    for index, part in enumerate(parts):
+        if part.lower() in SUPPORT_DIRS:
+            return "/".join(parts[: index + 1]) + "/"
+    return None
+
+
 def is_source(path: str) -> bool:
-    """True for program source that is not a test nor a build or tool config."""
-    if TOOL_CONFIG_NAMES.search(basename(path)) or path.endswith("docs/conf.py"):
+    """True for program source that is not a test, a manifest (`setup.py`, `Package.swift`,
+    `build.gradle.kts`, ...) nor a build or tool config."""
+    if (
+        TOOL_CONFIG_NAMES.search(basename(path))
+        or is_manifest(path)
+        or path.endswith("docs/conf.py")
+    ):
         return False
     return extension(path) in SOURCE_EXTS and not is_test(path)
 
