@@ -235,3 +235,16 @@ def test_prose_beside_the_code_it_documents_needs_no_link(tmp_path: Path) -> Non
     result = check(tmp_path / "b", beside)
     assert result.findings == ()
     assert any("beside the code they document: src/app.py" in line for line in result.evidence)
+
+
+def test_randomness_in_a_minified_bundle_is_not_the_change_s_code(tmp_path: Path) -> None:
+    bundle = "!function(){var t=Math.random()}();\n"
+    assert check(tmp_path / "a", {"theme/js/bootstrap.bundle.min.js": bundle}).findings == ()
+    result = check(tmp_path / "b", {"theme/js/base.js": bundle})
+    assert {f.rule for f in result.findings} == {"seeds", "tests"}
+
+
+def test_prose_named_like_a_test_does_not_make_a_docs_folder_tested(tmp_path: Path) -> None:
+    base = {**BASE, "docs/en/_llm-test.md": "# t\n", "docs/js/termynal.js": "var a = 1;\n"}
+    snapshot = snapshot_of(tmp_path, base, {"docs/js/termynal.js": "var a = 2;\n"})
+    assert verifiability_check(snapshot).findings == ()

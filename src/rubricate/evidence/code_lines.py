@@ -83,8 +83,9 @@ def non_code_lines(change: FileChange) -> frozenset[int]:
 def _non_code(text: str, style: CommentStyle, ext: str) -> frozenset[int]:
     lines = text.splitlines()
     found = {n for n, line in enumerate(lines, 1) if is_comment_text(line, style)}
+    quotes = _quotes(style)
     for opener, closer in style.block:
-        found.update(_block_lines(text, opener, closer))
+        found.update(_block_lines(text, opener, closer, quotes))
     if ext in ("py", "pyi"):
         found.update(docstring_lines(text))
     if ext == "rs":
@@ -104,10 +105,21 @@ def is_comment_text(line: str, style: CommentStyle) -> bool:
     )
 
 
-def _block_lines(text: str, opener: str, closer: str) -> set[int]:
+def _quotes(style: CommentStyle) -> str:
+    """The string quotes of a language family, for telling comment openers from string text."""
+    return '"`' if style is SLASH else "\"'"
+
+
+def _block_lines(text: str, opener: str, closer: str, quotes: str) -> set[int]:
+    """Lines inside block comments; an opener inside a string literal (`"/src/*path"`) opens
+    none (quotes are counted on the opener's line)."""
     found: set[int] = set()
     start = text.find(opener)
     while start >= 0:
+        head = text[text.rfind("\n", 0, start) + 1 : start]
+        if any(head.count(quote) % 2 for quote in quotes):
+            start = text.find(opener, start + 1)
+            continue
         end = text.find(closer, start + len(opener))
         end = len(text) if end < 0 else end + len(closer)
         first = text.count("\n", 0, start) + 1
@@ -240,7 +252,7 @@ def code_part(line: str, style: CommentStyle) -> str:
     """A line's code without its trailing line comment, spaces collapsed, versions masked."""
     cut = len(line)
     for opener in style.line:
-        at = _comment_start(line, opener, '"`' if style is SLASH else "\"'")
+        at = _comment_start(line, opener, _quotes(style))
         cut = min(cut, len(line) if at is None else at)
     return QUOTED_VERSION.sub("0", " ".join(line[:cut].split()))
 
@@ -254,8 +266,7 @@ def in_comment(change: FileChange, number: int, text: str, column: int) -> bool:
         return True
     before = text[:column]
     openers = (*style.line, *(opener for opener, _ in style.block))
-    quotes = '"`' if style is SLASH else "\"'"
-    return any(_outside_quotes(before, opener, quotes) for opener in openers)
+    return any(_outside_quotes(before, opener, _quotes(style)) for opener in openers)
 
 
 def _outside_quotes(text: str, opener: str, quotes: str) -> bool:

@@ -103,12 +103,13 @@ def tests_signal(snapshot: Snapshot, live: list[FileChange]) -> Signal:
 
 def _untested_support(code: list[FileChange], head_paths: frozenset[str]) -> frozenset[str]:
     """The documentation and scripts folders of the changed code that hold no test: code there
-    serves the project (examples, recipes, docs builds, scripts). Where a test lies in such a
-    folder, the project tests its code there, as a package, and it is program source."""
+    serves the project (examples, recipes, docs builds, scripts). Where test code lies in such
+    a folder, the project tests its code there, as a package, and it is program source."""
     folders = {f for c in code if (f := kinds.support_folder(c.path))}
     if not folders:
         return frozenset()
-    tested = {f for p in head_paths if kinds.is_test(p) for f in folders if p.startswith(f)}
+    tests = [p for p in head_paths if kinds.is_test(p) and kinds.extension(p) in kinds.SOURCE_EXTS]
+    tested = {f for p in tests for f in folders if p.startswith(f)}
     return frozenset(folders - tested)
 
 
@@ -158,6 +159,8 @@ def seeds_signal(snapshot: Snapshot, live: list[FileChange]) -> Signal:
             continue
         if not (kinds.is_source(change.path) or kinds.is_test(change.path)):
             continue  # a snippet in a document or a data file is not code that runs
+        if not_authored(change):
+            continue  # a generated, vendored or minified file: its authors seed it, or not
         if kinds.is_type_test(change.path):
             continue  # type-checked, never run: randomness there only makes a type
         style = comment_style(change.path)
