@@ -279,6 +279,12 @@ def test_a_manifest_without_a_kept_lockfile_is_not_flagged(tmp_path: Path) -> No
     kept = {**BASE, "package.json": manifest, "package-lock.json": "{}\n"}
     stale = verifiability(tmp_path / "b", {"package.json": bumped}, kept)
     assert [(f.rule, f.kind) for f in stale.findings] == [("pinned-dependencies", "note")]
+    member = {**kept, "packages/a/package.json": manifest}
+    workspace = verifiability(tmp_path / "c", {"packages/a/package.json": bumped}, member)
+    assert [f.rule for f in workspace.findings] == ["pinned-dependencies"]
+    hidden = {**kept, ".github/tool/package.json": manifest}
+    tool = verifiability(tmp_path / "d", {".github/tool/package.json": bumped}, hidden)
+    assert tool.findings == ()
 
 
 DOCUMENTED = 'def f():\n    """Do it.\n\n    Old remark.\n    """\n    return 1\n'
