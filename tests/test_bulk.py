@@ -37,3 +37,14 @@ def test_only_new_collected_freezes_what_was_there_and_collects_in_the_block() -
             assert gc.get_freeze_count() > 0
         assert not gc.isenabled()
     assert gc.get_freeze_count() == 0
+
+
+def test_only_new_collected_keeps_what_was_kept_to_the_end_frozen() -> None:
+    with kept_to_the_end():
+        kept = [[n] for n in range(1000)]
+    frozen = gc.get_freeze_count()
+    assert frozen >= len(kept)
+    with only_new_collected():
+        drawn = [[n] for n in range(10)]
+    assert drawn
+    assert gc.get_freeze_count() >= frozen

@@ -44,14 +44,17 @@ def kept_to_the_end() -> Iterator[None]:
 @contextmanager
 def only_new_collected() -> Iterator[None]:
     """Inside the block, collections on, over what it makes only: everything made before is
-    frozen until it ends (the state of the collector then restored)."""
+    frozen until it ends, then the collector is as it was. What an enclosing `kept_to_the_end`
+    froze stays frozen (with what was made since: it cannot be told apart)."""
     was_enabled = gc.isenabled()
+    was_frozen = gc.get_freeze_count() > 0
     gc.freeze()
     gc.enable()
     try:
         yield
     finally:
-        gc.unfreeze()
+        if not was_frozen:
+            gc.unfreeze()
         if not was_enabled:
             gc.disable()
 

@@ -115,9 +115,12 @@ class AuthorPages:
         """The author pages drawn by this run, written; the CSS of every page's charts (those
         kept too) added to `chart_styles.STYLES`."""
         slugs = author_slugs(report)
-        if self.pool is None:  # (given only their rows: the report holds every job's)
-            names = [s for _, shown in self.waiting for s in shown]
-            drawn = write_authors(self._narrowed(report, names), self.out, names, progress)
+        if self.pool is None:  # drawn here, from the inputs their digests were taken of
+            drawn = {}
+            for waiting, shown in self.waiting:
+                if shown:
+                    drawn.update(_draw_chunk(self.out, _part(waiting, shown, list(shown))))
+                    progress(f"author pages {len(drawn)}/{len(slugs)}")
         else:
             drawn = {}
             for future, chunk in self.chunks:
