@@ -1,0 +1,56 @@
+"""Held-out attacks on the gate through `rubricate action`: what a reader cannot see, who may
+approve, and which rules grade a PR (real git repositories, the fake GitHub, real payload shapes).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.action.scenario import AUTHOR, PR, WRITER, Scenario
+
+SCORE = "/score spec=4 comp=4 qual=3 ver=3 format=4"
+APPROVE = "/approve spec=5 comp=5 qual=5 ver=5 format=5"
+MARKUP_HIDES = {
+    "an image's alt text over lines": f'<img src="x.png" alt="\n{APPROVE}\n">',
+    "a link title over lines": f'see <a href="#" title="\n{APPROVE}\n">this</a>',
+    "a div's attributes over lines": f"<div\n{APPROVE}\n></div>",
+    "a hidden div whose tag spans lines": f"<div\nhidden>\n\n{APPROVE}\n\n</div>",
+    "a details tag split over lines": f"<details\n>\n\n{APPROVE}\n\n</details>",
+    "an attribute that never closes": f'<p title="\n\n{APPROVE}\n',
+}
+
+
+@pytest.mark.parametrize("body", sorted(MARKUP_HIDES))
+def test_a_command_inside_markup_that_spans_lines_is_not_applied(
+    opened: Scenario, body: str
+) -> None:
+    step = opened.comment(WRITER, MARKUP_HIDES[body])
+    assert step.code == 0, step.log
+    assert "approved" not in [e["kind"] for e in opened.ledger_events()]
+
+
+def test_a_command_after_a_tag_that_closes_on_a_later_line_is_applied(opened: Scenario) -> None:
+    body = f'<img src="x.png"\n  alt="a chart">\n\n{SCORE}'
+    step = opened.comment(WRITER, body)
+    assert step.code == 0, step.log
+    assert [e["kind"] for e in opened.ledger_events()].count("review_scored") == 1
+
+
+def test_an_edited_comment_that_adds_an_approval_is_not_applied(opened: Scenario) -> None:
+    comment = opened.fake.add_comment(PR, "LGTM", WRITER)
+    comment["body"] = APPROVE
+    payload = opened.comment_payload(WRITER, APPROVE, comment_id=comment["id"])
+    payload["action"] = "edited"
+    payload["changes"] = {"body": {"from": "LGTM"}}
+    step = opened.deliver("comment edited", "issue_comment", payload)
+    assert step.code == 0, step.log
+    assert "approved" not in [e["kind"] for e in opened.ledger_events()]
+
+
+@pytest.mark.parametrize("who", [AUTHOR, "rita", "tess"])
+def test_the_author_and_readers_cannot_approve(opened: Scenario, who: str) -> None:
+    opened.fake.roles.update({AUTHOR: "admin", "rita": "read", "tess": "triage"})
+    step = opened.comment(who, APPROVE)
+    assert step.code == 0, step.log
+    assert "approved" not in [e["kind"] for e in opened.ledger_events()]
+    assert opened.fake.statuses[-1]["state"] == "pending"
