@@ -9,34 +9,19 @@ from pathlib import Path
 import pytest
 
 from tests.action.fake_github import FakeGitHub
-from tests.action.payloads import pull_request_event
-from tests.action.queue_groups import Group, merge_group_payload
+from tests.action.queue_groups import Group, build_queue, merge_group_payload
 from tests.action.scenario import (
-    AUTHOR,
     CONFIG,
     MAINTAINER,
     OVERRIDE,
     PR,
-    START,
     WRITER,
     Scenario,
     Step,
     git,
 )
+from tests.action.test_attack_config import LENIENT_RUBRIC, LOW
 
-LENIENT_RUBRIC = """\
-id: lenient
-version: "1"
-scale: {min: 1, max: 5}
-pass: {min_total: 1.0, min_each: 1}
-criteria:
-  - {id: spec_adherence, weight: 0.30, outcome: anything}
-  - {id: completeness, weight: 0.20, outcome: anything}
-  - {id: quality, weight: 0.25, outcome: anything}
-  - {id: verifiability, weight: 0.15, outcome: anything}
-  - {id: format_correctness, weight: 0.10, outcome: anything}
-"""
-LOW = "/approve spec=2 comp=2 qual=2 ver=2 format=2"
 APPROVE = "/approve spec=3 comp=2 qual=2 ver=2 format=2"
 OTHER = 8
 
@@ -70,17 +55,11 @@ def _open(scenario: Scenario, number: int, head: str, base: str, base_sha: str) 
         str(scenario.remote),
         f"{head}:refs/pull/{number}/head",
     )
-    payload = pull_request_event(
-        "opened",
-        number=number,
-        author=AUTHOR,
-        head_sha=head,
-        base_sha=base_sha,
-        created=START,
-        at=scenario.tick(),
-        body="Closes #12",
-    )
-    payload["pull_request"]["base"]["ref"] = base
+    scenario.heads.append(head)  # the head this event names
+    payload = scenario.pr_payload("opened")
+    payload["number"] = payload["pull_request"]["number"] = number
+    payload["pull_request"]["head"]["sha"] = head
+    payload["pull_request"]["base"] = {"ref": base, "sha": base_sha}
     step = scenario.deliver(f"pull_request opened #{number}", "pull_request_target", payload)
     assert step.code == 0, step.log
     return step
@@ -94,26 +73,13 @@ def _approve(scenario: Scenario, number: int, body: str = APPROVE) -> None:
 
 def _queue(scenario: Scenario, base: str, base_sha: str, entries: list[tuple[int, str]]) -> Group:
     """The merge-method group of these entries on `base`, each branch pushed; the last group."""
-    work = scenario.work
-    git(work, "checkout", "--quiet", "--detach", base_sha)
-    built_on, group = base_sha, None
-    for number, head in entries:
-        message = f"Merge pull request #{number} from octo/f{number}\n\nx"
-        git(work, "merge", "--quiet", "--no-ff", "-m", message, head)
-        sha = git(work, "rev-parse", "HEAD")
-        ref = f"refs/heads/gh-readonly-queue/{base}/pr-{number}-{built_on}"
-        git(work, "push", "--quiet", "--force", str(scenario.remote), f"HEAD:{ref}")
-        group = Group(number, sha, git(work, "rev-parse", f"{sha}^{{tree}}"), built_on, ref)
-        built_on = sha
-    git(work, "checkout", "--quiet", "feature")
-    assert group is not None
-    return group
+    return build_queue(scenario, "merge", entries, base=(base, base_sha))[-1]
 
 
 def _deliver(scenario: Scenario, base: str, base_sha: str, group: Group) -> dict[str, str]:
-    payload = merge_group_payload(group.head_sha, group.tree, base_sha, group.pr, group.built_on)
-    payload["merge_group"]["head_ref"] = group.ref
-    payload["merge_group"]["base_ref"] = f"refs/heads/{base}"
+    payload = merge_group_payload(
+        group.head_sha, group.tree, base_sha, group.pr, group.built_on, base=base
+    )
     step = scenario.deliver("merge_group", "merge_group", payload)
     assert step.code == 0, step.log
     status: dict[str, str] = scenario.fake.statuses[-1]
