@@ -4,9 +4,15 @@ approve, and which rules grade a PR (real git repositories, the fake GitHub, rea
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from tests.action.scenario import AUTHOR, PR, WRITER, Scenario
+from tests.action.fake_github import FakeGitHub
+from tests.action.scenario import AUTHOR, CONFIG, PR, WRITER, Scenario, git
+from tests.action.test_attack_config import LENIENT_RUBRIC
+
+TEAM = LENIENT_RUBRIC.replace("id: lenient", "id: team").replace("min_total: 1.0", "min_total: 4.5")
 
 SCORE = "/score spec=4 comp=4 qual=3 ver=3 format=4"
 APPROVE = "/approve spec=5 comp=5 qual=5 ver=5 format=5"
@@ -54,3 +60,53 @@ def test_the_author_and_readers_cannot_approve(opened: Scenario, who: str) -> No
     assert step.code == 0, step.log
     assert "approved" not in [e["kind"] for e in opened.ledger_events()]
     assert opened.fake.statuses[-1]["state"] == "pending"
+
+
+def _on_main(scenario: Scenario, files: dict[str, str]) -> str:
+    """A commit of these files on main, pushed; the PR branch is left as it is."""
+    work = scenario.work
+    git(work, "checkout", "--quiet", "-B", "rules", "main")
+    git(
+        work,
+        "reset",
+        "--quiet",
+        "--hard",
+        git(work, "ls-remote", str(scenario.remote), "main")[:40],
+    )
+    for path, text in files.items():
+        (work / path).parent.mkdir(parents=True, exist_ok=True)
+        (work / path).write_text(text)
+    git(work, "add", "-A")
+    git(work, "commit", "--quiet", "-m", "rules")
+    git(work, "push", "--quiet", str(scenario.remote), "rules:main")
+    sha = git(work, "rev-parse", "HEAD")
+    git(work, "checkout", "--quiet", "feature")
+    return sha
+
+
+def test_roles_tightened_on_main_apply_to_a_pr_opened_before(opened: Scenario) -> None:
+    """The PR was opened when writers could approve; main now asks for maintainers. The PR's
+    recorded base is main's older commit: the rules are still main's current ones."""
+    _on_main(
+        opened, {".github/rubricate.yml": CONFIG + "commands:\n  roles: {approve: maintain}\n"}
+    )
+    step = opened.comment(WRITER, APPROVE)
+    assert step.code == 0, step.log
+    assert "approved" not in [e["kind"] for e in opened.ledger_events()]
+
+
+def test_a_rubric_file_the_pr_edits_does_not_grade_it(
+    tmp_path: Path, fake_github: FakeGitHub
+) -> None:
+    scenario = Scenario(tmp_path, fake_github)
+    _on_main(
+        scenario, {".github/rubricate.yml": "rubric: rubrics/team.yml\n", "rubrics/team.yml": TEAM}
+    )
+    git(scenario.work, "rebase", "--quiet", "main")
+    scenario.base_sha = git(scenario.work, "rev-parse", "main")
+    lenient = TEAM.replace("min_total: 4.5", "min_total: 1.0")
+    scenario.push({"rubrics/team.yml": lenient, "out/report.json": "{}\n"}, "Make it pass")
+    assert scenario.pr_event("opened").code == 0
+    step = scenario.comment(WRITER, "/approve spec=2 comp=2 qual=2 ver=2 format=2")
+    assert step.code == 0, step.log
+    assert scenario.fake.statuses[-1]["state"] == "failure"
