@@ -140,3 +140,27 @@ def test_a_config_that_points_outside_the_repository_reads_nothing_there(
     assert "Traceback" not in step.log
     assert scenario.data_file("reputation.json") is None
     assert scenario.fake.statuses == []
+
+
+def test_a_schema_that_points_outside_the_repository_is_never_read(scenario: Scenario) -> None:
+    """A deliverable schema named by an absolute path, or whose `$ref` is a `file:` URL or a
+    path that climbs out of the repository: the file there would fail the report if read."""
+    outside = scenario.root / "outside.schema.json"
+    outside.write_text(json.dumps({"type": "object", "required": [MARKER]}))
+    config = 'rubric: agora-v3\ndeliverables:\n  - glob: "out/*.json"\n    schema: schemas/a.json\n'
+    config += '  - glob: "out/*.json"\n    schema: schemas/b.json\n'
+    config += f'  - glob: "out/*.json"\n    schema: {outside}\n'
+    _on_main(
+        scenario,
+        {
+            ".github/rubricate.yml": config,
+            "schemas/a.json": json.dumps({"$ref": outside.as_uri()}),
+            "schemas/b.json": json.dumps({"$ref": f"../../../../..{outside}"}),
+        },
+    )
+    scenario.base_sha = git(scenario.work, "rev-parse", "rules")
+    scenario.push({"out/report.json": '{"widgets": [], "total": 0}\n'}, "Add")
+    step = scenario.pr_event("opened")
+    assert step.code == 0, step.log
+    assert MARKER not in _published(scenario)
+    assert MARKER not in step.log
