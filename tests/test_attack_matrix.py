@@ -266,6 +266,12 @@ MATRIX: tuple[tuple[str, str, str], ...] = (
         "the run fails naming it (exit 2), nothing written, no status",
         "action/test_hostile_repos.py::test_a_config_that_points_outside_the_repository_reads_nothing_there",
     ),
+    (
+        "with a ledger key on earlier runs: a forged unsigned approval, then a run whose key "
+        "is missing",
+        "the run fails (exit 1) naming the missing key: nothing trusted, written or turned green",
+        "action/test_gate_attacks.py::test_a_signed_ledger_read_without_its_key_fails_closed",
+    ),
 )
 
 

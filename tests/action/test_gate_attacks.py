@@ -4,10 +4,13 @@ approve, and which rules grade a PR (real git repositories, the fake GitHub, rea
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
+from rubricate.cli.main import main
+from rubricate.ledger.trust import KEY_ENV
 from tests.action.fake_github import FakeGitHub
 from tests.action.scenario import AUTHOR, CONFIG, PR, WRITER, Scenario, git
 from tests.action.test_attack_config import LENIENT_RUBRIC
@@ -110,3 +113,52 @@ def test_a_rubric_file_the_pr_edits_does_not_grade_it(
     step = scenario.comment(WRITER, "/approve spec=2 comp=2 qual=2 ver=2 format=2")
     assert step.code == 0, step.log
     assert scenario.fake.statuses[-1]["state"] == "failure"
+
+
+LEDGER_KEY = "a-ledger-key-of-32-characters-ok"
+
+
+def _forged_approval(scenario: Scenario) -> str:
+    """An approval of v1 with a correct natural-key id and no signature, as anyone who can push
+    to the data branch can write it (here with `rubricate ledger append`, without the key)."""
+    first = next(e for e in scenario.ledger_events() if e["kind"] == "first_submission")
+    forged = {k: v for k, v in first.items() if k not in ("id", "sig")}
+    forged.update(
+        kind="approved",
+        delivery="comment:4242#0",
+        actor=WRITER,
+        actor_role="write",
+        source="reviewer",
+        verdict="pass",
+        scores=dict.fromkeys(first["scores"], 5),
+    )
+    path = scenario.root / "forged.jsonl"
+    path.write_text(json.dumps(forged) + "\n")
+    return str(path)
+
+
+def test_a_signed_ledger_read_without_its_key_fails_closed(
+    tmp_path: Path, fake_github: FakeGitHub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Runs that had the ledger key signed the job; a forged, unsigned approval is appended;
+    then a run whose key is missing (the secret removed, a job without the input) must not
+    trust it, nor write unsigned events that the keyed runs would later refuse."""
+    scenario = Scenario(tmp_path, fake_github)
+    keyed = scenario.env
+    extra = {"INPUT_LEDGER-KEY": LEDGER_KEY}
+    monkeypatch.setattr(scenario, "env", lambda name, path: {**keyed(name, path), **extra})
+    scenario.push({"out/report.json": '{"widgets": ["a"], "total": 1}\n'}, "Add the report")
+    assert scenario.pr_event("opened").code == 0
+    assert all("sig" in e for e in scenario.ledger_events())
+    monkeypatch.delenv(KEY_ENV, raising=False)
+    appended = main(
+        ["ledger", "append", "--remote", str(scenario.remote), _forged_approval(scenario)]
+    )
+    assert appended == 0
+    before = scenario.ledger_events()
+    extra.clear()
+    for step in (scenario.pr_event("synchronize"), scenario.comment(WRITER, SCORE)):
+        assert step.code == 1, step.log
+        assert "signed with a ledger key, but this run has none" in step.log
+    assert all(s["state"] != "success" for s in scenario.fake.statuses)
+    assert scenario.ledger_events() == before

@@ -8,7 +8,7 @@ and the ledger is taken as empty (said in the log).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 
@@ -71,6 +71,7 @@ def open_job(
         events = job_file_events(files, repo, pr, key)
     except LedgerError as exc:  # the data branch is broken, not the config: the run failed
         raise DataBranchError(f"data branch {branch}: {exc}") from None
+    keyed(f"data branch {branch}", (*events, *reverted), key)
     handles.runtime.log(f"data branch {branch}: {len(events)} events for #{pr}")
     return StoredJob(store, events, reverted, decode_views(raw, pr), raw)
 
@@ -86,7 +87,26 @@ def jobs_events(
     paths = {path for pr in numbers for path in job_paths(repo, pr)}
     files = store.read_files(frozenset(paths).__contains__)
     key = handles.settings.ledger_key
-    return tuple(e for pr in numbers for e in job_file_events(files, repo, pr, key))
+    return keyed(
+        f"data branch {branch}",
+        [e for pr in numbers for e in job_file_events(files, repo, pr, key)],
+        key,
+    )
+
+
+def keyed(where: str, events: Sequence[Event], key: bytes | None) -> tuple[Event, ...]:
+    """The events, when the run can trust them: events signed with a ledger key, read by a run
+    that has none (the secret removed, a workflow job without the `ledger-key` input), fail the
+    run. Without the key, an unsigned line with a correct id (which anyone who can push to the
+    data branch can write) would count, and the events the run wrote would be unsigned, so
+    refused by every run that has the key."""
+    if key is None and any(event.sig is not None for event in events):
+        raise DataBranchError(
+            f"{where}: its events are signed with a ledger key, but this run has "
+            "none: pass the `ledger-key` input (e.g. secrets.RUBRICATE_LEDGER_KEY); nothing "
+            "was trusted or written"
+        )
+    return tuple(events)
 
 
 def tip_status(
@@ -98,7 +118,8 @@ def tip_status(
 
     def at_tip(sha: str) -> SetStatus:
         files = stored.store.read_files(frozenset(paths).__contains__)
-        job = job_state(job_file_events(files, repo, pr, key), repo, pr)
+        events = keyed("the data branch", job_file_events(files, repo, pr, key), key)
+        job = job_state(events, repo, pr)
         return status(job, rubric, sha)
 
     return at_tip
