@@ -272,6 +272,13 @@ MATRIX: tuple[tuple[str, str, str], ...] = (
         "the run fails (exit 1) naming the missing key: nothing trusted, written or turned green",
         "action/test_gate_attacks.py::test_a_signed_ledger_read_without_its_key_fails_closed",
     ),
+    (
+        "a branch opened into main and into `release`: the main PR approved while the release "
+        "PR is not",
+        "the shared head stays at the release PR's gate (pending), named; green once both are "
+        "approved",
+        "action/test_queue_attacks.py::test_a_head_shared_with_an_unapproved_pr_is_never_green",
+    ),
 )
 
 

@@ -162,3 +162,22 @@ def test_a_signed_ledger_read_without_its_key_fails_closed(
         assert "signed with a ledger key, but this run has none" in step.log
     assert all(s["state"] != "success" for s in scenario.fake.statuses)
     assert scenario.ledger_events() == before
+
+
+def test_a_fork_pr_that_lowers_the_roles_in_its_own_config_is_judged_by_main(
+    tmp_path: Path, fake_github: FakeGitHub
+) -> None:
+    """A PR from a fork (its head only at `refs/pull/7/head`, its branch named `main` in the
+    fork) lets readers approve in its own `.github/rubricate.yml`: main's rules still judge."""
+    scenario = Scenario(tmp_path, fake_github)
+    lenient = CONFIG + "commands:\n  roles: {approve: read, override: read}\n"
+    scenario.push({".github/rubricate.yml": lenient, "out/report.json": "{}\n"}, "Lower the bar")
+    payload = scenario.pr_payload("opened")
+    fork = {"full_name": "mallory/widgets", "name": "widgets", "fork": True}
+    payload["pull_request"]["head"].update(ref="main", repo=fork)
+    assert scenario.deliver("fork opened", "pull_request_target", payload).code == 0
+    scenario.fake.roles["rita"] = "read"
+    step = scenario.comment("rita", APPROVE)
+    assert step.code == 0, step.log
+    assert "approved" not in [e["kind"] for e in scenario.ledger_events()]
+    assert scenario.fake.statuses[-1]["state"] == "pending"

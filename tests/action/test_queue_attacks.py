@@ -143,3 +143,21 @@ def test_an_approval_given_against_another_base_does_not_pass_the_queue(
         f"#{PR}: head {head[:12]} changes this base by more than the approved change v1"
         in (status["description"])
     )
+
+
+def test_a_head_shared_with_an_unapproved_pr_is_never_green(scenario: Scenario) -> None:
+    """One branch opened into main (#7) and into `release` (#9): a commit status belongs to the
+    commit, so #7's approval would show #9 green too. The head stays at #9's gate until #9 is
+    approved as well."""
+    release = _branch(scenario, "release", scenario.base_sha, {"CHANGES.md": "1.0\n"})
+    head = _branch(scenario, "f7", scenario.base_sha, {"out/report.json": "{}\n"})
+    _open(scenario, 9, head, "release", release)
+    _open(scenario, PR, head, "main", scenario.base_sha)
+    _approve(scenario, PR)
+    status = scenario.fake.statuses[-1]
+    assert (status["sha"], status["state"]) == (head, "pending")
+    assert status["description"].startswith("#9 has this head too: ")
+    _approve(scenario, 9)
+    assert scenario.fake.statuses[-1]["state"] == "success"
+    step = scenario.pr_event("closed", merged=True, merged_by=MAINTAINER)
+    assert step.code == 0, step.log
