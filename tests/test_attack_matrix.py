@@ -224,7 +224,8 @@ MATRIX: tuple[tuple[str, str, str], ...] = (
     ),
     (
         "a `/approve` inside a tag that spans lines (an image's `alt`, a link's `title`, a "
-        "`<div` whose attributes run over lines, a tag that never closes)",
+        "`<div` whose attributes run over lines, a tag that never closes) or inside a markdown "
+        'link\'s title over lines (`[t](url "…")`, `[label]: url "…"`)',
         "not applied: a tag is markup up to its `>`",
         "action/test_gate_attacks.py::test_a_command_inside_markup_that_spans_lines_is_not_applied",
     ),

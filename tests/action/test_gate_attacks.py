@@ -26,6 +26,10 @@ MARKUP_HIDES = {
     "a hidden div whose tag spans lines": f"<div\nhidden>\n\n{APPROVE}\n\n</div>",
     "a details tag split over lines": f"<details\n>\n\n{APPROVE}\n\n</details>",
     "an attribute that never closes": f'<p title="\n\n{APPROVE}\n',
+    "a link's title over lines": f'see [the spec](https://example.com "the\n{APPROVE}\n")',
+    "an image's title over lines": f'![chart](chart.png "a\n{APPROVE}\n")',
+    "a link definition's title over lines": f'[spec]: https://example.com "\n{APPROVE}\n"',
+    "a link definition's title on its own lines": f"[spec]:\n  https://e.com\n  '\n{APPROVE}\n'",
 }
 
 
@@ -38,8 +42,17 @@ def test_a_command_inside_markup_that_spans_lines_is_not_applied(
     assert "approved" not in [e["kind"] for e in opened.ledger_events()]
 
 
-def test_a_command_after_a_tag_that_closes_on_a_later_line_is_applied(opened: Scenario) -> None:
-    body = f'<img src="x.png"\n  alt="a chart">\n\n{SCORE}'
+@pytest.mark.parametrize(
+    "before",
+    [
+        '<img src="x.png"\n  alt="a chart">\n\n',
+        "[the spec](https://example.com)\n",
+        '[a](https://example.com "an unclosed title\n',
+        "[spec]: https://example.com\n\n",
+    ],
+)
+def test_a_command_after_markup_that_closes_is_applied(opened: Scenario, before: str) -> None:
+    body = before + SCORE
     step = opened.comment(WRITER, body)
     assert step.code == 0, step.log
     assert [e["kind"] for e in opened.ledger_events()].count("review_scored") == 1

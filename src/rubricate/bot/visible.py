@@ -7,8 +7,10 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from itertools import accumulate
 from typing import Any, Protocol
 
 from rubricate.judge.hidden import hides_element
@@ -17,6 +19,13 @@ COMMAND_LINE = re.compile(r"^ {0,3}/([A-Za-z][A-Za-z0-9_-]*)(?:[ \t]+(.*))?$")
 """A command attempt: `/word` at the start of a line, then a space or the end of the line."""
 UNSHOWN = frozenset({"details", "pre", "script", "style", "template", "textarea"})
 """Elements whose content a reader does not see as prose: folded, code, or never shown."""
+_TITLE = r"""(?:"[^"]*"|'[^']*'|\([^()]*\))"""
+_LINK_TAIL = re.compile(rf"\]\(\s*(?:<[^<>\n]*>|[^\s()<>]*)(?:\s+{_TITLE})?\s*\)")
+"""The destination and title of an inline link or image, from its `](` to its `)`."""
+_DEFINITION = re.compile(
+    rf"^ {{0,3}}\[[^\]\n]+\]:\s*(?:<[^<>\n]*>|\S+)(?:\s+{_TITLE})?[ \t]*$", re.MULTILINE
+)
+"""A link reference definition: its label, destination and title (never shown)."""
 _TAG_OPEN = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)")
 _ATTRIBUTES = re.compile(r"""[^>"']*(?:(?:"[^"]*"|'[^']*')[^>"']*)*""")
 """A tag's attributes up to its `>`, quoted values whole (no two ways to match: linear)."""
@@ -81,9 +90,12 @@ def command_lines(body: str) -> list[tuple[int, str]]:
     lines = visible_lines(body)
     if not any(COMMAND_LINE.match(text) for _, text in lines):
         return lines
+    in_links = _link_continuations(lines)
     kept: list[tuple[int, str]] = []
     state = _Markup()
     for line_no, text in lines:
+        if line_no in in_links:
+            continue
         if state == _Markup() and "<" not in text:
             kept.append((line_no, text))
             continue
@@ -91,6 +103,39 @@ def command_lines(body: str) -> list[tuple[int, str]]:
         if shown is not None:
             kept.append((line_no, shown))
     return kept
+
+
+def _link_continuations(lines: list[tuple[int, str]]) -> set[int]:
+    """The lines that continue a link's destination or title from an earlier line: a link
+    `[text](url "title")` or a definition `[label]: url "title"` may run over lines within a
+    paragraph, and a reader sees only the link text (a definition, not even that)."""
+    found: set[int] = set()
+    for block in _paragraphs(lines):
+        text = "\n".join(line for _, line in block)
+        if "]" not in text:
+            continue
+        starts = list(accumulate(len(line) + 1 for _, line in block))
+        for pattern in (_LINK_TAIL, _DEFINITION):
+            for match in pattern.finditer(text):
+                first = bisect_right(starts, match.start())
+                last = bisect_right(starts, match.end() - 1)
+                found.update(block[i][0] for i in range(first + 1, last + 1))
+    return found
+
+
+def _paragraphs(lines: list[tuple[int, str]]) -> list[list[tuple[int, str]]]:
+    """Runs of consecutive non-blank lines (a link never spans a blank line)."""
+    runs: list[list[tuple[int, str]]] = []
+    previous = -1
+    for line_no, text in lines:
+        if not text.strip():
+            previous = -1
+            continue
+        if line_no != previous + 1 or not runs:
+            runs.append([])
+        runs[-1].append((line_no, text))
+        previous = line_no
+    return runs
 
 
 @dataclass(frozen=True)
