@@ -280,6 +280,12 @@ MATRIX: tuple[tuple[str, str, str], ...] = (
         "approved",
         "action/test_queue_attacks.py::test_a_head_shared_with_an_unapproved_pr_is_never_green",
     ),
+    (
+        "with a ledger key: the view state edited on the data branch (it claims the gate is "
+        "already pending, or that future comments were answered), then a `/revise` of a green PR",
+        "the edited state is refused (it is not signed): the gate goes down",
+        "action/test_gate_attacks.py::test_with_a_key_an_edited_view_state_never_keeps_a_green",
+    ),
 )
 
 

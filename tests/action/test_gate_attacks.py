@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from rubricate.cli.main import main
 from rubricate.ledger.trust import KEY_ENV
-from tests.action.fake_github import FakeGitHub
-from tests.action.scenario import AUTHOR, CONFIG, PR, WRITER, Scenario, git
+from tests.action.fake_github import FakeGitHub, pull
+from tests.action.payloads import REPO
+from tests.action.scenario import AUTHOR, CONFIG, OVERRIDE, PR, WRITER, Scenario, git
 from tests.action.test_attack_config import LENIENT_RUBRIC
 
 TEAM = LENIENT_RUBRIC.replace("id: lenient", "id: team").replace("min_total: 1.0", "min_total: 4.5")
@@ -194,3 +196,65 @@ def test_a_fork_pr_that_lowers_the_roles_in_its_own_config_is_judged_by_main(
     assert step.code == 0, step.log
     assert "approved" not in [e["kind"] for e in scenario.ledger_events()]
     assert scenario.fake.statuses[-1]["state"] == "pending"
+
+
+def _tamper_views(scenario: Scenario, change: Any) -> None:
+    """A commit on the data branch that edits PR #7's view state, as a data-branch writer can."""
+    work = scenario.root / "data-work"
+    git(
+        scenario.root,
+        "clone",
+        "--quiet",
+        "--branch",
+        "rubricate-data",
+        str(scenario.remote),
+        str(work),
+    )
+    path = work / "views" / "octo" / "widgets" / f"{PR}.json"
+    views = json.loads(path.read_text())
+    change(views)
+    path.write_text(json.dumps(views, sort_keys=True, indent=2) + "\n")
+    git(work, "commit", "--quiet", "-am", "views")
+    git(work, "push", "--quiet", "origin", "rubricate-data")
+
+
+def _pending_already(views: dict[str, Any]) -> None:
+    for key in views["statuses"]:
+        views["statuses"][key] = {
+            "state": "pending",
+            "description": "Waiting for a reviewer's /approve of v1",
+        }
+
+
+def _answered_ahead(views: dict[str, Any]) -> None:
+    views["answered"] += [f"comment:{n}" for n in range(1000, 1100)]
+
+
+@pytest.mark.parametrize(
+    "change", [_pending_already, _answered_ahead], ids=["statuses", "answered"]
+)
+def test_with_a_key_an_edited_view_state_never_keeps_a_green(
+    tmp_path: Path, fake_github: FakeGitHub, monkeypatch: pytest.MonkeyPatch, change: Any
+) -> None:
+    """The view state only saves REST calls; edited by a data-branch writer (it claims the gate
+    is already pending, or that future comments were answered), a `/revise` must still lower
+    the green."""
+    scenario = Scenario(tmp_path, fake_github)
+    keyed = scenario.env
+    monkeypatch.setattr(
+        scenario, "env", lambda name, path: {**keyed(name, path), "INPUT_LEDGER-KEY": LEDGER_KEY}
+    )
+    scenario.push({"out/report.json": '{"widgets": ["a"], "total": 1}\n'}, "Add the report")
+    assert scenario.pr_event("opened").code == 0
+    assert scenario.comment(WRITER, "/approve spec=3 comp=2 qual=2 ver=2 format=2").code == 0
+    assert scenario.comment("mia", OVERRIDE).code == 0
+    head = scenario.heads[-1]
+    assert [s for s in scenario.fake.statuses if s["sha"] == head][-1]["state"] == "success"
+    _tamper_views(scenario, change)
+    # a view state refused is empty: the run asks GitHub for the PR's base and head
+    scenario.fake.pulls[PR] = pull(
+        REPO, PR, author=AUTHOR, head_sha=head, base_sha=scenario.base_sha
+    )
+    step = scenario.comment(WRITER, "/revise please document the report format")
+    assert step.code == 0, step.log
+    assert [s for s in scenario.fake.statuses if s["sha"] == head][-1]["state"] == "pending"

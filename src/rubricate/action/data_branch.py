@@ -75,7 +75,7 @@ def open_job(
         raise DataBranchError(f"data branch {branch}: {exc}") from None
     keyed(f"data branch {branch}", (*events, *reverted), key)
     handles.runtime.log(f"data branch {branch}: {len(events)} events for #{pr}")
-    return StoredJob(store, events, reverted, decode_views(raw, pr), raw)
+    return StoredJob(store, events, reverted, decode_views(raw, pr, key), raw)
 
 
 def jobs_events(

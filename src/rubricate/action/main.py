@@ -209,9 +209,10 @@ def apply(
         views = result.views
         if gathered is not None and gathered.pull is not None:
             views.pull = gathered.pull
-        if gathered is not None and encode_views(views) != gathered.stored.views_bytes:
+        key = settings.ledger_key
+        if gathered is not None and encode_views(views, key) != gathered.stored.views_bytes:
             path = view_path(gathered.context.repo, views.pr)
-            gathered.stored.store.write_extra(path, views.writer())
+            gathered.stored.store.write_extra(path, views.writer(key))
     result.raise_errors()
     return 0
 
