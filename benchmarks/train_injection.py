@@ -4,16 +4,18 @@
         --out src/rubricate/judge/injection_detector.bin --report /tmp/train.json
 
 Every corpus is read at training time from git mirrors (see `injection_corpora`); the JSON
-report records each source with its commit. The threshold is chosen on the training
-repositories only (out-of-fold, leaving half of them out at a time: the lowest score at which
-at most `TARGET_FP` of their items are flagged); with `--kinds` (the shipped weights) one is
-also chosen so for each kind of text (`detector_kinds`: PR text, documents, data files, code)
-on the items of that kind, and the global one is kept for any other; the repositories in
-`bench_injection.MEASURE_REPOS` are never read here. Leave-one-source-out: for every
-injection source, a model trained without it flags what share of its payloads, embedded in
-each carrier. Needs numpy (the `report` extra); inference needs nothing but the weights.
-Other designs (longer n-grams, multiple-instance training, a second stage) are measured the
-same way by `injection_trials`. `--translated` adds public injections in other languages
+report records each source with its commit. The benign class is the text of `TRAIN_REPOS`
+(`FIRST_REPOS` and `MORE_REPOS`). The threshold is chosen on `FIRST_REPOS` only (out of fold,
+leaving half of them out at a time, `MORE_REPOS` in every fit: the lowest score at which at
+most `TARGET_FP` of their items are flagged; `threshold_repos` says why); with `--kinds` (the
+shipped weights) one is also chosen so for each kind of text (`detector_kinds`: PR text,
+documents, data files, code) on the items of that kind, and the global one is kept for any
+other; the repositories in `bench_injection.MEASURE_REPOS` are never read here.
+Leave-one-source-out: for every injection source, a model trained without it flags what share
+of its payloads, embedded in each carrier. Needs numpy (the `report` extra); inference needs
+nothing but the weights. Other designs (longer n-grams, multiple-instance training, a second
+stage, more benign repositories, more written requests) are measured the same way by
+`injection_trials`. `--translated` adds public injections in other languages
 (`injection_corpora.TRANSLATED_SOURCES`) and translated docs as benign text
 (`TRANSLATED_DOCS`, also in the threshold's folds); measured, not shipped: the threshold rose
 and the written non-English test set stayed at 2% (see the changelog).
@@ -50,7 +52,7 @@ from rubricate.judge.detector import HASH_BITS, Detector, feature_index, feature
 from rubricate.judge.detector_kinds import KINDS
 from rubricate.judge.detector_text import span_tokens
 
-TRAIN_REPOS = (
+FIRST_REPOS = (
     "anthropics/anthropic-cookbook",
     "dair-ai/Prompt-Engineering-Guide",
     "stanfordnlp/dspy",
@@ -60,6 +62,29 @@ TRAIN_REPOS = (
     "python/peps",
     "tokio-rs/tokio",
 )
+"""The benign repositories the detector was first trained on. The trials (`injection_trials`)
+choose their thresholds out of fold on these alone, so that their figures compare with every
+earlier trial's."""
+MORE_REPOS = (
+    "microsoft/promptflow",
+    "567-labs/instructor",
+    "deepset-ai/haystack",
+    "fastapi/fastapi",
+    "vuejs/core",
+    "junegunn/fzf",
+    "rails/rails",
+    "pydantic/pydantic",
+    "axios/axios",
+)
+"""More benign repositories (LLM libraries with prompts in their docs; web frameworks and tools
+in Python, TypeScript, Ruby and Go), none of them measured by `bench_injection`. Added because
+the benign text the model saw was thin: out of fold, spans such as `email = email.lower()` or
+"A view function is the code you write" scored 0.98-0.99 on one topical word, and the
+threshold had to sit above them. Leave-one-source-out (`injection_trials --trial first-repos`
+against `base`, both at 1.5% of `FIRST_REPOS` flagged out of fold): 45.2% -> 50.1%, no source
+lower. Measured once after that choice: held-out recall (`bench_injection_heldout`) 50.9% ->
+54.2%, false positives on `bench_injection.MEASURE_REPOS` 1.14% -> 1.40%."""
+TRAIN_REPOS = FIRST_REPOS + MORE_REPOS
 L2 = 1e-5
 STEPS = 60
 RATE = 0.1
@@ -185,11 +210,14 @@ def span_weights(items: list[Item], data: Spans, used: set[str]) -> tuple[np.nda
     return labels, sample
 
 
-def benign_repos(translated: bool) -> tuple[str, ...]:
-    """The repositories whose text is the benign class: `TRAIN_REPOS`, and with `translated`
-    the `TRANSLATED_DOCS` repositories too (the folds of `choose_threshold` take every other
-    repository, so each fold leaves half of the translated ones out)."""
-    return TRAIN_REPOS + (tuple(TRANSLATED_DOCS) if translated else ())
+def threshold_repos(translated: bool) -> tuple[str, ...]:
+    """The repositories the thresholds are chosen on, out of fold: `FIRST_REPOS`, and with
+    `translated` the `TRANSLATED_DOCS` repositories too (the folds of `choose_threshold` take
+    every other repository, so each fold leaves half of the translated ones out). `MORE_REPOS`
+    are in every fold's fit and never in its measure: one of them (microsoft/promptflow) holds
+    hundreds of descriptions sharing one pull-request template, whose single score would set
+    the threshold alone, and the trials measure on `FIRST_REPOS` too."""
+    return FIRST_REPOS + (tuple(TRANSLATED_DOCS) if translated else ())
 
 
 def training_items(mirrors: Path, sources: dict[str, str], translated: bool = False) -> list[Item]:
@@ -197,7 +225,7 @@ def training_items(mirrors: Path, sources: dict[str, str], translated: bool = Fa
     PR-shaped text (non-English docs for `TRANSLATED_DOCS`) and the written benign examples
     (`sources` records where each came from)."""
     items = injection_items(mirrors, sources, translated)
-    for repo in benign_repos(translated):
+    for repo in TRAIN_REPOS + (tuple(TRANSLATED_DOCS) if translated else ()):
         read = translated_items if repo in TRANSLATED_DOCS else benign_items
         items += read(mirrors, repo, sources)
     items += [
@@ -242,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
     threshold = args.threshold
     kinds: dict[str, float] = {}
     if threshold is None:
-        repos = benign_repos(args.translated)
+        repos = threshold_repos(args.translated)
         threshold, spans = choose_threshold(items, data, everything, report, repos)
         if args.kinds:
             kinds, counts = kind_thresholds(items, data, spans, repos)
@@ -275,7 +303,7 @@ def choose_threshold(
     data: Spans,
     everything: set[str],
     report: dict[str, object],
-    repos: tuple[str, ...] = TRAIN_REPOS,
+    repos: tuple[str, ...] = FIRST_REPOS,
 ) -> tuple[float, np.ndarray]:
     """The threshold flagging at most `TARGET_FP` of the benign repositories' items, each
     scored by a model trained without it (`FOLDS` folds of the repositories); and every span's

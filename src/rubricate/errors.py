@@ -152,8 +152,9 @@ class JobFailed(RunFailed):
         self.failures = failures
 
 
-class PrBusy(RunFailed):
-    """Another job of the same PR holds its lock: this one is retried later."""
+class Busy(RunFailed):
+    """Another job holds the lock this one runs under (its PR's, or the sweep's or the
+    reconciler's own): this one is retried later."""
 
 
 class HandledMeanwhile(RunFailed):

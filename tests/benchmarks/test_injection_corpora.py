@@ -101,10 +101,20 @@ def test_training_with_translated_docs_puts_half_of_them_in_each_threshold_fold(
 ) -> None:
     monkeypatch.syspath_prepend(str(BENCHMARKS))
     train = importlib.import_module("train_injection")
-    assert train.benign_repos(False) == train.TRAIN_REPOS
-    repos = train.benign_repos(True)
+    assert train.threshold_repos(False) == train.FIRST_REPOS
+    repos = train.threshold_repos(True)
     translated = set(importlib.import_module("injection_corpora").TRANSLATED_DOCS)
-    assert set(repos) == set(train.TRAIN_REPOS) | translated
+    assert set(repos) == set(train.FIRST_REPOS) | translated
     for fold in range(train.FOLDS):
         left_out = set(repos[fold :: train.FOLDS]) & translated
         assert len(left_out) == len(translated) // train.FOLDS
+
+
+def test_no_training_repository_is_one_the_detector_is_measured_on(corpora: ModuleType) -> None:
+    train = importlib.import_module("train_injection")
+    heldout = importlib.import_module("bench_injection_heldout").SOURCES
+    measured = {*importlib.import_module("bench_injection").MEASURE_REPOS}
+    measured |= {repo for repo, _read in heldout.values()}
+    trained = {repo for repo, _read in corpora.INJECTION_SOURCES.values()}
+    assert len(train.TRAIN_REPOS) == len(set(train.TRAIN_REPOS))
+    assert not (trained | set(train.TRAIN_REPOS)) & measured

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from rubricate.errors import GitHubError, JobFailed, PrBusy, WritesPaced
+from rubricate.errors import Busy, GitHubError, JobFailed, WritesPaced
 from rubricate.ledger.pg_schema import connect
 from rubricate.serve.failures import MAX_FAILURES, UNCOUNTED_MOST, counted, prune
 from rubricate.serve.queue import HANDLE, defer
@@ -37,7 +37,7 @@ def test_a_job_paced_many_times_is_still_retried_after_an_ordinary_failure() -> 
 
 def test_a_busy_pr_is_tried_again_soon_whatever_the_attempts() -> None:
     before = datetime.now(timezone.utc)
-    decision = decide(PrBusy("another job of o/r#1 is running"), attempts=99)
+    decision = decide(Busy("another job of o/r#1 is running"), attempts=99)
     assert decision is not None
     assert decision.retry_at is not None
     assert decision.retry_at - before < timedelta(seconds=BUSY_WAIT + 60)
@@ -92,7 +92,7 @@ def test_waits_are_not_counted_and_failures_are(db_url: str) -> None:
     for attempt in range(12):
         paced = run(db_url, WritesPaced(NOW), ran_before=attempt > 0)
         assert isinstance(paced, WritesPaced)
-    assert isinstance(run(db_url, PrBusy("busy"), ran_before=True), PrBusy)
+    assert isinstance(run(db_url, Busy("busy"), ran_before=True), Busy)
     assert count_of(db_url) == []
     failed = run(db_url, GitHubError("502 Bad Gateway"), ran_before=True)
     assert isinstance(failed, JobFailed)

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import psycopg
 import pytest
 
-from rubricate.errors import PrBusy
+from rubricate.errors import Busy
 from rubricate.ledger.pg_schema import connect
 from rubricate.serve.connections import JobConnections
 from rubricate.serve.queue import hold_pr
@@ -51,7 +51,7 @@ def test_a_prs_lock_is_released_when_its_job_gives_the_connection_back(
 ) -> None:
     with connections.borrow() as conn:
         hold_pr(conn, "o/r", 7)
-        with connect(db_url) as other, pytest.raises(PrBusy):
+        with connect(db_url) as other, pytest.raises(Busy):
             hold_pr(other, "o/r", 7)
     with connect(db_url) as other:
         hold_pr(other, "o/r", 7)  # free at once: the same PR's next job runs right after

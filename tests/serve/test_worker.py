@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from rubricate.errors import PrBusy, RateLimited
+from rubricate.errors import Busy, RateLimited
 from rubricate.ledger.pg_schema import connect
 from rubricate.serve import handle as handle_module
 from rubricate.serve.budget import record
@@ -231,14 +231,14 @@ def test_a_pr_another_job_holds_is_put_back(world: WorkerSetup) -> None:
     guid = pr_delivery(world, "g-busy")
     with connect(world.db_url) as other:
         hold_pr(other, REPO, PR)
-        with pytest.raises(PrBusy):
+        with pytest.raises(Busy):
             handle_delivery(world.ctx, guid, now=world.scenario.clock)
         assert rows(world, "SELECT state FROM rubricate_deliveries") == [("queued",)]
         release_now(other)
     handle_delivery(world.ctx, guid, now=world.scenario.clock)
     with connect(world.db_url) as other:
         hold_pr(other, REPO, PR)
-        with pytest.raises(PrBusy):
+        with pytest.raises(Busy):
             publish_pr(world.ctx, REPO, PR)
         release_now(other)
     assert world.scenario.fake.comments_on(PR) == []

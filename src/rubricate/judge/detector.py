@@ -51,7 +51,7 @@ from rubricate.judge.detector_text import (
     utf8,
 )
 
-DETECTOR_VERSION = "rubricate-injection-4"
+DETECTOR_VERSION = "rubricate-injection-5"
 """Changes whenever the weights or the features change; part of the judge's cache key."""
 HASH_BITS = 19
 _MASK = (1 << HASH_BITS) - 1

@@ -1,9 +1,9 @@
 """Each job's failures, counted apart from procrastinate's attempts (shell: PostgreSQL).
 
 procrastinate counts every run of a job as an attempt, whatever stopped it. A job put back by a
-rate limit or by its installation's pace of writes (`RateLimited`), or because another job of
-its PR held the PR's lock (`PrBusy`), has not failed: it waited its turn, and may wait many
-times in an hour of heavy writing. Only the other failures (a 502, a bug) count toward
+rate limit or by its installation's pace of writes (`RateLimited`), or because another job held
+its lock (`Busy`: its PR's, or a periodic task's own), has not failed: it waited its turn, and
+may wait many times in an hour of heavy writing. Only the other failures (a 502, a bug) count toward
 `MAX_FAILURES`: they are kept in `rubricate_job_failures` (migration 5) by job id, each counted
 in its own statement as the job stops, and the row goes when the job succeeds or is given up;
 the sweeper drops the rows of jobs that ended some other way (`prune`).
@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING, Any
 
-from rubricate.errors import JobFailed, PrBusy, RateLimited
+from rubricate.errors import Busy, JobFailed, RateLimited
 
 if TYPE_CHECKING:
     import psycopg
@@ -29,7 +29,7 @@ logger = logging.getLogger(__name__)
 
 MAX_FAILURES = 8
 """Retries after ordinary failures before a job is given up (its ninth failure ends it)."""
-WAITS = (RateLimited, PrBusy)
+WAITS = (RateLimited, Busy)
 """What puts a job back without counting as a failure."""
 COUNT_WAIT = 5.0
 """Seconds a failing job waits for a connection to count its failure."""

@@ -16,7 +16,7 @@ import json
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from rubricate.errors import PrBusy
+from rubricate.errors import Busy
 
 if TYPE_CHECKING:
     import psycopg
@@ -36,22 +36,30 @@ def pr_lock(repo: str, pr: int) -> str:
 
 
 def hold_pr(conn: psycopg.Connection[Any], repo: str, pr: int) -> None:
-    """Take the PR's advisory lock for the job, or raise `PrBusy`.
+    """Take the PR's advisory lock for the job, or raise `Busy`.
 
     procrastinate's lock already runs a PR's jobs one at a time; this one also holds when a job
     was put back as stalled while the worker running it is in fact alive (a heartbeat missed
-    under load), so two runs of one PR never overlap. The lock lasts until the job gives its
-    connection back to the pool, which releases it (`rubricate.serve.connections`), or until
-    the connection closes: a killed worker's locks go with it."""
+    under load), so two runs of one PR never overlap."""
+    hold(conn, pr_lock(repo, pr))
+
+
+def hold(conn: psycopg.Connection[Any], lock: str) -> None:
+    """Take the advisory lock named `lock` for the job, or raise `Busy`.
+
+    The lock lasts until the job gives its connection back to the pool, which releases it
+    (`rubricate.serve.connections`), or until the connection closes: a killed worker's locks go
+    with it. The periodic tasks hold one named for their task (`SWEEP`, `RECONCILE`), so a run
+    put back as stalled and the run still going never overlap either."""
     row = conn.execute(
-        "SELECT pg_try_advisory_lock(%s, hashtext(%s))", (_LOCK_SPACE, pr_lock(repo, pr))
+        "SELECT pg_try_advisory_lock(%s, hashtext(%s))", (_LOCK_SPACE, lock)
     ).fetchone()
     if not (row and row[0]):
-        raise PrBusy(f"another job of {pr_lock(repo, pr)} is running: retried later")
+        raise Busy(f"another job holding {lock} is running: retried later")
 
 
 _LOCK_SPACE = 24_2024
-"""The first key of rubricate's advisory locks (the second is the PR's hash)."""
+"""The first key of rubricate's advisory locks (the second is the hash of the lock's name)."""
 
 
 DEFER_CALL = (

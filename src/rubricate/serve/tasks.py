@@ -2,7 +2,8 @@
 
 `handle` runs one delivery (`rubricate.serve.handle`), `publish` one PR's views
 (`rubricate.serve.publish`); a job that hits a rate limit or its installation's pace of writes is
-retried at the time given, one whose PR is busy after `BUSY_WAIT`, and any other failure after a
+retried at the time given, one whose lock another job holds (its PR's, or the sweep's or the
+reconciler's own) after `BUSY_WAIT`, and any other failure after a
 growing wait, up to `failures.MAX_FAILURES` failures counted apart from waits
 (`rubricate.serve.failures`). Each worker holds its liveness lock
 from its registration on (`rubricate.serve.liveness`), so the jobs of a worker that died are put
@@ -22,7 +23,7 @@ from typing import TYPE_CHECKING
 import procrastinate
 from procrastinate import BaseRetryStrategy, RetryDecision
 
-from rubricate.errors import JobFailed, PrBusy, RateLimited
+from rubricate.errors import Busy, JobFailed, RateLimited
 from rubricate.ledger.pg_schema import connect
 from rubricate.serve.failures import (
     UNCOUNTED_MOST,
@@ -35,7 +36,7 @@ from rubricate.serve.failures import (
 from rubricate.serve.handle import handle_delivery
 from rubricate.serve.liveness import LiveJobManager, LivenessLocks
 from rubricate.serve.publish import publish_pr
-from rubricate.serve.queue import HANDLE, PUBLISH, QUEUE, RECONCILE, SWEEP
+from rubricate.serve.queue import HANDLE, PUBLISH, QUEUE, RECONCILE, SWEEP, hold
 from rubricate.serve.reconciler import reconcile
 from rubricate.serve.sweeper import sweep
 
@@ -46,19 +47,19 @@ if TYPE_CHECKING:
     from rubricate.serve.context import WorkerContext
 
 BUSY_WAIT = 5
-"""Seconds before a job whose PR another job holds is tried again."""
+"""Seconds before a job whose lock another job holds is tried again."""
 
 
 class Retry(BaseRetryStrategy):
-    """At the given time for a rate limit or the pace of writes, after `BUSY_WAIT` for a busy
-    PR; else 5 s, 10 s, 20 s … up to 10 minutes, by the job's failures."""
+    """At the given time for a rate limit or the pace of writes, after `BUSY_WAIT` for a held
+    lock; else 5 s, 10 s, 20 s … up to 10 minutes, by the job's failures."""
 
     def get_retry_decision(self, *, exception: BaseException, job: Job) -> RetryDecision | None:
         """When to run the job again, or None to give up (see `rubricate.serve.failures` for a
         failure the count could not record)."""
         if isinstance(exception, RateLimited):
             return RetryDecision(retry_at=exception.until)
-        if isinstance(exception, PrBusy):
+        if isinstance(exception, Busy):
             return RetryDecision(retry_in={"seconds": BUSY_WAIT})
         if not isinstance(exception, JobFailed):  # not counted: procrastinate's runs include waits
             if job.attempts + 1 >= UNCOUNTED_MOST:
@@ -90,7 +91,8 @@ def register(app: procrastinate.App, ctx: WorkerContext) -> None:
     @app.periodic(cron="*/5 * * * *", periodic_id=SWEEP)
     @app.task(name=SWEEP, queue=QUEUE, queueing_lock=SWEEP, retry=Retry(), pass_context=True)
     def sweep_deliveries(context: JobContext, timestamp: int) -> None:
-        with failures_of(context), connect(ctx.url) as conn:
+        with failures_of(context), ctx.connections.borrow() as held, connect(ctx.url) as conn:
+            hold(held, SWEEP)
             now = datetime.fromtimestamp(timestamp, timezone.utc)
             sweep(conn, ctx.tokens.integration().requester, now)
             prune(conn)
@@ -100,7 +102,8 @@ def register(app: procrastinate.App, ctx: WorkerContext) -> None:
         name=RECONCILE, queue=QUEUE, queueing_lock=RECONCILE, retry=Retry(), pass_context=True
     )
     def reconcile_ledger(context: JobContext, timestamp: int) -> None:
-        with failures_of(context):
+        with failures_of(context), ctx.connections.borrow() as held:
+            hold(held, RECONCILE)
             reconcile(ctx, datetime.fromtimestamp(timestamp, timezone.utc))
 
     del handle, publish, sweep_deliveries, reconcile_ledger
