@@ -12,9 +12,9 @@ the base (defaults when there is none), the commit log as the PR body, no spec.
 
 Printed per repository and in all: merged PRs scored, decided fails (verdict `fail`, decided
 by the heuristics alone), findings (warnings and errors of the scoring checks; `inputs` info
-findings are not counted) by kind, findings per PR, and seconds per PR (wall clock of the
-whole command, git included). `--details FILE` writes every PR's verdict and findings (path,
-line, message) as JSON, to read them against their diffs.
+findings are not counted) by kind, how many of them are certain, findings per PR, and seconds
+per PR (wall clock of the whole command, git included). `--details FILE` writes every PR's
+verdict and findings (path, line, message) as JSON, to read them against their diffs.
 """
 
 from __future__ import annotations
@@ -205,11 +205,15 @@ def total(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 def table(rows: list[dict[str, Any]]) -> str:
     """A plain-text table of the summaries."""
-    lines = [f"{'repository':<30} {'PRs':>4} {'fails':>5} {'findings':>8} {'/PR':>6} {'s/PR':>6}"]
+    lines = [
+        f"{'repository':<30} {'PRs':>4} {'fails':>5} {'findings':>8} {'certain':>7}"
+        f" {'/PR':>6} {'s/PR':>6}"
+    ]
     for row in rows:
         name = Path(row["repository"]).parent.name or row["repository"]
         lines.append(
             f"{name[:30]:<30} {row['prs']:>4} {row['decided_fails']:>5} {row['findings']:>8}"
+            f" {row['certain_findings']:>7}"
             f" {row['findings_per_pr'] or 0:>6.2f} {row['seconds_per_pr'] or 0:>6.2f}"
             + (f"  by kind: {row['findings_by_kind']}" if row["findings_by_kind"] else "")
         )

@@ -222,6 +222,70 @@ MATRIX: tuple[tuple[str, str, str], ...] = (
         "the reply is found by its marker, never posted twice",
         "action/test_answered_comments.py::test_a_re_run_finds_the_reply_an_earlier_run_posted",
     ),
+    (
+        "a `/approve` inside a tag that spans lines (an image's `alt`, a link's `title`, a "
+        "`<div` whose attributes run over lines, a tag that never closes) or inside a markdown "
+        'link\'s title over lines (`[t](url "…")`, `[label]: url "…"`)',
+        "not applied: a tag is markup up to its `>`",
+        "action/test_gate_attacks.py::test_a_command_inside_markup_that_spans_lines_is_not_applied",
+    ),
+    (
+        "roles tightened on the default branch after a PR was opened",
+        "the next command is judged by the default branch's current rules",
+        "action/test_gate_attacks.py::test_roles_tightened_on_main_apply_to_a_pr_opened_before",
+    ),
+    (
+        "a PR approved against another base (lenient `branches:` rules) queued into main "
+        "before its retarget is recorded",
+        "failure on the group's commit: the head changes main by more than the approved change",
+        "action/test_queue_attacks.py::test_an_approval_given_against_another_base_does_not_pass_the_queue",
+    ),
+    (
+        "a merge queue on a base whose name holds slashes (`release/1.x`), several PRs in a "
+        "group, and a queue branch of another base whose name starts the same",
+        "every PR of the group checked; the other base's branch is no entry",
+        "action/test_queue_attacks.py::test_a_queue_on_a_base_with_slashes_checks_every_pr_of_the_group",
+    ),
+    (
+        "with a key set later, `ledger resign` over a bot line edited, moved, re-spaced or "
+        "given a made-up signature by hand",
+        "left unsigned, refused by the gate and `ledger verify`",
+        "ledger/test_resign_attacks.py::test_resign_never_signs_a_bot_line_changed_by_hand",
+    ),
+    (
+        "`ledger resign` over another data branch's bot-written lines merged in by a merge commit",
+        "left unsigned: what a merge adds is the merger's",
+        "ledger/test_resign_attacks.py::test_resign_never_signs_lines_merged_in_from_another_history",
+    ),
+    (
+        "a deliverable committed as a symlink out of the tree (absolute or `../..`)",
+        "never followed: its target's content appears nowhere",
+        "action/test_hostile_repos.py::test_a_symlinked_deliverable_is_never_followed_out_of_the_tree",
+    ),
+    (
+        "a config whose `rubric` names a path outside the repository",
+        "the run fails naming it (exit 2), nothing written, no status",
+        "action/test_hostile_repos.py::test_a_config_that_points_outside_the_repository_reads_nothing_there",
+    ),
+    (
+        "with a ledger key on earlier runs: a forged unsigned approval, then a run whose key "
+        "is missing",
+        "the run fails (exit 1) naming the missing key: nothing trusted, written or turned green",
+        "action/test_gate_attacks.py::test_a_signed_ledger_read_without_its_key_fails_closed",
+    ),
+    (
+        "a branch opened into main and into `release`: the main PR approved while the release "
+        "PR is not",
+        "the shared head stays at the release PR's gate (pending), named; green once both are "
+        "approved",
+        "action/test_queue_attacks.py::test_a_head_shared_with_an_unapproved_pr_is_never_green",
+    ),
+    (
+        "with a ledger key: the view state edited on the data branch (it claims the gate is "
+        "already pending, or that future comments were answered), then a `/revise` of a green PR",
+        "the edited state is refused (it is not signed): the gate goes down",
+        "action/test_gate_attacks.py::test_with_a_key_an_edited_view_state_never_keeps_a_green",
+    ),
 )
 
 

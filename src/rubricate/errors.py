@@ -153,8 +153,7 @@ class JobFailed(RunFailed):
 
 
 class Busy(RunFailed):
-    """Another job holds the lock this one runs under (its PR's, or the sweep's or the
-    reconciler's own): this one is retried later."""
+    """Another job holds the lock this one runs under (its PR's): this one is retried later."""
 
 
 class HandledMeanwhile(RunFailed):

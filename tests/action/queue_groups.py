@@ -32,17 +32,23 @@ class Group:
 
 
 def merge_group_payload(
-    head_sha: str, tree: str, base_sha: str, pr: int, built_on: str, message: str = ""
+    head_sha: str,
+    tree: str,
+    base_sha: str,
+    pr: int,
+    built_on: str,
+    message: str = "",
+    base: str = "main",
 ) -> dict[str, Any]:
-    """A `merge_group` `checks_requested` payload as GitHub sends it."""
+    """A `merge_group` `checks_requested` payload as GitHub sends it (for a queue on `base`)."""
     person = {"name": "GitHub", "email": "noreply@github.com"}
     return {
         "action": "checks_requested",
         "merge_group": {
             "head_sha": head_sha,
-            "head_ref": f"refs/heads/gh-readonly-queue/main/pr-{pr}-{built_on}",
+            "head_ref": f"refs/heads/gh-readonly-queue/{base}/pr-{pr}-{built_on}",
             "base_sha": base_sha,
-            "base_ref": "refs/heads/main",
+            "base_ref": f"refs/heads/{base}",
             "head_commit": {
                 "id": head_sha,
                 "tree_id": tree,
@@ -63,17 +69,19 @@ def build_queue(
     entries: list[tuple[int, str]],
     *,
     push: tuple[int, ...] | None = None,
+    base: tuple[str, str] | None = None,
 ) -> list[Group]:
-    """The groups of these (PR, head) entries queued in order on main; each entry's branch is
-    pushed (only those of the PRs in `push`, when given)."""
+    """The groups of these (PR, head) entries queued in order on main (or on the branch and
+    commit `base` names); each entry's branch is pushed (only those of the PRs in `push`, when
+    given)."""
     work = scenario.work
-    git(work, "checkout", "--quiet", "--detach", scenario.base_sha)
+    name, built_on = base or ("main", scenario.base_sha)
+    git(work, "checkout", "--quiet", "--detach", built_on)
     groups = []
-    built_on = scenario.base_sha
     for number, head in entries:
         _add_entry(scenario, method, number, head)
         sha = git(work, "rev-parse", "HEAD")
-        ref = f"refs/heads/gh-readonly-queue/main/pr-{number}-{built_on}"
+        ref = f"refs/heads/gh-readonly-queue/{name}/pr-{number}-{built_on}"
         if push is None or number in push:
             git(work, "push", "--quiet", "--force", str(scenario.remote), f"HEAD:{ref}")
         tree = git(work, "rev-parse", f"{sha}^{{tree}}")

@@ -124,3 +124,44 @@ def test_findings_per_file_are_capped(tmp_path: Path) -> None:
     assert len(result.findings) == 11
     assert result.findings[-1].message == "... and 5 more"
     assert result.value == 0.0
+
+
+def test_an_open_bracket_in_markup_is_not_truncation(tmp_path: Path) -> None:
+    page = "<p>Read (the intro</p>\n{% block footer %}{% endblock %}"
+    assert check(tmp_path / "a", {"docs/home.html": page}).findings == ()
+    code = "const f = (a, b\n"
+    result = check(tmp_path / "b", {"src/cut.js": code.rstrip("\n")})
+    assert [f.rule for f in result.findings] == ["truncated"]
+
+
+def test_a_stand_in_in_a_template_is_its_slot(tmp_path: Path) -> None:
+    prompt = "Task: {{ task }}\nResult: [Your concise result here]\n"
+    assert check(tmp_path / "a", {"prompts/task.txt": prompt}).findings == ()
+    letter = "Dear team,\nResult: [Your concise result here]\n"
+    result = check(tmp_path / "b", {"docs/letter.txt": letter})
+    assert [f.rule for f in result.findings] == ["placeholder-text"]
+
+
+HOOKS = (
+    "class Callback:\n"
+    '    def on_start(self, call_id):\n        """Called first."""\n        pass\n\n'
+    "    def on_end(self, call_id):\n        pass\n"
+)
+
+
+def test_a_class_of_empty_hooks_is_an_interface(tmp_path: Path) -> None:
+    assert check(tmp_path / "a", {"src/callback.py": HOOKS}).findings == ()
+    worker = HOOKS + "\n    def run(self):\n        return 1\n"
+    result = check(tmp_path / "b", {"src/callback.py": worker})
+    assert [f.rule for f in result.findings] == ["empty-body", "empty-body"]
+
+
+def test_a_re_wrapped_todo_is_moved_not_added(tmp_path: Path) -> None:
+    old = "x = 1\n# TODO: remove this method, use the terminate states instead\n"
+    base: dict[str, FileValue] = {**BASE, "src/guide.py": old}
+    wrapped = "x = 1\n# TODO: remove this method, use the\n# terminate states instead\n"
+    moved = snapshot_of(tmp_path / "a", base, {"src/guide.py": None, "src/new/guide.py": wrapped})
+    assert completeness_check(moved, parse_spec("")).findings == ()
+    fresh = "x = 1\n# TODO: support floats here as well\n"
+    added = snapshot_of(tmp_path / "b", base, {"src/new/guide.py": fresh})
+    assert [f.rule for f in completeness_check(added, parse_spec("")).findings] == ["todo-marker"]

@@ -51,6 +51,8 @@ def test_single_star_agrees_with_fnmatch_within_a_segment(name: str) -> None:
         ("web/app.test.ts", True, False),
         ("src/FooTest.java", True, False),
         ("conftest.py", True, False),
+        ("src/__tests__/hooks.test-d.tsx", True, False),
+        ("types/hooks.test-d.ts", True, False),
         ("README.md", False, False),
     ],
 )
@@ -85,9 +87,23 @@ def test_other_kinds() -> None:
         ".eslintrc.js",
         "noxfile.py",
         "docs/conf.py",
+        "setup.py",
+        "serde/build.rs",
+        "android/build.gradle.kts",
+        "Package.swift",
+        "mix.exs",
     ],
 )
 def test_build_and_tool_configs_are_not_source(path: str) -> None:
     """ajv-validator/ajv 00b0e247 changed only `rollup.config.js` and package.json: no test due."""
     assert not file_kinds.is_source(path)
     assert file_kinds.is_source("src/config.js")
+
+
+def test_type_tests_and_support_folders() -> None:
+    assert file_kinds.is_type_test("src/a.test-d.tsx")
+    assert file_kinds.is_type_test("index.d.ts")
+    assert not file_kinds.is_type_test("src/a.test.ts")
+    assert file_kinds.support_folder("docs/code/progress/main.c") == "docs/"
+    assert file_kinds.support_folder("packages/lit/scripts/measure.mjs") == "packages/lit/scripts/"
+    assert file_kinds.support_folder("src/docs.py") is None

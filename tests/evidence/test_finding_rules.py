@@ -49,6 +49,10 @@ def messages(result: CheckResult) -> list[str]:
         ("src/main.go", "return nil // FIXME(ana): retry\n", True),
         ("src/main.go", "/*\n * XXX: racy\n */\nvar x = 1\n", True),
         ("src/main.go", "s := Status.TODO\n", False),
+        ("src/tree.go", "// (e.g., /PREFIX/XXX should resolve to /prefix/xxx)\n", False),
+        ("src/tree.go", "// call XXX-XXXX for help\n", False),
+        ("src/tree_a.go", 'f("/src/*filepath")\ny := "XXX: not a comment"\n', False),
+        ("src/tree_b.go", 'f("/src/*filepath")\n/* XXX: racy */\n', True),
         ("src/lib.rs", "let lifetime: &'a str = s; // TODO later\n", True),
         ("docs/guide.md", "TODO: write this section\n", True),
         ("docs/guide.md", "- TODO describe the flags\n", True),
@@ -275,6 +279,12 @@ def test_a_manifest_without_a_kept_lockfile_is_not_flagged(tmp_path: Path) -> No
     kept = {**BASE, "package.json": manifest, "package-lock.json": "{}\n"}
     stale = verifiability(tmp_path / "b", {"package.json": bumped}, kept)
     assert [(f.rule, f.kind) for f in stale.findings] == [("pinned-dependencies", "note")]
+    member = {**kept, "packages/a/package.json": manifest}
+    workspace = verifiability(tmp_path / "c", {"packages/a/package.json": bumped}, member)
+    assert [f.rule for f in workspace.findings] == ["pinned-dependencies"]
+    hidden = {**kept, ".github/tool/package.json": manifest}
+    tool = verifiability(tmp_path / "d", {".github/tool/package.json": bumped}, hidden)
+    assert tool.findings == ()
 
 
 DOCUMENTED = 'def f():\n    """Do it.\n\n    Old remark.\n    """\n    return 1\n'

@@ -161,10 +161,12 @@ def test_unreadable_deliverables(tmp_path: Path) -> None:
     assert result.value == 0.0
 
 
-def test_large_structured_file_outside_deliverables_is_only_a_warning(tmp_path: Path) -> None:
+def test_large_structured_file_outside_deliverables_is_left_to_the_inputs_check(
+    tmp_path: Path,
+) -> None:
     big = b"[" + b"1," * (MAX_PARSE_BYTES // 2) + b"1]"
     result = run_format(tmp_path, {"data/big.json": big, "ok.json": "{}"}, config=Config())
-    assert [(f.path, f.severity) for f in result.findings] == [("data/big.json", "warning")]
+    assert result.findings == ()
     assert result.value == 1.0
 
 
@@ -220,3 +222,22 @@ def test_a_schema_that_cannot_be_used_is_a_warning_on_its_own_files_only(
         # the other deliverable is still validated; the broken schema's file is no outcome
         (error,) = [f for f in result.findings if f.path == "ok/b.json"]
         assert (error.severity, result.value) == ("error", 0.0)
+
+
+ASV = (
+    '{\n    "project": "p",\n    "build": [\n        "pip install .",\n    ],\n    "url": "a"\n}\n'
+)
+
+
+def test_a_file_that_did_not_parse_at_the_base_is_not_the_change_s_defect(
+    tmp_path: Path,
+) -> None:
+    base = {**BASE, "bench/asv.conf.json": ASV}
+    edit = {"bench/asv.conf.json": ASV.replace('"a"', '"b"')}
+    kept = run_format(tmp_path / "a", edit, base=base, config=Config())
+    assert [(f.path, f.severity) for f in kept.findings] == [("bench/asv.conf.json", "info")]
+    assert kept.value is None
+    good = {**BASE, "bench/asv.conf.json": ASV.replace('install .",', 'install ."')}
+    broken = run_format(tmp_path / "b", {"bench/asv.conf.json": ASV}, base=good, config=Config())
+    assert [(f.path, f.severity) for f in broken.findings] == [("bench/asv.conf.json", "error")]
+    assert broken.value == 0.0

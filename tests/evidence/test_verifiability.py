@@ -203,3 +203,48 @@ def test_exact_pins_in_a_manifest_count_as_pinned(
     change = snapshot_of(tmp_path, {**BASE, path: before}, {path: after})
     result = verifiability_check(change)
     assert result.value == value
+
+
+def test_randomness_in_a_type_test_only_makes_a_type(tmp_path: Path) -> None:
+    line = "expectTypeOf(Math.random() > 0.5 ? skip : () => 1).toBeFunction()\n"
+    assert check(tmp_path / "a", {"src/__tests__/use.test-d.tsx": line}).findings == ()
+    result = check(tmp_path / "b", {"src/__tests__/use.test.tsx": line})
+    assert [f.rule for f in result.findings] == ["seeds"]
+
+
+def test_code_in_an_untested_docs_or_scripts_folder_needs_no_test(tmp_path: Path) -> None:
+    docs = {"docs/code/progress/main.c": "int main(void) { return 0; }\n"}
+    assert check(tmp_path / "a", docs).findings == ()
+    scripts = {"tools/gen.py": "print(1)\n", "tools/test_gen.py": "def test_g():\n    pass\n"}
+    snapshot = snapshot_of(tmp_path / "b", {**BASE, **scripts}, {"tools/gen.py": "print(2)\n"})
+    assert [f.rule for f in verifiability_check(snapshot).findings] == ["tests"]
+
+
+def test_manifests_and_build_scripts_need_no_test(tmp_path: Path) -> None:
+    head = {"setup.py": "install_requires = ['a==2.0']\n", "build.rs": "fn main() {}\n"}
+    assert check(tmp_path, head).findings == ()
+
+
+SENTENCES = "".join(f"Line {n} of the guide says what the flag does.\n" for n in range(12))
+
+
+def test_prose_beside_the_code_it_documents_needs_no_link(tmp_path: Path) -> None:
+    alone = check(tmp_path / "a", {"docs/flags.md": SENTENCES})
+    assert [f.rule for f in alone.findings] == ["sources"]
+    beside = {"docs/flags.md": SENTENCES, "src/app.py": "x = 2\n", "tests/test_app.py": "x = 1\n"}
+    result = check(tmp_path / "b", beside)
+    assert result.findings == ()
+    assert any("beside the code they document: src/app.py" in line for line in result.evidence)
+
+
+def test_randomness_in_a_minified_bundle_is_not_the_change_s_code(tmp_path: Path) -> None:
+    bundle = "!function(){var t=Math.random()}();\n"
+    assert check(tmp_path / "a", {"theme/js/bootstrap.bundle.min.js": bundle}).findings == ()
+    result = check(tmp_path / "b", {"theme/js/base.js": bundle})
+    assert {f.rule for f in result.findings} == {"seeds", "tests"}
+
+
+def test_prose_named_like_a_test_does_not_make_a_docs_folder_tested(tmp_path: Path) -> None:
+    base = {**BASE, "docs/en/_llm-test.md": "# t\n", "docs/js/termynal.js": "var a = 1;\n"}
+    snapshot = snapshot_of(tmp_path, base, {"docs/js/termynal.js": "var a = 2;\n"})
+    assert verifiability_check(snapshot).findings == ()

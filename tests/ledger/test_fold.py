@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from rubricate.ledger.event import CriterionRef, RubricRef, ScaleRef
-from rubricate.ledger.fold import fold_job, fold_jobs
-from tests.ledger.factory import completed_job, event, scored
+from rubricate.ledger.fold import facts_so_far, fold_job, fold_jobs, shapes_facts
+from tests.ledger.factory import at, completed_job, event, scored
 
 
 def test_reviewer_v1_score_overrides_the_automatic_one_criterion_by_criterion() -> None:
@@ -225,3 +225,23 @@ def test_jobs_are_keyed_by_repo_and_pr_in_order() -> None:
     ]
     events.append(event("first_submission", 1, 0, "a"))
     assert list(fold_jobs(events)) == [("o/r", 1), ("o/r", 2), ("z/z", 1)]
+
+
+def test_facts_so_far_are_the_fold_of_every_first_part_that_holds_the_shaping_events() -> None:
+    events = [
+        event("abandoned", 1, 0, "a0", author="bob"),
+        scored("first_submission", 1, 1, "a", [3] * 5),
+        event("rated", 1, 2, "b", rating=5, actor="carol"),
+        scored("final_approval", 1, 3, "c", [4] * 5, deadline=at(2)),
+        event("rated", 1, 4, "d", rating=2, actor="carol"),
+        event("disputed", 1, 5, "e", actor="dave"),
+        event("rated", 1, 6, "f", rating=4, actor="erin", actor_role="maintain"),
+        event("abandoned", 1, 7, "g"),
+    ]
+    whole = fold_job(events)
+    last = max(n for n, e in enumerate(events, start=1) if shapes_facts(e))
+    assert last == 4
+    for size in range(last, len(events) + 1):
+        assert facts_so_far(whole.facts, events[:size]) == fold_job(events[:size]).facts
+    before = events[: last - 1]  # without the completion: not so
+    assert facts_so_far(whole.facts, before) != fold_job(before).facts

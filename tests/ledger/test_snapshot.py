@@ -73,3 +73,23 @@ def test_a_job_file_that_is_not_the_one_the_cache_names_is_refused(data: Path) -
     assert snapshot is not None
     with pytest.raises(LedgerError, match=r"jobs/1\.json"):
         snapshot.job_events([("o/r", 1)])
+
+
+def test_the_head_the_buckets_and_what_the_caller_reads_next_come_in_one_fetch(
+    data: Path,
+) -> None:
+    tip = DirectoryStore(str(data)).backend.tip()
+    asked: list[list[str]] = []
+    fetched: list[list[str]] = []
+
+    def read(paths: Sequence[str]) -> Mapping[str, bytes]:
+        asked.append(list(paths))
+        return tip.read(paths)
+
+    snapshot = fold_snapshot(tip.tree, read, None, fetched.append, ["reputation.json"])
+    assert snapshot is not None
+    buckets = {p for p in tip.tree if p.startswith(".rubricate/facts/")}
+    assert len(fetched) == 1
+    assert len(fetched[0]) == len(set(fetched[0]))
+    assert set(fetched[0]) == {".rubricate/fold-cache.json", "reputation.json", *buckets}
+    assert {p for paths in asked for p in paths} <= set(fetched[0])

@@ -80,6 +80,8 @@ def test_a_report_after_new_events_equals_a_full_one(
         _report(data, site, "--format", fmt)
     _report(data, tmp_path / "full", "--format", fmt, "--full")
     assert site_files(site) == site_files(tmp_path / "full")
+    kept = (site / STATE_PATH).read_bytes()  # what is kept does not depend on how it was made
+    assert kept == (tmp_path / "full" / STATE_PATH).read_bytes()
     again = tmp_path / "again"  # a third report on the second's state changes nothing
     _report(data, again, "--format", fmt, "--full")
     _report(data, again, "--format", fmt)

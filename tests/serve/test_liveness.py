@@ -14,7 +14,7 @@ import psycopg
 import pytest
 
 from rubricate.ledger.pg_schema import connect
-from rubricate.serve.queue import HANDLE, QUEUE, defer
+from rubricate.serve.queue import HANDLE, PUBLISH, QUEUE, defer
 
 procrastinate = pytest.importorskip("procrastinate")
 
@@ -261,5 +261,74 @@ def test_a_killed_workers_job_goes_back_once_its_lock_stayed_free(db_url: str) -
             await asyncio.sleep(0.3)
             await recover_round(connector, other, NEVER, watch, grace=0, confirm_after=0.2)
             assert job_row(db_url, job_id) == ("todo", 1)
+
+    run(db_url, body)
+
+
+async def running_publish(connector: Any, db_url: str, manager: Any) -> Any:
+    """A publish job (it carries a queueing lock) fetched by a worker registered by `manager`,
+    then a second publish of the same PR queued while it runs (as the PR's next delivery does)."""
+    worker_id = await manager.register_worker()
+    with connect(db_url) as conn, conn.transaction():
+        defer(conn, PUBLISH, {"repo": "o/r", "pr": 1}, lock="o/r#1", queueing_lock="p-o/r#1")
+    job = await manager.fetch_job(queues=[QUEUE], worker_id=worker_id)
+    assert job is not None
+    with connect(db_url) as conn, conn.transaction():
+        assert defer(conn, PUBLISH, {"repo": "o/r", "pr": 1}, queueing_lock="p-o/r#1")
+    return job
+
+
+def statuses(db_url: str) -> list[tuple[str, str]]:
+    """Every job's task and status, in the order they were queued."""
+    with connect(db_url) as conn:
+        found = conn.execute("SELECT task_name, status::text FROM procrastinate_jobs ORDER BY id")
+        return [(row[0], row[1]) for row in found.fetchall()]
+
+
+def test_a_gone_job_whose_queueing_lock_waits_is_ended_and_the_others_go_back(
+    db_url: str,
+) -> None:
+    """Putting back a publish whose PR has another publish waiting would break the queue's
+    unique waiting lock and fail the whole statement: it is ended instead, the others go back."""
+
+    async def body(connector: Any) -> None:
+        manager = JobManager(connector)  # its workers never take their locks: all are gone
+        _, handle_id = await running_job(connector, db_url, manager)
+        job = await running_publish(connector, db_url, manager)
+        back = await put_back(connector, NEVER, grace=0)
+        assert sorted(back) == sorted(
+            [(job.id, PUBLISH, "superseded"), (handle_id, HANDLE, "gone")]
+        )
+        assert statuses(db_url) == [(HANDLE, "todo"), (PUBLISH, "failed"), (PUBLISH, "todo")]
+
+    run(db_url, body)
+
+
+def test_two_gone_jobs_with_one_queueing_lock_put_one_back(db_url: str) -> None:
+    async def body(connector: Any) -> None:
+        manager = JobManager(connector)
+        await running_publish(connector, db_url, manager)
+        second = await manager.fetch_job(queues=[QUEUE], worker_id=await manager.register_worker())
+        assert second is not None  # the waiting publish, now running too (no PR lock on it)
+        back = await put_back(connector, NEVER, grace=0)
+        assert [why for _, _, why in sorted(back)] == ["gone", "superseded"]
+        assert statuses(db_url) == [(PUBLISH, "todo"), (PUBLISH, "failed")]
+
+    run(db_url, body)
+
+
+def test_a_retry_whose_queueing_lock_waits_ends_the_job(db_url: str) -> None:
+    """procrastinate's own retry (a failed publish, say) would leave the job `doing` for good,
+    its PR's lock with it: the job is ended as failed, the waiting one does the work."""
+
+    async def body(connector: Any) -> None:
+        locks = LivenessLocks(db_url)
+        manager = LiveJobManager(connector, locks)
+        try:
+            job = await running_publish(connector, db_url, manager)
+            await manager.retry_job(job)
+        finally:
+            await locks.close()
+        assert statuses(db_url) == [(PUBLISH, "failed"), (PUBLISH, "todo")]
 
     run(db_url, body)

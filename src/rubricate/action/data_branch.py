@@ -8,16 +8,18 @@ and the ledger is taken as empty (said in the log).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 
 from rubricate.action.handles import DataStore, RunHandles
+from rubricate.action.settings import ActionSettings
 from rubricate.bot.effects import SetStatus
-from rubricate.bot.gate import status
+from rubricate.bot.gate import gate_of, status, status_text
 from rubricate.bot.jobstate import JobState, job_state
 from rubricate.bot.view_state import ViewState, decode_views, view_path
 from rubricate.errors import DataBranchError, LedgerError
+from rubricate.gitio.workspace import remote_refs
 from rubricate.ledger.backends import DataBranchStore
 from rubricate.ledger.event import Event
 from rubricate.ledger.paths import job_paths
@@ -71,8 +73,9 @@ def open_job(
         events = job_file_events(files, repo, pr, key)
     except LedgerError as exc:  # the data branch is broken, not the config: the run failed
         raise DataBranchError(f"data branch {branch}: {exc}") from None
+    keyed(f"data branch {branch}", (*events, *reverted), key)
     handles.runtime.log(f"data branch {branch}: {len(events)} events for #{pr}")
-    return StoredJob(store, events, reverted, decode_views(raw, pr), raw)
+    return StoredJob(store, events, reverted, decode_views(raw, pr, key), raw)
 
 
 def jobs_events(
@@ -86,7 +89,26 @@ def jobs_events(
     paths = {path for pr in numbers for path in job_paths(repo, pr)}
     files = store.read_files(frozenset(paths).__contains__)
     key = handles.settings.ledger_key
-    return tuple(e for pr in numbers for e in job_file_events(files, repo, pr, key))
+    return keyed(
+        f"data branch {branch}",
+        [e for pr in numbers for e in job_file_events(files, repo, pr, key)],
+        key,
+    )
+
+
+def keyed(where: str, events: Sequence[Event], key: bytes | None) -> tuple[Event, ...]:
+    """The events, when the run can trust them: events signed with a ledger key, read by a run
+    that has none (the secret removed, a workflow job without the `ledger-key` input), fail the
+    run. Without the key, an unsigned line with a correct id (which anyone who can push to the
+    data branch can write) would count, and the events the run wrote would be unsigned, so
+    refused by every run that has the key."""
+    if key is None and any(event.sig is not None for event in events):
+        raise DataBranchError(
+            f"{where}: its events are signed with a ledger key, but this run has "
+            "none: pass the `ledger-key` input (e.g. secrets.RUBRICATE_LEDGER_KEY); nothing "
+            "was trusted or written"
+        )
+    return tuple(events)
 
 
 def tip_status(
@@ -98,10 +120,53 @@ def tip_status(
 
     def at_tip(sha: str) -> SetStatus:
         files = stored.store.read_files(frozenset(paths).__contains__)
-        job = job_state(job_file_events(files, repo, pr, key), repo, pr)
+        events = keyed("the data branch", job_file_events(files, repo, pr, key), key)
+        job = job_state(events, repo, pr)
         return status(job, rubric, sha)
 
     return at_tip
+
+
+def shared_head(
+    settings: ActionSettings, stored: StoredJob, repo: str, pr: int, rubric: Rubric
+) -> Callable[[str], SetStatus | None]:
+    """What a head's gate must be instead of green when another open PR has the same head.
+
+    A commit status belongs to a commit, not to a PR: when two PRs share a head (one branch
+    opened into two bases, a PR opened again), GitHub shows each the status last set on it.
+    So a green is set only when every other open job in the ledger whose current version has
+    this head is green too; else the head gets that job's gate. The other PRs are found by
+    their `refs/pull/<N>/head` (one `git ls-remote`); a PR rubricate never recorded, or one
+    merged or closed, says nothing."""
+    key = settings.ledger_key
+
+    def other_gate(sha: str) -> SetStatus | None:
+        refs = remote_refs(settings.repo_remote, ["refs/pull/*/head"], token=settings.token)
+        named = (_pull_number(name) for name, head in refs.items() if head == sha)
+        numbers = sorted({number for number in named if number is not None and number != pr})
+        if not numbers:
+            return None
+        paths = {path for number in numbers for path in job_paths(repo, number)}
+        files = stored.store.read_files(frozenset(paths).__contains__)
+        for number in numbers:
+            events = keyed("the data branch", job_file_events(files, repo, number, key), key)
+            job = job_state(events, repo, number)
+            version = job.version_of_head(sha)
+            if job.merged or job.abandoned or version is None:
+                continue
+            gate = gate_of(job, rubric)
+            if version.number == job.current_version and gate.state != "success":
+                text = status_text(f"#{number} has this head too: {gate.description}")
+                return SetStatus(sha, gate.state, text)
+        return None
+
+    return other_gate
+
+
+def _pull_number(ref: str) -> int | None:
+    """N of `refs/pull/N/head`."""
+    number = ref.removeprefix("refs/pull/").removesuffix("/head")
+    return int(number) if number.isdigit() and len(number) < 10 else None
 
 
 def readable(handles: RunHandles) -> bool:

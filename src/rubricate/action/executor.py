@@ -80,9 +80,11 @@ class Executor:
         details_url: str | None = None,
         review_nodes: Mapping[int, str] | None = None,
         regate: Callable[[str], SetStatus] | None = None,
+        shared: Callable[[str], SetStatus | None] | None = None,
     ) -> None:
         self._api = api
         self._regate = regate
+        self._shared = shared
         self._review_nodes = dict(review_nodes or {})
         self._ledger = ledger
         self._runtime = runtime
@@ -259,6 +261,11 @@ class Executor:
         self._note(f"check run {check_id} {how} on {sha[:12]}")
 
     def _status(self, effect: SetStatus, *, recheck: bool = True) -> None:
+        if effect.state == "success" and effect.context == GATE and self._shared:
+            other = self._shared(effect.sha)  # a green only when no open PR with this head is red
+            if other is not None:
+                self._note(f"status {effect.context}: {other.description}")
+                effect, recheck = other, False
         description = effect.description[:140]
         key = f"{effect.context}@{effect.sha}"
         wanted = StatusView(state=effect.state, description=description)

@@ -23,7 +23,14 @@ from rubricate.action.handles import RunHandles
 from rubricate.action.pull import config_commit, fetch_pull, pull_from_api, read_config, read_rubric
 from rubricate.action.role import actor_role
 from rubricate.action.settings import data_branch
-from rubricate.bot.events import GradersEvent, HandlerContext, JobEvent, PullRequestEvent
+from rubricate.bot.events import (
+    CommentEvent,
+    GradersEvent,
+    HandlerContext,
+    JobEvent,
+    PullRequestEvent,
+    ReviewEvent,
+)
 from rubricate.bot.jobstate import JobState, job_state
 from rubricate.bot.payload import default_branch, pull_from_payload, spec_text
 from rubricate.bot.view_state import PullState
@@ -80,7 +87,8 @@ def gather(
     pull = located.pull
     merge_base, fetched = fetch_pull(handles, event, pull)
     default = default_branch(payload)
-    at = config_commit(handles, pull, default, fetched) if pull else None
+    command = isinstance(event, CommentEvent | ReviewEvent)
+    at = config_commit(handles, pull, default, fetched, tip=command) if pull else None
     base_ref = pull.base_ref if pull else None
     config = read_config(handles, at).for_base(base_ref)
     rubric = read_rubric(handles, at, config)

@@ -21,7 +21,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TextIO
 
-from rubricate.action.data_branch import tip_status
+from rubricate.action.data_branch import shared_head, tip_status
 from rubricate.action.executor import Executor
 from rubricate.action.gather import Gathered, gather, locate
 from rubricate.action.graders import graders_event
@@ -189,12 +189,11 @@ def apply(
     a merge group's run writes only its status)."""
     assert target.api is not None  # a real run has a token, so a client
     stored = gathered.stored if gathered else None
-    regate = None
+    regate = shared = None
     if gathered is not None:
-        context = gathered.context
-        regate = tip_status(
-            gathered.stored, context.repo, gathered.job.pr, context.rubric, settings.ledger_key
-        )
+        context, pr = gathered.context, gathered.job.pr
+        regate = tip_status(gathered.stored, context.repo, pr, context.rubric, settings.ledger_key)
+        shared = shared_head(settings, gathered.stored, context.repo, pr, context.rubric)
     executor = Executor(
         target.api,
         stored.store if stored else None,
@@ -203,15 +202,17 @@ def apply(
         details_url=details_url(settings),
         review_nodes=target.review_nodes,
         regate=regate,
+        shared=shared,
     )
     with runtime.group("rubricate: apply"):
         result = executor.apply(effects)
         views = result.views
         if gathered is not None and gathered.pull is not None:
             views.pull = gathered.pull
-        if gathered is not None and encode_views(views) != gathered.stored.views_bytes:
+        key = settings.ledger_key
+        if gathered is not None and encode_views(views, key) != gathered.stored.views_bytes:
             path = view_path(gathered.context.repo, views.pr)
-            gathered.stored.store.write_extra(path, views.writer())
+            gathered.stored.store.write_extra(path, views.writer(key))
     result.raise_errors()
     return 0
 

@@ -4,7 +4,8 @@ The run works in a private bare repository fed from the repository's remote. It 
 group's base and head, reads the first-parent line between them (sha, parents, tree, subject),
 lists the base branch and its queue branches (`git ls-remote`), reads the jobs of the PRs the
 entries name from the data branch, and for each approved head of each entry writes the tree git's
-three-way merge of the entry's start with that head gives. `rubricate.bot.queue_entries` and
+three-way merge of the entry's start with that head gives, and reads that head's change against
+the group's base. `rubricate.bot.queue_entries` and
 `rubricate.bot.merge_queue` decide; this module only reads.
 """
 
@@ -26,6 +27,7 @@ from rubricate.bot.payload import default_branch
 from rubricate.bot.queue_entries import Entry, GroupEntries, QueueCommit, group_entries
 from rubricate.bot.view_state import PullState
 from rubricate.errors import RubricateError
+from rubricate.gitio.read import change_of
 from rubricate.gitio.refs import first_parents, merged_tree
 from rubricate.gitio.workspace import fetch_commits, remote_refs
 
@@ -50,8 +52,8 @@ def merge_group_effects(
     prs = list(dict.fromkeys(e.pr for e in grouped.entries))
     events = jobs_events(handles, event.repo, prs, branch, stack)
     jobs = {pr: job_state(events, event.repo, pr) for pr in prs}
-    trees = entry_trees(handles, grouped.entries, jobs)
-    return [*group_status(event, grouped, jobs, trees)]
+    trees, changes = entry_trees(handles, event.base_sha, grouped.entries, jobs)
+    return [*group_status(event, grouped, jobs, trees, changes)]
 
 
 def read_entries(handles: RunHandles, event: MergeGroupEvent) -> GroupEntries:
@@ -81,22 +83,30 @@ def read_entries(handles: RunHandles, event: MergeGroupEvent) -> GroupEntries:
 
 
 def entry_trees(
-    handles: RunHandles, entries: Sequence[Entry], jobs: Mapping[int, JobState]
-) -> dict[tuple[str, str], str | None]:
-    """For each entry and each approved head to check, the tree of the start merged with it."""
+    handles: RunHandles, base_sha: str, entries: Sequence[Entry], jobs: Mapping[int, JobState]
+) -> tuple[dict[tuple[str, str], str | None], dict[str, str | None]]:
+    """For each entry and each approved head to check, the tree of the start merged with it;
+    and each such head's change against the group's base (its merge base with it to it)."""
     trees: dict[tuple[str, str], str | None] = {}
+    changes: dict[str, str | None] = {}
     for entry in entries:
         heads = heads_to_check(entry, jobs[entry.pr])
         for head in heads[-MAX_HEADS_PER_ENTRY:]:
+            if head not in changes:
+                fork = _fetched(handles, base_sha, head)
+                changes[head] = change_of(handles.repo_dir, fork, head) if fork else None
             if (entry.start, head) not in trees:
-                trees[(entry.start, head)] = _merged(handles, entry.start, head)
-    return trees
+                fetched = _fetched(handles, entry.start, head) is not None
+                trees[(entry.start, head)] = (
+                    merged_tree(handles.repo_dir, entry.start, head) if fetched else None
+                )
+    return trees, changes
 
 
-def _merged(handles: RunHandles, start: str, head: str) -> str | None:
-    """The merge of `start` with a PR head, fetched first; None when it cannot be computed."""
+def _fetched(handles: RunHandles, start: str, head: str) -> str | None:
+    """Fetch `start` and a PR head: their merge base, or None when they cannot be fetched."""
     try:
-        fetch_commits(
+        return fetch_commits(
             handles.settings.repo_remote,
             start,
             head,
@@ -106,4 +116,3 @@ def _merged(handles: RunHandles, start: str, head: str) -> str | None:
     except RubricateError as exc:
         handles.runtime.log(f"merge group: head {head[:12]} could not be fetched: {exc}")
         return None
-    return merged_tree(handles.repo_dir, start, head)

@@ -71,22 +71,29 @@ def fetch(handles: RunHandles, pull: PullState, *, with_head: bool) -> str | Non
 
 
 def config_commit(
-    handles: RunHandles, pull: PullState, default_branch: str | None, base_fetched: bool
+    handles: RunHandles,
+    pull: PullState,
+    default_branch: str | None,
+    base_fetched: bool,
+    *,
+    tip: bool = False,
 ) -> str | None:
     """The commit to read config and rubric at: the base when it is the default branch (or the
-    default branch is unknown), else the default branch's tip, fetched once."""
+    default branch is unknown), else the default branch's tip, fetched once.
+
+    With `tip`, the default branch's tip whatever the base: a command is judged by the rules
+    the default branch holds now, never by those of the commit a PR was last pushed on (rules
+    tightened since then apply to every open PR)."""
     if not base_fetched:
         return None
-    if default_branch is None or pull.base_ref in ("", default_branch):
+    if default_branch is None or (pull.base_ref in ("", default_branch) and not tip):
         return pull.base_sha
     if ref_problem(default_branch) is not None:
         raise ConfigError(f"the repository's default branch {default_branch!r} is not a branch")
     remote, token = handles.settings.repo_remote, handles.settings.token
     sha = fetch_branch(remote, default_branch, handles.repo_dir, token=token)
-    handles.runtime.log(
-        f"base {pull.base_ref} is not the default branch: config read on "
-        f"{default_branch} at {sha[:12]}"
-    )
+    why = "a command" if tip else f"base {pull.base_ref} is not the default branch"
+    handles.runtime.log(f"{why}: config read on {default_branch} at {sha[:12]}")
     return sha
 
 

@@ -23,6 +23,8 @@ QUEUE_REF = re.compile(
 )
 Trees = Mapping[tuple[str, str], str | None]
 """(entry start, PR head) → the tree of the start merged with the head (None: not computable)."""
+Changes = Mapping[str, str | None]
+"""PR head → the id of its change against the group's base (None: not computable)."""
 
 
 def parse_merge_group(payload: Mapping[str, Any]) -> MergeGroupEvent | Ignored:
@@ -87,7 +89,22 @@ def heads_to_check(entry: Entry, job: JobState) -> tuple[str, ...]:
     return heads
 
 
-def entry_problem(entry: Entry, job: JobState, trees: Trees) -> str | None:
+def same_change(job: JobState, changes: Changes, head: str) -> bool:
+    """Whether the head's change against the group's base is the change its version approved.
+
+    A version records its change against the base it was approved on; against another base
+    (a retarget not yet recorded, a PR approved into another branch) the same head brings other
+    commits along, which no one approved here. A version recorded before changes were (no
+    `change_id`) is taken by its heads alone, as it always was."""
+    current = job.current
+    if current is None or current.change_id is None:
+        return True
+    return changes.get(head) == current.change_id
+
+
+def entry_problem(
+    entry: Entry, job: JobState, trees: Trees, changes: Changes | None = None
+) -> str | None:
     """Why this entry is not PR #N's approved change (None when it is)."""
     if job.merged:
         return "already merged, yet its entry is not on the base"
@@ -101,7 +118,14 @@ def entry_problem(entry: Entry, job: JobState, trees: Trees) -> str | None:
         version = job.version_of_head(entry.head)
         where = f"v{version.number}" if version else f"head {entry.head[:7]}"
         return f"{where} is not the current change (v{current.number})"
-    if not any(trees.get((entry.start, head)) == entry.tree for head in heads_to_check(entry, job)):
+    heads = heads_to_check(entry, job)
+    same = [head for head in heads if same_change(job, changes or {}, head)]
+    if heads and not same:
+        return (
+            f"head {heads[-1][:12]} changes this base by more than the approved change "
+            f"v{current.number} (approved against another base?)"
+        )
+    if not any(trees.get((entry.start, head)) == entry.tree for head in same):
         return (
             f"commit {entry.end[:12]} ({entry.how}) does not hold the approved change "
             f"v{current.number}"
@@ -122,7 +146,11 @@ def _approval_problem(job: JobState) -> str | None:
 
 
 def group_status(
-    event: MergeGroupEvent, grouped: GroupEntries, jobs: Mapping[int, JobState], trees: Trees
+    event: MergeGroupEvent,
+    grouped: GroupEntries,
+    jobs: Mapping[int, JobState],
+    trees: Trees,
+    changes: Changes | None = None,
 ) -> list[SetStatus | Log]:
     """The group's `rubricate/approval` status, and a log line naming every PR.
 
@@ -130,10 +158,11 @@ def group_status(
     the head is attributed to a PR whose current change is approved (a passing verdict or an
     override), and each entry holds exactly that approved change: the base of the entry merged
     with one of the approved version's heads (its second parent, for a merge commit) gives the
-    entry's tree. Anything else fails closed, naming the commit or the PR and why. A queue run
-    appends no ledger event.
+    entry's tree, and that head's change against the group's base is the approved change (not
+    one approved against another base). Anything else fails closed, naming the commit or the PR
+    and why. A queue run appends no ledger event.
     """
-    problems = [(e.pr, entry_problem(e, jobs[e.pr], trees)) for e in grouped.entries]
+    problems = [(e.pr, entry_problem(e, jobs[e.pr], trees, changes)) for e in grouped.entries]
     bad = [f"#{pr}: {why}" for pr, why in problems if why is not None]
     if grouped.problem is not None:
         bad.insert(0, grouped.problem)

@@ -11,6 +11,7 @@ stay pure functions of the ledger. Writes merge the answered ids found at the ti
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import re
 from collections.abc import Callable
@@ -19,6 +20,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from rubricate.gitnames import ref_error, sha_error
+from rubricate.ledger.trust import keyed_digest
 
 KEEP_SHAS = 20
 KEEP_ANSWERED = 500
@@ -103,12 +105,12 @@ class ViewState(_Model):
             return self
         return self.model_copy(update={"answered": [*self.answered, prefix]})
 
-    def writer(self) -> Callable[[bytes | None], bytes | None]:
+    def writer(self, key: bytes | None = None) -> Callable[[bytes | None], bytes | None]:
         """What to write over the tip's state: this one, keeping the ids another run answered
-        meanwhile (None when the tip already holds it)."""
+        meanwhile (None when the tip already holds it); signed with the ledger `key`, if any."""
 
         def write(tip: bytes | None) -> bytes | None:
-            data = encode_views(self.merged_with(decode_views(tip, self.pr)))
+            data = encode_views(self.merged_with(decode_views(tip, self.pr, key)), key)
             return None if data == tip else data
 
         return write
@@ -130,13 +132,16 @@ def view_path(repo: str, pr: int) -> str:
     return f"views/{safe}/{pr}.json"
 
 
-def decode_views(data: bytes | None, pr: int) -> ViewState:
+def decode_views(data: bytes | None, pr: int, key: bytes | None = None) -> ViewState:
     """The stored state, or an empty one when missing or unreadable (it is only a cache).
 
     A `pull` entry with a SHA or ref that git could mistake for an option is dropped, and
-    the rest of the state kept.
+    the rest of the state kept. With a ledger `key`, a state not signed with it is empty: the
+    view state decides which statuses are already set and which comments were answered, so an
+    edit by anyone who can push to the data branch could otherwise keep a green gate up or
+    have a `/revise` skipped.
     """
-    if not data:
+    if not data or (key is not None and not _signed_by(data, key)):
         return ViewState(pr=pr)
     try:
         state = ViewState.model_validate_json(data)
@@ -155,10 +160,32 @@ def _without_pull(data: bytes, pr: int) -> ViewState:
         return ViewState(pr=pr)
 
 
-def encode_views(state: ViewState) -> bytes:
-    """Canonical JSON bytes, so an unchanged state is byte-identical."""
+def encode_views(state: ViewState, key: bytes | None = None) -> bytes:
+    """Canonical JSON bytes, so an unchanged state is byte-identical (with a ledger `key`, with
+    its signature in `sig`)."""
     data = state.trimmed().model_dump(mode="json", exclude_none=True)
+    if key is not None:
+        data["sig"] = keyed_digest(key, _canonical(data), _VIEWS_LABEL)
+    return _canonical(data)
+
+
+_VIEWS_LABEL = b"rubricate view state\n"
+
+
+def _canonical(data: dict[str, Any]) -> bytes:
     return (json.dumps(data, sort_keys=True, indent=2) + "\n").encode()
+
+
+def _signed_by(data: bytes, key: bytes) -> bool:
+    """Whether stored view-state bytes carry a valid signature under `key`."""
+    try:
+        raw = json.loads(data)
+    except ValueError:
+        return False
+    sig = raw.pop("sig", None) if isinstance(raw, dict) else None
+    if not isinstance(sig, str):
+        return False
+    return hmac.compare_digest(sig, keyed_digest(key, _canonical(raw), _VIEWS_LABEL))
 
 
 def digest(value: Any) -> str:

@@ -7,8 +7,10 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from itertools import accumulate
 from typing import Any, Protocol
 
 from rubricate.judge.hidden import hides_element
@@ -17,7 +19,16 @@ COMMAND_LINE = re.compile(r"^ {0,3}/([A-Za-z][A-Za-z0-9_-]*)(?:[ \t]+(.*))?$")
 """A command attempt: `/word` at the start of a line, then a space or the end of the line."""
 UNSHOWN = frozenset({"details", "pre", "script", "style", "template", "textarea"})
 """Elements whose content a reader does not see as prose: folded, code, or never shown."""
-_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)((?:[^<>\"']|\"[^\"]*\"|'[^']*')*)>")
+_TITLE = r"""(?:"[^"]*"|'[^']*'|\([^()]*\))"""
+_LINK_TAIL = re.compile(rf"\]\(\s*(?:<[^<>\n]*>|[^\s()<>]*)(?:\s+{_TITLE})?\s*\)")
+"""The destination and title of an inline link or image, from its `](` to its `)`."""
+_DEFINITION = re.compile(
+    rf"^ {{0,3}}\[[^\]\n]+\]:\s*(?:<[^<>\n]*>|\S+)(?:\s+{_TITLE})?[ \t]*$", re.MULTILINE
+)
+"""A link reference definition: its label, destination and title (never shown)."""
+_TAG_OPEN = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)")
+_ATTRIBUTES = re.compile(r"""[^>"']*(?:(?:"[^"]*"|'[^']*')[^>"']*)*""")
+"""A tag's attributes up to its `>`, quoted values whole (no two ways to match: linear)."""
 _VOID = frozenset({"area", "br", "col", "embed", "hr", "img", "input", "source", "track", "wbr"})
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
@@ -71,42 +82,141 @@ def command_lines(body: str) -> list[tuple[int, str]]:
 
     Besides code, comments and quotes, the content of `UNSHOWN` elements and of hidden ones
     (the `hidden` attribute, a hiding style) is dropped: a line that opens one keeps only the
-    text before the tag, and the lines up to the one that closes it are dropped whole.
+    text before the tag, and the lines up to the one that closes it are dropped whole. A tag
+    is markup up to its `>` (outside quoted attribute values), whatever lines it spans: a line
+    that starts inside a tag (an attribute value, an image's alt text) is never prose, and a tag
+    that never closes hides everything after it.
     """
     lines = visible_lines(body)
     if not any(COMMAND_LINE.match(text) for _, text in lines):
         return lines
+    in_links = _link_continuations(lines)
     kept: list[tuple[int, str]] = []
-    inside: tuple[str, int] | None = None
+    state = _Markup()
     for line_no, text in lines:
-        if inside is None and "<" not in text:
+        if line_no in in_links:
+            continue
+        if state == _Markup() and "<" not in text:
             kept.append((line_no, text))
             continue
-        shown, inside = _outside_unshown(text, inside)
+        shown, state = _outside_unshown(text, state)
         if shown is not None:
             kept.append((line_no, shown))
     return kept
 
 
-def _outside_unshown(
-    text: str, inside: tuple[str, int] | None
-) -> tuple[str | None, tuple[str, int] | None]:
-    """The line's text before any unshown element (None inside one), and the element (name,
-    depth) still open after the line."""
-    shown = text if inside is None else None
-    scan = _INLINE_CODE.sub(lambda code: " " * len(code.group()), text)
-    for tag in _TAG.finditer(scan):
-        closing, name, attrs = tag.group(1) == "/", tag.group(2).lower(), tag.group(3)
-        if inside is not None:
-            if name == inside[0]:
-                depth = inside[1] + (-1 if closing else 1)
-                inside = (name, depth) if depth else None
+def _link_continuations(lines: list[tuple[int, str]]) -> set[int]:
+    """The lines that continue a link's destination or title from an earlier line: a link
+    `[text](url "title")` or a definition `[label]: url "title"` may run over lines within a
+    paragraph, and a reader sees only the link text (a definition, not even that)."""
+    found: set[int] = set()
+    for block in _paragraphs(lines):
+        text = "\n".join(line for _, line in block)
+        if "]" not in text:
             continue
-        empty = closing or name in _VOID or attrs.rstrip().endswith("/")
-        if not empty and (name in UNSHOWN or hides_element(attrs)):
-            shown = shown[: tag.start()] if shown is not None else None
-            inside = (name, 1)
-    return shown, inside
+        starts = list(accumulate(len(line) + 1 for _, line in block))
+        for pattern in (_LINK_TAIL, _DEFINITION):
+            for match in pattern.finditer(text):
+                first = bisect_right(starts, match.start())
+                last = bisect_right(starts, match.end() - 1)
+                found.update(block[i][0] for i in range(first + 1, last + 1))
+    return found
+
+
+def _paragraphs(lines: list[tuple[int, str]]) -> list[list[tuple[int, str]]]:
+    """Runs of consecutive non-blank lines (a link never spans a blank line)."""
+    runs: list[list[tuple[int, str]]] = []
+    previous = -1
+    for line_no, text in lines:
+        if not text.strip():
+            previous = -1
+            continue
+        if line_no != previous + 1 or not runs:
+            runs.append([])
+        runs[-1].append((line_no, text))
+        previous = line_no
+    return runs
+
+
+@dataclass(frozen=True)
+class _Tag:
+    """A tag whose `>` has not come yet: closing or not, its name, its attributes' lines so far
+    (a list, so a tag over many lines is joined once), and the quote a value is still open in."""
+
+    closing: bool
+    name: str
+    attrs: list[str]
+    quote: str | None
+
+
+@dataclass(frozen=True)
+class _Markup:
+    """What is open at the end of a line: an unshown element (name, depth) and a tag."""
+
+    element: tuple[str, int] | None = None
+    tag: _Tag | None = None
+
+
+def _outside_unshown(text: str, state: _Markup) -> tuple[str | None, _Markup]:
+    """The line's text before any unshown element or unclosed tag (None when the line starts
+    inside one), and what is still open after the line."""
+    shown = text if state == _Markup() else None
+    scan = _INLINE_CODE.sub(lambda code: " " * len(code.group()), text)
+    element, position = state.element, 0
+    tag = state.tag
+    while True:
+        if tag is None:
+            found = _TAG_OPEN.search(scan, position)
+            if found is None:
+                return shown, _Markup(element)
+            tag = _Tag(found.group(1) == "/", found.group(2).lower(), [], None)
+            start, position = found.start(), found.end()
+        else:
+            start = -1
+        end, quote = _tag_end(scan, position, tag.quote)
+        tag.attrs.append(scan[position:end])
+        if end >= len(scan):
+            if start >= 0 and shown is not None:
+                shown = shown[:start]
+            return shown, _Markup(element, replace(tag, quote=quote))
+        attrs = "\n".join(tag.attrs)
+        opens = element is None and _opens_unshown(tag.closing, tag.name, attrs)
+        element = _element_after(element, tag.closing, tag.name, opens)
+        if opens and start >= 0 and shown is not None:
+            shown = shown[:start]
+        tag, position = None, end + 1
+
+
+def _tag_end(scan: str, position: int, quote: str | None) -> tuple[int, str | None]:
+    """Where the tag's `>` is from `position` (the line's length when not on this line), and
+    the quote still open at the line's end."""
+    if quote is not None:
+        closes = scan.find(quote, position)
+        if closes < 0:
+            return len(scan), quote
+        position = closes + 1
+    attributes = _ATTRIBUTES.match(scan, position)
+    end = attributes.end() if attributes else position
+    if end < len(scan) and scan[end] == ">":
+        return end, None
+    return len(scan), scan[end] if end < len(scan) else None
+
+
+def _opens_unshown(closing: bool, name: str, attrs: str) -> bool:
+    empty = closing or name in _VOID or attrs.rstrip().endswith("/")
+    return not empty and (name in UNSHOWN or hides_element(attrs))
+
+
+def _element_after(
+    element: tuple[str, int] | None, closing: bool, name: str, opens: bool
+) -> tuple[str, int] | None:
+    """The unshown element open after a tag: nested tags of its name counted."""
+    if element is None:
+        return (name, 1) if opens else None
+    if name != element[0]:
+        return element
+    depth = element[1] + (-1 if closing else 1)
+    return (name, depth) if depth else None
 
 
 def without_lone_surrogates(value: Any) -> Any:

@@ -4,7 +4,6 @@ reputation dashboard and calibration report) (shell: CLI)."""
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import math
 import os
@@ -17,7 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rubricate.bulk import gc_paused
+from rubricate.bulk import kept_to_the_end
 from rubricate.cli.report_checks import require_extra, require_ledger_folder
 from rubricate.cli.sources import (
     add_scope_arguments,
@@ -30,12 +29,11 @@ from rubricate.cli.sources import (
 from rubricate.errors import ConfigError, LedgerError, RubricateError, RunFailed, read_problem
 from rubricate.ledger.codec import ParsedLedger, decode_shard, is_shard
 from rubricate.ledger.event import same_login
-from rubricate.ledger.paths import BUCKET_DIR, CACHE_PATH, REPUTATION_PATH, is_derived
+from rubricate.ledger.paths import CACHE_PATH, REPUTATION_PATH, is_derived
 from rubricate.ledger.pg_store import PostgresStore
 from rubricate.ledger.reputation_config import ReputationConfig
 from rubricate.ledger.snapshot import FoldSnapshot, fold_snapshot
 from rubricate.ledger.store import LedgerStore
-from rubricate.ledger.treeids import TREE_MODE, listing_of
 from rubricate.ledger.trust import key_id
 from rubricate.ledger.verify import (
     check_author,
@@ -134,9 +132,8 @@ def _write_report(
     from rubricate.report.files import write_json, write_markdown
     from rubricate.report.reuse import State, save_state
 
-    with gc_paused():  # everything read here lives to the end: no collection over it
+    with kept_to_the_end():  # everything read here: no collection goes over it
         ledger = _read(args, out, store)
-        gc.freeze()  # (nor over it once collections resume)
     pages = None
     if args.format == "html":
         from rubricate.report.workers import AuthorPages  # pygal: only the site draws charts
@@ -217,13 +214,10 @@ def _read(
         return _Ledger(config, parse_in_parallel(store.shard_texts(), key=store.key))
     tip = store.backend.tip()
     require_branch(store, args)
-    # the cache's head, its buckets and reputation.json in one request (`read` then fetches
-    # none of them again)
     recorded_paths = [p for p in (CACHE_PATH, REPUTATION_PATH) if p in tip.tree]
-    buckets = listing_of(tip.tree)(BUCKET_DIR.rstrip("/"))
-    tip.fetch(recorded_paths + [BUCKET_DIR + n for n, (m, _) in buckets.items() if m != TREE_MODE])
+    shown = [p for p in recorded_paths if p != CACHE_PATH]  # (fetched with the fold cache)
+    snapshot = fold_snapshot(tip.tree, tip.read, store.key, tip.fetch, shown)
     recorded = tip.read(recorded_paths)
-    snapshot = fold_snapshot(tip.tree, tip.read, store.key)
     config = store.config or recorded_config(recorded) or ReputationConfig()
     inputs = state_inputs(config, key_id(store.key)) if snapshot is not None else None
     whole = args.org is None and args.repo is None  # a state is kept of whole reports only
@@ -267,7 +261,7 @@ def _build(
     from rubricate.report.refresh import first_kept, kept_as_made, refreshed
 
     progress("reading the ledger")
-    with gc_paused():  # everything built here lives to the end: no collection over it
+    with kept_to_the_end():  # everything built here: no collection goes over it
         kept: Kept | None = None
         if ledger.cached is not None:
             sources, kept = ledger.cached
@@ -306,7 +300,6 @@ def _build(
 
         whole = replace(sources, series=series, reputation=ledger.reputation)
         report = assemble(whole, ledger.config, options, ready)
-        gc.freeze()
     return report, kept
 
 

@@ -12,12 +12,17 @@ The rules, by file extension (`comment_style`):
 - an added line is code unless it is such a line; a removed line is not code when it is blank
   or starts as a comment does, when the lines added in its place are all non-code, or when
   it was removed from inside a comment or docstring (the head lines on both sides are);
-- a file changes code (`changes_code`) when one of its added or removed lines is code.
+- Rust `#[doc ...]` and `#![doc ...]` attributes are documentation: `///` is sugar for them;
+- a file changes code (`changes_code`) when one of its added or removed lines is code, unless
+  a stretch of the diff replaces code lines by the same code: equal once trailing comments are
+  dropped, spaces collapsed and quoted version numbers (`"3.3.1"`) masked (a comment edit at
+  the end of a line, a reformat, a version bump).
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -54,6 +59,12 @@ STYLES: dict[str, CommentStyle] = {
 }
 
 
+RUST_DOC = re.compile(r"^\s*#!?\[doc\b")
+"""A Rust documentation attribute: what `///` and `//!` comments desugar to."""
+QUOTED_VERSION = re.compile(r"(?<=[\"'])v?\d+(?:\.\d+)+(?:[-+.]?[0-9A-Za-z]+)*(?=[\"'])")
+"""A version number that is a whole string literal: `"0.3.2"`, `'1.0.0-beta.2'`."""
+
+
 def comment_style(path: str) -> CommentStyle | None:
     """The comment syntax of a file, by extension (None when unknown)."""
     return STYLES.get(extension(path))
@@ -65,17 +76,20 @@ def non_code_lines(change: FileChange) -> frozenset[int]:
     style = comment_style(change.path)
     if text is None or style is None:
         return frozenset()
-    return _non_code(text, style, change.path.endswith((".py", ".pyi")))
+    return _non_code(text, style, extension(change.path))
 
 
 @lru_cache(maxsize=64)
-def _non_code(text: str, style: CommentStyle, python: bool) -> frozenset[int]:
+def _non_code(text: str, style: CommentStyle, ext: str) -> frozenset[int]:
     lines = text.splitlines()
     found = {n for n, line in enumerate(lines, 1) if is_comment_text(line, style)}
+    quotes = _quotes(style)
     for opener, closer in style.block:
-        found.update(_block_lines(text, opener, closer))
-    if python:
+        found.update(_block_lines(text, opener, closer, quotes))
+    if ext in ("py", "pyi"):
         found.update(docstring_lines(text))
+    if ext == "rs":
+        found.update(n for n, line in enumerate(lines, 1) if RUST_DOC.match(line))
     return frozenset(found)
 
 
@@ -91,10 +105,21 @@ def is_comment_text(line: str, style: CommentStyle) -> bool:
     )
 
 
-def _block_lines(text: str, opener: str, closer: str) -> set[int]:
+def _quotes(style: CommentStyle) -> str:
+    """The string quotes of a language family, for telling comment openers from string text."""
+    return '"`' if style is SLASH else "\"'"
+
+
+def _block_lines(text: str, opener: str, closer: str, quotes: str) -> set[int]:
+    """Lines inside block comments; an opener inside a string literal (`"/src/*path"`) opens
+    none (quotes are counted on the opener's line)."""
     found: set[int] = set()
     start = text.find(opener)
     while start >= 0:
+        head = text[text.rfind("\n", 0, start) + 1 : start]
+        if any(head.count(quote) % 2 for quote in quotes):
+            start = text.find(opener, start + 1)
+            continue
         end = text.find(closer, start + len(opener))
         end = len(text) if end < 0 else end + len(closer)
         first = text.count("\n", 0, start) + 1
@@ -200,8 +225,12 @@ def changes_code(change: FileChange) -> bool:
     if style is None:
         return bool(change.additions or change.deletions or change.status == "added")
     quiet = non_code_lines(change)
+    head = (change.text or "").splitlines()
     for run in runs(change.patch):
-        if any(n not in quiet for n in run.added):
+        added = [n for n in run.added if n not in quiet]
+        if added:
+            if _same_code(run, [head[n - 1] for n in added if 0 < n <= len(head)], style):
+                continue
             return True
         if run.added or not run.removed:
             continue  # a replacement by non-code lines only: comment or docstring edits
@@ -209,6 +238,23 @@ def changes_code(change: FileChange) -> bool:
         if not inside and not all(is_comment_text(t, style) for t in run.removed):
             return True
     return False
+
+
+def _same_code(run: Run, added: list[str], style: CommentStyle) -> bool:
+    """True when the run's removed code lines say what its added code lines say."""
+    removed = [t for t in run.removed if not is_comment_text(t, style)]
+    if len(removed) != len(added):
+        return False
+    return [code_part(t, style) for t in removed] == [code_part(t, style) for t in added]
+
+
+def code_part(line: str, style: CommentStyle) -> str:
+    """A line's code without its trailing line comment, spaces collapsed, versions masked."""
+    cut = len(line)
+    for opener in style.line:
+        at = _comment_start(line, opener, _quotes(style))
+        cut = min(cut, len(line) if at is None else at)
+    return QUOTED_VERSION.sub("0", " ".join(line[:cut].split()))
 
 
 def in_comment(change: FileChange, number: int, text: str, column: int) -> bool:
@@ -220,16 +266,20 @@ def in_comment(change: FileChange, number: int, text: str, column: int) -> bool:
         return True
     before = text[:column]
     openers = (*style.line, *(opener for opener, _ in style.block))
-    quotes = '"`' if style is SLASH else "\"'"
-    return any(_outside_quotes(before, opener, quotes) for opener in openers)
+    return any(_outside_quotes(before, opener, _quotes(style)) for opener in openers)
 
 
 def _outside_quotes(text: str, opener: str, quotes: str) -> bool:
     """True when `opener` occurs in `text` outside a string literal (quotes counted)."""
+    return _comment_start(text, opener, quotes) is not None
+
+
+def _comment_start(text: str, opener: str, quotes: str) -> int | None:
+    """Where `opener` first occurs in `text` outside a string literal (quotes counted)."""
     at = text.find(opener)
     while at >= 0:
         head = text[:at]
         if all(head.count(quote) % 2 == 0 for quote in quotes):
-            return True
+            return at
         at = text.find(opener, at + 1)
-    return False
+    return None

@@ -16,8 +16,10 @@ from rubricate.evidence.markers import (
     MARKER_HINTS,
     PLACEHOLDER,
     PYTHON_UNIMPLEMENTED,
+    TEMPLATE_SLOT,
     UNIMPLEMENTED,
     marker_in,
+    rewrapped,
 )
 from rubricate.evidence.python_stubs import STUB_BODY, in_method, stub_functions
 from rubricate.evidence.results import CheckResult, Finding, check_result, short_list
@@ -88,7 +90,7 @@ def completeness_check(snapshot: Snapshot, spec: Spec) -> CheckResult:
     tally = _Tally()
     live = [c for c in snapshot.changes if not c.deleted]
     left_out = {c.path: why for c in live if (why := kinds.not_authored(c))}
-    moved = _removed_lines(snapshot)
+    moved = snapshot.removed_lines
     for change in live:
         if change.path not in left_out:
             _scan_file(change, tally, moved)
@@ -113,21 +115,6 @@ def completeness_check(snapshot: Snapshot, spec: Spec) -> CheckResult:
         evidence=_evidence(len(live), left_out, spec, unmatched),
         certain_value=max(0.0, 1.0 - tally.certain_penalty),
     )
-
-
-def _removed_lines(snapshot: Snapshot) -> frozenset[str]:
-    """Every line the change removes (stripped): an added copy of one is moved, not new."""
-    found: set[str] = set()
-    for change in snapshot.changes:
-        if change.deletions:
-            found.update(
-                stripped
-                for raw in change.patch.splitlines()
-                if raw.startswith("-")
-                and not raw.startswith("---")
-                and (stripped := raw[1:].strip())
-            )
-    return frozenset(found)
 
 
 def _evidence(
@@ -192,7 +179,7 @@ def _scan_added_lines(
                 rule="not-implemented",
             )
         marker = marker_in(change, number, text, code=code, prose=prose)
-        if marker:
+        if marker and not rewrapped(text, moved):
             tally.at(
                 change,
                 number,
@@ -201,7 +188,9 @@ def _scan_added_lines(
                 certain=not in_test,
                 rule="todo-marker",
             )
-        elif not in_test and PLACEHOLDER.search(text):
+        elif (
+            not in_test and PLACEHOLDER.search(text) and not TEMPLATE_SLOT.search(change.text or "")
+        ):
             tally.at(
                 change,
                 number,
@@ -219,8 +208,9 @@ def _check_shape(change: FileChange, text: str, tally: _Tally) -> None:
                 change, None, DEFECT_PENALTY, "the file is empty", certain=False, rule="empty-file"
             )
         return
-    if kinds.is_data(change.path) or kinds.is_doc(change.path) or not loses_newline(change):
-        return
+    syntax = kinds.extension(change.path) in kinds.SOURCE_EXTS or kinds.structured_kind(change.path)
+    if not syntax or not loses_newline(change):
+        return  # brackets are syntax in code and data only: markup and prose may leave one open
     reason = open_structure(text)
     if reason:
         message = f"truncated? the file ends without a newline {reason}"

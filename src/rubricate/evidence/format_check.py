@@ -6,6 +6,9 @@ a deliverable the config (`required: true`) or the spec names that is missing fr
 The value is the share of good outcomes; no outcome at all leaves `format_correctness` unscored.
 A schema that cannot be used (it does not compile, a `$ref` names no file) is a warning on its
 own deliverable's files, which count as no outcome: the change is not judged by a broken schema.
+A structured file outside the deliverables that did not parse at the base either (JSON with
+comments or trailing commas that its tool reads) is the repository's dialect, not the change's
+defect: an info finding and no outcome. Files over 1 MiB are left to the inputs check.
 """
 
 from __future__ import annotations
@@ -169,20 +172,32 @@ def _present(name: str, paths: frozenset[str]) -> bool:
     return any(glob_match(name, path) for path in paths)
 
 
+def _failed_at_base(change: FileChange, kind: str) -> bool:
+    """True when the file's base version did not parse either (a dialect its tool reads)."""
+    base = change.base_text
+    return base is not None and check_syntax(kind, base) is not None
+
+
 def _check_parses(change: FileChange, tally: _Tally) -> None:
     reason = change.unreadable_reason
     kind = structured_kind(change.path) or "json"
     if change.symlink or change.submodule:
         return
     if change.too_large:
-        tally.add(f"{kind.upper()} file {reason}", change.path, severity="warning")
-        return
+        return  # the inputs check lists it: size-checked, not parsed
+
     if reason is not None:
         tally.add(f"{kind.upper()} file is {reason}", change.path)
         tally.outcomes.append(False)
         return
     problem = check_syntax(kind, change.text or "")
     tally.done.add(change.path)
+    if problem is not None and _failed_at_base(change, kind):
+        message = (
+            f"{problem.message} (it did not parse at the base either: not this change's doing)"
+        )
+        tally.add(message, change.path, problem.line, severity="info")
+        return
     tally.outcomes.append(problem is None)
     if problem is None:
         tally.parsed.append(change.path)

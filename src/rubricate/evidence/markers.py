@@ -1,23 +1,30 @@
 """What counts as a TODO marker, a stub marker or placeholder text on an added line (pure).
 
 - a marker is `TODO`, `FIXME` or `XXX` in upper case, as a word, in a comment or docstring of
-  code (`code_lines.in_comment`): never an identifier such as `Status.TODO` or `XXX_LIMIT`;
+  code (`code_lines.in_comment`): never an identifier such as `Status.TODO` or `XXX_LIMIT`,
+  nor a path segment or stand-in (`/PREFIX/XXX`, `XXX-XXXX`);
   in prose, at the start of a line or list item, or before a colon;
 - a stub marker is Python's `raise NotImplementedError`, Rust's `todo!()`/`unimplemented!()`,
   or a "not implemented" error thrown, raised or panicked with;
 - placeholder text is "lorem ipsum" or a bracketed stand-in (`[placeholder]`,
-  `<insert email here>`, `<TBD>`); "placeholder" as an ordinary word, or an HTML
-  `placeholder=` attribute, is not one.
+  `<insert email here>`, `<TBD>`); "placeholder" as an ordinary word, an HTML
+  `placeholder=` attribute, or a stand-in in a template (a file with `{{ name }}` variables),
+  is not one;
+- a line that re-wraps a removed marker line (the removed line starts with it, or it with the
+  removed line) is moved, not added.
 """
 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from rubricate.evidence.code_lines import in_comment
 from rubricate.evidence.snapshot import FileChange
 
-MARKERS = re.compile(r"(?<![\w.])(TODO|FIXME|XXX)\b(?!\.\w)")
+MARKERS = re.compile(r"(?<![\w./-])(TODO|FIXME|XXX)\b(?![./-]\w)")
+"""A marker word on its own: not part of an identifier, a dotted name, a path segment
+(`/PREFIX/XXX`) or a hyphenated stand-in (`XXX-XXXX`)."""
 PROSE_MARKER = re.compile(
     r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?(?:\*\*)?(TODO|FIXME|XXX)\b|\b(TODO|FIXME|XXX):"
 )
@@ -30,6 +37,9 @@ UNIMPLEMENTED = re.compile(
     r"\b(throw|raise|panic)\b.*\bnot\s+implemented(\s+yet)?\b",
     re.I,
 )
+TEMPLATE_SLOT = re.compile(r"\{\{\s*[\w.]+\s*\}\}|\{%.*?%\}|\$\{\w+\}")
+"""A template variable (`{{ name }}`, `{% tag %}`, `${name}`): a file with one is a template,
+whose bracketed stand-ins are slots it means to leave for whoever fills it."""
 PYTHON_UNIMPLEMENTED = re.compile(r"\braise\s+NotImplementedError\b")
 MARKER_HINTS = ("todo", "fixme", "xxx", "placeholder", "lorem", "implemented", "tbd", "here")
 
@@ -45,3 +55,23 @@ def marker_in(change: FileChange, number: int, text: str, *, code: bool, prose: 
         if in_comment(change, number, text, found.start()):
             return found.group(1)
     return None
+
+
+REWRAP_WORDS = 4
+"""The shorter of two lines that start alike holds this many words, or they are not one text."""
+
+
+def rewrapped(line: str, removed: frozenset[str]) -> bool:
+    """True when a marker line re-wraps a marker line the change removes (see above)."""
+    stripped = line.strip()
+    return any(_starts_alike(stripped, old) for old in _marker_lines(removed) if old != stripped)
+
+
+def _starts_alike(one: str, other: str) -> bool:
+    short, long = sorted((one, other), key=len)
+    return len(short.split()) >= REWRAP_WORDS and long.startswith(short)
+
+
+@lru_cache(maxsize=8)
+def _marker_lines(removed: frozenset[str]) -> tuple[str, ...]:
+    return tuple(line for line in removed if MARKERS.search(line))

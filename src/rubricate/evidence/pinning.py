@@ -4,7 +4,8 @@ Dependency lines change in a manifest -> a lockfile changes, or every added depe
 names an exact version (`==`, `@ <url>`, `--hash` in Python manifests and requirements files;
 `"1.2.3"` in package.json; `"=1.2.3"` in Cargo.toml; go.mod always). A manifest whose
 repository keeps no lockfile beside it or in a folder above (head tree paths) is left alone:
-ranges are then the project's choice (libraries commit no lockfile). A missing pin is a note.
+ranges are then the project's choice (libraries commit no lockfile); so is a manifest in a
+hidden folder below the lockfile (`.github/tool/pyproject.toml`). A missing pin is a note.
 """
 
 from __future__ import annotations
@@ -77,9 +78,15 @@ def _kept_locks(head_paths: frozenset[str]) -> list[str]:
 
 
 def _above(lock: str, manifest: str) -> bool:
-    """True when `lock` lies in the manifest's folder or a folder above it."""
+    """True when `lock` lies in the manifest's folder, or in a folder above it with no hidden
+    folder between them (workspace globs such as `packages/*` never match `.github/...`, so a
+    lockfile up there locks another project)."""
     folder = lock.rpartition("/")[0]
-    return not folder or manifest.startswith(folder + "/")
+    prefix = folder + "/" if folder else ""
+    if not manifest.startswith(prefix):
+        return False
+    between = manifest[len(prefix) :].split("/")[:-1]
+    return not any(part.startswith(".") for part in between)
 
 
 def _dependency_lines(change: FileChange) -> list[str]:

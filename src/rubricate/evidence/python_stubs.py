@@ -4,7 +4,8 @@ A body is expected of a function of a module or of another function, without dec
 (decorated functions are registrations, overloads or abstract declarations). A method's empty
 body may be a deliberate hook or no-op override, so `stub_functions` says which ones are
 methods. Protocol and ABC classes (by base or `metaclass=ABCMeta`) declare interfaces and are
-not walked.
+not walked, nor are classes whose methods (two or more) all have empty bodies: interfaces and
+base classes of no-op hooks written without `ABC`.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ def stub_functions(
     while stack:
         node, method = stack.pop()
         if isinstance(node, ast.ClassDef):
-            if not _is_protocol(node):
+            if not _is_protocol(node) and not _all_hooks(node):
                 stack.extend((item, True) for item in node.body)
             continue
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _empty_body(node):
@@ -64,6 +65,13 @@ def _is_protocol(node: ast.ClassDef) -> bool:
     return any(_name(base) in ("Protocol", "ABC", "ABCMeta") for base in (*node.bases, *metaclass))
 
 
+def _all_hooks(node: ast.ClassDef) -> bool:
+    """True for a class of two or more methods that all have empty bodies: an interface or a
+    base class of no-op hooks that subclasses override, written without `ABC`."""
+    methods = [n for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    return len(methods) >= 2 and all(_empty_body(m, decorated=True) for m in methods)
+
+
 def _name(node: ast.expr) -> str:
     if isinstance(node, ast.Attribute):
         return node.attr
@@ -72,8 +80,8 @@ def _name(node: ast.expr) -> str:
     return node.id if isinstance(node, ast.Name) else ""
 
 
-def _empty_body(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    if node.decorator_list:
+def _empty_body(node: ast.FunctionDef | ast.AsyncFunctionDef, *, decorated: bool = False) -> bool:
+    if node.decorator_list and not decorated:
         return False
     body = node.body
     if (

@@ -90,6 +90,14 @@ class FileChange:
         except UnicodeDecodeError:
             return None
 
+    @cached_property
+    def base_text(self) -> str | None:
+        """The base content, rebuilt from the head text and the patch (line ends aside); None
+        when the change adds the file, the head text is unknown or the patch does not fit it."""
+        if self.status not in ("modified", "renamed") or self.text is None or not self.patch:
+            return None
+        return _base_of(self.text.splitlines(), self.patch)
+
     @property
     def too_large(self) -> bool:
         """True when the head blob is over the parse limit (size-checked only)."""
@@ -144,6 +152,35 @@ def _added_lines(patch: str) -> list[tuple[int, str]]:
     return found
 
 
+def _base_of(head: list[str], patch: str) -> str | None:
+    base: list[str] = []
+    at = 0
+    in_hunk = False
+    for raw in patch.splitlines():
+        if raw.startswith("@@"):
+            empty = raw.split("+", 1)[-1].split(" ", 1)[0].endswith(",0")
+            start = max(_hunk_head_start(raw) - (0 if empty else 1), 0)
+            if start < at or start > len(head):
+                return None
+            base.extend(head[at:start])
+            at, in_hunk = start, True
+        elif not in_hunk or raw.startswith("\\"):
+            continue
+        elif raw.startswith("diff --git "):
+            in_hunk = False
+        elif raw.startswith("-"):
+            base.append(raw[1:])
+        else:
+            at += 1
+            if at > len(head) or (raw.startswith(" ") and head[at - 1] != raw[1:]):
+                return None
+            if not raw.startswith("+"):
+                base.append(head[at - 1])
+    if at > len(head):
+        return None
+    return "\n".join([*base, *head[at:]]) + "\n"
+
+
 def _hunk_head_start(header: str) -> int:
     try:
         plus = header.split("+", 1)[1].split(" ", 1)[0]
@@ -191,6 +228,21 @@ class Snapshot:
         paths = {item.path for item in self.changes}
         paths.update(item.old_path for item in self.changes if item.old_path)
         return frozenset(paths)
+
+    @cached_property
+    def removed_lines(self) -> frozenset[str]:
+        """Every line the change removes (stripped): an added copy of one is moved, not new."""
+        found: set[str] = set()
+        for change in self.changes:
+            if change.deletions:
+                found.update(
+                    stripped
+                    for raw in change.patch.splitlines()
+                    if raw.startswith("-")
+                    and not raw.startswith("---")
+                    and (stripped := raw[1:].strip())
+                )
+        return frozenset(found)
 
     @property
     def request_text(self) -> str:

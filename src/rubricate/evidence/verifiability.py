@@ -15,6 +15,7 @@ from rubricate.evidence import file_kinds as kinds
 from rubricate.evidence.code_lines import changes_code, comment_style, is_comment_text
 from rubricate.evidence.file_kinds import not_authored
 from rubricate.evidence.pinning import pinning_signal
+from rubricate.evidence.prose import new_prose
 from rubricate.evidence.results import CheckResult, check_result, short_list
 from rubricate.evidence.signals import CHECK_ID, Signal, missing_signal
 from rubricate.evidence.snapshot import FileChange, Snapshot
@@ -45,7 +46,6 @@ OWN_NUMBER = re.compile(r"\s*\(#\d+\)\s*$")
 """A squash-merge subject's trailing `(#N)`: the pull request's own number, not a source."""
 INLINE_TEST = re.compile(r"#\[(?:cfg\()?(?:[\w:]+::)?test\b|^\s*>>>\s|^\s*//[/!]\s*```|^\s*iex>\s")
 """Test code inside a source file: Rust test attributes and doc tests, Python doctests."""
-FENCE = re.compile(r"^\s{0,3}(```|~~~)")
 FENCE_ANYWHERE = re.compile(r"^\s{0,3}(```|~~~)", re.M)
 PROSE_LINES = 10
 
@@ -73,8 +73,10 @@ def tests_signal(snapshot: Snapshot, live: list[FileChange]) -> Signal:
     """Hand-written source changes need test changes beside them (fixtures are not tests)."""
     code = [c for c in live if kinds.is_source(c.path) and not kinds.is_example(c.path)]
     why = {c.path: reason for c in code if (reason := not_authored(c))}
-    sources = [c.path for c in code if c.path not in why]
     left_out = f"; {len(why)} generated, vendored or lock files not counted" if why else ""
+    untested = _untested_support(code, snapshot.head_paths)
+    why |= {c.path: f"in {f}, which holds no tests" for c in code if (f := _in(c.path, untested))}
+    sources = [c.path for c in code if c.path not in why]
     note = f"not counted as source: {short_list([f'{p} ({r})' for p, r in why.items()])}"
     note = note if why else ""
     if not sources:
@@ -97,6 +99,23 @@ def tests_signal(snapshot: Snapshot, live: list[FileChange]) -> Signal:
         f"{short_list(sources)}"
     )
     return replace(missing_signal("tests", message, sources[0]), note=note)
+
+
+def _untested_support(code: list[FileChange], head_paths: frozenset[str]) -> frozenset[str]:
+    """The documentation and scripts folders of the changed code that hold no test: code there
+    serves the project (examples, recipes, docs builds, scripts). Where test code lies in such
+    a folder, the project tests its code there, as a package, and it is program source."""
+    folders = {f for c in code if (f := kinds.support_folder(c.path))}
+    if not folders:
+        return frozenset()
+    tests = [p for p in head_paths if kinds.is_test(p) and kinds.extension(p) in kinds.SOURCE_EXTS]
+    tested = {f for p in tests for f in folders if p.startswith(f)}
+    return frozenset(folders - tested)
+
+
+def _in(path: str, folders: frozenset[str]) -> str | None:
+    folder = kinds.support_folder(path)
+    return folder if folder in folders else None
 
 
 def _by_path(live: list[FileChange], path: str) -> FileChange:
@@ -140,6 +159,10 @@ def seeds_signal(snapshot: Snapshot, live: list[FileChange]) -> Signal:
             continue
         if not (kinds.is_source(change.path) or kinds.is_test(change.path)):
             continue  # a snippet in a document or a data file is not code that runs
+        if not_authored(change):
+            continue  # a generated, vendored or minified file: its authors seed it, or not
+        if kinds.is_type_test(change.path):
+            continue  # type-checked, never run: randomness there only makes a type
         style = comment_style(change.path)
         uses = [
             n
@@ -188,9 +211,10 @@ def _has_hash(change: FileChange) -> bool:
 
 
 def sources_signal(snapshot: Snapshot, live: list[FileChange]) -> Signal:
-    """Added prose needs sources: links in the PR body or in the prose."""
+    """Added prose needs sources: links in the PR body or in the prose, or the code that the
+    same change changes (the prose documents it, and a reviewer checks one against the other)."""
     docs = [c for c in live if kinds.is_doc(c.path) and kinds.extension(c.path) != "txt"]
-    prose = sum(1 for c in docs for _, text in c.added if text.strip() and not FENCE.match(text))
+    prose = sum(new_prose(c, snapshot.removed_lines) for c in docs)
     if prose < PROSE_LINES:
         return Signal("sources", "n/a")
     linked = [c.path for c in docs if LINK.search(c.added_text)]
@@ -198,6 +222,10 @@ def sources_signal(snapshot: Snapshot, live: list[FileChange]) -> Signal:
         linked.insert(0, "the PR body")
     if linked:
         return Signal("sources", "met", f"links in {short_list(linked)}")
+    code = [c.path for c in live if kinds.is_source(c.path) and changes_code(c)]
+    if code:
+        note = f"{prose} lines of prose beside the code they document: {short_list(code)}"
+        return Signal("sources", "n/a", note=note)
     return missing_signal(
         "sources", f"{prose} lines of prose added without links to sources", docs[0].path
     )

@@ -108,6 +108,11 @@ def read_snapshot(
     )
 
 
+def change_of(repo_dir: str | Path, base: str, head: str) -> str:
+    """The id of the change from `base` to `head`, as `read_snapshot` gives it (`change_digest`)."""
+    return _diff(check_repository(repo_dir), base, head)[2]
+
+
 def _diff(repo: Path, base: str, head: str) -> tuple[list[_Entry], dict[int, str], str]:
     config = ["-c", "core.quotePath=false", "-c", f"core.bigFileThreshold={MAX_PARSE_BYTES}"]
     args = [*config, "diff", *DIFF_OPTIONS.split(), "--end-of-options", base, head, "--"]

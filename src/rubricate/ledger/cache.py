@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Iterator, Mapping, MutableMapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -52,6 +52,7 @@ from rubricate.ledger.paths import (
 )
 from rubricate.ledger.reputation import Totals
 from rubricate.ledger.reputation_config import ReputationConfig
+from rubricate.ledger.times import read_time
 from rubricate.ledger.treeids import FILE_MODE, Entry, directories, tree_id
 
 BUCKET_SIZE = 1000
@@ -60,7 +61,6 @@ STATE_DIR = CACHE_PATH.rpartition("/")[0]
 _STATES = ("open", "completed", "abandoned")
 _ROW_LENGTH = 13
 """The values of a bucket row (`_job_row`)."""
-_from_iso = datetime.fromisoformat
 
 
 @dataclass(frozen=True)
@@ -112,13 +112,30 @@ def bucket_files(
 ) -> dict[str, bytes]:
     """The buckets of job facts (only the `touched` ones, when given; all otherwise)."""
     jobs = cache.jobs if isinstance(cache, FoldCache) else cache
+    return _buckets(jobs, lambda key: json.dumps(_job_row(jobs[key])), touched)
+
+
+def _buckets(
+    keys: Iterable[tuple[str, int]],
+    line: Callable[[tuple[str, int]], str],
+    touched: Iterable[str] | None,
+) -> dict[str, bytes]:
+    """The buckets of these jobs, each job's row its `line` (only the `touched` buckets, when
+    given)."""
     rows: dict[str, list[str]] = {}
     wanted = None if touched is None else set(touched)
-    for key in sorted(jobs):
+    for key in sorted(keys):
         path = bucket_path(key[1])
         if wanted is None or path in wanted:
-            rows.setdefault(path, []).append(json.dumps(_job_row(jobs[key])))
+            rows.setdefault(path, []).append(line(key))
     return {path: ("\n".join(lines) + "\n").encode() for path, lines in rows.items()}
+
+
+def _taken_in(jobs: dict[tuple[str, int], Any], bucket: Mapping[tuple[str, int], Any]) -> None:
+    """One bucket's jobs added to those of others; ValueError when a job is in both."""
+    if bucket.keys() & jobs.keys():
+        raise ValueError("a job in two buckets")
+    jobs.update(bucket)
 
 
 def bucket_jobs(path: str, data: bytes) -> dict[tuple[str, int], CachedJob]:
@@ -174,24 +191,17 @@ class BucketRows(MutableMapping[tuple[str, int], CachedJob]):
 
     def read(self, path: str, data: bytes) -> None:
         """Take in one bucket's rows; ValueError when it is not one."""
-        found = bucket_rows(path, data)
-        if found.keys() & self._rows.keys():
-            raise ValueError("a job in two buckets")
-        self._rows.update(found)
+        _taken_in(self._rows, bucket_rows(path, data))
 
     def files(self, paths: Iterable[str]) -> dict[str, bytes]:
         """These buckets, each from its rows' lines and its jobs that were set."""
-        wanted = set(paths)
-        lines: dict[str, list[str]] = {}
-        for key in sorted(self._rows.keys() | self._jobs.keys()):
-            path = bucket_path(key[1])
-            if path in wanted:
-                if key in self._set or key not in self._rows:
-                    line = json.dumps(_job_row(self._jobs[key]))
-                else:
-                    line = self._rows[key][0]
-                lines.setdefault(path, []).append(line)
-        return {path: ("\n".join(found) + "\n").encode() for path, found in lines.items()}
+        return _buckets(self._rows.keys() | self._jobs.keys(), self._line, paths)
+
+    def _line(self, key: tuple[str, int]) -> str:
+        """A job's row: as the tip has it, unless the job was set."""
+        if key in self._set or key not in self._rows:
+            return json.dumps(_job_row(self._jobs[key]))
+        return self._rows[key][0]
 
     def __getitem__(self, key: tuple[str, int]) -> CachedJob:
         if key not in self._jobs:
@@ -336,10 +346,7 @@ def load_cache(head: dict[str, Any], buckets: Mapping[str, bytes]) -> FoldCache 
     try:
         jobs: dict[tuple[str, int], CachedJob] = {}
         for path, data in buckets.items():
-            rows = bucket_jobs(path, data)
-            if rows.keys() & jobs.keys():
-                return None
-            jobs.update(rows)
+            _taken_in(jobs, bucket_jobs(path, data))
         cache = FoldCache(
             config=ReputationConfig.model_validate(head["config"]),
             shards_id=str(head["shards"]),
@@ -389,24 +396,16 @@ def _job_from_row(row: list[Any]) -> CachedJob:
         int(pr),
         str(author),
         state,
-        _utc(opened),
-        None if closed is None else _utc(closed),
-        _utc(last),
-        None if deadline is None else _utc(deadline),
+        read_time(opened),
+        None if closed is None else read_time(closed),
+        read_time(last),
+        None if deadline is None else read_time(deadline),
         bool(disputed),
         () if ratings == [] else tuple([(str(role), int(rating)) for role, rating in ratings]),
         None if quality is None else float(quality),
         int(events),
     )
     return CachedJob(facts, str(file_id))
-
-
-def _utc(text: str) -> datetime:
-    """`parse_time` of a time a row holds (None is no time: AttributeError, as any non-text)."""
-    parsed = _from_iso(text.replace("Z", "+00:00"))
-    if parsed.tzinfo is None:
-        raise ValueError(f"timestamp without a timezone: {text!r}")
-    return parsed
 
 
 def _problem(problem: LedgerProblem) -> list[Any]:

@@ -19,6 +19,7 @@ from typing import Any, ClassVar, Final, Literal, overload
 from rubricate.errors import Undecided
 from rubricate.gitnames import REPO_PATTERN, is_full_name
 from rubricate.ledger.records import Record, Rule, loads, made, read_values, rule
+from rubricate.ledger.times import read_time
 
 SCHEMA_VERSION: Final = 1
 MAX_PR: Final = 2**31 - 1
@@ -281,12 +282,7 @@ def parse_time(value: None) -> None: ...
 def parse_time(value: str | None) -> datetime | None:
     """An RFC 3339 time (`...Z` or with an offset, as GitHub and `rfc3339` write it) as an aware
     datetime; None stays None. A time without a timezone is a `ValueError`."""
-    if value is None:
-        return None
-    parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    if parsed.tzinfo is None:
-        raise ValueError(f"timestamp without a timezone: {value!r}")
-    return parsed
+    return None if value is None else read_time(value)
 
 
 def criterion_source(event: Event, criterion_id: str) -> str:

@@ -13,7 +13,7 @@ import dataclasses
 import types
 import typing
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any, Literal, TypeVar, Union
 
 from pydantic import (
@@ -25,6 +25,8 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+
+from rubricate.ledger.times import in_utc
 
 R = TypeVar("R")
 Rule = Callable[[Any], "str | None"]
@@ -171,7 +173,7 @@ def _utc(cls: type[BaseModel], value: datetime | None) -> datetime | None:
     if value.tzinfo is None:
         raise ValueError(NO_TIMEZONE)
     try:
-        return value.astimezone(timezone.utc)
+        return in_utc(value)
     except OverflowError:
         raise ValueError(OUT_OF_RANGE) from None
 

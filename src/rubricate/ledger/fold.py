@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from operator import attrgetter
 from typing import TYPE_CHECKING, Literal
@@ -45,6 +45,9 @@ FOLD_VERSION = 2
 """Bump whenever the fold's meaning or a derived file's format changes."""
 REOPENING = frozenset({"first_submission", "review_scored", "revision_requested", "approved"})
 """Kinds that, after an `abandoned` event, mean the pull request was reopened."""
+SHAPING = frozenset({"first_submission", "final_approval"})
+"""Kinds of events that shape a completed job's facts beyond what its other events add (as does
+any event that records a rubric): see `shapes_facts`."""
 FIRST_WEIGHT = 0.7
 FINAL_WEIGHT = 0.3
 
@@ -237,6 +240,27 @@ def _facts(
         ratings=latest_ratings(by_kind.get("rated", ())),
         rubric_quality=quality,
         events=len(ordered),
+    )
+
+
+def shapes_facts(event: Event) -> bool:
+    """Whether an event shapes its completed job's facts (`_facts`): a scoring moment, the
+    completion, the rubric a moment is checked against (the job's first event, its author and
+    opening, is the first of any prefix). Once a job's last such event is in, the others add
+    only what `facts_so_far` takes from them."""
+    return event.kind in SHAPING or event.rubric is not None
+
+
+def facts_so_far(whole: JobFacts, so_far: Sequence[Event]) -> JobFacts:
+    """A completed job's facts as of its events `so_far` (a first part of them, in fold order,
+    holding every one that `shapes_facts`), from its `whole` facts: what
+    `fold_job(so_far).facts` gives, without folding its moments again."""
+    return replace(
+        whole,
+        last_at=so_far[-1].at,
+        disputed=any(event.kind == "disputed" for event in so_far),
+        ratings=latest_ratings([event for event in so_far if event.kind == "rated"]),
+        events=len(so_far),
     )
 
 

@@ -11,16 +11,18 @@ the same fields, which decides it and words its errors. See DESIGN.md §3.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import math
 import re
 import types
 import typing
 from collections.abc import Callable, Mapping
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any, ClassVar, Final, Literal, TypeVar, Union
 
 from rubricate.errors import Undecided
+from rubricate.ledger.times import in_utc, read_time
 
 R = TypeVar("R", bound="Record")
 Reader = Callable[[Any], Any]
@@ -156,10 +158,18 @@ class _Spec:
     defaults: dict[str, Any]
     count: int
     dumps: dict[str, Callable[[Any], Any]]
-    exact: dict[str, Reader]
-    """The readers of values exactly as the record writes them (see `read_values`)."""
     written: frozenset[str]
     """The fields the record always writes: those without a default, or with one not null."""
+    fields: tuple[dataclasses.Field[Any], ...]
+    hints: dict[str, Any]
+
+    @functools.cached_property
+    def exact(self) -> dict[str, Reader]:
+        """The readers of values exactly as the record writes them (see `read_values`), made
+        when first used (only a reader of lines as written uses them)."""
+        return {
+            f.name: _bounded(_reader(self.hints[f.name], True), f.metadata) for f in self.fields
+        }
 
 
 _SPECS: dict[type[Record], _Spec] = {}
@@ -171,12 +181,11 @@ def _spec(kind: type[Record]) -> _Spec:
         hints = typing.get_type_hints(kind)
         fields = dataclasses.fields(kind)  # type: ignore[arg-type]
         readers = {f.name: _bounded(_reader(hints[f.name]), f.metadata) for f in fields}
-        exact = {f.name: _bounded(_reader(hints[f.name], True), f.metadata) for f in fields}
         defaults = {f.name: f.default for f in fields if f.default is not MISSING}
         names = tuple(f.name for f in fields)
         dumps = {f.name: f.metadata["dump"] for f in fields if f.metadata.get("dump")}
         written = frozenset(n for n in names if defaults.get(n, MISSING) is not None)
-        found = _Spec(names, readers, defaults, len(names), dumps, exact, written)
+        found = _Spec(names, readers, defaults, len(names), dumps, written, fields, hints)
         _SPECS[kind] = found
     return found
 
@@ -387,18 +396,16 @@ def _written_time(value: Any) -> datetime:
 def _time(value: Any) -> datetime:
     """A time with its offset, in UTC: RFC 3339 text, or an aware time given in code."""
     if type(value) is str and _TIME.fullmatch(value):
-        try:  # (`Z` spelled as an offset: Python 3.10 reads no `Z`)
-            parsed = datetime.fromisoformat(value[:-1] + "+00:00" if value[-1] == "Z" else value)
+        try:
+            parsed = read_time(value)
         except ValueError:
             raise Undecided from None
     elif type(value) is datetime and value.utcoffset() is not None:
         parsed = value
     else:
         raise Undecided
-    if parsed.tzinfo is timezone.utc:
-        return parsed
     try:
-        return parsed.astimezone(timezone.utc)
+        return in_utc(parsed)
     except OverflowError:
         raise Undecided from None
 

@@ -8,14 +8,16 @@ to find the jobs that changed since.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from rubricate.errors import LedgerError
 from rubricate.ledger.cache import FoldCache, load_cache, read_head
 from rubricate.ledger.event import Event
-from rubricate.ledger.paths import CACHE_PATH, Layout
+from rubricate.ledger.paths import BUCKET_DIR, CACHE_PATH, Layout
 from rubricate.ledger.plan import Reader, head_matches, verified_job
+from rubricate.ledger.refold import Fetch
+from rubricate.ledger.treeids import TREE_MODE, listing_of
 from rubricate.ledger.trust import key_id, trusted
 
 JobKey = tuple[str, int]
@@ -44,15 +46,24 @@ class FoldSnapshot:
 
 
 def fold_snapshot(
-    tree: Mapping[str, str], read: Reader, key: bytes | None = None
+    tree: Mapping[str, str],
+    read: Reader,
+    key: bytes | None = None,
+    fetch: Fetch = lambda paths: None,
+    along: Sequence[str] = (),
 ) -> FoldSnapshot | None:
     """The snapshot of a tip (its files as path → blob id, read through `read`); None when it
-    has no fold cache that verifies, or one built with another ledger key."""
+    has no fold cache that verifies, or one built with another ledger key. The cache's head and
+    every bucket the tree lists are brought by one `fetch` before any is read, with the files
+    of the tree the caller reads next (`along`)."""
     if CACHE_PATH not in tree:
         return None
+    buckets = listing_of(tree)(BUCKET_DIR.rstrip("/"))
+    fetch(
+        [CACHE_PATH, *along, *(BUCKET_DIR + n for n, (m, _) in buckets.items() if m != TREE_MODE)]
+    )
     head = read_head(read([CACHE_PATH])[CACHE_PATH])
     if head is None or head.get("key") != key_id(key) or not head_matches(head, tree):
         return None
-    buckets = sorted(head["buckets"])
-    cache = load_cache(head, read(buckets))
+    cache = load_cache(head, read(sorted(head["buckets"])))
     return None if cache is None else FoldSnapshot(cache, read, key)

@@ -24,6 +24,7 @@ from typing import Any
 from rubricate.ledger.fold import JobFacts
 from rubricate.ledger.reputation import Totals, exact
 from rubricate.ledger.reputation_config import ReputationConfig
+from rubricate.ledger.times import read_time
 
 _STATES = ("open", "completed", "abandoned")
 _MICROSECONDS = 1_000_000
@@ -142,7 +143,7 @@ class Tally:
             ratings=Counter({(str(r), int(v)): int(n) for r, v, n in data["ratings"]}),
             quality=[int(data["quality"][0]), int(data["quality"][1])],
             events=int(data["events"]),
-            newest=None if newest is None else datetime.fromisoformat(newest),
+            newest=None if newest is None else read_time(newest),
         )
 
 

@@ -50,7 +50,13 @@ def signed(event: Event, key: bytes) -> Event:
 def signature(event: Event, key: bytes) -> str:
     """`hmac-sha256:<hex>` over the event's canonical line without its `sig`."""
     body = event.model_copy(update={"sig": None}).to_line().encode("utf-8", "surrogatepass")
-    return SIGNATURE_PREFIX + hmac.new(key, body, hashlib.sha256).hexdigest()
+    return keyed_digest(key, body)
+
+
+def keyed_digest(key: bytes, body: bytes, label: bytes = b"") -> str:
+    """`hmac-sha256:<hex>` of `body` under `key` (after a `label` that names what else than an
+    event is signed, so a signature of one kind never passes for another)."""
+    return SIGNATURE_PREFIX + hmac.new(key, label + body, hashlib.sha256).hexdigest()
 
 
 def key_id(key: bytes | None) -> str | None:

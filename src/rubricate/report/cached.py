@@ -45,15 +45,17 @@ from rubricate.report.model import (
     kept_series,
     with_row_text,
 )
+from rubricate.report.packing import packed
 from rubricate.report.refresh import Kept, cache_ledger_facts, page_order
 from rubricate.report.summary import RowTotals
 from rubricate.report.tallies import Tally
 
 _PR = '"pr": '
 _JOB = re.compile(_PR + r'(\d+), (?:"rating": \d+, )?"repo": ("(?:[^"\\]|\\.)*")')
-"""An event's job in its line as rubricate writes it (keys sorted, `json.dumps`' spacing): its
-last match, since the fields that follow `repo` (rubric, scores, ...) hold no such text and
-those before it (evidence, ...) might."""
+"""An event's job in its line as rubricate writes it (keys sorted, `json.dumps`' spacing, and of
+the event's fields only `rating` sorting between `pr` and `repo`, as a test holds): its last
+match, since the fields that follow `repo` (rubric, scores, ...) hold no such text and those
+before it (evidence, ...) might."""
 
 
 @dataclass(frozen=True)
@@ -83,13 +85,11 @@ def groups(cache: FoldCache, texts: Mapping[str, str], count: int) -> list[Group
     by_page: dict[str, dict[JobKey, CachedJob]] = {}
     for key, job in cache.jobs.items():
         by_page.setdefault(author_stem(job.facts.author), {})[key] = job
-    sizes = {page: sum(j.facts.events for j in jobs.values()) for page, jobs in by_page.items()}
-    made: list[dict[JobKey, CachedJob]] = [{} for _ in range(max(1, count))]
-    loads = [0] * len(made)
-    for page in sorted(by_page, key=lambda p: (-sizes[p], p)):  # the busiest pages first
-        least = loads.index(min(loads))
-        made[least].update(by_page[page])
-        loads[least] += sizes[page]
+    sizes = {p: sum(j.facts.events for j in by_page[p].values()) for p in sorted(by_page)}
+    made = [
+        {key: job for page in pages for key, job in by_page[page].items()}
+        for pages in packed(sizes, max(1, count))
+    ]
     owner = {key: n for n, jobs in enumerate(made) for key in jobs}
     lines: list[list[str]] = [[] for _ in made]
     names: dict[str, str] = {}  # each repository's JSON text, read once

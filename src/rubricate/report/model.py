@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from operator import attrgetter
 from typing import Any, NamedTuple
@@ -28,10 +28,11 @@ from rubricate.ledger.event import Event, parse_time, rfc3339, same_login
 from rubricate.ledger.fold import (
     JobFacts,
     JobSummary,
+    facts_so_far,
     fold_job,
     fold_jobs,
-    latest_ratings,
     lifecycle_state,
+    shapes_facts,
 )
 from rubricate.ledger.paths import author_stem
 from rubricate.ledger.reputation import (
@@ -349,7 +350,7 @@ def author_series(
     shaped: dict[int, int] = {}  # how many of each job's events hold its last shaping one
     for event in ordered:
         sizes[event.pr] += 1
-        if event.kind in _SHAPING or event.rubric is not None:
+        if shapes_facts(event):
             shaped[event.pr] = sizes[event.pr]
     known = folded or {}
     seen: dict[int, list[Event]] = defaultdict(list)
@@ -376,12 +377,6 @@ def author_series(
     return points
 
 
-_SHAPING = frozenset({"first_submission", "final_approval"})
-"""Kinds of events that shape a completed job's fold beyond its ratings and disputes (as does
-any event that records a rubric): once a job's last such event is in, its facts as of any later
-event are its whole facts with the ratings and disputes of its events so far."""
-
-
 def _terms(
     so_far: Sequence[Event],
     whole: JobFacts | None,
@@ -389,15 +384,13 @@ def _terms(
     shaped: JobFacts | None = None,
 ) -> JobTerms:
     """A job's terms as of its events so far (in fold order; `whole`: the facts of all of them,
-    when known; `shaped`: the job's whole facts, when its events so far hold every shaping
-    one). Until it is completed only its state counts (`terms_components` takes everything else
-    from completed jobs only)."""
+    when known; `shaped`: the job's whole facts, when its events so far hold every one that
+    `shapes_facts`). Until it is completed only its state counts (`terms_components` takes
+    everything else from completed jobs only)."""
     if whole is None and not any(event.kind == "final_approval" for event in so_far):
         return JobTerms(lifecycle_state(so_far), None, False, (), None)
     if whole is None and shaped is not None:
-        rated = [event for event in so_far if event.kind == "rated"]
-        disputed = any(event.kind == "disputed" for event in so_far)
-        whole = replace(shaped, disputed=disputed, ratings=latest_ratings(rated))
+        whole = facts_so_far(shaped, so_far)
     return job_terms(whole or fold_job(so_far).facts, config)
 
 

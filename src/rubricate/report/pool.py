@@ -19,6 +19,7 @@ from rubricate.ledger.codec import ParsedLedger, ShardParse, combine_shards
 from rubricate.ledger.reputation_config import ReputationConfig
 from rubricate.report.cached import Group, GroupSources, combined, group_sources, groups
 from rubricate.report.model import Sources
+from rubricate.report.packing import packed
 from rubricate.report.refresh import Kept
 
 T = TypeVar("T")
@@ -44,12 +45,8 @@ def parse_in_parallel(
     pool = start_pool(workers - 1) if sum(map(len, texts.values())) >= parallel_from else None
     if pool is None:
         return combine_shards(_parse_group(texts, key), key)
-    groups: list[dict[str, str]] = [{} for _ in range(workers)]
-    costs = [0.0] * workers
-    for path in sorted(texts, key=lambda p: -len(texts[p])):  # each to the least loaded group
-        least = costs.index(min(costs))
-        groups[least][path] = texts[path]
-        costs[least] += len(texts[path]) * (1 if least == 0 else SENT_COST)
+    sizes = {path: len(text) for path, text in texts.items()}
+    groups = [{p: texts[p] for p in paths} for paths in packed(sizes, workers, SENT_COST)]
     with pool:
         sent = [(submit(pool, _parse_group, group, key), group) for group in groups[1:]]
         parses = _parse_group(groups[0], key)

@@ -15,7 +15,8 @@ an author's series is its last point and the text of its points as report.json s
 written again as they were read when the author did not change. A state of other inputs, or
 one that does not read back, is not used (`take_state` says why). It is taken out of the folder
 when a report starts and written back when it has finished, so a report that stops half-way
-leaves none that would not hold.
+leaves none that would not hold. Its authors, counts and estimates are written in one order, so
+that a report reusing the last one's and a `--full` one keep the same text.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from rubricate.report.kept_json import KeptJSON, KeptRow, KeptSeries, canonical,
 from rubricate.report.kept_lines import job_line, read_job_lines
 from rubricate.report.memo import Memo
 from rubricate.report.model import Points, shown_point
-from rubricate.report.refresh import Kept
+from rubricate.report.refresh import Kept, page_order
 from rubricate.report.summary import read_row_totals
 from rubricate.report.tallies import read_tally
 
@@ -93,19 +94,20 @@ def save_state(out: Path, inputs: str, state: State) -> Path:
         for key in sorted(kept.parts)
         if key in kept.files
     ]
-    series = [
-        "\t".join(("S", json.dumps(repo), json.dumps(author), *_series(points)))
-        for (repo, author), points in kept.series.items()
+    series = [  # in page order, as every report lists them, however they were made
+        "\t".join(("S", json.dumps(key[0]), json.dumps(key[1]), *_series(kept.series[key])))
+        for key in sorted(kept.series, key=page_order)
     ]
-    head = {
+    styles = {n: css for p in state.pages.values() for n, css in p.styles.items()}
+    head = {  # (its mappings sorted: the same state, the same text)
         "inputs": inputs,
         "jobs": len(jobs),
         "jobs_sha256": hashlib.sha256("\n".join(jobs).encode()).hexdigest(),
         "series": len(series),
         "tally": kept.tally.rows(),
         "totals": kept.totals.rows(),
-        "memo": kept.memo.used,
-        "styles": {n: css for p in state.pages.values() for n, css in p.styles.items()},
+        "memo": dict(sorted(kept.memo.used.items())),
+        "styles": dict(sorted(styles.items())),
         "pages": {slug: [p.digest, sorted(p.styles)] for slug, p in sorted(state.pages.items())},
         "context": state.context,
     }

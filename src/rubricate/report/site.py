@@ -8,12 +8,12 @@ CSS and every chart's) is written last.
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from rubricate.bulk import only_new_collected
 from rubricate.report import chart_styles, charts
 from rubricate.report.files import write_json, write_text
 from rubricate.report.memo import Memo
@@ -36,20 +36,20 @@ def write_site(
     every chart drawn). `memo`: the index's charts the last report drew, and those of this one."""
     (out / "authors").mkdir(parents=True, exist_ok=True)
     chart_styles.STYLES.clear()
-    gc.freeze()  # the document lives to the end: collections while drawing skip it
     authors = pages or AuthorPages(out, workers, parallel_from)
+    # the document lives to the end: collections while drawing skip it
     try:
-        authors.start(report)
-        with charts.kept_charts(memo):
-            written = [write_text(out / "index.html", index_html(report))]
-        progress("index.html")
-        written += [write_text(out / name, text) for name, text in sort_pages(report)]
-        written.append(write_json(report, out / "report.json"))
-        written += authors.finish(report, progress)
-        return [*written, write_text(out / "style.css", stylesheet())]
+        with only_new_collected():
+            authors.start(report)
+            with charts.kept_charts(memo):
+                written = [write_text(out / "index.html", index_html(report))]
+            progress("index.html")
+            written += [write_text(out / name, text) for name, text in sort_pages(report)]
+            written.append(write_json(report, out / "report.json"))
+            written += authors.finish(report, progress)
+            return [*written, write_text(out / "style.css", stylesheet())]
     finally:
         authors.close()
-        gc.unfreeze()
 
 
 def stylesheet() -> str:

@@ -52,10 +52,11 @@ class Tally:
         self.pairs.update(other.pairs)
 
     def rows(self) -> dict[str, list[list[Any]]]:
-        """The counts as JSON-ready rows (`read_tally` reads them back)."""
+        """The counts as JSON-ready rows (`read_tally` reads them back), in one order however
+        they were counted."""
         return {
-            "scores": [[*key, n] for key, n in self.scores.items()],
-            "pairs": [[*key, n] for key, n in self.pairs.items()],
+            "scores": [[*key, n] for key, n in sorted(self.scores.items())],
+            "pairs": [[*key, n] for key, n in sorted(self.pairs.items(), key=repr)],
         }
 
 

@@ -11,7 +11,6 @@ Without a pool, or when a worker dies, this process draws.
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import os
 from collections import defaultdict
@@ -21,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from rubricate import __version__
+from rubricate.bulk import only_new_collected
 from rubricate.report import author_page, chart_styles
 from rubricate.report.kept_json import KeptJSON, canonical, rows_for_writing
 from rubricate.report.pages import author_slugs
@@ -60,7 +60,8 @@ class AuthorPages:
         """What every page of this run shows besides its author's (`page_context`)."""
         self.pool: Executor | None = None
         self.chunks: list[tuple[Future[Drawn] | None, dict[str, Any]]] = []
-        self.waiting: list[tuple[Mapping[str, Any], list[str]]] = []
+        self.waiting: list[tuple[Mapping[str, Any], dict[str, dict[str, Any]]]] = []
+        """Parts whose pages are to be drawn, each with those pages' inputs (by slug)."""
         self.seen: set[str] = set()
         self.drawn: dict[str, DrawnPage] = {}
         """Every page of the site as drawn (or kept) by this run, by slug."""
@@ -91,8 +92,8 @@ class AuthorPages:
                 self.drawn[slug] = kept
             else:
                 names.append(slug)
-        self.waiting.append((part, names))
-        queued = sum(len(slugs) for _, slugs in self.waiting)
+        self.waiting.append((part, {slug: inputs[slug] for slug in names}))
+        queued = sum(len(shown) for _, shown in self.waiting)
         if not queued or self.workers < 2:
             return
         if self.pool is None and queued < self.parallel_from:
@@ -103,10 +104,10 @@ class AuthorPages:
             if self.pool is None:  # drawn here, at the end
                 self.workers = 1
                 return
-        for waiting, slugs in self.waiting:
+        for waiting, shown in self.waiting:
+            slugs = list(shown)
             for i in range(0, len(slugs), CHUNK):
-                names = slugs[i : i + CHUNK]
-                chunk = _part(self._narrowed(waiting, names), names)
+                chunk = _part(waiting, shown, slugs[i : i + CHUNK])
                 self.chunks.append((submit(self.pool, _draw_in_worker, self.out, chunk), chunk))
         self.waiting.clear()
 
@@ -114,9 +115,12 @@ class AuthorPages:
         """The author pages drawn by this run, written; the CSS of every page's charts (those
         kept too) added to `chart_styles.STYLES`."""
         slugs = author_slugs(report)
-        if self.pool is None:  # (given only their rows: the report holds every job's)
-            names = [s for _, waiting in self.waiting for s in waiting]
-            drawn = write_authors(self._narrowed(report, names), self.out, names, progress)
+        if self.pool is None:  # drawn here, from the inputs their digests were taken of
+            drawn = {}
+            for waiting, shown in self.waiting:
+                if shown:
+                    drawn.update(_draw_chunk(self.out, _part(waiting, shown, list(shown))))
+                    progress(f"author pages {len(drawn)}/{len(slugs)}")
         else:
             drawn = {}
             for future, chunk in self.chunks:
@@ -214,11 +218,12 @@ def _digest(inputs: Mapping[str, Any]) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _part(report: Mapping[str, Any], slugs: Sequence[str]) -> dict[str, Any]:
-    """What the pages of these authors show, and no more: a worker is sent only this (the rows
-    as one kept JSON text when they are kept, so that they are sent as one text and read in one
-    go)."""
-    inputs = page_inputs(report, slugs)
+def _part(
+    report: Mapping[str, Any], inputs: Mapping[str, dict[str, Any]], slugs: Sequence[str]
+) -> dict[str, Any]:
+    """What the pages of these authors show (from their `page_inputs`), and no more: a worker
+    is sent only this (the rows as one kept JSON text when they are kept, so that they are sent
+    as one text and read in one go)."""
     authors = [e for slug in slugs for e in inputs[slug]["authors"]]
     jobs = [row for slug in slugs for row in inputs[slug]["scores"]["jobs"]]
     kept = {"window": report["window"], "server_url": report.get("server_url")}
@@ -236,6 +241,5 @@ def _draw_chunk(out: Path, part: dict[str, Any]) -> Drawn:
 def _draw_in_worker(out: Path, part: dict[str, Any]) -> Drawn:
     """`_draw_chunk` in a worker: what the parent held is never collected here, what drawing
     leaves is."""
-    gc.freeze()
-    gc.enable()
-    return _draw_chunk(out, part)
+    with only_new_collected():
+        return _draw_chunk(out, part)

@@ -2,11 +2,11 @@
 
 procrastinate counts every run of a job as an attempt, whatever stopped it. A job put back by a
 rate limit or by its installation's pace of writes (`RateLimited`), or because another job held
-its lock (`Busy`: its PR's, or a periodic task's own), has not failed: it waited its turn, and
-may wait many times in an hour of heavy writing. Only the other failures (a 502, a bug) count toward
-`MAX_FAILURES`: they are kept in `rubricate_job_failures` (migration 5) by job id, each counted
-in its own statement as the job stops, and the row goes when the job succeeds or is given up;
-the sweeper drops the rows of jobs that ended some other way (`prune`).
+its PR's lock (`Busy`), has not failed: it waited its turn, and may wait many times in an hour
+of heavy writing. Only the other failures (a 502, a bug) count toward `MAX_FAILURES`: they are
+kept in `rubricate_job_failures` (migration 5) by job id, each counted in its own statement as
+the job stops, and the row goes when the job succeeds or is given up; the sweeper drops the
+rows of jobs that ended some other way (`prune`).
 
 A failure the count cannot record (the database away, no connection free within `COUNT_WAIT`)
 is not judged by procrastinate's attempts, which count the waits too: the job is tried again

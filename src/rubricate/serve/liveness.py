@@ -22,9 +22,12 @@ import logging
 import time
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import psycopg
+from procrastinate.exceptions import UniqueViolation
+from procrastinate.jobs import Job, Status
 from procrastinate.manager import JobManager
 
 from rubricate.serve.bounded_wait import within
@@ -42,6 +45,8 @@ RECOVER_EVERY = 0.5
 """Seconds between two rounds of the recovery loop (a probe of the lock session, one query)."""
 RESTART_GRACE = 10.0
 """Seconds after the database starts during which a free liveness lock does not count."""
+QUEUEING_LOCK_INDEX = "procrastinate_jobs_queueing_lock_idx_v1"
+"""procrastinate's unique index of the waiting jobs' queueing locks."""
 CONFIRM_AFTER = 2.0
 """Seconds a worker's lock must stay free, seen by this process's rounds, before its jobs go
 back: a live worker whose session dropped takes its lock again within a round or two."""
@@ -176,10 +181,35 @@ class LiveJobManager(JobManager):
         finally:
             await self.locks.release(worker_id)
 
+    async def retry_job(
+        self,
+        job: Job,
+        retry_at: datetime | None = None,
+        priority: int | None = None,
+        queue: str | None = None,
+        lock: str | None = None,
+    ) -> None:
+        """Put the job back to run at `retry_at`; or, when a job with its queueing lock was
+        queued while it ran, end it as failed: the one waiting does the same work, and the
+        queue holds one waiting job a lock (putting this one back would fail, leaving it
+        `doing` for good, and its PR's lock with it)."""
+        try:
+            await super().retry_job(job, retry_at, priority, queue, lock)
+        except UniqueViolation as exc:
+            if exc.constraint_name != QUEUEING_LOCK_INDEX:
+                raise
+            logger.warning(
+                "job %s (%s) not retried: a job with its queueing lock %s waits",
+                job.id,
+                job.task_name,
+                job.queueing_lock,
+            )
+            await self.finish_job(job, Status.FAILED, delete_job=False)
+
 
 PUT_BACK = """
 WITH gone AS (
-    SELECT job.id, job.task_name, job.queue_name,
+    SELECT job.id, job.task_name, job.queue_name, job.queueing_lock,
            CASE WHEN worker.id IS NULL THEN 'unregistered'
                 WHEN worker.last_heartbeat < now() - make_interval(secs => %(stalled_after)s)
                 THEN 'silent'
@@ -193,22 +223,43 @@ WITH gone AS (
                 AND (%(gone)s::bigint[] IS NULL OR job.worker_id = ANY(%(gone)s::bigint[]))
                 AND pg_try_advisory_xact_lock(%(space)s, mod(job.worker_id, 2147483648)::integer)))
        FOR UPDATE OF job SKIP LOCKED
+), ranked AS (
+    SELECT gone.*,
+           queueing_lock IS NOT NULL AND (
+               row_number() OVER (PARTITION BY queueing_lock ORDER BY id) > 1
+               OR EXISTS (SELECT 1 FROM procrastinate_jobs AS twin
+                           WHERE twin.queueing_lock = gone.queueing_lock
+                             AND twin.status = 'todo')) AS superseded
+      FROM gone
 ), retried AS (
     SELECT id, task_name, queue_name, why,
            procrastinate_retry_job_v2(id, now(), NULL::integer, NULL::varchar, NULL::varchar)
-      FROM gone
+      FROM ranked WHERE NOT superseded
+), ended AS (
+    SELECT id, task_name, queue_name, 'superseded' AS why,
+           procrastinate_finish_job_v1(id, 'failed', false)
+      FROM ranked WHERE superseded
 )
 SELECT id, task_name, why,
        pg_notify('procrastinate_queue_v1#' || queue_name,
                  json_build_object('type', 'job_inserted', 'job_id', id)::text)
   FROM retried
+UNION ALL
+SELECT id, task_name, why, NULL FROM ended
 """
 """One statement: the queue's `doing` jobs whose worker is unregistered, silent for
 `stalled_after` seconds, or gone (its liveness lock free, counted `grace` seconds after the
 server started; only the workers in `gone` when it is not NULL), each put back to run now as
 procrastinate's retry does, and the workers woken as for a new job. The row locks (`SKIP
 LOCKED`) put each job back once when two workers look at the same time; the lock tried stays
-taken until the statement ends, so a second look at once finds it taken and leaves the job."""
+taken until the statement ends, so a second look at once finds it taken and leaves the job.
+
+A job with a queueing lock (a publish, the sweep, the reconciler) is not put back when a job
+with the same lock already waits, or when another of the jobs put back carries it: the queue
+holds one waiting job a lock (procrastinate's unique index), and putting it back would fail the
+whole statement, leaving every gone job where it was. That job is ended as failed instead
+(`superseded`): the one waiting does the same work (publishes the PR's views as they are then,
+sweeps or reconciles as of then)."""
 
 
 FREE = """

@@ -45,17 +45,22 @@ def hold_pr(conn: psycopg.Connection[Any], repo: str, pr: int) -> None:
 
 
 def hold(conn: psycopg.Connection[Any], lock: str) -> None:
-    """Take the advisory lock named `lock` for the job, or raise `Busy`.
+    """Take the advisory lock named `lock` for the job (`held`), or raise `Busy`."""
+    if not held(conn, lock):
+        raise Busy(f"another job holding {lock} is running: retried later")
+
+
+def held(conn: psycopg.Connection[Any], lock: str) -> bool:
+    """Take the advisory lock named `lock` for the job; False when another session holds it.
 
     The lock lasts until the job gives its connection back to the pool, which releases it
     (`rubricate.serve.connections`), or until the connection closes: a killed worker's locks go
-    with it. The periodic tasks hold one named for their task (`SWEEP`, `RECONCILE`), so a run
-    put back as stalled and the run still going never overlap either."""
+    with it. The periodic tasks take one named for their task (`SWEEP`, `RECONCILE`), so a run
+    put back as stalled while the run it replaced still goes does not overlap it."""
     row = conn.execute(
         "SELECT pg_try_advisory_lock(%s, hashtext(%s))", (_LOCK_SPACE, lock)
     ).fetchone()
-    if not (row and row[0]):
-        raise Busy(f"another job holding {lock} is running: retried later")
+    return bool(row and row[0])
 
 
 _LOCK_SPACE = 24_2024

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlsplit
 
 from rubricate.github.client import api_call
+from rubricate.ledger.times import read_time
 
 if TYPE_CHECKING:
     import psycopg
@@ -42,7 +43,7 @@ def failed_deliveries(requester: Requester, since: datetime) -> dict[str, int]:
         )
         old = False
         for item in items or []:
-            if _time(item["delivered_at"]) < since:
+            if read_time(item["delivered_at"]) < since:
                 old = True
                 break
             found.setdefault(str(item["guid"]), int(item["id"]))
@@ -50,10 +51,6 @@ def failed_deliveries(requester: Requester, since: datetime) -> dict[str, int]:
         if old or not cursor:
             break
     return found
-
-
-def _time(text: str) -> datetime:
-    return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
 def _next_cursor(link: str) -> str | None:

@@ -2,20 +2,22 @@
 
 `handle` runs one delivery (`rubricate.serve.handle`), `publish` one PR's views
 (`rubricate.serve.publish`); a job that hits a rate limit or its installation's pace of writes is
-retried at the time given, one whose lock another job holds (its PR's, or the sweep's or the
-reconciler's own) after `BUSY_WAIT`, and any other failure after a
-growing wait, up to `failures.MAX_FAILURES` failures counted apart from waits
+retried at the time given, one whose PR's lock another job holds after `BUSY_WAIT`, and any
+other failure after a growing wait, up to `failures.MAX_FAILURES` failures counted apart from waits
 (`rubricate.serve.failures`). Each worker holds its liveness lock
 from its registration on (`rubricate.serve.liveness`), so the jobs of a worker that died are put
 back in the queue at once; every five minutes the sweeper
 asks GitHub again for the deliveries it failed to hand over (`rubricate.serve.sweeper`) and
 drops the failure counts of jobs that ended, and
 every fifteen minutes the jobs the ledger holds open for closed PRs are caught up
-(`rubricate.serve.reconciler`).
+(`rubricate.serve.reconciler`). Each of these two periodic passes takes a lock of its own: a
+copy put back as stalled while the pass it replaced still goes ends at once, since that pass
+does the work.
 """
 
 from __future__ import annotations
 
+import logging
 from contextlib import AbstractContextManager
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
@@ -36,7 +38,7 @@ from rubricate.serve.failures import (
 from rubricate.serve.handle import handle_delivery
 from rubricate.serve.liveness import LiveJobManager, LivenessLocks
 from rubricate.serve.publish import publish_pr
-from rubricate.serve.queue import HANDLE, PUBLISH, QUEUE, RECONCILE, SWEEP, hold
+from rubricate.serve.queue import HANDLE, PUBLISH, QUEUE, RECONCILE, SWEEP, held
 from rubricate.serve.reconciler import reconcile
 from rubricate.serve.sweeper import sweep
 
@@ -46,13 +48,15 @@ if TYPE_CHECKING:
 
     from rubricate.serve.context import WorkerContext
 
+logger = logging.getLogger(__name__)
+
 BUSY_WAIT = 5
-"""Seconds before a job whose lock another job holds is tried again."""
+"""Seconds before a job whose PR's lock another job holds is tried again."""
 
 
 class Retry(BaseRetryStrategy):
-    """At the given time for a rate limit or the pace of writes, after `BUSY_WAIT` for a held
-    lock; else 5 s, 10 s, 20 s … up to 10 minutes, by the job's failures."""
+    """At the given time for a rate limit or the pace of writes, after `BUSY_WAIT` for a busy
+    PR; else 5 s, 10 s, 20 s … up to 10 minutes, by the job's failures."""
 
     def get_retry_decision(self, *, exception: BaseException, job: Job) -> RetryDecision | None:
         """When to run the job again, or None to give up (see `rubricate.serve.failures` for a
@@ -91,8 +95,10 @@ def register(app: procrastinate.App, ctx: WorkerContext) -> None:
     @app.periodic(cron="*/5 * * * *", periodic_id=SWEEP)
     @app.task(name=SWEEP, queue=QUEUE, queueing_lock=SWEEP, retry=Retry(), pass_context=True)
     def sweep_deliveries(context: JobContext, timestamp: int) -> None:
-        with failures_of(context), ctx.connections.borrow() as held, connect(ctx.url) as conn:
-            hold(held, SWEEP)
+        with failures_of(context), ctx.connections.borrow() as lock, connect(ctx.url) as conn:
+            if not held(lock, SWEEP):
+                logger.info("sweep %s skipped: another run of the sweep goes on", context.job.id)
+                return
             now = datetime.fromtimestamp(timestamp, timezone.utc)
             sweep(conn, ctx.tokens.integration().requester, now)
             prune(conn)
@@ -102,8 +108,10 @@ def register(app: procrastinate.App, ctx: WorkerContext) -> None:
         name=RECONCILE, queue=QUEUE, queueing_lock=RECONCILE, retry=Retry(), pass_context=True
     )
     def reconcile_ledger(context: JobContext, timestamp: int) -> None:
-        with failures_of(context), ctx.connections.borrow() as held:
-            hold(held, RECONCILE)
+        with failures_of(context), ctx.connections.borrow() as lock:
+            if not held(lock, RECONCILE):
+                logger.info("reconcile %s skipped: another pass goes on", context.job.id)
+                return
             reconcile(ctx, datetime.fromtimestamp(timestamp, timezone.utc))
 
     del handle, publish, sweep_deliveries, reconcile_ledger

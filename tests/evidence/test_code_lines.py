@@ -1,0 +1,55 @@
+"""Which changed lines are code: edits that leave the code as it was are not code changes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rubricate.evidence.code_lines import changes_code, code_part, comment_style
+
+from .gitrepo import FileValue, snapshot_of
+
+GO = (
+    "package m\n\nfunc f() {\n"
+    '\tresp, err := do(req) //nolint:gosec // self-sabatoge\n\t_ = "a // b"\n}\n'
+)
+
+
+def changed(tmp_path: Path, path: str, before: str, after: str) -> bool:
+    base: dict[str, FileValue] = {path: before}
+    snapshot = snapshot_of(tmp_path, base, {path: after})
+    (change,) = snapshot.changes
+    return changes_code(change)
+
+
+@pytest.mark.parametrize(
+    ("path", "before", "after", "code"),
+    [
+        ("m.go", GO, GO.replace("sabatoge", "sabotage"), False),
+        ("m.go", GO, GO.replace("do(req)", "do(req, 1)"), True),
+        ("m.go", GO, GO.replace('"a // b"', '"a // c"'), True),
+        ("pkg/__init__.py", '__version__ = "0.3.1"\n', '__version__ = "0.3.2"\n', False),
+        ("pkg/a.py", "x = 1.5\n", "x = 2.5\n", True),
+        ("pkg/a.py", "x = f(a,  b)  # old\n", "x = f(a, b)  # new\n", False),
+        (
+            "src/lib.rs",
+            '#![doc(html_root_url = "https://docs.rs/a/1.0")]\nfn f() {}\n',
+            '#![doc(html_root_url = "https://docs.rs/b/1.0")]\nfn f() {}\n',
+            False,
+        ),
+        ("src/lib.rs", "#[inline]\nfn f() {}\n", "#[cold]\nfn f() {}\n", True),
+    ],
+)
+def test_code_changes_only_when_the_code_differs(
+    tmp_path: Path, path: str, before: str, after: str, *, code: bool
+) -> None:
+    assert changed(tmp_path, path, before, after) is code
+
+
+def test_the_code_part_drops_a_trailing_comment_outside_strings() -> None:
+    go, py = comment_style("a.go"), comment_style("a.py")
+    assert go is not None
+    assert py is not None
+    assert code_part('x := "a // b" // note', go) == 'x := "a // b"'
+    assert code_part("v = '1.2.3'  # pin", py) == "v = '0'"

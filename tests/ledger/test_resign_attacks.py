@@ -1,0 +1,188 @@
+"""Held-out attacks on `ledger resign` and the signed ledger (real bare repositories, the CLI).
+
+`resign` adds a signature only to a line that rubricate's own commits wrote and that is still
+as written: a line edited, moved, copied, merged in from another history or corrupted stays
+unsigned, so with the key the gate never uses it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from rubricate.bot.jobstate import job_state
+from rubricate.cli.main import main
+from rubricate.ledger.backends import DataBranchStore
+from rubricate.ledger.event import Event
+from rubricate.ledger.paths import job_paths
+from rubricate.ledger.store import job_file_events
+from rubricate.ledger.trust import KEY_ENV, refusal
+from tests.ledger.factory import completed_job, event, scored
+from tests.ledger.gitutil import BRANCH, bare_remote, branch_files, commit_files, git
+
+KEY = b"k" * 32
+SHARD = "ledger/2024-03.jsonl"
+EARLIER = "ledger/2024-01.jsonl"
+FAILING = scored("approved", 1, 2, "comment:7#0", [1] * 5, verdict="fail")
+"""The bot's own approval of PR #1, which fails the rubric: the gate stays red."""
+Tamper = Callable[[bytes, bytes], dict[str, bytes]]
+
+
+def _bot_ledger(remote: Path) -> bytes:
+    """Rubricate's own commits (no key yet): PR #1 submitted and approved with a failing total."""
+    with DataBranchStore(str(remote)) as store:
+        store.append(completed_job(1, [3] * 5, [3] * 5)[:1])
+        store.append([FAILING])
+    shard = branch_files(remote)[SHARD]
+    (line,) = [x for x in shard.split(b"\n") if FAILING.id.encode() in x]
+    return line
+
+
+def _edited(shard: bytes, line: bytes) -> dict[str, bytes]:
+    passing = scored("approved", 1, 2, "comment:7#0", [5] * 5, verdict="pass")
+    assert passing.id == FAILING.id
+    return {SHARD: shard.replace(line, passing.to_line().encode())}
+
+
+def _moved(shard: bytes, line: bytes) -> dict[str, bytes]:
+    return {SHARD: shard.replace(line + b"\n", b""), EARLIER: line + b"\n"}
+
+
+def _re_spaced(shard: bytes, line: bytes) -> dict[str, bytes]:
+    return {SHARD: shard.replace(line, b"{ " + line[1:])}
+
+
+def _with_a_bad_signature(shard: bytes, line: bytes) -> dict[str, bytes]:
+    forged = FAILING.model_copy(update={"verdict": "pass", "sig": "hmac-sha256:" + "0" * 64})
+    return {SHARD: shard.replace(line, forged.to_line().encode())}
+
+
+TAMPERS: dict[str, Tamper] = {
+    "a field edited": _edited,
+    "moved to another shard": _moved,
+    "re-spaced, the same event": _re_spaced,
+    "a made-up signature": _with_a_bad_signature,
+}
+
+
+def _passing_approval_stands(remote: Path) -> bool:
+    """Whether the next run, with the key, sees a passing approval of PR #1."""
+    with DataBranchStore(str(remote), key=KEY) as store:
+        store.append([event("abandoned", 3, 2, "next-run")])
+        paths = job_paths("o/r", 1)
+        files = store.read_files(lambda p: p in paths)
+    approval = job_state(job_file_events(files, "o/r", 1, KEY), "o/r", 1).approval
+    return approval is not None and approval.verdict == "pass"
+
+
+def _signed_ids(remote: Path) -> set[str]:
+    found = set()
+    for path, data in branch_files(remote).items():
+        if path.startswith("ledger/"):
+            for line in data.split(b"\n"):
+                try:
+                    parsed = Event.model_validate_json(line)
+                except ValueError:
+                    continue
+                if refusal(parsed, KEY) is None:
+                    found.add(parsed.id)
+    return found
+
+
+@pytest.mark.parametrize("how", sorted(TAMPERS))
+def test_resign_never_signs_a_bot_line_changed_by_hand(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], how: str
+) -> None:
+    remote, work = bare_remote(tmp_path), tmp_path / "work"
+    line = _bot_ledger(remote)
+    commit_files(remote, TAMPERS[how](branch_files(remote)[SHARD], line), work, how)
+    monkeypatch.setenv(KEY_ENV, KEY.decode())
+    assert main(["ledger", "resign", "--remote", str(remote)]) == 0
+    assert "left unsigned: 1 line(s)" in capsys.readouterr().out
+    assert FAILING.id not in _signed_ids(remote)
+    assert main(["ledger", "verify", "--remote", str(remote)]) == 1
+    assert not _passing_approval_stands(remote)
+
+
+def test_resign_never_signs_lines_merged_in_from_another_history(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Another data branch's lines (another repository's, or a copy's) brought in by a merge
+    commit: what the merge added against its first parent is the merger's, whoever wrote it."""
+    remote, other = bare_remote(tmp_path), bare_remote(tmp_path, "other.git")
+    _bot_ledger(remote)
+    approval = scored("approved", 1, 3, "comment:8#0", [5] * 5, verdict="pass")
+    with DataBranchStore(str(other)) as store:
+        store.append([approval])
+    work = tmp_path / "work"
+    git("clone", "--quiet", "--branch", BRANCH, str(remote), str(work))
+    git("fetch", "--quiet", str(other), f"{BRANCH}:other", cwd=work)
+    union = branch_files(remote)[SHARD] + branch_files(other)[SHARD]
+    merge = ("merge", "--quiet", "--allow-unrelated-histories", "-s", "ours", "-m", "m", "other")
+    git(*merge, cwd=work)
+    (work / SHARD).write_bytes(union)
+    git("commit", "--quiet", "--amend", "-am", "merge the other ledger", cwd=work)
+    git("push", "--quiet", "origin", BRANCH, cwd=work)
+    assert approval.id.encode() in branch_files(remote)[SHARD]
+    monkeypatch.setenv(KEY_ENV, KEY.decode())
+    assert main(["ledger", "resign", "--remote", str(remote)]) == 0
+    assert "left unsigned: 1 line(s)" in capsys.readouterr().out
+    assert approval.id not in _signed_ids(remote)
+    assert not _passing_approval_stands(remote)
+
+
+def test_a_corrupt_line_is_kept_byte_for_byte_and_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    remote, work = bare_remote(tmp_path), tmp_path / "work"
+    line = _bot_ledger(remote)
+    torn = line[: len(line) // 2]
+    commit_files(remote, {SHARD: branch_files(remote)[SHARD] + torn + b"\n"}, work, "torn")
+    monkeypatch.setenv(KEY_ENV, KEY.decode())
+    assert main(["ledger", "resign", "--remote", str(remote)]) == 0
+    capsys.readouterr()
+    assert torn + b"\n" in branch_files(remote)[SHARD]
+    assert FAILING.id in _signed_ids(remote)  # the bot's own line, as written: signed
+    assert main(["ledger", "verify", "--remote", str(remote)]) == 1
+    assert f"{SHARD}:" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("key", [None, "short"])
+def test_resign_without_a_usable_key_is_a_clear_error_and_writes_nothing(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    key: str | None,
+) -> None:
+    remote = bare_remote(tmp_path)
+    _bot_ledger(remote)
+    before = git("rev-parse", BRANCH, cwd=remote)
+    monkeypatch.delenv(KEY_ENV, raising=False)
+    if key is not None:
+        monkeypatch.setenv(KEY_ENV, key)
+    assert main(["ledger", "resign", "--remote", str(remote)]) == 2
+    err = capsys.readouterr().err
+    assert KEY_ENV in err or "ledger key" in err
+    assert "Traceback" not in err
+    assert git("rev-parse", BRANCH, cwd=remote) == before
+
+
+def test_a_line_signed_with_another_key_is_refused_and_not_re_signed_when_copied(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A passing approval signed in another repository that uses another key, copied here."""
+    remote, work = bare_remote(tmp_path), tmp_path / "work"
+    _bot_ledger(remote)
+    elsewhere = scored("approved", 1, 3, "comment:9#0", [5] * 5, verdict="pass")
+    other = bare_remote(tmp_path, "other.git")
+    with DataBranchStore(str(other), key=b"o" * 32) as store:
+        store.append([elsewhere])
+    (copied,) = [x for x in branch_files(other)[SHARD].split(b"\n") if b"comment:9" in x]
+    commit_files(remote, {SHARD: branch_files(remote)[SHARD] + copied + b"\n"}, work, "copy")
+    monkeypatch.setenv(KEY_ENV, KEY.decode())
+    assert main(["ledger", "resign", "--remote", str(remote)]) == 0
+    assert "left unsigned: 1 line(s)" in capsys.readouterr().out
+    assert elsewhere.id not in _signed_ids(remote)
+    assert not _passing_approval_stands(remote)
