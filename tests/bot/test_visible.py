@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from rubricate.bot.events import PullRequestEvent
 from rubricate.bot.payload import parse_event
-from rubricate.bot.visible import reverted_pr, visible_lines
+from rubricate.bot.visible import command_lines, reverted_pr, visible_lines
 
 from .conftest import Harness, kinds, pr_payload
 
@@ -14,6 +16,54 @@ def test_visible_lines_drop_fences_comments_and_quotes() -> None:
     assert visible_lines(body) == [(1, "a"), (5, ""), (6, "c"), (9, ""), (15, "g")]
     assert [t for _, t in visible_lines("> d\ne", drop_quotes=False)] == ["> d", "e"]
     assert [t for _, t in visible_lines("```\nnever closed\n/approve")] == []
+
+
+APPROVE = "/approve spec=5 comp=5 qual=5 ver=5 format=5"
+
+
+def commands(body: str) -> list[str]:
+    return [text for _, text in command_lines(body) if text.startswith("/")]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        f"the loop stops when i<n, good.\n\n{APPROVE}",
+        f'a <img alt="x\n\n{APPROVE}\n',
+        f"x<y and\nz\n\n{APPROVE}",
+        f"see [a](https://e.com 'long\ntitle') and a<b\n\n{APPROVE}",
+    ],
+)
+def test_a_lt_in_prose_that_starts_no_tag_hides_nothing(body: str) -> None:
+    assert commands(body) == [APPROVE]
+
+
+def test_a_lt_on_the_command_line_is_text() -> None:
+    assert commands("/revise use Vec<u8 here, not a list") == [
+        "/revise use Vec<u8 here, not a list"
+    ]
+    assert commands("/override total<max is a known gap") == ["/override total<max is a known gap"]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        f'a <img src=x alt="\n{APPROVE}\n">',
+        f"<div\n\n{APPROVE}\n",
+        f'<p title="\n\n{APPROVE}\n',
+        f'see [a](https://e.com "t\nx") <img src=x alt="\n{APPROVE}\n">',
+        f'see [a](https://e.com "t\nx") {APPROVE}',
+    ],
+)
+def test_a_tag_that_closes_in_its_paragraph_or_starts_a_block_hides_its_lines(body: str) -> None:
+    assert commands(body) == []
+
+
+def test_white_space_in_a_link_costs_linear_time() -> None:
+    """A run that ends in no `)` is given up once (with every split tried, as before, this body
+    took about a minute of CPU: the test then hangs rather than asserting a time)."""
+    body = "](" + " " * 100_000 + "x\n" + APPROVE
+    assert commands(body) == [APPROVE]
 
 
 def revert(body: str, title: str = 'Revert "Add widget report"', number: int = 9) -> int | None:

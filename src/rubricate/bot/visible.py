@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import accumulate
 from typing import Any, Protocol
@@ -20,8 +20,13 @@ COMMAND_LINE = re.compile(r"^ {0,3}/([A-Za-z][A-Za-z0-9_-]*)(?:[ \t]+(.*))?$")
 UNSHOWN = frozenset({"details", "pre", "script", "style", "template", "textarea"})
 """Elements whose content a reader does not see as prose: folded, code, or never shown."""
 _TITLE = r"""(?:"[^"]*"|'[^']*'|\([^()]*\))"""
-_LINK_TAIL = re.compile(rf"\]\(\s*(?:<[^<>\n]*>|[^\s()<>]*)(?:\s+{_TITLE})?\s*\)")
-"""The destination and title of an inline link or image, from its `](` to its `)`."""
+_LINK_TAIL = re.compile(
+    r"\]\((?=(?P<lead>\s*))(?P=lead)(?:<[^<>\n]*>|[^\s()<>]*)"
+    rf"(?=(?P<gap>\s*))(?P=gap)(?:{_TITLE}(?=(?P<tail>\s*))(?P=tail))?\)"
+)
+"""The destination and title of an inline link or image, from its `](` to its `)`. Each run
+of white space is taken whole (a lookahead and its backreference: an atomic group), so a long
+run that ends in no `)` is given up once, not tried at every split (linear)."""
 _DEFINITION = re.compile(
     rf"^ {{0,3}}\[[^\]\n]+\]:\s*(?:<[^<>\n]*>|\S+)(?:\s+{_TITLE})?[ \t]*$", re.MULTILINE
 )
@@ -30,6 +35,20 @@ _TAG_OPEN = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)")
 _ATTRIBUTES = re.compile(r"""[^>"']*(?:(?:"[^"]*"|'[^']*')[^>"']*)*""")
 """A tag's attributes up to its `>`, quoted values whole (no two ways to match: linear)."""
 _VOID = frozenset({"area", "br", "col", "embed", "hr", "img", "input", "source", "track", "wbr"})
+# fmt: off
+_BLOCK_NAMES = frozenset({
+    "address", "article", "aside", "base", "basefont", "blockquote", "body", "caption",
+    "center", "col", "colgroup", "dd", "details", "dialog", "dir", "div", "dl", "dt",
+    "fieldset", "figcaption", "figure", "footer", "form", "frame", "frameset", "h1", "h2", "h3",
+    "h4", "h5", "h6", "head", "header", "hr", "html", "iframe", "legend", "li", "link", "main",
+    "menu", "menuitem", "nav", "noframes", "ol", "optgroup", "option", "p", "param", "pre",
+    "script", "search", "section", "style", "summary", "table", "tbody", "td", "textarea",
+    "tfoot", "th", "thead", "title", "tr", "track", "ul"
+})
+# fmt: on
+"""CommonMark's HTML block names (types 1 and 6): such a tag at a line's start is markup even
+when it does not close before the paragraph ends."""
+_BLOCK_START = re.compile(r" {0,3}</?([A-Za-z][A-Za-z0-9-]*)(?:[ \t>]|/>|$)")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
@@ -84,43 +103,83 @@ def command_lines(body: str) -> list[tuple[int, str]]:
     (the `hidden` attribute, a hiding style) is dropped: a line that opens one keeps only the
     text before the tag, and the lines up to the one that closes it are dropped whole. A tag
     is markup up to its `>` (outside quoted attribute values), whatever lines it spans: a line
-    that starts inside a tag (an attribute value, an image's alt text) is never prose, and a tag
-    that never closes hides everything after it.
+    that starts inside a tag (an attribute value, an image's alt text) is never prose. As in
+    CommonMark, `<name` is a tag only when it starts an HTML block (`_BLOCK_NAMES`, at a line's
+    start: such a tag that never closes hides everything after it) or when its `>` comes before
+    the paragraph ends; otherwise it is text (`i<n` in prose).
     """
     lines = visible_lines(body)
     if not any(COMMAND_LINE.match(text) for _, text in lines):
         return lines
     in_links = _link_continuations(lines)
+    closes = _closing_tags(lines)
     kept: list[tuple[int, str]] = []
     state = _Markup()
     for line_no, text in lines:
-        if line_no in in_links:
+        masked = in_links.get(line_no, 0)
+        if masked >= len(text):
             continue
+        text = "_" * masked + text[masked:]
         if state == _Markup() and "<" not in text:
             kept.append((line_no, text))
             continue
-        shown, state = _outside_unshown(text, state)
+        shown, state = _outside_unshown(text, state, closes.get(line_no, ()))
         if shown is not None:
             kept.append((line_no, shown))
     return kept
 
 
-def _link_continuations(lines: list[tuple[int, str]]) -> set[int]:
-    """The lines that continue a link's destination or title from an earlier line: a link
-    `[text](url "title")` or a definition `[label]: url "title"` may run over lines within a
-    paragraph, and a reader sees only the link text (a definition, not even that)."""
-    found: set[int] = set()
+def _link_continuations(lines: list[tuple[int, str]]) -> dict[int, int]:
+    """How much of each line that continues a link's destination or title from an earlier line
+    is link (from the line's start): a link `[text](url "title")` or a definition
+    `[label]: url "title"` may run over lines within a paragraph, and a reader sees only the link
+    text (a definition, not even that). What follows the link on its last line is text."""
+    found: dict[int, int] = {}
     for block in _paragraphs(lines):
         text = "\n".join(line for _, line in block)
         if "]" not in text:
             continue
-        starts = list(accumulate(len(line) + 1 for _, line in block))
+        starts = [0, *accumulate(len(line) + 1 for _, line in block)]
         for pattern in (_LINK_TAIL, _DEFINITION):
             for match in pattern.finditer(text):
-                first = bisect_right(starts, match.start())
-                last = bisect_right(starts, match.end() - 1)
-                found.update(block[i][0] for i in range(first + 1, last + 1))
+                first = bisect_right(starts, match.start()) - 1
+                last = bisect_right(starts, match.end() - 1) - 1
+                for i in range(first + 1, last + 1):
+                    end = min(match.end() - starts[i], len(block[i][1]))
+                    found[block[i][0]] = max(found.get(block[i][0], 0), end)
     return found
+
+
+def _closing_tags(lines: list[tuple[int, str]]) -> dict[int, list[bool]]:
+    """For each line of a paragraph holding a `<`: whether the attributes of a tag started at
+    each offset (outside quotes) reach a `>` before the paragraph ends. One right-to-left pass
+    per paragraph over the states outside, in `"` and in `'` (linear in the paragraph)."""
+    found: dict[int, list[bool]] = {}
+    for block in _paragraphs(lines):
+        scans = [_scan_text(line) for _, line in block]
+        if not any("<" in scan for scan in scans):
+            continue
+        text = "\n".join(scans)
+        outside = [False] * (len(text) + 1)
+        double = single = False
+        for position in range(len(text) - 1, -1, -1):
+            char, after = text[position], outside[position + 1]
+            if char == '"':
+                outside[position], double = double, after
+            elif char == "'":
+                outside[position], single = single, after
+            else:
+                outside[position] = char == ">" or after
+        start = 0
+        for (line_no, _), scan in zip(block, scans, strict=True):
+            found[line_no] = outside[start : start + len(scan) + 1]
+            start += len(scan) + 1
+    return found
+
+
+def _scan_text(text: str) -> str:
+    """The line with its inline code blanked, as tags are looked for."""
+    return _INLINE_CODE.sub(lambda code: " " * len(code.group()), text)
 
 
 def _paragraphs(lines: list[tuple[int, str]]) -> list[list[tuple[int, str]]]:
@@ -157,11 +216,14 @@ class _Markup:
     tag: _Tag | None = None
 
 
-def _outside_unshown(text: str, state: _Markup) -> tuple[str | None, _Markup]:
+def _outside_unshown(
+    text: str, state: _Markup, closes: Sequence[bool]
+) -> tuple[str | None, _Markup]:
     """The line's text before any unshown element or unclosed tag (None when the line starts
-    inside one), and what is still open after the line."""
+    inside one), and what is still open after the line; `closes` says, for each offset, whether
+    a tag's attributes started there reach their `>` in the paragraph."""
     shown = text if state == _Markup() else None
-    scan = _INLINE_CODE.sub(lambda code: " " * len(code.group()), text)
+    scan = _scan_text(text)
     element, position = state.element, 0
     tag = state.tag
     while True:
@@ -169,6 +231,9 @@ def _outside_unshown(text: str, state: _Markup) -> tuple[str | None, _Markup]:
             found = _TAG_OPEN.search(scan, position)
             if found is None:
                 return shown, _Markup(element)
+            if not _is_tag(found, scan, closes):
+                position = found.end()
+                continue
             tag = _Tag(found.group(1) == "/", found.group(2).lower(), [], None)
             start, position = found.start(), found.end()
         else:
@@ -185,6 +250,14 @@ def _outside_unshown(text: str, state: _Markup) -> tuple[str | None, _Markup]:
         if opens and start >= 0 and shown is not None:
             shown = shown[:start]
         tag, position = None, end + 1
+
+
+def _is_tag(found: re.Match[str], scan: str, closes: Sequence[bool]) -> bool:
+    """Whether a `<name` is markup: it starts an HTML block, or its `>` comes in the paragraph."""
+    if found.end() < len(closes) and closes[found.end()]:
+        return True
+    block = _BLOCK_START.match(scan) if not scan[: found.start()].strip(" ") else None
+    return block is not None and block.group(1).lower() in _BLOCK_NAMES
 
 
 def _tag_end(scan: str, position: int, quote: str | None) -> tuple[int, str | None]:
