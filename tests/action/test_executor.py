@@ -313,15 +313,20 @@ def test_check_summary_is_cut_under_the_limit(fake_github: FakeGitHub) -> None:
 
 
 @pytest.mark.parametrize("state", ["pending", "success", "failure", "error"])
-def test_status_is_set_once_per_state(fake_github: FakeGitHub, state: str) -> None:
+def test_a_green_is_set_once_and_a_gate_that_is_not_green_once_per_run(
+    fake_github: FakeGitHub, state: str
+) -> None:
+    """The view state's word skips a green set before, never a gate that is not green: an older
+    signed view state put back on the data branch must not keep a green up."""
     effect = SetStatus(sha=SHA, state=state, description="d" * 200)  # type: ignore[arg-type]
     executor, _ = _executor(fake_github)
-    views = executor.apply([effect]).views
+    views = executor.apply([effect, effect]).views
     executor, _ = _executor(fake_github, views)
     executor.apply([effect])
+    runs = 1 if state == "success" else 2
     assert [(s["state"], s["context"], len(s["description"])) for s in fake_github.statuses] == [
         (state, "rubricate/approval", 140)
-    ]
+    ] * runs
 
 
 def test_ledger_first_then_views_in_order(fake_github: FakeGitHub) -> None:

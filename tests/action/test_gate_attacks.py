@@ -230,15 +230,13 @@ def _answered_ahead(views: dict[str, Any]) -> None:
     views["answered"] += [f"comment:{n}" for n in range(1000, 1100)]
 
 
-@pytest.mark.parametrize(
-    "change", [_pending_already, _answered_ahead], ids=["statuses", "answered"]
-)
+@pytest.mark.parametrize("edit", ["statuses", "answered", "replayed"])
 def test_with_a_key_an_edited_view_state_never_keeps_a_green(
-    tmp_path: Path, fake_github: FakeGitHub, monkeypatch: pytest.MonkeyPatch, change: Any
+    tmp_path: Path, fake_github: FakeGitHub, monkeypatch: pytest.MonkeyPatch, edit: str
 ) -> None:
     """The view state only saves REST calls; edited by a data-branch writer (it claims the gate
-    is already pending, or that future comments were answered), a `/revise` must still lower
-    the green."""
+    is already pending, or that future comments were answered), or an older validly signed
+    state put back, a `/revise` must still lower the green."""
     scenario = Scenario(tmp_path, fake_github)
     keyed = scenario.env
     monkeypatch.setattr(
@@ -246,6 +244,14 @@ def test_with_a_key_an_edited_view_state_never_keeps_a_green(
     )
     scenario.push({"out/report.json": '{"widgets": ["a"], "total": 1}\n'}, "Add the report")
     assert scenario.pr_event("opened").code == 0
+    first = json.loads(scenario.data_file(f"views/octo/widgets/{PR}.json") or b"{}")
+    assert "sig" in first
+
+    def replayed(views: dict[str, Any]) -> None:  # the signed state of the PR's first run
+        views.clear()
+        views.update(first)
+
+    change = {"statuses": _pending_already, "answered": _answered_ahead}.get(edit, replayed)
     assert scenario.comment(WRITER, "/approve spec=3 comp=2 qual=2 ver=2 format=2").code == 0
     assert scenario.comment("mia", OVERRIDE).code == 0
     head = scenario.heads[-1]

@@ -2,8 +2,10 @@
 
 Views are idempotent, so a re-run heals a half-applied run: the ledger skips events it holds,
 the sticky comment is edited only when its text changes, and a check run or status that the
-view state shows unchanged costs no request. A failing view does not stop the others; every
-failure is collected and reported, and the run then fails.
+view state shows unchanged costs no request (except a gate status that is not green: sent once
+on every run, so no view state, even an older signed one put back, can keep a green up). A
+failing view does not stop the others; every failure is collected and reported, and the run
+then fails.
 
 One exception to "the ledger first": a gate status that takes down a green goes out before the
 append, so a run that then fails never leaves a green the ledger no longer holds. After writing
@@ -90,6 +92,7 @@ class Executor:
         self._runtime = runtime
         self._details_url = details_url
         self._outcome = ExecutionResult(views=views.model_copy(deep=True))
+        self._sent: dict[str, StatusView] = {}  # the statuses this run set: never sent twice
 
     def apply(self, effects: Sequence[Effect]) -> ExecutionResult:
         """Append every event in one write, then apply each view in order."""
@@ -269,12 +272,13 @@ class Executor:
         description = effect.description[:140]
         key = f"{effect.context}@{effect.sha}"
         wanted = StatusView(state=effect.state, description=description)
-        if self._outcome.views.statuses.get(key) == wanted:
+        known = self._sent if _lowers_gate(effect) else self._outcome.views.statuses
+        if known.get(key) == wanted:
             return self._note(f"status {effect.context} unchanged ({effect.state})")
         self._api.set_status(
             effect.sha, effect.state, description, effect.context, self._details_url
         )
-        self._outcome.views.statuses[key] = wanted
+        self._outcome.views.statuses[key] = self._sent[key] = wanted
         self._note(f"status {effect.context} = {effect.state} on {effect.sha[:12]}")
         if recheck and effect.state == "success" and effect.context == GATE and self._regate:
             self._recheck(effect)
@@ -308,6 +312,12 @@ class Executor:
     def _note(self, line: str) -> None:
         self._outcome.applied.append(line)
         self._runtime.log(line)
+
+
+def _lowers_gate(effect: SetStatus) -> bool:
+    """A gate status that is not green is always sent, whatever the view state says: an older
+    signed view state put back on the data branch must never keep a green up."""
+    return effect.context == GATE and effect.state != "success"
 
 
 def _describe_append(result: AppendResult, total: int) -> str:
