@@ -105,6 +105,14 @@ def test_the_signature_covers_every_field() -> None:
     assert parse_ledger({SHARD: one.to_line() + "\n"}, KEY).events == (one,)
 
 
+@pytest.mark.parametrize("sig", ["\u00e9" * 64, "f" * 63 + "\u00e9", ""])
+def test_a_signature_that_is_not_ascii_is_refused_not_raised(sig: str) -> None:
+    event = signed(scored("review_scored", 1, 4, "comment:5#0", [4] * 5), KEY)
+    assert refusal(event, KEY) is None
+    forged = event.model_copy(update={"sig": sig})
+    assert refusal(forged, KEY) == "refused: its signature does not match the ledger key"
+
+
 def test_a_short_key_is_an_error() -> None:
     assert parse_key(None) is None
     assert parse_key("  ") is None

@@ -11,7 +11,6 @@ stay pure functions of the ledger. Writes merge the answered ids found at the ti
 from __future__ import annotations
 
 import hashlib
-import hmac
 import json
 import re
 from collections.abc import Callable
@@ -20,7 +19,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from rubricate.gitnames import ref_error, sha_error
-from rubricate.ledger.trust import keyed_digest
+from rubricate.ledger.trust import keyed_digest, same_digest
 
 KEEP_SHAS = 20
 KEEP_ANSWERED = 500
@@ -185,7 +184,7 @@ def _signed_by(data: bytes, key: bytes) -> bool:
     sig = raw.pop("sig", None) if isinstance(raw, dict) else None
     if not isinstance(sig, str):
         return False
-    return hmac.compare_digest(sig, keyed_digest(key, _canonical(raw), _VIEWS_LABEL))
+    return same_digest(sig, keyed_digest(key, _canonical(raw), _VIEWS_LABEL))
 
 
 def digest(value: Any) -> str:

@@ -80,9 +80,15 @@ def refusal(event: Event, key: bytes | None = None) -> str | None:
         return None
     if event.sig is None:
         return "refused: not signed with the ledger key"
-    if not hmac.compare_digest(event.sig, signature(event, key)):
+    if not same_digest(event.sig, signature(event, key)):
         return "refused: its signature does not match the ledger key"
     return None
+
+
+def same_digest(given: str, wanted: str) -> bool:
+    """Whether a stored signature is the wanted one, in constant time; a signature that is not
+    ASCII (which `hmac.compare_digest` refuses with a TypeError) is simply not it."""
+    return given.isascii() and hmac.compare_digest(given, wanted)
 
 
 def trusted(events: Iterable[Event], key: bytes | None = None) -> tuple[Event, ...]:
