@@ -224,9 +224,11 @@ MATRIX: tuple[tuple[str, str, str], ...] = (
     ),
     (
         "a `/approve` inside a tag that spans lines (an image's `alt`, a link's `title`, a "
-        "`<div` whose attributes run over lines, a tag that never closes) or inside a markdown "
-        'link\'s title over lines (`[t](url "…")`, `[label]: url "…"`)',
-        "not applied: a tag is markup up to its `>`",
+        '`<div` whose attributes run over lines, a block tag such as `<p title="` that never '
+        "closes) or inside a markdown link's title over lines "
+        '(`[t](url "…")`, `[label]: url "…"`)',
+        "not applied: a tag is markup up to its `>` (a `<` in prose that starts no tag, `i<n`, "
+        "hides nothing)",
         "action/test_gate_attacks.py::test_a_command_inside_markup_that_spans_lines_is_not_applied",
     ),
     (
@@ -237,7 +239,7 @@ MATRIX: tuple[tuple[str, str, str], ...] = (
     (
         "a PR approved against another base (lenient `branches:` rules) queued into main "
         "before its retarget is recorded",
-        "failure on the group's commit: the head changes main by more than the approved change",
+        "failure on the group's commit: the head changes main otherwise than the approved change",
         "action/test_queue_attacks.py::test_an_approval_given_against_another_base_does_not_pass_the_queue",
     ),
     (
@@ -282,8 +284,10 @@ MATRIX: tuple[tuple[str, str, str], ...] = (
     ),
     (
         "with a ledger key: the view state edited on the data branch (it claims the gate is "
-        "already pending, or that future comments were answered), then a `/revise` of a green PR",
-        "the edited state is refused (it is not signed): the gate goes down",
+        "already pending, or that future comments were answered), or an older validly signed "
+        "state of the PR put back, then a `/revise` of a green PR",
+        "the edited state is refused (it is not signed); a gate that is not green is sent on "
+        "every run, whatever the view state says: the gate goes down",
         "action/test_gate_attacks.py::test_with_a_key_an_edited_view_state_never_keeps_a_green",
     ),
 )

@@ -140,7 +140,7 @@ def test_an_approval_given_against_another_base_does_not_pass_the_queue(
     status = _deliver(scenario, "main", main, group)
     assert status["state"] == "failure", status
     assert (
-        f"#{PR}: head {head[:12]} changes this base by more than the approved change v1"
+        f"#{PR}: head {head[:12]} changes this base otherwise than the approved change v1"
         in (status["description"])
     )
 

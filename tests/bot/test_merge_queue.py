@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+import pytest
+
 from rubricate.bot.effects import SetStatus
 from rubricate.bot.events import MergeGroupEvent
+from rubricate.bot.jobstate import JobState
 from rubricate.bot.merge_queue import group_status, heads_to_check
 from rubricate.bot.queue_entries import Entry, GroupEntries
 
@@ -63,3 +68,35 @@ def test_a_group_without_entries_or_with_a_problem_fails(bot: Harness) -> None:
     entry = Entry(7, START, END, "t" * 40, (END,))
     status = _status(GroupEntries((entry,), problem=why), bot, {(START, HEAD): "t" * 40})
     assert (status.state, status.description) == ("failure", f"merge queue: {why}")
+
+
+def _with_change(bot: Harness) -> JobState:
+    job = _approved(bot).job
+    versions = tuple(replace(v, change_id="diff-raw-sha256:1") for v in job.versions)
+    return replace(job, versions=versions)
+
+
+@pytest.mark.parametrize(
+    ("change", "why"),
+    [
+        (None, f"head {HEAD[:12]} could not be fetched: its change cannot be checked"),
+        (
+            "diff-raw-sha256:2",
+            f"head {HEAD[:12]} changes this base otherwise than the approved change v1",
+        ),
+    ],
+)
+def test_a_head_not_fetched_is_told_apart_from_another_change(
+    bot: Harness, change: str | None, why: str
+) -> None:
+    job = _with_change(bot)
+    entry = Entry(7, START, END, "t" * 40, (END,))
+    grouped = GroupEntries((entry,))
+    effects = group_status(EVENT, grouped, {7: job}, {(START, HEAD): "t" * 40}, {HEAD: change})
+    [status] = [e for e in effects if isinstance(e, SetStatus)]
+    assert status.state == "failure"
+    assert why in status.description
+    green = group_status(
+        EVENT, grouped, {7: job}, {(START, HEAD): "t" * 40}, {HEAD: "diff-raw-sha256:1"}
+    )
+    assert [e.state for e in green if isinstance(e, SetStatus)] == ["success"]

@@ -121,8 +121,10 @@ def entry_problem(
     heads = heads_to_check(entry, job)
     same = [head for head in heads if same_change(job, changes or {}, head)]
     if heads and not same:
+        if all((changes or {}).get(head, "") is None for head in heads):
+            return f"head {heads[-1][:12]} could not be fetched: its change cannot be checked"
         return (
-            f"head {heads[-1][:12]} changes this base by more than the approved change "
+            f"head {heads[-1][:12]} changes this base otherwise than the approved change "
             f"v{current.number} (approved against another base?)"
         )
     if not any(trees.get((entry.start, head)) == entry.tree for head in same):
