@@ -5,9 +5,11 @@ PR approved against another base than the queue's."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from rubricate.action import data_branch
 from tests.action.fake_github import FakeGitHub
 from tests.action.queue_groups import Group, build_queue, merge_group_payload
 from tests.action.scenario import (
@@ -161,3 +163,30 @@ def test_a_head_shared_with_an_unapproved_pr_is_never_green(scenario: Scenario) 
     assert scenario.fake.statuses[-1]["state"] == "success"
     step = scenario.pr_event("closed", merged=True, merged_by=MAINTAINER)
     assert step.code == 0, step.log
+
+
+def test_a_copy_of_the_pr_into_the_same_base_does_not_hold_its_gate(
+    scenario: Scenario, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Anyone may open a PR with the same head into the same base (#9, from a fork): merging
+    either merges the same change, so #7's approval turns the head green. Other PRs are listed
+    (`git ls-remote`) only when a green is about to be sent, not when it is set already."""
+    listed: list[str] = []
+    real = data_branch.remote_refs
+
+    def remote_refs(remote: str, patterns: list[str], **kwargs: Any) -> dict[str, str]:
+        listed.append(patterns[0])
+        return real(remote, patterns, **kwargs)
+
+    monkeypatch.setattr(data_branch, "remote_refs", remote_refs)
+    head = _branch(scenario, "f7", scenario.base_sha, {"out/report.json": "{}\n"})
+    _open(scenario, PR, head, "main", scenario.base_sha)
+    _open(scenario, 9, head, "main", scenario.base_sha)
+    _approve(scenario, PR)
+    status = scenario.fake.statuses[-1]
+    assert (status["sha"], status["state"]) == (head, "success"), status
+    assert listed == ["refs/pull/*/head"]
+    step = scenario.pr_event("synchronize")
+    assert step.code == 0, step.log
+    assert "status rubricate/approval unchanged (success)" in step.log
+    assert listed == ["refs/pull/*/head"]

@@ -128,16 +128,23 @@ def tip_status(
 
 
 def shared_head(
-    settings: ActionSettings, stored: StoredJob, repo: str, pr: int, rubric: Rubric
+    settings: ActionSettings,
+    stored: StoredJob,
+    repo: str,
+    pr: int,
+    rubric: Rubric,
+    base_ref: str | None = None,
 ) -> Callable[[str], SetStatus | None]:
     """What a head's gate must be instead of green when another open PR has the same head.
 
     A commit status belongs to a commit, not to a PR: when two PRs share a head (one branch
-    opened into two bases, a PR opened again), GitHub shows each the status last set on it.
-    So a green is set only when every other open job in the ledger whose current version has
-    this head is green too; else the head gets that job's gate. The other PRs are found by
-    their `refs/pull/<N>/head` (one `git ls-remote`); a PR rubricate never recorded, or one
-    merged or closed, says nothing."""
+    opened into two bases), GitHub shows each the status last set on it. So a green is set only
+    when every other open job in the ledger whose current version has this head is green too;
+    else the head gets that job's gate. The other PRs are found by their `refs/pull/<N>/head`
+    (one `git ls-remote`, run only when a green is about to be sent); a PR rubricate never
+    recorded, one merged or closed, and one into the same base (`base_ref`, as its signed view
+    state last saw it: merging either merges the same change, and anyone could otherwise block
+    the gate by opening a copy) say nothing."""
     key = settings.ledger_key
 
     def other_gate(sha: str) -> SetStatus | None:
@@ -147,8 +154,12 @@ def shared_head(
         if not numbers:
             return None
         paths = {path for number in numbers for path in job_paths(repo, number)}
+        paths.update(view_path(repo, number) for number in numbers)
         files = stored.store.read_files(frozenset(paths).__contains__)
         for number in numbers:
+            pull = decode_views(files.get(view_path(repo, number)), number, key).pull
+            if base_ref and pull is not None and pull.base_ref == base_ref:
+                continue
             events = keyed("the data branch", job_file_events(files, repo, number, key), key)
             job = job_state(events, repo, number)
             version = job.version_of_head(sha)

@@ -264,17 +264,17 @@ class Executor:
         self._note(f"check run {check_id} {how} on {sha[:12]}")
 
     def _status(self, effect: SetStatus, *, recheck: bool = True) -> None:
-        if effect.state == "success" and effect.context == GATE and self._shared:
-            other = self._shared(effect.sha)  # a green only when no open PR with this head is red
-            if other is not None:
-                self._note(f"status {effect.context}: {other.description}")
-                effect, recheck = other, False
         description = effect.description[:140]
         key = f"{effect.context}@{effect.sha}"
         wanted = StatusView(state=effect.state, description=description)
         known = self._sent if _lowers_gate(effect) else self._outcome.views.statuses
         if known.get(key) == wanted:
             return self._note(f"status {effect.context} unchanged ({effect.state})")
+        if effect.state == "success" and effect.context == GATE and self._shared:
+            other = self._shared(effect.sha)  # a green only when no open PR with this head is red
+            if other is not None:
+                self._note(f"status {effect.context}: {other.description}")
+                return self._status(other, recheck=False)
         self._api.set_status(
             effect.sha, effect.state, description, effect.context, self._details_url
         )

@@ -193,7 +193,8 @@ def apply(
     if gathered is not None:
         context, pr = gathered.context, gathered.job.pr
         regate = tip_status(gathered.stored, context.repo, pr, context.rubric, settings.ledger_key)
-        shared = shared_head(settings, gathered.stored, context.repo, pr, context.rubric)
+        base_ref = gathered.pull.base_ref if gathered.pull else None
+        shared = shared_head(settings, gathered.stored, context.repo, pr, context.rubric, base_ref)
     executor = Executor(
         target.api,
         stored.store if stored else None,
