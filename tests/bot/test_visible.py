@@ -53,10 +53,17 @@ def test_a_lt_on_the_command_line_is_text() -> None:
         f'<p title="\n\n{APPROVE}\n',
         f'see [a](https://e.com "t\nx") <img src=x alt="\n{APPROVE}\n">',
         f'see [a](https://e.com "t\nx") {APPROVE}',
+        f"<?x\n{APPROVE}\n?>",
+        f"a <![CDATA[\n{APPROVE}\n]]> b",
+        f"<!x\n{APPROVE}\n>",
     ],
 )
 def test_a_tag_that_closes_in_its_paragraph_or_starts_a_block_hides_its_lines(body: str) -> None:
     assert commands(body) == []
+
+
+def test_raw_html_a_reader_never_sees_ends_at_its_marker() -> None:
+    assert commands(f"a <![CDATA[ x ]]> b <?y ?>\n{APPROVE}\n<!x\n/revise a b\n>") == [APPROVE]
 
 
 def test_white_space_in_a_link_costs_linear_time() -> None:

@@ -52,6 +52,9 @@ _BLOCK_START = re.compile(r" {0,3}</?([A-Za-z][A-Za-z0-9-]*)(?:[ \t>]|/>|$)")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
+_UNSEEN_OPEN = re.compile(r"<!--|<\?|<!\[CDATA\[|<![A-Za-z]")
+_UNSEEN_CLOSE = {"<!-": "-->", "<?": "?>", "<![": "]]>"}
+"""What ends a comment, a processing instruction, a CDATA section; a declaration ends at `>`."""
 _MAX_INDENT = 3
 
 
@@ -62,25 +65,27 @@ def visible_lines(body: str, *, drop_quotes: bool = True) -> list[tuple[int, str
     regex, so a hostile body of any shape costs time proportional to its length:
     - fenced code blocks (three or more backticks or tildes, up to three spaces of indent, closed by
       a run of the same character at least as long; an unclosed fence runs to the end) are dropped;
-    - HTML comments are dropped, also when they span lines;
+    - HTML comments, processing instructions, CDATA sections and declarations are dropped,
+      also when they span lines;
     - when asked, quoted lines are dropped with their lazy continuation lines (CommonMark: a line
       right after a quoted line of text, with no blank line between, still belongs to the quote);
     - `without_inline_code` blanks inline code spans of one line.
     """
     kept: list[tuple[int, str]] = []
     fence: str | None = None
-    in_comment = quoted = False
+    comment: str | None = None
+    quoted = False
     for line_no, raw in enumerate(_LINE_BREAK.split(body), start=1):
         if fence is not None:
             fence = None if _closes_fence(raw, fence) else fence
             continue
         text = raw
-        if in_comment:
-            end = text.find("-->")
+        if comment is not None:
+            end = text.find(comment)
             if end < 0:
                 continue
-            text, in_comment = text[end + 3 :], False
-        text, in_comment = strip_html_comments(text)
+            text = text[end + len(comment) :]
+        text, comment = strip_html_comments(text)
         fence = fence_opening(text)
         if fence is not None:
             quoted = False
@@ -315,20 +320,23 @@ def without_inline_code(text: str) -> str:
     return _INLINE_CODE.sub(" ", text)
 
 
-def strip_html_comments(text: str) -> tuple[str, bool]:
-    """The text without complete comments, and whether a comment stays open at the end."""
+def strip_html_comments(text: str) -> tuple[str, str | None]:
+    """The text without complete comments, processing instructions (`<?…?>`), CDATA sections
+    and declarations (`<!X…>`), none of which a reader sees; and the end marker still awaited
+    when one stays open at the end of the line."""
     parts: list[str] = []
     position = 0
     while True:
-        start = text.find("<!--", position)
-        if start < 0:
+        found = _UNSEEN_OPEN.search(text, position)
+        if found is None:
             parts.append(text[position:])
-            return "".join(parts), False
-        parts.append(text[position:start])
-        end = text.find("-->", start + 4)
+            return "".join(parts), None
+        parts.append(text[position : found.start()])
+        closer = _UNSEEN_CLOSE.get(found.group()[:3], ">")
+        end = text.find(closer, found.end())
         if end < 0:
-            return "".join(parts), True
-        position = end + 3
+            return "".join(parts), closer
+        position = end + len(closer)
 
 
 def fence_opening(text: str) -> str | None:
