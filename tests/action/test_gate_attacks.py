@@ -152,18 +152,27 @@ def _forged_approval(scenario: Scenario) -> str:
     return str(path)
 
 
-def test_a_signed_ledger_read_without_its_key_fails_closed(
+def _opened_with_key(
     tmp_path: Path, fake_github: FakeGitHub, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Runs that had the ledger key signed the job; a forged, unsigned approval is appended;
-    then a run whose key is missing (the secret removed, a job without the input) must not
-    trust it, nor write unsigned events that the keyed runs would later refuse."""
+) -> tuple[Scenario, dict[str, str]]:
+    """PR #7 opened by a run with the ledger key; the environment added to every run (clear
+    it to take the key away)."""
     scenario = Scenario(tmp_path, fake_github)
     keyed = scenario.env
     extra = {"INPUT_LEDGER-KEY": LEDGER_KEY}
     monkeypatch.setattr(scenario, "env", lambda name, path: {**keyed(name, path), **extra})
     scenario.push({"out/report.json": '{"widgets": ["a"], "total": 1}\n'}, "Add the report")
     assert scenario.pr_event("opened").code == 0
+    return scenario, extra
+
+
+def test_a_signed_ledger_read_without_its_key_fails_closed(
+    tmp_path: Path, fake_github: FakeGitHub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Runs that had the ledger key signed the job; a forged, unsigned approval is appended;
+    then a run whose key is missing (the secret removed, a job without the input) must not
+    trust it, nor write unsigned events that the keyed runs would later refuse."""
+    scenario, extra = _opened_with_key(tmp_path, fake_github, monkeypatch)
     assert all("sig" in e for e in scenario.ledger_events())
     monkeypatch.delenv(KEY_ENV, raising=False)
     appended = main(
@@ -174,8 +183,26 @@ def test_a_signed_ledger_read_without_its_key_fails_closed(
     extra.clear()
     for step in (scenario.pr_event("synchronize"), scenario.comment(WRITER, SCORE)):
         assert step.code == 1, step.log
-        assert "signed with a ledger key, but this run has none" in step.log
+        assert "with a ledger key (signed events, its fold cache), but this run has none" in (
+            step.log
+        )
     assert all(s["state"] != "success" for s in scenario.fake.statuses)
+    assert scenario.ledger_events() == before
+
+
+def test_a_run_without_the_key_on_a_new_pr_of_a_keyed_ledger_fails_closed(
+    tmp_path: Path, fake_github: FakeGitHub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A PR with no event yet: its own events say nothing of the key, the ledger's fold cache
+    does; a keyless run must write no unsigned event that keyed runs would then refuse."""
+    scenario, extra = _opened_with_key(tmp_path, fake_github, monkeypatch)
+    before = scenario.ledger_events()
+    extra.clear()
+    other = scenario.pr_payload("opened")
+    other["number"] = other["pull_request"]["number"] = 8
+    step = scenario.deliver("pull_request opened #8", "pull_request_target", other)
+    assert step.code == 1, step.log
+    assert "but this run has none" in step.log
     assert scenario.ledger_events() == before
 
 

@@ -8,7 +8,7 @@ and the ledger is taken as empty (said in the log).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 
@@ -21,8 +21,9 @@ from rubricate.bot.view_state import ViewState, decode_views, view_path
 from rubricate.errors import DataBranchError, LedgerError
 from rubricate.gitio.workspace import remote_refs
 from rubricate.ledger.backends import DataBranchStore
+from rubricate.ledger.cache import read_head
 from rubricate.ledger.event import Event
-from rubricate.ledger.paths import job_paths
+from rubricate.ledger.paths import CACHE_PATH, job_paths
 from rubricate.ledger.store import job_file_events
 from rubricate.rubric.model import Rubric
 
@@ -63,7 +64,7 @@ def open_job(
     store = _store(handles, branch, stack)
     if not readable(handles):
         return StoredJob(store, (), (), ViewState(pr=pr), None)
-    paths = {*job_paths(repo, pr), view_path(repo, pr)}
+    paths = {*job_paths(repo, pr), view_path(repo, pr), CACHE_PATH}
     if reverts:
         paths.update(job_paths(repo, reverts))
     files = store.read_files(frozenset(paths).__contains__)
@@ -73,7 +74,7 @@ def open_job(
         events = job_file_events(files, repo, pr, key)
     except LedgerError as exc:  # the data branch is broken, not the config: the run failed
         raise DataBranchError(f"data branch {branch}: {exc}") from None
-    keyed(f"data branch {branch}", (*events, *reverted), key)
+    keyed(f"data branch {branch}", (*events, *reverted), key, _folded_with_key(files))
     handles.runtime.log(f"data branch {branch}: {len(events)} events for #{pr}")
     return StoredJob(store, events, reverted, decode_views(raw, pr, key), raw)
 
@@ -96,15 +97,26 @@ def jobs_events(
     )
 
 
-def keyed(where: str, events: Sequence[Event], key: bytes | None) -> tuple[Event, ...]:
-    """The events, when the run can trust them: events signed with a ledger key, read by a run
-    that has none (the secret removed, a workflow job without the `ledger-key` input), fail the
-    run. Without the key, an unsigned line with a correct id (which anyone who can push to the
-    data branch can write) would count, and the events the run wrote would be unsigned, so
-    refused by every run that has the key."""
-    if key is None and any(event.sig is not None for event in events):
+def _folded_with_key(files: Mapping[str, bytes]) -> bool:
+    """Whether the ledger's fold cache was last built with a ledger key (seen ledger-wide, so
+    also by a run on a PR with no event yet)."""
+    head = read_head(files[CACHE_PATH]) if CACHE_PATH in files else None
+    return head is not None and head.get("key") is not None
+
+
+def keyed(
+    where: str, events: Sequence[Event], key: bytes | None, keyed_ledger: bool = False
+) -> tuple[Event, ...]:
+    """The events, when the run can trust them: events signed with a ledger key, or a ledger
+    whose fold cache was built with one (`keyed_ledger`), read by a run that has none (the
+    secret removed, a workflow job without the `ledger-key` input), fail the run. Without the
+    key, an unsigned line with a correct id (which anyone who can push to the data branch can
+    write) would count, and the events the run wrote would be unsigned, so refused by every run
+    that has the key."""
+    if key is None and (keyed_ledger or any(event.sig is not None for event in events)):
         raise DataBranchError(
-            f"{where}: its events are signed with a ledger key, but this run has "
+            f"{where}: it is kept with a ledger key (signed events, its fold cache), but "
+            "this run has "
             "none: pass the `ledger-key` input (e.g. secrets.RUBRICATE_LEDGER_KEY); nothing "
             "was trusted or written"
         )
