@@ -53,3 +53,22 @@ def test_the_code_part_drops_a_trailing_comment_outside_strings() -> None:
     assert py is not None
     assert code_part('x := "a // b" // note', go) == 'x := "a // b"'
     assert code_part("v = '1.2.3'  # pin", py) == "v = '0'"
+
+
+def test_a_long_unclosed_version_like_string_is_read_in_linear_time(tmp_path: Path) -> None:
+    line = 'LABEL = "1.0' + "a" * 5000 + '!"\n'
+    assert changed(tmp_path, "src/a.py", 'LABEL = "x"\n', line) is True
+
+
+def test_an_added_function_in_a_file_that_is_not_utf8_changes_code(tmp_path: Path) -> None:
+    base = "/* caf\xe9 */\nint f(void) { return 1; }\n".encode("latin-1")
+    head = base + b"int g(void) { return 2; }\n"
+    snapshot = snapshot_of(tmp_path, {"src/a.c": base}, {"src/a.c": head})
+    (change,) = snapshot.changes
+    assert change.text is None
+    assert changes_code(change) is True
+
+
+def test_an_addition_to_a_file_over_one_mib_changes_code(tmp_path: Path) -> None:
+    base = "".join(f"int x{i} = {i};\n" for i in range(80_000))
+    assert changed(tmp_path, "src/big.c", base, base + "int g(void) { return 1; }\n") is True

@@ -61,7 +61,7 @@ STYLES: dict[str, CommentStyle] = {
 
 RUST_DOC = re.compile(r"^\s*#!?\[doc\b")
 """A Rust documentation attribute: what `///` and `//!` comments desugar to."""
-QUOTED_VERSION = re.compile(r"(?<=[\"'])v?\d+(?:\.\d+)+(?:[-+.]?[0-9A-Za-z]+)*(?=[\"'])")
+QUOTED_VERSION = re.compile(r"(?<=[\"'])v?\d+\.\d[-+.0-9A-Za-z]*(?=[\"'])")
 """A version number that is a whole string literal: `"0.3.2"`, `'1.0.0-beta.2'`."""
 
 
@@ -224,12 +224,16 @@ def changes_code(change: FileChange) -> bool:
     style = comment_style(change.path)
     if style is None:
         return bool(change.additions or change.deletions or change.status == "added")
+    if change.too_large and change.status != "deleted":
+        return True  # over 1 MiB: git gives no patch, so the content is unread
     quiet = non_code_lines(change)
     head = (change.text or "").splitlines()
     for run in runs(change.patch):
         added = [n for n in run.added if n not in quiet]
+        if any(not 0 < n <= len(head) for n in added):
+            return True  # the head text is missing (not UTF-8, over 1 MiB) or short: unread
         if added:
-            if _same_code(run, [head[n - 1] for n in added if 0 < n <= len(head)], style):
+            if _same_code(run, [head[n - 1] for n in added], style):
                 continue
             return True
         if run.added or not run.removed:
