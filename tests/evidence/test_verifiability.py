@@ -220,6 +220,30 @@ def test_code_in_an_untested_docs_or_scripts_folder_needs_no_test(tmp_path: Path
     assert [f.rule for f in verifiability_check(snapshot).findings] == ["tests"]
 
 
+@pytest.mark.parametrize(
+    ("base", "path", "after"),
+    [
+        ({"tests/tools/test_search.py": "x = 1\n"}, "src/agent/tools/search.py", "x = 2\n"),
+        ({}, "internal/doc/render.go", "package doc\nfunc F() int { return 2 }\n"),
+        ({}, "docs/render.go", "package render\nfunc F() int { return 2 }\n"),
+        ({"tools/__init__.py": ""}, "tools/search.py", "x = 2\n"),
+        ({}, "app/scripts/run.py", "x = 2\n"),
+    ],
+)
+def test_code_in_a_docs_or_tools_folder_of_the_program_needs_a_test(
+    tmp_path: Path, base: dict[str, FileValue], path: str, after: str
+) -> None:
+    before = {**BASE, **base, path: after.replace("2", "1")}
+    snapshot = snapshot_of(tmp_path, before, {path: after})
+    assert [f.rule for f in verifiability_check(snapshot).findings] == ["tests"]
+
+
+def test_scripts_of_a_workspace_package_need_no_test(tmp_path: Path) -> None:
+    base = {**BASE, "packages/lit/package.json": "{}\n", "packages/lit/scripts/m.mjs": "1;\n"}
+    snapshot = snapshot_of(tmp_path, base, {"packages/lit/scripts/m.mjs": "2;\n"})
+    assert verifiability_check(snapshot).findings == ()
+
+
 def test_manifests_and_build_scripts_need_no_test(tmp_path: Path) -> None:
     head = {"setup.py": "install_requires = ['a==2.0']\n", "build.rs": "fn main() {}\n"}
     assert check(tmp_path, head).findings == ()

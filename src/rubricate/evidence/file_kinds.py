@@ -33,6 +33,8 @@ EXAMPLE_DIRS = frozenset({"examples", "example", "demo", "demos", "samples", "sa
 SUPPORT_DIRS = frozenset({"docs", "doc", "scripts", "tools"})
 """Folders of code that serves the project (documentation examples and recipes, docs builds,
 release and maintenance scripts) rather than being the program."""
+CODE_ROOTS = frozenset({"src", "lib", "internal", "pkg"})
+"""Folders that hold the program: a `docs/` or `tools/` below them is a part of it."""
 SOURCE_EXTS = words(
     "py pyi js jsx mjs cjs ts tsx go rs java kt kts rb c h cc cpp cxx hpp cs swift php scala"
     " sh bash lua r jl ex exs erl hs ml clj dart vue svelte sql"
@@ -171,13 +173,25 @@ def is_example(path: str) -> bool:
     return any(part.lower() in EXAMPLE_DIRS for part in _parts(path)[:-1])
 
 
-def support_folder(path: str) -> str | None:
-    """The outermost documentation or scripts folder the path lies in (`docs/`), or None."""
+def support_folder(path: str, package_roots: frozenset[str] = frozenset()) -> str | None:
+    """The documentation or scripts folder the path lies in (`docs/`), or None. Such a folder
+    serves the project only at the repository root or directly in a workspace package's root
+    (a folder of `package_roots`, those holding a manifest); below a `src/`, `lib/`,
+    `internal/` or `pkg/` folder, or anywhere else, it is a part of the program."""
     parts = _parts(path)[:-1]
     for index, part in enumerate(parts):
-        if part.lower() in SUPPORT_DIRS:
+        if part.lower() in CODE_ROOTS:
+            return None
+        if part.lower() in SUPPORT_DIRS and (
+            index == 0 or "/".join(parts[:index]) in package_roots
+        ):
             return "/".join(parts[: index + 1]) + "/"
     return None
+
+
+def package_roots(paths: frozenset[str]) -> frozenset[str]:
+    """The folders below the repository root that hold a manifest (workspace packages)."""
+    return frozenset(path.rsplit("/", 1)[0] for path in paths if "/" in path and is_manifest(path))
 
 
 def is_source(path: str) -> bool:
