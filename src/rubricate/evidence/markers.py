@@ -2,7 +2,8 @@
 
 - a marker is `TODO`, `FIXME` or `XXX` in upper case, as a word, in a comment or docstring of
   code (`code_lines.in_comment`): never an identifier such as `Status.TODO` or `XXX_LIMIT`,
-  nor a path segment or stand-in (`/PREFIX/XXX`, `XXX-XXXX`);
+  nor a file name, a path segment or a stand-in of X's (`TODO.md`, `/PREFIX/XXX`,
+  `XXX-XXXX`);
   in prose, at the start of a line or list item, or before a colon;
 - a stub marker is Python's `raise NotImplementedError`, Rust's `todo!()`/`unimplemented!()`,
   or a "not implemented" error thrown, raised or panicked with;
@@ -22,9 +23,10 @@ from functools import lru_cache
 from rubricate.evidence.code_lines import in_comment
 from rubricate.evidence.snapshot import FileChange
 
-MARKERS = re.compile(r"(?<![\w./-])(TODO|FIXME|XXX)\b(?![./-]\w)")
-"""A marker word on its own: not part of an identifier, a dotted name, a path segment
-(`/PREFIX/XXX`) or a hyphenated stand-in (`XXX-XXXX`)."""
+MARKERS = re.compile(r"(?<![\w.-])(?<!\w/)(TODO|FIXME|XXX)\b(?!-X+\b|\.\w)")
+"""A marker word on its own: not part of an identifier, a dotted name or file name
+(`Status.TODO`, `TODO.md`), a path segment (`/PREFIX/XXX`) or a stand-in of X's
+(`XXX-XXXX`); `TODO/FIXME:`, `FIXME-later:` and `TODO-1234` are markers."""
 PROSE_MARKER = re.compile(
     r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?(?:\*\*)?(TODO|FIXME|XXX)\b|\b(TODO|FIXME|XXX):"
 )
