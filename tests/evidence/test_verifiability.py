@@ -262,9 +262,15 @@ def test_prose_beside_the_code_it_documents_needs_no_link(tmp_path: Path) -> Non
 
 
 def test_randomness_in_a_minified_bundle_is_not_the_change_s_code(tmp_path: Path) -> None:
-    bundle = "!function(){var t=Math.random()}();\n"
+    bundle = "/*! v5 */\n!function(){" + "var a=1;" * 80 + "var t=Math.random()}();\n"
     assert check(tmp_path / "a", {"theme/js/bootstrap.bundle.min.js": bundle}).findings == ()
     result = check(tmp_path / "b", {"theme/js/base.js": bundle})
+    assert {f.rule for f in result.findings} == {"seeds", "tests"}
+
+
+def test_a_hand_written_file_named_like_a_bundle_is_the_change_s_code(tmp_path: Path) -> None:
+    js = "export function charge(amount) {\n  // TODO: call the API\n  return Math.random();\n}\n"
+    result = check(tmp_path, {"src/pay.min.js": js})
     assert {f.rule for f in result.findings} == {"seeds", "tests"}
 
 
