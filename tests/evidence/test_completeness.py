@@ -134,6 +134,22 @@ def test_an_open_bracket_in_markup_is_not_truncation(tmp_path: Path) -> None:
     assert [f.rule for f in result.findings] == ["truncated"]
 
 
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        ("proto/api.proto", "message A {\n  string a = 1;"),
+        ("infra/main.tf", 'resource "x" "y" {\n  name = "a",'),
+        ("src/app.css", ".a {\n  color: red;"),
+        ("src/App.m", "- (void)f {\n  [self g:"),
+        ("src/Main.groovy", "def f() {\n  g("),
+    ],
+)
+def test_an_open_bracket_at_the_end_of_code_of_any_language_is_truncation(
+    tmp_path: Path, path: str, text: str
+) -> None:
+    assert [f.rule for f in check(tmp_path, {path: text}).findings] == ["truncated"]
+
+
 def test_a_stand_in_in_a_template_is_its_slot(tmp_path: Path) -> None:
     prompt = "Task: {{ task }}\nResult: [Your concise result here]\n"
     assert check(tmp_path / "a", {"prompts/task.txt": prompt}).findings == ()

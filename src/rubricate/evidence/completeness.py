@@ -208,9 +208,10 @@ def _check_shape(change: FileChange, text: str, tally: _Tally) -> None:
                 change, None, DEFECT_PENALTY, "the file is empty", certain=False, rule="empty-file"
             )
         return
-    syntax = kinds.extension(change.path) in kinds.SOURCE_EXTS or kinds.structured_kind(change.path)
-    if not syntax or not loses_newline(change):
-        return  # brackets are syntax in code and data only: markup and prose may leave one open
+    path = change.path
+    prose = kinds.is_data(path) or kinds.is_doc(path) or kinds.extension(path) in kinds.MARKUP_EXTS
+    if prose or not loses_newline(change):
+        return  # brackets are syntax in code, configs and data: markup and prose may leave one open
     reason = open_structure(text)
     if reason:
         message = f"truncated? the file ends without a newline {reason}"

@@ -41,6 +41,10 @@ SOURCE_EXTS = words(
     " sh bash lua r jl ex exs erl hs ml clj dart vue svelte sql"
 )
 DOC_EXTS = frozenset({"md", "markdown", "rst", "txt", "adoc", "org"})
+MARKUP_EXTS = words(
+    "html htm xhtml xml svg j2 jinja jinja2 hbs handlebars mustache tmpl tpl erb liquid njk ejs"
+)
+"""Markup and templates: brackets in their text are not syntax."""
 DATA_EXTS = words(
     "csv tsv jsonl ndjson parquet npy npz h5 hdf5 pkl pickle zip gz tgz bz2 xz zst feather arrow"
     " sqlite db bin xlsx xls avro orc tar"
