@@ -156,6 +156,22 @@ def test_a_stand_in_in_a_template_is_its_slot(tmp_path: Path) -> None:
     letter = "Dear team,\nResult: [Your concise result here]\n"
     result = check(tmp_path / "b", {"docs/letter.txt": letter})
     assert [f.rule for f in result.findings] == ["placeholder-text"]
+    line_slot = "const greet = `Hello ${name}, [your name here]`;\n"
+    assert check(tmp_path / "c", {"src/greet.js": line_slot}).findings == ()
+
+
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        ("src/a.js", "const greet = `Hello ${name}`;\nconst email = '<insert email here>';\n"),
+        ("docs/guide.md", "# Guide\n\nLorem ipsum dolor sit amet.\n\n```sh\necho ${HOME}\n```\n"),
+        ("prompts/task.txt", "Task: {{ task }}\nLorem ipsum dolor sit amet.\n"),
+    ],
+)
+def test_a_stand_in_outside_a_template_or_lorem_ipsum_anywhere_is_placeholder_text(
+    tmp_path: Path, path: str, text: str
+) -> None:
+    assert [f.rule for f in check(tmp_path, {path: text}).findings] == ["placeholder-text"]
 
 
 HOOKS = (

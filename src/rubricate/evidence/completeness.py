@@ -14,11 +14,10 @@ from rubricate.evidence import file_kinds as kinds
 from rubricate.evidence.code_lines import comment_style, in_comment, python_tree
 from rubricate.evidence.markers import (
     MARKER_HINTS,
-    PLACEHOLDER,
     PYTHON_UNIMPLEMENTED,
-    TEMPLATE_SLOT,
     UNIMPLEMENTED,
     marker_in,
+    placeholder_in,
     rewrapped,
 )
 from rubricate.evidence.python_stubs import STUB_BODY, in_method, stub_functions
@@ -188,9 +187,7 @@ def _scan_added_lines(
                 certain=not in_test,
                 rule="todo-marker",
             )
-        elif (
-            not in_test and PLACEHOLDER.search(text) and not TEMPLATE_SLOT.search(change.text or "")
-        ):
+        elif not in_test and placeholder_in(change, text):
             tally.at(
                 change,
                 number,

@@ -7,10 +7,11 @@
   in prose, at the start of a line or list item, or before a colon;
 - a stub marker is Python's `raise NotImplementedError`, Rust's `todo!()`/`unimplemented!()`,
   or a "not implemented" error thrown, raised or panicked with;
-- placeholder text is "lorem ipsum" or a bracketed stand-in (`[placeholder]`,
+- placeholder text is "lorem ipsum" (always) or a bracketed stand-in (`[placeholder]`,
   `<insert email here>`, `<TBD>`); "placeholder" as an ordinary word, an HTML
-  `placeholder=` attribute, or a stand-in in a template (a file with `{{ name }}` variables),
-  is not one;
+  `placeholder=` attribute, or a stand-in in a template (a template file by extension, a
+  file in a `templates/` or `prompts/` folder, a file with `{{ name }}` or `{% tag %}`
+  variables, or a line with a `${name}` variable) is not one;
 - a line that re-wraps a removed marker line (the removed line starts with it, or it with the
   removed line) is moved, not added.
 """
@@ -34,16 +35,33 @@ PLACEHOLDER = re.compile(
     r"\blorem ipsum\b|[<\[]\s*(placeholder|insert\b[^>\]]*\bhere|your\b[^>\]]*\bhere|tbd)\s*[>\]]",
     re.I,
 )
+LOREM = re.compile(r"\blorem ipsum\b", re.I)
 UNIMPLEMENTED = re.compile(
     r"\braise\s+NotImplementedError\b|\btodo!\(|\bunimplemented!\(|"
     r"\b(throw|raise|panic)\b.*\bnot\s+implemented(\s+yet)?\b",
     re.I,
 )
-TEMPLATE_SLOT = re.compile(r"\{\{\s*[\w.]+\s*\}\}|\{%.*?%\}|\$\{\w+\}")
-"""A template variable (`{{ name }}`, `{% tag %}`, `${name}`): a file with one is a template,
-whose bracketed stand-ins are slots it means to leave for whoever fills it."""
+TEMPLATE_SLOT = re.compile(r"\{\{\s*[\w.]+\s*\}\}|\{%.*?%\}")
+"""A template variable (`{{ name }}`, `{% tag %}`): a file with one is a template, whose
+bracketed stand-ins are slots it means to leave for whoever fills it."""
+LINE_SLOT = re.compile(r"\$\{\w+\}")
+"""A `${name}` variable: a template only on its own line (shell and JavaScript use it too)."""
+TEMPLATE_EXTS = frozenset({"j2", "jinja", "jinja2", "hbs", "mustache", "tmpl", "tpl", "njk"})
+TEMPLATE_DIRS = frozenset({"templates", "template", "prompts", "prompt"})
 PYTHON_UNIMPLEMENTED = re.compile(r"\braise\s+NotImplementedError\b")
 MARKER_HINTS = ("todo", "fixme", "xxx", "placeholder", "lorem", "implemented", "tbd", "here")
+
+
+def placeholder_in(change: FileChange, text: str) -> bool:
+    """True when an added line holds placeholder text (see above)."""
+    found = PLACEHOLDER.search(text)
+    if found is None:
+        return False
+    if LOREM.search(text):
+        return True
+    parts = change.path.lower().split("/")
+    template = parts[-1].rsplit(".", 1)[-1] in TEMPLATE_EXTS or bool(TEMPLATE_DIRS & {*parts[:-1]})
+    return not (template or LINE_SLOT.search(text) or TEMPLATE_SLOT.search(change.text or ""))
 
 
 def marker_in(change: FileChange, number: int, text: str, *, code: bool, prose: bool) -> str | None:
