@@ -188,8 +188,11 @@ def test_a_class_of_empty_hooks_is_an_interface(tmp_path: Path) -> None:
     assert [f.rule for f in result.findings] == ["empty-body", "empty-body"]
 
 
+OLD_TODO = "x = 1\n# TODO: remove this method, use the terminate states instead\n"
+
+
 def test_a_re_wrapped_todo_is_moved_not_added(tmp_path: Path) -> None:
-    old = "x = 1\n# TODO: remove this method, use the terminate states instead\n"
+    old = OLD_TODO
     base: dict[str, FileValue] = {**BASE, "src/guide.py": old}
     wrapped = "x = 1\n# TODO: remove this method, use the\n# terminate states instead\n"
     moved = snapshot_of(tmp_path / "a", base, {"src/guide.py": None, "src/new/guide.py": wrapped})
@@ -197,3 +200,15 @@ def test_a_re_wrapped_todo_is_moved_not_added(tmp_path: Path) -> None:
     fresh = "x = 1\n# TODO: support floats here as well\n"
     added = snapshot_of(tmp_path / "b", base, {"src/new/guide.py": fresh})
     assert [f.rule for f in completeness_check(added, parse_spec("")).findings] == ["todo-marker"]
+
+
+def test_one_removed_todo_covers_one_re_wrapped_line(tmp_path: Path) -> None:
+    base: dict[str, FileValue] = {**BASE, "src/a.py": "x = 1\n# TODO: not done yet\n"}
+    parts = "".join(f"# TODO: not done yet: part {i}\ny{i} = 0\n" for i in range(5))
+    snapshot = snapshot_of(tmp_path / "a", base, {"src/a.py": "x = 1\n", "src/b.py": parts})
+    assert len(completeness_check(snapshot, parse_spec("")).findings) == 4
+    cut = "x = 1\n# TODO: remove this method, use the\ny = 2\n"
+    snapshot = snapshot_of(tmp_path / "b", base | {"src/g.py": OLD_TODO}, {"src/g.py": cut})
+    assert [f.rule for f in completeness_check(snapshot, parse_spec("")).findings] == [
+        "todo-marker"
+    ]

@@ -13,13 +13,13 @@
   file in a `templates/` or `prompts/` folder, a file with `{{ name }}` or `{% tag %}`
   variables, or a line with a `${name}` variable) is not one;
 - a line that re-wraps a removed marker line (the removed line starts with it, or it with the
-  removed line) is moved, not added.
+  removed line, the shorter holding four words or more; when it is the shorter, the next line
+  goes on with the removed line's rest) is moved, not added: each removed line covers one.
 """
 
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 from rubricate.evidence.code_lines import in_comment
 from rubricate.evidence.snapshot import FileChange
@@ -79,19 +79,40 @@ def marker_in(change: FileChange, number: int, text: str, *, code: bool, prose: 
 
 REWRAP_WORDS = 4
 """The shorter of two lines that start alike holds this many words, or they are not one text."""
+COMMENT_LEAD = re.compile(r"^\s*(?:#+|//+|/?\*+|--|<!--)?\s*")
 
 
-def rewrapped(line: str, removed: frozenset[str]) -> bool:
-    """True when a marker line re-wraps a marker line the change removes (see above)."""
-    stripped = line.strip()
-    return any(_starts_alike(stripped, old) for old in _marker_lines(removed) if old != stripped)
+class Rewraps:
+    """The marker lines a change removes, each of which may cover one added line that
+    re-wraps it (see above)."""
+
+    def __init__(self, removed: frozenset[str]) -> None:
+        self.left = sorted(_marker_lines(removed))
+
+    def take(self, line: str, following: str) -> bool:
+        """True (and the removed line used up) when `line` re-wraps a removed marker line;
+        `following` is the head line after it, where a shortened line's rest must go on."""
+        stripped = line.strip()
+        for old in self.left:
+            if (
+                old != stripped
+                and _starts_alike(stripped, old)
+                and _goes_on(stripped, old, following)
+            ):
+                self.left.remove(old)
+                return True
+        return False
 
 
 def _starts_alike(one: str, other: str) -> bool:
     short, long = sorted((one, other), key=len)
-    return len(short.split()) >= REWRAP_WORDS and long.startswith(short)
+    return len(re.findall(r"\w+", short)) >= REWRAP_WORDS and long.startswith(short)
 
 
-@lru_cache(maxsize=8)
+def _goes_on(line: str, old: str, following: str) -> bool:
+    rest = old[len(line) :].split()
+    return not rest or COMMENT_LEAD.sub("", following).startswith(rest[0])
+
+
 def _marker_lines(removed: frozenset[str]) -> tuple[str, ...]:
     return tuple(line for line in removed if MARKERS.search(line))
