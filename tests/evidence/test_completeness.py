@@ -186,6 +186,20 @@ def test_a_class_of_empty_hooks_is_an_interface(tmp_path: Path) -> None:
     worker = HOOKS + "\n    def run(self):\n        return 1\n"
     result = check(tmp_path / "b", {"src/callback.py": worker})
     assert [f.rule for f in result.findings] == ["empty-body", "empty-body"]
+    plain = HOOKS.replace("Callback", "Events").replace('        """Called first."""\n', "")
+    subclassed = (
+        plain + "\n\nclass Printer(Events):\n    def on_end(self, call_id):\n        print(1)\n"
+    )
+    assert check(tmp_path / "c", {"src/events.py": subclassed}).findings == ()
+
+
+def test_a_new_class_of_empty_methods_is_unfinished(tmp_path: Path) -> None:
+    payment = (
+        "class PaymentProcessor:\n    def charge(self, amount):\n        pass\n\n"
+        "    def refund(self, charge_id):\n        pass\n"
+    )
+    result = check(tmp_path, {"src/pay.py": payment})
+    assert [f.rule for f in result.findings] == ["empty-body", "empty-body"]
 
 
 OLD_TODO = "x = 1\n# TODO: remove this method, use the terminate states instead\n"
