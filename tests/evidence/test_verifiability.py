@@ -255,10 +255,17 @@ SENTENCES = "".join(f"Line {n} of the guide says what the flag does.\n" for n in
 def test_prose_beside_the_code_it_documents_needs_no_link(tmp_path: Path) -> None:
     alone = check(tmp_path / "a", {"docs/flags.md": SENTENCES})
     assert [f.rule for f in alone.findings] == ["sources"]
-    beside = {"docs/flags.md": SENTENCES, "src/app.py": "x = 2\n", "tests/test_app.py": "x = 1\n"}
+    code = "x = 2\ny = 3\n"
+    beside = {"docs/flags.md": SENTENCES, "src/app.py": code, "tests/test_app.py": "x = 1\n"}
     result = check(tmp_path / "b", beside)
     assert result.findings == ()
     assert any("beside the code they document: src/app.py" in line for line in result.evidence)
+
+
+def test_prose_far_beyond_the_code_beside_it_needs_sources(tmp_path: Path) -> None:
+    claims = "".join(f"Benchmark {n} shows the parser is {n + 2}x faster.\n" for n in range(40))
+    beside = {"docs/perf.md": claims, "src/app.py": "x = 2\n", "tests/test_app.py": "x = 1\n"}
+    assert [f.rule for f in check(tmp_path, beside).findings] == ["sources"]
 
 
 def test_randomness_in_a_minified_bundle_is_not_the_change_s_code(tmp_path: Path) -> None:

@@ -48,6 +48,8 @@ INLINE_TEST = re.compile(r"#\[(?:cfg\()?(?:[\w:]+::)?test\b|^\s*>>>\s|^\s*//[/!]
 """Test code inside a source file: Rust test attributes and doc tests, Python doctests."""
 FENCE_ANYWHERE = re.compile(r"^\s{0,3}(```|~~~)", re.M)
 PROSE_LINES = 10
+PROSE_PER_CODE_LINE = 5
+"""Prose beside code documents it while it is at most this many lines per changed code line."""
 GO_PACKAGE = re.compile(r"^package\s+(\w+)", re.M)
 
 
@@ -220,7 +222,9 @@ def _has_hash(change: FileChange) -> bool:
 
 def sources_signal(snapshot: Snapshot, live: list[FileChange]) -> Signal:
     """Added prose needs sources: links in the PR body or in the prose, or the code that the
-    same change changes (the prose documents it, and a reviewer checks one against the other)."""
+    same change changes (the prose documents it, and a reviewer checks one against the other),
+    unless the prose far outnumbers that code's changed lines (a one-line edit documents no
+    forty lines of claims)."""
     docs = [c for c in live if kinds.is_doc(c.path) and kinds.extension(c.path) != "txt"]
     prose = sum(new_prose(c, snapshot.removed_lines) for c in docs)
     if prose < PROSE_LINES:
@@ -230,9 +234,10 @@ def sources_signal(snapshot: Snapshot, live: list[FileChange]) -> Signal:
         linked.insert(0, "the PR body")
     if linked:
         return Signal("sources", "met", f"links in {short_list(linked)}")
-    code = [c.path for c in live if kinds.is_source(c.path) and changes_code(c)]
-    if code:
-        note = f"{prose} lines of prose beside the code they document: {short_list(code)}"
+    code = [c for c in live if kinds.is_source(c.path) and changes_code(c)]
+    if code and prose <= PROSE_PER_CODE_LINE * sum(c.additions + c.deletions for c in code):
+        changed = short_list([c.path for c in code])
+        note = f"{prose} lines of prose beside the code they document: {changed}"
         return Signal("sources", "n/a", note=note)
     return missing_signal(
         "sources", f"{prose} lines of prose added without links to sources", docs[0].path
