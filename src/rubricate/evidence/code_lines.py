@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from rubricate.evidence.file_kinds import extension, words
-from rubricate.evidence.snapshot import FileChange
+from rubricate.evidence.snapshot import FileChange, text_lines
 
 
 @dataclass(frozen=True)
@@ -90,7 +90,7 @@ def non_code_lines(change: FileChange) -> frozenset[int]:
 
 @lru_cache(maxsize=64)
 def _non_code(text: str, style: CommentStyle, ext: str) -> frozenset[int]:
-    lines = text.splitlines()
+    lines = text_lines(text)
     found = {n for n, line in enumerate(lines, 1) if is_comment_text(line, style)}
     quotes = quotes_of(ext)
     for opener, closer in style.block:
@@ -198,7 +198,7 @@ def runs(patch: str) -> list[Run]:
         removed.clear()
         added.clear()
 
-    for raw in patch.splitlines():
+    for raw in text_lines(patch):
         if raw.startswith("@@"):
             close()
             line_no = _hunk_start(raw)
@@ -234,7 +234,7 @@ def changes_code(change: FileChange) -> bool:
         return True  # over 1 MiB: git gives no patch, so the content is unread
     quiet = non_code_lines(change)
     ext = extension(change.path)
-    head = (change.text or "").splitlines()
+    head = text_lines(change.text or "")
     for run in runs(change.patch):
         added = [n for n in run.added if n not in quiet]
         if any(not 0 < n <= len(head) for n in added):
