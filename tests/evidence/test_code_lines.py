@@ -14,6 +14,9 @@ GO = (
     "package m\n\nfunc f() {\n"
     '\tresp, err := do(req) //nolint:gosec // self-sabatoge\n\t_ = "a // b"\n}\n'
 )
+FETCH = "export const u = fetch('https://x/api/v1');\n"
+RS_VERSION = 'pub const VERSION: &str = "1.0";\n'
+LOOP = "def f(items):\n    for i in items:\n        process(i)\n        save()\n"
 
 
 def changed(tmp_path: Path, path: str, before: str, after: str) -> bool:
@@ -39,6 +42,15 @@ def changed(tmp_path: Path, path: str, before: str, after: str) -> bool:
             False,
         ),
         ("src/lib.rs", "#[inline]\nfn f() {}\n", "#[cold]\nfn f() {}\n", True),
+        ("src/a.py", LOOP, LOOP.replace("        save()", "    save()"), True),
+        ("src/a.py", "x = f(a)\n", "x  =  f(a)  # spaced\n", False),
+        ("src/a.js", FETCH, FETCH.replace("api/v1'", "evil/v2', {method: 'DELETE'}"), True),
+        ("scripts2/clean.sh", 'rm -rf "$R"/${DIR#/tmp/}\n', 'rm -rf "$R"/${DIR#/}\n', True),
+        ("scripts2/clean.sh", "rm -rf x # old\n", "rm -rf x # new\n", False),
+        ("src/a.py", 'HOST = "127.0.0.1"\n', 'HOST = "0.0.0.0"\n', True),
+        ("src/a.py", 'TIMEOUT = "1.5"\n', 'TIMEOUT = "30.0"\n', True),
+        ("src/a.py", 'c.connect(version="2.1")\n', 'c.connect(version="1.0")\n', True),
+        ("src/lib.rs", RS_VERSION, RS_VERSION.replace("1.0", "1.1"), False),
     ],
 )
 def test_code_changes_only_when_the_code_differs(
@@ -51,5 +63,31 @@ def test_the_code_part_drops_a_trailing_comment_outside_strings() -> None:
     go, py = comment_style("a.go"), comment_style("a.py")
     assert go is not None
     assert py is not None
-    assert code_part('x := "a // b" // note', go) == 'x := "a // b"'
-    assert code_part("v = '1.2.3'  # pin", py) == "v = '0'"
+    assert code_part('x := "a // b" // note', go, "go") == 'x := "a // b"'
+    assert code_part("version = '1.2.3'  # pin", py, "py") == "version = '0'"
+
+
+def test_a_long_unclosed_version_like_string_is_read_in_linear_time(tmp_path: Path) -> None:
+    line = 'LABEL = "1.0' + "a" * 5000 + '!"\n'
+    assert changed(tmp_path, "src/a.py", 'LABEL = "x"\n', line) is True
+
+
+def test_an_added_function_in_a_file_that_is_not_utf8_changes_code(tmp_path: Path) -> None:
+    base = "/* caf\xe9 */\nint f(void) { return 1; }\n".encode("latin-1")
+    head = base + b"int g(void) { return 2; }\n"
+    snapshot = snapshot_of(tmp_path, {"src/a.c": base}, {"src/a.c": head})
+    (change,) = snapshot.changes
+    assert change.text is None
+    assert changes_code(change) is True
+
+
+def test_an_addition_to_a_file_over_one_mib_changes_code(tmp_path: Path) -> None:
+    base = "".join(f"int x{i} = {i};\n" for i in range(80_000))
+    assert changed(tmp_path, "src/big.c", base, base + "int g(void) { return 1; }\n") is True
+
+
+def test_comment_and_string_scans_take_one_pass_over_a_long_line() -> None:
+    go = comment_style("a.go")
+    assert go is not None
+    line = "x := f(" + '"http://a",' * 40_000 + ") // note"
+    assert code_part(line, go, "go") == line[: -len(" // note")]

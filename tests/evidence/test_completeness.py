@@ -134,12 +134,44 @@ def test_an_open_bracket_in_markup_is_not_truncation(tmp_path: Path) -> None:
     assert [f.rule for f in result.findings] == ["truncated"]
 
 
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        ("proto/api.proto", "message A {\n  string a = 1;"),
+        ("infra/main.tf", 'resource "x" "y" {\n  name = "a",'),
+        ("src/app.css", ".a {\n  color: red;"),
+        ("src/App.m", "- (void)f {\n  [self g:"),
+        ("src/Main.groovy", "def f() {\n  g("),
+    ],
+)
+def test_an_open_bracket_at_the_end_of_code_of_any_language_is_truncation(
+    tmp_path: Path, path: str, text: str
+) -> None:
+    assert [f.rule for f in check(tmp_path, {path: text}).findings] == ["truncated"]
+
+
 def test_a_stand_in_in_a_template_is_its_slot(tmp_path: Path) -> None:
     prompt = "Task: {{ task }}\nResult: [Your concise result here]\n"
     assert check(tmp_path / "a", {"prompts/task.txt": prompt}).findings == ()
     letter = "Dear team,\nResult: [Your concise result here]\n"
     result = check(tmp_path / "b", {"docs/letter.txt": letter})
     assert [f.rule for f in result.findings] == ["placeholder-text"]
+    line_slot = "const greet = `Hello ${name}, [your name here]`;\n"
+    assert check(tmp_path / "c", {"src/greet.js": line_slot}).findings == ()
+
+
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        ("src/a.js", "const greet = `Hello ${name}`;\nconst email = '<insert email here>';\n"),
+        ("docs/guide.md", "# Guide\n\nLorem ipsum dolor sit amet.\n\n```sh\necho ${HOME}\n```\n"),
+        ("prompts/task.txt", "Task: {{ task }}\nLorem ipsum dolor sit amet.\n"),
+    ],
+)
+def test_a_stand_in_outside_a_template_or_lorem_ipsum_anywhere_is_placeholder_text(
+    tmp_path: Path, path: str, text: str
+) -> None:
+    assert [f.rule for f in check(tmp_path, {path: text}).findings] == ["placeholder-text"]
 
 
 HOOKS = (
@@ -154,10 +186,27 @@ def test_a_class_of_empty_hooks_is_an_interface(tmp_path: Path) -> None:
     worker = HOOKS + "\n    def run(self):\n        return 1\n"
     result = check(tmp_path / "b", {"src/callback.py": worker})
     assert [f.rule for f in result.findings] == ["empty-body", "empty-body"]
+    plain = HOOKS.replace("Callback", "Events").replace('        """Called first."""\n', "")
+    subclassed = (
+        plain + "\n\nclass Printer(Events):\n    def on_end(self, call_id):\n        print(1)\n"
+    )
+    assert check(tmp_path / "c", {"src/events.py": subclassed}).findings == ()
+
+
+def test_a_new_class_of_empty_methods_is_unfinished(tmp_path: Path) -> None:
+    payment = (
+        "class PaymentProcessor:\n    def charge(self, amount):\n        pass\n\n"
+        "    def refund(self, charge_id):\n        pass\n"
+    )
+    result = check(tmp_path, {"src/pay.py": payment})
+    assert [f.rule for f in result.findings] == ["empty-body", "empty-body"]
+
+
+OLD_TODO = "x = 1\n# TODO: remove this method, use the terminate states instead\n"
 
 
 def test_a_re_wrapped_todo_is_moved_not_added(tmp_path: Path) -> None:
-    old = "x = 1\n# TODO: remove this method, use the terminate states instead\n"
+    old = OLD_TODO
     base: dict[str, FileValue] = {**BASE, "src/guide.py": old}
     wrapped = "x = 1\n# TODO: remove this method, use the\n# terminate states instead\n"
     moved = snapshot_of(tmp_path / "a", base, {"src/guide.py": None, "src/new/guide.py": wrapped})
@@ -165,3 +214,15 @@ def test_a_re_wrapped_todo_is_moved_not_added(tmp_path: Path) -> None:
     fresh = "x = 1\n# TODO: support floats here as well\n"
     added = snapshot_of(tmp_path / "b", base, {"src/new/guide.py": fresh})
     assert [f.rule for f in completeness_check(added, parse_spec("")).findings] == ["todo-marker"]
+
+
+def test_one_removed_todo_covers_one_re_wrapped_line(tmp_path: Path) -> None:
+    base: dict[str, FileValue] = {**BASE, "src/a.py": "x = 1\n# TODO: not done yet\n"}
+    parts = "".join(f"# TODO: not done yet: part {i}\ny{i} = 0\n" for i in range(5))
+    snapshot = snapshot_of(tmp_path / "a", base, {"src/a.py": "x = 1\n", "src/b.py": parts})
+    assert len(completeness_check(snapshot, parse_spec("")).findings) == 4
+    cut = "x = 1\n# TODO: remove this method, use the\ny = 2\n"
+    snapshot = snapshot_of(tmp_path / "b", base | {"src/g.py": OLD_TODO}, {"src/g.py": cut})
+    assert [f.rule for f in completeness_check(snapshot, parse_spec("")).findings] == [
+        "todo-marker"
+    ]

@@ -105,5 +105,11 @@ def test_type_tests_and_support_folders() -> None:
     assert file_kinds.is_type_test("index.d.ts")
     assert not file_kinds.is_type_test("src/a.test.ts")
     assert file_kinds.support_folder("docs/code/progress/main.c") == "docs/"
-    assert file_kinds.support_folder("packages/lit/scripts/measure.mjs") == "packages/lit/scripts/"
+    roots = frozenset({"packages/lit"})
+    assert file_kinds.support_folder("packages/lit/scripts/m.mjs", roots) == "packages/lit/scripts/"
+    assert file_kinds.support_folder("packages/lit/scripts/m.mjs") is None
+    assert file_kinds.support_folder("src/agent/tools/search.py") is None
+    assert file_kinds.support_folder("internal/doc/render.go") is None
+    assert file_kinds.support_folder("app/docs/build.py") is None
+    assert file_kinds.package_roots(frozenset({"packages/lit/package.json", "go.mod"})) == roots
     assert file_kinds.support_folder("src/docs.py") is None

@@ -241,3 +241,30 @@ def test_a_file_that_did_not_parse_at_the_base_is_not_the_change_s_defect(
     broken = run_format(tmp_path / "b", {"bench/asv.conf.json": ASV}, base=good, config=Config())
     assert [(f.path, f.severity) for f in broken.findings] == [("bench/asv.conf.json", "error")]
     assert broken.value == 0.0
+
+
+@pytest.mark.parametrize(
+    ("path", "before", "after"),
+    [
+        ("bench/asv.conf.json", ASV, ASV.replace('"url": "a"', '"url": "a",\n    "x": {oops')),
+        ("data/x.json", "", '{"a": [1, 2\n'),
+        ("data/x.json", "\n", '{"a": [1, 2\n'),
+        ("d/x.json", '{"a": 1,}', '{"a": 1,\n "b": [}'),
+        ("d/x.json", '{\r\n "a": 1,\r\n}\r\n', '{\r\n "a": {{,\r\n}\r\n'),
+        ("d/x.yaml", "a: 1\nb: [1\n", "c: d: e\na: 1\nb: [1\n"),
+    ],
+)
+def test_a_new_break_in_a_file_broken_at_the_base_is_the_change_s_defect(
+    tmp_path: Path, path: str, before: str, after: str
+) -> None:
+    result = run_format(tmp_path, {path: after}, base={**BASE, path: before}, config=Config())
+    assert [(f.path, f.severity) for f in result.findings] == [(path, "error")]
+
+
+def test_a_renamed_file_broken_further_is_the_change_s_defect(tmp_path: Path) -> None:
+    broken = ASV.replace('"url": "a"', '"url": "a",\n    "x": {oops')
+    base = {**BASE, "d/x.json": ASV}
+    result = run_format(
+        tmp_path, {"d/x.json": None, "d/y.json": broken}, base=base, config=Config()
+    )
+    assert [(f.path, f.severity) for f in result.findings] == [("d/y.json", "error")]

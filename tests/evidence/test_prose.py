@@ -49,3 +49,16 @@ def test_a_changeset_of_package_names_needs_no_sources(tmp_path: Path) -> None:
     essay = "\n".join(SENTENCES) + "\n"
     snapshot = snapshot_of(tmp_path / "b", BASE, {"docs/essay.md": essay})
     assert [f.rule for f in verifiability_check(snapshot).findings] == ["sources"]
+
+
+def test_prose_fenced_by_rules_is_no_front_matter() -> None:
+    text = "---\nOur parser is faster than every other.\nIt never fails.\n---\n"
+    assert sorted(prose_lines(text)) == [2, 3]
+    toml = "+++\ntitle = 'x'\n[params]\ntags = [\n  'a',\n]\n# note\n+++\nBody.\n"
+    assert sorted(prose_lines(toml)) == [9]
+
+
+def test_a_rewrite_into_other_claims_is_new_prose(tmp_path: Path) -> None:
+    old = "".join(f"Old sentence {n} about install.\n" for n in range(12))
+    base = {**BASE, "docs/a.md": old}
+    assert added_prose(tmp_path, {"docs/a.md": "\n".join(SENTENCES) + "\n"}, base) == 12

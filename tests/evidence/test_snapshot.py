@@ -23,6 +23,7 @@ def text(lines: list[str]) -> str:
         LINES[1:-1],
         ["top", *LINES, "bottom"],
         [],
+        [*LINES[:5], "form\x0cfeed", "sep\u2028arator", "next\x85line", *LINES[5:]],
     ],
 )
 def test_base_text_is_the_base_file(tmp_path: Path, head: list[str]) -> None:
@@ -30,6 +31,14 @@ def test_base_text_is_the_base_file(tmp_path: Path, head: list[str]) -> None:
     snapshot = snapshot_of(tmp_path, base, {"a.txt": text(head)})
     (change,) = snapshot.changes
     assert change.base_text == text(LINES)
+
+
+def test_control_characters_inside_lines_keep_the_base_text_exact(tmp_path: Path) -> None:
+    lines = [*LINES[:4], "a\x0bb", "c\x1cd", "e\u2028f", *LINES[4:]]
+    base: dict[str, FileValue] = {"a.txt": text(lines)}
+    snapshot = snapshot_of(tmp_path, base, {"a.txt": text([*lines[:6], "changed", *lines[7:]])})
+    (change,) = snapshot.changes
+    assert change.base_text == text(lines)
 
 
 def test_an_added_file_has_no_base_text(tmp_path: Path) -> None:

@@ -10,7 +10,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rubricate.errors import ParseProblem
-from rubricate.evidence.structured import check_syntax, json_pointer_line, parse_structured
+from rubricate.evidence.structured import (
+    check_syntax,
+    json_dialect_removed,
+    json_pointer_line,
+    parse_structured,
+)
 
 JSON_DOC = """{
   "name": "x",
@@ -177,3 +182,11 @@ def test_a_bom_may_start_a_document_prefix_after_comments() -> None:
     assert parsed.data == {"name": "a", "bpm": 148}
     assert parsed.line_of(("bpm",)) == 3
     assert check_syntax("yaml", text) is None
+
+
+def test_the_json_dialect_drops_comments_and_trailing_commas_but_not_string_text() -> None:
+    text = '{\n  // note\n  "a": "x // y, }",  /* b\n c */\n  "b": [1, 2,],\n}\n'
+    plain = json_dialect_removed(text)
+    assert json.loads(plain) == {"a": "x // y, }", "b": [1, 2]}
+    assert plain.count("\n") == text.count("\n")
+    assert check_syntax("json", json_dialect_removed('{"a": {oops,}')) is not None

@@ -220,6 +220,30 @@ def test_code_in_an_untested_docs_or_scripts_folder_needs_no_test(tmp_path: Path
     assert [f.rule for f in verifiability_check(snapshot).findings] == ["tests"]
 
 
+@pytest.mark.parametrize(
+    ("base", "path", "after"),
+    [
+        ({"tests/tools/test_search.py": "x = 1\n"}, "src/agent/tools/search.py", "x = 2\n"),
+        ({}, "internal/doc/render.go", "package doc\nfunc F() int { return 2 }\n"),
+        ({}, "docs/render.go", "package render\nfunc F() int { return 2 }\n"),
+        ({"tools/__init__.py": ""}, "tools/search.py", "x = 2\n"),
+        ({}, "app/scripts/run.py", "x = 2\n"),
+    ],
+)
+def test_code_in_a_docs_or_tools_folder_of_the_program_needs_a_test(
+    tmp_path: Path, base: dict[str, FileValue], path: str, after: str
+) -> None:
+    before = {**BASE, **base, path: after.replace("2", "1")}
+    snapshot = snapshot_of(tmp_path, before, {path: after})
+    assert [f.rule for f in verifiability_check(snapshot).findings] == ["tests"]
+
+
+def test_scripts_of_a_workspace_package_need_no_test(tmp_path: Path) -> None:
+    base = {**BASE, "packages/lit/package.json": "{}\n", "packages/lit/scripts/m.mjs": "1;\n"}
+    snapshot = snapshot_of(tmp_path, base, {"packages/lit/scripts/m.mjs": "2;\n"})
+    assert verifiability_check(snapshot).findings == ()
+
+
 def test_manifests_and_build_scripts_need_no_test(tmp_path: Path) -> None:
     head = {"setup.py": "install_requires = ['a==2.0']\n", "build.rs": "fn main() {}\n"}
     assert check(tmp_path, head).findings == ()
@@ -231,16 +255,29 @@ SENTENCES = "".join(f"Line {n} of the guide says what the flag does.\n" for n in
 def test_prose_beside_the_code_it_documents_needs_no_link(tmp_path: Path) -> None:
     alone = check(tmp_path / "a", {"docs/flags.md": SENTENCES})
     assert [f.rule for f in alone.findings] == ["sources"]
-    beside = {"docs/flags.md": SENTENCES, "src/app.py": "x = 2\n", "tests/test_app.py": "x = 1\n"}
+    code = "x = 2\ny = 3\n"
+    beside = {"docs/flags.md": SENTENCES, "src/app.py": code, "tests/test_app.py": "x = 1\n"}
     result = check(tmp_path / "b", beside)
     assert result.findings == ()
     assert any("beside the code they document: src/app.py" in line for line in result.evidence)
 
 
+def test_prose_far_beyond_the_code_beside_it_needs_sources(tmp_path: Path) -> None:
+    claims = "".join(f"Benchmark {n} shows the parser is {n + 2}x faster.\n" for n in range(40))
+    beside = {"docs/perf.md": claims, "src/app.py": "x = 2\n", "tests/test_app.py": "x = 1\n"}
+    assert [f.rule for f in check(tmp_path, beside).findings] == ["sources"]
+
+
 def test_randomness_in_a_minified_bundle_is_not_the_change_s_code(tmp_path: Path) -> None:
-    bundle = "!function(){var t=Math.random()}();\n"
+    bundle = "/*! v5 */\n!function(){" + "var a=1;" * 80 + "var t=Math.random()}();\n"
     assert check(tmp_path / "a", {"theme/js/bootstrap.bundle.min.js": bundle}).findings == ()
     result = check(tmp_path / "b", {"theme/js/base.js": bundle})
+    assert {f.rule for f in result.findings} == {"seeds", "tests"}
+
+
+def test_a_hand_written_file_named_like_a_bundle_is_the_change_s_code(tmp_path: Path) -> None:
+    js = "export function charge(amount) {\n  // TODO: call the API\n  return Math.random();\n}\n"
+    result = check(tmp_path, {"src/pay.min.js": js})
     assert {f.rule for f in result.findings} == {"seeds", "tests"}
 
 

@@ -15,8 +15,11 @@ The rules, by file extension (`comment_style`):
 - Rust `#[doc ...]` and `#![doc ...]` attributes are documentation: `///` is sugar for them;
 - a file changes code (`changes_code`) when one of its added or removed lines is code, unless
   a stretch of the diff replaces code lines by the same code: equal once trailing comments are
-  dropped, spaces collapsed and quoted version numbers (`"3.3.1"`) masked (a comment edit at
-  the end of a line, a reformat, a version bump).
+  dropped, spaces collapsed (Python keeps its indentation) and quoted version numbers masked
+  on a line that sets a version (`__version__ = "3.3.1"`): a comment edit at the end of a
+  line, a reformat, a version bump;
+- strings are read per line, with the quotes of the language (`quotes_of`), so a comment
+  opener inside one (`"/src/*path"`, `'https://x'`) opens no comment.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from rubricate.evidence.file_kinds import extension, words
-from rubricate.evidence.snapshot import FileChange
+from rubricate.evidence.snapshot import FileChange, text_lines
 
 
 @dataclass(frozen=True)
@@ -61,8 +64,14 @@ STYLES: dict[str, CommentStyle] = {
 
 RUST_DOC = re.compile(r"^\s*#!?\[doc\b")
 """A Rust documentation attribute: what `///` and `//!` comments desugar to."""
-QUOTED_VERSION = re.compile(r"(?<=[\"'])v?\d+(?:\.\d+)+(?:[-+.]?[0-9A-Za-z]+)*(?=[\"'])")
+QUOTED_VERSION = re.compile(r"(?<=[\"'])v?\d+\.\d[-+.0-9A-Za-z]*(?=[\"'])")
 """A version number that is a whole string literal: `"0.3.2"`, `'1.0.0-beta.2'`."""
+VERSION_LINE = re.compile(
+    r"\s*(?:[\w$]+\s+)*[\"']?[\w$.-]*version[\w$-]*[\"']?\s*(?::\s*&?[\w']+\s*)?[:=]\s*[\"']",
+    re.IGNORECASE,
+)
+"""A line that sets a version: `__version__ = "0.3.2"`, `"version": "1.2.0",`,
+`pub const VERSION: &str = "1.0";` (not `connect(version="2.1")`, a call's argument)."""
 
 
 def comment_style(path: str) -> CommentStyle | None:
@@ -81,9 +90,9 @@ def non_code_lines(change: FileChange) -> frozenset[int]:
 
 @lru_cache(maxsize=64)
 def _non_code(text: str, style: CommentStyle, ext: str) -> frozenset[int]:
-    lines = text.splitlines()
+    lines = text_lines(text)
     found = {n for n, line in enumerate(lines, 1) if is_comment_text(line, style)}
-    quotes = _quotes(style)
+    quotes = quotes_of(ext)
     for opener, closer in style.block:
         found.update(_block_lines(text, opener, closer, quotes))
     if ext in ("py", "pyi"):
@@ -105,21 +114,18 @@ def is_comment_text(line: str, style: CommentStyle) -> bool:
     )
 
 
-def _quotes(style: CommentStyle) -> str:
-    """The string quotes of a language family, for telling comment openers from string text."""
-    return '"`' if style is SLASH else "\"'"
+def quotes_of(ext: str) -> str:
+    """The string quotes of a language, for telling comment openers from string text: `"`,
+    `'` and backticks, without `'` where it marks a lifetime or a prime (Rust, Haskell)."""
+    return '"`' if ext in ("rs", "hs") else "\"'`"
 
 
 def _block_lines(text: str, opener: str, closer: str, quotes: str) -> set[int]:
     """Lines inside block comments; an opener inside a string literal (`"/src/*path"`) opens
-    none (quotes are counted on the opener's line)."""
+    none (strings are read on the opener's line)."""
     found: set[int] = set()
-    start = text.find(opener)
-    while start >= 0:
-        head = text[text.rfind("\n", 0, start) + 1 : start]
-        if any(head.count(quote) % 2 for quote in quotes):
-            start = text.find(opener, start + 1)
-            continue
+    start = _comment_start(text, opener, quotes)
+    while start is not None:
         end = text.find(closer, start + len(opener))
         end = len(text) if end < 0 else end + len(closer)
         first = text.count("\n", 0, start) + 1
@@ -128,7 +134,7 @@ def _block_lines(text: str, opener: str, closer: str, quotes: str) -> set[int]:
         after = text[end : (text.find("\n", end) + 1 or len(text) + 1) - 1]
         whole = range(first + (1 if before.strip() else 0), last + (0 if after.strip() else 1))
         found.update(whole)
-        start = text.find(opener, end)
+        start = _comment_start(text, opener, quotes, end)
     return found
 
 
@@ -192,7 +198,7 @@ def runs(patch: str) -> list[Run]:
         removed.clear()
         added.clear()
 
-    for raw in patch.splitlines():
+    for raw in text_lines(patch):
         if raw.startswith("@@"):
             close()
             line_no = _hunk_start(raw)
@@ -224,12 +230,17 @@ def changes_code(change: FileChange) -> bool:
     style = comment_style(change.path)
     if style is None:
         return bool(change.additions or change.deletions or change.status == "added")
+    if change.too_large and change.status != "deleted":
+        return True  # over 1 MiB: git gives no patch, so the content is unread
     quiet = non_code_lines(change)
-    head = (change.text or "").splitlines()
+    ext = extension(change.path)
+    head = text_lines(change.text or "")
     for run in runs(change.patch):
         added = [n for n in run.added if n not in quiet]
+        if any(not 0 < n <= len(head) for n in added):
+            return True  # the head text is missing (not UTF-8, over 1 MiB) or short: unread
         if added:
-            if _same_code(run, [head[n - 1] for n in added if 0 < n <= len(head)], style):
+            if _same_code(run, [head[n - 1] for n in added], style, ext):
                 continue
             return True
         if run.added or not run.removed:
@@ -240,21 +251,26 @@ def changes_code(change: FileChange) -> bool:
     return False
 
 
-def _same_code(run: Run, added: list[str], style: CommentStyle) -> bool:
+def _same_code(run: Run, added: list[str], style: CommentStyle, ext: str) -> bool:
     """True when the run's removed code lines say what its added code lines say."""
     removed = [t for t in run.removed if not is_comment_text(t, style)]
     if len(removed) != len(added):
         return False
-    return [code_part(t, style) for t in removed] == [code_part(t, style) for t in added]
+    return [code_part(t, style, ext) for t in removed] == [code_part(t, style, ext) for t in added]
 
 
-def code_part(line: str, style: CommentStyle) -> str:
-    """A line's code without its trailing line comment, spaces collapsed, versions masked."""
+def code_part(line: str, style: CommentStyle, ext: str) -> str:
+    """A line's code without its trailing line comment, spaces collapsed (Python keeps its
+    indentation, which is syntax), quoted version numbers masked on a line that sets a
+    version (`__version__ = "0.3.2"`, `"version": "1.2.0"`)."""
     cut = len(line)
     for opener in style.line:
-        at = _comment_start(line, opener, _quotes(style))
+        at = _comment_start(line, opener, quotes_of(ext))
         cut = min(cut, len(line) if at is None else at)
-    return QUOTED_VERSION.sub("0", " ".join(line[:cut].split()))
+    code = " ".join(line[:cut].split())
+    if ext in ("py", "pyi"):
+        code = line[: len(line) - len(line.lstrip())] + code
+    return QUOTED_VERSION.sub("0", code) if VERSION_LINE.match(line) else code
 
 
 def in_comment(change: FileChange, number: int, text: str, column: int) -> bool:
@@ -266,20 +282,31 @@ def in_comment(change: FileChange, number: int, text: str, column: int) -> bool:
         return True
     before = text[:column]
     openers = (*style.line, *(opener for opener, _ in style.block))
-    return any(_outside_quotes(before, opener, _quotes(style)) for opener in openers)
+    quotes = quotes_of(extension(change.path))
+    return any(_comment_start(before, opener, quotes) is not None for opener in openers)
 
 
-def _outside_quotes(text: str, opener: str, quotes: str) -> bool:
-    """True when `opener` occurs in `text` outside a string literal (quotes counted)."""
-    return _comment_start(text, opener, quotes) is not None
+@lru_cache(maxsize=32)
+def _tokens(opener: str, quotes: str) -> re.Pattern[str]:
+    return re.compile("\n|\\\\.|[" + re.escape(quotes) + "]|" + re.escape(opener))
 
 
-def _comment_start(text: str, opener: str, quotes: str) -> int | None:
-    """Where `opener` first occurs in `text` outside a string literal (quotes counted)."""
-    at = text.find(opener)
-    while at >= 0:
-        head = text[:at]
-        if all(head.count(quote) % 2 == 0 for quote in quotes):
-            return at
-        at = text.find(opener, at + 1)
+def _comment_start(text: str, opener: str, quotes: str, pos: int = 0) -> int | None:
+    """Where `opener` first occurs in `text` from `pos` outside a string literal, in one pass
+    (a string ends at its closing quote or at the end of its line; a backslash escapes the
+    next character). A `#` opens a comment only at a line start or after a space, as in
+    shell (`${DIR#/tmp/}`) and YAML."""
+    inside = ""
+    for token in _tokens(opener, quotes).finditer(text, pos):
+        found = token.group()
+        if found == "\n":
+            inside = ""
+        elif found[0] == "\\" and len(found) == 2 and found != opener:
+            continue
+        elif len(found) == 1 and found in quotes:
+            inside = "" if inside == found else inside or found
+        elif not inside and (
+            opener != "#" or token.start() == 0 or text[token.start() - 1].isspace()
+        ):
+            return token.start()
     return None

@@ -14,12 +14,11 @@ from rubricate.evidence import file_kinds as kinds
 from rubricate.evidence.code_lines import comment_style, in_comment, python_tree
 from rubricate.evidence.markers import (
     MARKER_HINTS,
-    PLACEHOLDER,
     PYTHON_UNIMPLEMENTED,
-    TEMPLATE_SLOT,
     UNIMPLEMENTED,
+    Rewraps,
     marker_in,
-    rewrapped,
+    placeholder_in,
 )
 from rubricate.evidence.python_stubs import STUB_BODY, in_method, stub_functions
 from rubricate.evidence.results import CheckResult, Finding, check_result, short_list
@@ -91,9 +90,10 @@ def completeness_check(snapshot: Snapshot, spec: Spec) -> CheckResult:
     live = [c for c in snapshot.changes if not c.deleted]
     left_out = {c.path: why for c in live if (why := kinds.not_authored(c))}
     moved = snapshot.removed_lines
+    rewraps = Rewraps(moved)
     for change in live:
         if change.path not in left_out:
-            _scan_file(change, tally, moved)
+            _scan_file(change, tally, moved, rewraps)
     unmatched = _unmatched_items(snapshot, spec)
     for item in unmatched:
         share = CHECKLIST_WEIGHT / len(spec.open_items)
@@ -132,10 +132,10 @@ def _evidence(
     return lines
 
 
-def _scan_file(change: FileChange, tally: _Tally, moved: frozenset[str]) -> None:
+def _scan_file(change: FileChange, tally: _Tally, moved: frozenset[str], rewraps: Rewraps) -> None:
     start = len(tally.findings)
     in_test = kinds.is_test(change.path)
-    _scan_added_lines(change, tally, moved, in_test)
+    _scan_added_lines(change, tally, moved, rewraps, in_test)
     text = change.text
     if text is not None:
         _check_shape(change, text, tally)
@@ -150,7 +150,7 @@ def _scan_file(change: FileChange, tally: _Tally, moved: frozenset[str]) -> None
 
 
 def _scan_added_lines(
-    change: FileChange, tally: _Tally, moved: frozenset[str], in_test: bool
+    change: FileChange, tally: _Tally, moved: frozenset[str], rewraps: Rewraps, in_test: bool
 ) -> None:
     lowered = change.added_text.lower()
     if not any(hint in lowered for hint in MARKER_HINTS):
@@ -158,6 +158,7 @@ def _scan_added_lines(
     prose = kinds.is_doc(change.path)
     code = comment_style(change.path) is not None and not prose
     python = change.path.endswith(".py")
+    head = (change.text or "").splitlines()
     for number, text in change.added:
         if text.strip() in moved:
             continue
@@ -179,7 +180,8 @@ def _scan_added_lines(
                 rule="not-implemented",
             )
         marker = marker_in(change, number, text, code=code, prose=prose)
-        if marker and not rewrapped(text, moved):
+        following = head[number] if 0 < number < len(head) else ""
+        if marker and not rewraps.take(text, following):
             tally.at(
                 change,
                 number,
@@ -188,9 +190,7 @@ def _scan_added_lines(
                 certain=not in_test,
                 rule="todo-marker",
             )
-        elif (
-            not in_test and PLACEHOLDER.search(text) and not TEMPLATE_SLOT.search(change.text or "")
-        ):
+        elif not in_test and placeholder_in(change, text):
             tally.at(
                 change,
                 number,
@@ -208,9 +208,10 @@ def _check_shape(change: FileChange, text: str, tally: _Tally) -> None:
                 change, None, DEFECT_PENALTY, "the file is empty", certain=False, rule="empty-file"
             )
         return
-    syntax = kinds.extension(change.path) in kinds.SOURCE_EXTS or kinds.structured_kind(change.path)
-    if not syntax or not loses_newline(change):
-        return  # brackets are syntax in code and data only: markup and prose may leave one open
+    path = change.path
+    prose = kinds.is_data(path) or kinds.is_doc(path) or kinds.extension(path) in kinds.MARKUP_EXTS
+    if prose or not loses_newline(change):
+        return  # brackets are syntax in code, configs and data: markup and prose may leave one open
     reason = open_structure(text)
     if reason:
         message = f"truncated? the file ends without a newline {reason}"

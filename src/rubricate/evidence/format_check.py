@@ -23,7 +23,7 @@ from rubricate.evidence.file_kinds import glob_match, glob_regex, is_glob, struc
 from rubricate.evidence.results import CheckResult, Finding, check_result, short_list
 from rubricate.evidence.snapshot import MAX_PARSE_BYTES, FileChange, Snapshot
 from rubricate.evidence.spec import Spec
-from rubricate.evidence.structured import check_syntax, parse_structured
+from rubricate.evidence.structured import check_syntax, json_dialect_removed, parse_structured
 
 CHECK_ID = "format"
 CRITERION = "format_correctness"
@@ -172,10 +172,18 @@ def _present(name: str, paths: frozenset[str]) -> bool:
     return any(glob_match(name, path) for path in paths)
 
 
-def _failed_at_base(change: FileChange, kind: str) -> bool:
-    """True when the file's base version did not parse either (a dialect its tool reads)."""
+def _broken_at_base(change: FileChange, kind: str, problem: ParseProblem) -> bool:
+    """True when the head's error is the base's, not the change's: the base was not empty and
+    did not parse either (a dialect its tool reads), and a JSON head parses once comments and
+    trailing commas are dropped (the JSON-with-comments dialect), a YAML or TOML head's error
+    is on no line the change adds."""
     base = change.base_text
-    return base is not None and check_syntax(kind, base) is not None
+    if base is None or not base.strip() or check_syntax(kind, base) is None:
+        return False
+    if kind == "json":
+        return check_syntax(kind, json_dialect_removed(change.text or "")) is None
+    added = {number for number, _ in change.added}
+    return problem.line is not None and problem.line not in added
 
 
 def _check_parses(change: FileChange, tally: _Tally) -> None:
@@ -185,14 +193,13 @@ def _check_parses(change: FileChange, tally: _Tally) -> None:
         return
     if change.too_large:
         return  # the inputs check lists it: size-checked, not parsed
-
     if reason is not None:
         tally.add(f"{kind.upper()} file is {reason}", change.path)
         tally.outcomes.append(False)
         return
     problem = check_syntax(kind, change.text or "")
     tally.done.add(change.path)
-    if problem is not None and _failed_at_base(change, kind):
+    if problem is not None and _broken_at_base(change, kind, problem):
         message = (
             f"{problem.message} (it did not parse at the base either: not this change's doing)"
         )

@@ -2,29 +2,32 @@
 
 - a marker is `TODO`, `FIXME` or `XXX` in upper case, as a word, in a comment or docstring of
   code (`code_lines.in_comment`): never an identifier such as `Status.TODO` or `XXX_LIMIT`,
-  nor a path segment or stand-in (`/PREFIX/XXX`, `XXX-XXXX`);
+  nor a file name, a path segment or a stand-in of X's (`TODO.md`, `/PREFIX/XXX`,
+  `XXX-XXXX`);
   in prose, at the start of a line or list item, or before a colon;
 - a stub marker is Python's `raise NotImplementedError`, Rust's `todo!()`/`unimplemented!()`,
   or a "not implemented" error thrown, raised or panicked with;
-- placeholder text is "lorem ipsum" or a bracketed stand-in (`[placeholder]`,
+- placeholder text is "lorem ipsum" (always) or a bracketed stand-in (`[placeholder]`,
   `<insert email here>`, `<TBD>`); "placeholder" as an ordinary word, an HTML
-  `placeholder=` attribute, or a stand-in in a template (a file with `{{ name }}` variables),
-  is not one;
+  `placeholder=` attribute, or a stand-in in a template (a template file by extension, a
+  file in a `templates/` or `prompts/` folder, a file with `{{ name }}` or `{% tag %}`
+  variables, or a line with a `${name}` variable) is not one;
 - a line that re-wraps a removed marker line (the removed line starts with it, or it with the
-  removed line) is moved, not added.
+  removed line, the shorter holding four words or more; when it is the shorter, the next line
+  goes on with the removed line's rest) is moved, not added: each removed line covers one.
 """
 
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 from rubricate.evidence.code_lines import in_comment
 from rubricate.evidence.snapshot import FileChange
 
-MARKERS = re.compile(r"(?<![\w./-])(TODO|FIXME|XXX)\b(?![./-]\w)")
-"""A marker word on its own: not part of an identifier, a dotted name, a path segment
-(`/PREFIX/XXX`) or a hyphenated stand-in (`XXX-XXXX`)."""
+MARKERS = re.compile(r"(?<![\w.-])(?<!\w/)(TODO|FIXME|XXX)\b(?!-X+\b|\.\w)")
+"""A marker word on its own: not part of an identifier, a dotted name or file name
+(`Status.TODO`, `TODO.md`), a path segment (`/PREFIX/XXX`) or a stand-in of X's
+(`XXX-XXXX`); `TODO/FIXME:`, `FIXME-later:` and `TODO-1234` are markers."""
 PROSE_MARKER = re.compile(
     r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?(?:\*\*)?(TODO|FIXME|XXX)\b|\b(TODO|FIXME|XXX):"
 )
@@ -32,16 +35,33 @@ PLACEHOLDER = re.compile(
     r"\blorem ipsum\b|[<\[]\s*(placeholder|insert\b[^>\]]*\bhere|your\b[^>\]]*\bhere|tbd)\s*[>\]]",
     re.I,
 )
+LOREM = re.compile(r"\blorem ipsum\b", re.I)
 UNIMPLEMENTED = re.compile(
     r"\braise\s+NotImplementedError\b|\btodo!\(|\bunimplemented!\(|"
     r"\b(throw|raise|panic)\b.*\bnot\s+implemented(\s+yet)?\b",
     re.I,
 )
-TEMPLATE_SLOT = re.compile(r"\{\{\s*[\w.]+\s*\}\}|\{%.*?%\}|\$\{\w+\}")
-"""A template variable (`{{ name }}`, `{% tag %}`, `${name}`): a file with one is a template,
-whose bracketed stand-ins are slots it means to leave for whoever fills it."""
+TEMPLATE_SLOT = re.compile(r"\{\{\s*[\w.]+\s*\}\}|\{%.*?%\}")
+"""A template variable (`{{ name }}`, `{% tag %}`): a file with one is a template, whose
+bracketed stand-ins are slots it means to leave for whoever fills it."""
+LINE_SLOT = re.compile(r"\$\{\w+\}")
+"""A `${name}` variable: a template only on its own line (shell and JavaScript use it too)."""
+TEMPLATE_EXTS = frozenset({"j2", "jinja", "jinja2", "hbs", "mustache", "tmpl", "tpl", "njk"})
+TEMPLATE_DIRS = frozenset({"templates", "template", "prompts", "prompt"})
 PYTHON_UNIMPLEMENTED = re.compile(r"\braise\s+NotImplementedError\b")
 MARKER_HINTS = ("todo", "fixme", "xxx", "placeholder", "lorem", "implemented", "tbd", "here")
+
+
+def placeholder_in(change: FileChange, text: str) -> bool:
+    """True when an added line holds placeholder text (see above)."""
+    found = PLACEHOLDER.search(text)
+    if found is None:
+        return False
+    if LOREM.search(text):
+        return True
+    parts = change.path.lower().split("/")
+    template = parts[-1].rsplit(".", 1)[-1] in TEMPLATE_EXTS or bool(TEMPLATE_DIRS & {*parts[:-1]})
+    return not (template or LINE_SLOT.search(text) or TEMPLATE_SLOT.search(change.text or ""))
 
 
 def marker_in(change: FileChange, number: int, text: str, *, code: bool, prose: bool) -> str | None:
@@ -59,19 +79,40 @@ def marker_in(change: FileChange, number: int, text: str, *, code: bool, prose: 
 
 REWRAP_WORDS = 4
 """The shorter of two lines that start alike holds this many words, or they are not one text."""
+COMMENT_LEAD = re.compile(r"^\s*(?:#+|//+|/?\*+|--|<!--)?\s*")
 
 
-def rewrapped(line: str, removed: frozenset[str]) -> bool:
-    """True when a marker line re-wraps a marker line the change removes (see above)."""
-    stripped = line.strip()
-    return any(_starts_alike(stripped, old) for old in _marker_lines(removed) if old != stripped)
+class Rewraps:
+    """The marker lines a change removes, each of which may cover one added line that
+    re-wraps it (see above)."""
+
+    def __init__(self, removed: frozenset[str]) -> None:
+        self.left = sorted(_marker_lines(removed))
+
+    def take(self, line: str, following: str) -> bool:
+        """True (and the removed line used up) when `line` re-wraps a removed marker line;
+        `following` is the head line after it, where a shortened line's rest must go on."""
+        stripped = line.strip()
+        for old in self.left:
+            if (
+                old != stripped
+                and _starts_alike(stripped, old)
+                and _goes_on(stripped, old, following)
+            ):
+                self.left.remove(old)
+                return True
+        return False
 
 
 def _starts_alike(one: str, other: str) -> bool:
     short, long = sorted((one, other), key=len)
-    return len(short.split()) >= REWRAP_WORDS and long.startswith(short)
+    return len(re.findall(r"\w+", short)) >= REWRAP_WORDS and long.startswith(short)
 
 
-@lru_cache(maxsize=8)
+def _goes_on(line: str, old: str, following: str) -> bool:
+    rest = old[len(line) :].split()
+    return not rest or COMMENT_LEAD.sub("", following).startswith(rest[0])
+
+
 def _marker_lines(removed: frozenset[str]) -> tuple[str, ...]:
     return tuple(line for line in removed if MARKERS.search(line))

@@ -79,8 +79,9 @@ def _kept_locks(head_paths: frozenset[str]) -> list[str]:
 
 def _above(lock: str, manifest: str) -> bool:
     """True when `lock` lies in the manifest's folder, or in a folder above it with no hidden
-    folder between them (workspace globs such as `packages/*` never match `.github/...`, so a
-    lockfile up there locks another project)."""
+    folder between them (a heuristic: workspace globs such as `packages/*` do not match
+    `.github/...`, so a lockfile up there most likely locks another project; a workspace that
+    lists a hidden folder by name is not told apart)."""
     folder = lock.rpartition("/")[0]
     prefix = folder + "/" if folder else ""
     if not manifest.startswith(prefix):

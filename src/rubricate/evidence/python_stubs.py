@@ -4,8 +4,9 @@ A body is expected of a function of a module or of another function, without dec
 (decorated functions are registrations, overloads or abstract declarations). A method's empty
 body may be a deliberate hook or no-op override, so `stub_functions` says which ones are
 methods. Protocol and ABC classes (by base or `metaclass=ABCMeta`) declare interfaces and are
-not walked, nor are classes whose methods (two or more) all have empty bodies: interfaces and
-base classes of no-op hooks written without `ABC`.
+not walked, nor are classes whose methods (two or more) all have empty bodies and that say
+they are interfaces or base classes of no-op hooks written without `ABC` (by name, by a
+docstring on each hook, or by a subclass in the module).
 """
 
 from __future__ import annotations
@@ -46,11 +47,17 @@ def stub_functions(
     declarations whose body is not expected; Protocol and ABC classes declare interfaces.
     """
     found: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, bool]] = []
+    parents = frozenset(
+        _name(base)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ClassDef)
+        for base in node.bases
+    )
     stack: list[tuple[Any, bool]] = [(node, False) for node in tree.body]
     while stack:
         node, method = stack.pop()
         if isinstance(node, ast.ClassDef):
-            if not _is_protocol(node) and not _all_hooks(node):
+            if not _is_protocol(node) and not _all_hooks(node, parents):
                 stack.extend((item, True) for item in node.body)
             continue
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _empty_body(node):
@@ -65,11 +72,23 @@ def _is_protocol(node: ast.ClassDef) -> bool:
     return any(_name(base) in ("Protocol", "ABC", "ABCMeta") for base in (*node.bases, *metaclass))
 
 
-def _all_hooks(node: ast.ClassDef) -> bool:
-    """True for a class of two or more methods that all have empty bodies: an interface or a
-    base class of no-op hooks that subclasses override, written without `ABC`."""
+HOOK_CLASS = re.compile(r"Base|Callback|Mixin|Hook|Interface|Listener|Handler|Observer|Visitor")
+"""A class name that says it is meant to be subclassed or overridden."""
+
+
+def _all_hooks(node: ast.ClassDef, parents: frozenset[str]) -> bool:
+    """True for a class of two or more methods that all have empty bodies and that says it is
+    an interface or a base class of no-op hooks written without `ABC`: by its name
+    (`BaseCallback`, `EventMixin`), by a docstring on each hook, or by a subclass in the
+    module. A new class of empty methods with none of these is unfinished."""
     methods = [n for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    return len(methods) >= 2 and all(_empty_body(m, decorated=True) for m in methods)
+    if len(methods) < 2 or not all(_empty_body(m, decorated=True) for m in methods):
+        return False
+    return (
+        HOOK_CLASS.search(node.name) is not None
+        or node.name in parents
+        or all(ast.get_docstring(m) for m in methods)
+    )
 
 
 def _name(node: ast.expr) -> str:

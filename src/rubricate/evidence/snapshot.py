@@ -96,7 +96,7 @@ class FileChange:
         when the change adds the file, the head text is unknown or the patch does not fit it."""
         if self.status not in ("modified", "renamed") or self.text is None or not self.patch:
             return None
-        return _base_of(self.text.splitlines(), self.patch)
+        return _base_of(text_lines(self.text), self.patch)
 
     @property
     def too_large(self) -> bool:
@@ -133,11 +133,20 @@ class FileChange:
         return None
 
 
+def text_lines(text: str) -> list[str]:
+    """The lines of a text as git counts them: split on `\\n` only, each without a trailing
+    `\\r` (`str.splitlines` also splits on form feeds and Unicode line separators)."""
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
 def _added_lines(patch: str) -> list[tuple[int, str]]:
     found: list[tuple[int, str]] = []
     line_no = 0
     in_hunk = False
-    for raw in patch.splitlines():
+    for raw in text_lines(patch):
         if raw.startswith("@@"):
             line_no, in_hunk = _hunk_head_start(raw), True
         elif not in_hunk or raw.startswith(("-", "\\")):
@@ -156,7 +165,7 @@ def _base_of(head: list[str], patch: str) -> str | None:
     base: list[str] = []
     at = 0
     in_hunk = False
-    for raw in patch.splitlines():
+    for raw in text_lines(patch):
         if raw.startswith("@@"):
             empty = raw.split("+", 1)[-1].split(" ", 1)[0].endswith(",0")
             start = max(_hunk_head_start(raw) - (0 if empty else 1), 0)
@@ -237,7 +246,7 @@ class Snapshot:
             if change.deletions:
                 found.update(
                     stripped
-                    for raw in change.patch.splitlines()
+                    for raw in text_lines(change.patch)
                     if raw.startswith("-")
                     and not raw.startswith("---")
                     and (stripped := raw[1:].strip())

@@ -82,6 +82,21 @@ def check_syntax(kind: str, text: str) -> ParseProblem | None:
     return None
 
 
+_JSON_COMMENT = re.compile(r'"(?:\\.|[^"\\\n])*"?|//[^\n]*|/\*[\s\S]*?(?:\*/|\Z)')
+_JSON_TRAILING_COMMA = re.compile(r'"(?:\\.|[^"\\\n])*"?|,(?=\s*[}\]])')
+
+
+def json_dialect_removed(text: str) -> str:
+    """JSON text without what the JSON-with-comments dialect adds (`//` and `/* */` comments,
+    trailing commas), line numbers kept; strings are left as they are."""
+
+    def blank(found: re.Match[str]) -> str:
+        word = found.group()
+        return word if word.startswith('"') else "\n" * word.count("\n")
+
+    return _JSON_TRAILING_COMMA.sub(blank, _JSON_COMMENT.sub(blank, text))
+
+
 def _load_json(text: str) -> Any:
     try:
         return json.loads(text, parse_constant=_reject_constant)

@@ -48,6 +48,9 @@ INLINE_TEST = re.compile(r"#\[(?:cfg\()?(?:[\w:]+::)?test\b|^\s*>>>\s|^\s*//[/!]
 """Test code inside a source file: Rust test attributes and doc tests, Python doctests."""
 FENCE_ANYWHERE = re.compile(r"^\s{0,3}(```|~~~)", re.M)
 PROSE_LINES = 10
+PROSE_PER_CODE_LINE = 5
+"""Prose beside code documents it while it is at most this many lines per changed code line."""
+GO_PACKAGE = re.compile(r"^package\s+(\w+)", re.M)
 
 
 def verifiability_check(snapshot: Snapshot) -> CheckResult:
@@ -75,7 +78,7 @@ def tests_signal(snapshot: Snapshot, live: list[FileChange]) -> Signal:
     why = {c.path: reason for c in code if (reason := not_authored(c))}
     left_out = f"; {len(why)} generated, vendored or lock files not counted" if why else ""
     untested = _untested_support(code, snapshot.head_paths)
-    why |= {c.path: f"in {f}, which holds no tests" for c in code if (f := _in(c.path, untested))}
+    why |= {path: f"in {folder}, which holds no tests" for path, folder in untested.items()}
     sources = [c.path for c in code if c.path not in why]
     note = f"not counted as source: {short_list([f'{p} ({r})' for p, r in why.items()])}"
     note = note if why else ""
@@ -101,21 +104,28 @@ def tests_signal(snapshot: Snapshot, live: list[FileChange]) -> Signal:
     return replace(missing_signal("tests", message, sources[0]), note=note)
 
 
-def _untested_support(code: list[FileChange], head_paths: frozenset[str]) -> frozenset[str]:
-    """The documentation and scripts folders of the changed code that hold no test: code there
-    serves the project (examples, recipes, docs builds, scripts). Where test code lies in such
-    a folder, the project tests its code there, as a package, and it is program source."""
-    folders = {f for c in code if (f := kinds.support_folder(c.path))}
-    if not folders:
-        return frozenset()
+def _untested_support(code: list[FileChange], head_paths: frozenset[str]) -> dict[str, str]:
+    """The changed code in documentation and scripts folders that hold no test, by path, with
+    its folder: code there serves the project (examples, recipes, docs builds, scripts). Where
+    test code lies in such a folder, or the folder is a package (a Python `__init__.py`, a Go
+    package other than `main`), the project imports or tests its code, and it is program
+    source."""
+    roots = kinds.package_roots(head_paths)
+    placed = {c.path: f for c in code if (f := kinds.support_folder(c.path, roots))}
+    if not placed:
+        return {}
+    folders = set(placed.values())
     tests = [p for p in head_paths if kinds.is_test(p) and kinds.extension(p) in kinds.SOURCE_EXTS]
-    tested = {f for p in tests for f in folders if p.startswith(f)}
-    return frozenset(folders - tested)
+    libraries = [c.path for c in code if c.path in placed and _go_library(c)]
+    kept = {f for f in folders if f + "__init__.py" in head_paths}
+    kept |= {f for p in [*tests, *libraries] for f in folders if p.startswith(f)}
+    return {path: folder for path, folder in placed.items() if folder not in kept}
 
 
-def _in(path: str, folders: frozenset[str]) -> str | None:
-    folder = kinds.support_folder(path)
-    return folder if folder in folders else None
+def _go_library(change: FileChange) -> bool:
+    """True for a Go file of a package other than `main` (a library other code imports)."""
+    found = GO_PACKAGE.search(change.text or "") if change.path.endswith(".go") else None
+    return found is not None and found.group(1) not in ("main", "main_test")
 
 
 def _by_path(live: list[FileChange], path: str) -> FileChange:
@@ -212,7 +222,9 @@ def _has_hash(change: FileChange) -> bool:
 
 def sources_signal(snapshot: Snapshot, live: list[FileChange]) -> Signal:
     """Added prose needs sources: links in the PR body or in the prose, or the code that the
-    same change changes (the prose documents it, and a reviewer checks one against the other)."""
+    same change changes (the prose documents it, and a reviewer checks one against the other),
+    unless the prose far outnumbers that code's changed lines (a one-line edit documents no
+    forty lines of claims)."""
     docs = [c for c in live if kinds.is_doc(c.path) and kinds.extension(c.path) != "txt"]
     prose = sum(new_prose(c, snapshot.removed_lines) for c in docs)
     if prose < PROSE_LINES:
@@ -222,9 +234,10 @@ def sources_signal(snapshot: Snapshot, live: list[FileChange]) -> Signal:
         linked.insert(0, "the PR body")
     if linked:
         return Signal("sources", "met", f"links in {short_list(linked)}")
-    code = [c.path for c in live if kinds.is_source(c.path) and changes_code(c)]
-    if code:
-        note = f"{prose} lines of prose beside the code they document: {short_list(code)}"
+    code = [c for c in live if kinds.is_source(c.path) and changes_code(c)]
+    if code and prose <= PROSE_PER_CODE_LINE * sum(c.additions + c.deletions for c in code):
+        changed = short_list([c.path for c in code])
+        note = f"{prose} lines of prose beside the code they document: {changed}"
         return Signal("sources", "n/a", note=note)
     return missing_signal(
         "sources", f"{prose} lines of prose added without links to sources", docs[0].path
