@@ -190,3 +190,22 @@ def test_a_copy_of_the_pr_into_the_same_base_does_not_hold_its_gate(
     assert step.code == 0, step.log
     assert "status rubricate/approval unchanged (success)" in step.log
     assert listed == ["refs/pull/*/head"]
+
+
+def test_a_stacked_pr_queued_after_its_parent_landed_is_green(scenario: Scenario) -> None:
+    """#8 adds a helper; #7 builds on #8's branch into main too (approved with #8's change in
+    it). #8 lands through the queue; then #7 is queued: its change against main is only its own
+    commit, part of what was approved, so it passes."""
+    base = scenario.base_sha
+    helper = _branch(scenario, "f8", base, {"helper.txt": "helper\n"})
+    stacked = _branch(scenario, "f7", helper, {"out/report.json": '{"widgets": [], "total": 0}\n'})
+    _open(scenario, 8, helper, "main", base)
+    _open(scenario, PR, stacked, "main", base)
+    _approve(scenario, 8)
+    _approve(scenario, PR)
+    first = _queue(scenario, "main", base, [(8, helper)])
+    assert _deliver(scenario, "main", base, first)["state"] == "success"
+    git(scenario.work, "push", "--quiet", str(scenario.remote), f"{first.head_sha}:refs/heads/main")
+    then = _queue(scenario, "main", first.head_sha, [(PR, stacked)])
+    status = _deliver(scenario, "main", first.head_sha, then)
+    assert status["state"] == "success", status["description"]

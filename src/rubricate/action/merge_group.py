@@ -27,7 +27,7 @@ from rubricate.bot.payload import default_branch
 from rubricate.bot.queue_entries import Entry, GroupEntries, QueueCommit, group_entries
 from rubricate.bot.view_state import PullState
 from rubricate.errors import RubricateError
-from rubricate.gitio.read import change_of
+from rubricate.gitio.read import approved_earlier, change_of
 from rubricate.gitio.refs import first_parents, merged_tree
 from rubricate.gitio.workspace import fetch_commits, remote_refs
 
@@ -93,14 +93,27 @@ def entry_trees(
         heads = heads_to_check(entry, jobs[entry.pr])
         for head in heads[-MAX_HEADS_PER_ENTRY:]:
             if head not in changes:
-                fork = _fetched(handles, base_sha, head)
-                changes[head] = change_of(handles.repo_dir, fork, head) if fork else None
+                changes[head] = _change(handles, base_sha, head, jobs[entry.pr])
             if (entry.start, head) not in trees:
                 fetched = _fetched(handles, entry.start, head) is not None
                 trees[(entry.start, head)] = (
                     merged_tree(handles.repo_dir, entry.start, head) if fetched else None
                 )
     return trees, changes
+
+
+def _change(handles: RunHandles, base_sha: str, head: str, job: JobState) -> str | None:
+    """The head's change against the group's base (None when it cannot be fetched); the
+    approved change when it brings only part of it (a stacked PR whose ancestors landed)."""
+    fork = _fetched(handles, base_sha, head)
+    if fork is None:
+        return None
+    change = change_of(handles.repo_dir, fork, head)
+    approved = job.current.change_id if job.current else None
+    earlier = approved is not None and change != approved
+    if earlier and approved_earlier(handles.repo_dir, fork, head, str(approved)):
+        return approved
+    return change
 
 
 def _fetched(handles: RunHandles, start: str, head: str) -> str | None:

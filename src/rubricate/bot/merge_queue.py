@@ -94,8 +94,10 @@ def same_change(job: JobState, changes: Changes, head: str) -> bool:
 
     A version records its change against the base it was approved on; against another base
     (a retarget not yet recorded, a PR approved into another branch) the same head brings other
-    commits along, which no one approved here. A version recorded before changes were (no
-    `change_id`) is taken by its heads alone, as it always was."""
+    commits along, which no one approved here. `changes` holds the approved change for a head
+    that brings only part of it from an earlier fork point on this base (a stacked PR whose
+    ancestors landed: `rubricate.gitio.read.approved_earlier`). A version recorded before changes
+    were (no `change_id`) is taken by its heads alone, as it always was."""
     current = job.current
     if current is None or current.change_id is None:
         return True

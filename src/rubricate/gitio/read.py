@@ -113,6 +113,36 @@ def change_of(repo_dir: str | Path, base: str, head: str) -> str:
     return _diff(check_repository(repo_dir), base, head)[2]
 
 
+def approved_earlier(
+    repo_dir: str | Path, fork: str, head: str, change_id: str, limit: int = 50
+) -> bool:
+    """Whether the head's change from `fork` is part of `change_id` taken from an earlier fork:
+    some ancestor of `fork` (the `limit` newest) from which the head's change is `change_id`,
+    and every path the change from `fork` touches ends as it does in that change. So a stacked
+    PR whose ancestors landed since its approval brings nothing outside what was approved.
+    """
+    repo = check_repository(repo_dir)
+    now = _states(_diff(repo, fork, head)[0])
+    out = run_git(["rev-list", f"--max-count={limit}", "--end-of-options", fork, "--"], repo)
+    for earlier in out.stdout.decode().split()[1:]:
+        entries, _, earlier_id = _diff(repo, earlier, head)
+        if earlier_id == change_id:
+            approved = _states(entries)
+            return all(approved.get(path) == state for path, state in now.items())
+    return False
+
+
+def _states(entries: Iterable[_Entry]) -> dict[str, tuple[str, str]]:
+    """Each path a change touches, with its new mode and blob (empty when deleted or moved)."""
+    states: dict[str, tuple[str, str]] = {}
+    for entry in entries:
+        if entry.old_path is not None and entry.status == "renamed":
+            states[entry.old_path] = ("", "")
+        deleted = entry.status == "deleted"
+        states[entry.path] = ("", "") if deleted else (entry.mode, entry.sha)
+    return states
+
+
 def _diff(repo: Path, base: str, head: str) -> tuple[list[_Entry], dict[int, str], str]:
     config = ["-c", "core.quotePath=false", "-c", f"core.bigFileThreshold={MAX_PARSE_BYTES}"]
     args = [*config, "diff", *DIFF_OPTIONS.split(), "--end-of-options", base, head, "--"]
