@@ -260,6 +260,12 @@ MATRIX: tuple[tuple[str, str, str], ...] = (
         "ledger/test_resign_attacks.py::test_resign_never_signs_lines_merged_in_from_another_history",
     ),
     (
+        "`ledger append` with the key given a line signed under another key, or edited after "
+        "it was signed",
+        "refused, nothing appended: only unsigned lines are signed",
+        "ledger/test_resign_attacks.py::test_append_with_the_key_never_signs_a_line_signed_otherwise",
+    ),
+    (
         "a deliverable committed as a symlink out of the tree (absolute or `../..`)",
         "never followed: its target's content appears nowhere",
         "action/test_hostile_repos.py::test_a_symlinked_deliverable_is_never_followed_out_of_the_tree",

@@ -18,7 +18,7 @@ from rubricate.ledger.backends import DataBranchStore
 from rubricate.ledger.event import Event
 from rubricate.ledger.paths import job_paths
 from rubricate.ledger.store import job_file_events
-from rubricate.ledger.trust import KEY_ENV, refusal
+from rubricate.ledger.trust import KEY_ENV, refusal, signed
 from tests.ledger.factory import completed_job, event, scored
 from tests.ledger.gitutil import BRANCH, bare_remote, branch_files, commit_files, git
 
@@ -186,3 +186,37 @@ def test_a_line_signed_with_another_key_is_refused_and_not_re_signed_when_copied
     assert "left unsigned: 1 line(s)" in capsys.readouterr().out
     assert elsewhere.id not in _signed_ids(remote)
     assert not _passing_approval_stands(remote)
+
+
+@pytest.mark.parametrize("how", ["another key", "edited after signing"])
+def test_append_with_the_key_never_signs_a_line_signed_otherwise(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    how: str,
+) -> None:
+    """An exported line signed under another key, or edited after it was signed, given to
+    `ledger append` with the key: refused, nothing appended (signing it would vouch for it)."""
+    remote = bare_remote(tmp_path)
+    _bot_ledger(remote)
+    before = branch_files(remote)
+    passing = scored("approved", 1, 3, "comment:9#0", [5] * 5, verdict="pass")
+    if how == "another key":
+        given = signed(passing, b"o" * 32)
+    else:
+        failing = scored("approved", 1, 3, "comment:9#0", [1] * 5, verdict="fail")
+        given = signed(failing, KEY).model_copy(
+            update={"scores": passing.scores, "verdict": "pass"}
+        )
+    lines = tmp_path / "events.jsonl"
+    lines.write_text(given.to_line() + "\n", encoding="utf-8")
+    monkeypatch.setenv(KEY_ENV, KEY.decode())
+    assert main(["ledger", "append", "--remote", str(remote), str(lines)]) != 0
+    err = capsys.readouterr().err
+    assert "does not match the ledger key" in err
+    assert "Traceback" not in err
+    assert branch_files(remote) == before
+    unsigned = tmp_path / "unsigned.jsonl"
+    unsigned.write_text(passing.to_line() + "\n", encoding="utf-8")
+    assert main(["ledger", "append", "--remote", str(remote), str(unsigned)]) == 0
+    assert passing.id in _signed_ids(remote)

@@ -17,7 +17,14 @@ from typing import Any
 from rubricate.errors import LedgerError, LedgerProblem
 from rubricate.ledger.event import Event
 from rubricate.ledger.paths import git_blob_id
-from rubricate.ledger.trust import key_id, natural_key, refusal, signed
+from rubricate.ledger.trust import (
+    key_id,
+    natural_key,
+    refusal,
+    same_digest,
+    signature,
+    signed,
+)
 
 LEDGER_DIR = "ledger/"
 SHARD_SUFFIX = ".jsonl"
@@ -100,7 +107,11 @@ def event_from_line(line: str) -> Event:
 
 def prepared_lines(events: Iterable[Event], key: bytes | None = None) -> list[tuple[Event, str]]:
     """Events as they will read back from the ledger, each id once (the first kept), signed
-    with the ledger `key` when there is one, each with its line (made once)."""
+    with the ledger `key` when there is one, each with its line (made once).
+
+    With a key, an event given with a signature must carry the key's own: LedgerError
+    otherwise. Only unsigned events are signed; one edited after it was signed, or signed
+    under another key, is never signed again (that would vouch for what nobody signed)."""
     prepared: dict[str, tuple[Event, str]] = {}
     for event in events:
         if event.id in prepared:
@@ -108,6 +119,14 @@ def prepared_lines(events: Iterable[Event], key: bytes | None = None) -> list[tu
         line = event.to_line()
         read_back = Event.model_validate_json(line)
         if key is not None:
+            if read_back.sig is not None and not same_digest(
+                read_back.sig, signature(read_back, key)
+            ):
+                raise LedgerError(
+                    f"event {read_back.id[:16]} carries a signature that does not match the "
+                    "ledger key (edited after it was signed, or signed under another key): "
+                    "refused, nothing appended"
+                )
             read_back = signed(read_back, key)
             line = read_back.to_line()
         prepared[event.id] = (read_back, line)
