@@ -66,7 +66,11 @@ def _event(delivery: str) -> Event:
 
 
 def _executor(
-    fake: FakeGitHub, views: ViewState | None = None, stream: io.StringIO | None = None, **kw: Any
+    fake: FakeGitHub,
+    views: ViewState | None = None,
+    stream: io.StringIO | None = None,
+    views_trusted: bool = False,
+    **kw: Any,
 ) -> tuple[Executor, RecordingLedger]:
     adapter = GitHubAdapter(
         connect(TOKEN, "https://api.github.com", retries=0, pace=False),
@@ -75,7 +79,8 @@ def _executor(
     )
     ledger = RecordingLedger(fake)
     runtime = ActionsRuntime(stream=stream or io.StringIO(), secrets=[TOKEN], **kw)
-    return Executor(adapter, ledger, runtime, views or ViewState(pr=7)), ledger
+    views = views or ViewState(pr=7)
+    return Executor(adapter, ledger, runtime, views, views_trusted=views_trusted), ledger
 
 
 def _sticky(body: str, comment_id: int | None = None) -> UpsertComment:
@@ -327,6 +332,17 @@ def test_a_green_is_set_once_and_a_gate_that_is_not_green_once_per_run(
     assert [(s["state"], s["context"], len(s["description"])) for s in fake_github.statuses] == [
         (state, "rubricate/approval", 140)
     ] * runs
+
+
+def test_a_trusted_view_state_skips_a_gate_that_is_not_green_too(fake_github: FakeGitHub) -> None:
+    """`rubricate serve` keeps its view state in its own database: its word is taken for every
+    status, so a PR's pending gate is not written again on each of its runs."""
+    effect = SetStatus(sha=SHA, state="pending", description="waiting for a reviewer")
+    views = ViewState(pr=7)
+    for _ in range(2):
+        executor, _ = _executor(fake_github, views, views_trusted=True)
+        views = executor.apply([effect, effect]).views
+    assert [s["state"] for s in fake_github.statuses] == ["pending"]
 
 
 def test_ledger_first_then_views_in_order(fake_github: FakeGitHub) -> None:

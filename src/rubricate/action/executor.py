@@ -2,8 +2,10 @@
 
 Views are idempotent, so a re-run heals a half-applied run: the ledger skips events it holds,
 the sticky comment is edited only when its text changes, and a check run or status that the
-view state shows unchanged costs no request (except a gate status that is not green: sent once
-on every run, so no view state, even an older signed one put back, can keep a green up). A
+view state shows unchanged costs no request (except, with the view state read from the data
+branch, a gate status that is not green: sent once on every run, so no view state, even an older
+signed one put back, can keep a green up; `rubricate serve` keeps its view state in its own
+database and takes its word). A
 failing view does not stop the others; every failure is collected and reported, and the run
 then fails.
 
@@ -83,8 +85,13 @@ class Executor:
         review_nodes: Mapping[int, str] | None = None,
         regate: Callable[[str], SetStatus] | None = None,
         shared: Callable[[str], SetStatus | None] | None = None,
+        views_trusted: bool = False,
     ) -> None:
+        """`views_trusted`: the view state comes from a store no one else writes (the service's
+        database), so its word is taken for every status; the data branch's is not taken for a
+        gate that is not green (`_lowers_gate`)."""
         self._api = api
+        self._views_trusted = views_trusted
         self._regate = regate
         self._shared = shared
         self._review_nodes = dict(review_nodes or {})
@@ -267,7 +274,8 @@ class Executor:
         description = effect.description[:140]
         key = f"{effect.context}@{effect.sha}"
         wanted = StatusView(state=effect.state, description=description)
-        known = self._sent if _lowers_gate(effect) else self._outcome.views.statuses
+        untrusted = _lowers_gate(effect) and not self._views_trusted
+        known = self._sent if untrusted else self._outcome.views.statuses
         if known.get(key) == wanted:
             return self._note(f"status {effect.context} unchanged ({effect.state})")
         if effect.state == "success" and effect.context == GATE and self._shared:

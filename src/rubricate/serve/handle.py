@@ -176,7 +176,7 @@ def commit(files: LedgerFiles, delivery: Stored, done: Handled) -> None:
                 files.store.lock_for(
                     e for a in appends if isinstance(a, AppendEvents) for e in a.events
                 )
-            Executor(done.api, files, done.runtime, views).apply(appends)
+            Executor(done.api, files, done.runtime, views, views_trusted=True).apply(appends)
         if done.pull is not None:
             path = view_path(delivery.repo, delivery.pr)
             files.write_extra(path, _with_pull(delivery.pr, done.pull))
