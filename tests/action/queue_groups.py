@@ -113,17 +113,34 @@ def deliver(scenario: Scenario, group: Group) -> Step:
     return scenario.deliver("merge_group", "merge_group", payload)
 
 
+def pushed_commit(
+    scenario: Scenario, local: str, start: str, files: dict[str, str], message: str, ref: str
+) -> str:
+    """One commit of these files on a local branch from `start`, pushed to `ref`; its sha (the
+    scenario's `feature` branch checked out again after)."""
+    work = scenario.work
+    git(work, "checkout", "--quiet", "-B", local, start)
+    for path, text in files.items():
+        (work / path).parent.mkdir(parents=True, exist_ok=True)
+        (work / path).write_text(text)
+    git(work, "add", "-A")
+    git(work, "commit", "--quiet", "-m", message)
+    sha = git(work, "rev-parse", "HEAD")
+    git(work, "push", "--quiet", "--force", str(scenario.remote), f"HEAD:{ref}")
+    git(work, "checkout", "--quiet", "feature")
+    return sha
+
+
 def other_pr(scenario: Scenario, number: int, path: str, text: str) -> str:
     """Another PR, branched from main with one commit, pushed to `refs/pull/N/head` and opened."""
-    work = scenario.work
-    git(work, "checkout", "--quiet", "-b", f"pr{number}", scenario.base_sha)
-    (work / path).parent.mkdir(parents=True, exist_ok=True)
-    (work / path).write_text(text)
-    git(work, "add", "-A")
-    git(work, "commit", "--quiet", "-m", f"Work of #{number}")
-    head = git(work, "rev-parse", "HEAD")
-    git(work, "push", "--quiet", "--force", str(scenario.remote), f"HEAD:refs/pull/{number}/head")
-    git(work, "checkout", "--quiet", "feature")
+    head = pushed_commit(
+        scenario,
+        f"pr{number}",
+        scenario.base_sha,
+        {path: text},
+        f"Work of #{number}",
+        f"refs/pull/{number}/head",
+    )
     payload = pull_request_event(
         "opened",
         number=number,

@@ -11,7 +11,7 @@ import pytest
 
 from rubricate.action import data_branch
 from tests.action.fake_github import FakeGitHub
-from tests.action.queue_groups import Group, build_queue, merge_group_payload
+from tests.action.queue_groups import Group, build_queue, merge_group_payload, pushed_commit
 from tests.action.scenario import (
     CONFIG,
     MAINTAINER,
@@ -35,17 +35,8 @@ def scenario(tmp_path: Path, fake_github: FakeGitHub) -> Scenario:
 
 def _branch(scenario: Scenario, name: str, start: str, files: dict[str, str]) -> str:
     """A branch `name` from `start` with one commit of these files, pushed; its tip."""
-    work = scenario.work
-    git(work, "checkout", "--quiet", "-B", f"local-{name.replace('/', '-')}", start)
-    for path, text in files.items():
-        (work / path).parent.mkdir(parents=True, exist_ok=True)
-        (work / path).write_text(text)
-    git(work, "add", "-A")
-    git(work, "commit", "--quiet", "-m", f"on {name}")
-    sha = git(work, "rev-parse", "HEAD")
-    git(work, "push", "--quiet", "--force", str(scenario.remote), f"HEAD:refs/heads/{name}")
-    git(work, "checkout", "--quiet", "feature")
-    return sha
+    local = f"local-{name.replace('/', '-')}"
+    return pushed_commit(scenario, local, start, files, f"on {name}", f"refs/heads/{name}")
 
 
 def _open(scenario: Scenario, number: int, head: str, base: str, base_sha: str) -> Step:
