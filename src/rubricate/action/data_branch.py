@@ -116,9 +116,8 @@ def keyed(
     if key is None and (keyed_ledger or any(event.sig is not None for event in events)):
         raise DataBranchError(
             f"{where}: it is kept with a ledger key (signed events, its fold cache), but "
-            "this run has "
-            "none: pass the `ledger-key` input (e.g. secrets.RUBRICATE_LEDGER_KEY); nothing "
-            "was trusted or written"
+            "this run has none: pass the `ledger-key` input (e.g. "
+            "secrets.RUBRICATE_LEDGER_KEY); nothing was trusted or written"
         )
     return tuple(events)
 

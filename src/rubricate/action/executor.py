@@ -5,9 +5,8 @@ the sticky comment is edited only when its text changes, and a check run or stat
 view state shows unchanged costs no request (except, with the view state read from the data
 branch, a gate status that is not green: sent once on every run, so no view state, even an older
 signed one put back, can keep a green up; `rubricate serve` keeps its view state in its own
-database and takes its word). A
-failing view does not stop the others; every failure is collected and reported, and the run
-then fails.
+database and takes its word). A failing view does not stop the others; every failure is
+collected and reported, and the run then fails.
 
 One exception to "the ledger first": a gate status that takes down a green goes out before the
 append, so a run that then fails never leaves a green the ledger no longer holds. After writing
