@@ -389,16 +389,23 @@ def measure(root: Path, detector: Detector, names: Iterable[str] = SOURCES) -> d
     }
 
 
+def source_names(parser: argparse.ArgumentParser, given: str | None) -> list[str]:
+    """The sources a comma-separated `--sources` names (all when None); unknown ones are a
+    usage error."""
+    names = given.split(",") if given else list(SOURCES)
+    unknown = sorted(set(names) - set(SOURCES))
+    if unknown:
+        parser.error(f"unknown sources {', '.join(unknown)}; known: {', '.join(SOURCES)}")
+    return names
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mirrors", type=Path, required=True)
     parser.add_argument("--weights", type=Path)
     parser.add_argument("--sources", help="comma-separated source names (default: all)")
     args = parser.parse_args(argv)
-    names = args.sources.split(",") if args.sources else list(SOURCES)
-    unknown = sorted(set(names) - set(SOURCES))
-    if unknown:
-        parser.error(f"unknown sources {', '.join(unknown)}; known: {', '.join(SOURCES)}")
+    names = source_names(parser, args.sources)
     if args.weights:
         detector = Detector.from_bytes(args.weights.read_bytes())
     else:
