@@ -92,8 +92,8 @@ class LastReply:
         except (ValueError, KeyError, IndexError, TypeError):
             self.text = response.text
 
-    def client(self) -> httpx2.Client:
-        return httpx2.Client(event_hooks={"response": [self.hook]})
+    def client(self, transport: httpx2.BaseTransport | None = None) -> httpx2.Client:
+        return httpx2.Client(transport=transport, event_hooks={"response": [self.hook]})
 
 
 @dataclass
