@@ -13,9 +13,10 @@ words that matter, so CI checks every path without a model:
 - OpenAI's newer models refuse `max_tokens` and ask for `max_completion_tokens`;
 - `llama-server` answers the known-answer check (`benchmarks/bench_known_answer.py`) under the
   strict schema with pretty-printed JSON, sometimes `"answer" : ...` with a space before the
-  colon. SmolLM2 repeats the answer in most calls; in about one in eight it counts on inside the
-  string (`"12345678901234567890...`) until `max_tokens`; in a few it writes a short string of
-  its own (a version number such as `1.0.0.0`), on benign text as often as on injected text.
+  colon. SmolLM2 repeats the answer in most calls; in about one in seven (12–25% a run) it
+  counts on inside the string (`"12345678901234567890...`) until `max_tokens`; in 2–5% it
+  writes a short string of its own (a version number such as `1.0.0.0`), no more often on
+  injected text than on benign text.
 """
 
 from __future__ import annotations
