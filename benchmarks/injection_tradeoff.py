@@ -5,8 +5,9 @@ positives on real PR-shaped text, thresholds chosen with hindsight; print JSON.
 
 Every item is scored once, as the scan meets it: the benign PR-shaped text of
 `bench_injection.MEASURE_REPOS` (`bench_injection.shaped`) and each held-out payload of
-`bench_injection_heldout.SOURCES` in each carrier of `injection_measure.CARRIERS`; an item keeps
-its kind of text (`scan.kind_of`), its worst span's probability and whether a pattern rule
+`bench_injection_heldout.SOURCES` (`payloads_of`: those a training payload starts as are left
+out) in each carrier of `injection_measure.CARRIERS`; an item keeps its kind of text
+(`scan.kind_of`), its worst span's probability and whether a pattern rule
 warns on it. Then, for each false-positive budget, each kind's threshold is chosen on the
 measured benign text itself: the lowest that flags at most the budget of that kind's items,
 counting the rules' own warnings first (`thresholds_for`). No threshold of this model can do
@@ -28,8 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench_injection import MEASURE_REPOS, shaped
-from bench_injection_heldout import PER_SOURCE, SOURCES, open_mirror
-from injection_corpora import benign_items, evenly
+from bench_injection_heldout import SOURCES, payloads_of, training_keys
+from injection_corpora import benign_items
 from injection_measure import CARRIERS, WHERE
 
 from rubricate.judge.detector import Detector
@@ -123,15 +124,12 @@ def main(argv: list[str] | None = None) -> int:
         for item in benign_items(args.mirrors, repo, sources)
     ]
     payloads: list[Scored] = []
-    for name, (_repo, reader) in SOURCES.items():
+    seen = training_keys(args.mirrors)
+    for name in SOURCES:
         try:
-            mirror = open_mirror(args.mirrors, name)
+            sources[name], texts, _left_out = payloads_of(args.mirrors, name, seen)
         except SystemExit:
             continue
-        sources[name] = f"github:{mirror.repo}@{mirror.commit}"
-        texts = evenly(
-            list(dict.fromkeys(t.strip() for t in reader(mirror) if t.strip())), PER_SOURCE
-        )
         payloads += [
             scored(name, embed(text), WHERE[carrier], detector)
             for carrier, embed in CARRIERS.items()
