@@ -44,8 +44,11 @@ LINK = re.compile(
 (`{issue}`, `:pr:`, ...) or an issue reference (`#123`, `GH-123`, `owner/repo#123`)."""
 OWN_NUMBER = re.compile(r"\s*\(#\d+\)\s*$")
 """A squash-merge subject's trailing `(#N)`: the pull request's own number, not a source."""
-INLINE_TEST = re.compile(r"#\[(?:cfg\()?(?:[\w:]+::)?test\b|^\s*>>>\s|^\s*//[/!]\s*```|^\s*iex>\s")
-"""Test code inside a source file: Rust test attributes and doc tests, Python doctests."""
+INLINE_TEST = re.compile(
+    r"#\[(?:cfg\()?(?:[\w:]+::)?test\b|^\s*>>>\s|^\s*//[/!]\s*```|^\s*iex>\s", re.M
+)
+"""Test code inside a source file, on any added line: Rust test attributes and doc tests,
+Python and Elixir doctests."""
 FENCE_ANYWHERE = re.compile(r"^\s{0,3}(```|~~~)", re.M)
 PROSE_LINES = 10
 PROSE_PER_CODE_LINE = 5
@@ -225,7 +228,11 @@ def sources_signal(snapshot: Snapshot, live: list[FileChange]) -> Signal:
     same change changes (the prose documents it, and a reviewer checks one against the other),
     unless the prose far outnumbers that code's changed lines (a one-line edit documents no
     forty lines of claims)."""
-    docs = [c for c in live if kinds.is_doc(c.path) and kinds.extension(c.path) != "txt"]
+    docs = [
+        c
+        for c in live
+        if kinds.is_doc(c.path) and kinds.extension(c.path) != "txt" and not kinds.is_policy(c.path)
+    ]
     prose = sum(new_prose(c, snapshot.removed_lines) for c in docs)
     if prose < PROSE_LINES:
         return Signal("sources", "n/a")
