@@ -351,3 +351,23 @@ def test_a_policy_document_states_the_project_s_rules_and_needs_no_sources(
     rules = "".join(f"Rule {n}: reports must include the affected version.\n" for n in range(12))
     result = check(tmp_path, {path: rules})
     assert [f.rule for f in result.findings] == (["sources"] if flagged else [])
+
+
+RS = "pub fn f() -> u8 {\n    1\n}\n"
+
+
+@pytest.mark.parametrize(
+    ("doc", "tested"),
+    [
+        ("//! Splits the parser.\n//!\n//! ```\n//! assert_eq!(m::f(), 2);\n//! ```\n", True),
+        ("/// ```rust,no_run\n/// m::f();\n/// ```\n", True),
+        ("//! Splits the parser.\n//!\n//! ```ignore\n//! let x = f();\n//! ```\n", False),
+        ("/// ```text\n/// a -> b\n/// ```\n", False),
+    ],
+)
+def test_a_rust_doc_block_is_a_test_only_when_it_runs(
+    tmp_path: Path, doc: str, *, tested: bool
+) -> None:
+    head = {"src/m.rs": doc + RS.replace("1", "2")}
+    snapshot = snapshot_of(tmp_path, {**BASE, "src/m.rs": RS}, head)
+    assert [f.rule for f in verifiability_check(snapshot).findings] == ([] if tested else ["tests"])
