@@ -11,7 +11,8 @@ The rules, by file extension (`comment_style`):
   or a docstring (`non_code_lines`);
 - an added line is code unless it is such a line; a removed line is not code when it is blank
   or starts as a comment does, when the lines added in its place are all non-code, or when
-  it was removed from inside a comment or docstring (the head lines on both sides are);
+  it was removed from inside a comment or docstring (the head lines on both sides are); code
+  replaced by line comments or blank lines only (commented out) is a code change;
 - Rust `#[doc ...]` and `#![doc ...]` attributes are documentation (`///` is sugar for them),
   over every line until their brackets close;
 - Elixir `@moduledoc`, `@doc` and `@typedoc` heredocs (`@doc \"""` ... `\"""`, `~S\"""` too) are
@@ -280,9 +281,12 @@ def changes_code(change: FileChange) -> bool:
             if _same_code(run, [head[n - 1] for n in added], style, ext):
                 continue
             return True
-        if run.added or not run.removed:
-            continue  # a replacement by non-code lines only: comment or docstring edits
-        inside = run.before in quiet and run.before + 1 in quiet and run.before > 0
+        if not run.removed or not all(
+            0 < n <= len(head) and is_comment_text(head[n - 1], style) for n in run.added
+        ):
+            continue  # docstring or block comment text in place of what it removes: an edit
+        after = run.before + len(run.added) + 1
+        inside = run.before in quiet and after in quiet and run.before > 0
         if inside or (ext in ("py", "pyi") and _only_strings(run.removed, style)):
             continue
         if not all(is_comment_text(t, style) for t in run.removed):
