@@ -38,6 +38,15 @@ MATRIX: tuple[tuple[str, str, str], ...] = (
         "action/test_attack_config.py::test_a_retarget_is_a_new_version_with_the_new_base_rules",
     ),
     (
+        "the same retarget under the workflow rubricate ships (the template, the minimal "
+        "workflow in the docs)",
+        "the workflows subscribe to `edited` and run it when the base changed (edits of the "
+        "title or body start no job); without it the retarget never reached rubricate and the "
+        "old green stayed",
+        "action/test_action_files.py::"
+        "test_the_template_delivers_every_pull_request_action_the_bot_acts_on",
+    ),
+    (
         "`data_branch: main` in the config",
         "run fails before any write",
         "action/test_attack_config.py::test_a_data_branch_that_is_the_default_branch_is_refused",
