@@ -47,6 +47,13 @@ MATRIX: tuple[tuple[str, str, str], ...] = (
         "test_the_template_delivers_every_pull_request_action_the_bot_acts_on",
     ),
     (
+        "approved on a lenient base, converted to a draft, retargeted to main, marked ready",
+        "the draft's retarget is a new version under main's rules: gate pending (a draft never "
+        "submitted records nothing until it is ready)",
+        "action/test_attack_config.py::"
+        "test_a_draft_retargeted_to_main_loses_the_green_of_its_old_base",
+    ),
+    (
         "`data_branch: main` in the config",
         "run fails before any write",
         "action/test_attack_config.py::test_a_data_branch_that_is_the_default_branch_is_refused",
