@@ -54,6 +54,14 @@ MATRIX: tuple[tuple[str, str, str], ...] = (
         "test_a_draft_retargeted_to_main_loses_the_green_of_its_old_base",
     ),
     (
+        "approved on a lenient base, retargeted to main, and the retarget's run fails before it "
+        "sets the gate (the repository cannot be fetched, main's config is broken)",
+        "the head's gate is set to failure, never left at the old base's green; a re-run sets "
+        "the new version's pending",
+        "action/test_attack_config.py::"
+        "test_a_retarget_whose_run_fails_does_not_keep_the_old_base_green",
+    ),
+    (
         "`data_branch: main` in the config",
         "run fails before any write",
         "action/test_attack_config.py::test_a_data_branch_that_is_the_default_branch_is_refused",

@@ -5,6 +5,7 @@ Real git repositories, the real PyGithub adapter and the fake GitHub (OpenAPI-va
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -174,3 +175,22 @@ def test_a_draft_retargeted_to_main_loses_the_green_of_its_old_base(
     moved_versions = [e for e in scenario.ledger_events() if e["version"] > int(submitted)]
     assert moved_versions
     assert {e["rubric"]["id"] for e in moved_versions} == {"agora-v3"}
+
+
+def test_a_retarget_whose_run_fails_does_not_keep_the_old_base_green(scenario: Scenario) -> None:
+    """Approved under release's rules; the run of the move to main fails before it sets any
+    status (here the repository cannot be fetched): the head's gate is set to failure, never
+    left at the green the old base's rules gave; a re-run sets the new version's gate."""
+    main, release = _lenient_release(scenario)
+    assert _pr(scenario, "opened", "release-1", release).code == 0
+    assert scenario.comment(WRITER, LOW).code == 0
+    assert _gate(scenario) == "success"
+    payload = scenario.root / f"event-{len(scenario.steps)}.json"
+    away = scenario.remote.rename(scenario.root / "away.git")
+    step = _pr(scenario, "edited", "main", main, {"base": {"ref": {"from": "release-1"}}})
+    assert step.code == 1, step.log
+    assert _gate(scenario) == "failure"
+    away.rename(scenario.remote)
+    again = scenario.deliver("re-run", "pull_request_target", json.loads(payload.read_text()))
+    assert again.code == 0, again.log
+    assert _gate(scenario) == "pending"
