@@ -269,6 +269,29 @@ TRANSLATED_SOURCES: dict[str, tuple[str, Callable[[Mirror], list[str]]]] = {
 shipped: see `train_injection`)."""
 
 
+def self_instruct_tasks(mirror: Mirror) -> list[str]:
+    """Self-Instruct's human-written tasks for a model: its seed tasks and its user-oriented
+    instructions (the instruction of each, without its worked instances)."""
+    found: list[str] = []
+    for path in ("data/seed_tasks.jsonl", "human_eval/user_oriented_instructions.jsonl"):
+        found += [str(json.loads(line)["instruction"]) for line in mirror.read(path).splitlines()]
+    return found
+
+
+def code_alpaca_tasks(mirror: Mirror) -> list[str]:
+    """Code Alpaca's programming tasks for a model (the instruction of each)."""
+    return [str(row["instruction"]) for row in json.loads(mirror.read("data/new_codealpaca.json"))]
+
+
+INSTRUCTION_SOURCES: dict[str, tuple[str, Callable[[Mirror], list[str]]]] = {
+    "self-instruct-tasks": ("yizhongw/self-instruct", self_instruct_tasks),
+    "code-alpaca-tasks": ("sahil280114/codealpaca", code_alpaca_tasks),
+}
+"""Tasks written for a model to carry out, with no override wording: what an indirect
+injection plants in a document, a tool's output or a code comment, when it is not addressed
+to anyone in particular ("Write a poem about …"). Read with `instructions` (a trial)."""
+
+
 def _json_strings(data: object, min_words: int) -> Iterator[str]:
     if isinstance(data, str):
         if len(data.split()) >= min_words:
@@ -281,11 +304,17 @@ def _json_strings(data: object, min_words: int) -> Iterator[str]:
             yield from _json_strings(value, min_words)
 
 
-def injection_items(root: Path, sources: dict[str, str], translated: bool = False) -> list[Item]:
-    """Every training payload, by source (with `TRANSLATED_SOURCES` when `translated`);
-    `sources` records each source's repo and commit."""
+def injection_items(
+    root: Path, sources: dict[str, str], translated: bool = False, instructions: bool = False
+) -> list[Item]:
+    """Every training payload, by source (with `TRANSLATED_SOURCES` when `translated`, and
+    `INSTRUCTION_SOURCES` when `instructions`); `sources` records each source's repo and commit."""
     items: list[Item] = []
-    readers = {**INJECTION_SOURCES, **(TRANSLATED_SOURCES if translated else {})}
+    readers = {
+        **INJECTION_SOURCES,
+        **(TRANSLATED_SOURCES if translated else {}),
+        **(INSTRUCTION_SOURCES if instructions else {}),
+    }
     for name, (repo, reader) in readers.items():
         mirror = Mirror(root, repo)
         sources[name] = f"github:{repo}@{mirror.commit}"

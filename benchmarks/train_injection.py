@@ -220,11 +220,13 @@ def threshold_repos(translated: bool) -> tuple[str, ...]:
     return FIRST_REPOS + (tuple(TRANSLATED_DOCS) if translated else ())
 
 
-def training_items(mirrors: Path, sources: dict[str, str], translated: bool = False) -> list[Item]:
+def training_items(
+    mirrors: Path, sources: dict[str, str], translated: bool = False, instructions: bool = False
+) -> list[Item]:
     """Every training item: the injection sources' payloads, the benign repositories'
     PR-shaped text (non-English docs for `TRANSLATED_DOCS`) and the written benign examples
     (`sources` records where each came from)."""
-    items = injection_items(mirrors, sources, translated)
+    items = injection_items(mirrors, sources, translated, instructions)
     for repo in TRAIN_REPOS + (tuple(TRANSLATED_DOCS) if translated else ()):
         read = translated_items if repo in TRANSLATED_DOCS else benign_items
         items += read(mirrors, repo, sources)

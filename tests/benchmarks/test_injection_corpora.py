@@ -118,3 +118,49 @@ def test_no_training_repository_is_one_the_detector_is_measured_on(corpora: Modu
     trained = {repo for repo, _read in corpora.INJECTION_SOURCES.values()}
     assert len(train.TRAIN_REPOS) == len(set(train.TRAIN_REPOS))
     assert not (trained | set(train.TRAIN_REPOS)) & measured
+
+
+def test_instruction_sources_give_each_task_s_instruction_and_never_its_instances(
+    corpora: ModuleType, tmp_path: Path
+) -> None:
+    seed = {"instruction": "Suggest a breakfast.", "instances": [{"output": "Oats."}]}
+    user = {"instruction": "Rewrite the sentence.", "instances": [{"input": "A long one."}]}
+    root = mirror_of(
+        tmp_path,
+        "someone/self-instruct",
+        {
+            "data/seed_tasks.jsonl": json.dumps(seed) + "\n",
+            "human_eval/user_oriented_instructions.jsonl": json.dumps(user) + "\n",
+        },
+    )
+    found = corpora.self_instruct_tasks(corpora.Mirror(root, "someone/self-instruct"))
+    assert found == ["Suggest a breakfast.", "Rewrite the sentence."]
+    rows = [{"instruction": "Write a C function.", "input": "n = 3", "output": "int f();"}]
+    code = mirror_of(tmp_path, "someone/codealpaca", {"data/new_codealpaca.json": json.dumps(rows)})
+    assert corpora.code_alpaca_tasks(corpora.Mirror(code, "someone/codealpaca")) == [
+        "Write a C function."
+    ]
+
+
+def test_instruction_sources_are_read_only_when_asked(
+    corpora: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    read: list[str] = []
+
+    def reader(name: str) -> object:
+        def read_one(_mirror: object) -> list[str]:
+            read.append(name)
+            return [f"{name} payload text"]
+
+        return read_one
+
+    for table in ("INJECTION_SOURCES", "TRANSLATED_SOURCES", "INSTRUCTION_SOURCES"):
+        monkeypatch.setattr(
+            corpora, table, {f"{table}-x": ("someone/repo", reader(table))}, raising=True
+        )
+    root = mirror_of(tmp_path, "someone/repo", {"README.md": "x"})
+    corpora.injection_items(root, {})
+    assert read == ["INJECTION_SOURCES"]
+    items = corpora.injection_items(root, {}, instructions=True)
+    assert read[1:] == ["INJECTION_SOURCES", "INSTRUCTION_SOURCES"]
+    assert {i.source for i in items} >= {"INSTRUCTION_SOURCES-x"}
