@@ -7,7 +7,10 @@ Each source is read from a git mirror (`fetch`ed to `--mirrors`; a source whose 
 absent is skipped and listed), its commit recorded, and each payload (at most `PER_SOURCE`,
 taken evenly) embedded in every carrier of `injection_measure.CARRIERS`; the shares flagged
 are given overall, per source and per carrier. The training script never reads these
-repositories. Only the attacker's text is taken, never the victim's task or question:
+repositories, but some payloads travel between public collections: a payload that starts as
+a training payload does (`seen_key`, the first `SEEN_CHARS` characters of its words) is left
+out and counted (`seen_left_out`), unless `--keep-seen`. Only the attacker's text is taken,
+never the victim's task or question:
 
 - BIPIA's text and code attacks (microsoft/BIPIA); Tensor Trust's hijacking and extraction
   attacks (HumanCompatibleAI/tensor-trust-data); promptmap's rule prompts (utkusen/promptmap);
@@ -38,7 +41,7 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
-from injection_corpora import Mirror, evenly
+from injection_corpora import Mirror, evenly, injection_items
 from injection_measure import CARRIERS, WAYS, WHERE, verdicts
 
 from rubricate.judge.detector import Detector
@@ -341,7 +344,44 @@ PINNED = {"injecagent-dh": "ef91ef3af8b5ca970b58bec49991cca5f1f0a3c0"}
 that still holds InjecAgent's direct-harm cases."""
 
 
-def measure(root: Path, detector: Detector, names: Iterable[str] = SOURCES) -> dict[str, object]:
+SEEN_CHARS = 80
+"""A held-out payload whose first this many characters, normalised (`seen_key`), are those of
+a training payload is one the detector may have learnt: it is left out of the measure."""
+
+
+def seen_key(text: str) -> str:
+    """The start of `text` as compared with the training payloads: its words, lower-cased, one
+    space apart, at most `SEEN_CHARS` characters."""
+    return " ".join(re.findall(r"[^\W_]+", text.lower()))[:SEEN_CHARS]
+
+
+def training_keys(root: Path) -> frozenset[str]:
+    """`seen_key` of every payload the detector is trained on (its injection sources and the
+    written ones, as `train_injection` reads them)."""
+    return frozenset(seen_key(item.text) for item in injection_items(root, {}))
+
+
+def payloads_of(root: Path, name: str, seen: frozenset[str]) -> tuple[str, list[str], int]:
+    """Source `name`'s `github:repo@commit`, its distinct payloads (at most `PER_SOURCE`, taken
+    evenly, those whose `seen_key` is in `seen` left out), and how many were left out.
+
+    Raises SystemExit when its mirror is absent."""
+    mirror = open_mirror(root, name)
+    every = list(dict.fromkeys(t.strip() for t in SOURCES[name][1](mirror) if t.strip()))
+    unseen = [t for t in every if seen_key(t) not in seen]
+    return (
+        f"github:{mirror.repo}@{mirror.commit}",
+        evenly(unseen, PER_SOURCE),
+        len(every) - len(unseen),
+    )
+
+
+def measure(
+    root: Path,
+    detector: Detector,
+    names: Iterable[str] = SOURCES,
+    seen: frozenset[str] = frozenset(),
+) -> dict[str, object]:
     per_source: dict[str, dict[str, float]] = {}
     sources: dict[str, str] = {}
     skipped: list[str] = []
@@ -349,16 +389,11 @@ def measure(root: Path, detector: Detector, names: Iterable[str] = SOURCES) -> d
     by_carrier = {carrier: dict.fromkeys(WAYS, 0) for carrier in CARRIERS}
     count = 0
     for name in names:
-        reader = SOURCES[name][1]
         try:
-            mirror = open_mirror(root, name)
+            sources[name], payloads, left_out = payloads_of(root, name, seen)
         except SystemExit:
             skipped.append(name)
             continue
-        sources[name] = f"github:{mirror.repo}@{mirror.commit}"
-        payloads = evenly(
-            list(dict.fromkeys(t.strip() for t in reader(mirror) if t.strip())), PER_SOURCE
-        )
         mine = dict.fromkeys(WAYS, 0)
         for carrier, embed in CARRIERS.items():
             for payload in payloads:
@@ -367,7 +402,7 @@ def measure(root: Path, detector: Detector, names: Iterable[str] = SOURCES) -> d
                     mine[way] += found[way]
                     by_carrier[carrier][way] += found[way]
         size = len(payloads) * len(CARRIERS)
-        row: dict[str, float] = {"payloads": len(payloads)}
+        row: dict[str, float] = {"payloads": len(payloads), "seen_left_out": left_out}
         row.update({way: round(mine[way] / max(size, 1), 3) for way in WAYS})
         per_source[name] = row
         for way in WAYS:
@@ -404,6 +439,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mirrors", type=Path, required=True)
     parser.add_argument("--weights", type=Path)
     parser.add_argument("--sources", help="comma-separated source names (default: all)")
+    parser.add_argument(
+        "--keep-seen",
+        action="store_true",
+        help="keep the payloads that start as a training payload does (read no training source)",
+    )
     args = parser.parse_args(argv)
     names = source_names(parser, args.sources)
     if args.weights:
@@ -413,7 +453,8 @@ def main(argv: list[str] | None = None) -> int:
 
         detector = load_detector()
     result = {"detector": detector.version, "threshold": detector.threshold}
-    result.update(measure(args.mirrors, detector, names))
+    seen = frozenset() if args.keep_seen else training_keys(args.mirrors)
+    result.update(measure(args.mirrors, detector, names, seen))
     print(json.dumps(result, indent=2, ensure_ascii=False))
     return 0
 

@@ -38,6 +38,30 @@ MATRIX: tuple[tuple[str, str, str], ...] = (
         "action/test_attack_config.py::test_a_retarget_is_a_new_version_with_the_new_base_rules",
     ),
     (
+        "the same retarget under the workflow rubricate ships (the template, the minimal "
+        "workflow in the docs)",
+        "the workflows subscribe to `edited` and run it when the base changed (edits of the "
+        "title or body start no job); without it the retarget never reached rubricate and the "
+        "old green stayed",
+        "action/test_action_files.py::"
+        "test_the_template_delivers_every_pull_request_action_the_bot_acts_on",
+    ),
+    (
+        "approved on a lenient base, converted to a draft, retargeted to main, marked ready",
+        "the draft's retarget is a new version under main's rules: gate pending (a draft never "
+        "submitted records nothing until it is ready)",
+        "action/test_attack_config.py::"
+        "test_a_draft_retargeted_to_main_loses_the_green_of_its_old_base",
+    ),
+    (
+        "approved on a lenient base, retargeted to main, and the retarget's run fails before it "
+        "sets the gate (the repository cannot be fetched, main's config is broken)",
+        "the head's gate is set to failure, never left at the old base's green; a re-run sets "
+        "the new version's pending",
+        "action/test_attack_config.py::"
+        "test_a_retarget_whose_run_fails_does_not_keep_the_old_base_green",
+    ),
+    (
         "`data_branch: main` in the config",
         "run fails before any write",
         "action/test_attack_config.py::test_a_data_branch_that_is_the_default_branch_is_refused",
@@ -249,8 +273,8 @@ MATRIX: tuple[tuple[str, str, str], ...] = (
         "action/test_queue_attacks.py::test_a_queue_on_a_base_with_slashes_checks_every_pr_of_the_group",
     ),
     (
-        "with a key set later, `ledger resign` over a bot line edited, moved, re-spaced or "
-        "given a made-up signature by hand",
+        "with a key set later, `ledger resign` over a bot line edited, moved, re-spaced, its "
+        "keys reordered, a passing duplicate key added, or given a made-up signature by hand",
         "left unsigned, refused by the gate and `ledger verify`",
         "ledger/test_resign_attacks.py::test_resign_never_signs_a_bot_line_changed_by_hand",
     ),
@@ -295,6 +319,55 @@ MATRIX: tuple[tuple[str, str, str], ...] = (
         "the edited state is refused (it is not signed); a gate that is not green is sent on "
         "every run, whatever the view state says: the gate goes down",
         "action/test_gate_attacks.py::test_with_a_key_an_edited_view_state_never_keeps_a_green",
+    ),
+    (
+        "a writer's `/approve` comment while the author's push is not yet recorded (its run "
+        "queued, failed or lost)",
+        "the approval is the recorded version's: only its head turns green, the pushed head "
+        "never does, and is pending once recorded",
+        "action/test_event_attacks.py::test_an_approval_before_a_push_is_recorded_never_turns_the_new_head_green",
+    ),
+    (
+        "the `opened` delivery of an approved head, or the approval comment, delivered again "
+        "after a push",
+        "older than the push: ignored; the new head stays pending",
+        "action/test_event_attacks.py::test_a_replayed_delivery_of_the_approved_head_does_not_bring_its_gate_back",
+    ),
+    (
+        "an approved PR closed, pushed to while closed, and reopened",
+        "a new version, gate pending; a merge of it is recorded `bypassed`",
+        "action/test_event_attacks.py::test_a_pr_closed_then_reopened_on_another_head_is_pending",
+    ),
+    (
+        "an `/approve` in the PR's title, body, a commit message or a file (and in "
+        "rubricate's comments that show them), or in a comment on a diff line",
+        "never applied: commands come only from new comments and reviews",
+        "action/test_event_attacks.py::test_a_command_the_author_writes_in_the_pr_itself_is_never_applied",
+    ),
+    (
+        "command look-alikes: a full-width or division slash, a zero-width joiner or a "
+        "Cyrillic letter in the name, a right-to-left override or a no-break space first, a "
+        "Unicode line or paragraph separator mid-line",
+        "not applied: a command is an ASCII `/name` at the start of a line, and lines end "
+        "only at LF, CR or CRLF",
+        "action/test_event_attacks.py::test_a_command_look_alike_is_not_applied",
+    ),
+    (
+        "an App's `/approve` (`…[bot]`, or type Bot) where the App is admin",
+        "ignored before any API call",
+        "action/test_event_attacks.py::test_a_github_app_comment_is_ignored_even_from_a_writer_app",
+    ),
+    (
+        "a reader's `/approve` whose payload says `author_association: OWNER`",
+        "refused: the permission endpoint decides",
+        "action/test_event_attacks.py::test_author_association_owner_gives_no_role",
+    ),
+    (
+        "with a ledger key: a signed failing approval given passing `scores` and `verdict` "
+        "again in the same line, after or before its own",
+        "never a pass: every reader takes the last member, so members after break the "
+        "signature and members before are overridden",
+        "ledger/test_resign_attacks.py::test_with_a_key_a_duplicate_key_never_turns_a_signed_approval_into_a_pass",
     ),
 )
 

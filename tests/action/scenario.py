@@ -19,7 +19,7 @@ from rubricate.action.runtime import ActionsRuntime
 from rubricate.action.settings import settings_from_env
 from rubricate.github.adapter import connect
 from tests.action.fake_github import FakeGitHub, issue
-from tests.action.payloads import REPO, issue_comment_event, pull_request_event
+from tests.action.payloads import REPO, issue_comment_event, pull_request_event, review_event
 
 TOKEN = "ghs_scenarioToken0123456789"
 AUTHOR, WRITER, MAINTAINER = "alice", "bob", "mia"
@@ -197,6 +197,19 @@ class Scenario:
             actor=actor,
             number=number,
             pr_author=AUTHOR,
+            at=self.tick(),
+        )
+
+    def review_payload(self, actor: str, body: str, review_id: int = 77) -> dict[str, Any]:
+        """A `pull_request_review` payload of a review submitted on the current head, now."""
+        return review_event(
+            review_id=review_id,
+            body=body,
+            actor=actor,
+            number=PR,
+            pr_author=AUTHOR,
+            head_sha=self.heads[-1],
+            base_sha=self.base_sha,
             at=self.tick(),
         )
 

@@ -19,6 +19,7 @@ from tests.action.workflow_files import (
     TEMPLATES,
     VERSION_COMMENT,
     WORKFLOWS,
+    assert_delivers_pull_request_actions,
     load,
     steps_of,
     tool,
@@ -123,6 +124,7 @@ def test_the_recommended_template_triggers_and_permissions() -> None:
         "ready_for_review",
         "synchronize",
         "closed",
+        "edited",
     ]
     assert on["issue_comment"]["types"] == ["created"]
     assert on["pull_request_review"]["types"] == ["submitted"]
@@ -252,3 +254,11 @@ def load_list(path: Path) -> list[dict[str, object]]:
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     assert isinstance(data, list)
     return data
+
+
+def test_the_template_delivers_every_pull_request_action_the_bot_acts_on() -> None:
+    """A retarget (`edited` with a change of base) is what turns a PR approved on a lenient base
+    into a new version under main's rules: a template that does not subscribe to it leaves the
+    old green on the head. A title or body edit starts no job."""
+    path = next(p for p in TEMPLATES if p.name == "rubricate.yml")
+    assert_delivers_pull_request_actions(load(path))

@@ -5,6 +5,7 @@ Real git repositories, the real PyGithub adapter and the fake GitHub (OpenAPI-va
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -51,7 +52,15 @@ def _branch(scenario: Scenario, name: str, files: dict[str, str], start: str = "
     return sha
 
 
-def _pr(scenario: Scenario, action: str, base: str, base_sha: str, changes: Any = None) -> Step:
+def _pr(
+    scenario: Scenario,
+    action: str,
+    base: str,
+    base_sha: str,
+    changes: Any = None,
+    *,
+    draft: bool = False,
+) -> Step:
     payload = pull_request_event(
         action,
         number=PR,
@@ -62,6 +71,7 @@ def _pr(scenario: Scenario, action: str, base: str, base_sha: str, changes: Any 
         at=scenario.tick(),
     )
     payload["pull_request"]["base"]["ref"] = base
+    payload["pull_request"]["draft"] = draft
     if changes is not None:
         payload["changes"] = changes
     return scenario.deliver(f"pull_request {action}", "pull_request_target", payload)
@@ -93,7 +103,9 @@ def test_a_pr_into_a_lenient_branch_is_graded_by_the_default_branch_config(
     assert _rubrics(scenario) == {"agora-v3"}
 
 
-def test_a_retarget_is_a_new_version_with_the_new_base_rules(scenario: Scenario) -> None:
+def _lenient_release(scenario: Scenario) -> tuple[str, str]:
+    """Main's config gives `release-*` a lenient rubric; `release-1` branches from it; the PR
+    (pushed) starts from main. The two bases' commits."""
     rules = CONFIG + "branches:\n  release-*: {rubric: rubrics/lenient.yml}\n"
     main = _branch(
         scenario, "rules", {".github/rubricate.yml": rules, "rubrics/lenient.yml": LENIENT_RUBRIC}
@@ -102,6 +114,11 @@ def test_a_retarget_is_a_new_version_with_the_new_base_rules(scenario: Scenario)
     release = _branch(scenario, "release-1", {"CHANGES.md": "1.0\n"}, start="rules")
     git(scenario.work, "rebase", "--quiet", "rules")
     scenario.push({"out/report.json": REPORT_V2}, "Add")
+    return main, release
+
+
+def test_a_retarget_is_a_new_version_with_the_new_base_rules(scenario: Scenario) -> None:
+    main, release = _lenient_release(scenario)
     assert _pr(scenario, "opened", "release-1", release).code == 0
     assert scenario.comment(WRITER, LOW).code == 0
     assert _gate(scenario) == "success"
@@ -134,3 +151,46 @@ def test_a_data_branch_that_is_the_default_branch_is_refused(scenario: Scenario)
     assert scenario.data_file("reputation.json") is None
     main_log = git(scenario.root, "--git-dir", str(scenario.remote), "log", "--format=%s", "main")
     assert "ledger event" not in main_log
+
+
+@pytest.mark.parametrize("submitted", [True, False])
+def test_a_draft_retargeted_to_main_loses_the_green_of_its_old_base(
+    scenario: Scenario, submitted: bool
+) -> None:
+    """Approved under release's lenient rules, converted to a draft, moved to main, marked ready:
+    the move is a retarget all the same (a new version under main's rules, gate pending). A
+    draft never submitted records nothing when it moves: it is first scored when ready."""
+    main, release = _lenient_release(scenario)
+    if submitted:
+        assert _pr(scenario, "opened", "release-1", release).code == 0
+        assert scenario.comment(WRITER, LOW).code == 0
+        assert _gate(scenario) == "success"
+    moved = {"base": {"ref": {"from": "release-1"}}}
+    step = _pr(scenario, "edited", "main", main, moved, draft=True)
+    assert step.code == 0, step.log
+    assert _gate(scenario) == ("pending" if submitted else "none")
+    assert ("retargeted to main: new version v2" in step.log) is submitted
+    assert _pr(scenario, "ready_for_review", "main", main).code == 0
+    assert _gate(scenario) == "pending"
+    moved_versions = [e for e in scenario.ledger_events() if e["version"] > int(submitted)]
+    assert moved_versions
+    assert {e["rubric"]["id"] for e in moved_versions} == {"agora-v3"}
+
+
+def test_a_retarget_whose_run_fails_does_not_keep_the_old_base_green(scenario: Scenario) -> None:
+    """Approved under release's rules; the run of the move to main fails before it sets any
+    status (here the repository cannot be fetched): the head's gate is set to failure, never
+    left at the green the old base's rules gave; a re-run sets the new version's gate."""
+    main, release = _lenient_release(scenario)
+    assert _pr(scenario, "opened", "release-1", release).code == 0
+    assert scenario.comment(WRITER, LOW).code == 0
+    assert _gate(scenario) == "success"
+    payload = scenario.root / f"event-{len(scenario.steps)}.json"
+    away = scenario.remote.rename(scenario.root / "away.git")
+    step = _pr(scenario, "edited", "main", main, {"base": {"ref": {"from": "release-1"}}})
+    assert step.code == 1, step.log
+    assert _gate(scenario) == "failure"
+    away.rename(scenario.remote)
+    again = scenario.deliver("re-run", "pull_request_target", json.loads(payload.read_text()))
+    assert again.code == 0, again.log
+    assert _gate(scenario) == "pending"

@@ -19,7 +19,14 @@ from tests.action.docs_reference import (
     replace_section,
     section,
 )
-from tests.action.workflow_files import ACTION, ROOT, TEMPLATES, WORKFLOWS, uses_lines
+from tests.action.workflow_files import (
+    ACTION,
+    ROOT,
+    TEMPLATES,
+    WORKFLOWS,
+    assert_delivers_pull_request_actions,
+    uses_lines,
+)
 
 SECURITY = ROOT / "SECURITY.md"
 DOC_FILES = sorted(DOCS.glob("*.md"))
@@ -74,6 +81,21 @@ def test_every_yaml_block_in_the_docs_parses() -> None:
     for path in [*DOC_FILES, SECURITY]:
         for block in FENCED_YAML.findall(path.read_text(encoding="utf-8")):
             yaml.safe_load(block.replace("<40-character commit SHA>", "0" * 40))
+
+
+def test_every_documented_workflow_delivers_the_pull_request_actions_the_bot_acts_on() -> None:
+    """The workflows the docs show (the minimal one users copy first) subscribe to a retarget
+    like the template does: without it a green given under another base's rules stays."""
+    found = 0
+    for path in [*DOC_FILES, SECURITY]:
+        for block in FENCED_YAML.findall(path.read_text(encoding="utf-8")):
+            workflow = yaml.safe_load(block.replace("<40-character commit SHA>", "0" * 40))
+            if isinstance(workflow, dict) and True in workflow:
+                workflow["on"] = workflow.pop(True)
+            if isinstance(workflow, dict) and "pull_request_target" in workflow.get("on", {}):
+                assert_delivers_pull_request_actions(workflow)
+                found += 1
+    assert found
 
 
 @pytest.mark.parametrize("path", [*DOC_FILES, SECURITY], ids=lambda p: p.name)

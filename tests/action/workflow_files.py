@@ -11,6 +11,8 @@ from typing import Any
 
 import yaml
 
+from rubricate.bot.payload import PR_ACTIONS
+
 ROOT = Path(__file__).resolve().parents[2]
 ACTION = ROOT / "action.yml"
 TEMPLATES = sorted((ROOT / "examples" / "workflows").glob("*.yml"))
@@ -51,3 +53,51 @@ def tool(name: str) -> str | None:
     """An executable beside this interpreter, else on PATH."""
     beside = Path(sys.executable).parent / name
     return str(beside) if beside.exists() else shutil.which(name)
+
+
+_PROPERTY = re.compile(r"\bgithub(?:\.[A-Za-z_][A-Za-z0-9_-]*)+")
+_OBJECT = object()
+_OPERATORS = (("&&", " and "), ("||", " or "), ("!=", " __ne__ "), ("!", " not "))
+
+
+def job_runs(condition: str, event_name: str, payload: dict[str, Any]) -> bool:
+    """Whether a job's `if:` admits an event, for the expressions our templates use: `github.`
+    properties (a missing one is null), string literals, `==`, `!=`, `!`, `&&`, `||`,
+    parentheses and `contains(text, part)` (test support: our own template's text only)."""
+    context = {"event_name": event_name, "event": payload, "repository": "octo/widgets"}
+
+    def read(path: str) -> Any:
+        found: Any = context
+        for name in path.split(".")[1:]:
+            found = found.get(name) if isinstance(found, dict) else None
+        return _OBJECT if isinstance(found, dict | list) else found  # truthy, even when empty
+
+    names: dict[str, Any] = {}
+
+    def value(match: re.Match[str]) -> str:
+        key = f"_v{len(names)}"
+        names[key] = read(match.group(0))
+        return key
+
+    text = _PROPERTY.sub(value, condition)
+    for operator, word in _OPERATORS:
+        text = text.replace(operator, word)
+    text = text.replace(" __ne__ ", " != ").replace("\n", " ")
+    names["contains"] = lambda text, part: part in (text or "")
+    return bool(eval(text, {"__builtins__": {}}, names))
+
+
+def assert_delivers_pull_request_actions(workflow: dict[str, Any]) -> None:
+    """A workflow that runs rubricate on `pull_request_target` subscribes to every action the bot
+    acts on, and its job's `if:` admits a retarget but skips an edit of the title or body."""
+    assert set(PR_ACTIONS) <= set(workflow["on"]["pull_request_target"]["types"])
+    (job,) = [j for j in workflow["jobs"].values() if "pull_request_target" in j.get("if", "")]
+    base = {"action": "edited", "pull_request": {"number": 7}}
+    retarget = {**base, "changes": {"base": {"ref": {"from": "release-1"}}}}
+    assert job_runs(job["if"], "pull_request_target", retarget)
+    assert not job_runs(job["if"], "pull_request_target", {**base, "changes": {"title": {}}})
+    for action in ("opened", "synchronize", "closed"):
+        assert job_runs(job["if"], "pull_request_target", {"action": action})
+    comment = {"issue": {"pull_request": {}}, "comment": {"body": "/approve", "user": {}}}
+    assert job_runs(job["if"], "issue_comment", comment)
+    assert not job_runs(job["if"], "issue_comment", {**comment, "comment": {"body": "LGTM"}})

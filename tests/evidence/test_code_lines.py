@@ -17,6 +17,14 @@ GO = (
 FETCH = "export const u = fetch('https://x/api/v1');\n"
 RS_VERSION = 'pub const VERSION: &str = "1.0";\n'
 LOOP = "def f(items):\n    for i in items:\n        process(i)\n        save()\n"
+EX = (
+    'defmodule M do\n  @moduledoc """\n  Sends a chunked response.\n  """\n\n'
+    '  @doc ~S"""\n  Encodes a cookie.\n  """\n  def encode(k), do: k\n\n'
+    '  def page, do: """\n  Hello\n  """\nend\n'
+)
+RS_DOC = '#![doc(\n    html_root_url = "https://docs.rs/a/0.4.24"\n)]\nfn f() {}\n'
+RS_CFG = '#![cfg_attr(\n    feature = "std",\n    allow(dead_code)\n)]\nfn f() {}\n'
+PY_DOC = 'def f():\n    """\n    Does f.\n    """\n    log()\n    return 1\n\n\nX = """\nrow\n"""\n'
 
 
 def changed(tmp_path: Path, path: str, before: str, after: str) -> bool:
@@ -51,6 +59,25 @@ def changed(tmp_path: Path, path: str, before: str, after: str) -> bool:
         ("src/a.py", 'TIMEOUT = "1.5"\n', 'TIMEOUT = "30.0"\n', True),
         ("src/a.py", 'c.connect(version="2.1")\n', 'c.connect(version="1.0")\n', True),
         ("src/lib.rs", RS_VERSION, RS_VERSION.replace("1.0", "1.1"), False),
+        ("src/a.py", LOOP, LOOP.replace("        save()", "        # save()"), True),
+        ("src/a.py", LOOP, LOOP.replace("        save()", ""), True),
+        ("src/a.py", PY_DOC, PY_DOC.replace("    Does f.", ""), False),
+        ("src/a.go", GO, GO.replace("// self-sabatoge", "\n\t// self-sabotage"), False),
+        ("lib/m.ex", EX, EX.replace("Sends a", "Streams a"), False),
+        ("lib/m.ex", EX, EX.replace("Encodes a", "Encodes one"), False),
+        ("lib/m.ex", EX, EX.replace("do: k", "do: {k}"), True),
+        ("lib/m.ex", EX, EX.replace("Hello", "Bye"), True),
+        ("src/lib.rs", RS_DOC, RS_DOC.replace("0.4.24", "0.4.25"), False),
+        ("src/lib.rs", RS_DOC, RS_DOC.replace("fn f() {}", "fn f() { g() }"), True),
+        ("src/lib.rs", RS_CFG, RS_CFG.replace("dead_code", "unused"), True),
+        ("src/a.py", PY_DOC, PY_DOC.replace('    """\n    Does f.\n    """\n', ""), False),
+        ("src/a.py", PY_DOC, PY_DOC.replace('X = """\nrow\n"""\n', ""), True),
+        (
+            "src/a.py",
+            PY_DOC,
+            PY_DOC.replace('    """\n    Does f.\n    """\n    log()\n', ""),
+            True,
+        ),
     ],
 )
 def test_code_changes_only_when_the_code_differs(

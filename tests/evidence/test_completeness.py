@@ -41,7 +41,7 @@ def test_markers_only_count_on_added_lines(tmp_path: Path) -> None:
         },
     )
     assert found(result) == [("src/new.py", 1, "warning"), ("src/new.py", 2, "warning")]
-    assert [f.kind for f in result.findings] == ["certain", "certain"]
+    assert [f.kind for f in result.findings] == ["certain", "note"]  # an XXX may be a warning
     assert result.value == pytest.approx(0.8)
 
 
@@ -226,3 +226,40 @@ def test_one_removed_todo_covers_one_re_wrapped_line(tmp_path: Path) -> None:
     assert [f.rule for f in completeness_check(snapshot, parse_spec("")).findings] == [
         "todo-marker"
     ]
+
+
+def test_an_xxx_is_a_note_and_a_todo_or_fixme_is_certain(tmp_path: Path) -> None:
+    code = (
+        "package m\n\n// XXX: Meta and Super are swapped in this protocol.\nconst A = 1\n"
+        "// TODO: map the keypad keys\nconst B = 2\n// FIXME: racy\nconst C = 3\n"
+    )
+    result = check(tmp_path, {"src/mod.go": code})
+    assert [(f.line, f.kind, f.rule) for f in result.findings] == [
+        (3, "note", "todo-marker"),
+        (5, "certain", "todo-marker"),
+        (7, "certain", "todo-marker"),
+    ]
+
+
+def test_not_implemented_in_a_test_double_nested_in_a_test_is_no_finding(tmp_path: Path) -> None:
+    doubles = (
+        "def test_handlers():\n    async def receive():\n        raise NotImplementedError\n\n"
+        "    app(receive)\n"
+    )
+    assert check(tmp_path / "a", {"tests/test_app.py": doubles}).findings == ()
+    unfinished = "def test_later():\n    raise NotImplementedError\n"
+    result = check(tmp_path / "b", {"tests/test_app.py": unfinished})
+    assert [(f.line, f.kind) for f in result.findings] == [(2, "note")]
+    nested_source = (
+        "def outer():\n    def inner():\n        raise NotImplementedError\n    return inner\n"
+    )
+    result = check(tmp_path / "c", {"src/outer.py": nested_source})
+    assert [(f.line, f.kind) for f in result.findings] == [(3, "certain")]
+
+
+def test_a_fixture_or_golden_file_may_end_inside_brackets(tmp_path: Path) -> None:
+    screen = "\x1b[?1049h\x1b[?25l\x1b[1;1Hloading ["
+    head = {"testdata/TestView/alt.golden": screen, "tests/fixtures/cut.json": '{"a": [1,'}
+    assert check(tmp_path / "a", head).findings == ()
+    result = check(tmp_path / "b", {"src/view.golden": screen, "src/cut.json": '{"a": [1,'})
+    assert [f.rule for f in result.findings] == ["truncated", "truncated"]

@@ -285,3 +285,89 @@ def test_prose_named_like_a_test_does_not_make_a_docs_folder_tested(tmp_path: Pa
     base = {**BASE, "docs/en/_llm-test.md": "# t\n", "docs/js/termynal.js": "var a = 1;\n"}
     snapshot = snapshot_of(tmp_path, base, {"docs/js/termynal.js": "var a = 2;\n"})
     assert verifiability_check(snapshot).findings == ()
+
+
+@pytest.mark.parametrize(
+    ("base", "path"),
+    [
+        ({}, ".php-cs-fixer.dist.php"),
+        ({}, "settings.gradle.kts"),
+        ({}, ".github/scripts/check_template.py"),
+        ({"site/package.json": "{}\n"}, "site/.vitepress/theme/index.ts"),
+    ],
+)
+def test_tool_configs_and_code_of_hidden_tool_folders_need_no_test(
+    tmp_path: Path, base: dict[str, FileValue], path: str
+) -> None:
+    snapshot = snapshot_of(tmp_path, {**BASE, **base, path: "x = 1\n"}, {path: "x = 2\n"})
+    assert verifiability_check(snapshot).findings == ()
+
+
+@pytest.mark.parametrize(
+    ("base", "path"),
+    [
+        ({".github/scripts/test_check.py": "x = 1\n"}, ".github/scripts/check.py"),
+        ({}, "src/.internal/client.ts"),
+        ({}, "site/.vitepress/theme/index.ts"),
+        ({}, "src/php/.Client.php"),
+    ],
+)
+def test_hidden_folders_that_are_tested_or_part_of_the_program_need_a_test(
+    tmp_path: Path, base: dict[str, FileValue], path: str
+) -> None:
+    snapshot = snapshot_of(tmp_path, {**BASE, **base, path: "x = 1\n"}, {path: "x = 2\n"})
+    assert [f.rule for f in verifiability_check(snapshot).findings] == ["tests"]
+
+
+EX_DOC = (
+    '  @doc """\n  Encodes a cookie.\n\n  ## Examples\n\n      iex> encode("k")\n      "k"\n  """\n'
+)
+
+
+def test_a_doctest_below_other_added_lines_is_a_test_change(tmp_path: Path) -> None:
+    base = "defmodule M do\n  def encode(k), do: k\nend\n"
+    with_doctest = base.replace("  def", EX_DOC + "  def").replace("do: k", "do: to_string(k)")
+    snapshot = snapshot_of(tmp_path / "a", {**BASE, "lib/m.ex": base}, {"lib/m.ex": with_doctest})
+    assert verifiability_check(snapshot).findings == ()
+    untested = base.replace("do: k", "do: to_string(k)")
+    snapshot = snapshot_of(tmp_path / "b", {**BASE, "lib/m.ex": base}, {"lib/m.ex": untested})
+    assert [f.rule for f in verifiability_check(snapshot).findings] == ["tests"]
+
+
+@pytest.mark.parametrize(
+    ("path", "flagged"),
+    [
+        ("SECURITY.md", False),
+        ("AGENTS.md", False),
+        (".github/CONTRIBUTING.md", False),
+        ("docs/security-model.md", True),
+        ("README.md", True),
+        ("security.txt.md", True),
+    ],
+)
+def test_a_policy_document_states_the_project_s_rules_and_needs_no_sources(
+    tmp_path: Path, path: str, *, flagged: bool
+) -> None:
+    rules = "".join(f"Rule {n}: reports must include the affected version.\n" for n in range(12))
+    result = check(tmp_path, {path: rules})
+    assert [f.rule for f in result.findings] == (["sources"] if flagged else [])
+
+
+RS = "pub fn f() -> u8 {\n    1\n}\n"
+
+
+@pytest.mark.parametrize(
+    ("doc", "tested"),
+    [
+        ("//! Splits the parser.\n//!\n//! ```\n//! assert_eq!(m::f(), 2);\n//! ```\n", True),
+        ("/// ```rust,no_run\n/// m::f();\n/// ```\n", True),
+        ("//! Splits the parser.\n//!\n//! ```ignore\n//! let x = f();\n//! ```\n", False),
+        ("/// ```text\n/// a -> b\n/// ```\n", False),
+    ],
+)
+def test_a_rust_doc_block_is_a_test_only_when_it_runs(
+    tmp_path: Path, doc: str, *, tested: bool
+) -> None:
+    head = {"src/m.rs": doc + RS.replace("1", "2")}
+    snapshot = snapshot_of(tmp_path, {**BASE, "src/m.rs": RS}, head)
+    assert [f.rule for f in verifiability_check(snapshot).findings] == ([] if tested else ["tests"])

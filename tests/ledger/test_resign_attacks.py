@@ -7,6 +7,7 @@ unsigned, so with the key the gate never uses it.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -19,7 +20,7 @@ from rubricate.ledger.event import Event
 from rubricate.ledger.paths import job_paths
 from rubricate.ledger.store import job_file_events
 from rubricate.ledger.trust import KEY_ENV, refusal, signed
-from tests.ledger.factory import completed_job, event, scored
+from tests.ledger.factory import AGORA_IDS, completed_job, event, scored
 from tests.ledger.gitutil import BRANCH, bare_remote, branch_files, commit_files, git
 
 KEY = b"k" * 32
@@ -28,6 +29,8 @@ EARLIER = "ledger/2024-01.jsonl"
 FAILING = scored("approved", 1, 2, "comment:7#0", [1] * 5, verdict="fail")
 """The bot's own approval of PR #1, which fails the rubric: the gate stays red."""
 Tamper = Callable[[bytes, bytes], dict[str, bytes]]
+PASSING_MEMBERS = f'"scores": {json.dumps(dict.fromkeys(AGORA_IDS, 5))}, "verdict": "pass"'.encode()
+"""JSON members that, repeated after an approval's own, make it a passing one (the last wins)."""
 
 
 def _bot_ledger(remote: Path) -> bytes:
@@ -59,8 +62,19 @@ def _with_a_bad_signature(shard: bytes, line: bytes) -> dict[str, bytes]:
     return {SHARD: shard.replace(line, forged.to_line().encode())}
 
 
+def _keys_reordered(shard: bytes, line: bytes) -> dict[str, bytes]:
+    values = json.loads(line)
+    return {SHARD: shard.replace(line, json.dumps(dict(reversed(values.items()))).encode())}
+
+
+def _passed_by_a_duplicate_key(shard: bytes, line: bytes) -> dict[str, bytes]:
+    return {SHARD: shard.replace(line, line[:-1] + b"," + PASSING_MEMBERS + b"}")}
+
+
 TAMPERS: dict[str, Tamper] = {
     "a field edited": _edited,
+    "keys reordered, the same event": _keys_reordered,
+    "a duplicate key after the original that passes it": _passed_by_a_duplicate_key,
     "moved to another shard": _moved,
     "re-spaced, the same event": _re_spaced,
     "a made-up signature": _with_a_bad_signature,
@@ -220,3 +234,24 @@ def test_append_with_the_key_never_signs_a_line_signed_otherwise(
     unsigned.write_text(passing.to_line() + "\n", encoding="utf-8")
     assert main(["ledger", "append", "--remote", str(remote), str(unsigned)]) == 0
     assert passing.id in _signed_ids(remote)
+
+
+@pytest.mark.parametrize("where", ["after", "before"])
+def test_with_a_key_a_duplicate_key_never_turns_a_signed_approval_into_a_pass(
+    tmp_path: Path, where: str
+) -> None:
+    """The bot's signed, failing approval given passing `scores` and `verdict` a second time in
+    the same line: every reader takes the last member (as the signature check does), so the
+    members after it break the signature and the members before it are overridden by it."""
+    remote, work = bare_remote(tmp_path), tmp_path / "work"
+    with DataBranchStore(str(remote), key=KEY) as store:
+        store.append(completed_job(1, [3] * 5, [3] * 5)[:1])
+        store.append([FAILING])
+    shard = branch_files(remote)[SHARD]
+    (line,) = [x for x in shard.split(b"\n") if FAILING.id.encode() in x]
+    if where == "after":
+        forged = line[:-1] + b"," + PASSING_MEMBERS + b"}"
+    else:
+        forged = b"{" + PASSING_MEMBERS + b"," + line[1:]
+    commit_files(remote, {SHARD: shard.replace(line, forged)}, work, f"duplicate {where}")
+    assert not _passing_approval_stands(remote)

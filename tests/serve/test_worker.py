@@ -9,9 +9,12 @@ from typing import Any
 
 import pytest
 
-from rubricate.errors import Busy, RateLimited
+from rubricate.bot.effects import SetStatus
+from rubricate.errors import Busy, ExecutionError, GitHubError, RateLimited
+from rubricate.github.adapter import GitHubAdapter
 from rubricate.ledger.pg_schema import connect
 from rubricate.serve import handle as handle_module
+from rubricate.serve import outbox
 from rubricate.serve.budget import record
 from rubricate.serve.handle import handle_delivery
 from rubricate.serve.ledger_files import LedgerFiles
@@ -275,3 +278,57 @@ def test_a_commands_job_is_read_once_from_the_database(
     guid = comment_delivery(world, "g-2", WRITER, "/score spec=4 comp=4 qual=3 ver=3 format=2")
     assert handle_delivery(world.ctx, guid, now=world.scenario.clock) == "handled"
     assert len(reads) == 1  # located and gathered on the one read
+
+
+def _leave(world: WorkerSetup, guid: str, effect: SetStatus) -> None:
+    """An outbox row for the PR holding one status, as a handled delivery leaves it."""
+    with connect(world.db_url) as conn, conn.transaction():
+        outbox.put(conn, (REPO, PR, INSTALLATION, guid), [effect])
+
+
+def _green_sent_then_gate_back(
+    world: WorkerSetup, monkeypatch: pytest.MonkeyPatch, how: str
+) -> dict[str, Any]:
+    """The PR's gate published (not green), then a green whose publish sets it on GitHub and
+    dies before recording it (`how`: killed before its commit, or GitHub's answer lost), then
+    the gate back where it was before the retry: the first status, as GitHub had it."""
+    fake = world.scenario.fake
+    guid = pr_delivery(world, "g-open")
+    handle_delivery(world.ctx, guid, now=world.scenario.clock)
+    publish_pr(world.ctx, REPO, PR)
+    [first] = fake.statuses
+    assert first["state"] != "success"
+    _leave(world, guid, SetStatus(sha=first["sha"], state="success", description="approved"))
+    if how == "killed":
+
+        def killed(*_args: object) -> None:
+            raise SystemExit("killed after GitHub's writes, before the commit")
+
+        monkeypatch.setattr(outbox, "mark_published", killed)
+    else:
+        real = GitHubAdapter.set_status
+
+        def lost(self: GitHubAdapter, *args: Any) -> None:
+            real(self, *args)
+            raise GitHubError("POST statuses: 502 Bad Gateway")
+
+        monkeypatch.setattr(GitHubAdapter, "set_status", lost)
+    with pytest.raises((SystemExit, ExecutionError)):
+        publish_pr(world.ctx, REPO, PR)
+    monkeypatch.undo()
+    assert fake.statuses[-1]["state"] == "success"
+    back = SetStatus(sha=first["sha"], state=first["state"], description=first["description"])
+    _leave(world, guid, back)
+    return first
+
+
+@pytest.mark.parametrize(("how", "again"), [("killed", True), ("killed", False), ("lost", True)])
+def test_a_green_an_unfinished_publish_sent_is_taken_down_by_the_next(
+    world: WorkerSetup, monkeypatch: pytest.MonkeyPatch, how: str, again: bool
+) -> None:
+    first = _green_sent_then_gate_back(world, monkeypatch, how)
+    publish_pr(world.ctx, REPO, PR, again=again)  # again=False: a waiting twin of the publish
+    assert world.scenario.fake.statuses[-1]["state"] == first["state"]
+    writes = len(world.scenario.fake.statuses)
+    publish_pr(world.ctx, REPO, PR)  # nothing left: no write
+    assert len(world.scenario.fake.statuses) == writes

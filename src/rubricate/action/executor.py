@@ -15,7 +15,7 @@ a green, the gate is read again at the data branch's tip and set again if anothe
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -85,12 +85,15 @@ class Executor:
         regate: Callable[[str], SetStatus] | None = None,
         shared: Callable[[str], SetStatus | None] | None = None,
         views_trusted: bool = False,
+        doubted: Collection[str] = frozenset(),
     ) -> None:
         """`views_trusted`: the view state comes from a store no one else writes (the service's
-        database), so its word is taken for every status; the data branch's is not taken for a
-        gate that is not green (`_lowers_gate`)."""
+        database), so its word is taken for every status but those `doubted` (`context@sha`:
+        a green was sent for them that the view state may not know); the data branch's is not
+        taken for a gate that is not green (`_lowers_gate`)."""
         self._api = api
         self._views_trusted = views_trusted
+        self._doubted = frozenset(doubted)
         self._regate = regate
         self._shared = shared
         self._review_nodes = dict(review_nodes or {})
@@ -273,7 +276,7 @@ class Executor:
         description = effect.description[:140]
         key = f"{effect.context}@{effect.sha}"
         wanted = StatusView(state=effect.state, description=description)
-        untrusted = _lowers_gate(effect) and not self._views_trusted
+        untrusted = (_lowers_gate(effect) and not self._views_trusted) or key in self._doubted
         known = self._sent if untrusted else self._outcome.views.statuses
         if known.get(key) == wanted:
             return self._note(f"status {effect.context} unchanged ({effect.state})")

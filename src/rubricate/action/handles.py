@@ -136,5 +136,6 @@ class FailureTarget:
     comment_id: int | None = None
     number: int | None = None
     gate_sha: str | None = None
-    """A commit whose `rubricate/approval` a failed run sets to failure (a merge group's)."""
+    """A commit whose `rubricate/approval` a failed run sets to failure (a merge group's, or a
+    retargeted PR's head)."""
     review_nodes: dict[int, str] = field(default_factory=dict)

@@ -49,7 +49,7 @@ from rubricate.bot.events import (
     ReviewEvent,
 )
 from rubricate.bot.handlers import handle
-from rubricate.bot.payload import parse_event
+from rubricate.bot.payload import RETARGET, parse_event
 from rubricate.bot.view_state import ViewState, encode_views, view_path
 from rubricate.errors import ConfigError, RubricateError, SourceError, read_problem
 
@@ -159,7 +159,13 @@ def job_event(parsed: BotEvent | GradersRun, handles: RunHandles) -> JobEvent | 
 
 
 def aim(target: FailureTarget, event: JobEvent, payload: Mapping[str, Any]) -> None:
-    """Point the failure report at the event's comment, review and head."""
+    """Point the failure report at the event's comment, review and head.
+
+    A failed run of a retarget also sets the head's gate to failure: the head keeps the status
+    the old base's rules gave it (a green, say) until a run records it under the new base's, so
+    that status must not stand meanwhile. (A re-run then sets the new version's gate, which is
+    never the old green: a retarget is always a new version.) Other runs leave the gate as the
+    last run that completed set it: a new head has none, an old one the gate of its version."""
     if isinstance(event, CommentEvent):
         target.comment_id, target.number = event.comment_id, event.number
     if isinstance(event, ReviewEvent):
@@ -167,6 +173,8 @@ def aim(target: FailureTarget, event: JobEvent, payload: Mapping[str, Any]) -> N
         target.review_nodes = {event.review_id: str(node)} if node else {}
     if isinstance(event, PullRequestEvent | ReviewEvent | GradersEvent):
         target.head_sha = event.head_sha
+    if isinstance(event, PullRequestEvent) and event.action == RETARGET:
+        target.gate_sha = event.head_sha
 
 
 def dry_run(effects: list[Effect], stdout: TextIO, runtime: ActionsRuntime) -> int:

@@ -50,12 +50,16 @@ def on_pull_request(
     - A head event older than the latest one recorded (a delivery that arrives late, or a re-run of
       an old run) changes nothing: it is logged and ignored.
     - edited with a change of base (a retarget): always a new version against the new base, gate
-      pending, with the config read again for the new base.
+      pending, with the config read again for the new base; a draft's too, so that a PR approved
+      under one base's rules never takes that green to another base by way of a draft (a draft
+      that no version was recorded for yet records nothing: it is first scored when ready).
     - closed: `final_approval` when merged (gate passed, overridden or bypassed), else `abandoned`.
       A merged revert records a `disputed` event on the PR it reverts.
     """
     if event.action == "closed":
         return _closed(event, snapshot, job, ctx)
+    if event.draft and not job.versions:
+        return [Log(f"draft #{event.number} moved to {event.base_ref} before it was submitted")]
     return _head_seen(event, snapshot, job, ctx)
 
 

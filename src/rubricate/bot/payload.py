@@ -93,7 +93,7 @@ def _pull_request(payload: Mapping[str, Any], action: str) -> PullRequestEvent |
         sender=_optional_login(payload, "sender") or "",
         merged_by=_optional_login(pr, "merged_by"),
     )
-    if event.draft and action != "closed":
+    if event.draft and action not in ("closed", RETARGET):  # a draft may move: see on_pr
         return Ignored(f"pull request #{event.number} is a draft")
     return event
 

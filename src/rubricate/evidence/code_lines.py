@@ -11,8 +11,13 @@ The rules, by file extension (`comment_style`):
   or a docstring (`non_code_lines`);
 - an added line is code unless it is such a line; a removed line is not code when it is blank
   or starts as a comment does, when the lines added in its place are all non-code, or when
-  it was removed from inside a comment or docstring (the head lines on both sides are);
-- Rust `#[doc ...]` and `#![doc ...]` attributes are documentation: `///` is sugar for them;
+  it was removed from inside a comment or docstring (the head lines on both sides are); code
+  replaced by line comments or blank lines only (commented out) is a code change;
+- Rust `#[doc ...]` and `#![doc ...]` attributes are documentation (`///` is sugar for them),
+  over every line until their brackets close;
+- Elixir `@moduledoc`, `@doc` and `@typedoc` heredocs (`@doc \"""` ... `\"""`, `~S\"""` too) are
+  documentation, as Python docstrings are; a heredoc assigned or returned is a string of code;
+- a stretch that only removes a Python string statement (a whole docstring) removes no code;
 - a file changes code (`changes_code`) when one of its added or removed lines is code, unless
   a stretch of the diff replaces code lines by the same code: equal once trailing comments are
   dropped, spaces collapsed (Python keeps its indentation) and quoted version numbers masked
@@ -26,6 +31,7 @@ from __future__ import annotations
 
 import ast
 import re
+import textwrap
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -64,6 +70,9 @@ STYLES: dict[str, CommentStyle] = {
 
 RUST_DOC = re.compile(r"^\s*#!?\[doc\b")
 """A Rust documentation attribute: what `///` and `//!` comments desugar to."""
+RUST_STRING = re.compile(r'"(?:\\.|[^"\\])*"')
+ELIXIR_DOC = re.compile(r'^\s*@(?:module|type)?doc\s+(?:~[sS])?"{3}\s*$')
+"""The opening line of an Elixir documentation heredoc; it closes at a line of three quotes."""
 QUOTED_VERSION = re.compile(r"(?<=[\"'])v?\d+\.\d[-+.0-9A-Za-z]*(?=[\"'])")
 """A version number that is a whole string literal: `"0.3.2"`, `'1.0.0-beta.2'`."""
 VERSION_LINE = re.compile(
@@ -98,8 +107,37 @@ def _non_code(text: str, style: CommentStyle, ext: str) -> frozenset[int]:
     if ext in ("py", "pyi"):
         found.update(docstring_lines(text))
     if ext == "rs":
-        found.update(n for n, line in enumerate(lines, 1) if RUST_DOC.match(line))
+        found.update(_rust_doc_lines(lines))
+    if ext in ("ex", "exs"):
+        found.update(_elixir_doc_lines(lines))
     return frozenset(found)
+
+
+def _rust_doc_lines(lines: list[str]) -> set[int]:
+    """Lines of Rust doc attributes, from `#[doc` until the brackets it opens close."""
+    found: set[int] = set()
+    depth = 0
+    for number, line in enumerate(lines, 1):
+        if depth <= 0 and not RUST_DOC.match(line):
+            continue
+        found.add(number)
+        bare = RUST_STRING.sub("", line)
+        depth = max(depth, 0) + sum(bare.count(c) for c in "[(") - sum(bare.count(c) for c in "])")
+    return found
+
+
+def _elixir_doc_lines(lines: list[str]) -> set[int]:
+    """Lines of Elixir documentation heredocs, opener and closer included."""
+    found: set[int] = set()
+    start = 0
+    for number, line in enumerate(lines, 1):
+        if start:
+            found.add(number)
+            start = 0 if line.lstrip().startswith('"' * 3) else start
+        elif ELIXIR_DOC.match(line):
+            found.add(number)
+            start = number
+    return found
 
 
 def is_comment_text(line: str, style: CommentStyle) -> bool:
@@ -243,12 +281,31 @@ def changes_code(change: FileChange) -> bool:
             if _same_code(run, [head[n - 1] for n in added], style, ext):
                 continue
             return True
-        if run.added or not run.removed:
-            continue  # a replacement by non-code lines only: comment or docstring edits
-        inside = run.before in quiet and run.before + 1 in quiet and run.before > 0
-        if not inside and not all(is_comment_text(t, style) for t in run.removed):
+        if not run.removed or not all(
+            0 < n <= len(head) and is_comment_text(head[n - 1], style) for n in run.added
+        ):
+            continue  # docstring or block comment text in place of what it removes: an edit
+        after = run.before + len(run.added) + 1
+        inside = run.before in quiet and after in quiet and run.before > 0
+        if inside or (ext in ("py", "pyi") and _only_strings(run.removed, style)):
+            continue
+        if not all(is_comment_text(t, style) for t in run.removed):
             return True
     return False
+
+
+def _only_strings(removed: tuple[str, ...], style: CommentStyle) -> bool:
+    """True when removed Python lines are string statements only (a docstring, whole)."""
+    lines = [t for t in removed if not is_comment_text(t, style)]
+    if not lines or not lines[0].lstrip().lstrip("rRuUbB").startswith(('"""', "'''")):
+        return False
+    tree = python_tree(textwrap.dedent("\n".join(lines)))
+    return tree is not None and all(
+        isinstance(node, ast.Expr)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+        for node in tree.body
+    )
 
 
 def _same_code(run: Run, added: list[str], style: CommentStyle, ext: str) -> bool:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from rubricate.evidence import file_kinds as kinds
 from rubricate.evidence.code_lines import comment_style, in_comment, python_tree
 from rubricate.evidence.markers import (
+    CERTAIN_MARKERS,
     MARKER_HINTS,
     PYTHON_UNIMPLEMENTED,
     UNIMPLEMENTED,
@@ -20,7 +21,12 @@ from rubricate.evidence.markers import (
     marker_in,
     placeholder_in,
 )
-from rubricate.evidence.python_stubs import STUB_BODY, in_method, stub_functions
+from rubricate.evidence.python_stubs import (
+    STUB_BODY,
+    in_method,
+    in_nested_function,
+    stub_functions,
+)
 from rubricate.evidence.results import CheckResult, Finding, check_result, short_list
 from rubricate.evidence.snapshot import FileChange, Snapshot
 from rubricate.evidence.spec import ChecklistItem, Spec, change_vocabulary, item_covered
@@ -168,7 +174,7 @@ def _scan_added_lines(
             stub
             and code
             and not in_comment(change, number, text, stub.start())
-            and not (python and in_method(python_tree(change.text or ""), number))
+            and not (python and _double_or_method(change, number, in_test))
         ):
             tally.at(
                 change,
@@ -187,7 +193,7 @@ def _scan_added_lines(
                 number,
                 MARKER_PENALTY,
                 f"{marker} marker: {shown}",
-                certain=not in_test,
+                certain=not in_test and marker in CERTAIN_MARKERS,
                 rule="todo-marker",
             )
         elif not in_test and placeholder_in(change, text):
@@ -201,6 +207,13 @@ def _scan_added_lines(
             )
 
 
+def _double_or_method(change: FileChange, number: int, in_test: bool) -> bool:
+    """True when a Python line lies in a method (the abstract idiom) or, in a test file, in a
+    function nested in another: a test double the test means never to call."""
+    tree = python_tree(change.text or "")
+    return in_method(tree, number) or (in_test and in_nested_function(tree, number))
+
+
 def _check_shape(change: FileChange, text: str, tally: _Tally) -> None:
     if not text.strip():
         if _touched_content(change) and kinds.basename(change.path) not in kinds.EMPTY_OK_NAMES:
@@ -210,8 +223,9 @@ def _check_shape(change: FileChange, text: str, tally: _Tally) -> None:
         return
     path = change.path
     prose = kinds.is_data(path) or kinds.is_doc(path) or kinds.extension(path) in kinds.MARKUP_EXTS
-    if prose or not loses_newline(change):
-        return  # brackets are syntax in code, configs and data: markup and prose may leave one open
+    if prose or kinds.is_fixture(path) or not loses_newline(change):
+        return  # brackets are syntax in code, configs and data: markup and prose may leave one
+        # open, and a test fixture or golden output may be cut or malformed on purpose
     reason = open_structure(text)
     if reason:
         message = f"truncated? the file ends without a newline {reason}"

@@ -68,11 +68,12 @@ JSONC_NAMES = re.compile(
 )
 TOOL_CONFIG_NAMES = re.compile(
     r"^[\w.-]+\.config\.[cm]?[jt]sx?$|^\.[\w-]+rc\.[cm]?js$|^(gulpfile|gruntfile)\.[cm]?[jt]s$"
-    r"|^(noxfile|fabfile|dodo)\.py$|^build\.rs$",
+    r"|^(noxfile|fabfile|dodo)\.py$|^build\.rs$|^settings\.gradle(\.kts)?$",
     re.I,
 )
 """Build and tool configs written in a programming language (a Cargo `build.rs` build script
-among them): not program source to test."""
+and a Gradle `settings.gradle.kts` among them): not program source to test. A hidden file
+(`.php-cs-fixer.dist.php`, `.eslintrc.cjs`) is one too, outside the program's code roots."""
 TEST_NAMES = re.compile(r"^(test_|conftest\.py$)|([_-]test|[_-]spec|Tests?)\.[^.]+$")
 EMPTY_OK_NAMES = frozenset(
     {"__init__.py", "py.typed", ".gitkeep", ".keep", ".nojekyll", ".gitignore"}
@@ -179,7 +180,8 @@ def is_example(path: str) -> bool:
 
 
 def support_folder(path: str, package_roots: frozenset[str] = frozenset()) -> str | None:
-    """The documentation or scripts folder the path lies in (`docs/`), or None. Such a folder
+    """The documentation, scripts or hidden tool folder the path lies in (`docs/`, `.github/`,
+    `.vitepress/`), or None. Such a folder
     serves the project only at the repository root or directly in a workspace package's root
     (a folder of `package_roots`, those holding a manifest); below a `src/`, `lib/`,
     `internal/` or `pkg/` folder, or anywhere else, it is a part of the program."""
@@ -187,11 +189,16 @@ def support_folder(path: str, package_roots: frozenset[str] = frozenset()) -> st
     for index, part in enumerate(parts):
         if part.lower() in CODE_ROOTS:
             return None
-        if part.lower() in SUPPORT_DIRS and (
+        if (part.lower() in SUPPORT_DIRS or _hidden(part)) and (
             index == 0 or "/".join(parts[:index]) in package_roots
         ):
             return "/".join(parts[: index + 1]) + "/"
     return None
+
+
+def _hidden(name: str) -> bool:
+    """True for a hidden file or folder name (`.github`, `.eslintrc.js`; not `.` or `..`)."""
+    return name.startswith(".") and name.strip(".") != ""
 
 
 def package_roots(paths: frozenset[str]) -> frozenset[str]:
@@ -204,11 +211,24 @@ def is_source(path: str) -> bool:
     `build.gradle.kts`, ...) nor a build or tool config."""
     if (
         TOOL_CONFIG_NAMES.search(basename(path))
+        or (_hidden(basename(path)) and not CODE_ROOTS & {p.lower() for p in _parts(path)})
         or is_manifest(path)
         or path.endswith("docs/conf.py")
     ):
         return False
     return extension(path) in SOURCE_EXTS and not is_test(path)
+
+
+POLICY_NAMES = words(
+    "security contributing code_of_conduct governance support agents claude pull_request_template"
+)
+"""Documents that state the project's own rules (how to report a vulnerability, to contribute,
+what an agent must do), by name without extension: there is nothing in them to cite."""
+
+
+def is_policy(path: str) -> bool:
+    """True for a project's policy documents (`SECURITY.md`, `CONTRIBUTING.md`, `AGENTS.md`)."""
+    return basename(path).rsplit(".", 1)[0].lower() in POLICY_NAMES and is_doc(path)
 
 
 def is_doc(path: str) -> bool:

@@ -28,6 +28,9 @@ MARKERS = re.compile(r"(?<![\w.-])(?<!\w/)(TODO|FIXME|XXX)\b(?!-X+\b|\.\w)")
 """A marker word on its own: not part of an identifier, a dotted name or file name
 (`Status.TODO`, `TODO.md`), a path segment (`/PREFIX/XXX`) or a stand-in of X's
 (`XXX-XXXX`); `TODO/FIXME:`, `FIXME-later:` and `TODO-1234` are markers."""
+CERTAIN_MARKERS = frozenset({"TODO", "FIXME"})
+"""Markers that always mean unfinished work. `XXX` also marks a warning or an explanation
+(`XXX: Meta and Super are swapped here, for compatibility`): a note, never certain."""
 PROSE_MARKER = re.compile(
     r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?(?:\*\*)?(TODO|FIXME|XXX)\b|\b(TODO|FIXME|XXX):"
 )

@@ -38,6 +38,28 @@ def in_method(tree: ast.Module | None, number: int) -> bool:
     return False
 
 
+def in_nested_function(tree: ast.Module | None, number: int) -> bool:
+    """True when a Python line lies in a function defined inside another function."""
+    if tree is None:
+        return False
+    stack: list[tuple[Any, bool]] = [(node, False) for node in tree.body]
+    while stack:
+        node, in_function = stack.pop()
+        function = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        start: int = getattr(node, "lineno", 0)
+        end: int = getattr(node, "end_lineno", None) or start
+        if not start <= number <= end:
+            continue
+        if function and in_function:
+            return True
+        stack.extend(
+            (child, in_function or function)
+            for name in BODY_FIELDS
+            for child in getattr(node, name, ())
+        )
+    return False
+
+
 def stub_functions(
     tree: ast.Module,
 ) -> list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, bool]]:

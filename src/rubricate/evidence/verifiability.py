@@ -44,8 +44,13 @@ LINK = re.compile(
 (`{issue}`, `:pr:`, ...) or an issue reference (`#123`, `GH-123`, `owner/repo#123`)."""
 OWN_NUMBER = re.compile(r"\s*\(#\d+\)\s*$")
 """A squash-merge subject's trailing `(#N)`: the pull request's own number, not a source."""
-INLINE_TEST = re.compile(r"#\[(?:cfg\()?(?:[\w:]+::)?test\b|^\s*>>>\s|^\s*//[/!]\s*```|^\s*iex>\s")
-"""Test code inside a source file: Rust test attributes and doc tests, Python doctests."""
+INLINE_TEST = re.compile(r"#\[(?:cfg\()?(?:[\w:]+::)?test\b|^\s*>>>\s|^\s*iex>\s", re.M)
+"""Test code inside a source file, on any added line: Rust test attributes, Python and Elixir
+doctests (Rust doc tests: `DOC_FENCE`)."""
+DOC_FENCE = re.compile(r"^\s*//[/!]\s*```\s*([\w,\s-]*?)\s*$", re.M)
+DOC_TEST_TAGS = frozenset({"rust", "should_panic", "no_run", "compile_fail"})
+"""A Rust doc comment's code block is a doc test when its fence opens with no language or with
+these tags (or `edition20xx`); `ignore`, `text` and other languages are not run."""
 FENCE_ANYWHERE = re.compile(r"^\s{0,3}(```|~~~)", re.M)
 PROSE_LINES = 10
 PROSE_PER_CODE_LINE = 5
@@ -85,7 +90,7 @@ def tests_signal(snapshot: Snapshot, live: list[FileChange]) -> Signal:
     if not sources:
         return Signal("tests", "n/a", note=note)
     tests = [c.path for c in live if kinds.is_test(c.path) and not kinds.is_fixture(c.path)]
-    tests += [c.path for c in code if c.path not in why and INLINE_TEST.search(c.added_text)]
+    tests += [c.path for c in code if c.path not in why and _adds_inline_test(c.added_text)]
     if not tests:
         quiet = [p for p in sources if not changes_code(_by_path(live, p))]
         sources = [p for p in sources if p not in quiet]
@@ -102,6 +107,19 @@ def tests_signal(snapshot: Snapshot, live: list[FileChange]) -> Signal:
         f"{short_list(sources)}"
     )
     return replace(missing_signal("tests", message, sources[0]), note=note)
+
+
+def _adds_inline_test(added: str) -> bool:
+    """True when added lines hold test code (`INLINE_TEST`) or open a Rust doc test."""
+    if INLINE_TEST.search(added):
+        return True
+    opening = True
+    for fence in DOC_FENCE.finditer(added):
+        tags = {t.strip() for t in fence.group(1).split(",") if t.strip()}
+        if opening and all(t in DOC_TEST_TAGS or t.startswith("edition") for t in tags):
+            return True
+        opening = not opening
+    return False
 
 
 def _untested_support(code: list[FileChange], head_paths: frozenset[str]) -> dict[str, str]:
@@ -225,7 +243,11 @@ def sources_signal(snapshot: Snapshot, live: list[FileChange]) -> Signal:
     same change changes (the prose documents it, and a reviewer checks one against the other),
     unless the prose far outnumbers that code's changed lines (a one-line edit documents no
     forty lines of claims)."""
-    docs = [c for c in live if kinds.is_doc(c.path) and kinds.extension(c.path) != "txt"]
+    docs = [
+        c
+        for c in live
+        if kinds.is_doc(c.path) and kinds.extension(c.path) != "txt" and not kinds.is_policy(c.path)
+    ]
     prose = sum(new_prose(c, snapshot.removed_lines) for c in docs)
     if prose < PROSE_LINES:
         return Signal("sources", "n/a")

@@ -32,7 +32,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from operator import attrgetter
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, TypedDict
 
 from rubricate.numbers import clamp01
 
@@ -236,10 +236,9 @@ def _facts(
         closed_at=None if closing is None else closing.at,
         last_at=ordered[-1].at,
         deadline=None if closing is None else closing.deadline,
-        disputed=bool(by_kind.get("disputed")),
-        ratings=latest_ratings(by_kind.get("rated", ())),
         rubric_quality=quality,
         events=len(ordered),
+        **_taken_from_any(ordered),
     )
 
 
@@ -255,13 +254,21 @@ def facts_so_far(whole: JobFacts, so_far: Sequence[Event]) -> JobFacts:
     """A completed job's facts as of its events `so_far` (a first part of them, in fold order,
     holding every one that `shapes_facts`), from its `whole` facts: what
     `fold_job(so_far).facts` gives, without folding its moments again."""
-    return replace(
-        whole,
-        last_at=so_far[-1].at,
-        disputed=any(event.kind == "disputed" for event in so_far),
-        ratings=latest_ratings([event for event in so_far if event.kind == "rated"]),
-        events=len(so_far),
-    )
+    return replace(whole, last_at=so_far[-1].at, events=len(so_far), **_taken_from_any(so_far))
+
+
+class _FromAnyEvent(TypedDict):
+    disputed: bool
+    ratings: tuple[tuple[str, int], ...]
+
+
+def _taken_from_any(ordered: Sequence[Event]) -> _FromAnyEvent:
+    """The facts that events which do not shape a job's facts (`shapes_facts`) still change:
+    whether it was disputed, and each rater's latest rating."""
+    return {
+        "disputed": any(event.kind == "disputed" for event in ordered),
+        "ratings": latest_ratings([event for event in ordered if event.kind == "rated"]),
+    }
 
 
 def job_lifecycle(events: Iterable[Event]) -> JobStatus:

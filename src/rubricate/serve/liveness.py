@@ -333,7 +333,12 @@ async def recover_round(
         free = await free_workers(connector, grace)
         gone = watch.confirmed(free, time.monotonic(), confirm_after)
         for job_id, task, why in await put_back(connector, stalled_after, grace, gone):
-            logger.warning("job %s (%s) put back: its worker is %s", job_id, task, why)
+            if why == "superseded":  # ended, not put back: a waiting twin does its work
+                logger.warning(
+                    "job %s (%s) ended: a waiting job of its lock does its work", job_id, task
+                )
+            else:
+                logger.warning("job %s (%s) put back: its worker is %s", job_id, task, why)
     except Exception as exc:  # the database is away: the next round tries again
         logger.warning("looking for jobs of gone workers failed: %s", exc)
 

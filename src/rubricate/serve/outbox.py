@@ -3,6 +3,7 @@ the latest state they add up to (shell: PostgreSQL; the decoding and collapsing 
 
 A publish job applies only the newest sticky comment, the newest check run of each head and the
 newest status of each context and head; replies, reactions and answered marks are kept in order.
+A green it drops under a later state is named (`greens_dropped`): GitHub may show it.
 """
 
 from __future__ import annotations
@@ -72,6 +73,22 @@ def latest(effects: Sequence[Effect]) -> list[Effect]:
     return [e for i, e in enumerate(effects) if (k := _view_key(e)) is None or last[k] == i]
 
 
+def greens_dropped(effects: Sequence[Effect]) -> frozenset[str]:
+    """The statuses (`context@sha`) whose latest state is not green while an earlier
+    unpublished one is: a publish that sent that green and died, or lost GitHub's answer, before
+    it recorded it left GitHub showing a green the view state does not know, so their latest
+    state is sent whatever the view state says."""
+    last: dict[str, str] = {}
+    green: set[str] = set()
+    for effect in effects:
+        if isinstance(effect, SetStatus):
+            key = f"{effect.context}@{effect.sha}"
+            last[key] = effect.state
+            if effect.state == "success":
+                green.add(key)
+    return frozenset(key for key in green if last[key] != "success")
+
+
 def _view_key(effect: Effect) -> tuple[Any, ...] | None:
     if isinstance(effect, UpsertComment):
         return ("sticky", effect.pr)
@@ -97,18 +114,20 @@ def put(
     )
 
 
-def pending(conn: psycopg.Connection[Any], repo: str, pr: int) -> tuple[int, int, list[Effect]]:
-    """The newest row's seq, its installation, and the latest state of every unpublished row
-    (seq 0 when there is none)."""
+def pending(
+    conn: psycopg.Connection[Any], repo: str, pr: int
+) -> tuple[int, int, list[Effect], frozenset[str]]:
+    """The newest row's seq, its installation, the latest state of every unpublished row (seq 0
+    when there is none), and the statuses whose green `latest` dropped (`greens_dropped`)."""
     rows = conn.execute(
         "SELECT seq, installation, effects FROM rubricate_outbox"
         " WHERE repo = %s AND pr = %s AND published_at IS NULL ORDER BY seq",
         (repo, pr),
     ).fetchall()
     if not rows:
-        return 0, 0, []
+        return 0, 0, [], frozenset()
     effects = [e for _, _, data in rows for e in decode(data)]
-    return int(rows[-1][0]), int(rows[-1][1]), latest(effects)
+    return int(rows[-1][0]), int(rows[-1][1]), latest(effects), greens_dropped(effects)
 
 
 def mark_published(conn: psycopg.Connection[Any], repo: str, pr: int, up_to: int) -> None:

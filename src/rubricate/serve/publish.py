@@ -3,13 +3,14 @@ PostgreSQL).
 
 It applies what the outbox holds for the PR, reduced to the latest state (`outbox.latest`),
 through the Action's own executor: the sticky comment is found by its marker and edited only
-when its text changes, a check run or status the view state already shows costs no request, a
-check run is looked for by its name and an external id digesting its content before it is
-created (`OneCheckRun`), and a reply is looked for by its marker before it is posted; a publish
-run again (after a kill) looks for a status on the commit before it sets it (`OneStatus`). The
-view state and the rows it published are then committed together; a failure leaves the rows for
-the retry; so does a rate limit or the installation's pace of writes, which keeps the views
-it finished, so the retry does not write them again.
+when its text changes, a check run or status the view state already shows costs no request (but
+a status whose green an earlier, unfinished publish may have sent is set again:
+`outbox.greens_dropped`), a check run is looked for by its name and an external id digesting its
+content before it is created (`OneCheckRun`), and a reply is looked for by its marker before it
+is posted; a publish run again (after a kill) looks for a status on the commit before it sets it
+(`OneStatus`). The view state and the rows it published are then committed together; a failure
+leaves the rows for the retry; so does a rate limit or the installation's pace of writes, which
+keeps the views it finished, so the retry does not write them again.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ def publish_pr(
     now = now or datetime.now(timezone.utc)
     with ctx.connections.borrow() as conn:
         hold_pr(conn, repo, pr)
-        up_to, installation, effects = outbox.pending(conn, repo, pr)
+        up_to, installation, effects, doubted = outbox.pending(conn, repo, pr)
         if not effects:
             return 0
         until = budget.blocked_until(conn, installation, now)
@@ -58,7 +59,9 @@ def publish_pr(
         row = conn.execute("SELECT data FROM rubricate_extras WHERE path = %s", (path,)).fetchone()
         views = decode_views(bytes(row[0]) if row else None, pr)
         try:  # a rate limit stops the effect it met, not `apply`: `api.limited` holds it
-            executor = Executor(cast("GitHubClient", api), None, runtime, views, views_trusted=True)
+            executor = Executor(
+                cast("GitHubClient", api), None, runtime, views, views_trusted=True, doubted=doubted
+            )
             result = executor.apply(effects)
         finally:
             seen = budget.seen_since(github.requester, before)
