@@ -210,6 +210,10 @@ def _checked(
         )  # fmt: skip
     except JudgeCallError as exc:
         usage = run.usage.plus(exc.spent, exc.mode)
+        if exc.kind in checks.STEERED_FAULTS:
+            return replace(
+                run, usage=usage, known_answer=checks.FAILED, known_answer_reply=str(exc)
+            )
         return replace(run, usage=usage, known_answer=checks.NOT_CHECKED)
     found = checks.verdict(raw.text, answer)
     reply = raw.text if found == checks.FAILED else ""
