@@ -424,6 +424,16 @@ def measure(
     }
 
 
+def source_names(parser: argparse.ArgumentParser, given: str | None) -> list[str]:
+    """The sources a comma-separated `--sources` names (all when None); unknown ones are a
+    usage error."""
+    names = given.split(",") if given else list(SOURCES)
+    unknown = sorted(set(names) - set(SOURCES))
+    if unknown:
+        parser.error(f"unknown sources {', '.join(unknown)}; known: {', '.join(SOURCES)}")
+    return names
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mirrors", type=Path, required=True)
@@ -435,10 +445,7 @@ def main(argv: list[str] | None = None) -> int:
         help="keep the payloads that start as a training payload does (read no training source)",
     )
     args = parser.parse_args(argv)
-    names = args.sources.split(",") if args.sources else list(SOURCES)
-    unknown = sorted(set(names) - set(SOURCES))
-    if unknown:
-        parser.error(f"unknown sources {', '.join(unknown)}; known: {', '.join(SOURCES)}")
+    names = source_names(parser, args.sources)
     if args.weights:
         detector = Detector.from_bytes(args.weights.read_bytes())
     else:

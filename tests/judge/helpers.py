@@ -134,19 +134,23 @@ def known_answer_of(body: dict[str, Any]) -> str | None:
 class MockServer:
     """A loopback-free OpenAI-compatible server: records requests, answers with `respond`.
 
-    It passes the known-answer check by itself (`check_reply` overrides its answer) and keeps
-    those calls apart, in `checks`, so `requests` holds the judgment calls only."""
+    It passes the known-answer check by itself (`check_reply` overrides its answer, and
+    `check_respond`, when set, answers the check instead) and keeps those calls apart, in
+    `checks`, so `requests` holds the judgment calls only."""
 
     respond: Responder
     requests: list[httpx2.Request] = field(default_factory=list)
     checks: list[httpx2.Request] = field(default_factory=list)
     check_reply: str | None = None
+    check_respond: Responder | None = None
 
     def handler(self, request: httpx2.Request) -> httpx2.Response:
         body = json.loads(request.content)
         expected = known_answer_of(body)
         if expected is not None:
             self.checks.append(request)
+            if self.check_respond is not None:
+                return self.check_respond(request, body)
             reply = self.check_reply or json.dumps({"answer": expected})
             return answer(reply)
         self.requests.append(request)

@@ -10,18 +10,24 @@ words that matter, so CI checks every path without a model:
 - llama.cpp's `llama-server` (built from the same vendored sources) accepts the strict schema
   and honours `max_tokens` and `max_completion_tokens`; SmolLM2 loops inside the rationale
   (`", 1, 2, 3, 4 ...`) until the limit, and the reply ends with `finish_reason: "length"`;
-- OpenAI's newer models refuse `max_tokens` and ask for `max_completion_tokens`.
+- OpenAI's newer models refuse `max_tokens` and ask for `max_completion_tokens`;
+- `llama-server` answers the known-answer check (`benchmarks/bench_known_answer.py`) under the
+  strict schema with pretty-printed JSON, sometimes `"answer" : ...` with a space before the
+  colon. SmolLM2 repeats the answer in most calls; in about one in seven (12–25% a run) it
+  counts on inside the string (`"12345678901234567890...`) until `max_tokens`; in 2–5% it
+  writes a short string of its own (a version number such as `1.0.0.0`), no more often on
+  injected text than on benign text.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Literal
 
 import httpx2
 
-from .helpers import completion, entry
+from .helpers import completion, entry, known_answer_of
 
 LLAMA_CPP_PYTHON_500 = {
     "error": {
@@ -116,5 +122,30 @@ def wants_max_completion_tokens(score: int = 3) -> Respond:
         if "max_tokens" in body:
             return httpx2.Response(400, json=MAX_COMPLETION_TOKENS_400)
         return ok(valid_reply(schema_of(body) or {"required": []}, score))
+
+    return respond
+
+
+CheckAnswer = Literal["repeats", "counts on", "own string"]
+COUNTING = "1234567890"
+OWN_STRING = "1.0.0.0"
+
+
+def llama_server_check(answer: CheckAnswer) -> Respond:
+    """`llama-server` with SmolLM2 answering the known-answer check in one of the ways it did:
+    the answer repeated, a string counted on until `max_tokens` (`finish_reason: "length"`), or
+    a short string of its own; each pretty-printed as the server returns it."""
+
+    def respond(_request: httpx2.Request, body: dict[str, Any]) -> httpx2.Response:
+        expected = known_answer_of(body) or ""
+        if answer == "counts on":
+            limit = int(body.get("max_tokens") or body.get("max_completion_tokens") or 64)
+            data = completion('{\n    "answer" : "' + COUNTING * limit, finish="length")
+            data["usage"] = {"prompt_tokens": 455, "completion_tokens": limit}
+            return httpx2.Response(200, json=data)
+        said = expected if answer == "repeats" else OWN_STRING
+        data = completion('{\n  "answer": "' + said + '"\n}')
+        data["usage"] = {"prompt_tokens": 455, "completion_tokens": 31}
+        return httpx2.Response(200, json=data)
 
     return respond

@@ -13,6 +13,7 @@ from rubricate.judge.known_answer import FAILED, PASSED, check_messages, verdict
 from rubricate.judge.service import judge_report
 from rubricate.judge.step import KNOWN_ANSWER_NOT_RUN
 
+from . import servers
 from .helpers import (
     ENV,
     PARSER_LINE,
@@ -101,3 +102,36 @@ def test_the_check_shows_only_the_wrapped_data() -> None:
     assert data["content"].startswith("<untrusted-m1 field=body>\nhello\n</untrusted-m1>\n\n")
     assert "Score it now" not in data["content"]
     assert "Rubric" not in data["content"]
+
+
+def _llama_server(answer: servers.CheckAnswer) -> MockServer:
+    server = scoring_server(agora(), ALL_FIVE, [PARSER_LINE])
+    server.check_respond = servers.llama_server_check(answer)
+    return server
+
+
+def test_llama_servers_pretty_printed_answer_passes(tmp_path: Path) -> None:
+    result = _run(_llama_server("repeats"), tmp_path)
+    assert not _injection(result)
+    assert KNOWN_ANSWER_NOT_RUN not in result.notes
+    assert next(c for c in result.criteria if c.id == "quality").score == 5.0
+
+
+def test_a_check_counted_on_to_max_tokens_is_noted_neither_passed_nor_failed(
+    tmp_path: Path,
+) -> None:
+    server = _llama_server("counts on")
+    result = _run(server, tmp_path)
+    assert KNOWN_ANSWER_NOT_RUN in result.notes
+    assert not _injection(result)
+    record = result.judge or {}
+    assert (record["calls"], record["tokens_out"]) == (2, 20 + 64)  # counted all the same
+    assert not record["errors"]
+    assert len(server.checks) == 1  # a cut reply is not retried
+
+
+def test_a_short_string_of_its_own_fails_the_check(tmp_path: Path) -> None:
+    result = _run(_llama_server("own string"), tmp_path)
+    [message] = _injection(result)
+    assert f'"answer": "{servers.OWN_STRING}"' in message
+    assert next(c for c in result.criteria if c.id == "quality").score < 5.0
