@@ -62,6 +62,45 @@ MATRIX: tuple[tuple[str, str, str], ...] = (
         "test_a_retarget_whose_run_fails_does_not_keep_the_old_base_green",
     ),
     (
+        "the same failed retarget under `rubricate serve` (main's config is broken: the delivery "
+        "fails, no retry)",
+        "the publish sets the head's gate to failure, as the Action does",
+        "serve/test_worker.py::test_a_failed_retarget_sets_the_heads_gate_to_failure",
+    ),
+    (
+        "approved on a lenient base, retargeted to main, then a force-push back to the approved "
+        "head",
+        "a new version under main's rules, gate pending: a head recorded under another base does "
+        "not bring its version back",
+        "action/test_retarget_attacks.py::"
+        "test_a_force_push_back_to_the_approved_head_after_a_retarget",
+    ),
+    (
+        "approved on a lenient base, retargeted to main, another push, then a new commit whose "
+        "diff is the approved one again (the same against both bases)",
+        "a new version, gate pending: the change a version records is bound to its base",
+        "action/test_retarget_attacks.py::"
+        "test_a_new_commit_with_the_approved_diff_on_the_new_base_is_a_new_version",
+    ),
+    (
+        "approved on a lenient base, retargeted, and a push keeping the change whose run comes "
+        "before the retarget's (delivery order)",
+        "a new version under main's rules, gate pending; the late retarget run is ignored as older",
+        "action/test_retarget_attacks.py::"
+        "test_a_push_whose_run_comes_before_the_retargets_does_not_keep_the_old_green",
+    ),
+    (
+        "approved on a lenient base, a retarget run that fails, then a push keeping the change",
+        "a new version under main's rules, gate pending",
+        "action/test_retarget_attacks.py::test_a_failed_retarget_then_a_push_keeping_the_change",
+    ),
+    (
+        "a re-run or a redelivery of a retarget already recorded, after the new version's approval",
+        "nothing changes: the new version and its approval stay",
+        "action/test_retarget_attacks.py::"
+        "test_a_rerun_of_a_recorded_retarget_keeps_the_new_versions_approval",
+    ),
+    (
         "`data_branch: main` in the config",
         "run fails before any write",
         "action/test_attack_config.py::test_a_data_branch_that_is_the_default_branch_is_refused",

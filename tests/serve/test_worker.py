@@ -21,7 +21,7 @@ from rubricate.serve.ledger_files import LedgerFiles
 from rubricate.serve.publish import publish_pr
 from rubricate.serve.queue import hold_pr
 from tests.action.payloads import REPO
-from tests.action.scenario import PR, WRITER, git
+from tests.action.scenario import PR, WRITER, Scenario, git
 from tests.serve.conftest import INSTALLATION, WorkerSetup
 from tests.serve.world import comment_delivery, deliver, event_ids, pr_delivery, rows
 
@@ -146,12 +146,7 @@ def test_a_command_is_recorded_once_and_answered(world: WorkerSetup) -> None:
 
 def test_a_bad_config_fails_the_head_and_is_not_retried(world: WorkerSetup) -> None:
     scenario = world.scenario
-    git(scenario.work, "checkout", "--quiet", "main")
-    (scenario.work / ".github" / "rubricate.yml").write_text("rubric: [not, a, name]\n")
-    git(scenario.work, "commit", "--quiet", "-am", "Break the config")
-    git(scenario.work, "push", "--quiet", str(scenario.remote), "main")
-    scenario.base_sha = git(scenario.work, "rev-parse", "HEAD")
-    git(scenario.work, "checkout", "--quiet", "feature")
+    _break_main_config(scenario)
     guid = pr_delivery(world, "g-bad")
     assert handle_delivery(world.ctx, guid, now=scenario.clock) == "failed"
     [(state, reason)] = rows(world, "SELECT state, reason FROM rubricate_deliveries")
@@ -162,6 +157,41 @@ def test_a_bad_config_fails_the_head_and_is_not_retried(world: WorkerSetup) -> N
     [check] = scenario.fake.check_runs.values()
     assert check["conclusion"] == "failure"
     assert check["head_sha"] == scenario.heads[-1]
+
+
+def test_a_failed_retarget_sets_the_heads_gate_to_failure(world: WorkerSetup) -> None:
+    """A green given under the old base's rules does not stand when the retarget's run fails
+    on the new base's config: the head's gate is set to failure, as the Action's run does."""
+    sc = world.scenario
+    opened = deliver(world, "g-o", "pull_request", sc.pr_payload("opened"))
+    assert handle_delivery(world.ctx, opened, now=sc.clock) == "handled"
+    approve = comment_delivery(world, "g-a", WRITER, "/approve spec=5 comp=5 qual=5 ver=5 format=5")
+    assert handle_delivery(world.ctx, approve, now=sc.clock) == "handled"
+    publish_pr(world.ctx, REPO, PR)
+    assert _gate(world) == "success"
+    _break_main_config(sc)
+    payload = sc.pr_payload("edited")
+    payload["changes"] = {"base": {"ref": {"from": "release-1"}, "sha": {"from": "0" * 40}}}
+    edited = deliver(world, "g-e", "pull_request", payload)
+    assert handle_delivery(world.ctx, edited, now=sc.clock) == "failed"
+    publish_pr(world.ctx, REPO, PR)
+    assert _gate(world) == "failure"
+
+
+def _break_main_config(scenario: Scenario) -> None:
+    """Commit a config on main that fails to load, and make main the PR's base."""
+    git(scenario.work, "checkout", "--quiet", "main")
+    (scenario.work / ".github" / "rubricate.yml").write_text("rubric: [not, a, name]\n")
+    git(scenario.work, "commit", "--quiet", "-am", "Break the config")
+    git(scenario.work, "push", "--quiet", str(scenario.remote), "main")
+    scenario.base_sha = git(scenario.work, "rev-parse", "HEAD")
+    git(scenario.work, "checkout", "--quiet", "feature")
+
+
+def _gate(world: WorkerSetup) -> str:
+    sc = world.scenario
+    states = [s["state"] for s in sc.fake.statuses if s["sha"] == sc.heads[-1]]
+    return states[-1] if states else "none"
 
 
 def test_a_blocked_installation_is_put_back_without_a_request(world: WorkerSetup) -> None:

@@ -15,6 +15,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from rubricate.action.runtime import ActionsRuntime
 from rubricate.action.settings import ActionSettings
+from rubricate.bot.events import (
+    CommentEvent,
+    GradersEvent,
+    JobEvent,
+    PullRequestEvent,
+    ReviewEvent,
+)
+from rubricate.bot.payload import RETARGET
 from rubricate.bot.visible import IssueRef
 from rubricate.ledger.event import Event
 from rubricate.ledger.reputation_config import ReputationConfig
@@ -139,3 +147,22 @@ class FailureTarget:
     """A commit whose `rubricate/approval` a failed run sets to failure (a merge group's, or a
     retargeted PR's head)."""
     review_nodes: dict[int, str] = field(default_factory=dict)
+
+    def aim(self, event: JobEvent, payload: Mapping[str, Any]) -> None:
+        """Point the failure report at the event's comment, review and head.
+
+        A failed run of a retarget also sets the head's gate to failure: the head keeps the
+        status the old base's rules gave it (a green, say) until a run records it under the new
+        base's, so that status must not stand meanwhile. (A re-run then sets the new version's
+        gate, which is never the old green: a version's change is bound to its base.) Other
+        runs leave the gate as the last run that completed set it: a new head has none, an old
+        one the gate of its version. The Action and `rubricate serve` both aim this way."""
+        if isinstance(event, CommentEvent):
+            self.comment_id, self.number = event.comment_id, event.number
+        if isinstance(event, ReviewEvent):
+            node = payload.get("review", {}).get("node_id")
+            self.review_nodes = {event.review_id: str(node)} if node else {}
+        if isinstance(event, PullRequestEvent | ReviewEvent | GradersEvent):
+            self.head_sha = event.head_sha
+        if isinstance(event, PullRequestEvent) and event.action == RETARGET:
+            self.gate_sha = event.head_sha

@@ -15,7 +15,7 @@ import os
 import sys
 import tempfile
 import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from contextlib import ExitStack
 from datetime import datetime, timezone
 from pathlib import Path
@@ -39,17 +39,13 @@ from rubricate.action.settings import (
 from rubricate.bot.effects import Effect
 from rubricate.bot.events import (
     BotEvent,
-    CommentEvent,
-    GradersEvent,
     GradersRun,
     Ignored,
     JobEvent,
     MergeGroupEvent,
-    PullRequestEvent,
-    ReviewEvent,
 )
 from rubricate.bot.handlers import handle
-from rubricate.bot.payload import RETARGET, parse_event
+from rubricate.bot.payload import parse_event
 from rubricate.bot.view_state import ViewState, encode_views, view_path
 from rubricate.errors import ConfigError, RubricateError, SourceError, read_problem
 
@@ -95,7 +91,7 @@ def run_action(
             event = job_event(parsed, handles)
             if event is None:
                 return 0
-            aim(target, event, payload)
+            target.aim(event, payload)
             located = locate(handles, event, payload, stack)
             if located.pull is not None:  # a bad config is then shown on the head
                 target.head_sha = target.head_sha or located.pull.head_sha
@@ -156,25 +152,6 @@ def job_event(parsed: BotEvent | GradersRun, handles: RunHandles) -> JobEvent | 
         handles.runtime.log(f"rubricate: ignored {handles.settings.event_name}: {event.reason}")
         return None
     return event
-
-
-def aim(target: FailureTarget, event: JobEvent, payload: Mapping[str, Any]) -> None:
-    """Point the failure report at the event's comment, review and head.
-
-    A failed run of a retarget also sets the head's gate to failure: the head keeps the status
-    the old base's rules gave it (a green, say) until a run records it under the new base's, so
-    that status must not stand meanwhile. (A re-run then sets the new version's gate, which is
-    never the old green: a retarget is always a new version.) Other runs leave the gate as the
-    last run that completed set it: a new head has none, an old one the gate of its version."""
-    if isinstance(event, CommentEvent):
-        target.comment_id, target.number = event.comment_id, event.number
-    if isinstance(event, ReviewEvent):
-        node = payload.get("review", {}).get("node_id")
-        target.review_nodes = {event.review_id: str(node)} if node else {}
-    if isinstance(event, PullRequestEvent | ReviewEvent | GradersEvent):
-        target.head_sha = event.head_sha
-    if isinstance(event, PullRequestEvent) and event.action == RETARGET:
-        target.gate_sha = event.head_sha
 
 
 def dry_run(effects: list[Effect], stdout: TextIO, runtime: ActionsRuntime) -> int:

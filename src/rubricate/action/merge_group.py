@@ -19,6 +19,7 @@ from rubricate.action.data_branch import jobs_events
 from rubricate.action.handles import RunHandles
 from rubricate.action.pull import config_commit, fetch, read_config
 from rubricate.action.settings import data_branch
+from rubricate.bot.binding import Bound
 from rubricate.bot.effects import Effect
 from rubricate.bot.events import MergeGroupEvent
 from rubricate.bot.jobstate import JobState, job_state
@@ -52,7 +53,7 @@ def merge_group_effects(
     prs = list(dict.fromkeys(e.pr for e in grouped.entries))
     events = jobs_events(handles, event.repo, prs, branch, stack)
     jobs = {pr: job_state(events, event.repo, pr) for pr in prs}
-    trees, changes = entry_trees(handles, event.base_sha, grouped.entries, jobs)
+    trees, changes = entry_trees(handles, event, grouped.entries, jobs)
     return [*group_status(event, grouped, jobs, trees, changes)]
 
 
@@ -83,7 +84,10 @@ def read_entries(handles: RunHandles, event: MergeGroupEvent) -> GroupEntries:
 
 
 def entry_trees(
-    handles: RunHandles, base_sha: str, entries: Sequence[Entry], jobs: Mapping[int, JobState]
+    handles: RunHandles,
+    event: MergeGroupEvent,
+    entries: Sequence[Entry],
+    jobs: Mapping[int, JobState],
 ) -> tuple[dict[tuple[str, str], str | None], dict[str, str | None]]:
     """For each entry and each approved head to check, the tree of the start merged with it;
     and each such head's change against the group's base (its merge base with it to it)."""
@@ -93,7 +97,7 @@ def entry_trees(
         heads = heads_to_check(entry, jobs[entry.pr])
         for head in heads[-MAX_HEADS_PER_ENTRY:]:
             if head not in changes:
-                changes[head] = _change(handles, base_sha, head, jobs[entry.pr])
+                changes[head] = _change(handles, event, head, jobs[entry.pr])
             if (entry.start, head) not in trees:
                 fetched = _fetched(handles, entry.start, head) is not None
                 trees[(entry.start, head)] = (
@@ -102,18 +106,28 @@ def entry_trees(
     return trees, changes
 
 
-def _change(handles: RunHandles, base_sha: str, head: str, job: JobState) -> str | None:
-    """The head's change against the group's base (None when it cannot be fetched); the
-    approved change when it brings only part of it (a stacked PR whose ancestors landed)."""
-    fork = _fetched(handles, base_sha, head)
+def _change(handles: RunHandles, event: MergeGroupEvent, head: str, job: JobState) -> str | None:
+    """The head's change against the group's base (None when it cannot be fetched): the change
+    id its version recorded when that is this change on the group's base branch (bound to it:
+    `rubricate.bot.binding`), also when the head brings only part of it (a stacked PR whose
+    ancestors landed); else the diff digest, which no bound id equals."""
+    fork = _fetched(handles, event.base_sha, head)
     if fork is None:
         return None
     change = change_of(handles.repo_dir, fork, head)
     approved = job.current.change_id if job.current else None
-    earlier = approved is not None and change != approved
-    if earlier and approved_earlier(handles.repo_dir, fork, head, str(approved)):
+    if approved is None:
+        return change
+    recorded = Bound(change_id=change, base_ref=event.base_ref)
+    if recorded.holds(approved):
         return approved
-    return change
+    earlier = approved_earlier(
+        handles.repo_dir,
+        fork,
+        head,
+        lambda earlier_id: Bound(change_id=earlier_id, base_ref=event.base_ref).holds(approved),
+    )
+    return approved if earlier else change
 
 
 def _fetched(handles: RunHandles, start: str, head: str) -> str | None:

@@ -33,8 +33,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol, TypeVar
 
+from rubricate.bot.binding import Bound
 from rubricate.bot.jobstate import JobState, job_state
-from rubricate.bot.placement import Bound, merge_choice
+from rubricate.bot.placement import merge_choice
 from rubricate.bot.record import Stamp, new_event
 from rubricate.bot.standing import FinalChoice
 from rubricate.ledger.deadline import deadline

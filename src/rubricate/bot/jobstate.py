@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Literal
 
+from rubricate.bot.binding import Bound
 from rubricate.ledger.event import Event, criterion_source
 from rubricate.ledger.fold import counts_as_first_submission, job_lifecycle
 from rubricate.rubric.model import ScoreValue
@@ -24,8 +25,9 @@ FeedbackKind = Literal["revise", "note", "rate", "dispute"]
 class VersionInfo:
     """One version of the PR: a distinct change, with every head commit seen for it.
 
-    `change_id` digests the PR's own change (merge base to head); versions recorded before
-    it existed have only their `tree_sha`. `at` is when the version was first recorded;
+    `change_id` digests the PR's own change (merge base to head) bound to the PR's base
+    (`rubricate.bot.binding`; older versions hold the diff digest alone, and versions recorded
+    before changes were have only their `tree_sha`). `at` is when the version was first recorded;
     `since` when it last became the current version (a head that returns to this change makes
     it current again).
     """
@@ -38,16 +40,26 @@ class VersionInfo:
     since: datetime
     change_id: str | None = None
 
-    def holds(self, tree_sha: str | None, change_id: str | None) -> bool:
+    def holds(self, head: Bound) -> bool:
         """True when a head with this tree and change is this version.
 
-        With a known change, the change must be this version's. Without one (git was off), a
-        version bound to a change is never matched by tree alone; an older version without a
-        change matches by tree, as it always did.
+        With a known change, the change (bound to its base: `rubricate.bot.binding`) must be
+        this version's. Without one (git was off), a version bound to a change is never matched
+        by tree alone; an older version without a change matches by tree, as it always did.
         """
-        if change_id is not None:
-            return self.change_id == change_id
-        return self.change_id is None and tree_sha is not None and self.tree_sha == tree_sha
+        if head.change_id is not None:
+            return head.holds(self.change_id)
+        return (
+            self.change_id is None and head.tree_sha is not None and self.tree_sha == head.tree_sha
+        )
+
+    def has(self, head_sha: str, head: Bound) -> bool:
+        """True when the head is this version's: when both changes are known, the version holds
+        the head's change (a head commit seen under another base is not enough); else the
+        version holds the head commit, or its tree as `holds` says."""
+        if head.change_id is not None and self.change_id is not None:
+            return head.holds(self.change_id)
+        return head_sha in self.heads or self.holds(head)
 
 
 @dataclass(frozen=True)
@@ -176,9 +188,13 @@ class JobState:
             return current
         return next((v for v in reversed(self.versions) if head_sha in v.heads), None)
 
-    def version_of_change(self, tree_sha: str | None, change_id: str | None) -> VersionInfo | None:
-        """The version of a head with this tree and change (see `VersionInfo.holds`)."""
-        return next((v for v in self.versions if v.holds(tree_sha, change_id)), None)
+    def version_of(self, head_sha: str, head: Bound) -> VersionInfo | None:
+        """The version a head with this tree and change is (see `VersionInfo.has`): the current
+        one when it is, else the newest that is."""
+        current = self.current
+        if current is not None and current.has(head_sha, head):
+            return current
+        return next((v for v in reversed(self.versions) if v.has(head_sha, head)), None)
 
     def handled(self, delivery_prefix: str) -> bool:
         """True when any delivery of this comment or review (`comment:<id>`) was applied."""

@@ -92,12 +92,14 @@ def heads_to_check(entry: Entry, job: JobState) -> tuple[str, ...]:
 def same_change(job: JobState, changes: Changes, head: str) -> bool:
     """Whether the head's change against the group's base is the change its version approved.
 
-    A version records its change against the base it was approved on; against another base
-    (a retarget not yet recorded, a PR approved into another branch) the same head brings other
-    commits along, which no one approved here. `changes` holds the approved change for a head
-    that brings only part of it from an earlier fork point on this base (a stacked PR whose
-    ancestors landed: `rubricate.gitio.read.approved_earlier`). A version recorded before changes
-    were (no `change_id`) is taken by its heads alone, as it always was."""
+    A version records its change bound to the base it was approved on (`rubricate.bot.binding`);
+    against another base (a retarget not yet recorded, a PR approved into another branch) the
+    head is another change, which no one approved here, even when its diff is the same.
+    `changes` holds the recorded id for a head whose change on the group's base is the one its
+    version recorded, also when it brings only part of it from an earlier fork point on this
+    base (a stacked PR whose ancestors landed: `rubricate.gitio.read.approved_earlier`). A
+    version recorded before changes were bound to a base keeps its diff digest, compared as it
+    always was; one recorded before changes were (no `change_id`) is taken by its heads alone."""
     current = job.current
     if current is None or current.change_id is None:
         return True

@@ -9,12 +9,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import datetime
 
+from rubricate.bot.binding import Bound
 from rubricate.bot.check_run import check_run
 from rubricate.bot.effects import AppendEvents, Effect, Log
 from rubricate.bot.events import HandlerContext, PullRequestEvent
 from rubricate.bot.gate import status
 from rubricate.bot.jobstate import JobState
-from rubricate.bot.placement import Bound, Placement, merge_choice, place_head
+from rubricate.bot.placement import Placement, merge_choice, place_head, retarget
 from rubricate.bot.record import (
     Stamp,
     judge_info,
@@ -49,10 +50,18 @@ def on_pull_request(
       or overridden approval.
     - A head event older than the latest one recorded (a delivery that arrives late, or a re-run of
       an old run) changes nothing: it is logged and ignored.
-    - edited with a change of base (a retarget): always a new version against the new base, gate
+    - The change a version records is bound to the PR's base (`rubricate.bot.binding`): a head
+      whose change is the same against another base (the PR forks from a commit both bases
+      hold), or a head commit recorded under another base, is not that version's, so a push
+      never brings back a version approved under another base's rules.
+    - edited with a change of base (a retarget): a new version against the new base, gate
       pending, with the config read again for the new base; a draft's too, so that a PR approved
       under one base's rules never takes that green to another base by way of a draft (a draft
-      that no version was recorded for yet records nothing: it is first scored when ready).
+      that no version was recorded for yet records nothing: it is first scored when ready). A
+      retarget the current version already holds (the head's change bound to this base: a
+      re-run or a redelivery of a recorded retarget) changes nothing. Without git (no change
+      known) every retarget is a new version, and a later push back to a head or tree an older
+      version holds brings that version back whatever its base.
     - closed: `final_approval` when merged (gate passed, overridden or bypassed), else `abandoned`.
       A merged revert records a `disputed` event on the PR it reverts.
     """
@@ -66,10 +75,9 @@ def on_pull_request(
 def _head_seen(
     event: PullRequestEvent, snapshot: Snapshot | None, job: JobState, ctx: HandlerContext
 ) -> list[Effect]:
-    tree = _bound(snapshot, event.head_sha)
-    place = place_head(job, event.head_sha, tree)
-    if event.action == "edited" and job.versions:  # a retarget: another base, another change
-        place = Placement(max(v.number for v in job.versions) + 1, True, True)
+    tree = _bound(snapshot, event)
+    retargeted = event.action == "edited" and bool(job.versions)  # another base, another change
+    place = (retarget if retargeted else place_head)(job, event.head_sha, tree)
     records = place.records or job.abandoned
     if records and job.head_at is not None and event.at < job.head_at:
         return _stale(event, job, ctx)
@@ -166,7 +174,7 @@ def _closed(
 def _final(
     event: PullRequestEvent, snapshot: Snapshot | None, job: JobState, ctx: HandlerContext
 ) -> Event:
-    tree = _bound(snapshot, event.head_sha)
+    tree = _bound(snapshot, event)
     version, choice = merge_choice(job, event.head_sha, tree)
     if choice.scores is not None:
         scores, source = dict(choice.scores), choice.source or "auto"
@@ -238,7 +246,7 @@ def _stamp(
         version=version,
         head_sha=head_sha,
         tree_sha=tree.tree_sha or (known.tree_sha if known else None),
-        change_id=tree.change_id or (known.change_id if known else None),
+        change_id=known.change_id if known and known.change_id else tree.recorded,
         at=event.at,
         actor=actor or event.sender or event.author,
         actor_role="none",
@@ -255,8 +263,9 @@ def _known(scores: Mapping[str, ScoreValue]) -> dict[str, ScoreValue]:
     return {cid: value for cid, value in scores.items() if value is not None}
 
 
-def _bound(snapshot: Snapshot | None, head_sha: str) -> Bound:
-    """The head tree and change from the snapshot, when the snapshot is of this head."""
-    if snapshot is None or not snapshot.head_tree or snapshot.head_sha != head_sha:
+def _bound(snapshot: Snapshot | None, event: PullRequestEvent) -> Bound:
+    """The head tree and change (to the PR's base) from the snapshot, when the snapshot is of
+    this head."""
+    if snapshot is None or not snapshot.head_tree or snapshot.head_sha != event.head_sha:
         return Bound()
-    return Bound(snapshot.head_tree, snapshot.change_id or None)
+    return Bound(snapshot.head_tree, snapshot.change_id or None, event.base_ref)

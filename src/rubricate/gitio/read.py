@@ -114,21 +114,26 @@ def change_of(repo_dir: str | Path, base: str, head: str) -> str:
 
 
 def approved_earlier(
-    repo_dir: str | Path, fork: str, head: str, change_id: str, limit: int = 50
+    repo_dir: str | Path,
+    fork: str,
+    head: str,
+    approved: Callable[[str], bool],
+    limit: int = 50,
 ) -> bool:
-    """Whether the head's change from `fork` is part of `change_id` taken from an earlier fork:
-    some ancestor of `fork` (the `limit` newest) from which the head's change is `change_id`,
-    and every path the change from `fork` touches ends as it does in that change. So a stacked
-    PR whose ancestors landed since its approval brings nothing outside what was approved.
+    """Whether the head's change from `fork` is part of an approved change taken from an earlier
+    fork: some ancestor of `fork` (the `limit` newest) from which the head's change id (the
+    diff digest) is one `approved` takes, and every path the change from `fork` touches ends as
+    it does in that change. So a stacked PR whose ancestors landed since its approval brings
+    nothing outside what was approved.
     """
     repo = check_repository(repo_dir)
     now = _states(_diff(repo, fork, head)[0])
     out = run_git(["rev-list", f"--max-count={limit}", "--end-of-options", fork, "--"], repo)
     for earlier in out.stdout.decode().split()[1:]:
         entries, _, earlier_id = _diff(repo, earlier, head)
-        if earlier_id == change_id:
-            approved = _states(entries)
-            return all(approved.get(path) == state for path, state in now.items())
+        if approved(earlier_id):
+            then = _states(entries)
+            return all(then.get(path) == state for path, state in now.items())
     return False
 
 

@@ -24,7 +24,7 @@ from rubricate.action.executor import Executor
 from rubricate.action.gather import gather, locate
 from rubricate.action.handles import FailureTarget, RunHandles
 from rubricate.action.runtime import ActionsRuntime
-from rubricate.bot.effects import AppendEvents, Effect, SetCheckRun, Undecided
+from rubricate.bot.effects import AppendEvents, Effect, SetCheckRun, SetStatus, Undecided
 from rubricate.bot.events import CommentEvent, PullRequestEvent, ReviewEvent
 from rubricate.bot.handlers import handle
 from rubricate.bot.payload import parse_event
@@ -123,6 +123,7 @@ def run_core(ctx: WorkerContext, delivery: Stored, files: LedgerFiles, now: date
     github = ctx.tokens.client(delivery.installation)
     before = budget.last_headers(github.requester)
     target = FailureTarget()
+    target.aim(event, payload)
     runtime = ActionsRuntime(stream=sys.stderr)
     adapter = GitHubAdapter(github, delivery.repo, bot_login=ctx.bot_login())
     api = budget.Budgeted(adapter, write_pace.pacer(files.conn, delivery.installation))
@@ -147,8 +148,7 @@ def run_core(ctx: WorkerContext, delivery: Stored, files: LedgerFiles, now: date
             raise
         lines = [str(d) for d in exc.diagnostics] if isinstance(exc, SourceError) else [str(exc)]
         reason = runtime.redact("\n".join(lines))
-        check = _failure_check(reason, target.head_sha or getattr(event, "head_sha", None))
-        return Handled([check] if check else [], failure=reason)
+        return Handled(_failure_effects(reason, target), failure=reason)
     finally:
         with files.conn.transaction():
             seen = budget.seen_since(github.requester, before)
@@ -208,9 +208,16 @@ def _with_pull(pr: int, pull: PullState) -> Callable[[bytes | None], bytes | Non
     return write
 
 
-def _failure_check(reason: str, head: str | None) -> SetCheckRun | None:
-    if head is None:
-        return None
+def _failure_effects(reason: str, target: FailureTarget) -> list[Effect]:
+    """A failing check run with the reason on the head; and, for a retarget, the head's gate set
+    to failure (`FailureTarget.aim`), as the Action's failed run does."""
+    if target.head_sha is None:
+        return []
     title = "rubricate: configuration error"
     summary = f"{title}.\n\n```\n{reason[:60000]}\n```"
-    return SetCheckRun(head_sha=head, title=title, summary=summary, conclusion="failure")
+    effects: list[Effect] = [
+        SetCheckRun(head_sha=target.head_sha, title=title, summary=summary, conclusion="failure")
+    ]
+    if target.gate_sha is not None:
+        effects.append(SetStatus(target.gate_sha, "failure", title))
+    return effects

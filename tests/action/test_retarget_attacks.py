@@ -1,0 +1,133 @@
+"""A green given under a lenient base's rules never survives a retarget to a stricter base.
+
+A version's change is bound to the PR's base (`rubricate.bot.binding`): no push after a
+retarget (a force-push back, a new commit with the approved change, a push whose run comes
+before the retarget's, or one after a failed retarget run) brings back a version approved under
+the old base; and a re-run of a recorded retarget keeps the new version and its approval.
+Real git repositories, the real PyGithub adapter and the fake GitHub.
+"""
+
+from __future__ import annotations
+
+import json
+
+from tests.action.payloads import pull_request_event
+from tests.action.scenario import AUTHOR, PR, START, WRITER, Scenario, Step, git
+from tests.action.test_attack_config import LOW, _gate, _lenient_release, _pr, scenario
+
+__all__ = ["scenario"]
+MOVED = {"base": {"ref": {"from": "release-1"}}}
+
+
+def test_a_new_commit_with_the_approved_diff_on_the_new_base_is_a_new_version(
+    scenario: Scenario,
+) -> None:
+    """v1 approved on release-1; retarget to main (v2 pending); push another change (v3); push a
+    new commit whose diff is v1's again (the same against both bases): v1's change is bound to
+    release-1, so this is a new version under main's rules."""
+    main, release = _lenient_release(scenario)
+    first = scenario.heads[-1]
+    assert _pr(scenario, "opened", "release-1", release).code == 0
+    assert scenario.comment(WRITER, LOW).code == 0
+    assert _gate(scenario) == "success"
+    assert _pr(scenario, "edited", "main", main, MOVED).code == 0
+    assert _gate(scenario) == "pending"
+    scenario.push({"extra.txt": "x\n"}, "More")
+    assert _pr(scenario, "synchronize", "main", main).code == 0
+    assert _gate(scenario) == "pending"
+    git(scenario.work, "rm", "--quiet", "extra.txt")
+    git(scenario.work, "commit", "--quiet", "-m", "Back")
+    assert git(scenario.work, "rev-parse", "HEAD^{tree}") == git(
+        scenario.work, "rev-parse", f"{first}^{{tree}}"
+    )
+    scenario.push_head()
+    step = _pr(scenario, "synchronize", "main", main)
+    assert step.code == 0, step.log
+    assert _gate(scenario) != "success", step.log
+
+
+def test_a_push_whose_run_comes_before_the_retargets_does_not_keep_the_old_green(
+    scenario: Scenario,
+) -> None:
+    """Retarget at t1, then a push that keeps the change (new commit, same diff) at t2; the
+    synchronize run happens first (delivery order, or the edited run failed and is re-run)."""
+    main, release = _lenient_release(scenario)
+    assert _pr(scenario, "opened", "release-1", release).code == 0
+    assert scenario.comment(WRITER, LOW).code == 0
+    assert _gate(scenario) == "success"
+    edited = scenario.root / "edited.json"
+    payload = pull_request_event(
+        "edited",
+        number=PR,
+        author=AUTHOR,
+        created=START,
+        head_sha=scenario.heads[-1],
+        base_sha=main,
+        at=scenario.tick(),
+    )
+    payload["pull_request"]["base"]["ref"] = "main"
+    payload["changes"] = MOVED
+    edited.write_text(json.dumps(payload))
+    step = _reword(scenario, main)
+    late = scenario.deliver("edited late", "pull_request_target", json.loads(edited.read_text()))
+    assert late.code == 0, late.log
+    assert _gate(scenario) != "success", step.log + late.log
+
+
+def test_a_failed_retarget_then_a_push_keeping_the_change(scenario: Scenario) -> None:
+    main, release = _lenient_release(scenario)
+    assert _pr(scenario, "opened", "release-1", release).code == 0
+    assert scenario.comment(WRITER, LOW).code == 0
+    away = scenario.remote.rename(scenario.root / "away.git")
+    step = _pr(scenario, "edited", "main", main, MOVED)
+    assert step.code == 1
+    assert _gate(scenario) == "failure"
+    away.rename(scenario.remote)
+    step = _reword(scenario, main)
+    assert _gate(scenario) != "success", step.log
+
+
+def test_a_rerun_of_a_recorded_retarget_keeps_the_new_versions_approval(
+    scenario: Scenario,
+) -> None:
+    """A re-run (or a redelivery) of a retarget run that succeeded: not a second retarget."""
+    main, release = _lenient_release(scenario)
+    assert _pr(scenario, "opened", "release-1", release).code == 0
+    step = _pr(scenario, "edited", "main", main, MOVED)
+    assert step.code == 0
+    assert scenario.comment(WRITER, "/approve spec=5 comp=5 qual=5 ver=5 format=5").code == 0
+    green = _gate(scenario)
+    assert green == "success", green
+    files = sorted(scenario.root.glob("event-*.json"))
+    edited = next(f for f in files if json.loads(f.read_text()).get("action") == "edited")
+    again = scenario.deliver("re-run", "pull_request_target", json.loads(edited.read_text()))
+    assert again.code == 0, again.log
+    assert _gate(scenario) == green, again.log
+
+
+def test_a_force_push_back_to_the_approved_head_after_a_retarget(scenario: Scenario) -> None:
+    """Approved H1 on release-1; push H2 (another change); retarget to main; force-push H1:
+    H1 was recorded in v1 under release-1's rules, which does not bring v1 back on main."""
+    main, release = _lenient_release(scenario)
+    first = scenario.heads[-1]
+    assert _pr(scenario, "opened", "release-1", release).code == 0
+    assert scenario.comment(WRITER, LOW).code == 0
+    assert _gate(scenario) == "success"
+    scenario.push({"extra.txt": "x\n"}, "More")
+    assert _pr(scenario, "synchronize", "release-1", release).code == 0
+    assert _pr(scenario, "edited", "main", main, MOVED).code == 0
+    assert _gate(scenario) == "pending"
+    git(scenario.work, "reset", "--quiet", "--hard", first)
+    scenario.push_head()
+    step = _pr(scenario, "synchronize", "main", main)
+    assert step.code == 0, step.log
+    assert _gate(scenario) != "success", step.log
+
+
+def _reword(scenario: Scenario, main: str) -> Step:
+    """A new head commit that keeps the change (its message reworded), pushed and run on main."""
+    git(scenario.work, "commit", "--quiet", "--amend", "-m", "Add (reworded)")
+    scenario.push_head()
+    step = _pr(scenario, "synchronize", "main", main)
+    assert step.code == 0, step.log
+    return step
