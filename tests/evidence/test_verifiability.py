@@ -343,6 +343,15 @@ def test_a_doctest_below_other_added_lines_is_a_test_change(tmp_path: Path) -> N
         ("docs/security-model.md", True),
         ("README.md", True),
         ("security.txt.md", True),
+        ("docs/SUPPORT.md", False),
+        (".github/pull_request_template.md", False),
+        (".github/PULL_REQUEST_TEMPLATE/bugfix.md", False),
+        ("packages/core/AGENTS.md", False),
+        ("docs/support.md", True),
+        ("docs/guide/security.md", True),
+        ("docs/integrations/claude.md", True),
+        ("docs/source/en/reference/agents.md", True),
+        ("packages/core/CONTRIBUTING.md", True),
     ],
 )
 def test_a_policy_document_states_the_project_s_rules_and_needs_no_sources(
