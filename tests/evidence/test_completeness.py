@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from rubricate.evidence import file_kinds as kinds
 from rubricate.evidence.completeness import completeness_check
 from rubricate.evidence.results import CheckResult
 from rubricate.evidence.spec import parse_spec
@@ -257,9 +258,23 @@ def test_not_implemented_in_a_test_double_nested_in_a_test_is_no_finding(tmp_pat
     assert [(f.line, f.kind) for f in result.findings] == [(3, "certain")]
 
 
-def test_a_fixture_or_golden_file_may_end_inside_brackets(tmp_path: Path) -> None:
+def test_golden_or_snapshot_output_may_end_inside_brackets(tmp_path: Path) -> None:
     screen = "\x1b[?1049h\x1b[?25l\x1b[1;1Hloading ["
-    head = {"testdata/TestView/alt.golden": screen, "tests/fixtures/cut.json": '{"a": [1,'}
+    head = {
+        "testdata/TestView/alt.golden": screen,
+        "pkg/testdata/view.ansi": screen,
+        "src/__snapshots__/view.test.ts.snap": "exports[`view 1`] = `\n[",
+        "src/view.golden": screen,
+    }
     assert check(tmp_path / "a", head).findings == ()
-    result = check(tmp_path / "b", {"src/view.golden": screen, "src/cut.json": '{"a": [1,'})
-    assert [f.rule for f in result.findings] == ["truncated", "truncated"]
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["tests/fixtures/user.json", "testdata/user.yaml", "src/golden/compare.go", "fixtures/a.ts"],
+)
+def test_source_code_and_data_in_fixture_folders_are_flagged_when_cut(
+    tmp_path: Path, path: str
+) -> None:
+    cut = '{"name": "a", "roles": ["admin",' if kinds.structured_kind(path) else "f(a,"
+    assert [f.rule for f in check(tmp_path, {path: cut}).findings] == ["truncated"]

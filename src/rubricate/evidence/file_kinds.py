@@ -174,6 +174,25 @@ def is_fixture(path: str) -> bool:
     )
 
 
+OUTPUT_DIRS = frozenset({"testdata", "golden", "__snapshots__"})
+"""Folders of recorded output that tests compare against (golden files, snapshots)."""
+OUTPUT_EXTS = frozenset({"golden", "snap"})
+
+
+def is_recorded_output(path: str) -> bool:
+    """True for golden or snapshot output a test compares against, which may end anywhere: a
+    `.golden` or `.snap` file, or a file in a `testdata/`, `golden/` or `__snapshots__/` folder
+    that is neither source code nor JSON, YAML or TOML data (`testdata/TestView.golden`, not
+    `src/golden/compare.go` nor `testdata/user.json`)."""
+    if extension(path) in OUTPUT_EXTS:
+        return True
+    return (
+        any(part.lower() in OUTPUT_DIRS for part in _parts(path)[:-1])
+        and extension(path) not in SOURCE_EXTS
+        and extension(path) not in STRUCTURED_EXTS
+    )
+
+
 def is_example(path: str) -> bool:
     """True for files under an examples or demo directory."""
     return any(part.lower() in EXAMPLE_DIRS for part in _parts(path)[:-1])
