@@ -229,16 +229,22 @@ def test_one_removed_todo_covers_one_re_wrapped_line(tmp_path: Path) -> None:
     ]
 
 
-def test_an_xxx_is_a_note_and_a_todo_or_fixme_is_certain(tmp_path: Path) -> None:
+def test_an_xxx_is_certain_only_when_it_names_work_left(tmp_path: Path) -> None:
     code = (
         "package m\n\n// XXX: Meta and Super are swapped in this protocol.\nconst A = 1\n"
         "// TODO: map the keypad keys\nconst B = 2\n// FIXME: racy\nconst C = 3\n"
+        "// XXX: not implemented yet, returns a fake value\nconst D = 4\n"
+        "// XXX: Investigate the names of these keys.\nconst E = 5\n"
+        "// XXX: this keeps the order of the old protocol\nconst F = 6\n"
     )
     result = check(tmp_path, {"src/mod.go": code})
     assert [(f.line, f.kind, f.rule) for f in result.findings] == [
         (3, "note", "todo-marker"),
         (5, "certain", "todo-marker"),
         (7, "certain", "todo-marker"),
+        (9, "certain", "todo-marker"),
+        (11, "certain", "todo-marker"),
+        (13, "note", "todo-marker"),
     ]
 
 

@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from rubricate.evidence import file_kinds as kinds
 from rubricate.evidence.code_lines import comment_style, in_comment, python_tree
 from rubricate.evidence.markers import (
-    CERTAIN_MARKERS,
     MARKER_HINTS,
     PYTHON_UNIMPLEMENTED,
     UNIMPLEMENTED,
     Rewraps,
+    certain_marker,
     marker_in,
     placeholder_in,
 )
@@ -193,7 +193,7 @@ def _scan_added_lines(
                 number,
                 MARKER_PENALTY,
                 f"{marker} marker: {shown}",
-                certain=not in_test and marker in CERTAIN_MARKERS,
+                certain=not in_test and certain_marker(marker, text),
                 rule="todo-marker",
             )
         elif not in_test and placeholder_in(change, text):
