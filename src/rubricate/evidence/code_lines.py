@@ -151,6 +151,17 @@ def _elixir_doc_lines(lines: list[str]) -> set[int]:
     return found
 
 
+def documentation_lines(change: FileChange) -> frozenset[int]:
+    """Head line numbers of a file's docstrings (Python) or documentation heredocs (Elixir),
+    where doctests live; empty for other languages."""
+    ext = extension(change.path)
+    if change.text is None or ext not in ("py", "pyi", "ex", "exs"):
+        return frozenset()
+    if ext in ("py", "pyi"):
+        return frozenset(docstring_lines(change.text))
+    return frozenset(_elixir_doc_lines(text_lines(change.text)))
+
+
 def is_comment_text(line: str, style: CommentStyle) -> bool:
     """True when a line is blank or, by its own text, a comment line."""
     stripped = line.strip()
