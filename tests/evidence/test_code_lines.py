@@ -24,6 +24,12 @@ EX = (
 )
 RS_DOC = '#![doc(\n    html_root_url = "https://docs.rs/a/0.4.24"\n)]\nfn f() {}\n'
 RS_CFG = '#![cfg_attr(\n    feature = "std",\n    allow(dead_code)\n)]\nfn f() {}\n'
+RET = "def f():\n    log()\n    return (\n        '''abc'''\n        '''def'''\n    )\n"
+CALL = "def f():\n    log()\n    print(\n        '''Hello'''\n    )\n"
+SIGNATURE = '"""Module."""\n\n\ndef f(\n    a: int,\n) -> int:\n    """Does f."""\n    return a\n'
+RS_HIDDEN = "#[doc(hidden)] pub fn f(\n    a: u8,\n) -> u8 {\n    a\n}\n"
+RS_OWN_LINE = RS_HIDDEN.replace("] pub", "]\npub")
+EX_DOC = 'defmodule M do\n  @doc """\n  Encodes.\n  """\n  def encode(k), do: k\nend\n'
 PY_DOC = 'def f():\n    """\n    Does f.\n    """\n    log()\n    return 1\n\n\nX = """\nrow\n"""\n'
 
 
@@ -78,6 +84,20 @@ def changed(tmp_path: Path, path: str, before: str, after: str) -> bool:
             PY_DOC.replace('    """\n    Does f.\n    """\n    log()\n', ""),
             True,
         ),
+        ("src/a.py", RET, RET.replace("        '''def'''\n", ""), True),
+        ("src/a.py", CALL, CALL.replace("        '''Hello'''\n", ""), True),
+        ("src/a.py", SIGNATURE, SIGNATURE.replace('    """Does f."""\n', ""), False),
+        ("src/a.py", SIGNATURE, SIGNATURE.replace('"""Module."""\n', ""), False),
+        ("src/lib.rs", RS_HIDDEN, RS_HIDDEN.replace("a: u8", "a: u16"), True),
+        ("src/lib.rs", RS_HIDDEN, RS_HIDDEN.replace("pub fn f(", "pub fn g("), True),
+        ("src/lib.rs", RS_OWN_LINE, RS_OWN_LINE.replace("(hidden)", "(inline)"), False),
+        (
+            "lib/m.ex",
+            EX_DOC,
+            EX_DOC.replace('  """\n  def encode(k), do: k', "  def f(k), do: k"),
+            True,
+        ),
+        ("lib/m.ex", EX_DOC, EX_DOC.replace("Encodes.", "Encodes a key."), False),
     ],
 )
 def test_code_changes_only_when_the_code_differs(

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from rubricate.evidence import file_kinds as kinds
 from rubricate.evidence.completeness import completeness_check
 from rubricate.evidence.results import CheckResult
 from rubricate.evidence.spec import parse_spec
@@ -228,16 +229,22 @@ def test_one_removed_todo_covers_one_re_wrapped_line(tmp_path: Path) -> None:
     ]
 
 
-def test_an_xxx_is_a_note_and_a_todo_or_fixme_is_certain(tmp_path: Path) -> None:
+def test_an_xxx_is_certain_only_when_it_names_work_left(tmp_path: Path) -> None:
     code = (
         "package m\n\n// XXX: Meta and Super are swapped in this protocol.\nconst A = 1\n"
         "// TODO: map the keypad keys\nconst B = 2\n// FIXME: racy\nconst C = 3\n"
+        "// XXX: not implemented yet, returns a fake value\nconst D = 4\n"
+        "// XXX: Investigate the names of these keys.\nconst E = 5\n"
+        "// XXX: this keeps the order of the old protocol\nconst F = 6\n"
     )
     result = check(tmp_path, {"src/mod.go": code})
     assert [(f.line, f.kind, f.rule) for f in result.findings] == [
         (3, "note", "todo-marker"),
         (5, "certain", "todo-marker"),
         (7, "certain", "todo-marker"),
+        (9, "certain", "todo-marker"),
+        (11, "certain", "todo-marker"),
+        (13, "note", "todo-marker"),
     ]
 
 
@@ -257,9 +264,23 @@ def test_not_implemented_in_a_test_double_nested_in_a_test_is_no_finding(tmp_pat
     assert [(f.line, f.kind) for f in result.findings] == [(3, "certain")]
 
 
-def test_a_fixture_or_golden_file_may_end_inside_brackets(tmp_path: Path) -> None:
+def test_golden_or_snapshot_output_may_end_inside_brackets(tmp_path: Path) -> None:
     screen = "\x1b[?1049h\x1b[?25l\x1b[1;1Hloading ["
-    head = {"testdata/TestView/alt.golden": screen, "tests/fixtures/cut.json": '{"a": [1,'}
+    head = {
+        "testdata/TestView/alt.golden": screen,
+        "pkg/testdata/view.ansi": screen,
+        "src/__snapshots__/view.test.ts.snap": "exports[`view 1`] = `\n[",
+        "src/view.golden": screen,
+    }
     assert check(tmp_path / "a", head).findings == ()
-    result = check(tmp_path / "b", {"src/view.golden": screen, "src/cut.json": '{"a": [1,'})
-    assert [f.rule for f in result.findings] == ["truncated", "truncated"]
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["tests/fixtures/user.json", "testdata/user.yaml", "src/golden/compare.go", "fixtures/a.ts"],
+)
+def test_source_code_and_data_in_fixture_folders_are_flagged_when_cut(
+    tmp_path: Path, path: str
+) -> None:
+    cut = '{"name": "a", "roles": ["admin",' if kinds.structured_kind(path) else "f(a,"
+    assert [f.rule for f in check(tmp_path, {path: cut}).findings] == ["truncated"]

@@ -113,3 +113,40 @@ def test_type_tests_and_support_folders() -> None:
     assert file_kinds.support_folder("app/docs/build.py") is None
     assert file_kinds.package_roots(frozenset({"packages/lit/package.json", "go.mod"})) == roots
     assert file_kinds.support_folder("src/docs.py") is None
+
+
+@pytest.mark.parametrize(
+    ("path", "output"),
+    [
+        ("testdata/TestView/alt.golden", True),
+        ("src/__snapshots__/view.test.ts.snap", True),
+        ("pkg/testdata/screen.ansi", True),
+        ("golden/help.txt", True),
+        ("src/golden/compare.go", False),
+        ("tests/fixtures/user.json", False),
+        ("testdata/config.yaml", False),
+        ("fixtures/cut.ini", False),
+    ],
+)
+def test_recorded_output_is_golden_or_snapshot_output_only(path: str, *, output: bool) -> None:
+    assert file_kinds.is_recorded_output(path) is output
+
+
+@pytest.mark.parametrize(
+    ("path", "policy"),
+    [
+        ("SECURITY.md", True),
+        ("contributing.md", True),
+        (".github/CODE_OF_CONDUCT.md", True),
+        ("docs/GOVERNANCE.md", True),
+        (".github/PULL_REQUEST_TEMPLATE/fix.md", True),
+        ("tools/agent/AGENTS.md", True),
+        ("docs/support.md", False),
+        ("docs/guide/security.md", False),
+        ("docs/integrations/claude.md", False),
+        ("lib/SECURITY.md", False),
+        ("SECURITY.py", False),
+    ],
+)
+def test_policy_documents_are_read_where_github_reads_them(path: str, *, policy: bool) -> None:
+    assert file_kinds.is_policy(path) is policy

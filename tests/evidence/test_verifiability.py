@@ -343,6 +343,15 @@ def test_a_doctest_below_other_added_lines_is_a_test_change(tmp_path: Path) -> N
         ("docs/security-model.md", True),
         ("README.md", True),
         ("security.txt.md", True),
+        ("docs/SUPPORT.md", False),
+        (".github/pull_request_template.md", False),
+        (".github/PULL_REQUEST_TEMPLATE/bugfix.md", False),
+        ("packages/core/AGENTS.md", False),
+        ("docs/support.md", True),
+        ("docs/guide/security.md", True),
+        ("docs/integrations/claude.md", True),
+        ("docs/source/en/reference/agents.md", True),
+        ("packages/core/CONTRIBUTING.md", True),
     ],
 )
 def test_a_policy_document_states_the_project_s_rules_and_needs_no_sources(
@@ -370,4 +379,56 @@ def test_a_rust_doc_block_is_a_test_only_when_it_runs(
 ) -> None:
     head = {"src/m.rs": doc + RS.replace("1", "2")}
     snapshot = snapshot_of(tmp_path, {**BASE, "src/m.rs": RS}, head)
+    assert [f.rule for f in verifiability_check(snapshot).findings] == ([] if tested else ["tests"])
+
+
+def test_an_old_block_s_closing_fence_is_not_read_as_an_opening_one(tmp_path: Path) -> None:
+    base = "/// ```text\n/// a\n/// b\n/// ```\n" + RS
+    # git aligns the old block's closer as the first added fence; nothing here runs
+    head = "/// ```text\n/// a\n/// c\n/// ```\n///\n/// ```ignore\n/// f();\n/// ```\n" + RS
+    snapshot = snapshot_of(
+        tmp_path, {**BASE, "src/m.rs": base}, {"src/m.rs": head.replace("1", "2")}
+    )
+    assert [f.rule for f in verifiability_check(snapshot).findings] == ["tests"]
+
+
+def test_an_edited_line_inside_a_doc_test_is_a_test_change(tmp_path: Path) -> None:
+    base = "/// ```\n/// assert_eq!(m::f(), 1);\n/// ```\n" + RS
+    head = base.replace("), 1)", "), 2)").replace("    1", "    2")
+    snapshot = snapshot_of(tmp_path, {**BASE, "src/m.rs": base}, {"src/m.rs": head})
+    assert verifiability_check(snapshot).findings == ()
+
+
+PY = "def f():\n    return 1\n"
+
+
+@pytest.mark.parametrize(
+    ("path", "base", "head", "tested"),
+    [
+        (
+            "src/m.py",
+            PY,
+            'def f():\n    """Two.\n\n    >>> f()\n    2\n    """\n    return 2\n',
+            True,
+        ),
+        ("src/m.py", PY, "def f():\n    # >>> f()\n    return 2\n", False),
+        ("src/m.py", PY, 'def f():\n    x = """\n    >>> f()\n    """\n    return 2\n', False),
+        (
+            "src/H.java",
+            "class H {\n  int h(long b) {\n    return (int) b;\n  }\n}\n",
+            "class H {\n  int h(long b) {\n    return (int) (b\n        >>> 32);\n  }\n}\n",
+            False,
+        ),
+        (
+            "lib/m.ex",
+            "defmodule M do\n  def f, do: 1\nend\n",
+            'defmodule M do\n  def help, do: """\n  iex> M.f()\n  """\n  def f, do: 2\nend\n',
+            False,
+        ),
+    ],
+)
+def test_a_doctest_prompt_counts_only_in_its_language_s_documentation(
+    tmp_path: Path, path: str, base: str, head: str, *, tested: bool
+) -> None:
+    snapshot = snapshot_of(tmp_path, {**BASE, path: base}, {path: head})
     assert [f.rule for f in verifiability_check(snapshot).findings] == ([] if tested else ["tests"])

@@ -14,10 +14,14 @@ The rules, by file extension (`comment_style`):
   it was removed from inside a comment or docstring (the head lines on both sides are); code
   replaced by line comments or blank lines only (commented out) is a code change;
 - Rust `#[doc ...]` and `#![doc ...]` attributes are documentation (`///` is sugar for them),
-  over every line until their brackets close;
+  over every line until the attribute's own `]` closes it (a line with code after that `]` is
+  code);
 - Elixir `@moduledoc`, `@doc` and `@typedoc` heredocs (`@doc \"""` ... `\"""`, `~S\"""` too) are
-  documentation, as Python docstrings are; a heredoc assigned or returned is a string of code;
-- a stretch that only removes a Python string statement (a whole docstring) removes no code;
+  documentation, as Python docstrings are, once they close; a heredoc assigned or returned is a
+  string of code;
+- a stretch that only removes a whole Python docstring (one string statement at the top of the
+  module or directly below a `def` or `class` header) removes no code; a string removed
+  elsewhere is a value or a statement of code;
 - a file changes code (`changes_code`) when one of its added or removed lines is code, unless
   a stretch of the diff replaces code lines by the same code: equal once trailing comments are
   dropped, spaces collapsed (Python keeps its indentation) and quoted version numbers masked
@@ -114,30 +118,48 @@ def _non_code(text: str, style: CommentStyle, ext: str) -> frozenset[int]:
 
 
 def _rust_doc_lines(lines: list[str]) -> set[int]:
-    """Lines of Rust doc attributes, from `#[doc` until the brackets it opens close."""
+    """Lines of Rust doc attributes, from `#[doc` to the `]` that closes the attribute; a line
+    with code after that `]` (`#[doc(hidden)] pub fn f(`) is code."""
     found: set[int] = set()
     depth = 0
     for number, line in enumerate(lines, 1):
         if depth <= 0 and not RUST_DOC.match(line):
             continue
-        found.add(number)
-        bare = RUST_STRING.sub("", line)
-        depth = max(depth, 0) + sum(bare.count(c) for c in "[(") - sum(bare.count(c) for c in "])")
+        bare = RUST_STRING.sub('""', line)
+        rest = ""
+        for at, char in enumerate(bare):
+            depth += (char in "[(") - (char in "])")
+            if depth <= 0 and char == "]":
+                rest = bare[at + 1 :].strip()
+                break
+        if not rest or rest.startswith("//"):
+            found.add(number)
     return found
 
 
 def _elixir_doc_lines(lines: list[str]) -> set[int]:
-    """Lines of Elixir documentation heredocs, opener and closer included."""
+    """Lines of Elixir documentation heredocs, opener and closer included; a heredoc that
+    never closes is no documentation (the file does not compile)."""
     found: set[int] = set()
     start = 0
     for number, line in enumerate(lines, 1):
-        if start:
-            found.add(number)
-            start = 0 if line.lstrip().startswith('"' * 3) else start
-        elif ELIXIR_DOC.match(line):
-            found.add(number)
+        if start and line.lstrip().startswith('"' * 3):
+            found.update(range(start, number + 1))
+            start = 0
+        elif not start and ELIXIR_DOC.match(line):
             start = number
     return found
+
+
+def documentation_lines(change: FileChange) -> frozenset[int]:
+    """Head line numbers of a file's docstrings (Python) or documentation heredocs (Elixir),
+    where doctests live; empty for other languages."""
+    ext = extension(change.path)
+    if change.text is None or ext not in ("py", "pyi", "ex", "exs"):
+        return frozenset()
+    if ext in ("py", "pyi"):
+        return frozenset(docstring_lines(change.text))
+    return frozenset(_elixir_doc_lines(text_lines(change.text)))
 
 
 def is_comment_text(line: str, style: CommentStyle) -> bool:
@@ -287,24 +309,44 @@ def changes_code(change: FileChange) -> bool:
             continue  # docstring or block comment text in place of what it removes: an edit
         after = run.before + len(run.added) + 1
         inside = run.before in quiet and after in quiet and run.before > 0
-        if inside or (ext in ("py", "pyi") and _only_strings(run.removed, style)):
+        if inside or (ext in ("py", "pyi") and _removes_docstring(run, change.text or "", style)):
             continue
         if not all(is_comment_text(t, style) for t in run.removed):
             return True
     return False
 
 
-def _only_strings(removed: tuple[str, ...], style: CommentStyle) -> bool:
-    """True when removed Python lines are string statements only (a docstring, whole)."""
-    lines = [t for t in removed if not is_comment_text(t, style)]
+def _removes_docstring(run: Run, head: str, style: CommentStyle) -> bool:
+    """True when a run only removes one Python string statement (comments and blank lines
+    aside) where a docstring stands: at the top of the module, or directly below a `def` or
+    `class` header (its signature may span lines). A string removed anywhere else is a value
+    (an argument, a part of a return value) or a statement of code."""
+    lines = [t for t in run.removed if not is_comment_text(t, style)]
     if not lines or not lines[0].lstrip().lstrip("rRuUbB").startswith(('"""', "'''")):
         return False
     tree = python_tree(textwrap.dedent("\n".join(lines)))
-    return tree is not None and all(
+    if tree is None or len(tree.body) != 1:
+        return False
+    node = tree.body[0]
+    return (
         isinstance(node, ast.Expr)
         and isinstance(node.value, ast.Constant)
         and isinstance(node.value.value, str)
-        for node in tree.body
+        and _docstring_place(python_tree(head), run.before)
+    )
+
+
+def _docstring_place(tree: ast.Module | None, before: int) -> bool:
+    """True when what follows head line `before` stands where a docstring does: no statement
+    of the module lies at or above it, or it lies inside a definition's header (from the
+    `def`/`class` line to the line before its first statement)."""
+    if tree is None:
+        return False
+    if not tree.body or tree.body[0].lineno > before:
+        return True
+    return any(
+        isinstance(node, DEFINITIONS) and node.lineno <= before < node.body[0].lineno
+        for node in ast.walk(tree)
     )
 
 

@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from rubricate.evidence import file_kinds as kinds
 from rubricate.evidence.code_lines import comment_style, in_comment, python_tree
 from rubricate.evidence.markers import (
-    CERTAIN_MARKERS,
     MARKER_HINTS,
     PYTHON_UNIMPLEMENTED,
     UNIMPLEMENTED,
     Rewraps,
+    certain_marker,
     marker_in,
     placeholder_in,
 )
@@ -193,7 +193,7 @@ def _scan_added_lines(
                 number,
                 MARKER_PENALTY,
                 f"{marker} marker: {shown}",
-                certain=not in_test and marker in CERTAIN_MARKERS,
+                certain=not in_test and certain_marker(marker, text),
                 rule="todo-marker",
             )
         elif not in_test and placeholder_in(change, text):
@@ -223,9 +223,9 @@ def _check_shape(change: FileChange, text: str, tally: _Tally) -> None:
         return
     path = change.path
     prose = kinds.is_data(path) or kinds.is_doc(path) or kinds.extension(path) in kinds.MARKUP_EXTS
-    if prose or kinds.is_fixture(path) or not loses_newline(change):
+    if prose or kinds.is_recorded_output(path) or not loses_newline(change):
         return  # brackets are syntax in code, configs and data: markup and prose may leave one
-        # open, and a test fixture or golden output may be cut or malformed on purpose
+        # open, and golden or snapshot output records whatever a program printed
     reason = open_structure(text)
     if reason:
         message = f"truncated? the file ends without a newline {reason}"

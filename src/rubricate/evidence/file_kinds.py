@@ -174,6 +174,25 @@ def is_fixture(path: str) -> bool:
     )
 
 
+OUTPUT_DIRS = frozenset({"testdata", "golden", "__snapshots__"})
+"""Folders of recorded output that tests compare against (golden files, snapshots)."""
+OUTPUT_EXTS = frozenset({"golden", "snap"})
+
+
+def is_recorded_output(path: str) -> bool:
+    """True for golden or snapshot output a test compares against, which may end anywhere: a
+    `.golden` or `.snap` file, or a file in a `testdata/`, `golden/` or `__snapshots__/` folder
+    that is neither source code nor JSON, YAML or TOML data (`testdata/TestView.golden`, not
+    `src/golden/compare.go` nor `testdata/user.json`)."""
+    if extension(path) in OUTPUT_EXTS:
+        return True
+    return (
+        any(part.lower() in OUTPUT_DIRS for part in _parts(path)[:-1])
+        and extension(path) not in SOURCE_EXTS
+        and extension(path) not in STRUCTURED_EXTS
+    )
+
+
 def is_example(path: str) -> bool:
     """True for files under an examples or demo directory."""
     return any(part.lower() in EXAMPLE_DIRS for part in _parts(path)[:-1])
@@ -220,15 +239,33 @@ def is_source(path: str) -> bool:
 
 
 POLICY_NAMES = words(
-    "security contributing code_of_conduct governance support agents claude pull_request_template"
+    "security contributing code_of_conduct governance support pull_request_template"
 )
 """Documents that state the project's own rules (how to report a vulnerability, to contribute,
-what an agent must do), by name without extension: there is nothing in them to cite."""
+to get help), by name without extension, where GitHub reads them: at the repository root or
+in `.github/` in any case, in `docs/` as GitHub spells them (`docs/SUPPORT.md`; a lower-case
+`docs/support.md` is a page of the project's documentation). There is nothing in them to
+cite."""
+AGENT_NAMES = frozenset({"AGENTS", "CLAUDE"})
+"""Instructions for coding agents (`AGENTS.md`, `CLAUDE.md`), by their exact upper-case name in
+any folder."""
+TEMPLATE_FOLDER = ".github/pull_request_template"
+"""Where GitHub reads several pull request templates, each by its own name."""
 
 
 def is_policy(path: str) -> bool:
-    """True for a project's policy documents (`SECURITY.md`, `CONTRIBUTING.md`, `AGENTS.md`)."""
-    return basename(path).rsplit(".", 1)[0].lower() in POLICY_NAMES and is_doc(path)
+    """True for a project's policy documents (`SECURITY.md`, `.github/CONTRIBUTING.md`,
+    `docs/CODE_OF_CONDUCT.md`, `.github/PULL_REQUEST_TEMPLATE/fix.md`, `AGENTS.md` in any
+    folder); not `docs/guide/security.md` nor `docs/support.md`."""
+    if not is_doc(path):
+        return False
+    stem = basename(path).rsplit(".", 1)[0]
+    folder = "/".join(_parts(path)[:-1]).lower()
+    if stem in AGENT_NAMES or folder == TEMPLATE_FOLDER:
+        return True
+    if folder == "docs":
+        return stem.isupper() and stem.lower() in POLICY_NAMES
+    return folder in ("", ".github") and stem.lower() in POLICY_NAMES
 
 
 def is_doc(path: str) -> bool:

@@ -1,10 +1,11 @@
 """What counts as a TODO marker, a stub marker or placeholder text on an added line (pure).
 
-- a marker is `TODO`, `FIXME` or `XXX` in upper case, as a word, in a comment or docstring of
-  code (`code_lines.in_comment`): never an identifier such as `Status.TODO` or `XXX_LIMIT`,
+- a marker is `TODO`, `FIXME` or `XXX` in upper case, as a word, in a comment or docstring
+  of code (`code_lines.in_comment`): never an identifier such as `Status.TODO` or `XXX_LIMIT`,
   nor a file name, a path segment or a stand-in of X's (`TODO.md`, `/PREFIX/XXX`,
   `XXX-XXXX`);
-  in prose, at the start of a line or list item, or before a colon;
+  in prose, at the start of a line or list item, or before a colon; `TODO` and `FIXME` always
+  mean unfinished work, `XXX` only when its text says work is left (`certain_marker`);
 - a stub marker is Python's `raise NotImplementedError`, Rust's `todo!()`/`unimplemented!()`,
   or a "not implemented" error thrown, raised or panicked with;
 - placeholder text is "lorem ipsum" (always) or a bracketed stand-in (`[placeholder]`,
@@ -30,7 +31,16 @@ MARKERS = re.compile(r"(?<![\w.-])(?<!\w/)(TODO|FIXME|XXX)\b(?!-X+\b|\.\w)")
 (`XXX-XXXX`); `TODO/FIXME:`, `FIXME-later:` and `TODO-1234` are markers."""
 CERTAIN_MARKERS = frozenset({"TODO", "FIXME"})
 """Markers that always mean unfinished work. `XXX` also marks a warning or an explanation
-(`XXX: Meta and Super are swapped here, for compatibility`): a note, never certain."""
+(`XXX: Meta and Super are swapped here, for compatibility`): certain only when its text says
+work is left (`UNFINISHED`), a note otherwise."""
+UNFINISHED = re.compile(
+    r"\b(?:(?:un)?implement(?:ed)?|investigate|should|needs?|later|temporar(?:y|ily)|hacky?"
+    r"|fake|stub|broken|wrong|remove|replace|fix|finish|unfinished|incomplete|workaround"
+    r"|revisit|clean ?up|refactor|figure out|not yet)\b",
+    re.I,
+)
+"""Words that say work is left to do (`XXX: investigate these keys`, `XXX: we should use the
+keybindings`, `XXX: temporary hack`)."""
 PROSE_MARKER = re.compile(
     r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?(?:\*\*)?(TODO|FIXME|XXX)\b|\b(TODO|FIXME|XXX):"
 )
@@ -78,6 +88,15 @@ def marker_in(change: FileChange, number: int, text: str, *, code: bool, prose: 
         if in_comment(change, number, text, found.start()):
             return found.group(1)
     return None
+
+
+def certain_marker(marker: str, text: str) -> bool:
+    """True when a marker means unfinished work: `TODO` and `FIXME` always, `XXX` when the
+    text after it names work left to do (`UNFINISHED`)."""
+    if marker in CERTAIN_MARKERS:
+        return True
+    at = text.find(marker)
+    return marker == "XXX" and UNFINISHED.search(text, max(at, 0)) is not None
 
 
 REWRAP_WORDS = 4
