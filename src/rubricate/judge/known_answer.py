@@ -67,6 +67,12 @@ def verdict(reply: str, answer: str) -> str:
     return FAILED
 
 
+def fault_verdict(kind: str) -> str:
+    """The check's verdict when its call fails with a fault of this `kind`
+    (`calls.JudgeCallError.kind`): `FAILED` for `STEERED_FAULTS`, else `NOT_CHECKED`."""
+    return FAILED if kind in STEERED_FAULTS else NOT_CHECKED
+
+
 def failed_finding(reply: str) -> Finding:
     """The reviewers' warning for a failed check, quoting the start of the reply."""
     flat = " ".join(reply.split())
