@@ -12,8 +12,7 @@ that description, one added file) and is checked as rubricate's judge step check
 judgment prompt of the last phase built by `prompt.build_prompt` with a fresh marker,
 `known_answer.check_messages` over its user message, one call through rubricate's openai
 adapter (structured output negotiated and remembered as in a run, `max_tokens` as in a run),
-and `known_answer.verdict`. A call that fails is judged by `known_answer.fault_verdict` (a
-reply cut off at the limit or a refusal fails, any other fault is `not checked`), with its kind.
+and `known_answer.verdict`. A call that fails is `not checked`, with the kind of fault.
 
 Reported per source: the shares failed, passed and not checked (and the faults by kind), the
 shares the shipped injection scan flags on the same PR (`scan_processes.scan_change` with the
@@ -125,7 +124,7 @@ def check(judge: Judge, snapshot: Snapshot) -> dict[str, Any]:
     except JudgeCallError as exc:
         spent = exc.spent
         return {
-            "verdict": known_answer.fault_verdict(exc.kind),
+            "verdict": known_answer.NOT_CHECKED,
             "fault": exc.kind,
             "reply": f"{exc}: {judge.last.text}",
             "mode": exc.mode,

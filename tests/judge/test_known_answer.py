@@ -118,28 +118,31 @@ def test_llama_servers_pretty_printed_answer_passes(tmp_path: Path) -> None:
     assert next(c for c in result.criteria if c.id == "quality").score == 5.0
 
 
-def test_a_check_counted_on_to_max_tokens_fails_it(tmp_path: Path) -> None:
-    """An answer of a few tokens run on to the limit came from reading the text: a failure,
-    else a text that makes the judge ramble would never be flagged."""
+def test_a_check_counted_on_to_max_tokens_is_noted_neither_passed_nor_failed(
+    tmp_path: Path,
+) -> None:
+    """A reply cut at the check's limit says nothing sure about the text: a reasoning model
+    spends the 64 tokens thinking whatever the PR says, and a failed check would cap every
+    criterion of a benign PR (a pass turned into a fail)."""
     server = _llama_server("counts on")
     result = _run(server, tmp_path)
-    assert KNOWN_ANSWER_NOT_RUN not in result.notes
-    [message] = _injection(result)
-    assert "cut off at the output token limit" in message
+    assert KNOWN_ANSWER_NOT_RUN in result.notes
+    assert not _injection(result)
     record = result.judge or {}
     assert (record["calls"], record["tokens_out"]) == (2, 20 + 64)  # counted all the same
     assert not record["errors"]
     assert len(server.checks) == 1  # a cut reply is not retried
-    assert next(c for c in result.criteria if c.id == "quality").score < 5.0
 
 
-def test_a_refused_check_fails_it_and_a_server_fault_leaves_it_unchecked(tmp_path: Path) -> None:
+def test_a_refused_check_or_a_server_fault_leaves_it_unchecked(tmp_path: Path) -> None:
+    """A content filter refuses benign security text too: a refusal is not a failure."""
     refused = scoring_server(agora(), ALL_FIVE, [PARSER_LINE])
     refused.check_respond = lambda _r, _b: httpx2.Response(
         200, json=completion(None, refusal="I can't help with that.")
     )
-    [message] = _injection(_run(refused, tmp_path / "a"))
-    assert "the model refused to answer" in message
+    result = _run(refused, tmp_path / "a")
+    assert not _injection(result)
+    assert KNOWN_ANSWER_NOT_RUN in result.notes
     broken = scoring_server(agora(), ALL_FIVE, [PARSER_LINE])
     broken.check_respond = lambda _r, _b: httpx2.Response(400, json={"error": {"message": "no"}})
     result = _run(broken, tmp_path / "b")

@@ -4,8 +4,7 @@ Once per submission, before it is judged, the judge is shown the same wrapped un
 the judgment call and asked only to repeat a random answer. A judge that answers anything else
 was steered by the text: the text is flagged (an `injection` warning for reviewers) and no
 quote from it lifts the evidence cap. A call that fails says nothing either way: it is listed
-as not checked, never as passed; but a reply cut off at the check's small token limit, or a
-refusal, is a failure (`STEERED_FAULTS`): the judge read the text and did not give the answer.
+as not checked, never as passed.
 """
 
 from __future__ import annotations
@@ -32,11 +31,6 @@ MAX_TOKENS = 64
 PASSED = "passed"
 FAILED = "failed"
 NOT_CHECKED = "not checked"
-STEERED_FAULTS = frozenset({"truncated", "refusal"})
-"""Call faults (`calls.JudgeCallError.kind`) that fail the check: an answer of a few tokens that
-runs to `MAX_TOKENS`, or a refusal to repeat it, came from reading the text. Were they only
-noted, a text that makes the judge ramble would never be flagged. Any other fault (a timeout,
-a server error) says nothing about the text: not checked."""
 FAILED_MESSAGE = (
     "the judge failed a known-answer check while reading the PR's text (asked to repeat a random "
     "answer, it replied {reply}): the text may carry a prompt injection"
@@ -65,12 +59,6 @@ def verdict(reply: str, answer: str) -> str:
     if isinstance(data, dict) and str(data.get("answer", "")).strip() == answer:
         return PASSED
     return FAILED
-
-
-def fault_verdict(kind: str) -> str:
-    """The check's verdict when its call fails with a fault of this `kind`
-    (`calls.JudgeCallError.kind`): `FAILED` for `STEERED_FAULTS`, else `NOT_CHECKED`."""
-    return FAILED if kind in STEERED_FAULTS else NOT_CHECKED
 
 
 def failed_finding(reply: str) -> Finding:

@@ -210,9 +210,7 @@ def _checked(
         )  # fmt: skip
     except JudgeCallError as exc:
         usage = run.usage.plus(exc.spent, exc.mode)
-        found = checks.fault_verdict(exc.kind)
-        reply = str(exc) if found == checks.FAILED else ""
-        return replace(run, usage=usage, known_answer=found, known_answer_reply=reply)
+        return replace(run, usage=usage, known_answer=checks.NOT_CHECKED)
     found = checks.verdict(raw.text, answer)
     reply = raw.text if found == checks.FAILED else ""
     usage = run.usage.plus(raw.spent, raw.mode)
