@@ -54,3 +54,25 @@ def test_a_retarget_already_recorded_keeps_its_version_and_any_other_is_new() ->
     assert retarget(job, H1, Bound()) == Placement(3, True, True)
     old = _job((1, (H1,), RAW), current=1)
     assert retarget(old, H1, Bound("tree", RAW, "main")) == Placement(2, True, True)
+
+
+OTHER = "diff-raw-sha256:" + "1" * 64
+H3 = "c" * 40
+
+
+def test_a_version_recorded_before_the_binding_never_comes_back_after_another() -> None:
+    """Approved on release-1 before the upgrade (v1, an unbound id); then a push and a retarget
+    to main: neither a head with v1's diff nor the approved head itself brings v1 back."""
+    job = _job(
+        (1, (H1,), RAW),
+        (2, (H2,), base_change("release-1", OTHER)),
+        (3, (H2,), base_change("main", OTHER)),
+        current=3,
+    )
+    assert place_head(job, H3, Bound("tree", RAW, "main")) == Placement(4, True, True)
+    assert place_head(job, H1, Bound("tree", RAW, "main")) == Placement(4, True, True)
+    # a change bound to this very base still brings its version back
+    bound = _job((1, (H1,), base_change("main", RAW)), (2, (H2,), OTHER), current=2)
+    assert place_head(bound, H3, Bound("tree", RAW, "main")) == Placement(
+        1, False, True, reactivated=True
+    )

@@ -61,6 +61,15 @@ class VersionInfo:
             return head.holds(self.change_id)
         return head_sha in self.heads or self.holds(head)
 
+    def returns_to(self, head_sha: str, head: Bound) -> bool:
+        """True when the head brings this version back once another is current: as `has` says,
+        but when both changes are known, only a change bound to this very base does (a version
+        recorded before the base was bound says nothing of its base, so it comes back under
+        none: the head is a new version, approved again)."""
+        if head.change_id is not None and self.change_id is not None:
+            return head.on_base(self.change_id)
+        return self.has(head_sha, head)
+
 
 @dataclass(frozen=True)
 class OverrideInfo:
@@ -189,12 +198,12 @@ class JobState:
         return next((v for v in reversed(self.versions) if head_sha in v.heads), None)
 
     def version_of(self, head_sha: str, head: Bound) -> VersionInfo | None:
-        """The version a head with this tree and change is (see `VersionInfo.has`): the current
-        one when it is, else the newest that is."""
+        """The version a head with this tree and change is: the current one when it has the head
+        (`VersionInfo.has`), else the newest the head brings back (`VersionInfo.returns_to`)."""
         current = self.current
         if current is not None and current.has(head_sha, head):
             return current
-        return next((v for v in reversed(self.versions) if v.has(head_sha, head)), None)
+        return next((v for v in reversed(self.versions) if v.returns_to(head_sha, head)), None)
 
     def handled(self, delivery_prefix: str) -> bool:
         """True when any delivery of this comment or review (`comment:<id>`) was applied."""
