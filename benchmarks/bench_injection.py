@@ -24,7 +24,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from injection_corpora import Item, Mirror, benign_items
-from injection_measure import CARRIERS, WHERE, verdicts
+from injection_measure import CARRIERS, WHERE, detector_of, verdicts
 from injection_written import TEST_BENIGN, TEST_INJECTIONS
 
 from rubricate.judge.detector import Detector
@@ -146,12 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--weights", type=Path)
     parser.add_argument("--no-fp", action="store_true", help="skip the false-positive corpus")
     args = parser.parse_args(argv)
-    if args.weights:
-        detector = Detector.from_bytes(args.weights.read_bytes())
-    else:
-        from rubricate.judge.client_detector import load_detector
-
-        detector = load_detector()
+    detector = detector_of(args.weights)
     sources: dict[str, str] = {}
     result: dict[str, object] = {"detector": detector.version, "threshold": detector.threshold}
     result["speed_1mb"] = speed(args.mirrors, detector)

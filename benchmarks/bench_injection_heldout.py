@@ -42,7 +42,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from injection_corpora import Mirror, evenly, injection_items
-from injection_measure import CARRIERS, WAYS, WHERE, verdicts
+from injection_measure import CARRIERS, WAYS, WHERE, detector_of, verdicts
 
 from rubricate.judge.detector import Detector
 
@@ -446,12 +446,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     names = source_names(parser, args.sources)
-    if args.weights:
-        detector = Detector.from_bytes(args.weights.read_bytes())
-    else:
-        from rubricate.judge.client_detector import load_detector
-
-        detector = load_detector()
+    detector = detector_of(args.weights)
     result = {"detector": detector.version, "threshold": detector.threshold}
     seen = frozenset() if args.keep_seen else training_keys(args.mirrors)
     result.update(measure(args.mirrors, detector, names, seen))

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 
+from rubricate.judge.client_detector import load_detector
 from rubricate.judge.detector import Detector
 from rubricate.judge.scan import kind_of, scan_injection
 
@@ -63,3 +65,9 @@ def verdicts(text: str, where: str, detector: Detector) -> dict[str, bool]:
         "detector": flagged,
         "rules": bool(warnings),
     }
+
+
+def detector_of(weights: Path | None) -> Detector:
+    """The detector a benchmark measures: the weights file given (`--weights`), else the
+    shipped one."""
+    return Detector.from_bytes(weights.read_bytes()) if weights else load_detector()

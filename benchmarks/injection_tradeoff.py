@@ -31,7 +31,7 @@ from pathlib import Path
 from bench_injection import MEASURE_REPOS, shaped
 from bench_injection_heldout import SOURCES, payloads_of, training_keys
 from injection_corpora import benign_items
-from injection_measure import CARRIERS, WHERE
+from injection_measure import CARRIERS, WHERE, detector_of
 
 from rubricate.judge.detector import Detector
 from rubricate.judge.scan import kind_of, scan_injection
@@ -111,12 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mirrors", type=Path, required=True)
     parser.add_argument("--weights", type=Path)
     args = parser.parse_args(argv)
-    if args.weights:
-        detector = Detector.from_bytes(args.weights.read_bytes())
-    else:
-        from rubricate.judge.client_detector import load_detector
-
-        detector = load_detector()
+    detector = detector_of(args.weights)
     sources: dict[str, str] = {}
     benign = [
         scored(repo, shaped(item), WHERE[item.carrier], detector)

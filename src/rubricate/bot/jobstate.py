@@ -40,26 +40,17 @@ class VersionInfo:
     since: datetime
     change_id: str | None = None
 
-    def holds(self, head: Bound) -> bool:
-        """True when a head with this tree and change is this version.
-
-        With a known change, the change (bound to its base: `rubricate.bot.binding`) must be
-        this version's. Without one (git was off), a version bound to a change is never matched
-        by tree alone; an older version without a change matches by tree, as it always did.
-        """
-        if head.change_id is not None:
-            return head.holds(self.change_id)
-        return (
-            self.change_id is None and head.tree_sha is not None and self.tree_sha == head.tree_sha
-        )
-
     def has(self, head_sha: str, head: Bound) -> bool:
-        """True when the head is this version's: when both changes are known, the version holds
-        the head's change (a head commit seen under another base is not enough); else the
-        version holds the head commit, or its tree as `holds` says."""
+        """True when the head is this version's. When both changes are known, the version holds
+        the head's change (bound to its base: `rubricate.bot.binding`; a head commit seen under
+        another base is not enough). Else the version holds the head commit, or, neither change
+        known (git was off), its tree, as it always did: a version bound to a change is never
+        matched by tree alone."""
         if head.change_id is not None and self.change_id is not None:
             return head.holds(self.change_id)
-        return head_sha in self.heads or self.holds(head)
+        same_tree = head.tree_sha is not None and self.tree_sha == head.tree_sha
+        unknown = head.change_id is None and self.change_id is None
+        return head_sha in self.heads or (unknown and same_tree)
 
     def returns_to(self, head_sha: str, head: Bound) -> bool:
         """True when the head brings this version back once another is current: as `has` says,
