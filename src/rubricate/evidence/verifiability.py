@@ -51,11 +51,13 @@ OWN_NUMBER = re.compile(r"\s*\(#\d+\)\s*$")
 """A squash-merge subject's trailing `(#N)`: the pull request's own number, not a source."""
 RUST_TEST = re.compile(r"#\[(?:cfg\()?(?:[\w:]+::)?test\b")
 """A Rust test attribute (`#[test]`, `#[cfg(test)]`, `#[tokio::test]`) on an added line."""
+PYTHON_PROMPT = re.compile(r"^\s*>>>\s")
+ELIXIR_PROMPT = re.compile(r"^\s*iex(?:\(\d+\))?>\s")
 DOCTEST_PROMPTS = {
-    "py": re.compile(r"^\s*>>>\s"),
-    "pyi": re.compile(r"^\s*>>>\s"),
-    "ex": re.compile(r"^\s*iex(?:\(\d+\))?>\s"),
-    "exs": re.compile(r"^\s*iex(?:\(\d+\))?>\s"),
+    "py": PYTHON_PROMPT,
+    "pyi": PYTHON_PROMPT,
+    "ex": ELIXIR_PROMPT,
+    "exs": ELIXIR_PROMPT,
 }
 """A doctest prompt, by the language whose doctests use it: Python's `>>>` and Elixir's `iex>`,
 on an added line inside a docstring or a documentation heredoc (whether a runner such as
