@@ -108,12 +108,12 @@ def test_a_push_rejected_midway_is_retried_from_the_new_tip(tmp_path: Path) -> N
         push = workspace.push
         raced: list[bool] = []
 
-        def push_after_a_rival(commit: str) -> bool:
+        def push_after_a_rival(commit: str, base: str | None) -> bool:
             if not raced:
                 raced.append(True)
                 with _store(remote) as other:
                     other.append(rival)
-            return push(commit)
+            return push(commit, base)
 
         workspace.push = push_after_a_rival  # type: ignore[method-assign]
         result = store.append([event("rated", 1, 20, "r", rating=5)])
@@ -133,10 +133,10 @@ def test_a_branch_that_keeps_moving_fails_loudly(tmp_path: Path) -> None:
         push = workspace.push
         counter = iter(range(100))
 
-        def always_beaten(commit: str) -> bool:
+        def always_beaten(commit: str, base: str | None) -> bool:
             with _store(remote) as other:
                 other.append([event("first_submission", 100 + next(counter), 0, "x")])
-            return push(commit)
+            return push(commit, base)
 
         workspace.push = always_beaten  # type: ignore[method-assign]
         with pytest.raises(DataBranchError, match="gave up after 3 attempts") as caught:
@@ -241,11 +241,11 @@ def test_an_extra_given_as_a_function_is_rebuilt_from_each_new_tip(tmp_path: Pat
         workspace = store.backend._ws()  # type: ignore[attr-defined]
         push = workspace.push
 
-        def push_after_a_rival(commit: str) -> bool:
+        def push_after_a_rival(commit: str, base: str | None) -> bool:
             if len(seen) == 1:
                 with _store(remote) as other:
                     other.write_extra("views/1.json", b"rival-0\nrival-1\n")
-            return push(commit)
+            return push(commit, base)
 
         workspace.push = push_after_a_rival  # type: ignore[method-assign]
         result = store.append([event("first_submission", 1, 0, "a")], {"views/1.json": merged})

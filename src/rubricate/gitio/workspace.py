@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from rubricate.errors import RubricateError
+from rubricate.errors import RubricateError, gist
 from rubricate.gitio.fastimport import CommitStream, data_command
 from rubricate.gitio.objects import ObjectReader, TreeEntries
 from rubricate.gitio.run import GitError, git_text, run_git
@@ -30,15 +30,20 @@ BOT_NAME = "rubricate-bot"
 BOT_EMAIL = "rubricate-bot@users.noreply.github.com"
 TIP_REF = "refs/rubricate/tip"
 NEW_REF = "refs/rubricate/new"
-_REJECTED = (
+_CONTENDED = (
     "[rejected]",
     "non-fast-forward",
     "fetch first",
+    "stale info",
+    "failed to lock",
     "cannot lock ref",
     "failed to update ref",
     "incorrect old value",
-    "stale info",
 )
+"""What git's own status line for a refused ref says when another push held or moved it (a
+remote's hook cannot write that line: its words come as `remote:` lines)."""
+PUSH_TIMEOUT = 600.0
+"""Seconds a push may take before it is given up (the remote may still take it)."""
 _MISSING = ("couldn't find remote ref", "could not find remote ref")
 _NO_FILTER = "filtering not recognized by server"
 # A local remote serves a blob-less fetch only when its upload-pack allows filters; it packs
@@ -261,25 +266,45 @@ class GitWorkspace:
         header = f"author {stamp}\ncommitter {stamp}\n".encode() + data_command(message.encode())
         return CommitStream(self.gitdir, self.env, NEW_REF, parent, header)
 
-    def push(self, commit: str) -> bool:
-        """Push without force; False when the remote moved (the push was rejected)."""
+    def push(self, commit: str, base: str | None) -> bool:
+        """Push `commit` (made on `base`, None for a new branch) without force: True when the
+        branch is at it afterwards, False when the branch moved from `base` or another push held
+        its ref (plan again on the new tip). Git's exit code alone does not decide: after a
+        failure the branch is read again, so a push that landed before the connection dropped
+        is written, and one the remote refused (a hook, a full disk) is a `GitError` with the
+        remote's words at once, not a race retried until it gives up."""
         target = f"{commit}:refs/heads/{self.branch}"
-        proc = run_git(
-            ["push", "--porcelain", "--end-of-options", self.url, target],
-            self.gitdir,
-            env=self.env,
-            check=False,
-        )
+        args = ["push", "--porcelain", "--end-of-options", self.url, target]
+        try:
+            proc = run_git(args, self.gitdir, env=self.env, check=False, timeout=PUSH_TIMEOUT)
+        except GitError as exc:  # timed out: the remote may take the push all the same
+            if self.remote_tip() == commit:
+                return True
+            raise GitError(
+                ["push", self.safe_url],
+                exc.returncode,
+                f"error: {exc.stderr}; the remote may still take it: run it again (what was "
+                "written is skipped)",
+            ) from None
         if proc.returncode == 0:
             return True
-        text = (proc.stdout + proc.stderr).decode("utf-8", "replace")
-        if any(marker in text for marker in _REJECTED):
+        now = self.remote_tip()
+        if now == commit:
+            return True
+        status, said = push_refusal((proc.stdout + proc.stderr).decode("utf-8", "replace"))
+        if now != base or any(marker in status for marker in _CONTENDED):
             return False
-        raise GitError(
-            ["push", self.safe_url],
-            proc.returncode,
-            self._redact(text),
-        )
+        raise GitError(["push", self.safe_url], proc.returncode, self._redact(said))
+
+    def remote_tip(self) -> str | None:
+        """The branch's commit on the remote now (None when it has none)."""
+        ref = f"refs/heads/{self.branch}"
+        out = self._git("ls-remote", "--end-of-options", self.url, ref)
+        for line in out.decode("utf-8", "replace").splitlines():
+            sha, _, name = line.partition("\t")
+            if name == ref:
+                return sha
+        return None
 
     def close(self) -> None:
         """End the object reader, if one runs."""
@@ -319,6 +344,16 @@ class GitWorkspace:
             redacted = [self._redact(a) for a in args]
             raise GitError(redacted, exc.returncode, self._redact(exc.stderr)) from None
         return proc.stdout
+
+
+def push_refusal(output: str) -> tuple[str, str]:
+    """Git's status of a refused ref in `git push --porcelain` output (its `!` line), and what
+    to say: that status with the remote's own lines (`remote: …`, a hook's words)."""
+    lines = [line.strip() for line in output.splitlines()]
+    status = " ".join(line.split("\t")[-1] for line in lines if line.startswith("!"))
+    remote = [line.removeprefix("remote:").strip() for line in lines if line.startswith("remote:")]
+    said = "; ".join(part for part in [status, *remote] if part)
+    return status, "error: the remote refused the push: " + (said or gist(output))
 
 
 def _no_secret_in(url: str) -> bool:

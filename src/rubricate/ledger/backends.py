@@ -157,7 +157,7 @@ class BranchWriter:
             commit = self._stream.finish()
             if check is not None:
                 check(GitTree(self._ws, commit, self._errors))
-            return self._ws.push(commit), commit
+            return self._ws.push(commit, self._tip.id), commit
 
 
 class GitTree(Mapping[str, str]):

@@ -105,6 +105,16 @@ def event_from_line(line: str) -> Event:
         raise LedgerError(_described(exc)) from None
 
 
+def event_from_value(value: object) -> Event:
+    """Validate one JSON value as an event (ids must be given), e.g. an entry of a job file."""
+    if type(value) is not dict:
+        raise LedgerError(f"a JSON {type(value).__name__}, not an event object")
+    try:
+        return Event.model_validate(value)
+    except ValueError as exc:  # (pydantic's ValidationError)
+        raise LedgerError(_described(exc)) from None
+
+
 def prepared_lines(events: Iterable[Event], key: bytes | None = None) -> list[tuple[Event, str]]:
     """Events as they will read back from the ledger, each id once (the first kept), signed
     with the ledger `key` when there is one, each with its line (made once).

@@ -30,7 +30,13 @@ from typing import TYPE_CHECKING, Protocol, TypeAlias, TypeVar
 
 from rubricate.bulk import bulk
 from rubricate.errors import DataBranchError, LedgerError
-from rubricate.ledger.codec import ParsedLedger, decode_shard, is_shard, parse_ledger
+from rubricate.ledger.codec import (
+    ParsedLedger,
+    decode_shard,
+    event_from_value,
+    is_shard,
+    parse_ledger,
+)
 from rubricate.ledger.event import Event
 from rubricate.ledger.paths import git_blob_id, is_derived
 from rubricate.ledger.refold import Fetch
@@ -371,14 +377,43 @@ def job_file_events(
     """The trusted events of a job file among `files` (the first that names this job).
 
     A job file is derived, and anyone who can push to the data branch can edit it: an event
-    whose id is forged (or, with a ledger `key`, that is not signed with it) is left out.
-    """
+    whose id is forged (or, with a ledger `key`, that is not signed with it) is left out. A file
+    that is not a job file, or holds an entry that is not an event, is a `LedgerError` that says
+    where and what (the ledger itself is intact: `ledger verify --fix` writes the file again)."""
     for path in sorted(files):
-        try:
-            body = json.loads(files[path])
-            if body.get("repo") != repo or body.get("pr") != pr:
-                continue
-            return trusted((Event.model_validate(raw) for raw in body["events"]), key)
-        except (ValueError, KeyError, TypeError, AttributeError) as exc:
-            raise LedgerError(f"{path}: not a valid job file ({exc.__class__.__name__})") from None
+        body = _job_body(path, files[path])
+        if body.get("repo") != repo or body.get("pr") != pr:
+            continue
+        raws = body.get("events")
+        if type(raws) is not list:
+            raise _not_a_job_file(path, "its `events` is not a list")
+        events = []
+        for number, raw in enumerate(raws):
+            try:
+                events.append(event_from_value(raw))
+            except LedgerError as exc:
+                raise _not_a_job_file(path, f"events[{number}]: {exc}") from None
+        return trusted(events, key)
     return ()
+
+
+def _job_body(path: str, data: bytes) -> dict[str, object]:
+    try:
+        body = json.loads(data)
+    except UnicodeDecodeError as exc:
+        raise _not_a_job_file(path, f"not UTF-8 (byte {exc.start})") from None
+    except json.JSONDecodeError as exc:
+        where = f"line {exc.lineno} column {exc.colno}"
+        raise _not_a_job_file(path, f"not JSON ({where}: {exc.msg})") from None
+    except RecursionError:
+        raise _not_a_job_file(path, "not JSON (nested too deeply)") from None
+    if type(body) is not dict:
+        raise _not_a_job_file(path, f"a JSON {type(body).__name__}, not an object")
+    return body
+
+
+def _not_a_job_file(path: str, what: str) -> LedgerError:
+    return LedgerError(
+        f"{path}: not a valid job file: {what} (the ledger holds the events: "
+        "`rubricate ledger verify --fix` writes the file again)"
+    )
