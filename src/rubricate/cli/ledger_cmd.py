@@ -25,6 +25,7 @@ from rubricate.ledger.backends import IDENTITY, DataBranchStore
 from rubricate.ledger.codec import event_from_dict, is_shard
 from rubricate.ledger.fold import event_order
 from rubricate.ledger.paths import is_derived
+from rubricate.ledger.pg_schema import database_errors
 from rubricate.ledger.store import Fix, LedgerStore
 from rubricate.ledger.trust import KEY_ENV
 from rubricate.ledger.verify import VerifyReport, event_rows, job_text, select_job, verify_files
@@ -123,6 +124,7 @@ def stream_events(name: str) -> Iterator[Event]:
 
 
 @bulk
+@database_errors()
 def run_append(args: argparse.Namespace) -> int:
     """Validate, then append; print how many were added and how many were present. A database
     takes the events as they are read (one transaction: an invalid line adds none)."""
@@ -156,6 +158,7 @@ def _verify(store: LedgerStore | PostgresStore) -> VerifyReport:
 
 
 @bulk
+@database_errors()
 def run_verify(args: argparse.Namespace) -> int:
     """Exit 0 when the ledger and its derived files are clean (after --fix), 1 otherwise."""
     from rubricate.cli.main import Progress
@@ -205,6 +208,7 @@ def data_branch(store: LedgerStore | PostgresStore) -> DataBranchStore:
 
 
 @bulk
+@database_errors()
 def run_resign(args: argparse.Namespace) -> int:
     """Sign the events the bot's commits wrote; events that other commits added stay unsigned."""
     with open_store(args) as store:
@@ -218,6 +222,7 @@ def run_resign(args: argparse.Namespace) -> int:
 
 
 @bulk
+@database_errors()
 def run_show(args: argparse.Namespace) -> int:
     """Print the events (or one job) as a table or JSON."""
     with open_store(args) as store:
@@ -238,6 +243,7 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 @bulk
+@database_errors()
 def run_export(args: argparse.Namespace) -> int:
     """Print the scope's events, one canonical line each, in `at` order (ties by id)."""
     with open_store(args) as store:

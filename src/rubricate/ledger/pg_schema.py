@@ -14,11 +14,13 @@ psycopg (the `server` extra) is imported when a connection is opened, not with t
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import sys
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from rubricate.errors import ConfigError
+from rubricate.errors import ConfigError, RunFailed
 
 if TYPE_CHECKING:
     import psycopg
@@ -150,12 +152,37 @@ def connect(url: str) -> psycopg.Connection[Any]:
     try:
         conn = psycopg.connect(url, connect_timeout=10, autocommit=True)
     except psycopg.Error as exc:
-        reason = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
+        reason = _reason(exc, -1)  # (a failed connect lists each address tried: the last)
         raise ConfigError(f"cannot reach the database at --database-url: {reason}") from None
     except ValueError as exc:  # e.g. a URL psycopg cannot parse
         raise ConfigError(f"--database-url is not a usable PostgreSQL URL: {exc}") from None
     session_setup(conn)
     return conn
+
+
+@contextmanager
+def database_errors() -> Iterator[None]:
+    """A database that fails once connected (the connection dropped, the server shut down, a
+    statement cancelled) as a `RunFailed` that says so and what to do, not a traceback. Every
+    write is one transaction: whatever the failure, it landed whole or not at all. (psycopg is
+    looked up, not imported: when no connection was opened it cannot have raised.)"""
+    try:
+        yield
+    except Exception as exc:
+        psycopg = sys.modules.get("psycopg")
+        if psycopg is None or not isinstance(exc, psycopg.Error):
+            raise
+        raise RunFailed(
+            f"the database at --database-url failed: {_reason(exc, 0)}; each append is one "
+            "transaction, written whole or not at all: run it again (events already written "
+            "are skipped)"
+        ) from None
+
+
+def _reason(exc: Exception, line: int) -> str:
+    """One line of a database error's message (its class name when it has none)."""
+    text = str(exc).strip()
+    return text.splitlines()[line] if text else type(exc).__name__
 
 
 def session_setup(conn: psycopg.Connection[Any]) -> None:
