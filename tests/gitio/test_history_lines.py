@@ -35,10 +35,11 @@ def test_history_reads_blobs_not_diffs(tmp_path: Path) -> None:
     commit_files(remote, {"ledger/b.jsonl": b"one\n\x00\ntwo\nthree\n"}, work, "rename")
     history = branch_history(str(remote), "rubricate-data", {}, tmp_path / "h", "ledger/")
     assert [(c[3], c[4]) for c in history] == [
-        ("first", ["one", "\x00"]),
-        ("second", ["two"]),
-        ("rename", ["one", "\x00", "two", "three"]),
+        ("first", [("ledger/a.jsonl", "one"), ("ledger/a.jsonl", "\x00")]),
+        ("second", [("ledger/a.jsonl", "two")]),
+        ("rename", [("ledger/b.jsonl", x) for x in ("one", "\x00", "two", "three")]),
     ]
+    assert all(c[5] for c in history)  # one line of pushes: every commit on the mainline
     first = history[0][0]
     assert [
         c[3]

@@ -71,7 +71,32 @@ def _passed_by_a_duplicate_key(shard: bytes, line: bytes) -> dict[str, bytes]:
     return {SHARD: shard.replace(line, line[:-1] + b"," + PASSING_MEMBERS + b"}")}
 
 
+def _nested_duplicate_keys(shard: bytes, line: bytes) -> dict[str, bytes]:
+    """Passing scores, then the original ones as repeated keys of the same `scores` object: the
+    same event (the last member wins), in other words."""
+    inner = json.dumps(dict.fromkeys(AGORA_IDS, 5))[1:-1].encode()
+    return {
+        SHARD: shard.replace(line, line.replace(b'"scores": {', b'"scores": {' + inner + b", "))
+    }
+
+
+def _respelled(old: bytes, new: bytes) -> Tamper:
+    """The same event, the last `old` of its line written `new` (JSON that decodes equal)."""
+
+    def tamper(shard: bytes, line: bytes) -> dict[str, bytes]:
+        head, _, tail = line.rpartition(old)
+        return {SHARD: shard.replace(line, head + new + tail)}
+
+    return tamper
+
+
 TAMPERS: dict[str, Tamper] = {
+    "a carriage return after it": _respelled(b"}", b"}\r"),
+    "a trailing space": _respelled(b"}", b"} "),
+    "an escaped character": _respelled(b'"kind": "approved"', b'"kind": "\\u0061pproved"'),
+    "a number written 1e0": _respelled(b'"pr": 1,', b'"pr": 1e0,'),
+    "a number written 1.0": _respelled(b'"pr": 1,', b'"pr": 1.0,'),
+    "duplicate keys in a nested object": _nested_duplicate_keys,
     "a field edited": _edited,
     "keys reordered, the same event": _keys_reordered,
     "a duplicate key after the original that passes it": _passed_by_a_duplicate_key,
@@ -254,4 +279,30 @@ def test_with_a_key_a_duplicate_key_never_turns_a_signed_approval_into_a_pass(
     else:
         forged = b"{" + PASSING_MEMBERS + b"," + line[1:]
     commit_files(remote, {SHARD: shard.replace(line, forged)}, work, f"duplicate {where}")
+    assert not _passing_approval_stands(remote)
+
+
+@pytest.mark.parametrize("into", [EARLIER, SHARD])
+def test_a_copy_of_a_bot_line_never_keeps_resign_from_signing_the_bot_s_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], into: str
+) -> None:
+    """The bot's revision request, which withdraws a passing approval, copied by hand (into
+    another shard, or the same one): the copy is not the bot's and stays unsigned, but the line
+    the bot wrote is signed all the same, so the request still withdraws the approval. Were
+    both left unsigned, a copy would delete the request from every keyed reader's view."""
+    remote, work = bare_remote(tmp_path), tmp_path / "work"
+    passing = scored("approved", 1, 2, "comment:7#0", [5] * 5, verdict="pass")
+    request = event("revision_requested", 1, 3, "review:8")
+    with DataBranchStore(str(remote)) as store:
+        store.append(completed_job(1, [3] * 5, [3] * 5)[:1])
+        store.append([passing])
+        store.append([request])
+    shard = branch_files(remote)[SHARD]
+    (line,) = [x for x in shard.split(b"\n") if request.id.encode() in x]
+    copied = {into: (shard if into == SHARD else b"") + line + b"\n"}
+    commit_files(remote, copied, work, "copy the request")
+    monkeypatch.setenv(KEY_ENV, KEY.decode())
+    assert main(["ledger", "resign", "--remote", str(remote)]) == 0
+    assert "left unsigned: 1 line(s)" in capsys.readouterr().out
+    assert request.id in _signed_ids(remote)
     assert not _passing_approval_stands(remote)

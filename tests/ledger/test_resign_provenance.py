@@ -139,15 +139,19 @@ def test_a_line_pushed_while_resign_runs_is_checked_before_it_is_signed(tmp_path
     assert (tmp_path / "raced").exists()  # the race happened: the first push was rejected
     log = git("log", "--format=%s", BRANCH, cwd=remote).splitlines()
     assert log[:2] == ["Rebuild the derived files", "pushed while resign runs"]
-    # signed: the bot's lines that no other commit wrote; the copied one is no longer its own
-    assert f"signed {len(bot) - 1} event(s) in commit " in proc.stdout
+    # signed: each line the bot wrote, as many times as it wrote it; the copy, the hand lines
+    # and the raced line stay unsigned
+    assert f"signed {len(bot)} event(s) in commit " in proc.stdout
+    assert "left unsigned: 3 line(s)" in proc.stdout
     lines = [json.loads(line) for line in branch_files(remote)[SHARD].split(b"\n") if line]
-    signed = {(line["id"], "sig" in line) for line in lines}
-    assert signed == {
-        *((e.id, True) for e in bot[1:]),
-        (bot[0].id, False),
-        (FORGED.id, False),
-        (raced.id, False),
-    }
-    assert _gate_sees(remote, 1) == []  # the bot's own first submission, copied by hand: refused
+    signed = [(line["id"], "sig" in line) for line in lines]
+    assert sorted(signed) == sorted(
+        [
+            *((e.id, True) for e in bot),
+            (bot[0].id, False),
+            (FORGED.id, False),
+            (raced.id, False),
+        ]
+    )
+    assert _gate_sees(remote, 1) == ["first_submission"]  # a copy takes nothing from the bot
     assert _gate_sees(remote, 2) == ["abandoned"]

@@ -1,4 +1,9 @@
-"""A branch's commits, each with the lines it added under one folder (shell: runs git).
+"""A branch's commits, each with the lines it added under one folder, and whether it is on the
+branch's mainline (shell: runs git).
+
+The mainline is the chain of first parents from the tip: the commits the branch itself went
+through, one push after another. A commit reached only through a merge's other parent was made
+on another history (another branch, another repository) and brought in by that merge.
 
 What a commit added is found by reading each changed file's content in the commit and in its
 first parent and comparing them line by line (a line ends at "\\n"; a line that is in the
@@ -19,8 +24,11 @@ from typing import TypeAlias
 
 from rubricate.gitio.run import GitError, git_env, run_git
 
-HistoryCommit: TypeAlias = tuple[str, str, str, str, list[str]]
-"""(sha, author, committer, subject, the lines it added), each identity as `Name <email>`."""
+AddedLine: TypeAlias = tuple[str, str]
+"""(path, line): a line a commit added to a file."""
+HistoryCommit: TypeAlias = tuple[str, str, str, str, list[AddedLine], bool]
+"""(sha, author, committer, subject, the lines it added, whether it is on the mainline), each
+identity as `Name <email>`."""
 HISTORY_REF = "refs/rubricate/history"
 _GITLINK = b"160000"
 
@@ -39,35 +47,39 @@ def branch_history(
         raise GitError(["log", head], 1, f"the branch no longer holds commit {head}: rewritten")
     fields = "%H%x1f%P%x1f%an <%ae>%x1f%cn <%ce>%x1f%s"
     log = run_git(["log", "--reverse", "-z", f"--format={fields}", head, "--"], dest).stdout
+    mainline = set(run_git(["rev-list", "--first-parent", head, "--"], dest).stdout.split())
     commits = []
     with _blob_reader(dest) as read:
         for record in log.decode("utf-8", "replace").split("\0"):
             if not record.strip():
                 continue
             sha, parents, author, committer, subject = record.split("\x1f", 4)
-            added = []
-            for old, new in changed_blobs(dest, sha, parents.split()[:1], folder):
-                added += added_lines(read(old) if old else b"", read(new))
-            commits.append((sha, author, committer, subject, added))
+            added: list[AddedLine] = []
+            for path, old, new in changed_blobs(dest, sha, parents.split()[:1], folder):
+                added += [
+                    (path, line) for line in added_lines(read(old) if old else b"", read(new))
+                ]
+            commits.append((sha, author, committer, subject, added, sha.encode() in mainline))
     return commits
 
 
 def changed_blobs(
     repo: Path, sha: str, parent: list[str], folder: str
-) -> list[tuple[str | None, str]]:
-    """(blob in the parent or None, blob in the commit) for each file under `folder` that the
-    commit adds or changes against its first parent (every file, for a root commit)."""
+) -> list[tuple[str, str | None, str]]:
+    """(path, blob in the parent or None, blob in the commit) for each file under `folder` that
+    the commit adds or changes against its first parent (every file, for a root commit)."""
     args = ["diff-tree", "-r", "-z", "--raw", "--no-renames", "--no-commit-id", "--root"]
     out = run_git([*args, "--end-of-options", *parent, sha, "--", folder], repo).stdout
     fields = out.split(b"\0")
     found = []
-    for meta in fields[0::2]:
+    for meta, path in zip(fields[0::2], fields[1::2], strict=False):
         if not meta.startswith(b":"):
             continue
         _, new_mode, old, new, _ = meta[1:].split(b" ", 4)
         if new_mode == _GITLINK or not new.strip(b"0"):
             continue  # deleted, or a submodule: no lines
-        found.append((old.decode() if old.strip(b"0") else None, new.decode()))
+        name = path.decode("utf-8", "surrogateescape")
+        found.append((name, old.decode() if old.strip(b"0") else None, new.decode()))
     return found
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import shutil
 import tempfile
 import weakref
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, suppress
 from dataclasses import replace
@@ -388,20 +389,30 @@ class DataBranchStore(LedgerStore):
         return [replace(c, verified=verified(c.sha)) for c in found] if verified else found
 
     def resign_own(self) -> tuple[AppendResult, int, int]:
-        """Sign the unsigned events whose lines only rubricate's own commits wrote (see
-        `LedgerStore.resign`); a line that another commit added or edited stays unsigned. Also
-        how many such lines there are.
+        """Sign the unsigned events whose lines rubricate's own commits wrote (see
+        `LedgerStore.resign`): in each shard, a line as many times as the bot's commits on the
+        branch's mainline added it there (`bot_written`); a line that another commit added or
+        edited, and a copy beyond the bot's own, stays unsigned. Also how many such lines there
+        are.
 
         The lines to sign are decided on the first tip a write is planned on, from that tip's
         history; on every later attempt (the branch moved) the new tip's history is read again
-        and only lines still written by rubricate alone, among those decided on, are signed."""
-        decided: frozenset[str] | None = None
+        and only lines still written by rubricate, among those decided on, are signed."""
+        decided: Counter[tuple[str, str]] | None = None
 
-        def allowed(tip: str | None) -> Callable[[str], bool]:
+        def allowed(tip: str | None) -> Callable[[str, str], bool]:
             nonlocal decided
-            mine = bot_written(self.history(tip), IDENTITY) if tip is not None else frozenset()
+            mine = bot_written(self.history(tip), IDENTITY) if tip is not None else Counter()
             decided = mine if decided is None else decided & mine
-            return decided.__contains__
+            left = Counter(decided)
+
+            def keep(path: str, line: str) -> bool:
+                if left[(path, line)] <= 0:
+                    return False
+                left[(path, line)] -= 1
+                return True
+
+            return keep
 
         return self.resign(allowed)
 

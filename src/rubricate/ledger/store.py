@@ -261,11 +261,12 @@ class LedgerStore(Closing):
 
     @bulk
     def resign(
-        self, allowed: Callable[[str | None], Callable[[str], bool]]
+        self, allowed: Callable[[str | None], Callable[[str, str], bool]]
     ) -> tuple[AppendResult, int, int]:
         """Sign, with the store's key, every event with a natural-key id and no valid signature
-        whose line `allowed(tip)` accepts (shard lines rewritten in place, derived files rebuilt,
-        in one commit): how many were signed, and how many such events were left unsigned.
+        whose line `allowed(tip)` accepts (given its shard's path and the line, in shard order,
+        then line order; shard lines rewritten in place, derived files rebuilt, in one commit):
+        how many were signed, and how many such events were left unsigned.
 
         `allowed` is asked again for every tip a write is planned on (after a rejected push too),
         so what is signed is always checked against the very state it is written over. See
@@ -279,7 +280,7 @@ class LedgerStore(Closing):
         def planner(tip: Tip) -> AppendPlan:
             keep = allowed(tip.id)
             shards = tip.read([p for p in tip.tree if is_shard(p)])
-            resigned = {p: resign_shard(d, key, keep) for p, d in shards.items()}
+            resigned = {p: resign_shard(shards[p], key, partial(keep, p)) for p in sorted(shards)}
             counts[:] = [sum(r[1] for r in resigned.values()), sum(r[2] for r in resigned.values())]
             tree, read = tip.tree, tip.read
             used = self.config or branch_config(tree, read, _head(tree, read))

@@ -4,9 +4,10 @@ JSON views of events, jobs and reputation for the CLI (pure: data to text)."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeAlias
 
 from rubricate.errors import RubricateError
 from rubricate.ledger.cache import head_config, read_head
@@ -165,31 +166,40 @@ class ForeignCommit:
         return [head, *(f"  + {line}" for line in self.added)]
 
 
-def foreign_commits(
-    history: Iterable[tuple[str, str, str, str, list[str]]], bot: str, key: bytes | None = None
-) -> list[ForeignCommit]:
+History: TypeAlias = Iterable[tuple[str, str, str, str, list[tuple[str, str]], bool]]
+"""A branch's commits (`rubricate.gitio.history.HistoryCommit`): sha, author, committer,
+subject, the (path, line) pairs each added, and whether it is on the branch's mainline."""
+
+
+def foreign_commits(history: History, bot: str, key: bytes | None = None) -> list[ForeignCommit]:
     """The commits whose author or committer is not `bot`, each with the events it added.
 
     An identity is a claim anyone can write into a commit: this finds hand edits, not forgeries
     made in the bot's name (a ledger key makes those unusable)."""
     found = []
-    for sha, author, committer, subject, added in history:
+    for sha, author, committer, subject, added, _ in history:
         if author != bot or committer != bot:
-            events = tuple(_added_event(line, key) for line in added if line.strip())
+            events = tuple(_added_event(line, key) for _, line in added if line.strip())
             found.append(ForeignCommit(sha, author, committer, subject, events))
     return found
 
 
-def bot_written(
-    history: Iterable[tuple[str, str, str, str, list[str]]], bot: str
-) -> frozenset[str]:
-    """The lines that commits made by `bot` added and that no other commit ever added (exact
-    text): the only ledger lines whose provenance is the bot's own, by the history's word."""
-    mine: set[str] = set()
-    theirs: set[str] = set()
-    for _, author, committer, _, added in history:
-        (mine if (author, committer) == (bot, bot) else theirs).update(added)
-    return frozenset(mine - theirs)
+def bot_written(history: History, bot: str) -> Counter[tuple[str, str]]:
+    """How many times each line (exact text) was added to each file by commits that `bot` made
+    on the branch's mainline: by the history's word, the bot's own lines, occurrence by
+    occurrence.
+
+    A copy of such a line (in another file, or one more time in the same one) is not the bot's,
+    and never makes the bot's own occurrence any less its own: were it so, copying a line the
+    bot wrote (a revision request that withdraws an approval) would take it from every keyed
+    reader after `ledger resign`, as a deletion would, without deleting anything. A commit in
+    the bot's name reached only through a merge's other parent (another history merged in) is
+    not on the mainline: what it added is the merge's, not the bot's."""
+    mine: Counter[tuple[str, str]] = Counter()
+    for _, author, committer, _, added, mainline in history:
+        if mainline and (author, committer) == (bot, bot):
+            mine.update(added)
+    return mine
 
 
 def _added_event(line: str, key: bytes | None) -> str:
