@@ -38,6 +38,7 @@ from rubricate.ledger.codec import (
     decode_shard,
     encode_shard,
     is_shard,
+    parse_shard,
     parse_streamed,
     prepared_lines,
     shard_for,
@@ -174,9 +175,31 @@ def plan_append(
     used = config or branch_config(tree, read, head)
     if head is not None and head.get("key") == key_id(key):
         plan = try_incremental(head, tree, files, shards, batch, used)
-        if plan is not None:
+        if plan is not None and in_the_shards(batch, plan.added, shards, read, key):
             return plan
     return plan_full(tree, read, batch, used, key)
+
+
+def in_the_shards(
+    batch: Sequence[Event],
+    added: Sequence[Event],
+    shards: Sequence[str],
+    read: Reader,
+    key: bytes | None,
+) -> bool:
+    """Whether every event of the batch that the id index calls present is a trusted line of
+    its month's shards. The index is derived and its cache head's digests are public: anyone
+    who can push could plant an id there, with a head that matches, to have an event skipped
+    as "already present", so it never reached the ledger. Only a claim the shards bear out is
+    taken; otherwise the append folds the whole ledger, its source of truth. (Read only when
+    the index calls an event present: a re-run, a re-delivery.)"""
+    claimed = {e.id for e in batch} - {e.id for e in added}
+    if not claimed:
+        return True
+    texts = read(list(shards))
+    for path in shards:
+        claimed -= {e.id for _, e in parse_shard(path, decode_shard(texts[path]), key).events}
+    return not claimed
 
 
 def month_shards(listing: Listing, batch: Sequence[Event]) -> list[str]:

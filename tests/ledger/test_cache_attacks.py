@@ -1,0 +1,54 @@
+"""Attacks on the fold cache: its head's digests are public (anyone can compute them), so a
+writer who plants an id in the id index and writes a head that matches must not make a later
+append skip a real event as "already present"."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from rubricate.ledger.backends import DataBranchStore
+from rubricate.ledger.cache import derived_state, encode_ids, id_bucket, read_ids
+from rubricate.ledger.paths import CACHE_PATH
+from tests.ledger.factory import completed_job, event
+from tests.ledger.gitutil import BRANCH, bare_remote, branch_files, commit_files, git
+
+KEY = b"k" * 32
+
+
+def _entries(remote: Path, tree: str) -> dict[str, tuple[str, str]]:
+    found = {}
+    for line in git("ls-tree", f"{BRANCH}:{tree}" if tree else BRANCH, cwd=remote).splitlines():
+        meta, name = line.split("\t")
+        mode, _, oid = meta.split()
+        found[name] = (mode.lstrip("0") or "0", oid) if mode == "040000" else (mode, oid)
+    return found
+
+
+@pytest.mark.parametrize("key", [None, KEY], ids=["no key", "a ledger key"])
+def test_an_id_planted_in_the_index_never_makes_an_append_skip_the_event(
+    tmp_path: Path, key: bytes | None
+) -> None:
+    remote, work = bare_remote(tmp_path), tmp_path / "work"
+    with DataBranchStore(str(remote), key=key) as store:
+        store.append(completed_job(1, [3] * 5, [3] * 5)[:1])
+    request = event("revision_requested", 1, 3, "review:8")  # its id is public: a natural key
+    path = id_bucket(request.id)
+    files = branch_files(remote)
+    planted = read_ids(files[path]) if path in files else set()
+    commit_files(remote, {path: encode_ids(planted | {request.id})}, work, "plant an id")
+    head = json.loads(files[CACHE_PATH])
+    head["derived"] = derived_state(_entries(remote, ""), _entries(remote, ".rubricate"))
+    body = {k: v for k, v in head.items() if k != "digest"}  # the digest anyone can compute
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"))
+    head["digest"] = hashlib.sha256(text.encode()).hexdigest()
+    data = (json.dumps(head, indent=1, sort_keys=True) + "\n").encode()
+    commit_files(remote, {CACHE_PATH: data}, work, "a head that matches")
+    with DataBranchStore(str(remote), key=key) as store:
+        result = store.append([request])
+    assert (result.added, result.present) == (1, 0)
+    shards = [d for p, d in branch_files(remote).items() if p.startswith("ledger/")]
+    assert sum(d.count(request.id.encode()) for d in shards) == 1
