@@ -408,6 +408,76 @@ MATRIX: tuple[tuple[str, str, str], ...] = (
         "signature and members before are overridden",
         "ledger/test_resign_attacks.py::test_with_a_key_a_duplicate_key_never_turns_a_signed_approval_into_a_pass",
     ),
+    (
+        "with a key set later, `ledger resign` over a bot line given a carriage return, a "
+        "trailing space, an escaped character (`\\u0061`), a number written `1e0` or `1.0`, "
+        "or duplicate keys in a nested object (JSON that decodes to the same event)",
+        "left unsigned, refused by the gate and `ledger verify`: only the bot's exact text "
+        "is its own",
+        "ledger/test_resign_attacks.py::test_resign_never_signs_a_bot_line_changed_by_hand",
+    ),
+    (
+        "`ledger resign` after a bot line (a revision request that withdraws a passing "
+        "approval) was copied by hand into another shard or the same one",
+        "the bot's own line signed, the copy left unsigned: the request still withdraws "
+        "the approval",
+        "ledger/test_resign_attacks.py::test_a_copy_of_a_bot_line_never_keeps_resign_from_signing_the_bot_s_own",
+    ),
+    (
+        "an event's id planted in the id index, with a fold-cache head whose (public) "
+        "digests match, before rubricate appends that event",
+        "appended all the same: an id the index calls present is skipped only when its "
+        "month's shards hold it",
+        "ledger/test_cache_attacks.py::test_an_id_planted_in_the_index_never_makes_an_append_skip_the_event",
+    ),
+    (
+        "a push the data branch's remote refuses (a pre-receive hook, a full disk, a hook "
+        "that prints a race's words)",
+        "the run fails at once (exit 1) with the remote's words, not retried as a race; "
+        "nothing written",
+        "gitio/test_workspace_push.py::test_a_refused_push_fails_at_once_with_the_remote_s_words",
+    ),
+    (
+        "a push the remote took, the connection dropped before git heard so",
+        "reported written (the branch is read again after a failed push); a re-run appends "
+        "nothing twice",
+        "gitio/test_workspace_push.py::test_a_push_that_landed_though_git_says_it_failed_is_reported_written",
+    ),
+    (
+        "a push that hangs",
+        "a timeout error that says the push may still land and to run it again; the event "
+        "ends up once",
+        "gitio/test_workspace_push.py::test_a_push_that_hangs_fails_with_a_timeout_and_loses_nothing",
+    ),
+    (
+        "a `ledger append` killed (SIGKILL) while its push waits on the remote",
+        "nothing lost or duplicated: a re-run leaves the event once and `ledger verify` clean",
+        "gitio/test_workspace_push.py::test_a_writer_killed_while_its_push_waits_loses_and_duplicates_nothing",
+    ),
+    (
+        "the same events imported into PostgreSQL by two processes at once",
+        "each event once: one import adds them, the other finds them present",
+        "ledger/test_pg_store_attacks.py::test_the_same_events_imported_twice_at_once_land_once",
+    ),
+    (
+        "a PostgreSQL import killed inside its transaction, or its connection dropped",
+        "nothing written; a dropped connection is a clear error (exit 1) that says to run "
+        "it again, no traceback; the re-run adds every event once",
+        "ledger/test_pg_store_attacks.py::test_an_import_stopped_inside_its_transaction_writes_nothing",
+    ),
+    (
+        "a corrupt line in the middle of a shard (truncated JSON, binary garbage, a NUL "
+        "byte, a JSON array or string, a byte-order mark)",
+        "`ledger verify` and `export` name its file and line; every other event is kept, "
+        "and the next append works",
+        "ledger/test_corrupt_inputs.py::test_a_corrupt_line_in_the_middle_of_a_shard_is_located_and_nothing_else_is_lost",
+    ),
+    (
+        "a job file that is not JSON, not an object, or holds an entry that is not an event",
+        "the reader names the file, the entry and what is wrong, and says `ledger verify "
+        "--fix` writes it again",
+        "ledger/test_corrupt_inputs.py::test_a_job_file_that_is_not_one_says_where_and_what",
+    ),
 )
 
 
