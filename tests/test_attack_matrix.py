@@ -478,6 +478,11 @@ MATRIX: tuple[tuple[str, str, str], ...] = (
         "--fix` writes it again",
         "ledger/test_corrupt_inputs.py::test_a_job_file_that_is_not_one_says_where_and_what",
     ),
+    (
+        "a corrupt `jobs/N.json` read by a merge queue's group run",
+        "the run fails (exit 1) with the file's reason, not as a configuration error",
+        "action/test_data_branch.py::test_a_corrupt_job_file_fails_a_merge_group_run_as_a_broken_data_branch",
+    ),
 )
 
 

@@ -69,11 +69,8 @@ def open_job(
         paths.update(job_paths(repo, reverts))
     files = store.read_files(frozenset(paths).__contains__)
     raw = files.get(view_path(repo, pr))
-    try:
-        reverted = job_file_events(files, repo, reverts, key) if reverts else ()
-        events = job_file_events(files, repo, pr, key)
-    except LedgerError as exc:  # the data branch is broken, not the config: the run failed
-        raise DataBranchError(f"data branch {branch}: {exc}") from None
+    reverted = stored_events(files, repo, reverts, key, branch) if reverts else ()
+    events = stored_events(files, repo, pr, key, branch)
     keyed(f"data branch {branch}", (*events, *reverted), key, _folded_with_key(files))
     handles.runtime.log(f"data branch {branch}: {len(events)} events for #{pr}")
     return StoredJob(store, events, reverted, decode_views(raw, pr, key), raw)
@@ -92,9 +89,22 @@ def jobs_events(
     key = handles.settings.ledger_key
     return keyed(
         f"data branch {branch}",
-        [e for pr in numbers for e in job_file_events(files, repo, pr, key)],
+        [e for pr in numbers for e in stored_events(files, repo, pr, key, branch)],
         key,
     )
+
+
+def stored_events(
+    files: Mapping[str, bytes], repo: str, pr: int, key: bytes | None, branch: str = ""
+) -> tuple[Event, ...]:
+    """A job's trusted events from its job file among `files`. A job file that is not one is
+    a broken data branch, not a broken configuration: the run fails (exit 1) with its reason,
+    wherever it is read (a PR's run, a merge group's, the gate read again at the tip)."""
+    try:
+        return job_file_events(files, repo, pr, key)
+    except LedgerError as exc:
+        where = f"data branch {branch}" if branch else "the data branch"
+        raise DataBranchError(f"{where}: {exc}") from None
 
 
 def _folded_with_key(files: Mapping[str, bytes]) -> bool:
@@ -131,7 +141,7 @@ def tip_status(
 
     def at_tip(sha: str) -> SetStatus:
         files = stored.store.read_files(frozenset(paths).__contains__)
-        events = keyed("the data branch", job_file_events(files, repo, pr, key), key)
+        events = keyed("the data branch", stored_events(files, repo, pr, key), key)
         job = job_state(events, repo, pr)
         return status(job, rubric, sha)
 
@@ -171,7 +181,7 @@ def shared_head(
             pull = decode_views(files.get(view_path(repo, number)), number, key).pull
             if base_ref and pull is not None and pull.base_ref == base_ref:
                 continue
-            events = keyed("the data branch", job_file_events(files, repo, number, key), key)
+            events = keyed("the data branch", stored_events(files, repo, number, key), key)
             job = job_state(events, repo, number)
             version = job.version_of_head(sha)
             if job.merged or job.abandoned or version is None:
