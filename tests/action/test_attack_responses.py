@@ -128,7 +128,7 @@ def test_a_comment_with_a_lone_surrogate_is_handled(opened: Scenario) -> None:
     assert scored["feedback"] == "fine \ufffd work"
 
 
-def _corrupt_job_file(scenario: Scenario) -> None:
+def corrupt_job_file(scenario: Scenario) -> None:
     """Replace the job's file on the data branch with text that is not a job file."""
     from tests.action.scenario import git
 
@@ -143,7 +143,7 @@ def _corrupt_job_file(scenario: Scenario) -> None:
 def test_a_corrupt_job_file_fails_the_run_with_its_reason_and_a_failing_check(
     opened: Scenario,
 ) -> None:
-    _corrupt_job_file(opened)
+    corrupt_job_file(opened)
     opened.fake.pulls[PR] = pull(
         REPO, PR, author=AUTHOR, head_sha=opened.heads[-1], base_sha=opened.base_sha
     )

@@ -10,7 +10,8 @@ import pytest
 
 from tests.action.fake_github import FakeGitHub
 from tests.action.queue_groups import METHODS, build_queue, deliver
-from tests.action.scenario import PR, Scenario, git
+from tests.action.scenario import PR, Scenario
+from tests.action.test_attack_responses import corrupt_job_file
 from tests.action.test_merge_queue import pr_life_until_override
 
 
@@ -23,12 +24,7 @@ def test_a_corrupt_job_file_fails_a_merge_group_run_as_a_broken_data_branch(
     scenario: Scenario,
 ) -> None:
     pr_life_until_override(scenario)
-    work = scenario.root / "data-work"
-    git(scenario.root, "clone", "--quiet", "-b", "rubricate-data", str(scenario.remote), str(work))
-    (path,) = list((work / "jobs").rglob(f"{PR}.json"))
-    path.write_text("{ not a job file")
-    git(work, "commit", "--quiet", "-am", "Break the job file")
-    git(work, "push", "--quiet", "origin", "rubricate-data")
+    corrupt_job_file(scenario)
     (group,) = build_queue(scenario, METHODS[0], [(PR, scenario.heads[-1])])
     step = deliver(scenario, group)
     assert step.code == 1, step.log
