@@ -483,6 +483,14 @@ MATRIX: tuple[tuple[str, str, str], ...] = (
         "the run fails (exit 1) with the file's reason, not as a configuration error",
         "action/test_data_branch.py::test_a_corrupt_job_file_fails_a_merge_group_run_as_a_broken_data_branch",
     ),
+    (
+        "with a ledger key: a copy of a job file without its latest signed event (a "
+        "revision request that withdraws a passing approval) planted at another layout's "
+        "path that sorts first (`jobs/1234.json` beside `jobs/1k/1234.json`)",
+        "the read fails naming both files (two different job files for one job), never a "
+        "gate from the planted one; `ledger verify --fix` removes it",
+        "ledger/test_cache_attacks.py::test_a_job_file_planted_at_another_layout_s_path_never_hides_the_job_s_latest_events",
+    ),
 )
 
 

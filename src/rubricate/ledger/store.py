@@ -38,7 +38,7 @@ from rubricate.ledger.codec import (
     parse_ledger,
 )
 from rubricate.ledger.event import Event
-from rubricate.ledger.paths import git_blob_id, is_derived
+from rubricate.ledger.paths import JOBS_DIR, git_blob_id, is_derived
 from rubricate.ledger.refold import Fetch
 from rubricate.ledger.trust import resign_shard, trusted
 from rubricate.ledger.verify import VerifyReport, verify_tree, written_problems
@@ -375,16 +375,29 @@ def commit_message(added: int, extras: Sequence[str], rebuilt: bool = False) -> 
 def job_file_events(
     files: Mapping[str, bytes], repo: str, pr: int, key: bytes | None = None
 ) -> tuple[Event, ...]:
-    """The trusted events of a job file among `files` (the first that names this job).
+    """The trusted events of the job file among `files` (those under `jobs/`) that names this
+    job.
 
     A job file is derived, and anyone who can push to the data branch can edit it: an event
     whose id is forged (or, with a ledger `key`, that is not signed with it) is left out. A file
     that is not a job file, or holds an entry that is not an event, is a `LedgerError` that says
-    where and what (the ledger itself is intact: `ledger verify --fix` writes the file again)."""
-    for path in sorted(files):
+    where and what (the ledger itself is intact: `ledger verify --fix` writes the file again).
+    So is a second, different file that names the same job (one planted at another layout's
+    path, say, holding the job without its latest events): which one is the ledger's is not for
+    a path's sort order to decide."""
+    found: dict[bytes, tuple[str, dict[str, object]]] = {}
+    for path in sorted(p for p in files if p.startswith(JOBS_DIR)):
         body = _job_body(path, files[path])
-        if body.get("repo") != repo or body.get("pr") != pr:
-            continue
+        if body.get("repo") == repo and body.get("pr") == pr:
+            found.setdefault(files[path], (path, body))
+    if len(found) > 1:
+        first, second = sorted(path for path, _ in found.values())[:2]
+        raise LedgerError(
+            f"{first} and {second}: two different job files for {repo}#{pr} (the ledger holds "
+            "the events: `rubricate ledger verify --fix` writes the right one and removes the "
+            "other)"
+        )
+    for path, body in found.values():
         raws = body.get("events")
         if type(raws) is not list:
             raise _not_a_job_file(path, "its `events` is not a list")
