@@ -191,14 +191,18 @@ def in_the_shards(
     its month's shards. The index is derived and its cache head's digests are public: anyone
     who can push could plant an id there, with a head that matches, to have an event skipped
     as "already present", so it never reached the ledger. Only a claim the shards bear out is
-    taken; otherwise the append folds the whole ledger, its source of truth. (Read only when
-    the index calls an event present: a re-run, a re-delivery.)"""
+    taken; otherwise the append folds the whole ledger, its source of truth. The months' last
+    shards (read for the append already) are looked at first: a re-run or a re-delivery comes
+    soon after its first run, so a month's other shards are read only for a claim they leave."""
     claimed = {e.id for e in batch} - {e.id for e in added}
-    if not claimed:
-        return True
-    texts = read(list(shards))
-    for path in shards:
-        claimed -= {e.id for _, e in parse_shard(path, decode_shard(texts[path]), key).events}
+    last = sorted(last_shards(shards, batch))
+    for paths in (last, [p for p in shards if p not in last]):
+        if not claimed:
+            break
+        texts = read(paths) if paths else {}
+        for path in paths:
+            parsed = parse_shard(path, decode_shard(texts[path]), key)
+            claimed -= {e.id for _, e in parsed.events}
     return not claimed
 
 
