@@ -22,6 +22,7 @@ from jsonschema import (
 from rubricate.evidence.duration import is_duration
 from rubricate.evidence.schema_dialect import FORMATS, format_checker
 from tests.evidence.duration_cases import ALPHABET, duration_cases
+from tests.evidence.format_verdicts import assert_verdict
 
 OVERFLOWS = ("P1e1000000D", "PT1e1000000S")
 """Numerals the earlier checker failed on (a decimal overflow escaped it): durations here."""
@@ -71,9 +72,8 @@ FIXED = [
 
 @pytest.mark.parametrize(("text", "valid"), FIXED)
 def test_duration_verdicts(text: str, valid: bool) -> None:
-    assert is_duration(text) is valid
-    for cls in (Draft201909Validator, Draft202012Validator):
-        assert format_checker(cls).conforms(text, "duration") is valid
+    drafts = (Draft201909Validator, Draft202012Validator)
+    assert_verdict(is_duration, "duration", drafts, text, valid)
 
 
 def test_duration_passes_other_types() -> None:

@@ -12,7 +12,6 @@ may be a lazy mapping that reads the base tree on demand.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -67,8 +66,12 @@ class CompiledSchema:
             raise ConfigError(f"schema {self.name}: cannot resolve a $ref ({exc})") from None
         except ConfigError as exc:
             raise ConfigError(f"schema {self.name}: {exc}") from None
-        except re.error as exc:  # `unevaluatedProperties` reads `patternProperties` with `re`
-            raise ConfigError(f"schema {self.name}: a regular expression failed ({exc})") from None
+        except RecursionError:
+            raise ConfigError(
+                f"schema {self.name}: validation went round in circles (a $ref cycle that "
+                'never moves into the data, such as {"$ref": "#"}), or the data nests too '
+                "deeply to check"
+            ) from None
         except (AttributeError, TypeError):  # `referencing` met a subschema that is a list
             raise ConfigError(
                 f"schema {self.name}: a subschema it reaches is neither an object nor a boolean"

@@ -1,15 +1,12 @@
 """The `iri` and `iri-reference` formats: RFC 3987's syntax as compiled regular expressions (pure).
 
 Each name below is the ABNF rule of RFC 3987 section 2.2 (or RFC 3986, which it builds on)
-that it spells. The verdicts are those the format checker gave before rubricate checked these
-formats itself, so no deliverable changes verdict; that checker read the RFC narrowly in three
-places, kept here and marked where they are:
-- `ucschar` and `iprivate` are their Basic Multilingual Plane ranges only (no emoji, no
-  plane-15/16 private use);
-- an IPv6 literal with "::" has exactly as many groups before it as the RFC's alternative
-  allows at most, so "::" stands for one zero group only (`[1:2:3:4:5:6:7::]`, not `[::1]`
-  or `[2001:db8::1]`);
-- IPvFuture's "v" is lower case only.
+that it spells, in full. The checker jsonschema used before (rfc3987-syntax) read the RFC
+narrowly in three places, each a wrong fail of a valid IRI that the JSON Schema Test Suite
+checks: `ucschar` and `iprivate` were their Basic Multilingual Plane ranges only (no emoji, no
+plane-15/16 private use); an IPv6 literal with "::" needed exactly as many groups before it
+as the RFC allows at most (`[2001:db8::1]` and `[::1]` failed); IPvFuture's "v" was lower case
+only. Here they follow the RFC.
 Rules: DESIGN.md §4 (the pure core) and §9 (style).
 """
 
@@ -42,19 +39,23 @@ def _ipv6_form(before: int | None, after: int, tail: str) -> str:
     groups_after = f"(?:{H16}:){{{after}}}{tail}"
     if before is None:
         return groups_after
-    # The RFC's `[ *n( h16 ":" ) h16 ]` allows up to n + 1 groups before "::"; the verdicts
-    # kept count them as exactly n + 1.
-    lead = f"(?:{H16}:){{{before - 1}}}{H16}" if before else ""
+    # The RFC's `[ *n( h16 ":" ) h16 ]`: up to n + 1 groups before "::", or none.
+    lead = f"(?:(?:{H16}:){{0,{before - 1}}}{H16})?" if before else ""
     return f"{lead}::{groups_after}"
 
 
 IPV6ADDRESS = "(?:" + "|".join(_ipv6_form(*form) for form in IPV6_FORMS) + ")"
 UNRESERVED = "A-Za-z0-9._~-"
 SUB_DELIMS = "!$&'()*+,;="
-UCSCHAR = "\u00a0-\ud7ff\uf900-\ufdcf\ufdf0-\uffef"  # the BMP ranges only (see above)
-IPRIVATE = "\ue000-\uf8ff"  # the BMP range only (see above)
+UCSCHAR = "\u00a0-\ud7ff\uf900-\ufdcf\ufdf0-\uffef" + "".join(
+    f"{chr((plane << 16) + (0x1000 if plane == 14 else 0))}-{chr((plane << 16) + 0xFFFD)}"
+    for plane in range(1, 15)
+)
+"""RFC 3987's `ucschar`: the BMP ranges, then planes 1 to 13 but for each plane's last two
+code points, and plane 14 from U+E1000."""
+IPRIVATE = "\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd"
 PCT_ENCODED = f"%{HEXDIG}{HEXDIG}"
-IPVFUTURE = rf"v{HEXDIG}+\.[{SUB_DELIMS}:{UNRESERVED}]+"  # "v", lower case only (see above)
+IPVFUTURE = rf"[vV]{HEXDIG}+\.[{SUB_DELIMS}:{UNRESERVED}]+"
 IP_LITERAL = rf"\[(?:{IPV6ADDRESS}|{IPVFUTURE})\]"
 
 

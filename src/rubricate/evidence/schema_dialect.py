@@ -25,19 +25,18 @@ from __future__ import annotations
 import copy
 import json
 import threading
-from collections.abc import Iterator
-from functools import cache, lru_cache
+from collections.abc import Callable
+from functools import cache
 from operator import methodcaller
 from typing import Any
 
 import attrs
-import regress
 from jsonschema import (
+    Draft6Validator,
     Draft7Validator,
     Draft201909Validator,
     Draft202012Validator,
     FormatChecker,
-    ValidationError,
     validators,
 )
 from jsonschema.exceptions import SchemaError, best_match
@@ -45,9 +44,17 @@ from jsonschema.exceptions import SchemaError, best_match
 from rubricate.errors import ConfigError
 from rubricate.evidence.duration import is_duration
 from rubricate.evidence.iri import is_iri, is_iri_reference
+from rubricate.evidence.rfc3339 import is_date_time, is_time
+from rubricate.evidence.schema_patterns import (
+    additional_properties,
+    is_ecma_regex,
+    pattern,
+    pattern_properties,
+)
+from rubricate.evidence.string_formats import is_relative_json_pointer, is_uuid
+from rubricate.evidence.unevaluated import unevaluated_properties
+from rubricate.evidence.uri_template import is_uri_template
 
-MAX_PATTERNS = 4096
-"""Compiled regular expressions kept (a schema store holds a few thousand)."""
 FORMATS = (
     "date",
     "date-time",
@@ -70,96 +77,47 @@ FORMATS = (
     "uuid",
 )
 """The formats of draft 2020-12 that every install checks (a test holds the install to it)."""
-IRI_DRAFTS = (Draft7Validator, Draft201909Validator, Draft202012Validator)
-"""The drafts that define the `iri` and `iri-reference` formats."""
-DURATION_DRAFTS = (Draft201909Validator, Draft202012Validator)
-"""The drafts that define the `duration` format."""
+FROM_DRAFT_6 = (Draft6Validator, Draft7Validator, Draft201909Validator, Draft202012Validator)
+FROM_DRAFT_7 = FROM_DRAFT_6[1:]
+FROM_DRAFT_2019 = FROM_DRAFT_6[2:]
+OWN_FORMATS: tuple[tuple[str, Callable[[object], bool], tuple[Any, ...] | None], ...] = (
+    ("regex", is_ecma_regex, None),
+    ("date-time", is_date_time, None),
+    ("time", is_time, FROM_DRAFT_7),
+    ("iri", is_iri, FROM_DRAFT_7),
+    ("iri-reference", is_iri_reference, FROM_DRAFT_7),
+    ("relative-json-pointer", is_relative_json_pointer, FROM_DRAFT_7),
+    ("uri-template", is_uri_template, FROM_DRAFT_6),
+    ("duration", is_duration, FROM_DRAFT_2019),
+    ("uuid", is_uuid, FROM_DRAFT_2019),
+)
+"""The formats rubricate checks itself, and the drafts that define them (None: every draft)."""
 LATER_KEYWORDS = ("const", "contains", "if", "propertyNames")
 """Draft-07 keywords applied in the older drafts that lack them."""
-
-
-@lru_cache(maxsize=MAX_PATTERNS)
-def ecma_regex(pattern: str) -> Any:
-    """A compiled ECMA-262 regular expression (Unicode mode); `ConfigError` when invalid."""
-    try:
-        return regress.Regex(pattern, flags="u")
-    except regress.RegressError as exc:
-        raise ConfigError(f"{pattern!r} is not an ECMA-262 regular expression: {exc}") from None
-
-
-def is_ecma_regex(instance: object) -> bool:
-    """The `regex` format: a string that compiles as ECMA-262 (other types pass)."""
-    if not isinstance(instance, str):
-        return True
-    try:
-        ecma_regex(instance)
-    except ConfigError:
-        return False
-    return True
-
-
-def _pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterator[ValidationError]:
-    if validator.is_type(instance, "string") and ecma_regex(pattern).find(instance) is None:
-        yield ValidationError(f"{instance!r} does not match {pattern!r}")
-
-
-def _pattern_properties(
-    validator: Any, patterns: dict[str, Any], instance: Any, schema: Any
-) -> Iterator[ValidationError]:
-    if not validator.is_type(instance, "object"):
-        return
-    for pattern, subschema in patterns.items():
-        regex = ecma_regex(pattern)
-        for key, value in instance.items():
-            if regex.find(key) is not None:
-                yield from validator.descend(value, subschema, path=key, schema_path=pattern)
-
-
-def _additional_properties(
-    validator: Any, extra_schema: Any, instance: Any, schema: Any
-) -> Iterator[ValidationError]:
-    """jsonschema's `additionalProperties`, with `patternProperties` matched as ECMA-262."""
-    if not validator.is_type(instance, "object"):
-        return
-    known = schema.get("properties", {})
-    patterns = [ecma_regex(p) for p in schema.get("patternProperties", {})]
-    extras = [
-        key
-        for key in instance
-        if key not in known and not any(regex.find(key) is not None for regex in patterns)
-    ]
-    if validator.is_type(extra_schema, "object"):
-        for extra in extras:
-            yield from validator.descend(instance[extra], extra_schema, path=extra)
-    elif not extra_schema and extras:
-        shown = ", ".join(repr(each) for each in sorted(extras, key=str))
-        if "patternProperties" in schema:
-            verb = "does" if len(extras) == 1 else "do"
-            regexes = ", ".join(repr(each) for each in sorted(schema["patternProperties"]))
-            yield ValidationError(f"{shown} {verb} not match any of the regexes: {regexes}")
-        else:
-            verb = "was" if len(extras) == 1 else "were"
-            yield ValidationError(
-                f"Additional properties are not allowed ({shown} {verb} unexpected)"
-            )
+EARLIER_KEYWORDS = ("dependencies",)
+"""Draft-07 keywords applied in drafts 2019-09 and 2020-12, which split them in two."""
 
 
 @cache
 def ecma_class(cls: Any) -> Any:
     """The draft's validator class with ECMA-262 patterns, the full format checker, the
-    draft-07 keywords it lacks and the keywords beside `$ref` applied."""
+    draft-07 keywords it lacks (`dependencies` in the drafts after 7), rubricate's
+    `unevaluatedProperties` and the keywords beside `$ref` applied."""
     checker = format_checker(cls)
     later = {
         keyword: Draft7Validator.VALIDATORS[keyword]
         for keyword in LATER_KEYWORDS
         if keyword not in cls.VALIDATORS
     }
+    if cls in FROM_DRAFT_2019:
+        later |= {keyword: Draft7Validator.VALIDATORS[keyword] for keyword in EARLIER_KEYWORDS}
+        later["unevaluatedProperties"] = unevaluated_properties
     keywords = {
         **cls.VALIDATORS,
         **later,
-        "pattern": _pattern,
-        "patternProperties": _pattern_properties,
-        "additionalProperties": _additional_properties,
+        "pattern": pattern,
+        "patternProperties": pattern_properties,
+        "additionalProperties": additional_properties,
     }
     extended: Any = validators.create(
         meta_schema=cls.META_SCHEMA,
@@ -188,19 +146,12 @@ def _evolve(self: Any, **changes: Any) -> Any:
 
 @cache
 def format_checker(cls: Any) -> FormatChecker:
-    """The draft's format checker with `regex` read as ECMA-262 and the IRI and duration
-    formats ours."""
+    """The draft's format checker with the formats of `OWN_FORMATS` ours."""
     checker: FormatChecker = copy.deepcopy(cls.FORMAT_CHECKER)
-    checker.checkers.pop("regex", None)
-    checker.checks("regex")(is_ecma_regex)
-    if cls in IRI_DRAFTS:
-        checker.checkers.pop("iri", None)
-        checker.checkers.pop("iri-reference", None)
-        checker.checks("iri")(is_iri)
-        checker.checks("iri-reference")(is_iri_reference)
-    if cls in DURATION_DRAFTS:
-        checker.checkers.pop("duration", None)
-        checker.checks("duration")(is_duration)
+    for name, check, drafts in OWN_FORMATS:
+        if drafts is None or cls in drafts:
+            checker.checkers.pop(name, None)
+            checker.checks(name)(check)
     return checker
 
 
