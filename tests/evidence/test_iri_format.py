@@ -18,7 +18,7 @@ from jsonschema import (
     Draft202012Validator,
 )
 
-from rubricate.evidence.iri import is_iri, is_iri_reference
+from rubricate.evidence.iri import is_iri, is_iri_reference, is_uri, is_uri_reference
 from rubricate.evidence.schema_dialect import FORMATS, format_checker
 from tests.evidence.iri_cases import iri_cases
 
@@ -34,6 +34,13 @@ OURS = (
     "relative-json-pointer",
     "uri-template",
     "uuid",
+    "uri",
+    "uri-reference",
+    "email",
+    "idn-email",
+    "hostname",
+    "host-name",
+    "idn-hostname",
 )
 
 # (string, is an IRI, is an IRI reference): RFC 3987's verdicts.
@@ -101,8 +108,37 @@ def test_iri_verdicts_are_the_rfcs(text: str, iri: bool, reference: bool) -> Non
         )
 
 
+URIS = [
+    ("https://example.org/a?b#c", True, True),
+    ("http://[::ffff:1.2.3.4]/", True, True),
+    ("http://[V7.a:b]/", True, True),
+    ("urn:isbn:0451450523", True, True),
+    ("//host/path", False, True),
+    ("rel/path#f", False, True),
+    ("", False, True),
+    ("http://[::ffff:01.2.3.4]", False, False),
+    ("//[::ffff:192.168.0.01]/p", False, False),
+    ("https://例え.jp/", False, False),
+    ("http://a/b c", False, False),
+    ("x:/\n", False, False),
+    ("\\\\WINDOWS\\fileshare", False, False),
+]
+
+
+@pytest.mark.parametrize(("text", "uri", "reference"), URIS)
+def test_uri_is_an_ascii_iri(text: str, uri: bool, reference: bool) -> None:
+    assert (is_uri(text), is_uri_reference(text)) == (uri, reference)
+    for cls in (Draft6Validator, Draft202012Validator):
+        checker = format_checker(cls)
+        assert (checker.conforms(text, "uri"), checker.conforms(text, "uri-reference")) == (
+            uri,
+            reference,
+        )
+
+
 def test_iri_formats_pass_other_types() -> None:
     assert all(is_iri(value) and is_iri_reference(value) for value in (1, None, [], {}))
+    assert all(is_uri(value) and is_uri_reference(value) for value in (1, None, [], {}))
 
 
 @pytest.mark.parametrize("cls", [Draft4Validator, Draft6Validator])

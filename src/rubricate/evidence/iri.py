@@ -59,39 +59,49 @@ IPVFUTURE = rf"[vV]{HEXDIG}+\.[{SUB_DELIMS}:{UNRESERVED}]+"
 IP_LITERAL = rf"\[(?:{IPV6ADDRESS}|{IPVFUTURE})\]"
 
 
-def _chars(extra: str) -> str:
-    """One `iunreserved / pct-encoded / sub-delims` character, or one of `extra`."""
-    return f"(?:[{UCSCHAR}{SUB_DELIMS}{extra}{UNRESERVED}]|{PCT_ENCODED})"
+def _grammar(ucschar: str, iprivate: str) -> tuple[str, str]:
+    """RFC 3987's `IRI` and `irelative-ref` over these `ucschar` and `iprivate` ranges; with
+    none, RFC 3986's `URI` and `relative-ref`."""
+
+    def chars(extra: str) -> str:
+        """One `iunreserved / pct-encoded / sub-delims` character, or one of `extra`."""
+        return f"(?:[{ucschar}{SUB_DELIMS}{extra}{UNRESERVED}]|{PCT_ENCODED})"
+
+    def then_segments(first: str) -> str:
+        """`first *( "/" isegment )`: the shape of every path rule."""
+        return f"{first}(?:/{chars(':@')}*)*"
+
+    host = f"(?:{IP_LITERAL}|{IPV4ADDRESS}|{chars('')}*)"  # IP-literal / IPv4address / reg-name
+    authority = f"(?:{chars(':')}*@)?{host}(?::[0-9]*)?"  # [ userinfo "@" ] host [ ":" port ]
+    absolute = f"/(?:{then_segments(chars(':@') + '+')})?"  # ipath-absolute
+
+    def part(path: str) -> str:
+        """`ihier-part` or `irelative-part`: an authority and path, or `path`, or nothing."""
+        return f"(?://{authority}{then_segments('')}|{absolute}|{path}|)"
+
+    hier_part = part(then_segments(chars(":@") + "+"))  # ipath-rootless
+    relative_part = part(then_segments(chars("@") + "+"))  # ipath-noscheme
+    # [ "?" iquery ] [ "#" ifragment ]; iquery may hold iprivate, ifragment not
+    tail = rf"(?:\?{chars(':@/?' + iprivate)}*)?(?:#{chars(':@/?')}*)?"
+    return f"{SCHEME}:{hier_part}{tail}", f"{relative_part}{tail}"
 
 
-def _then_segments(first: str) -> str:
-    """`first *( "/" isegment )`: the shape of every path rule."""
-    return f"{first}(?:/{_chars(':@')}*)*"
-
-
-def _part(path: str) -> str:
-    """`ihier-part` or `irelative-part`: an authority and path, or `path`, or nothing."""
-    authority = f"(?:{_chars(':')}*@)?{IHOST}(?::[0-9]*)?"  # [ iuserinfo "@" ] ihost [ ":" port ]
-    absolute = f"/(?:{_then_segments(ISEGMENT_NZ)})?"
-    return f"(?://{authority}{_then_segments('')}|{absolute}|{path}|)"
-
-
-IHOST = f"(?:{IP_LITERAL}|{IPV4ADDRESS}|{_chars('')}*)"  # IP-literal / IPv4address / ireg-name
-ISEGMENT_NZ = f"{_chars(':@')}+"
-ISEGMENT_NZ_NC = f"{_chars('@')}+"
 SCHEME = "[A-Za-z][A-Za-z0-9+.-]*"
-IHIER_PART = _part(_then_segments(ISEGMENT_NZ))  # ipath-rootless
-IRELATIVE_PART = _part(_then_segments(ISEGMENT_NZ_NC))  # ipath-noscheme
-# [ "?" iquery ] [ "#" ifragment ]; iquery may hold iprivate, ifragment not
-TAIL = rf"(?:\?{_chars(':@/?' + IPRIVATE)}*)?(?:#{_chars(':@/?')}*)?"
-IRI = f"{SCHEME}:{IHIER_PART}{TAIL}"
-IRELATIVE_REF = f"{IRELATIVE_PART}{TAIL}"
+IRI, IRELATIVE_REF = _grammar(UCSCHAR, IPRIVATE)
+URI, RELATIVE_REF = _grammar("", "")
 
 
 @cache
 def compiled(pattern: str) -> re.Pattern[str]:
-    """`pattern` compiled on first use: its Unicode classes take tens of milliseconds to
-    compile, which a schema without the IRI formats never needs."""
+    """An IRI pattern compiled on first use: its Unicode classes take tens of milliseconds
+    to compile, which a schema without the IRI formats never needs."""
+    return re.compile(pattern)
+
+
+@cache
+def compiled_uri(pattern: str) -> re.Pattern[str]:
+    """A URI pattern compiled on first use (ASCII only, a few milliseconds): every
+    metaschema check reads `$id` and `$ref` as URI references."""
     return re.compile(pattern)
 
 
@@ -106,4 +116,18 @@ def is_iri_reference(instance: object) -> bool:
         not isinstance(instance, str)
         or compiled(IRI).fullmatch(instance) is not None
         or compiled(IRELATIVE_REF).fullmatch(instance) is not None
+    )
+
+
+def is_uri(instance: object) -> bool:
+    """The `uri` format: a URI with a scheme (other types pass)."""
+    return not isinstance(instance, str) or compiled_uri(URI).fullmatch(instance) is not None
+
+
+def is_uri_reference(instance: object) -> bool:
+    """The `uri-reference` format: a URI or a relative reference (other types pass)."""
+    return (
+        not isinstance(instance, str)
+        or compiled_uri(URI).fullmatch(instance) is not None
+        or compiled_uri(RELATIVE_REF).fullmatch(instance) is not None
     )

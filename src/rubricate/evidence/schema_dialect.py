@@ -32,6 +32,8 @@ from typing import Any
 
 import attrs
 from jsonschema import (
+    Draft3Validator,
+    Draft4Validator,
     Draft6Validator,
     Draft7Validator,
     Draft201909Validator,
@@ -43,7 +45,9 @@ from jsonschema.exceptions import SchemaError, best_match
 
 from rubricate.errors import ConfigError
 from rubricate.evidence.duration import is_duration
-from rubricate.evidence.iri import is_iri, is_iri_reference
+from rubricate.evidence.email_address import is_email, is_idn_email
+from rubricate.evidence.hostname import is_hostname, is_idn_hostname
+from rubricate.evidence.iri import is_iri, is_iri_reference, is_uri, is_uri_reference
 from rubricate.evidence.rfc3339 import is_date_time, is_time
 from rubricate.evidence.schema_patterns import (
     additional_properties,
@@ -77,19 +81,33 @@ FORMATS = (
     "uuid",
 )
 """The formats of draft 2020-12 that every install checks (a test holds the install to it)."""
-FROM_DRAFT_6 = (Draft6Validator, Draft7Validator, Draft201909Validator, Draft202012Validator)
-FROM_DRAFT_7 = FROM_DRAFT_6[1:]
-FROM_DRAFT_2019 = FROM_DRAFT_6[2:]
+FROM_DRAFT_4 = (
+    Draft4Validator,
+    Draft6Validator,
+    Draft7Validator,
+    Draft201909Validator,
+    Draft202012Validator,
+)
+FROM_DRAFT_6 = FROM_DRAFT_4[1:]
+FROM_DRAFT_7 = FROM_DRAFT_4[2:]
+FROM_DRAFT_2019 = FROM_DRAFT_4[3:]
 OWN_FORMATS: tuple[tuple[str, Callable[[object], bool], tuple[Any, ...] | None], ...] = (
     ("regex", is_ecma_regex, None),
     ("date-time", is_date_time, None),
     ("time", is_time, FROM_DRAFT_7),
     ("iri", is_iri, FROM_DRAFT_7),
     ("iri-reference", is_iri_reference, FROM_DRAFT_7),
+    ("uri", is_uri, None),
+    ("uri-reference", is_uri_reference, FROM_DRAFT_6),
     ("relative-json-pointer", is_relative_json_pointer, FROM_DRAFT_7),
     ("uri-template", is_uri_template, FROM_DRAFT_6),
     ("duration", is_duration, FROM_DRAFT_2019),
     ("uuid", is_uuid, FROM_DRAFT_2019),
+    ("email", is_email, None),
+    ("idn-email", is_idn_email, FROM_DRAFT_7),
+    ("hostname", is_hostname, FROM_DRAFT_4),
+    ("host-name", is_hostname, (Draft3Validator,)),
+    ("idn-hostname", is_idn_hostname, FROM_DRAFT_7),
 )
 """The formats rubricate checks itself, and the drafts that define them (None: every draft)."""
 LATER_KEYWORDS = ("const", "contains", "if", "propertyNames")
