@@ -1,23 +1,26 @@
 """The JSON Schema dialects a deliverable schema may declare, as real schemas are written (pure).
 
-`$schema` picks the draft (4, 6, 7, 2019-09 or 2020-12; 2020-12 when absent). Regular
-expressions are ECMA-262, as JSON Schema says: `pattern`, `patternProperties` and
-`format: "regex"` are matched with the `regress` library (Python's `re` rejects named groups
-`(?<x>…)`, `\\p{L}` and other ECMA syntax, and reads some patterns differently). The format
-checker is the draft's own with every format jsonschema knows: the packages those formats need
-are core dependencies, so a file gets the same verdict on every install. `iri` and
-`iri-reference` are checked by `evidence/iri.py` (the package jsonschema would use for them
-builds a grammar for seconds at import, so it is not a dependency), and `duration` by
-`evidence/duration.py` (the package jsonschema would use loads a date library at import). A
-schema is checked against its metaschema with the same checker, so an ECMA pattern is not a
-"bad regex".
+`$schema` picks the draft (4, 6, 7, 2019-09 or 2020-12; 2020-12 when absent; draft 3 is
+read too). Regular expressions are ECMA-262, as JSON Schema says (`schema_patterns`). The
+format checker is the draft's own with every format jsonschema knows, and the formats of
+`OWN_FORMATS` checked by rubricate's modules, each as its RFC writes it where jsonschema's
+checker (or the package it used) took wrong strings or refused valid ones, as the JSON Schema
+Test Suite shows (`benchmarks/schema_test_suite.py`): `date-time`, `time`, `email`,
+`idn-email`, `hostname`, `idn-hostname`, `uri`, `uri-reference`, `iri`, `iri-reference`,
+`uri-template`, `relative-json-pointer`, `uuid`, `duration`, `regex`. The packages the other
+formats need are core dependencies, so a file gets the same verdict on every install. A schema
+is checked against its metaschema with the same checker, so an ECMA pattern is not a "bad
+regex".
 
 A draft-04 or draft-06 schema that uses `const`, `contains`, `propertyNames` or `if`/`then`/
 `else`, which its own draft does not define, gets them with their draft-07 meaning, as ajv
 and editors' JSON language services apply them: read as unknown keywords they would be
 ignored, and a `oneOf` of `const` branches would match every value more than once. For the
 same reason the keywords beside a `$ref` apply in every draft (draft 2019-09's reading; drafts
-4 to 7 said to ignore them, yet schemas written for them put `required` or `type` there).
+4 to 7 said to ignore them, yet schemas written for them put `required` or `type` there), and
+drafts 2019-09 and 2020-12 keep draft 7's `dependencies`, which they split into
+`dependentRequired` and `dependentSchemas` (their metaschemas still list it). Their
+`unevaluatedProperties` is rubricate's (`unevaluated`).
 """
 
 from __future__ import annotations
