@@ -105,3 +105,10 @@ def test_a_ref_that_moves_into_the_data_is_no_cycle() -> None:
         "/child",
         "/child/child",
     ]
+
+
+def test_a_lone_surrogate_key_is_written_as_its_escape_in_the_pointer() -> None:
+    compiled = compile_schema({"additionalProperties": {"type": "string"}}, "s.json")
+    (issue,) = compiled.issues({"a/\ud83d~": 2})
+    assert issue.pointer == "/a~1\\ud83d~0"
+    issue.pointer.encode("utf-8")

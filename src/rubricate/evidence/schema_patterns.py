@@ -8,6 +8,7 @@ patterns differently). Each pattern is compiled once (a bounded cache).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
@@ -17,17 +18,31 @@ from jsonschema import ValidationError
 
 from rubricate.errors import ConfigError
 
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 MAX_PATTERNS = 4096
 """Compiled regular expressions kept (a schema store holds a few thousand)."""
 
 
 @lru_cache(maxsize=MAX_PATTERNS)
 def ecma_regex(pattern: str) -> Any:
-    """A compiled ECMA-262 regular expression (Unicode mode); `ConfigError` when invalid."""
+    """A compiled ECMA-262 regular expression (Unicode mode); `ConfigError` when invalid. A
+    lone surrogate (JSON's `\\ud800` escape), which the regex library cannot read, is read as
+    U+FFFD, here and in the text matched (`matches`)."""
     try:
         return regress.Regex(pattern, flags="u")
     except regress.RegressError as exc:
         raise ConfigError(f"{pattern!r} is not an ECMA-262 regular expression: {exc}") from None
+    except UnicodeEncodeError:
+        return ecma_regex(LONE_SURROGATE.sub("\ufffd", pattern))
+
+
+def matches(regex: Any, text: str) -> bool:
+    """Whether `regex` (from `ecma_regex`) finds a match in `text`, a lone surrogate read as
+    U+FFFD."""
+    try:
+        return regex.find(text) is not None
+    except UnicodeEncodeError:
+        return regex.find(LONE_SURROGATE.sub("\ufffd", text)) is not None
 
 
 def is_ecma_regex(instance: object) -> bool:
@@ -43,7 +58,7 @@ def is_ecma_regex(instance: object) -> bool:
 
 def pattern(validator: Any, regex: str, instance: Any, schema: Any) -> Iterator[ValidationError]:
     """The `pattern` keyword, matched as ECMA-262."""
-    if validator.is_type(instance, "string") and ecma_regex(regex).find(instance) is None:
+    if validator.is_type(instance, "string") and not matches(ecma_regex(regex), instance):
         yield ValidationError(f"{instance!r} does not match {regex!r}")
 
 
@@ -56,7 +71,7 @@ def pattern_properties(
     for pattern, subschema in patterns.items():
         regex = ecma_regex(pattern)
         for key, value in instance.items():
-            if regex.find(key) is not None:
+            if matches(regex, key):
                 yield from validator.descend(value, subschema, path=key, schema_path=pattern)
 
 
@@ -71,7 +86,7 @@ def additional_properties(
     extras = [
         key
         for key in instance
-        if key not in known and not any(regex.find(key) is not None for regex in patterns)
+        if key not in known and not any(matches(regex, key) for regex in patterns)
     ]
     if validator.is_type(extra_schema, "object"):
         for extra in extras:

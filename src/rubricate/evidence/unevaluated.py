@@ -18,7 +18,7 @@ from typing import Any
 from jsonschema import ValidationError
 from referencing.jsonschema import lookup_recursive_ref
 
-from rubricate.evidence.schema_patterns import ecma_regex
+from rubricate.evidence.schema_patterns import ecma_regex, matches
 
 APPLICATORS = ("allOf", "anyOf", "oneOf")
 
@@ -66,7 +66,7 @@ def evaluated_keys(validator: Any, instance: dict[str, Any], schema: Any) -> set
     patterns = schema.get("patternProperties")
     if isinstance(patterns, dict):
         regexes = [ecma_regex(pattern) for pattern in patterns]
-        named |= {key for key in instance if any(r.find(key) is not None for r in regexes)}
+        named |= {key for key in instance if any(matches(r, key) for r in regexes)}
     keys |= named
     if "additionalProperties" in schema or "unevaluatedProperties" in schema:
         keys |= set(instance)
