@@ -1,6 +1,6 @@
 """The official JSON Schema Test Suite through rubricate's format check; prints JSON.
 
-    python benchmarks/schema_test_suite.py SUITE [--drafts draft4,draft7] [--all-cases]
+    python benchmarks/schema_test_suite.py SUITE [--drafts draft4,draft7] [--no-url-map]
 
 SUITE is a clone of json-schema-org/JSON-Schema-Test-Suite: a checkout (holding `tests/`) or a
 bare git directory (read at HEAD with git). Every test case of `tests/<draft>/*.json` and
@@ -14,11 +14,14 @@ Any exception out of compiling or checking is an *error* (a crash), with its las
 
 The suite's harness convention is followed where a deliverable's own repository would hold
 the same files: a root schema of drafts 3 to 7 (which the suite writes without `$schema`)
-gets its directory's `$schema`, as a user's schema of that draft declares it; the suite's
+gets its directory's `$schema`, as a user's schema of that draft declares it (the few 2019-09
+schemas without one are read as 2020-12, rubricate's default, as a user's would be); the suite's
 `remotes/` folder, which refRemote tests reach at `http://localhost:1234/`, is a folder of the
 base tree that `SchemaFiles`' URL map points that address to (rubricate never fetches); a
 root schema whose `$id` lies under that address is stored at the matching path of the
-folder, as its repository would store it, else at `schemas/case.json`.
+folder, as its repository would store it, else at `schemas/case.json`. `--no-url-map` keeps
+the folder but maps no address to it, as in a user's repository: a ref to that address then
+resolves only by the root schema's own `$id`, or is "not checked".
 
 Per draft and per file: cases, agree, disagree (wrong verdict), not_checked, errors, and
 the description of every case that is not agreed (`group / case: expected -> got`). The
