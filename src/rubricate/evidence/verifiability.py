@@ -18,6 +18,7 @@ from rubricate.evidence.code_lines import (
     documentation_lines,
     is_comment_text,
 )
+from rubricate.evidence.doc_syntax import julia_doctest_lines
 from rubricate.evidence.file_kinds import not_authored
 from rubricate.evidence.pinning import pinning_signal
 from rubricate.evidence.prose import new_prose
@@ -127,13 +128,17 @@ def tests_signal(snapshot: Snapshot, live: list[FileChange]) -> Signal:
 
 def _adds_inline_test(change: FileChange) -> bool:
     """True when added lines hold test code: a Rust test attribute, a line of a Rust doc block
-    that rustdoc runs (`_rust_doc_test_lines`, fences read over the whole head text), or a
-    doctest prompt of the file's language inside its documentation (`DOCTEST_PROMPTS`)."""
+    that rustdoc runs (`_rust_doc_test_lines`, fences read over the whole head text), a line of
+    a Julia docstring's `jldoctest` block (which Documenter runs), or a doctest prompt of the
+    file's language inside its documentation (`DOCTEST_PROMPTS`)."""
     ext = kinds.extension(change.path)
     added = change.added
     if ext == "rs":
         runs = _rust_doc_test_lines(change.text or "")
         return any(RUST_TEST.search(text) or number in runs for number, text in added)
+    if ext == "jl":
+        runs = julia_doctest_lines(text_lines(change.text or ""))
+        return any(number in runs for number, _ in added)
     prompt = DOCTEST_PROMPTS.get(ext)
     if prompt is None or not any(prompt.match(text) for _, text in added):
         return False
@@ -164,13 +169,14 @@ def _rust_doc_test_lines(text: str) -> frozenset[int]:
 
 
 def _untested_support(code: list[FileChange], head_paths: frozenset[str]) -> dict[str, str]:
-    """The changed code in documentation and scripts folders that hold no test, by path, with
-    its folder: code there serves the project (examples, recipes, docs builds, scripts). Where
+    """The changed code in documentation, scripts and agent skill folders that hold no test, by
+    path, with its folder: code there serves the project (examples, recipes, docs builds,
+    scripts, an agent's tools). Where
     test code lies in such a folder, or the folder is a package (a Python `__init__.py`, a Go
     package other than `main`), the project imports or tests its code, and it is program
     source."""
-    roots = kinds.package_roots(head_paths)
-    placed = {c.path: f for c in code if (f := kinds.support_folder(c.path, roots))}
+    roots, skills = kinds.package_roots(head_paths), kinds.skill_folders(head_paths)
+    placed = {c.path: f for c in code if (f := kinds.support_folder(c.path, roots, skills))}
     if not placed:
         return {}
     folders = set(placed.values())
