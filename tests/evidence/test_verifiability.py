@@ -458,3 +458,21 @@ def test_scripts_of_an_agent_skill_or_r_data_raw_need_no_test(tmp_path: Path) ->
     tested = {**skill, "skills/review/test_review.py": "def test_x():\n    assert True\n"}
     own = snapshot_of(tmp_path / "c", {**BASE, **tested}, {"skills/review/review.py": "x = 2\n"})
     assert [f.rule for f in verifiability_check(own).findings] == ["tests"]
+
+
+ZIG = (
+    'const std = @import("std");\n\npub fn len(s: []const u8) usize {\n    return s.len;\n}\n\n'
+    'test "len" {\n    try std.testing.expectEqual(3, len("abc"));\n}\n'
+)
+
+
+def test_zig_source_needs_a_test_and_an_edited_test_block_is_one(tmp_path: Path) -> None:
+    base = {**BASE, "src/str.zig": ZIG, "build.zig": "pub fn build() void {}\n"}
+    code = ZIG.replace("return s.len;", "return s.len + 0;")
+    untested = snapshot_of(tmp_path / "a", base, {"src/str.zig": code})
+    assert [f.rule for f in verifiability_check(untested).findings] == ["tests"]
+    both = code.replace('len("abc"));', 'len("abc"));\n    try std.testing.expect(len("") == 0);')
+    tested = snapshot_of(tmp_path / "b", base, {"src/str.zig": both})
+    assert verifiability_check(tested).findings == ()
+    build = snapshot_of(tmp_path / "c", base, {"build.zig": "pub fn build() void { run(); }\n"})
+    assert verifiability_check(build).findings == ()

@@ -42,7 +42,7 @@ CODE_ROOTS = frozenset({"src", "lib", "internal", "pkg"})
 """Folders that hold the program: a `docs/` or `tools/` below them is a part of it."""
 SOURCE_EXTS = words(
     "py pyi js jsx mjs cjs ts tsx go rs java kt kts rb c h cc cpp cxx hpp cs swift php scala"
-    " sh bash lua r jl ex exs erl hs ml clj dart vue svelte sql"
+    " sh bash lua r jl ex exs erl hs ml clj dart vue svelte sql zig"
 )
 DOC_EXTS = frozenset({"md", "markdown", "rst", "txt", "adoc", "org"})
 MARKUP_EXTS = words(
@@ -72,12 +72,13 @@ JSONC_NAMES = re.compile(
 )
 TOOL_CONFIG_NAMES = re.compile(
     r"^[\w.-]+\.config\.[cm]?[jt]sx?$|^\.[\w-]+rc\.[cm]?js$|^(gulpfile|gruntfile)\.[cm]?[jt]s$"
-    r"|^(noxfile|fabfile|dodo)\.py$|^build\.rs$|^settings\.gradle(\.kts)?$",
+    r"|^(noxfile|fabfile|dodo)\.py$|^build\.(rs|zig)$|^settings\.gradle(\.kts)?$",
     re.I,
 )
-"""Build and tool configs written in a programming language (a Cargo `build.rs` build script
-and a Gradle `settings.gradle.kts` among them): not program source to test. A hidden file
-(`.php-cs-fixer.dist.php`, `.eslintrc.cjs`) is one too, outside the program's code roots."""
+"""Build and tool configs written in a programming language (a Cargo `build.rs` or Zig
+`build.zig` build script and a Gradle `settings.gradle.kts` among them): not program source to
+test. A hidden file (`.php-cs-fixer.dist.php`, `.eslintrc.cjs`) is one too, outside the
+program's code roots."""
 TEST_NAMES = re.compile(r"^(test[_-]|conftest\.py$)|([_-]test|[_-]spec|Tests?)\.[^.]+$")
 """Test file names: `test_app.py`, `test-utils.ts` (a test helper), `app_test.go`,
 `app-spec.rb`, `AppTests.swift`."""
