@@ -57,6 +57,9 @@ def test_single_star_agrees_with_fnmatch_within_a_segment(name: str) -> None:
         ("spec/test_helper.rb", True, False),
         ("src/latest-utils.ts", False, True),
         ("src/contest-rules.ts", False, True),
+        ("src/testHelpers.js", True, False),
+        ("R/test-that.R", False, True),
+        ("R/test-state.R", False, True),
         ("README.md", False, False),
     ],
 )

@@ -79,9 +79,14 @@ TOOL_CONFIG_NAMES = re.compile(
 `build.zig` build script and a Gradle `settings.gradle.kts` among them): not program source to
 test. A hidden file (`.php-cs-fixer.dist.php`, `.eslintrc.cjs`) is one too, outside the
 program's code roots."""
-TEST_NAMES = re.compile(r"^(test[_-]|conftest\.py$)|([_-]test|[_-]spec|Tests?)\.[^.]+$")
-"""Test file names: `test_app.py`, `test-utils.ts` (a test helper), `app_test.go`,
-`app-spec.rb`, `AppTests.swift`."""
+TEST_NAMES = re.compile(
+    r"^(test_|conftest\.py$)|^test-?(?:[Uu]tils?|[Hh]elpers?|[Ss]etup|[Ss]upport)\.[^.]+$"
+    r"|([_-]test|[_-]spec|Tests?)\.[^.]+$"
+)
+"""Test file names: `test_app.py`, `app_test.go`, `app-spec.rb`, `AppTests.swift`, and test
+helpers named for what they are (`test-utils.ts`, `testHelpers.js`, `test-setup.ts`). Another
+`test-` name is no test by its name: an R package's `R/test-that.R` is the program (its tests
+lie in `tests/testthat/`)."""
 EMPTY_OK_NAMES = frozenset(
     {"__init__.py", "py.typed", ".gitkeep", ".keep", ".nojekyll", ".gitignore"}
     | {"main.tf", "variables.tf", "outputs.tf"}
