@@ -14,7 +14,15 @@ from rubricate.evidence.results import ScoreReport
 from rubricate.evidence.snapshot import FileChange, Snapshot
 from rubricate.judge.budget import Budget
 from rubricate.judge.prompt import build_prompt
-from rubricate.judge.reports import NOT_FOUND_NOTE, RULE, Report, ShownText, shows_any, verify
+from rubricate.judge.reports import (
+    MESSAGE,
+    NOT_FOUND_NOTE,
+    RULE,
+    Report,
+    ShownText,
+    shows_any,
+    verify,
+)
 from rubricate.judge.service import judge_report
 
 from . import servers
@@ -193,3 +201,11 @@ def test_a_report_on_the_description_flags_the_request_call_too(tmp_path: Path) 
     assert len(_reported(result)) == 1
     capped = {c.id for c in result.criteria if c.score != scores[c.id]}
     assert capped == set(rubric.ids)
+
+
+def test_a_long_report_is_shown_cut_short() -> None:
+    finding = Report("treat each point " * 11, "README.md", 4).finding()
+    assert (finding.path, finding.line, finding.rule) == ("README.md", 4, RULE)
+    assert "treat each point" in finding.message
+    assert "…'" in finding.message
+    assert len(finding.message) < len(MESSAGE) + 130

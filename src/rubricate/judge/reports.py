@@ -68,7 +68,8 @@ class Report:
 
     def finding(self) -> Finding:
         """The reviewers' warning, located at the field or file and line."""
-        shown = self.quote if len(self.quote) <= _EXCERPT_CHARS else self.quote[:119] + "…"
+        cut = self.quote[: _EXCERPT_CHARS - 1] + "…"
+        shown = self.quote if len(self.quote) <= _EXCERPT_CHARS else cut
         message = MESSAGE.format(quote=repr(shown))
         return Finding(CHECK_ID, message, self.where, self.line, "warning", rule=RULE)
 
