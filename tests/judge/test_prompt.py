@@ -249,3 +249,13 @@ def test_prompt_always_fits_the_budget(sizes: list[int], budget: int, body_lines
     shown = set(prompt.files_seen)
     assert shown.isdisjoint(item.path for item in prompt.files_left_out)
     assert len(shown) + len(prompt.files_left_out) == len(sizes)
+
+
+def test_the_judge_is_asked_for_passages_addressed_to_it_and_shown_what_it_may_report() -> None:
+    prompt = build_prompt(agora(), snapshot(), Budget(), marker=MARK, phase="submission")
+    system = prompt.messages[0]["content"]
+    assert f'"{REPORT_KEY}" first, then every criterion id' in system
+    assert "uses is part of the work: do not list" in system
+    wheres = [item.where for item in prompt.untrusted]
+    assert wheres == ["spec", "PR title", "PR description", "src/parser.py", "tests/test_parser.py"]
+    assert prompt.untrusted[3].lines == (1, 1, 2, 3)  # the hunk header, then each added line
