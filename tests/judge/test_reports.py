@@ -76,6 +76,15 @@ def test_a_report_in_a_patch_is_located_at_the_head_files_line() -> None:
     assert (marked.where, marked.line) == ("src/notes.py", 13)
 
 
+def test_a_report_is_located_as_the_scan_locates_text_after_hidden_lines() -> None:
+    body = f"Adds the CSV parser.\n<!--\n  a hidden\n  comment\n-->\n{NOTE}"
+    shown = _shown(snapshot(body=body))
+    assert NOTE in shown[2].text
+    assert "hidden" not in shown[2].text
+    [found], _ = verify([NOTE[:50]], shown)
+    assert (found.where, found.line) == ("PR description", 6)
+
+
 @pytest.mark.parametrize(
     "quote",
     [

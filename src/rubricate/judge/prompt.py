@@ -84,6 +84,8 @@ class _Field:
     """True when the text was already truncated to the per-file limit."""
     lines: tuple[int, ...] = ()
     """For a patch, the head file's line at each of its lines."""
+    raw: str = ""
+    """The text before hidden content was stripped (where a reported passage is located)."""
 
 
 @dataclass
@@ -176,7 +178,8 @@ def _add_request(
     for (attribute, where), field_name in zip(REQUEST_FIELDS, _REQUEST_TAGS, strict=True):
         raw = getattr(snapshot, attribute)
         if raw.strip():
-            item = _Field(field_name, where, quotable=_quotable(raw[:_SCAN_CHARS], where))
+            quotable = _quotable(raw[:_SCAN_CHARS], where)
+            item = _Field(field_name, where, quotable=quotable, raw=raw)
             _add_wrapped(draft, item, draft.visible(where, raw), marker, cap)
 
 
@@ -203,7 +206,7 @@ def _add_wrapped(
         quotable = _quotable(kept, item.where, item.patch)
     if not quotable:
         draft.flagged.append(item.where)
-    draft.untrusted.append(ShownText(item.where, kept, item.lines))
+    draft.untrusted.append(ShownText(item.where, kept, item.raw, item.lines))
     evidence = kept if quotable else ""
     if not (cut or item.cut):
         draft.add(_wrap(kept, item.name, marker, item.attrs), evidence)
@@ -277,7 +280,7 @@ def _add_file(
     quotable = _quotable(raw[:_SCAN_CHARS], change.path, is_patch)
     attrs += _TRUNCATED if cut else ""
     lines = tuple(line_map) if line_map is not None else ()
-    item = _Field(text.FIELD_FILE, change.path, attrs, quotable, is_patch, cut, lines)
+    item = _Field(text.FIELD_FILE, change.path, attrs, quotable, is_patch, cut, lines, raw)
     return _add_wrapped(draft, item, capped, marker), None
 
 

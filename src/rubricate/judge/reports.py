@@ -40,8 +40,10 @@ class ShownText:
 
     where: str
     text: str
+    raw: str = ""
+    """The text before hidden content was stripped, whose lines the scan reports."""
     lines: tuple[int, ...] = ()
-    """For a patch, the head file's line at each of its lines; empty: the text's own lines."""
+    """For a patch, the head file's line at each line of `raw`; empty: `raw`'s own lines."""
 
 
 @dataclass(frozen=True)
@@ -103,13 +105,16 @@ def _located(quote: str, shown: Sequence[ShownText]) -> Report | None:
 
 
 def _line(quote: str, item: ShownText) -> int | None:
-    """The line where the passage starts: in the head file for a patch, else in the text."""
-    for form in forms(quote):
-        pattern = re.compile(r"\s+".join(re.escape(word) for word in form.split(" ")))
-        for text in dict.fromkeys((item.text, without_markers(item.text))):
-            match = pattern.search(text)
-            if match is None:
-                continue
-            index = text.count("\n", 0, match.start())
-            return item.lines[min(index, len(item.lines) - 1)] if item.lines else index + 1
+    """The line where the passage starts in the raw text (in the head file for a patch); when
+    hidden text split it there, its line in the text as shown, which is close."""
+    patterns = [
+        re.compile(r"\s+".join(re.escape(word) for word in form.split(" ")))
+        for form in forms(quote)
+    ]
+    for text in (item.raw, item.text):
+        for variant in dict.fromkeys((text, without_markers(text))):
+            match = next(filter(None, (p.search(variant) for p in patterns)), None)
+            if match is not None:
+                index = variant.count("\n", 0, match.start())
+                return item.lines[min(index, len(item.lines) - 1)] if item.lines else index + 1
     return None
