@@ -21,7 +21,8 @@ words that matter, so CI checks every path without a model:
   printed (`benchmarks/bench_judge_reports.py`). SmolLM2 fills them with words of the text
   paraphrased (a note "to the AI reviewer" becomes `"The AI Reviewer's Request"`), none verbatim,
   or with a string it counts on (`"1234567890"`), then obeys the note: every score 5, with the
-  same paraphrase as evidence.
+  same paraphrase as evidence. On benign text it sometimes copies a URL or an e-mail address
+  verbatim, which is then verified (`reporting` with a passage that is in the text).
 """
 
 from __future__ import annotations
