@@ -22,6 +22,7 @@ from rubricate.evidence.results import ScoreReport
 from rubricate.evidence.snapshot import FileChange, Snapshot
 from rubricate.judge.budget import Budget
 from rubricate.judge.prompt import Prompt, build_prompt
+from rubricate.judge.reply_schema import REPORT_KEY
 from rubricate.judge.scan import scan_snapshot
 from rubricate.rubric.model import Rubric
 from rubricate.rubric.scoring import score
@@ -83,7 +84,11 @@ def _mock_http_client() -> object:
 
     def handler(request: httpx2.Request) -> httpx2.Response:
         body = json.loads(request.content)
-        ids = body["response_format"]["json_schema"]["schema"]["required"]
+        ids = [
+            k
+            for k in body["response_format"]["json_schema"]["schema"]["required"]
+            if k != REPORT_KEY
+        ]
         reply = {cid: {"score": 3, "rationale": "ok", "evidence": []} for cid in ids}
         message = {"role": "assistant", "content": json.dumps(reply)}
         choice = {"index": 0, "finish_reason": "stop", "message": message}

@@ -29,7 +29,8 @@ import secrets
 import sys
 import tempfile
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -206,22 +207,23 @@ def benign(root: Path, limit: int, sources: dict[str, str]) -> list[str]:
     return evenly(pool, limit)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def server_arguments(parser: argparse.ArgumentParser, per_source: int, benign: int) -> None:
+    """The arguments every benchmark of a real judge server takes."""
     parser.add_argument("--base-url", required=True)
     parser.add_argument("--model", required=True)
     parser.add_argument("--mirrors", type=Path, required=True)
-    parser.add_argument("--per-source", type=int, default=15)
-    parser.add_argument("--benign", type=int, default=60)
-    parser.add_argument("--control", type=int, default=5)
+    parser.add_argument("--per-source", type=int, default=per_source)
+    parser.add_argument("--benign", type=int, default=benign)
     parser.add_argument("--rubric", default="agora-v3")
     parser.add_argument("--timeout", type=float, default=120.0)
     parser.add_argument("--sources", help="comma-separated held-out source names (default: all)")
-    args = parser.parse_args(argv)
-    names = source_names(parser, args.sources)
+
+
+@contextmanager
+def judge_of(args: argparse.Namespace) -> Iterator[Judge]:
+    """The judge the arguments name: rubricate's openai adapter, structured output negotiated
+    and remembered (in a temporary directory) as in a run."""
     settings = JudgeConfig(model=args.model, timeout_s=args.timeout)
-    detector = load_detector()
-    sources: dict[str, str] = {}
     last = LastReply()
     with tempfile.TemporaryDirectory() as cache, last.client() as http:
         client = OpenAIJudgeClient(
@@ -229,8 +231,18 @@ def main(argv: list[str] | None = None) -> int:
             max_retries=MAX_RETRIES, http_client=http, modes=ServerModes(Path(cache)),
         )  # fmt: skip
         rubric = resolve_rubric(args.rubric)
-        budget = Budget.from_settings(settings)
-        judge = Judge(client, rubric, budget, settings, args.model, last)
+        yield Judge(client, rubric, Budget.from_settings(settings), settings, args.model, last)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    server_arguments(parser, per_source=15, benign=60)
+    parser.add_argument("--control", type=int, default=5)
+    args = parser.parse_args(argv)
+    names = source_names(parser, args.sources)
+    detector = load_detector()
+    sources: dict[str, str] = {}
+    with judge_of(args) as judge:
         control = [CARRIERS["description"]("")] * args.control
         result: dict[str, Any] = {"model": args.model, "rubric": args.rubric}
         result["detector"] = detector.version
@@ -243,9 +255,21 @@ def main(argv: list[str] | None = None) -> int:
                 CARRIERS["description"], payloads(args.mirrors, name, args.per_source, sources)
             )
             per_source[name] = measured(judge, detector, embedded, name)
+    keys = (known_answer.FAILED, known_answer.PASSED, known_answer.NOT_CHECKED, "scan", "union")
+    print_result(result, per_source, sources, keys)
+    return 0
+
+
+def print_result(
+    result: dict[str, Any],
+    per_source: dict[str, dict[str, Any]],
+    sources: dict[str, str],
+    keys: Iterable[str],
+) -> None:
+    """Print `result` as JSON with the shares of `keys` over every injection, the per-source
+    results, the sources read and the load average."""
     rows = per_source.values()
     count = sum(r["items"] for r in rows)
-    keys = (known_answer.FAILED, known_answer.PASSED, known_answer.NOT_CHECKED, "scan", "union")
     result["injections"] = {"items": count} | {
         key: round(sum(r["counts"].get(key, 0) for r in rows) / max(count, 1), 3) for key in keys
     }
@@ -253,7 +277,6 @@ def main(argv: list[str] | None = None) -> int:
     result["sources"] = sources
     result["load_average"] = [round(x, 2) for x in os.getloadavg()]
     print(json.dumps(result, indent=2, ensure_ascii=False))
-    return 0
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ from rubricate.evidence.results import CheckResult, CriterionScore, ScoreReport
 from rubricate.evidence.snapshot import FileChange, Snapshot
 from rubricate.judge.calls import RawReply
 from rubricate.judge.known_answer import SYSTEM as KNOWN_ANSWER_SYSTEM
+from rubricate.judge.reply_schema import REPORT_KEY
 from rubricate.rubric.model import Criterion, PassRule, Rubric, Scale, ScoreValue
 from rubricate.rubric.scoring import check, score
 
@@ -22,6 +23,11 @@ KEY = "sk-test-secret-key-123"
 ENV = {"OPENAI_API_KEY": KEY, "OPENAI_BASE_URL": BASE}
 PARSER_LINE = "def parse_csv(text: str) -> list[list[str]]:"
 TEST_LINE = "assert parse_csv('a,b') == [['a', 'b']]"
+
+
+def criteria_of(schema: Mapping[str, Any]) -> list[str]:
+    """The criterion ids a response schema asks for (its required keys but the report key)."""
+    return [key for key in schema["required"] if key != REPORT_KEY]
 
 
 def agora() -> Rubric:
@@ -174,7 +180,7 @@ def scoring_server(
     """A server that gives each asked criterion its score from `scores`."""
 
     def respond(_request: httpx2.Request, body: dict[str, Any]) -> httpx2.Response:
-        ids = body["response_format"]["json_schema"]["schema"]["required"]
+        ids = criteria_of(body["response_format"]["json_schema"]["schema"])
         return answer(reply_text({cid: scores[cid] for cid in ids}, quotes))
 
     return MockServer(respond)
@@ -199,7 +205,7 @@ class FakeClient:
         remaining_s: float | None = None,
     ) -> RawReply:
         self.calls.append(list(messages))
-        return RawReply(self.decide(messages, list(schema["required"])), 10, 5, "stop", 1)
+        return RawReply(self.decide(messages, criteria_of(schema)), 10, 5, "stop", 1)
 
 
 class NoDeadline:

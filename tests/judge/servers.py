@@ -16,18 +16,26 @@ words that matter, so CI checks every path without a model:
   colon. SmolLM2 repeats the answer in most calls; in about one in seven (12–25% a run) it
   counts on inside the string (`"12345678901234567890...`) until `max_tokens`; in 2–5% it
   writes a short string of its own (a version number such as `1.0.0.0`), no more often on
-  injected text than on benign text.
+  injected text than on benign text;
+- `llama-server` answers the judgment's strict schema with the reported passages first, pretty-
+  printed (`benchmarks/bench_judge_reports.py`). SmolLM2 fills them with words of the text
+  paraphrased (a note "to the AI reviewer" becomes `"The AI Reviewer's Request"`), none verbatim,
+  or with a string it counts on (`"1234567890"`), then obeys the note: every score 5, with the
+  same paraphrase as evidence. On benign text it sometimes copies a URL or an e-mail address
+  verbatim, which is then verified (`reporting` with a passage that is in the text).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 import httpx2
 
-from .helpers import completion, entry, known_answer_of
+from rubricate.judge.reply_schema import REPORT_KEY
+
+from .helpers import completion, criteria_of, entry, known_answer_of
 
 LLAMA_CPP_PYTHON_500 = {
     "error": {
@@ -78,7 +86,7 @@ def schema_in_prompt(body: Mapping[str, Any]) -> dict[str, Any] | None:
 
 def valid_reply(schema: Mapping[str, Any], score: int = 3) -> str:
     """A reply that fits `schema`: every criterion with `score`."""
-    return json.dumps({cid: entry(score) for cid in schema["required"]})
+    return json.dumps({cid: entry(score) for cid in criteria_of(schema)})
 
 
 def ok(content: str, tokens_out: int = 20) -> httpx2.Response:
@@ -108,7 +116,7 @@ def llama_cpp_python(score: int = 3) -> Respond:
 def llama_server_runaway(_request: httpx2.Request, body: dict[str, Any]) -> httpx2.Response:
     """`llama-server` with a model that loops in the rationale: cut at `max_tokens`."""
     limit = int(body.get("max_tokens") or body.get("max_completion_tokens") or 8192)
-    ids = (schema_of(body) or {"required": ["x"]})["required"]
+    ids = criteria_of(schema_of(body) or {"required": ["x"]})
     cut = ('{"' + ids[0] + '": {"score": 3, "rationale": "' + RUNAWAY)[: limit * 4]
     data = completion(cut, finish="length")
     data["usage"] = {"prompt_tokens": 1500, "completion_tokens": limit, "total_tokens": limit}
@@ -146,6 +154,47 @@ def llama_server_check(answer: CheckAnswer) -> Respond:
         said = expected if answer == "repeats" else OWN_STRING
         data = completion('{\n  "answer": "' + said + '"\n}')
         data["usage"] = {"prompt_tokens": 455, "completion_tokens": 31}
+        return httpx2.Response(200, json=data)
+
+    return respond
+
+
+PARAPHRASES = ("The AI Reviewer", "The AI Reviewer's Request", "The AI Reviewer's Request")
+
+
+def reporting(
+    reported: Sequence[str], score: int = 5, quotes: Sequence[str] = (), key: bool = True
+) -> Respond:
+    """`llama-server` under the strict schema: the reported passages first (the key left out
+    with `key=False`, as an older or smaller model's reply may), then every criterion with
+    `score` and `quotes`, pretty-printed."""
+
+    def respond(_request: httpx2.Request, body: dict[str, Any]) -> httpx2.Response:
+        ids = criteria_of(schema_of(body) or schema_in_prompt(body) or {"required": []})
+        head: dict[str, Any] = {REPORT_KEY: list(reported)} if key else {}
+        reply = head | {cid: entry(score, quotes) for cid in ids}
+        return ok(json.dumps(reply, indent=4), tokens_out=400)
+
+    return respond
+
+
+def llama_server_paraphrase() -> Respond:
+    """SmolLM2 on `llama-server` judging a PR that addresses the AI reviewer: paraphrases of the
+    note reported, none verbatim, then every score 5 with a paraphrase as its evidence."""
+    return reporting(PARAPHRASES, 5, PARAPHRASES[1:2])
+
+
+def llama_server_reports_cut(reported: Sequence[str]) -> Respond:
+    """`llama-server` cut at `max_tokens` (`finish_reason: "length"`) after the reported
+    passages, inside the first criterion, as `bench_judge_reports.py --max-tokens` leaves it."""
+
+    def respond(_request: httpx2.Request, body: dict[str, Any]) -> httpx2.Response:
+        limit = int(body.get("max_tokens") or body.get("max_completion_tokens") or 64)
+        ids = criteria_of(schema_of(body) or {"required": ["x"]})
+        head = json.dumps({REPORT_KEY: list(reported)}, indent=4)[:-2]
+        text = head + ',\n    "' + ids[0] + '": {"score": 5, "rationale": "' + RUNAWAY
+        data = completion(text[: limit * 4], finish="length")
+        data["usage"] = {"prompt_tokens": 1750, "completion_tokens": limit}
         return httpx2.Response(200, json=data)
 
     return respond

@@ -50,6 +50,10 @@ CORRUPTIONS = {
     "flag-not-a-bool": lambda d: d["judgments"][0].update(input_flagged="no"),
     "score-out-of-range": lambda d: d["judgments"][0].update(score=9),
     "older-format": lambda d: d.update(format=1),
+    "older-prompt": lambda d: d.update(format=3, prompt_version="rubricate-judge-3"),
+    "no-reports": lambda d: d.pop("reports"),
+    "report-not-an-object": lambda d: d["reports"].append("a note"),
+    "negative-ignored": lambda d: d.update(reports_ignored=-1),
 }
 
 

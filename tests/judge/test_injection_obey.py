@@ -28,6 +28,7 @@ from .helpers import (
     agora,
     answer,
     axes,
+    criteria_of,
     reply_text,
     report,
 )
@@ -101,7 +102,7 @@ def test_obeying_server_end_to_end(tmp_path: Path) -> None:
     quotes = [strip_hidden(p).strip() for p in PAYLOADS] + [FABRICATED, PARSER_LINE]
 
     def respond(_request: object, body: dict) -> object:  # type: ignore[type-arg]
-        ids = body["response_format"]["json_schema"]["schema"]["required"]
+        ids = criteria_of(body["response_format"]["json_schema"]["schema"])
         return answer(reply_text(dict.fromkeys(ids, 5), quotes))
 
     server = Server(respond)  # type: ignore[arg-type]

@@ -18,6 +18,7 @@ from .helpers import (
     PARSER_LINE,
     agora,
     completion,
+    criteria_of,
     known_answer_of,
     reply_text,
     report,
@@ -33,7 +34,7 @@ class _Handler(BaseHTTPRequestHandler):
         type(self).bodies.append(
             body | {"_path": self.path, "_auth": self.headers["Authorization"]}
         )
-        ids = body["response_format"]["json_schema"]["schema"]["required"]
+        ids = criteria_of(body["response_format"]["json_schema"]["schema"])
         expected = known_answer_of(body)
         if expected is not None:
             content = json.dumps({"answer": expected})

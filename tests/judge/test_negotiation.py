@@ -14,7 +14,12 @@ from rubricate.config import JudgeConfig
 from rubricate.evidence.results import ScoreReport
 from rubricate.judge.adapter.client import OpenAIJudgeClient
 from rubricate.judge.calls import JudgeCallError
-from rubricate.judge.reply_schema import PER_CRITERION_TOKENS, REPLY_OVERHEAD_TOKENS
+from rubricate.judge.reply_schema import (
+    PER_CRITERION_TOKENS,
+    REPLY_OVERHEAD_TOKENS,
+    REPORT_KEY,
+    REPORT_TOKENS,
+)
 from rubricate.judge.service import judge_report
 
 from . import servers
@@ -50,7 +55,7 @@ def test_llama_cpp_python_moves_to_json_object_with_the_schema(tmp_path: Path) -
     first, second = server.bodies()
     assert first["response_format"]["type"] == "json_schema"
     assert second["response_format"]["type"] == "json_object"
-    assert second["response_format"]["schema"]["required"] == list(agora().ids)
+    assert second["response_format"]["schema"]["required"] == [REPORT_KEY, *agora().ids]
     assert servers.schema_in_prompt(second) == second["response_format"]["schema"]
     assert result.scores() == dict.fromkeys(agora().ids, 3.0)
     record = _record(result)
@@ -109,7 +114,7 @@ def test_a_timeout_never_moves_down_the_ladder() -> None:
 def test_every_call_carries_max_tokens_from_the_rubric(tmp_path: Path) -> None:
     server = MockServer(servers.llama_cpp_python())
     _judge(server, tmp_path)
-    expected = REPLY_OVERHEAD_TOKENS + len(agora().ids) * PER_CRITERION_TOKENS
+    expected = REPLY_OVERHEAD_TOKENS + REPORT_TOKENS + len(agora().ids) * PER_CRITERION_TOKENS
     assert {b["max_tokens"] for b in server.bodies()} == {expected}
     capped = JudgeConfig(model="m", timeout_s=30, max_output_tokens=500)
     _judge(server, tmp_path, capped, tree="f")

@@ -19,6 +19,7 @@ from rubricate.judge.budget import (
 )
 from rubricate.judge.prompt import build_prompt
 from rubricate.judge.prompt_text import PROMPT_VERSION
+from rubricate.judge.reply_schema import MAX_REPORTS, REPORT_KEY
 
 from .helpers import PARSER_LINE, agora, analytic, axes, checklist, patch, snapshot
 
@@ -109,9 +110,10 @@ def test_open_scale_allows_whole_numbers_up_to_the_ceiling() -> None:
 def test_schema_is_strict_and_keyed_by_criterion_id() -> None:
     prompt = build_prompt(agora(), snapshot(), Budget(), marker=MARK, phase="submission")
     schema = prompt.schema
-    assert schema["required"] == list(agora().ids)
+    assert schema["required"] == [REPORT_KEY, *agora().ids]
     assert schema["additionalProperties"] is False
-    for item in schema["properties"].values():
+    assert schema["properties"][REPORT_KEY]["maxItems"] == MAX_REPORTS
+    for item in (schema["properties"][cid] for cid in agora().ids):
         assert item["required"] == ["score", "rationale", "evidence"]
         assert item["additionalProperties"] is False
 
@@ -231,7 +233,7 @@ def _files(sizes: list[int]) -> list[FileChange]:
 @settings(max_examples=40, deadline=None)
 @given(
     sizes=st.lists(st.integers(min_value=0, max_value=400), max_size=40),
-    budget=st.integers(min_value=1900, max_value=20000),
+    budget=st.integers(min_value=2000, max_value=20000),
     body_lines=st.integers(min_value=0, max_value=600),
 )
 def test_prompt_always_fits_the_budget(sizes: list[int], budget: int, body_lines: int) -> None:
@@ -247,3 +249,13 @@ def test_prompt_always_fits_the_budget(sizes: list[int], budget: int, body_lines
     shown = set(prompt.files_seen)
     assert shown.isdisjoint(item.path for item in prompt.files_left_out)
     assert len(shown) + len(prompt.files_left_out) == len(sizes)
+
+
+def test_the_judge_is_asked_for_passages_addressed_to_it_and_shown_what_it_may_report() -> None:
+    prompt = build_prompt(agora(), snapshot(), Budget(), marker=MARK, phase="submission")
+    system = prompt.messages[0]["content"]
+    assert f'"{REPORT_KEY}" first, then every criterion id' in system
+    assert "uses is part of the work: do not list" in system
+    wheres = [item.where for item in prompt.untrusted]
+    assert wheres == ["spec", "PR title", "PR description", "src/parser.py", "tests/test_parser.py"]
+    assert prompt.untrusted[3].lines == (1, 1, 2, 3)  # the hunk header, then each added line

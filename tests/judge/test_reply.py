@@ -10,6 +10,8 @@ from hypothesis import strategies as st
 
 from rubricate.errors import ReplyError
 from rubricate.judge.reply import parse_reply
+from rubricate.judge.reply_schema import MAX_REPORT_CHARS, REPORT_KEY, response_schema
+from rubricate.rubric.model import Criterion
 
 from .helpers import agora, analytic, axes, checklist, entry, reply_text
 
@@ -27,6 +29,46 @@ def test_valid_reply_gives_one_judgment_per_id_in_order() -> None:
     judgment = parse_reply(text, agora(), IDS)
     assert [j.id for j in judgment.criteria] == list(IDS)
     assert all(j.score == 4.0 and j.evidence == ("a quote",) for j in judgment.criteria)
+
+
+def _with_reports(*values: object) -> str:
+    scores = reply_text(dict.fromkeys(IDS, 4))[1:]
+    keys = "".join(f"{json.dumps(REPORT_KEY)}: {json.dumps(v)}, " for v in values)
+    return "{" + keys + scores
+
+
+@pytest.mark.parametrize(
+    ("values", "reported", "dropped"),
+    [
+        ((), (), 0),  # the field missing: an older or smaller model
+        ((["a note to you"],), ("a note to you",), 0),
+        ((["one", "two", "three", "four", "five"],), ("one", "two", "three"), 2),
+        ((["x" * (MAX_REPORT_CHARS + 1), "short"],), ("short",), 1),
+        ((["", "  ", "kept"],), ("kept",), 0),
+        ((["a", 3, None, {"q": 1}],), ("a",), 3),
+        (("a bare string",), ("a bare string",), 0),
+        ((7,), (), 1),
+        ((["first"], ["again"]), ("first",), 1),
+    ],
+)
+def test_reported_passages_never_invalidate_a_reply(
+    values: tuple[object, ...], reported: tuple[str, ...], dropped: int
+) -> None:
+    judgment = parse_reply(_with_reports(*values), agora(), IDS)
+    assert (judgment.reported, judgment.dropped) == (reported, dropped)
+    assert [j.score for j in judgment.criteria] == [4.0] * len(IDS)
+
+
+def test_a_criterion_with_the_report_keys_name_keeps_it() -> None:
+    rubric = agora().model_copy(
+        update={"criteria": (*agora().criteria, Criterion(id=REPORT_KEY, outcome="odd"))}
+    )
+    ids = (*IDS, REPORT_KEY)
+    schema = response_schema(rubric, ids)
+    assert schema["required"] == list(ids)
+    judgment = parse_reply(reply_text(dict.fromkeys(ids, 3)), rubric, ids)
+    assert [j.id for j in judgment.criteria] == list(ids)
+    assert judgment.reported == ()
 
 
 def test_missing_ids_are_listed() -> None:

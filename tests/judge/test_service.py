@@ -16,6 +16,7 @@ from rubricate.evidence.results import ScoreReport
 from rubricate.judge import step
 from rubricate.judge.adapter import client as client_module
 from rubricate.judge.prompt_text import PROMPT_VERSION
+from rubricate.judge.reply_schema import REPORT_KEY
 from rubricate.judge.service import NO_KEY_NOTE, judge_report
 
 from .helpers import (
@@ -144,7 +145,10 @@ def test_request_really_sent_wraps_untrusted_text_with_a_random_marker(tmp_path:
         assert user["content"].rstrip().endswith("Reply with the JSON object only.")
         assert body["response_format"]["json_schema"]["strict"] is True
     assert markers[0] != markers[1]
-    assert first["response_format"]["json_schema"]["schema"]["required"] == ["task_complexity"]
+    assert first["response_format"]["json_schema"]["schema"]["required"] == [
+        REPORT_KEY,
+        "task_complexity",
+    ]
     assert PARSER_LINE not in first["messages"][1]["content"]
     assert PARSER_LINE in second["messages"][1]["content"]
 

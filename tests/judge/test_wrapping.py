@@ -14,6 +14,7 @@ from rubricate.evidence.snapshot import FileChange
 from rubricate.judge import step
 from rubricate.judge.budget import Budget
 from rubricate.judge.prompt import build_prompt
+from rubricate.judge.reply_schema import REPORT_KEY
 from rubricate.judge.service import judge_report
 
 from .helpers import ENV, agora, axes, patch, report, scoring_server, snapshot
@@ -87,6 +88,5 @@ def test_the_request_call_never_sees_the_change_and_comes_first(tmp_path: Path) 
         assert token not in first, token
     assert "ZEBRA_CONTENT_TOKEN" in second
     request_ids = [c.id for c in rubric.criteria if c.judged_from == "request"]
-    assert json.loads(first)["response_format"]["json_schema"]["schema"]["required"] == (
-        request_ids
-    )
+    required = json.loads(first)["response_format"]["json_schema"]["schema"]["required"]
+    assert required == [REPORT_KEY, *request_ids]

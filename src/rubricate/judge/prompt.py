@@ -33,6 +33,7 @@ from rubricate.judge.hidden import Stripped, find_hidden, strip_hidden
 from rubricate.judge.prompt_text import Phase
 from rubricate.judge.quotes import Evidence, build_evidence, without_markers
 from rubricate.judge.reply_schema import response_schema
+from rubricate.judge.reports import ShownText
 from rubricate.judge.scan import REQUEST_FIELDS, scan_injection
 from rubricate.rubric.model import Rubric
 
@@ -65,6 +66,8 @@ class Prompt:
     """The fields shown that the injection scan flagged (their text is never evidence)."""
     stripped: tuple[Stripped, ...] = ()
     """Hidden text removed from what was shown (field or file, line, bytes, what)."""
+    untrusted: tuple[ShownText, ...] = field(default=(), repr=False)
+    """Every untrusted field as shown, flagged ones too, for checking the judge's reports."""
 
 
 @dataclass(frozen=True)
@@ -79,6 +82,10 @@ class _Field:
     patch: bool = False
     cut: bool = False
     """True when the text was already truncated to the per-file limit."""
+    lines: tuple[int, ...] = ()
+    """For a patch, the head file's line at each of its lines."""
+    raw: str = ""
+    """The text before hidden content was stripped (where a reported passage is located)."""
 
 
 @dataclass
@@ -90,6 +97,7 @@ class _Draft:
     shown: list[str] = field(default_factory=list)
     flagged: list[str] = field(default_factory=list)
     stripped: list[Stripped] = field(default_factory=list)
+    untrusted: list[ShownText] = field(default_factory=list)
 
     def visible(self, where: str, raw: str, line_map: list[int] | None = None) -> str:
         """`raw` without hidden text; each strip is recorded (patch lines mapped to the file)."""
@@ -152,6 +160,7 @@ def build_prompt(
         ),
         flagged=tuple(draft.flagged),
         stripped=tuple(draft.stripped),
+        untrusted=tuple(draft.untrusted),
     )
 
 
@@ -169,7 +178,8 @@ def _add_request(
     for (attribute, where), field_name in zip(REQUEST_FIELDS, _REQUEST_TAGS, strict=True):
         raw = getattr(snapshot, attribute)
         if raw.strip():
-            item = _Field(field_name, where, quotable=_quotable(raw[:_SCAN_CHARS], where))
+            quotable = _quotable(raw[:_SCAN_CHARS], where)
+            item = _Field(field_name, where, quotable=quotable, raw=raw)
             _add_wrapped(draft, item, draft.visible(where, raw), marker, cap)
 
 
@@ -196,6 +206,7 @@ def _add_wrapped(
         quotable = _quotable(kept, item.where, item.patch)
     if not quotable:
         draft.flagged.append(item.where)
+    draft.untrusted.append(ShownText(item.where, kept, item.raw, item.lines))
     evidence = kept if quotable else ""
     if not (cut or item.cut):
         draft.add(_wrap(kept, item.name, marker, item.attrs), evidence)
@@ -268,7 +279,8 @@ def _add_file(
         attrs += f' from="{_attr(change.old_path)}"'
     quotable = _quotable(raw[:_SCAN_CHARS], change.path, is_patch)
     attrs += _TRUNCATED if cut else ""
-    item = _Field(text.FIELD_FILE, change.path, attrs, quotable, is_patch, cut)
+    lines = tuple(line_map) if line_map is not None else ()
+    item = _Field(text.FIELD_FILE, change.path, attrs, quotable, is_patch, cut, lines, raw)
     return _add_wrapped(draft, item, capped, marker), None
 
 

@@ -59,8 +59,26 @@ def build_evidence(shown: Iterable[str], trusted_text: str) -> Evidence:
     fields: list[str] = []
     for text in shown:
         if text.strip():
-            fields += dict.fromkeys((collapse(text), collapse(without_markers(text))))
+            fields += forms(text)
     return Evidence(tuple(fields), frozenset(_trigrams(words(trusted_text))))
+
+
+def forms(text: str) -> tuple[str, ...]:
+    """The forms in which text is compared: whitespace-collapsed, as given and with each line's
+    diff marker removed (one form when they agree)."""
+    return tuple(dict.fromkeys((collapse(text), collapse(without_markers(text)))))
+
+
+def long_enough(quote: str) -> bool:
+    """True when the quote, whitespace-collapsed, has at least `MIN_QUOTE_CHARS` characters."""
+    return len(collapse(quote)) >= MIN_QUOTE_CHARS
+
+
+def appears_in(quote: str, fields: Iterable[str]) -> bool:
+    """True when a form of `quote` stands verbatim inside one of `fields` (each already in
+    `forms`): the one rule for what "verbatim in the text shown" means."""
+    quoted = forms(quote)
+    return any(form in text for text in fields for form in quoted)
 
 
 def verified_quotes(quotes: Iterable[str], evidence: Evidence) -> tuple[str, ...]:
@@ -84,13 +102,11 @@ def own_words(quote: str, trusted: frozenset[_Trigram]) -> set[str]:
 
 
 def _is_evidence(quote: str, evidence: Evidence) -> bool:
-    flat = collapse(quote)
-    if len(flat) < MIN_QUOTE_CHARS or not _substantive(quote, evidence.trusted):
+    if not long_enough(quote) or not _substantive(quote, evidence.trusted):
         return False
     if scan_injection(quote, "quote"):
         return False
-    forms = dict.fromkeys((flat, collapse(without_markers(quote))))
-    return any(form in text for text in evidence.fields for form in forms)
+    return appears_in(quote, evidence.fields)
 
 
 def _substantive(quote: str, trusted: frozenset[_Trigram]) -> bool:

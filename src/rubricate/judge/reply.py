@@ -2,7 +2,9 @@
 
 Nothing in a reply is trusted: every expected id must appear exactly once, no other id may
 appear, no object may repeat a key (`json.loads` would silently keep the last one), and each
-score must be one of the criterion's allowed values.
+score must be one of the criterion's allowed values. The passages the judge reports as
+addressed to the reviewer (`REPORT_KEY`) are advisory: missing means none, and an entry that is
+not a string or is over the limits is dropped and counted, never a problem of the reply.
 """
 
 from __future__ import annotations
@@ -14,7 +16,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from rubricate.errors import ReplyError
-from rubricate.judge.reply_schema import MAX_QUOTE_CHARS, MAX_QUOTES, MAX_RATIONALE_CHARS
+from rubricate.judge.reply_schema import (
+    MAX_QUOTE_CHARS,
+    MAX_QUOTES,
+    MAX_RATIONALE_CHARS,
+    MAX_REPORT_CHARS,
+    MAX_REPORTS,
+    REPORT_KEY,
+    asks_reports,
+)
 from rubricate.judge.score_choices import OPEN_CEILING, allowed_scores, as_json_number, is_open
 from rubricate.rubric import scoring
 from rubricate.rubric.model import TOLERANCE, Criterion, Rubric, ScoreValue
@@ -63,6 +73,10 @@ class Judgment:
     """A validated reply: one judgment per expected criterion id, in rubric order."""
 
     criteria: tuple[CriterionJudgment, ...]
+    reported: tuple[str, ...] = ()
+    """The passages the judge reported as addressed to the reviewer, within the limits."""
+    dropped: int = 0
+    """Reported entries dropped: not strings, too long, or past `MAX_REPORTS`."""
 
     def by_id(self) -> dict[str, CriterionJudgment]:
         """Criterion id to judgment."""
@@ -77,7 +91,11 @@ def parse_reply(
     pairs = _json_pairs(text)
     problems: list[str] = []
     seen: dict[str, Any] = {}
+    reports: list[Any] = []
     for key, value in pairs:
+        if key == REPORT_KEY and asks_reports(expected):
+            reports.append(value)
+            continue
         if key in seen:
             problems.append(f"criterion {_show(key)} appears more than once")
         elif key not in expected:
@@ -91,7 +109,20 @@ def parse_reply(
             judged.append(judgment)
     if problems:
         raise ReplyError(problems)
-    return Judgment(tuple(judged))
+    reported, dropped = reported_passages(reports)
+    return Judgment(tuple(judged), reported, dropped)
+
+
+def reported_passages(values: list[Any]) -> tuple[tuple[str, ...], int]:
+    """The passages reported under `REPORT_KEY` (each value the key was given, in order) within
+    the limits, and how many were dropped (a bare string counts as a list of one; a repeated key
+    is dropped; blank entries are neither kept nor counted)."""
+    if not values:
+        return (), 0
+    entries = values[0] if isinstance(values[0], list) else [values[0]]
+    given = [e for e in entries if not (isinstance(e, str) and not e.strip())]
+    kept = [e for e in given if isinstance(e, str) and len(e) <= MAX_REPORT_CHARS][:MAX_REPORTS]
+    return tuple(kept), len(values) - 1 + len(given) - len(kept)
 
 
 class _Object(dict[str, Any]):

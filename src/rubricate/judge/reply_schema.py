@@ -2,8 +2,10 @@
 (pure: no I/O).
 
 The schema is an object keyed by criterion id, each with an enum score (a range of whole
-numbers on an open scale), a bounded rationale and bounded quotes. It is part of what the model
-sees: changing it means bumping `prompt_text.PROMPT_VERSION`.
+numbers on an open scale), a bounded rationale and bounded quotes, after one more key,
+`REPORT_KEY`: the passages of the data that address the reviewer instead of belonging to the
+deliverable (`judge/reports.py`). It is part of what the model sees: changing it means bumping
+`prompt_text.PROMPT_VERSION`.
 """
 
 from __future__ import annotations
@@ -20,6 +22,13 @@ MAX_QUOTE_CHARS = 400
 PER_CRITERION_TOKENS = (MAX_RATIONALE_CHARS + 3 * MAX_QUOTE_CHARS) // 4 + 40
 """The output tokens one criterion may take: its longest rationale, three of the longest quotes
 (about 4 characters a token), and the JSON around them."""
+REPORT_KEY = "_addressed_to_reviewer"
+"""The reply's key for passages addressed to the reviewer: a leading underscore, which no
+criterion id may start with (`rubric/build.py`), so it cannot shadow one."""
+MAX_REPORTS = 3
+MAX_REPORT_CHARS = 200
+REPORT_TOKENS = MAX_REPORTS * MAX_REPORT_CHARS // 4 + 16
+"""The output tokens the reported passages may take (about 4 characters a token)."""
 REPLY_OVERHEAD_TOKENS = 64
 
 
@@ -27,9 +36,24 @@ def response_schema(
     rubric: Rubric, ids: tuple[str, ...], ceiling: float = OPEN_CEILING
 ) -> dict[str, Any]:
     """A strict JSON Schema: one object per criterion id with its score (an enum, or a range of
-    whole numbers on an open scale), a bounded rationale and bounded quotes."""
-    properties = {cid: _criterion_schema(rubric, rubric.criterion(cid), ceiling) for cid in ids}
+    whole numbers on an open scale), a bounded rationale and bounded quotes; first, the bounded
+    passages addressed to the reviewer (asked for only when no criterion has that id)."""
+    properties = {REPORT_KEY: _report_schema()} if asks_reports(ids) else {}
+    properties |= {cid: _criterion_schema(rubric, rubric.criterion(cid), ceiling) for cid in ids}
     return _object(properties)
+
+
+def asks_reports(ids: tuple[str, ...]) -> bool:
+    """True when the reply carries `REPORT_KEY`: always, unless a criterion has that id."""
+    return REPORT_KEY not in ids
+
+
+def _report_schema() -> dict[str, Any]:
+    return {
+        "type": "array",
+        "items": {"type": "string", "maxLength": MAX_REPORT_CHARS},
+        "maxItems": MAX_REPORTS,
+    }
 
 
 def _object(properties: dict[str, Any]) -> dict[str, Any]:
@@ -69,4 +93,5 @@ def _score_schema(rubric: Rubric, criterion: Criterion, ceiling: float) -> dict[
 def max_output_tokens(criteria: int, ceiling: int) -> int:
     """`max_tokens` for a call scoring `criteria` criteria: enough for the longest valid reply,
     never more than `ceiling` (`judge.max_output_tokens`)."""
-    return max(1, min(ceiling, REPLY_OVERHEAD_TOKENS + criteria * PER_CRITERION_TOKENS))
+    longest = REPLY_OVERHEAD_TOKENS + REPORT_TOKENS + criteria * PER_CRITERION_TOKENS
+    return max(1, min(ceiling, longest))

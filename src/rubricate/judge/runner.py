@@ -1,8 +1,10 @@
 """Runs the judge's calls for one submission over an injected client (pure logic: no I/O).
 
 Request criteria go first, in a call that sees no diff; an invalid reply is retried once with
-its problems; a failed call becomes an error of the run, never an exception. `JudgeRun` is
-what a run produced, as cached (only a run without errors is).
+its problems; a failed call becomes an error of the run, never an exception. The passages a
+call reports as addressed to the reviewer are checked against every call's untrusted text
+(`reports.py`); a verified one flags the judgments of each call that showed its field. `JudgeRun`
+is what a run produced, as cached (only a run without errors is).
 """
 
 from __future__ import annotations
@@ -23,13 +25,14 @@ from rubricate.judge.prompt_text import Phase
 from rubricate.judge.quotes import verified_quotes
 from rubricate.judge.reply import CriterionJudgment, parse_reply
 from rubricate.judge.reply_schema import max_output_tokens
+from rubricate.judge.reports import Report, shows_any, verify
 from rubricate.rubric.model import Rubric
 
 PHASES: tuple[Phase, ...] = ("request", "submission")
 MIN_CALL_SECONDS = 1.0
 ECHO_LIMIT = 6000
 """At most this much of an invalid reply is sent back with the retry."""
-CACHE_FORMAT = 3
+CACHE_FORMAT = 4
 
 
 @dataclass(frozen=True)
@@ -60,6 +63,10 @@ class JudgeRun:
     """The known-answer check: `passed`, `failed`, `not checked`, or '' when not asked for."""
     known_answer_reply: str = ""
     """What the judge answered when the check failed."""
+    reports: tuple[Report, ...] = ()
+    """The passages the judge reported as addressed to the reviewer, found in its input."""
+    reports_ignored: int = 0
+    """Reported passages not found in the input, or over the reply's limits."""
 
     @property
     def ok(self) -> bool:
@@ -75,6 +82,8 @@ class JudgeRun:
             "judgments": [j.as_dict() for j in self.judgments],
             "usage": self.usage.as_dict(),
             "known_answer": [self.known_answer, self.known_answer_reply],
+            "reports": [report.as_dict() for report in self.reports],
+            "reports_ignored": self.reports_ignored,
             "shown": {
                 "files_seen": list(self.shown.files_seen),
                 "files_truncated": list(self.shown.files_truncated),
@@ -109,6 +118,8 @@ class JudgeRun:
             cached=True,
             known_answer=str(check),
             known_answer_reply=str(reply),
+            reports=tuple(Report.from_dict(item) for item in data["reports"]),
+            reports_ignored=_count(data["reports_ignored"]),
         )
 
 
@@ -148,6 +159,8 @@ class _PhaseResult:
     judgments: tuple[CriterionJudgment, ...] = ()
     error: str | None = None
     usage: Usage = field(default_factory=Usage)
+    reported: tuple[str, ...] = ()
+    dropped: int = 0
 
 
 def run_judge(
@@ -163,9 +176,10 @@ def run_judge(
 ) -> JudgeRun:
     """Judge every criterion of `rubric`, request criteria first; never raises for call faults.
 
-    With `known_answer`, one known-answer check (`known_answer.py`) follows, over the last
-    prompt (the one that shows the most), while time is left; when it fails, every judgment's
-    input is flagged, so that no quote lifts the evidence cap."""
+    Reported passages found in a call's untrusted text flag the judgments of every call that
+    showed the same field. With `known_answer`, one known-answer check (`known_answer.py`)
+    follows, over the last prompt (the one that shows the most), while time is left; when it
+    fails, every judgment's input is flagged, so that no quote lifts the evidence cap."""
     run = JudgeRun(model=call.model)
     prompts: list[Prompt] = []
     for phase in (p for p in PHASES if phase_criteria(rubric, p)):
@@ -180,13 +194,16 @@ def run_judge(
         else:
             run = replace(run, shown=replace(run.shown, stripped=prompt.stripped))
         prompts.append(prompt)
+    results: list[_PhaseResult] = []
     for prompt in prompts:
         result = _judge_phase(client, rubric, prompt, call, deadline, budget)
+        results.append(result)
         run = replace(
             run, usage=run.usage + result.usage, judgments=run.judgments + result.judgments
         )
         if result.error is not None:
             run = _failed(run, prompt.criteria_ids, f"{prompt.phase} criteria: {result.error}")
+    run = _reported(run, prompts, results)
     if known_answer and prompts:
         run = _checked(run, client, prompts[-1], call, deadline, new_marker())
     if run.known_answer == checks.FAILED:
@@ -249,8 +266,27 @@ def _judge_phase(
             messages += _retry_messages(raw.text, problems, prompt.criteria_ids)
             continue
         checked = tuple(_verified(j, prompt) for j in judgment.criteria)
-        return _PhaseResult(judgments=checked, usage=usage)
+        return _PhaseResult(checked, None, usage, judgment.reported, judgment.dropped)
     return _PhaseResult(error=f"the reply was invalid twice: {problems}", usage=usage)
+
+
+def _reported(run: JudgeRun, prompts: list[Prompt], results: list[_PhaseResult]) -> JudgeRun:
+    """The run with the calls' reports checked against every call's untrusted text, and the
+    judgments of each call that showed a reported field flagged."""
+    shown = [item for prompt in prompts for item in prompt.untrusted]
+    reports, missing = verify((q for r in results for q in r.reported), shown)
+    ignored = missing + sum(r.dropped for r in results)
+    flagged = {cid for p in prompts if shows_any(p.untrusted, reports) for cid in p.criteria_ids}
+    judgments = tuple(
+        replace(j, input_flagged=True) if j.id in flagged else j for j in run.judgments
+    )
+    return replace(run, judgments=judgments, reports=reports, reports_ignored=ignored)
+
+
+def _count(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise TypeError("reports_ignored must be a whole number")
+    return value
 
 
 def _retry_messages(reply: str, problems: str, ids: tuple[str, ...]) -> list[dict[str, str]]:

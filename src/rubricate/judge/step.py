@@ -26,6 +26,7 @@ from rubricate.judge.client_detector import load_detector
 from rubricate.judge.known_answer import FAILED, NOT_CHECKED, failed_finding
 from rubricate.judge.merge import merge_run
 from rubricate.judge.reply import parse_reply
+from rubricate.judge.reports import NOT_FOUND_NOTE
 from rubricate.judge.runner import CallSettings, JudgeRun, run_judge
 from rubricate.judge.scan_processes import scan_change
 from rubricate.redaction import redact
@@ -84,6 +85,9 @@ def judged(
         failure = cache.put(key, run.as_cache()) if run.ok else None
         notes += [failure] if failure else []
     findings = scan_change(snapshot, load_detector())
+    findings += [report.finding() for report in run.reports]
+    if run.reports_ignored:
+        notes.append(NOT_FOUND_NOTE.format(count=run.reports_ignored))
     if run.known_answer == FAILED:
         findings.append(failed_finding(run.known_answer_reply))
     elif run.known_answer == NOT_CHECKED:
@@ -160,7 +164,7 @@ def _as_reply(run: JudgeRun) -> str:
 
 def _redacted(run: JudgeRun, hidden: tuple[str, ...]) -> JudgeRun:
     """The run with every secret removed from what it reports and caches (errors, rationales,
-    quotes): a server may echo the key in any text it returns."""
+    quotes, reports): a server may echo the key in any text it returns."""
 
     def clean(texts: tuple[str, ...]) -> tuple[str, ...]:
         return tuple(redact(t, hidden) for t in texts)
@@ -174,7 +178,8 @@ def _redacted(run: JudgeRun, hidden: tuple[str, ...]) -> JudgeRun:
         )
         for j in run.judgments
     )
-    return replace(run, errors=clean(run.errors), judgments=judgments)
+    reports = tuple(replace(r, quote=redact(r.quote, hidden)) for r in run.reports)
+    return replace(run, errors=clean(run.errors), judgments=judgments, reports=reports)
 
 
 def _new_marker() -> str:
