@@ -151,9 +151,10 @@ class FailureTarget:
     def aim(self, event: JobEvent, payload: Mapping[str, Any]) -> None:
         """Point the failure report at the event's comment, review and head.
 
-        A failed run of a retarget also sets the head's gate to failure: the head keeps the
-        status the old base's rules gave it (a green, say) until a run records it under the new
-        base's, so that status must not stand meanwhile. (A re-run then sets the new version's
+        A failed run of a retarget, or of a review's dismissal, also sets the head's gate to
+        failure: the head keeps the status the old base's rules (or the dismissed approval) gave
+        it, a green say, until a run records the change, so that status must not stand
+        meanwhile. (A re-run then sets the new version's
         gate, which is never the old green: a version's change is bound to its base.) Other
         runs leave the gate as the last run that completed set it: a new head has none, an old
         one the gate of its version. The Action and `rubricate serve` both aim this way."""
@@ -166,3 +167,5 @@ class FailureTarget:
             self.head_sha = event.head_sha
         if isinstance(event, PullRequestEvent) and event.action == RETARGET:
             self.gate_sha = event.head_sha
+        if isinstance(event, ReviewEvent) and event.dismissed:
+            self.gate_sha = event.pr_head_sha

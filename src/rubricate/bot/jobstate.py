@@ -7,6 +7,7 @@ the comments already answered). `job_state` folds the events (its docstring give
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -74,7 +75,10 @@ class OverrideInfo:
 
 @dataclass(frozen=True)
 class Approval:
-    """A reviewer's approval of a version with its scores, and any override of it."""
+    """A reviewer's approval of a version with its scores, and any override of it.
+
+    `rests_on` names the comments and reviews (`review:<id>`) that recorded it and its override:
+    dismissing any of those reviews takes the approval back (`rubricate.bot.dismissal`)."""
 
     version: int
     scores: Scores
@@ -84,6 +88,7 @@ class Approval:
     actor: str
     at: datetime
     override: OverrideInfo | None = None
+    rests_on: frozenset[str] = frozenset()
 
 
 def approval_of(event: Event) -> Approval:
@@ -96,6 +101,7 @@ def approval_of(event: Event) -> Approval:
         verdict=event.verdict or "incomplete",
         actor=event.actor,
         at=event.at,
+        rests_on=frozenset({delivery_group(event.delivery)}),
     )
 
 
@@ -198,7 +204,7 @@ class JobState:
 
     def handled(self, delivery_prefix: str) -> bool:
         """True when any delivery of this comment or review (`comment:<id>`) was applied."""
-        return any(d.split("#", 1)[0] == delivery_prefix for d in self.handled_deliveries)
+        return any(delivery_group(d) == delivery_prefix for d in self.handled_deliveries)
 
     def with_events(self, events: Iterable[Event]) -> JobState:
         """The state after more events (the view metadata is kept), as `job_state` would fold
@@ -235,7 +241,8 @@ def job_state(events: Sequence[Event], repo: str, pr: int) -> JobState:
     - Whether the job is abandoned is the ledger's one lifecycle rule
       (`rubricate.ledger.fold.job_lifecycle`): a job reopened after `abandoned` is open again.
     - An `approved` event with `override` marks the approval of its version overridden;
-      `revision_requested` withdraws the approval of its version.
+      `revision_requested` withdraws the approval of its version (a `/revise`, or a review's
+      dismissal: delivery `review:<id>#dismissed`, after every command of that review).
     """
     folder = _Folder(repo, pr)
     for event in _fold_order(events, repo, pr):
@@ -248,23 +255,27 @@ def _fold_order(events: Sequence[Event], repo: str, pr: int) -> list[Event]:
     unique = list({e.id: e for e in events if e.repo == repo and e.pr == pr}.values())
     first_seen: dict[str, int] = {}
     for position, event in enumerate(unique):
-        first_seen.setdefault(_delivery_group(event.delivery), position)
+        first_seen.setdefault(delivery_group(event.delivery), position)
 
-    def order(event: Event) -> tuple[datetime, int, int]:
-        group = _delivery_group(event.delivery)
+    def order(event: Event) -> tuple[datetime, int, float]:
+        group = delivery_group(event.delivery)
         return event.at, first_seen[group], _delivery_index(event.delivery)
 
     return sorted(unique, key=order)
 
 
-def _delivery_group(delivery: str | None) -> str:
+def delivery_group(delivery: str | None) -> str:
     """The comment or review a delivery belongs to (`comment:12` of `comment:12#3`)."""
     return (delivery or "").partition("#")[0]
 
 
-def _delivery_index(delivery: str | None) -> int:
+def _delivery_index(delivery: str | None) -> float:
+    """A command's place in its comment (`#3`); a tail that is not an index (a review's
+    `#dismissed`) comes after every command of its review."""
+    if "#" not in (delivery or ""):
+        return 0
     tail = (delivery or "").rpartition("#")[2]
-    return int(tail) if "#" in (delivery or "") and tail.isdigit() else 0
+    return int(tail) if tail.isdigit() else math.inf
 
 
 class _Folder:
@@ -371,7 +382,8 @@ class _Folder:
             info = OverrideInfo(event.version, event.override.reason, event.actor, event.at)
             self.overrides.append(info)
             base = previous or approval_of(event)
-            approval = replace(base, override=info)
+            rests_on = base.rests_on | {delivery_group(event.delivery)}
+            approval = replace(base, override=info, rests_on=rests_on)
         else:
             approval = approval_of(event)
         self.approvals[event.version] = approval
