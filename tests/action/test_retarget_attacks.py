@@ -10,7 +10,11 @@ Real git repositories, the real PyGithub adapter and the fake GitHub.
 from __future__ import annotations
 
 import json
+from typing import Any
 
+import pytest
+
+from rubricate.action import main as main_module
 from tests.action.payloads import pull_request_event
 from tests.action.scenario import AUTHOR, PR, START, WRITER, Scenario, Step, git
 from tests.action.test_attack_config import LOW, _gate, _lenient_release, _pr, scenario
@@ -131,3 +135,35 @@ def _reword(scenario: Scenario, main: str) -> Step:
     step = _pr(scenario, "synchronize", "main", main)
     assert step.code == 0, step.log
     return step
+
+
+def test_a_retarget_run_cancelled_before_it_reads_anything_leaves_no_green(
+    scenario: Scenario, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The retarget's run is cancelled (or times out) while it fetches, before any failure
+    handling can run: the head's gate went down first, so the old base's green does not stand;
+    a re-run sets the new version's gate."""
+    main, release = _lenient_release(scenario)
+    assert _pr(scenario, "opened", "release-1", release).code == 0
+    assert scenario.comment(WRITER, LOW).code == 0
+    assert _gate(scenario) == "success"
+
+    def cancelled(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt  # what a cancelled job's SIGINT raises in Python
+
+    real = main_module.locate
+    monkeypatch.setattr(main_module, "locate", cancelled)
+    with pytest.raises(KeyboardInterrupt):
+        _pr(scenario, "edited", "main", main, MOVED)
+    assert _gate(scenario) == "pending"
+    monkeypatch.setattr(main_module, "locate", real)
+    step = scenario.deliver("re-run", "pull_request_target", _last_payload(scenario))
+    assert step.code == 0, step.log
+    assert _gate(scenario) == "pending"
+    assert "v2" in scenario.fake.statuses[-1]["description"]
+
+
+def _last_payload(scenario: Scenario) -> Any:
+    """The payload of the last delivery (its run did not finish)."""
+    files = sorted(scenario.root.glob("event-*.json"), key=lambda p: int(p.stem.split("-")[1]))
+    return json.loads(files[-1].read_text())

@@ -81,6 +81,7 @@ def test_another_approval_does_not_rest_on_the_dismissed_review(agora: Rubric) -
     bot.run(_dismissal(submitted))  # type: ignore[arg-type]
     assert not any(isinstance(e, AppendEvents) for e in bot.effects)
     assert bot.job.approval is not None
+    assert _states(bot) == ["success"]  # set again: `rubricate serve` lowered it first
 
 
 def test_a_review_never_recorded_is_marked_answered(agora: Rubric) -> None:

@@ -40,7 +40,7 @@ def on_dismissal(event: ReviewEvent, job: JobState, ctx: HandlerContext) -> list
         effects.append(MarkAnswered(prefix))  # a later run of the review applies nothing
     if events:
         effects.append(sticky(after, ctx.rubric))
-        effects += [status(after, ctx.rubric, head) for head in _heads(after, events)]
+    effects += [status(after, ctx.rubric, head) for head in _heads(after, events)]
     withdrawn = ", ".join(f"v{e.version}" for e in events) or "no approval"
     effects += [outputs(after, ctx.rubric), Log(f"{where}: {withdrawn} withdrawn")]
     return effects
@@ -65,14 +65,10 @@ def _withdrawal(event: ReviewEvent, job: JobState, version: int) -> Event:
 
 
 def _heads(job: JobState, events: list[Event]) -> list[str]:
-    """Every head of the versions whose approval was withdrawn (the current one's first), each
-    once: a head keeps its status on GitHub until a run sets another."""
-    versions = [job.current_version, *(e.version for e in events)]
-    withdrawn = {e.version for e in events}
-    heads = [h for n in versions if n in withdrawn for h in _version_heads(job, n)]
-    return list(dict.fromkeys(heads))
-
-
-def _version_heads(job: JobState, number: int) -> tuple[str, ...]:
-    info = job.version(number)
-    return info.heads if info else ()
+    """The current head (its gate stands as it is, or goes down), then every head of the
+    versions whose approval was withdrawn, each once: a head keeps its status on GitHub until a
+    run sets another."""
+    withdrawn = [job.version(e.version) for e in events]
+    heads = [h for v in (job.current, *withdrawn) if v is not None for h in v.heads]
+    current = job.current.head_sha if job.current else None
+    return list(dict.fromkeys([current, *heads] if current else heads))
