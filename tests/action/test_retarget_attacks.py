@@ -112,17 +112,7 @@ def test_a_rerun_of_a_recorded_retarget_keeps_the_new_versions_approval(
 def test_a_force_push_back_to_the_approved_head_after_a_retarget(scenario: Scenario) -> None:
     """Approved H1 on release-1; push H2 (another change); retarget to main; force-push H1:
     H1 was recorded in v1 under release-1's rules, which does not bring v1 back on main."""
-    main, release = _lenient_release(scenario)
-    first = scenario.heads[-1]
-    assert _pr(scenario, "opened", "release-1", release).code == 0
-    assert scenario.comment(WRITER, LOW).code == 0
-    assert _gate(scenario) == "success"
-    scenario.push({"extra.txt": "x\n"}, "More")
-    assert _pr(scenario, "synchronize", "release-1", release).code == 0
-    assert _pr(scenario, "edited", "main", main, MOVED).code == 0
-    assert _gate(scenario) == "pending"
-    git(scenario.work, "reset", "--quiet", "--hard", first)
-    scenario.push_head()
+    main, _ = _approved_then_moved(scenario)
     step = _pr(scenario, "synchronize", "main", main)
     assert step.code == 0, step.log
     assert _gate(scenario) != "success", step.log
@@ -167,3 +157,43 @@ def _last_payload(scenario: Scenario) -> Any:
     """The payload of the last delivery (its run did not finish)."""
     files = sorted(scenario.root.glob("event-*.json"), key=lambda p: int(p.stem.split("-")[1]))
     return json.loads(files[-1].read_text())
+
+
+def _approved_then_moved(scenario: Scenario) -> tuple[str, str]:
+    """H1 approved on release-1 (lenient), H2 pushed (v2), the PR moved to main (v3), then a
+    force-push back to H1 whose run never comes. Main's commit and H1."""
+    main, release = _lenient_release(scenario)
+    first = scenario.heads[-1]
+    assert _pr(scenario, "opened", "release-1", release).code == 0
+    assert scenario.comment(WRITER, LOW).code == 0
+    assert _gate(scenario) == "success"
+    scenario.push({"extra.txt": "x\n"}, "More")
+    assert _pr(scenario, "synchronize", "release-1", release).code == 0
+    assert _pr(scenario, "edited", "main", main, MOVED).code == 0
+    git(scenario.work, "reset", "--quiet", "--hard", first)
+    scenario.push_head()
+    return main, first
+
+
+def test_a_merge_at_a_head_recorded_only_before_the_retarget_is_bypassed(
+    scenario: Scenario,
+) -> None:
+    """The force-push back to H1 is never run; the PR is merged into main at H1: the merge is
+    placed by its head commit alone (no change is read at a close), and H1 was recorded only in
+    v1, under release-1's rules: not an approval on main."""
+    _, first = _approved_then_moved(scenario)
+    assert scenario.heads[-1] == first
+    step = scenario.pr_event("closed", merged=True, merged_by=WRITER)
+    assert step.code == 0, step.log
+    [final] = [e for e in scenario.ledger_events() if e["kind"] == "final_approval"]
+    assert final["gate"] == "bypassed", final
+
+
+def test_a_head_approved_before_the_retarget_loses_its_green_at_the_retarget(
+    scenario: Scenario,
+) -> None:
+    """H1's green (v1, release-1's rules) is taken down by the retarget's run, so the
+    force-push back to H1 finds no green on it while its own run is pending."""
+    _approved_then_moved(scenario)
+    states = [s["state"] for s in scenario.fake.statuses if s["sha"] == scenario.heads[-1]]
+    assert states[-1] != "success", states
