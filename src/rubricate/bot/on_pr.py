@@ -50,6 +50,9 @@ def on_pull_request(
       or overridden approval.
     - A head event older than the latest one recorded (a delivery that arrives late, or a re-run of
       an old run) changes nothing: it is logged and ignored.
+    - reopened always records its event, even when the close it undoes is not recorded yet (the
+      close's run is late, or fails and is re-run): the ledger then holds the reopening after the
+      `abandoned`, and the job is open, as the PR is (`rubricate.ledger.fold.job_lifecycle`).
     - The change a version records is bound to the PR's base (`rubricate.bot.binding`): a head
       whose change is the same against another base (the PR forks from a commit both bases
       hold), or a head commit recorded under another base, is not that version's, so a push
@@ -79,7 +82,7 @@ def _head_seen(
     tree = _bound(snapshot, event)
     retargeted = event.action == "edited" and bool(job.versions)  # another base, another change
     place = (retarget if retargeted else place_head)(job, event.head_sha, tree)
-    records = place.records or job.abandoned
+    records = place.records or job.abandoned or event.action == "reopened"  # see the docstring
     if records and job.head_at is not None and event.at < job.head_at:
         return _stale(event, job, ctx)
     events: list[Event] = []
