@@ -231,15 +231,35 @@ def test_a_dismissed_approving_review_takes_the_green_down(world: WorkerSetup) -
     assert handle_delivery(world.ctx, review, now=sc.clock) == "handled"
     publish_pr(world.ctx, REPO, PR)
     assert _gate(world) == "success"
-    dismissed = json.loads(json.dumps(submitted))
-    dismissed.update(action="dismissed", sender={"login": MAINTAINER, "type": "User"})
-    dismissed["review"]["state"] = "dismissed"
-    guid = deliver(world, "g-d", "pull_request_review", dismissed)
+    guid = deliver(world, "g-d", "pull_request_review", _dismissed(submitted))
     assert handle_delivery(world.ctx, guid, now=sc.clock) == "handled"
     publish_pr(world.ctx, REPO, PR)
     assert _gate(world) == "pending"
     kinds = [k for (k,) in rows(world, "SELECT line::jsonb->>'kind' FROM rubricate_events")]
     assert kinds.count("revision_requested") == 1
+
+
+def _dismissed(submitted: dict[str, Any]) -> dict[str, Any]:
+    """The `dismissed` payload of a submitted review, by a maintainer."""
+    dismissed = json.loads(json.dumps(submitted))
+    dismissed.update(action="dismissed", sender={"login": MAINTAINER, "type": "User"})
+    dismissed["review"]["state"] = "dismissed"
+    return dismissed
+
+
+def test_a_review_dismissed_before_its_job_ran_never_approves(world: WorkerSetup) -> None:
+    sc = world.scenario
+    assert handle_delivery(world.ctx, pr_delivery(world, "g-o"), now=sc.clock) == "handled"
+    submitted = sc.review_payload(WRITER, "/approve spec=5 comp=5 qual=5 ver=5 format=5")
+    guid = deliver(world, "g-d", "pull_request_review", _dismissed(submitted))
+    assert handle_delivery(world.ctx, guid, now=sc.clock) == "handled"
+    publish_pr(world.ctx, REPO, PR)
+    late = deliver(world, "g-r", "pull_request_review", submitted)
+    assert handle_delivery(world.ctx, late, now=sc.clock) == "handled"
+    publish_pr(world.ctx, REPO, PR)
+    assert _gate(world) == "pending"
+    kinds = [k for (k,) in rows(world, "SELECT line::jsonb->>'kind' FROM rubricate_events")]
+    assert "approved" not in kinds
 
 
 def _break_main_config(scenario: Scenario) -> None:
