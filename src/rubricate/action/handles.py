@@ -172,7 +172,7 @@ class FailureTarget:
             self.head_sha = event.head_sha
         if isinstance(event, PullRequestEvent) and event.action == RETARGET:
             self.gate_sha, self.lowering = event.head_sha, f"moved to {event.base_ref}"
-        if isinstance(event, ReviewEvent) and event.dismissed:
+        if isinstance(event, ReviewEvent) and event.dismissed and event.pr_open:
             self.gate_sha, self.lowering = event.pr_head_sha, f"review {event.review_id} dismissed"
 
     def lowered(self) -> SetStatus | None:
