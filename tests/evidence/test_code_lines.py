@@ -30,6 +30,11 @@ SIGNATURE = '"""Module."""\n\n\ndef f(\n    a: int,\n) -> int:\n    """Does f.""
 RS_HIDDEN = "#[doc(hidden)] pub fn f(\n    a: u8,\n) -> u8 {\n    a\n}\n"
 RS_OWN_LINE = RS_HIDDEN.replace("] pub", "]\npub")
 EX_DOC = 'defmodule M do\n  @doc """\n  Encodes.\n  """\n  def encode(k), do: k\nend\n'
+JL_DOC = (
+    '"""\n    groupby(d::AbstractDataFrame, cols)\n\nGroup the rows.\n"""\n'
+    "groupby(df, cols) = group(df, cols)\n\n"
+    'function usage()\n    """\n    usage: m\n    """\nend\n'
+)
 PY_DOC = 'def f():\n    """\n    Does f.\n    """\n    log()\n    return 1\n\n\nX = """\nrow\n"""\n'
 
 
@@ -98,6 +103,15 @@ def changed(tmp_path: Path, path: str, before: str, after: str) -> bool:
             True,
         ),
         ("lib/m.ex", EX_DOC, EX_DOC.replace("Encodes.", "Encodes a key."), False),
+        ("src/g.jl", JL_DOC, JL_DOC.replace("(d::", "(df::"), False),
+        (
+            "src/g.jl",
+            JL_DOC,
+            JL_DOC.replace("the rows.", "the rows.\n\n!!! note\n    Fast."),
+            False,
+        ),
+        ("src/g.jl", JL_DOC, JL_DOC.replace("group(df", "regroup(df"), True),
+        ("src/g.jl", JL_DOC, JL_DOC.replace("usage: m", "usage: m [flags]"), True),
     ],
 )
 def test_code_changes_only_when_the_code_differs(

@@ -284,3 +284,21 @@ def test_source_code_and_data_in_fixture_folders_are_flagged_when_cut(
 ) -> None:
     cut = '{"name": "a", "roles": ["admin",' if kinds.structured_kind(path) else "f(a,"
     assert [f.rule for f in check(tmp_path, {path: cut}).findings] == ["truncated"]
+
+
+def test_terraform_module_files_may_be_empty_and_other_files_may_not(tmp_path: Path) -> None:
+    head = {"modules/eks/variables.tf": "", "modules/eks/outputs.tf": "", "main.tf": ""}
+    assert check(tmp_path / "a", head).findings == ()
+    result = check(tmp_path / "b", {"modules/eks/iam.tf": "", "src/variables.py": ""})
+    assert [(f.path, f.rule) for f in result.findings] == [
+        ("modules/eks/iam.tf", "empty-file"),
+        ("src/variables.py", "empty-file"),
+    ]
+
+
+def test_vendored_code_at_the_root_deps_folder_is_not_scanned(tmp_path: Path) -> None:
+    todo = "int f(void) { return 1; /* TODO: handle the error */ }\n"
+    result = check(tmp_path, {"deps/pcre2/pcre2_compile.c": todo, "src/deps/own.c": todo})
+    assert [(f.path, f.rule, f.kind) for f in result.findings] == [
+        ("src/deps/own.c", "todo-marker", "certain")
+    ]

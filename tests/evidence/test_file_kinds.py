@@ -53,6 +53,13 @@ def test_single_star_agrees_with_fnmatch_within_a_segment(name: str) -> None:
         ("conftest.py", True, False),
         ("src/__tests__/hooks.test-d.tsx", True, False),
         ("types/hooks.test-d.ts", True, False),
+        ("playground/test-utils.ts", True, False),
+        ("spec/test_helper.rb", True, False),
+        ("src/latest-utils.ts", False, True),
+        ("src/contest-rules.ts", False, True),
+        ("src/testHelpers.js", True, False),
+        ("R/test-that.R", False, True),
+        ("R/test-state.R", False, True),
         ("README.md", False, False),
     ],
 )
@@ -113,6 +120,17 @@ def test_type_tests_and_support_folders() -> None:
     assert file_kinds.support_folder("app/docs/build.py") is None
     assert file_kinds.package_roots(frozenset({"packages/lit/package.json", "go.mod"})) == roots
     assert file_kinds.support_folder("src/docs.py") is None
+    assert file_kinds.support_folder("data-raw/storms.R") == "data-raw/"
+    assert file_kinds.support_folder("R/data-raw.R") is None
+
+
+def test_an_agent_skill_folder_is_a_support_folder() -> None:
+    paths = frozenset({"skills/review/SKILL.md", "skills/review/review.py", "src/a/SKILL.md"})
+    skills = file_kinds.skill_folders(paths)
+    assert skills == frozenset({"skills/review", "src/a"})
+    assert file_kinds.support_folder("skills/review/review.py", skills=skills) == "skills/review/"
+    assert file_kinds.support_folder("skills/other/other.py", skills=skills) is None
+    assert file_kinds.support_folder("src/a/tool.py", skills=skills) is None  # below a code root
 
 
 @pytest.mark.parametrize(

@@ -63,6 +63,10 @@ def messages(result: CheckResult) -> list[str]:
         ("docs/guide.md", "TODO: write this section\n", True),
         ("docs/guide.md", "- TODO describe the flags\n", True),
         ("docs/guide.md", "The TODO list app shows tasks.\n", False),
+        ("docs/guide.md", "- Unsure? Write `[Docs]() <!-- TODO: add link -->` there.\n", False),
+        ("docs/guide.md", "- Write ``a ` TODO: b`` there.\n", False),
+        ("docs/guide.md", "- `x` and TODO: add the `y` link.\n", True),
+        ("docs/guide.md", "[Docs]() <!-- TODO: add link -->\n", True),
     ],
 )
 def test_a_todo_is_a_comment_marker_not_an_identifier(

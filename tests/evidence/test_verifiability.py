@@ -432,3 +432,47 @@ def test_a_doctest_prompt_counts_only_in_its_language_s_documentation(
 ) -> None:
     snapshot = snapshot_of(tmp_path, {**BASE, path: base}, {path: head})
     assert [f.rule for f in verifiability_check(snapshot).findings] == ([] if tested else ["tests"])
+
+
+JL = '"""\n    area(r)\n\nThe area.\n"""\narea(r) = pi * r^2\n'
+JL_TEST = JL.replace('The area.\n"""', 'The area.\n\n```jldoctest\njulia> area(1)\n3.14\n```\n"""')
+
+
+def test_a_julia_doc_test_is_a_test_and_a_docstring_edit_no_code(tmp_path: Path) -> None:
+    base = {**BASE, "src/geo.jl": JL}
+    doctest = snapshot_of(tmp_path / "a", base, {"src/geo.jl": JL_TEST, "src/b.jl": "b() = 2\n"})
+    assert verifiability_check(doctest).findings == ()
+    docs = snapshot_of(tmp_path / "b", base, {"src/geo.jl": JL.replace("The area", "Area")})
+    assert verifiability_check(docs).findings == ()
+    plain = JL.replace('The area.\n"""', 'The area.\n\n```julia\narea(1)\n```\n"""')
+    code = snapshot_of(tmp_path / "c", base, {"src/geo.jl": plain.replace("pi *", "2pi *")})
+    assert [f.rule for f in verifiability_check(code).findings] == ["tests"]
+
+
+def test_scripts_of_an_agent_skill_or_r_data_raw_need_no_test(tmp_path: Path) -> None:
+    skill = {"skills/review/SKILL.md": "# Review\n", "skills/review/review.py": "x = 1\n"}
+    edit = snapshot_of(tmp_path / "a", {**BASE, **skill}, {"skills/review/review.py": "x = 2\n"})
+    assert verifiability_check(edit).findings == ()
+    data = snapshot_of(tmp_path / "b", BASE, {"data-raw/storms.R": 'url <- "b"\n'})
+    assert verifiability_check(data).findings == ()
+    tested = {**skill, "skills/review/test_review.py": "def test_x():\n    assert True\n"}
+    own = snapshot_of(tmp_path / "c", {**BASE, **tested}, {"skills/review/review.py": "x = 2\n"})
+    assert [f.rule for f in verifiability_check(own).findings] == ["tests"]
+
+
+ZIG = (
+    'const std = @import("std");\n\npub fn len(s: []const u8) usize {\n    return s.len;\n}\n\n'
+    'test "len" {\n    try std.testing.expectEqual(3, len("abc"));\n}\n'
+)
+
+
+def test_zig_source_needs_a_test_and_an_edited_test_block_is_one(tmp_path: Path) -> None:
+    base = {**BASE, "src/str.zig": ZIG, "build.zig": "pub fn build() void {}\n"}
+    code = ZIG.replace("return s.len;", "return s.len + 0;")
+    untested = snapshot_of(tmp_path / "a", base, {"src/str.zig": code})
+    assert [f.rule for f in verifiability_check(untested).findings] == ["tests"]
+    both = code.replace('len("abc"));', 'len("abc"));\n    try std.testing.expect(len("") == 0);')
+    tested = snapshot_of(tmp_path / "b", base, {"src/str.zig": both})
+    assert verifiability_check(tested).findings == ()
+    build = snapshot_of(tmp_path / "c", base, {"build.zig": "pub fn build() void { run(); }\n"})
+    assert verifiability_check(build).findings == ()

@@ -13,12 +13,8 @@ The rules, by file extension (`comment_style`):
   or starts as a comment does, when the lines added in its place are all non-code, or when
   it was removed from inside a comment or docstring (the head lines on both sides are); code
   replaced by line comments or blank lines only (commented out) is a code change;
-- Rust `#[doc ...]` and `#![doc ...]` attributes are documentation (`///` is sugar for them),
-  over every line until the attribute's own `]` closes it (a line with code after that `]` is
-  code);
-- Elixir `@moduledoc`, `@doc` and `@typedoc` heredocs (`@doc \"""` ... `\"""`, `~S\"""` too) are
-  documentation, as Python docstrings are, once they close; a heredoc assigned or returned is a
-  string of code;
+- Rust doc attributes, Elixir doc heredocs and Julia docstrings are documentation, as Python
+  docstrings are (`doc_syntax` says where each begins and ends);
 - a stretch that only removes a whole Python docstring (one string statement at the top of the
   module or directly below a `def` or `class` header) removes no code; a string removed
   elsewhere is a value or a statement of code;
@@ -36,9 +32,11 @@ from __future__ import annotations
 import ast
 import re
 import textwrap
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
+from rubricate.evidence.doc_syntax import elixir_doc_lines, julia_doc_lines, rust_doc_lines
 from rubricate.evidence.file_kinds import extension, words
 from rubricate.evidence.snapshot import FileChange, text_lines
 
@@ -72,11 +70,6 @@ STYLES: dict[str, CommentStyle] = {
 }
 
 
-RUST_DOC = re.compile(r"^\s*#!?\[doc\b")
-"""A Rust documentation attribute: what `///` and `//!` comments desugar to."""
-RUST_STRING = re.compile(r'"(?:\\.|[^"\\])*"')
-ELIXIR_DOC = re.compile(r'^\s*@(?:module|type)?doc\s+(?:~[sS])?"{3}\s*$')
-"""The opening line of an Elixir documentation heredoc; it closes at a line of three quotes."""
 QUOTED_VERSION = re.compile(r"(?<=[\"'])v?\d+\.\d[-+.0-9A-Za-z]*(?=[\"'])")
 """A version number that is a whole string literal: `"0.3.2"`, `'1.0.0-beta.2'`."""
 VERSION_LINE = re.compile(
@@ -85,6 +78,15 @@ VERSION_LINE = re.compile(
 )
 """A line that sets a version: `__version__ = "0.3.2"`, `"version": "1.2.0",`,
 `pub const VERSION: &str = "1.0";` (not `connect(version="2.1")`, a call's argument)."""
+
+
+DOC_SYNTAX: dict[str, Callable[[list[str]], set[int]]] = {
+    "rs": rust_doc_lines,
+    "ex": elixir_doc_lines,
+    "exs": elixir_doc_lines,
+    "jl": julia_doc_lines,
+}
+"""Documentation a language writes as code (`doc_syntax`), by extension."""
 
 
 def comment_style(path: str) -> CommentStyle | None:
@@ -110,56 +112,20 @@ def _non_code(text: str, style: CommentStyle, ext: str) -> frozenset[int]:
         found.update(_block_lines(text, opener, closer, quotes))
     if ext in ("py", "pyi"):
         found.update(docstring_lines(text))
-    if ext == "rs":
-        found.update(_rust_doc_lines(lines))
-    if ext in ("ex", "exs"):
-        found.update(_elixir_doc_lines(lines))
+    if ext in DOC_SYNTAX:
+        found.update(DOC_SYNTAX[ext](lines))
     return frozenset(found)
 
 
-def _rust_doc_lines(lines: list[str]) -> set[int]:
-    """Lines of Rust doc attributes, from `#[doc` to the `]` that closes the attribute; a line
-    with code after that `]` (`#[doc(hidden)] pub fn f(`) is code."""
-    found: set[int] = set()
-    depth = 0
-    for number, line in enumerate(lines, 1):
-        if depth <= 0 and not RUST_DOC.match(line):
-            continue
-        bare = RUST_STRING.sub('""', line)
-        rest = ""
-        for at, char in enumerate(bare):
-            depth += (char in "[(") - (char in "])")
-            if depth <= 0 and char == "]":
-                rest = bare[at + 1 :].strip()
-                break
-        if not rest or rest.startswith("//"):
-            found.add(number)
-    return found
-
-
-def _elixir_doc_lines(lines: list[str]) -> set[int]:
-    """Lines of Elixir documentation heredocs, opener and closer included; a heredoc that
-    never closes is no documentation (the file does not compile)."""
-    found: set[int] = set()
-    start = 0
-    for number, line in enumerate(lines, 1):
-        if start and line.lstrip().startswith('"' * 3):
-            found.update(range(start, number + 1))
-            start = 0
-        elif not start and ELIXIR_DOC.match(line):
-            start = number
-    return found
-
-
 def documentation_lines(change: FileChange) -> frozenset[int]:
-    """Head line numbers of a file's docstrings (Python) or documentation heredocs (Elixir),
-    where doctests live; empty for other languages."""
+    """Head line numbers of a file's docstrings (Python, Julia) or documentation heredocs
+    (Elixir), where doctests live; empty for other languages."""
     ext = extension(change.path)
-    if change.text is None or ext not in ("py", "pyi", "ex", "exs"):
+    if change.text is None or ext not in ("py", "pyi", "ex", "exs", "jl"):
         return frozenset()
     if ext in ("py", "pyi"):
         return frozenset(docstring_lines(change.text))
-    return frozenset(_elixir_doc_lines(text_lines(change.text)))
+    return frozenset(DOC_SYNTAX[ext](text_lines(change.text)))
 
 
 def is_comment_text(line: str, style: CommentStyle) -> bool:

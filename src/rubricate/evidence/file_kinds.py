@@ -8,9 +8,9 @@ and a trailing `/` matches everything below that directory.
 counts as generated when its first 2 KB carry a common marker (`@generated`, `DO NOT EDIT`,
 `DO NOT MODIFY`, `Code generated ... DO NOT EDIT.`, "automatically generated", "File generated
 from ..."), as vendored when a folder on its path is `vendor`, `vendored`, `third_party` or
-`node_modules`, as minified when named `*.min.js` or `*.min.css` and its content is (a line
-over 500 characters, or lines over 200 on average), and lockfiles are named by
-`is_lockfile`.
+`node_modules`, or its folder at the repository root is `deps` (as Linguist reads it), as
+minified when named `*.min.js` or `*.min.css` and its content is (a line over 500 characters,
+or lines over 200 on average), and lockfiles are named by `is_lockfile`.
 """
 
 from __future__ import annotations
@@ -31,14 +31,18 @@ FIXTURE_DIRS = frozenset(
     {"fixtures", "fixture", "testdata", "__snapshots__", "snapshots", "golden"}
 )
 EXAMPLE_DIRS = frozenset({"examples", "example", "demo", "demos", "samples", "sample"})
-SUPPORT_DIRS = frozenset({"docs", "doc", "scripts", "tools"})
+SUPPORT_DIRS = frozenset({"docs", "doc", "scripts", "tools", "data-raw"})
 """Folders of code that serves the project (documentation examples and recipes, docs builds,
-release and maintenance scripts) rather than being the program."""
+release and maintenance scripts, an R package's `data-raw/` scripts that build its data sets)
+rather than being the program."""
+SKILL_FILE = "SKILL.md"
+"""An agent skill (the Agent Skills format): a folder holding this file, with the scripts and
+references a coding agent uses; its code is a tool of the project, not the program."""
 CODE_ROOTS = frozenset({"src", "lib", "internal", "pkg"})
 """Folders that hold the program: a `docs/` or `tools/` below them is a part of it."""
 SOURCE_EXTS = words(
     "py pyi js jsx mjs cjs ts tsx go rs java kt kts rb c h cc cpp cxx hpp cs swift php scala"
-    " sh bash lua r jl ex exs erl hs ml clj dart vue svelte sql"
+    " sh bash lua r jl ex exs erl hs ml clj dart vue svelte sql zig"
 )
 DOC_EXTS = frozenset({"md", "markdown", "rst", "txt", "adoc", "org"})
 MARKUP_EXTS = words(
@@ -68,16 +72,27 @@ JSONC_NAMES = re.compile(
 )
 TOOL_CONFIG_NAMES = re.compile(
     r"^[\w.-]+\.config\.[cm]?[jt]sx?$|^\.[\w-]+rc\.[cm]?js$|^(gulpfile|gruntfile)\.[cm]?[jt]s$"
-    r"|^(noxfile|fabfile|dodo)\.py$|^build\.rs$|^settings\.gradle(\.kts)?$",
+    r"|^(noxfile|fabfile|dodo)\.py$|^build\.(rs|zig)$|^settings\.gradle(\.kts)?$",
     re.I,
 )
-"""Build and tool configs written in a programming language (a Cargo `build.rs` build script
-and a Gradle `settings.gradle.kts` among them): not program source to test. A hidden file
-(`.php-cs-fixer.dist.php`, `.eslintrc.cjs`) is one too, outside the program's code roots."""
-TEST_NAMES = re.compile(r"^(test_|conftest\.py$)|([_-]test|[_-]spec|Tests?)\.[^.]+$")
+"""Build and tool configs written in a programming language (a Cargo `build.rs` or Zig
+`build.zig` build script and a Gradle `settings.gradle.kts` among them): not program source to
+test. A hidden file (`.php-cs-fixer.dist.php`, `.eslintrc.cjs`) is one too, outside the
+program's code roots."""
+TEST_NAMES = re.compile(
+    r"^(test_|conftest\.py$)|^test-?(?:[Uu]tils?|[Hh]elpers?|[Ss]etup|[Ss]upport)\.[^.]+$"
+    r"|([_-]test|[_-]spec|Tests?)\.[^.]+$"
+)
+"""Test file names: `test_app.py`, `app_test.go`, `app-spec.rb`, `AppTests.swift`, and test
+helpers named for what they are (`test-utils.ts`, `testHelpers.js`, `test-setup.ts`). Another
+`test-` name is no test by its name: an R package's `R/test-that.R` is the program (its tests
+lie in `tests/testthat/`)."""
 EMPTY_OK_NAMES = frozenset(
     {"__init__.py", "py.typed", ".gitkeep", ".keep", ".nojekyll", ".gitignore"}
+    | {"main.tf", "variables.tf", "outputs.tf"}
 )
+"""Files empty by convention: package markers, placeholders that keep a folder, and the files
+of Terraform's standard module structure, which it asks for even when empty."""
 
 
 @lru_cache(maxsize=512)
@@ -198,21 +213,31 @@ def is_example(path: str) -> bool:
     return any(part.lower() in EXAMPLE_DIRS for part in _parts(path)[:-1])
 
 
-def support_folder(path: str, package_roots: frozenset[str] = frozenset()) -> str | None:
+def support_folder(
+    path: str, package_roots: frozenset[str] = frozenset(), skills: frozenset[str] = frozenset()
+) -> str | None:
     """The documentation, scripts or hidden tool folder the path lies in (`docs/`, `.github/`,
-    `.vitepress/`), or None. Such a folder
-    serves the project only at the repository root or directly in a workspace package's root
-    (a folder of `package_roots`, those holding a manifest); below a `src/`, `lib/`,
-    `internal/` or `pkg/` folder, or anywhere else, it is a part of the program."""
+    `.vitepress/`), or the agent skill folder (one of `skills`, see `skill_folders`), or None.
+    A documentation, scripts or hidden folder serves the project only at the repository root
+    or directly in a workspace package's root (a folder of `package_roots`, those holding a
+    manifest); below a `src/`, `lib/`, `internal/` or `pkg/` folder, or anywhere else, it is a
+    part of the program, and so is a skill folder below such a code root."""
     parts = _parts(path)[:-1]
     for index, part in enumerate(parts):
         if part.lower() in CODE_ROOTS:
             return None
-        if (part.lower() in SUPPORT_DIRS or _hidden(part)) and (
-            index == 0 or "/".join(parts[:index]) in package_roots
+        folder = "/".join(parts[: index + 1])
+        if folder in skills or (
+            (part.lower() in SUPPORT_DIRS or _hidden(part))
+            and (index == 0 or "/".join(parts[:index]) in package_roots)
         ):
-            return "/".join(parts[: index + 1]) + "/"
+            return folder + "/"
     return None
+
+
+def skill_folders(paths: frozenset[str]) -> frozenset[str]:
+    """The folders that hold an agent skill's `SKILL.md` (head tree paths)."""
+    return frozenset(p.rsplit("/", 1)[0] for p in paths if "/" in p and basename(p) == SKILL_FILE)
 
 
 def _hidden(name: str) -> bool:
@@ -322,6 +347,9 @@ content is minified too (`minified_text`)."""
 MINIFIED_LINE, MINIFIED_AVERAGE = 500, 200
 """A minified file has a line over 500 characters, or lines over 200 on average."""
 VENDOR_DIRS = frozenset({"vendor", "vendored", "third_party", "third-party", "node_modules"})
+ROOT_VENDOR_DIRS = frozenset({"deps"})
+"""Vendored only at the repository root, as GitHub's Linguist reads them: `deps/` holds the
+C libraries a project copies in (libgit2's `deps/pcre2/`, Node's `deps/`)."""
 
 
 def not_authored(change: FileChange) -> str | None:
@@ -344,7 +372,10 @@ def not_authored(change: FileChange) -> str | None:
     if marks.generated is None and MINIFIED.search(basename(change.path)) and _minified(change):
         return "minified"
     folders = change.path.split("/")[:-1]
-    if marks.vendored is None and any(part.lower() in VENDOR_DIRS for part in folders):
+    if marks.vendored is None and (
+        any(part.lower() in VENDOR_DIRS for part in folders)
+        or (bool(folders) and folders[0].lower() in ROOT_VENDOR_DIRS)
+    ):
         return "vendored"
     head = (change.content or b"")[:HEAD_BYTES].decode("utf-8", "replace")
     if marks.generated is None and _marked(head):

@@ -4,7 +4,8 @@
   of code (`code_lines.in_comment`): never an identifier such as `Status.TODO` or `XXX_LIMIT`,
   nor a file name, a path segment or a stand-in of X's (`TODO.md`, `/PREFIX/XXX`,
   `XXX-XXXX`);
-  in prose, at the start of a line or list item, or before a colon; `TODO` and `FIXME` always
+  in prose, at the start of a line or list item, or before a colon, outside inline code
+  (`` `<!-- TODO: add link -->` `` quotes a snippet, it is no marker); `TODO` and `FIXME` always
   mean unfinished work, `XXX` only when its text says work is left (`certain_marker`);
 - a stub marker is Python's `raise NotImplementedError`, Rust's `todo!()`/`unimplemented!()`,
   or a "not implemented" error thrown, raised or panicked with;
@@ -44,6 +45,8 @@ keybindings`, `XXX: temporary hack`)."""
 PROSE_MARKER = re.compile(
     r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?(?:\*\*)?(TODO|FIXME|XXX)\b|\b(TODO|FIXME|XXX):"
 )
+CODE_SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)")
+"""Inline code in prose (`` `x` ``, ``` `` x `` ```): quoted code or text, not the author's."""
 PLACEHOLDER = re.compile(
     r"\blorem ipsum\b|[<\[]\s*(placeholder|insert\b[^>\]]*\bhere|your\b[^>\]]*\bhere|tbd)\s*[>\]]",
     re.I,
@@ -80,7 +83,7 @@ def placeholder_in(change: FileChange, text: str) -> bool:
 def marker_in(change: FileChange, number: int, text: str, *, code: bool, prose: bool) -> str | None:
     """The marker a line adds in a comment (code) or as a marker (prose), or None."""
     if prose:
-        found = PROSE_MARKER.search(text)
+        found = PROSE_MARKER.search(CODE_SPAN.sub("", text) if "`" in text else text)
         return (found.group(1) or found.group(2)) if found else None
     if not code:
         return None

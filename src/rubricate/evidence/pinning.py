@@ -5,7 +5,9 @@ names an exact version (`==`, `@ <url>`, `--hash` in Python manifests and requir
 `"1.2.3"` in package.json; `"=1.2.3"` in Cargo.toml; go.mod always). A manifest whose
 repository keeps no lockfile beside it or in a folder above (head tree paths) is left alone:
 ranges are then the project's choice (libraries commit no lockfile); so is a manifest in a
-hidden folder below the lockfile (`.github/tool/pyproject.toml`). A missing pin is a note.
+hidden folder below the lockfile (`.github/tool/pyproject.toml`). A package.json's
+`peerDependencies` are no dependency lines: they state the versions a consumer may bring, which
+no lockfile of the package resolves. A missing pin is a note.
 """
 
 from __future__ import annotations
@@ -32,6 +34,10 @@ DEPENDENCY_LINES: dict[str, re.Pattern[str]] = {
     "gemfile": re.compile(r"^\s*gem\s+[\"']"),
     "environment": re.compile(r"^\s*-\s*[\w.-]+\s*[=<>]"),
 }
+UNLOCKED_SECTIONS = frozenset({"peerDependencies", "peerDependenciesMeta"})
+"""package.json sections whose ranges no lockfile of the package resolves."""
+JSON_STRING = re.compile(r'"(?:\\.|[^"\\])*"')
+TOP_KEY = re.compile(r'^\s*"([^"]+)"\s*:')
 PINNED = re.compile(r"===?|\s@\s|--hash")
 EXACT: dict[str, re.Pattern[str]] = {
     "package.json": re.compile(r':\s*"v?\d+(\.\d+)*([-+][\w.]+)?"\s*,?\s*$'),
@@ -91,12 +97,29 @@ def _above(lock: str, manifest: str) -> bool:
 
 
 def _dependency_lines(change: FileChange) -> list[str]:
-    pattern = DEPENDENCY_LINES[_manifest_family(change.path)]
+    family = _manifest_family(change.path)
+    pattern = DEPENDENCY_LINES[family]
+    unlocked = _unlocked_lines(change.text or "") if family == "package.json" else frozenset()
     return [
         t
-        for _, t in change.added
-        if t.strip() and not t.lstrip().startswith("#") and pattern.search(t)
+        for n, t in change.added
+        if t.strip() and not t.lstrip().startswith("#") and pattern.search(t) and n not in unlocked
     ]
+
+
+def _unlocked_lines(text: str) -> frozenset[int]:
+    """Line numbers of a package.json that lie in a top-level section no lockfile resolves
+    (`UNLOCKED_SECTIONS`), read by bracket depth with strings masked."""
+    found: set[int] = set()
+    depth, section = 0, ""
+    for number, line in enumerate(text.splitlines(), 1):
+        if depth == 1 and (key := TOP_KEY.match(line)):
+            section = key.group(1)
+        if depth >= 1 and section in UNLOCKED_SECTIONS:
+            found.add(number)
+        bare = JSON_STRING.sub('""', line)
+        depth += bare.count("{") + bare.count("[") - bare.count("}") - bare.count("]")
+    return frozenset(found)
 
 
 def _manifest_family(path: str) -> str:

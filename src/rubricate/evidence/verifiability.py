@@ -18,6 +18,7 @@ from rubricate.evidence.code_lines import (
     documentation_lines,
     is_comment_text,
 )
+from rubricate.evidence.doc_syntax import julia_doctest_lines
 from rubricate.evidence.file_kinds import not_authored
 from rubricate.evidence.pinning import pinning_signal
 from rubricate.evidence.prose import new_prose
@@ -51,6 +52,8 @@ OWN_NUMBER = re.compile(r"\s*\(#\d+\)\s*$")
 """A squash-merge subject's trailing `(#N)`: the pull request's own number, not a source."""
 RUST_TEST = re.compile(r"#\[(?:cfg\()?(?:[\w:]+::)?test\b")
 """A Rust test attribute (`#[test]`, `#[cfg(test)]`, `#[tokio::test]`) on an added line."""
+ZIG_TEST = re.compile(r'^\s*test\s*(?:"(?:\\.|[^"\\])*"|[A-Za-z_]\w*)?\s*\{')
+"""The opening line of a Zig test block (`test "parses" {`, `test decl {`, `test {`)."""
 PYTHON_PROMPT = re.compile(r"^\s*>>>\s")
 ELIXIR_PROMPT = re.compile(r"^\s*iex(?:\(\d+\))?>\s")
 DOCTEST_PROMPTS = {
@@ -126,14 +129,22 @@ def tests_signal(snapshot: Snapshot, live: list[FileChange]) -> Signal:
 
 
 def _adds_inline_test(change: FileChange) -> bool:
-    """True when added lines hold test code: a Rust test attribute, a line of a Rust doc block
-    that rustdoc runs (`_rust_doc_test_lines`, fences read over the whole head text), or a
-    doctest prompt of the file's language inside its documentation (`DOCTEST_PROMPTS`)."""
+    """True when added lines hold test code: a Rust test attribute, a line of a Zig test block
+    (`_zig_test_lines`), a line of a Rust doc block that rustdoc runs (`_rust_doc_test_lines`,
+    fences read over the whole head text), a line of a Julia docstring's `jldoctest` block
+    (which Documenter runs), or a doctest prompt of the file's language inside its
+    documentation (`DOCTEST_PROMPTS`)."""
     ext = kinds.extension(change.path)
     added = change.added
     if ext == "rs":
         runs = _rust_doc_test_lines(change.text or "")
         return any(RUST_TEST.search(text) or number in runs for number, text in added)
+    if ext == "zig":
+        blocks = _zig_test_lines(change.text or "")
+        return any(number in blocks for number, _ in added)
+    if ext == "jl":
+        runs = julia_doctest_lines(text_lines(change.text or ""))
+        return any(number in runs for number, _ in added)
     prompt = DOCTEST_PROMPTS.get(ext)
     if prompt is None or not any(prompt.match(text) for _, text in added):
         return False
@@ -163,14 +174,30 @@ def _rust_doc_test_lines(text: str) -> frozenset[int]:
     return frozenset(found)
 
 
+def _zig_test_lines(text: str) -> frozenset[int]:
+    """Head lines of Zig test blocks, from the opening line to the `}` that closes it at the
+    opener's indentation (as `zig fmt` writes them)."""
+    found: set[int] = set()
+    closer = ""
+    start = 0
+    for number, line in enumerate(text_lines(text), 1):
+        if start and line.rstrip() == closer:
+            found.update(range(start, number + 1))
+            start = 0
+        elif not start and ZIG_TEST.match(line):
+            start, closer = number, line[: len(line) - len(line.lstrip())] + "}"
+    return frozenset(found)
+
+
 def _untested_support(code: list[FileChange], head_paths: frozenset[str]) -> dict[str, str]:
-    """The changed code in documentation and scripts folders that hold no test, by path, with
-    its folder: code there serves the project (examples, recipes, docs builds, scripts). Where
+    """The changed code in documentation, scripts and agent skill folders that hold no test, by
+    path, with its folder: code there serves the project (examples, recipes, docs builds,
+    scripts, an agent's tools). Where
     test code lies in such a folder, or the folder is a package (a Python `__init__.py`, a Go
     package other than `main`), the project imports or tests its code, and it is program
     source."""
-    roots = kinds.package_roots(head_paths)
-    placed = {c.path: f for c in code if (f := kinds.support_folder(c.path, roots))}
+    roots, skills = kinds.package_roots(head_paths), kinds.skill_folders(head_paths)
+    placed = {c.path: f for c in code if (f := kinds.support_folder(c.path, roots, skills))}
     if not placed:
         return {}
     folders = set(placed.values())
