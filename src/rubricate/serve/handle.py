@@ -87,11 +87,11 @@ def handle_delivery(ctx: WorkerContext, guid: str, now: datetime | None = None) 
         if delivery is None or delivery.state != "queued":
             return "missing" if delivery is None else delivery.state
         hold_pr(store.conn, delivery.repo, delivery.pr)
+        lower_first(store.conn, delivery)  # before any wait: the publish goes first
         until = budget.blocked_until(store.conn, delivery.installation, now)
         if until is not None:
             raise RateLimited(until)
         files = LedgerFiles(store, delivery.repo)
-        lower_first(files.conn, delivery)
         try:
             done = run_core(ctx, delivery, files, now)
         except RateLimited as exc:
