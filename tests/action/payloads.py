@@ -119,8 +119,11 @@ def review_event(
     head_sha: str,
     base_sha: str,
     at: datetime,
+    dismissed_by: str | None = None,
+    dismissed_at: datetime | None = None,
 ) -> dict[str, Any]:
-    """A `pull_request_review` `submitted` webhook payload."""
+    """A `pull_request_review` `submitted` webhook payload; `dismissed` when `dismissed_by`
+    dismissed the review (then the review's `updated_at` and the PR's are `dismissed_at`)."""
     review = {
         "id": review_id,
         "node_id": f"PRR_{review_id}",
@@ -128,9 +131,9 @@ def review_event(
         "user": _user(actor),
         "submitted_at": stamp(at),
         "commit_id": head_sha,
-        "state": "commented",
+        "state": "commented" if dismissed_by is None else "dismissed",
     }
-    pr = {
+    pr: dict[str, Any] = {
         "number": number,
         "state": "open",
         "user": _user(pr_author),
@@ -139,10 +142,12 @@ def review_event(
         "head": {"ref": "feature", "sha": head_sha},
         "base": {"ref": "main", "sha": base_sha},
     }
+    if dismissed_by is not None:
+        review["updated_at"] = pr["updated_at"] = stamp(dismissed_at or at)
     return {
-        "action": "submitted",
+        "action": "submitted" if dismissed_by is None else "dismissed",
         "review": review,
         "pull_request": pr,
         "repository": _repository(),
-        "sender": _user(actor),
+        "sender": _user(actor if dismissed_by is None else dismissed_by),
     }

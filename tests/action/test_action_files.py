@@ -127,7 +127,7 @@ def test_the_recommended_template_triggers_and_permissions() -> None:
         "edited",
     ]
     assert on["issue_comment"]["types"] == ["created"]
-    assert on["pull_request_review"]["types"] == ["submitted"]
+    assert on["pull_request_review"]["types"] == ["submitted", "dismissed"]
     assert data["permissions"] == {}
     job = data["jobs"]["rubricate"]
     assert job["permissions"] == {

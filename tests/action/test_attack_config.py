@@ -159,7 +159,8 @@ def test_a_draft_retargeted_to_main_loses_the_green_of_its_old_base(
 ) -> None:
     """Approved under release's lenient rules, converted to a draft, moved to main, marked ready:
     the move is a retarget all the same (a new version under main's rules, gate pending). A
-    draft never submitted records nothing when it moves: it is first scored when ready."""
+    draft never submitted records nothing when it moves: it is first scored when ready (its
+    head's gate is pending all the same: a retarget's run lowers it before it reads anything)."""
     main, release = _lenient_release(scenario)
     if submitted:
         assert _pr(scenario, "opened", "release-1", release).code == 0
@@ -168,7 +169,7 @@ def test_a_draft_retargeted_to_main_loses_the_green_of_its_old_base(
     moved = {"base": {"ref": {"from": "release-1"}}}
     step = _pr(scenario, "edited", "main", main, moved, draft=True)
     assert step.code == 0, step.log
-    assert _gate(scenario) == ("pending" if submitted else "none")
+    assert _gate(scenario) == "pending"
     assert ("retargeted to main: new version v2" in step.log) is submitted
     assert _pr(scenario, "ready_for_review", "main", main).code == 0
     assert _gate(scenario) == "pending"

@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 
+from rubricate.ledger.event import Event
+from rubricate.ledger.fold import job_lifecycle
 from tests.action.fake_github import FakeGitHub, pull
 from tests.action.payloads import REPO
 from tests.action.scenario import AUTHOR, CONFIG, PR, WRITER, Scenario, Step
@@ -92,6 +94,19 @@ def test_a_pr_closed_then_reopened_on_another_head_is_pending(opened: Scenario) 
     assert merged.code == 0
     final = [e for e in opened.ledger_events() if e["kind"] == "final_approval"]
     assert [e["gate"] for e in final] == ["bypassed"]
+
+
+def test_a_close_whose_run_comes_after_the_reopens_leaves_the_job_open(opened: Scenario) -> None:
+    """The PR is closed and reopened; the close's run fails and is re-run after the reopen's
+    (or is delivered late): the job is open, as the PR is, not abandoned in the author's
+    reputation."""
+    closed = opened.pr_payload("closed")
+    reopened = opened.pr_payload("reopened")
+    assert opened.deliver("reopened", "pull_request_target", reopened).code == 0
+    assert opened.deliver("closed, re-run", "pull_request_target", closed).code == 0
+    events = [Event.model_validate(e) for e in opened.ledger_events()]
+    assert "abandoned" in _kinds(opened)
+    assert job_lifecycle(events) == "open"
 
 
 def test_a_review_of_the_approved_commit_after_a_push_is_refused(opened: Scenario) -> None:

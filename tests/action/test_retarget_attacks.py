@@ -10,7 +10,11 @@ Real git repositories, the real PyGithub adapter and the fake GitHub.
 from __future__ import annotations
 
 import json
+from typing import Any
 
+import pytest
+
+from rubricate.action import main as main_module
 from tests.action.payloads import pull_request_event
 from tests.action.scenario import AUTHOR, PR, START, WRITER, Scenario, Step, git
 from tests.action.test_attack_config import LOW, _gate, _lenient_release, _pr, scenario
@@ -108,17 +112,7 @@ def test_a_rerun_of_a_recorded_retarget_keeps_the_new_versions_approval(
 def test_a_force_push_back_to_the_approved_head_after_a_retarget(scenario: Scenario) -> None:
     """Approved H1 on release-1; push H2 (another change); retarget to main; force-push H1:
     H1 was recorded in v1 under release-1's rules, which does not bring v1 back on main."""
-    main, release = _lenient_release(scenario)
-    first = scenario.heads[-1]
-    assert _pr(scenario, "opened", "release-1", release).code == 0
-    assert scenario.comment(WRITER, LOW).code == 0
-    assert _gate(scenario) == "success"
-    scenario.push({"extra.txt": "x\n"}, "More")
-    assert _pr(scenario, "synchronize", "release-1", release).code == 0
-    assert _pr(scenario, "edited", "main", main, MOVED).code == 0
-    assert _gate(scenario) == "pending"
-    git(scenario.work, "reset", "--quiet", "--hard", first)
-    scenario.push_head()
+    main, _ = _approved_then_moved(scenario)
     step = _pr(scenario, "synchronize", "main", main)
     assert step.code == 0, step.log
     assert _gate(scenario) != "success", step.log
@@ -131,3 +125,75 @@ def _reword(scenario: Scenario, main: str) -> Step:
     step = _pr(scenario, "synchronize", "main", main)
     assert step.code == 0, step.log
     return step
+
+
+def test_a_retarget_run_cancelled_before_it_reads_anything_leaves_no_green(
+    scenario: Scenario, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The retarget's run is cancelled (or times out) while it fetches, before any failure
+    handling can run: the head's gate went down first, so the old base's green does not stand;
+    a re-run sets the new version's gate."""
+    main, release = _lenient_release(scenario)
+    assert _pr(scenario, "opened", "release-1", release).code == 0
+    assert scenario.comment(WRITER, LOW).code == 0
+    assert _gate(scenario) == "success"
+
+    def cancelled(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt  # what a cancelled job's SIGINT raises in Python
+
+    real = main_module.locate
+    monkeypatch.setattr(main_module, "locate", cancelled)
+    with pytest.raises(KeyboardInterrupt):
+        _pr(scenario, "edited", "main", main, MOVED)
+    assert _gate(scenario) == "pending"
+    monkeypatch.setattr(main_module, "locate", real)
+    step = scenario.deliver("re-run", "pull_request_target", _last_payload(scenario))
+    assert step.code == 0, step.log
+    assert _gate(scenario) == "pending"
+    assert "v2" in scenario.fake.statuses[-1]["description"]
+
+
+def _last_payload(scenario: Scenario) -> Any:
+    """The payload of the last delivery (its run did not finish)."""
+    files = sorted(scenario.root.glob("event-*.json"), key=lambda p: int(p.stem.split("-")[1]))
+    return json.loads(files[-1].read_text())
+
+
+def _approved_then_moved(scenario: Scenario) -> tuple[str, str]:
+    """H1 approved on release-1 (lenient), H2 pushed (v2), the PR moved to main (v3), then a
+    force-push back to H1 whose run never comes. Main's commit and H1."""
+    main, release = _lenient_release(scenario)
+    first = scenario.heads[-1]
+    assert _pr(scenario, "opened", "release-1", release).code == 0
+    assert scenario.comment(WRITER, LOW).code == 0
+    assert _gate(scenario) == "success"
+    scenario.push({"extra.txt": "x\n"}, "More")
+    assert _pr(scenario, "synchronize", "release-1", release).code == 0
+    assert _pr(scenario, "edited", "main", main, MOVED).code == 0
+    git(scenario.work, "reset", "--quiet", "--hard", first)
+    scenario.push_head()
+    return main, first
+
+
+def test_a_merge_at_a_head_recorded_only_before_the_retarget_is_bypassed(
+    scenario: Scenario,
+) -> None:
+    """The force-push back to H1 is never run; the PR is merged into main at H1: the merge is
+    placed by its head commit alone (no change is read at a close), and H1 was recorded only in
+    v1, under release-1's rules: not an approval on main."""
+    _, first = _approved_then_moved(scenario)
+    assert scenario.heads[-1] == first
+    step = scenario.pr_event("closed", merged=True, merged_by=WRITER)
+    assert step.code == 0, step.log
+    [final] = [e for e in scenario.ledger_events() if e["kind"] == "final_approval"]
+    assert final["gate"] == "bypassed", final
+
+
+def test_a_head_approved_before_the_retarget_loses_its_green_at_the_retarget(
+    scenario: Scenario,
+) -> None:
+    """H1's green (v1, release-1's rules) is taken down by the retarget's run, so the
+    force-push back to H1 finds no green on it while its own run is pending."""
+    _approved_then_moved(scenario)
+    states = [s["state"] for s in scenario.fake.statuses if s["sha"] == scenario.heads[-1]]
+    assert states[-1] != "success", states

@@ -11,7 +11,7 @@ from typing import Any
 
 import yaml
 
-from rubricate.bot.payload import PR_ACTIONS
+from rubricate.bot.payload import PR_ACTIONS, REVIEW_ACTIONS
 
 ROOT = Path(__file__).resolve().parents[2]
 ACTION = ROOT / "action.yml"
@@ -89,7 +89,9 @@ def job_runs(condition: str, event_name: str, payload: dict[str, Any]) -> bool:
 
 def assert_delivers_pull_request_actions(workflow: dict[str, Any]) -> None:
     """A workflow that runs rubricate on `pull_request_target` subscribes to every action the bot
-    acts on, and its job's `if:` admits a retarget but skips an edit of the title or body."""
+    acts on, and its job's `if:` admits a retarget but skips an edit of the title or body. One
+    that reads commands from reviews subscribes to their dismissal too, and runs it whatever the
+    dismissed review's body says now (an edit may have taken its command out)."""
     assert set(PR_ACTIONS) <= set(workflow["on"]["pull_request_target"]["types"])
     (job,) = [j for j in workflow["jobs"].values() if "pull_request_target" in j.get("if", "")]
     base = {"action": "edited", "pull_request": {"number": 7}}
@@ -101,3 +103,11 @@ def assert_delivers_pull_request_actions(workflow: dict[str, Any]) -> None:
     comment = {"issue": {"pull_request": {}}, "comment": {"body": "/approve", "user": {}}}
     assert job_runs(job["if"], "issue_comment", comment)
     assert not job_runs(job["if"], "issue_comment", {**comment, "comment": {"body": "LGTM"}})
+    if "pull_request_review" not in workflow["on"]:
+        return
+    assert set(REVIEW_ACTIONS) <= set(workflow["on"]["pull_request_review"]["types"])
+    own = {"head": {"repo": {"full_name": "octo/widgets"}}}
+    review = {"review": {"body": "/approve", "user": {}}, "pull_request": own}
+    assert job_runs(job["if"], "pull_request_review", {**review, "action": "submitted"})
+    dismissed = {**review, "action": "dismissed", "review": {"body": "LGTM", "user": {}}}
+    assert job_runs(job["if"], "pull_request_review", dismissed)

@@ -177,6 +177,24 @@ def test_a_merged_head_no_run_recorded_is_bypassed_though_an_older_one_was_appro
     assert (known.gate, known.version) == ("passed", 1)
 
 
+def test_a_merged_head_recorded_only_before_a_retarget_is_bypassed() -> None:
+    """v1 approved at H1 (under release-1), v2 opened by a retarget at H2; the PR merged at H1,
+    whose push back no run recorded: catch-up reads no change, and v1 stood under another base."""
+    approved = event("approved", 5, hours=2, scores={"quality": 5.0}, verdict="pass")
+    moved = event(
+        "review_scored",
+        5,
+        hours=3,
+        version=2,
+        head_sha="b" * 40,
+        change_id="d" * 64,
+        source="auto",
+        delivery="pr:edited:" + "b" * 40 + "@2024-03-01T13:00:00Z",
+    )
+    [final] = plan([merged(5)], [auto(5), approved, moved])
+    assert (final.gate, final.version) == ("bypassed", 3)
+
+
 def test_without_an_approval_reviewer_scores_win_over_automatic_ones() -> None:
     reviewer = event("review_scored", 5, hours=1, scores={"quality": 2.0}, source="reviewer")
     [final] = plan([merged(5)], [auto(5), reviewer])

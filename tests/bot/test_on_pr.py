@@ -15,6 +15,7 @@ from rubricate.bot.effects import (
 from rubricate.bot.events import Ignored
 from rubricate.bot.payload import parse_event
 from rubricate.evidence.results import Finding
+from rubricate.ledger.fold import fold_job
 from rubricate.ledger.trust import natural_key
 
 from .conftest import (
@@ -146,6 +147,17 @@ def test_closed_without_merge_is_abandoned_and_reopen_clears_it(bot: Harness) ->
     assert kinds(reopened) == ["review_scored"]
     assert not bot.job.abandoned
     assert bot.job.current_version == 1
+
+
+def test_a_reopen_whose_run_comes_before_the_closes_still_reopens(bot: Harness) -> None:
+    """The close's run is late (queued, or failed and re-run) and the reopen's run comes first:
+    the reopen records its event all the same, so the job is open, as the PR is, and the
+    author's reputation does not count it abandoned."""
+    bot.open()
+    bot.open(action="reopened", at="2024-03-06T10:00:00Z")
+    bot.close(merged=False, at="2024-03-05T12:00:00Z")
+    assert not bot.job.abandoned
+    assert fold_job(bot.ledger).facts.state == "open"
 
 
 def test_closing_a_pr_never_recorded_only_logs(bot: Harness) -> None:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime, timezone
 
 from rubricate.bot.binding import Bound, base_change
 from rubricate.bot.jobstate import JobState, VersionInfo
-from rubricate.bot.placement import Placement, place_head, retarget
+from rubricate.bot.placement import Placement, merge_choice, place_head, retarget
 
 from .conftest import REPO
 
@@ -76,3 +77,22 @@ def test_a_version_recorded_before_the_binding_never_comes_back_after_another() 
     assert place_head(bound, H3, Bound("tree", RAW, "main")) == Placement(
         1, False, True, reactivated=True
     )
+
+
+def test_a_head_known_by_its_commit_alone_never_brings_back_a_version_from_before_a_move() -> None:
+    """A merge (or catch-up, or git off) places a head without its change: H1, recorded only
+    in v1 before the PR moved (v3 opened by the retarget), is a new version; a head recorded
+    since the move, or the current one, keeps its version."""
+    job = _job(
+        (1, (H1,), base_change("release-1", RAW)),
+        (2, (H2,), base_change("release-1", OTHER)),
+        (3, (H2,), base_change("main", OTHER)),
+        current=3,
+    )
+    moved = replace(job, base_since=3)
+    assert place_head(job, H1, Bound()) == Placement(1, False, False, reactivated=True)
+    assert place_head(moved, H1, Bound()) == Placement(4, True, True)
+    assert merge_choice(moved, H1, Bound())[0] == 4
+    assert place_head(moved, H2, Bound()) == Placement(3, False, False)
+    back = replace(moved, current_number=1)  # v1 made current again by its change on this base
+    assert place_head(back, H1, Bound()) == Placement(1, False, False)

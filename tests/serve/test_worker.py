@@ -21,7 +21,8 @@ from rubricate.serve.ledger_files import LedgerFiles
 from rubricate.serve.publish import publish_pr
 from rubricate.serve.queue import hold_pr
 from tests.action.payloads import REPO
-from tests.action.scenario import PR, WRITER, Scenario, git
+from tests.action.scenario import MAINTAINER, PR, WRITER, Scenario, git
+from tests.action.test_attack_config import LOW, _lenient_release
 from tests.serve.conftest import INSTALLATION, WorkerSetup
 from tests.serve.world import comment_delivery, deliver, event_ids, pr_delivery, rows
 
@@ -176,6 +177,89 @@ def test_a_failed_retarget_sets_the_heads_gate_to_failure(world: WorkerSetup) ->
     assert handle_delivery(world.ctx, edited, now=sc.clock) == "failed"
     publish_pr(world.ctx, REPO, PR)
     assert _gate(world) == "failure"
+
+
+def test_a_retarget_whose_job_fails_takes_the_green_down_until_it_is_evaluated(
+    worker_env: WorkerSetup, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Approved under a lenient base's rules, retargeted to main, and the retarget's job fails
+    on something other than a config error (a read that fails) and is retried: the old base's
+    green is down before the retry, and the retry that succeeds sets the new version's gate."""
+    world, sc = worker_env, worker_env.scenario
+    main, release = _lenient_release(sc)
+    opened = deliver(world, "g-o", "pull_request", _on_base(sc, "opened", "release-1", release))
+    assert handle_delivery(world.ctx, opened, now=sc.clock) == "handled"
+    assert handle_delivery(world.ctx, comment_delivery(world, "g-a", WRITER, LOW)) == "handled"
+    publish_pr(world.ctx, REPO, PR)
+    assert _gate(world) == "success"
+    payload = _on_base(sc, "edited", "main", main)
+    payload["changes"] = {"base": {"ref": {"from": "release-1"}, "sha": {"from": release}}}
+    edited = deliver(world, "g-e", "pull_request", payload)
+    real = handle_module.gather
+
+    def failing(*args: Any, **kwargs: Any) -> Any:
+        raise ExecutionError("git fetch failed: the remote hung up")
+
+    monkeypatch.setattr(handle_module, "gather", failing)
+    for _ in range(2):
+        with pytest.raises(ExecutionError):
+            handle_delivery(world.ctx, edited, now=sc.clock)
+        publish_pr(world.ctx, REPO, PR)
+        assert _gate(world) == "pending"
+    assert len(rows(world, "SELECT seq FROM rubricate_outbox WHERE delivery = 'g-e'")) == 1
+    monkeypatch.setattr(handle_module, "gather", real)
+    assert handle_delivery(world.ctx, edited, now=sc.clock) == "handled"
+    publish_pr(world.ctx, REPO, PR)
+    assert _gate(world) == "pending"
+    assert sc.fake.statuses[-1]["description"].startswith("Waiting for a reviewer's /approve of v2")
+
+
+def _on_base(sc: Scenario, action: str, base: str, base_sha: str) -> dict[str, Any]:
+    """A pull_request payload of the current head into `base`."""
+    payload = sc.pr_payload(action)
+    payload["pull_request"]["base"].update(ref=base, sha=base_sha)
+    return payload
+
+
+def test_a_dismissed_approving_review_takes_the_green_down(world: WorkerSetup) -> None:
+    """The same rule as the Action's: the dismissal's job lowers the gate before it runs, and
+    withdraws the review's approval."""
+    sc = world.scenario
+    assert handle_delivery(world.ctx, pr_delivery(world, "g-o"), now=sc.clock) == "handled"
+    submitted = sc.review_payload(WRITER, "/approve spec=5 comp=5 qual=5 ver=5 format=5")
+    review = deliver(world, "g-r", "pull_request_review", json.loads(json.dumps(submitted)))
+    assert handle_delivery(world.ctx, review, now=sc.clock) == "handled"
+    publish_pr(world.ctx, REPO, PR)
+    assert _gate(world) == "success"
+    guid = deliver(world, "g-d", "pull_request_review", _dismissed(submitted))
+    assert handle_delivery(world.ctx, guid, now=sc.clock) == "handled"
+    publish_pr(world.ctx, REPO, PR)
+    assert _gate(world) == "pending"
+    kinds = [k for (k,) in rows(world, "SELECT line::jsonb->>'kind' FROM rubricate_events")]
+    assert kinds.count("revision_requested") == 1
+
+
+def _dismissed(submitted: dict[str, Any]) -> dict[str, Any]:
+    """The `dismissed` payload of a submitted review, by a maintainer."""
+    dismissed = json.loads(json.dumps(submitted))
+    dismissed.update(action="dismissed", sender={"login": MAINTAINER, "type": "User"})
+    dismissed["review"]["state"] = "dismissed"
+    return dismissed
+
+
+def test_a_review_dismissed_before_its_job_ran_never_approves(world: WorkerSetup) -> None:
+    sc = world.scenario
+    assert handle_delivery(world.ctx, pr_delivery(world, "g-o"), now=sc.clock) == "handled"
+    submitted = sc.review_payload(WRITER, "/approve spec=5 comp=5 qual=5 ver=5 format=5")
+    guid = deliver(world, "g-d", "pull_request_review", _dismissed(submitted))
+    assert handle_delivery(world.ctx, guid, now=sc.clock) == "handled"
+    publish_pr(world.ctx, REPO, PR)
+    late = deliver(world, "g-r", "pull_request_review", submitted)
+    assert handle_delivery(world.ctx, late, now=sc.clock) == "handled"
+    publish_pr(world.ctx, REPO, PR)
+    assert _gate(world) == "pending"
+    kinds = [k for (k,) in rows(world, "SELECT line::jsonb->>'kind' FROM rubricate_events")]
+    assert "approved" not in kinds
 
 
 def _break_main_config(scenario: Scenario) -> None:

@@ -122,9 +122,10 @@ def _for_event(
     reverts: int | None,
 ) -> tuple[Snapshot | None, HandlerContext]:
     """What the event needs beyond the job: the commenter's role for commands; the head's tree,
-    deadline and the job a revert undoes for a close; the change and its score for a push."""
+    deadline and the job a revert undoes for a close; the change and its score for a push
+    (a review's dismissal needs nothing more: it takes back, whoever dismissed)."""
     config = context.config
-    if isinstance(event, GradersEvent):
+    if isinstance(event, GradersEvent) or (isinstance(event, ReviewEvent) and event.dismissed):
         return None, context
     if not isinstance(event, PullRequestEvent):
         role, problem = actor_role(handles, event, config)

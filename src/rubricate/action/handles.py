@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from rubricate.action.runtime import ActionsRuntime
 from rubricate.action.settings import ActionSettings
+from rubricate.bot.effects import SetStatus
 from rubricate.bot.events import (
     CommentEvent,
     GradersEvent,
@@ -144,19 +145,24 @@ class FailureTarget:
     comment_id: int | None = None
     number: int | None = None
     gate_sha: str | None = None
-    """A commit whose `rubricate/approval` a failed run sets to failure (a merge group's, or a
-    retargeted PR's head)."""
+    """A commit whose `rubricate/approval` a failed run sets to failure (a merge group's, or
+    the head of a retargeted PR or of one whose review was dismissed)."""
+    lowering: str | None = None
+    """Why the event takes the head's green away (a retarget, a dismissal), if it does."""
     review_nodes: dict[int, str] = field(default_factory=dict)
 
     def aim(self, event: JobEvent, payload: Mapping[str, Any]) -> None:
         """Point the failure report at the event's comment, review and head.
 
-        A failed run of a retarget also sets the head's gate to failure: the head keeps the
-        status the old base's rules gave it (a green, say) until a run records it under the new
-        base's, so that status must not stand meanwhile. (A re-run then sets the new version's
+        A failed run of a retarget, or of a review's dismissal, also sets the head's gate to
+        failure: the head keeps the status the old base's rules (or the dismissed approval) gave
+        it, a green say, until a run records the change, so that status must not stand
+        meanwhile. (A re-run then sets the new version's
         gate, which is never the old green: a version's change is bound to its base.) Other
         runs leave the gate as the last run that completed set it: a new head has none, an old
-        one the gate of its version. The Action and `rubricate serve` both aim this way."""
+        one the gate of its version. The Action and `rubricate serve` both aim this way, and both
+        first set the gate `lowered` says, so the old green never stands while the event waits
+        for a run that evaluates it (a run cancelled, or a job `rubricate serve` retries)."""
         if isinstance(event, CommentEvent):
             self.comment_id, self.number = event.comment_id, event.number
         if isinstance(event, ReviewEvent):
@@ -165,4 +171,14 @@ class FailureTarget:
         if isinstance(event, PullRequestEvent | ReviewEvent | GradersEvent):
             self.head_sha = event.head_sha
         if isinstance(event, PullRequestEvent) and event.action == RETARGET:
-            self.gate_sha = event.head_sha
+            self.gate_sha, self.lowering = event.head_sha, f"moved to {event.base_ref}"
+        if isinstance(event, ReviewEvent) and event.dismissed and event.pr_open:
+            self.gate_sha, self.lowering = event.pr_head_sha, f"review {event.review_id} dismissed"
+
+    def lowered(self) -> SetStatus | None:
+        """The gate a run sets before its core runs: pending on the head an aimed retarget or
+        dismissal takes the green from, until a run evaluates it (the Action sets it at once;
+        `rubricate serve` in a transaction of its own, before a job it may retry)."""
+        if self.gate_sha is None or self.lowering is None:
+            return None
+        return SetStatus(self.gate_sha, "pending", f"rubricate: {self.lowering}, re-evaluating")

@@ -92,6 +92,10 @@ def run_action(
             if event is None:
                 return 0
             target.aim(event, payload)
+            low = target.lowered()  # the head's green goes down before anything can fail
+            if low is not None and target.api is not None and not settings.dry_run:
+                url = details_url(settings)
+                target.api.set_status(low.sha, low.state, low.description, low.context, url)
             located = locate(handles, event, payload, stack)
             if located.pull is not None:  # a bad config is then shown on the head
                 target.head_sha = target.head_sha or located.pull.head_sha
@@ -189,6 +193,7 @@ def apply(
         review_nodes=target.review_nodes,
         regate=regate,
         shared=shared,
+        doubted=[f"{low.context}@{low.sha}"] if (low := target.lowered()) else [],
     )
     with runtime.group("rubricate: apply"):
         result = executor.apply(effects)

@@ -21,7 +21,7 @@ from rubricate.bot.commands import (
 )
 from rubricate.bot.events import HandlerContext
 from rubricate.bot.jobstate import JobState
-from rubricate.bot.record import Stamp, new_event, scored, source_evidence
+from rubricate.bot.record import Stamp, new_event, scored, source_evidence, version_stamp
 from rubricate.bot.replies import ALREADY_FAILS, REPLY, Reply, fail_reasons, help_markdown
 from rubricate.ledger.event import Event, Override
 from rubricate.rubric import scoring
@@ -153,19 +153,15 @@ def _unseen_version(inv: Invocation, job: JobState) -> Refusal | None:
 
 
 def _stamp(item: ParsedCommand, inv: Invocation, job: JobState, version: int) -> Stamp:
-    info = job.version(version)
-    return Stamp(
-        repo=job.repo,
-        pr=job.pr,
-        author=job.author or inv.pr_author,
-        version=version,
-        head_sha=info.head_sha if info else None,
-        tree_sha=info.tree_sha if info else None,
-        change_id=info.change_id if info else None,
+    delivery = f"{inv.delivery_prefix}#{item.index}"
+    return version_stamp(
+        job,
+        version,
+        author=inv.pr_author,
         at=inv.at,
         actor=inv.actor,
-        actor_role=inv.actor_role,
-        delivery=f"{inv.delivery_prefix}#{item.index}",
+        role=inv.actor_role,
+        delivery=delivery,
     )
 
 

@@ -6,7 +6,8 @@ that a cancelled or failed run delays data instead of losing it. The rules:
 - A merged PR without a `final_approval` gets one, at `merged_at`, for the version its merged
   head belongs to, placed as the bot places it (`rubricate.bot.placement.merge_choice`, the one
   rule for a merge). Catch-up reads no tree, so a merged head that no run recorded lands in a new
-  version that no one approved. The gate is `passed` when that version's approval passes,
+  version that no one approved, and so does one recorded only before the PR's latest retarget
+  (`JobState.under_base`). The gate is `passed` when that version's approval passes,
   `overridden` when that approval was overridden, and `bypassed` otherwise (no approval, or a
   failing one). It carries the approval's scores, else the version's reviewer scores, else its
   automatic scores, with the recorded rubric.

@@ -69,7 +69,8 @@ class CommentEvent:
 
 @dataclass(frozen=True)
 class ReviewEvent:
-    """A submitted pull-request review, with the command attempts parsed from its body."""
+    """A submitted pull-request review, with the command attempts parsed from its body; or its
+    dismissal, by `dismissed_by` at `dismissed_at` (then what it recorded is taken back)."""
 
     review_id: int
     body: str
@@ -83,6 +84,13 @@ class ReviewEvent:
     pr_merged: bool | None = None
     pr_head_sha: str | None = None
     commands: tuple[ParseResult, ...] = ()
+    dismissed_by: str | None = None
+    dismissed_at: datetime | None = None
+
+    @property
+    def dismissed(self) -> bool:
+        """True for the review's dismissal, not its submission."""
+        return self.dismissed_by is not None
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,9 @@
 """The merge gate of an open PR: the `rubricate/approval` status of a version (pure).
 
 The gate of a version is its approval's: pending without one, success when it passes or is
-overridden, failure when it fails without an override (DESIGN.md §5, "Views").
+overridden, failure when it fails without an override (DESIGN.md §5, "Views"). A head recorded
+only in versions from before the PR's latest retarget is pending: approved, if at all, under
+another base's rules.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ STATUS = {
     "passed": "v{version} approved: {total}, the rubric passes",
     "overridden": "v{version} approved with an override: {total} fails the rubric",
     "failed": "v{version} approval fails the rubric ({total}); a maintainer can /override <reason>",
+    "moved": "v{version} was recorded under another base: waiting for this head's run on this one",
 }
 STATUS_LIMIT = 140
 """GitHub keeps at most 140 characters of a commit status's description."""
@@ -46,8 +49,13 @@ def gate_of(job: JobState, rubric: Rubric, version: int | None = None) -> Gate:
 
 
 def status(job: JobState, rubric: Rubric, sha: str) -> SetStatus:
-    """The `rubricate/approval` gate status on a head commit: the gate of its own version."""
+    """The `rubricate/approval` gate status on a head commit: the gate of its own version;
+    pending for a head recorded only before the PR moved to its base (`JobState.under_base`)."""
     version = job.version_of_head(sha)
+    if version is not None and not job.under_base(version):
+        return SetStatus(
+            sha, "pending", status_text(STATUS["moved"].format(version=version.number))
+        )
     gate = gate_of(job, rubric, version.number if version else None)
     return SetStatus(sha, gate.state, gate.description)
 

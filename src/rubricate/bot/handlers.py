@@ -1,7 +1,8 @@
 """The bot's core entry point: one event and what the shell knows in, effects out (pure).
 
 `handle` sends a pull-request event to `rubricate.bot.on_pr`, a graders run to
-`rubricate.bot.on_graders`, and a comment or review to `on_commands`, which applies its
+`rubricate.bot.on_graders`, a review's dismissal to `rubricate.bot.dismissal`, and a comment or
+review to `on_commands`, which applies its
 commands in order (`rubricate.bot.apply`) and answers the comment once: one reply when a
 command needs an answer, else a 👍. Effects come in the order the executor applies them: the
 ledger first, then the views (DESIGN.md §4). A comment already applied only rebuilds the views;
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 from rubricate.bot.apply import Invocation, apply_command
 from rubricate.bot.command_table import display_name
+from rubricate.bot.dismissal import on_dismissal
 from rubricate.bot.effects import (
     AppendEvents,
     Effect,
@@ -45,6 +47,8 @@ def handle(
     """The effects of one event on one PR job."""
     if isinstance(event, PullRequestEvent):
         return on_pull_request(event, snapshot, job, ctx)
+    if isinstance(event, ReviewEvent) and event.dismissed:
+        return on_dismissal(event, job, ctx)
     if isinstance(event, CommentEvent | ReviewEvent):
         return on_commands(event, job, ctx)
     return on_graders(event, job, ctx)

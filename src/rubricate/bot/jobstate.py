@@ -7,6 +7,7 @@ the comments already answered). `job_state` folds the events (its docstring give
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -74,7 +75,10 @@ class OverrideInfo:
 
 @dataclass(frozen=True)
 class Approval:
-    """A reviewer's approval of a version with its scores, and any override of it."""
+    """A reviewer's approval of a version with its scores, and any override of it.
+
+    `rests_on` names the comments and reviews (`review:<id>`) that recorded it and its override:
+    dismissing any of those reviews takes the approval back (`rubricate.bot.dismissal`)."""
 
     version: int
     scores: Scores
@@ -84,6 +88,7 @@ class Approval:
     actor: str
     at: datetime
     override: OverrideInfo | None = None
+    rests_on: frozenset[str] = frozenset()
 
 
 def approval_of(event: Event) -> Approval:
@@ -96,6 +101,7 @@ def approval_of(event: Event) -> Approval:
         verdict=event.verdict or "incomplete",
         actor=event.actor,
         at=event.at,
+        rests_on=frozenset({delivery_group(event.delivery)}),
     )
 
 
@@ -124,6 +130,8 @@ class Feedback:
 
 
 PR_DELIVERY = "pr:"
+RETARGET_DELIVERY = "pr:edited:"
+"""A retarget's delivery: the bot handles `edited` only when the base changed."""
 
 
 @dataclass(frozen=True)
@@ -131,8 +139,10 @@ class JobState:
     """Everything the handlers and views need to know about one PR job.
 
     `current_number` is the version of the PR's head; `head_at` the time of the latest
-    pull-request event (an older one is stale). `sticky_comment_id` and `answered` (the
-    `comment:<id>` and `review:<id>` already answered) come from the shell's view state.
+    pull-request event (an older one is stale); `base_since` the first version recorded under
+    the PR's current base (the version its latest retarget opened; 0 when it never moved).
+    `sticky_comment_id` and `answered` (the `comment:<id>` and `review:<id>` already answered)
+    come from the shell's view state.
     """
 
     repo: str
@@ -153,6 +163,7 @@ class JobState:
     handled_deliveries: frozenset[str] = frozenset()
     current_number: int = 0
     head_at: datetime | None = None
+    base_since: int = 0
     sticky_comment_id: int | None = None
     answered: frozenset[str] = frozenset()
 
@@ -188,17 +199,33 @@ class JobState:
             return current
         return next((v for v in reversed(self.versions) if head_sha in v.heads), None)
 
+    def under_base(self, version: VersionInfo) -> bool:
+        """Whether a version stands under the PR's current base: the current one, or one
+        recorded since the PR's latest retarget (`base_since`)."""
+        return version.number >= self.base_since or version.number == self.current_number
+
     def version_of(self, head_sha: str, head: Bound) -> VersionInfo | None:
         """The version a head with this tree and change is: the current one when it has the head
-        (`VersionInfo.has`), else the newest the head brings back (`VersionInfo.returns_to`)."""
+        (`VersionInfo.has`), else the newest the head brings back (`VersionInfo.returns_to`). A
+        head whose change is not known (a merge, catch-up, git off) brings back by its commit or
+        tree only a version `under_base`: one recorded before the PR moved was approved, if at
+        all, under another base's rules."""
         current = self.current
         if current is not None and current.has(head_sha, head):
             return current
-        return next((v for v in reversed(self.versions) if v.returns_to(head_sha, head)), None)
+        known = head.change_id is not None  # then `returns_to` binds the change to its base
+        return next(
+            (
+                v
+                for v in reversed(self.versions)
+                if v.returns_to(head_sha, head) and (known or self.under_base(v))
+            ),
+            None,
+        )
 
     def handled(self, delivery_prefix: str) -> bool:
         """True when any delivery of this comment or review (`comment:<id>`) was applied."""
-        return any(d.split("#", 1)[0] == delivery_prefix for d in self.handled_deliveries)
+        return any(delivery_group(d) == delivery_prefix for d in self.handled_deliveries)
 
     def with_events(self, events: Iterable[Event]) -> JobState:
         """The state after more events (the view metadata is kept), as `job_state` would fold
@@ -227,7 +254,8 @@ def job_state(events: Sequence[Event], repo: str, pr: int) -> JobState:
       rebase that keeps the PR's own change adds a head to the same version.
     - The current version is the version of the latest pull-request event (delivery `pr:...`),
       so a head that returns to an older tree makes that version current again; without such
-      events it is the newest version.
+      events it is the newest version. The version of the latest retarget (`pr:edited:...`) is
+      `base_since`: those before it were recorded under another base.
     - In `scores`, an absent criterion means "no information" and an explicit null "not
       applicable". Reviewer scores are kept per version, merged over every reviewer, and
       FIRST_SUBMISSION merges its events criterion by criterion as the ledger fold does: a
@@ -235,7 +263,8 @@ def job_state(events: Sequence[Event], repo: str, pr: int) -> JobState:
     - Whether the job is abandoned is the ledger's one lifecycle rule
       (`rubricate.ledger.fold.job_lifecycle`): a job reopened after `abandoned` is open again.
     - An `approved` event with `override` marks the approval of its version overridden;
-      `revision_requested` withdraws the approval of its version.
+      `revision_requested` withdraws the approval of its version (a `/revise`, or a review's
+      dismissal: delivery `review:<id>#dismissed`, after every command of that review).
     """
     folder = _Folder(repo, pr)
     for event in _fold_order(events, repo, pr):
@@ -248,23 +277,27 @@ def _fold_order(events: Sequence[Event], repo: str, pr: int) -> list[Event]:
     unique = list({e.id: e for e in events if e.repo == repo and e.pr == pr}.values())
     first_seen: dict[str, int] = {}
     for position, event in enumerate(unique):
-        first_seen.setdefault(_delivery_group(event.delivery), position)
+        first_seen.setdefault(delivery_group(event.delivery), position)
 
-    def order(event: Event) -> tuple[datetime, int, int]:
-        group = _delivery_group(event.delivery)
+    def order(event: Event) -> tuple[datetime, int, float]:
+        group = delivery_group(event.delivery)
         return event.at, first_seen[group], _delivery_index(event.delivery)
 
     return sorted(unique, key=order)
 
 
-def _delivery_group(delivery: str | None) -> str:
+def delivery_group(delivery: str | None) -> str:
     """The comment or review a delivery belongs to (`comment:12` of `comment:12#3`)."""
     return (delivery or "").partition("#")[0]
 
 
-def _delivery_index(delivery: str | None) -> int:
+def _delivery_index(delivery: str | None) -> float:
+    """A command's place in its comment (`#3`); a tail that is not an index (a review's
+    `#dismissed`) comes after every command of its review."""
+    if "#" not in (delivery or ""):
+        return 0
     tail = (delivery or "").rpartition("#")[2]
-    return int(tail) if "#" in (delivery or "") and tail.isdigit() else 0
+    return int(tail) if tail.isdigit() else math.inf
 
 
 class _Folder:
@@ -277,6 +310,7 @@ class _Folder:
         self.versions: dict[int, VersionInfo] = {}
         self.current: int | None = None
         self.head_at: datetime | None = None
+        self.base_since = 0
         self.reviewer: dict[int, dict[str, ScoreValue]] = {}
         self.auto: dict[int, AutoScore] = {}
         self.first: dict[str, ScoreValue] = {}
@@ -297,6 +331,7 @@ class _Folder:
         # only a pull-request event sets the current version, and it also sets `head_at`
         folder.current = state.current_number if state.head_at is not None else None
         folder.head_at = state.head_at
+        folder.base_since = state.base_since
         folder.reviewer = {n: dict(scores) for n, scores in state.reviewer_scores.items()}
         folder.auto = dict(state.auto)
         folder.first = dict(state.first_submission)
@@ -337,6 +372,8 @@ class _Folder:
             self.current = event.version
         if (event.delivery or "").startswith(PR_DELIVERY):
             self.head_at = event.at
+        if (event.delivery or "").startswith(RETARGET_DELIVERY):
+            self.base_since = event.version
 
     def _on_first_submission(self, event: Event) -> None:
         if counts_as_first_submission(event):
@@ -371,7 +408,8 @@ class _Folder:
             info = OverrideInfo(event.version, event.override.reason, event.actor, event.at)
             self.overrides.append(info)
             base = previous or approval_of(event)
-            approval = replace(base, override=info)
+            rests_on = base.rests_on | {delivery_group(event.delivery)}
+            approval = replace(base, override=info, rests_on=rests_on)
         else:
             approval = approval_of(event)
         self.approvals[event.version] = approval
@@ -420,4 +458,5 @@ class _Folder:
             handled_deliveries=frozenset(e.delivery for e in self.events if e.delivery),
             current_number=self.current or max(self.versions, default=0),
             head_at=self.head_at,
+            base_since=self.base_since,
         )

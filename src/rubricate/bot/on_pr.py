@@ -50,6 +50,9 @@ def on_pull_request(
       or overridden approval.
     - A head event older than the latest one recorded (a delivery that arrives late, or a re-run of
       an old run) changes nothing: it is logged and ignored.
+    - reopened always records its event, even when the close it undoes is not recorded yet (the
+      close's run is late, or fails and is re-run): the ledger then holds the reopening after the
+      `abandoned`, and the job is open, as the PR is (`rubricate.ledger.fold.job_lifecycle`).
     - The change a version records is bound to the PR's base (`rubricate.bot.binding`): a head
       whose change is the same against another base (the PR forks from a commit both bases
       hold), or a head commit recorded under another base, is not that version's, so a push
@@ -60,8 +63,9 @@ def on_pull_request(
       that no version was recorded for yet records nothing: it is first scored when ready). A
       retarget the current version already holds (the head's change bound to this base: a
       re-run or a redelivery of a recorded retarget) changes nothing. Without git (no change
-      known) every retarget is a new version, and a later push back to a head or tree an older
-      version holds brings that version back whatever its base.
+      known) every retarget is a new version; a head whose change is not known brings back by
+      its commit or tree only a version recorded since the latest retarget (`JobState.under_base`),
+      and the retarget's run sets the heads of approved versions recorded before it pending.
     - closed: `final_approval` when merged (gate passed, overridden or bypassed), else `abandoned`.
       A merged revert records a `disputed` event on the PR it reverts.
     """
@@ -78,7 +82,7 @@ def _head_seen(
     tree = _bound(snapshot, event)
     retargeted = event.action == "edited" and bool(job.versions)  # another base, another change
     place = (retarget if retargeted else place_head)(job, event.head_sha, tree)
-    records = place.records or job.abandoned
+    records = place.records or job.abandoned or event.action == "reopened"  # see the docstring
     if records and job.head_at is not None and event.at < job.head_at:
         return _stale(event, job, ctx)
     events: list[Event] = []
@@ -90,10 +94,22 @@ def _head_seen(
         sticky(after, ctx.rubric, fresh=ctx.first_attempt and event.action == "opened"),
         check_run(after, ctx.rubric, event.head_sha, ctx.report),
         status(after, ctx.rubric, event.head_sha),
+        *[status(after, ctx.rubric, h) for h in _left_behind(after, event.head_sha, retargeted)],
         outputs(after, ctx.rubric),
         Log(_head_log(event, place), {"version": place.version, "events": len(events)}),
     ]
     return effects
+
+
+def _left_behind(job: JobState, head_sha: str, retargeted: bool) -> list[str]:
+    """At a retarget, the heads of approved versions recorded before it: each may still show
+    its green on GitHub, and a push back to one is not approved under the new base until its
+    own run (`rubricate.bot.gate.status` sets them pending)."""
+    if not retargeted:
+        return []
+    approved = [v for v in job.versions if v.number in job.approvals and not job.under_base(v)]
+    heads = dict.fromkeys(h for v in approved for h in v.heads if h != head_sha)
+    return [h for h in heads if job.version_of_head(h) in approved]
 
 
 def _stale(event: PullRequestEvent, job: JobState, ctx: HandlerContext) -> list[Effect]:

@@ -34,6 +34,7 @@ from rubricate.ledger.event import parse_time
 
 PR_EVENTS = ("pull_request", "pull_request_target")
 PR_ACTIONS = ("opened", "reopened", "ready_for_review", "synchronize", "closed", "edited")
+REVIEW_ACTIONS = ("submitted", "dismissed")
 GRADERS_TRIGGER = "pull_request"
 _SHA = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
 RETARGET, MAX_PR = "edited", 2**31 - 1  # an edit is handled when it retargets; the ledger's limit
@@ -127,7 +128,7 @@ def _comment(payload: Mapping[str, Any], action: str) -> CommentEvent | Ignored:
 
 
 def _review(payload: Mapping[str, Any], action: str) -> ReviewEvent | Ignored:
-    if action != "submitted":
+    if action not in REVIEW_ACTIONS:
         return Ignored(f"pull_request_review action {action!r} is not handled")
     review = _mapping(payload, "review")
     user = _mapping(review, "user")
@@ -136,14 +137,16 @@ def _review(payload: Mapping[str, Any], action: str) -> ReviewEvent | Ignored:
     pr = _mapping(payload, "pull_request")
     body = str(review.get("body") or "")
     commands = tuple(parse_commands(body))
-    if not commands:
+    dismissed = action == "dismissed"  # its body may have been edited since: read the ledger
+    if not commands and not dismissed:
         return Ignored(f"review {review.get('id')} on #{pr.get('number')} holds no command")
     head = _git_name(_mapping(pr, "head"), "sha", "head", sha_error)
+    submitted = _time(review, "submitted_at")
     return ReviewEvent(
         review_id=_int(review, "id"),
         body=body,
         actor=_str(user, "login"),
-        submitted_at=_time(review, "submitted_at"),
+        submitted_at=submitted,
         number=_int(pr, "number", MAX_PR),
         pr_author=_str(_mapping(pr, "user"), "login"),
         head_sha=_git_name(review, "commit_id", "review", sha_error)
@@ -154,7 +157,18 @@ def _review(payload: Mapping[str, Any], action: str) -> ReviewEvent | Ignored:
         pr_open=pr.get("state", "open") == "open",
         pr_merged=bool(pr.get("merged", False)) or pr.get("merged_at") is not None,
         commands=commands,
+        dismissed_by=(_optional_login(payload, "sender") or "(unknown)") if dismissed else None,
+        dismissed_at=_dismissed_at(review, pr, submitted) if dismissed else None,
     )
+
+
+def _dismissed_at(
+    review: Mapping[str, Any], pr: Mapping[str, Any], submitted: datetime
+) -> datetime:
+    """When a review was dismissed: the payload names no such time, so the latest of the
+    review's and the PR's `updated_at` (a dismissal updates both), never before its submission."""
+    times = [_optional_time(review, "updated_at"), _optional_time(pr, "updated_at"), submitted]
+    return max(t for t in times if t is not None)
 
 
 def pull_from_payload(event: JobEvent, payload: Mapping[str, Any]) -> PullState | None:

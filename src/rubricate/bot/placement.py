@@ -7,7 +7,9 @@ places the head of a PR that moved to another base. What a version is bound to i
 is the one rule for a merge, shared by the merge handler (`rubricate.bot.on_pr`) and catch-up
 (`rubricate.bot.catch_up`): the merged head's version, placed the same way, and that version's
 `final_choice`. A merged head that no run recorded and whose change is not known (catch-up reads
-no tree) lands in a new version, which no one approved: the merge is `bypassed`.
+no tree) lands in a new version, which no one approved: the merge is `bypassed`; so does one
+known by its commit only in versions recorded before the PR's latest retarget
+(`JobState.version_of`).
 """
 
 from __future__ import annotations

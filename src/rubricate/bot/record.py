@@ -16,7 +16,7 @@ from typing import Any, cast, get_args
 
 from pydantic import ValidationError
 
-from rubricate.bot.jobstate import AutoScore
+from rubricate.bot.jobstate import AutoScore, JobState
 from rubricate.evidence.results import CheckResult, ScoreReport, to_scale
 from rubricate.ledger.event import (
     ActorRole,
@@ -55,6 +55,26 @@ class Stamp:
     actor_role: str
     delivery: str
     change_id: str | None = None
+
+
+def version_stamp(
+    job: JobState, version: int, *, author: str, at: datetime, actor: str, role: str, delivery: str
+) -> Stamp:
+    """The stamp of an event on `version` of the job: the version's head, tree and change."""
+    info = job.version(version)
+    return Stamp(
+        repo=job.repo,
+        pr=job.pr,
+        author=job.author or author,
+        version=version,
+        head_sha=info.head_sha if info else None,
+        tree_sha=info.tree_sha if info else None,
+        change_id=info.change_id if info else None,
+        at=at,
+        actor=actor,
+        actor_role=role,
+        delivery=delivery,
+    )
 
 
 def new_event(kind: EventKind, stamp: Stamp, **fields: Any) -> Event:

@@ -7,7 +7,8 @@ inserts carry their natural-key ids, so nothing is inserted twice. The view effe
 outbox, and one publish job per PR writes them to GitHub (`rubricate.serve.publish`). A
 configuration mistake in the repository is recorded as `failed` with a failing check run on the
 head, never retried; a rate limit puts the job back until GitHub's time; anything else raises,
-and the job is retried later.
+and the job is retried later. A retarget or a review's dismissal takes the head's green down
+before its core runs (`lower_first`), so no retry waits with the old green standing.
 """
 
 from __future__ import annotations
@@ -46,6 +47,8 @@ from rubricate.serve.ledger_files import LedgerFiles
 from rubricate.serve.queue import PUBLISH, PUBLISH_PRIORITY, defer, hold_pr, pr_lock
 
 if TYPE_CHECKING:
+    import psycopg
+
     from rubricate.action.handles import GitHubClient
 
 
@@ -84,6 +87,7 @@ def handle_delivery(ctx: WorkerContext, guid: str, now: datetime | None = None) 
         if delivery is None or delivery.state != "queued":
             return "missing" if delivery is None else delivery.state
         hold_pr(store.conn, delivery.repo, delivery.pr)
+        lower_first(store.conn, delivery)  # before any wait: the publish goes first
         until = budget.blocked_until(store.conn, delivery.installation, now)
         if until is not None:
             raise RateLimited(until)
@@ -112,6 +116,27 @@ def load(store: PostgresStore, guid: str) -> Stored | None:
         return None
     guid, event, installation, repo, pr, state, body = row
     return Stored(guid, event, int(installation or 0), repo or "", int(pr or 0), state, bytes(body))
+
+
+def lower_first(conn: psycopg.Connection[Any], delivery: Stored) -> None:
+    """Before the core runs: a retarget or a review's dismissal takes the head's green down
+    (`FailureTarget.lowered`), once per delivery, committed on its own and published by the
+    PR's next publish job, so a job that fails and waits for its retry never leaves the old
+    green standing; the run that evaluates the event then sets the gate it supports."""
+    payload = json.loads(delivery.body)
+    event = parse_event(delivery.event, payload)
+    if not isinstance(event, PullRequestEvent | ReviewEvent):
+        return
+    target = FailureTarget()
+    target.aim(event, payload)
+    lowered = target.lowered()
+    if lowered is None:
+        return
+    with conn.transaction():
+        sql = "SELECT 1 FROM rubricate_outbox WHERE delivery = %s LIMIT 1"
+        if conn.execute(sql, (delivery.guid,)).fetchone() is None:
+            outbox.put(conn, _where(delivery), [lowered])
+            _queue_publish(conn, delivery)
 
 
 def run_core(ctx: WorkerContext, delivery: Stored, files: LedgerFiles, now: datetime) -> Handled:
@@ -183,12 +208,8 @@ def commit(files: LedgerFiles, delivery: Stored, done: Handled) -> None:
         rest = [e for e in done.effects if not isinstance(e, AppendEvents)]
         if rest:
             redact = done.runtime.redact if done.runtime else str
-            where = (delivery.repo, delivery.pr, delivery.installation, delivery.guid)
-            outbox.put(conn, where, rest, redact)
-            lock = pr_lock(delivery.repo, delivery.pr)
-            args = {"repo": delivery.repo, "pr": delivery.pr}
-            queueing = f"publish:{lock}"
-            defer(conn, PUBLISH, args, lock=lock, queueing_lock=queueing, priority=PUBLISH_PRIORITY)
+            outbox.put(conn, _where(delivery), rest, redact)
+            _queue_publish(conn, delivery)
         state = "failed" if done.failure else "handled"
         updated = conn.execute(
             "UPDATE rubricate_deliveries SET state = %s, reason = %s"
@@ -197,6 +218,18 @@ def commit(files: LedgerFiles, delivery: Stored, done: Handled) -> None:
         ).fetchone()
         if updated is None:  # another run committed it first: this one leaves no trace
             raise HandledMeanwhile(delivery.guid)
+
+
+def _where(delivery: Stored) -> tuple[str, int, int, str]:
+    return (delivery.repo, delivery.pr, delivery.installation, delivery.guid)
+
+
+def _queue_publish(conn: psycopg.Connection[Any], delivery: Stored) -> None:
+    """Queue the PR's publish job (one waits at most), in the caller's transaction."""
+    lock = pr_lock(delivery.repo, delivery.pr)
+    args = {"repo": delivery.repo, "pr": delivery.pr}
+    queueing = f"publish:{lock}"
+    defer(conn, PUBLISH, args, lock=lock, queueing_lock=queueing, priority=PUBLISH_PRIORITY)
 
 
 def _with_pull(pr: int, pull: PullState) -> Callable[[bytes | None], bytes | None]:

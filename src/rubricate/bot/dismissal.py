@@ -1,0 +1,74 @@
+"""A dismissed review takes back the approvals it gave (pure: the dismissal and the job in,
+effects out).
+
+A maintainer who dismisses a review on GitHub says it no longer stands. So every version whose
+standing approval rests on that review (the review approved it, or overrode its failing
+approval: `Approval.rests_on`) has its approval withdrawn, with the ledger's own withdrawal, a
+`revision_requested` event of that version (delivery `review:<id>#dismissed`, its natural key
+as ever), and the gate of its heads goes back to pending. Another reviewer's approval recorded
+since is not the review's, and stays. A review the ledger holds nothing of yet is marked
+answered, so a late run of its submission applies nothing. On a closed PR nothing changes: a
+merge records the gate it had; and after a close without merge a `revision_requested` would read
+as a reopening (`rubricate.ledger.fold`), so a PR reopened later keeps that approval.
+"""
+
+from __future__ import annotations
+
+from rubricate.bot.effects import AppendEvents, Effect, Log, MarkAnswered
+from rubricate.bot.events import HandlerContext, ReviewEvent
+from rubricate.bot.gate import status
+from rubricate.bot.jobstate import JobState
+from rubricate.bot.record import new_event, version_stamp
+from rubricate.bot.sticky import outputs, sticky
+from rubricate.ledger.event import Event
+
+DISMISSED = "dismissed"
+"""The tail of a dismissal's delivery (`review:<id>#dismissed`)."""
+
+
+def on_dismissal(event: ReviewEvent, job: JobState, ctx: HandlerContext) -> list[Effect]:
+    """The effects of a review's dismissal."""
+    prefix = f"review:{event.review_id}"
+    where = f"{prefix} on #{event.number} dismissed by {event.dismissed_by}"
+    if job.merged or job.abandoned or not event.pr_open:
+        return [outputs(job, ctx.rubric), Log(f"{where}: the PR is closed, nothing changes")]
+    standing = sorted(n for n, approval in job.approvals.items() if prefix in approval.rests_on)
+    events = [_withdrawal(event, job, n) for n in standing]
+    after = job.with_events(events)
+    effects: list[Effect] = [AppendEvents(tuple(events))] if events else []
+    if not events and not job.handled(prefix):
+        effects.append(MarkAnswered(prefix))  # a later run of the review applies nothing
+    if events:
+        effects.append(sticky(after, ctx.rubric))
+    effects += [status(after, ctx.rubric, head) for head in _heads(after, events)]
+    withdrawn = ", ".join(f"v{e.version}" for e in events) or "no approval"
+    effects += [outputs(after, ctx.rubric), Log(f"{where}: {withdrawn} withdrawn")]
+    return effects
+
+
+def _withdrawal(event: ReviewEvent, job: JobState, version: int) -> Event:
+    """The `revision_requested` that withdraws `version`'s approval, after every command of
+    the review (`at` is never before the approval it withdraws)."""
+    approval = job.approvals[version]
+    times = [approval.at, approval.override.at if approval.override else approval.at]
+    stamp = version_stamp(
+        job,
+        version,
+        author=event.pr_author,
+        at=max([event.dismissed_at or event.submitted_at, *times]),
+        actor=event.dismissed_by or event.actor,
+        role="none",
+        delivery=f"review:{event.review_id}#{DISMISSED}",
+    )
+    text = f"review {event.review_id} by {event.actor} was dismissed by {event.dismissed_by}"
+    return new_event("revision_requested", stamp, feedback=text)
+
+
+def _heads(job: JobState, events: list[Event]) -> list[str]:
+    """The current head (its gate stands as it is, or goes down), then every head of the
+    versions whose approval was withdrawn, each once: a head keeps its status on GitHub until a
+    run sets another."""
+    withdrawn = [job.version(e.version) for e in events]
+    heads = [h for v in (job.current, *withdrawn) if v is not None for h in v.heads]
+    current = job.current.head_sha if job.current else None
+    return list(dict.fromkeys([current, *heads] if current else heads))
