@@ -70,17 +70,19 @@ JL_QUOTES = (
     '\nQuote with `\\"""` and "\\"".\n'  # 6, 7
     '"""\n'  # 8
     "f(x) = x + 1\n"  # 9
-    'g(s) = "#"\n'  # 10
-    '"""\n'  # 11
-    "    h()\n"  # 12
+    'g(c) = c == \'#\' ? """\n'  # 10
+    "    text\n"  # 11
+    '    """ : c\n'  # 12
     '"""\n'  # 13
-    "h() = 1\n"  # 14
-    "end\n"  # 15
+    "    h()\n"  # 14
+    '"""\n'  # 15
+    "h() = 1\n"  # 16
+    "end\n"  # 17
 )
 
 
 def test_quotes_in_comments_or_escaped_pair_no_docstring() -> None:
-    assert sorted(julia_doc_lines(JL_QUOTES.splitlines())) == [4, 5, 6, 7, 8, 11, 12, 13]
+    assert sorted(julia_doc_lines(JL_QUOTES.splitlines())) == [4, 5, 6, 7, 8, 13, 14, 15]
 
 
 def test_unpaired_quotes_the_old_reading_paired_are_still_read_as_quotes() -> None:

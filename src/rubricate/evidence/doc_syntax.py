@@ -23,6 +23,8 @@ from rubricate.evidence.snapshot import DOUBLE_QUOTED
 RUST_DOC = re.compile(r"^\s*#!?\[doc\b")
 """A Rust documentation attribute: what `///` and `//!` comments desugar to."""
 TRIPLE = '"' * 3
+CHAR_QUOTE = re.compile(r"'[\"#]'")
+"""A Julia character literal of a quote or a hash (`'"'`, `'#'`): no string, no comment."""
 ELIXIR_DOC = re.compile(r'^\s*@(?:module|type)?doc\s+(?:~[sS])?"{3}\s*$')
 """The opening line of an Elixir documentation heredoc; it closes at a line of three quotes."""
 JULIA_DOC = re.compile(r'^\s*(?:@doc\s+)?(?:raw|doc)?"{3}')
@@ -90,8 +92,8 @@ def julia_doc_lines(lines: list[str]) -> set[int]:
 def julia_triple_strings(lines: list[str]) -> list[tuple[int, int, int | None]]:
     """The triple-quoted strings of Julia code, as (opening line index, column of the quotes,
     closing line index or None when it never closes). Quotes in a `#` comment, a nested
-    `#= ... =#` comment or a one-quote string open none, and a backslash escapes the
-    character after it inside a string (an escaped quote closes nothing)."""
+    `#= ... =#` comment, a one-quote string or a character literal open none, and a backslash
+    escapes the character after it inside a string (an escaped quote closes nothing)."""
     found: list[tuple[int, int, int | None]] = []
     comment = 0  # depth of `#= ... =#`
     opened: tuple[int, int] | None = None  # the open triple-quoted string
@@ -117,6 +119,9 @@ def julia_triple_strings(lines: list[str]) -> list[tuple[int, int, int | None]]:
                 break
             elif line.startswith(TRIPLE, at):
                 opened, at = (index, at), at + 3
+                continue
+            elif CHAR_QUOTE.match(line, at):
+                at += 3
                 continue
             elif line[at] == '"':
                 string = DOUBLE_QUOTED.match(line, at)
