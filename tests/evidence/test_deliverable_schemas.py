@@ -80,3 +80,35 @@ def test_pointer_escapes() -> None:
     schema = {"properties": {"a/b": {"properties": {"~c": {"type": "integer"}}}}}
     issue = compile_schema(schema, "s.json").issues(json.loads('{"a/b": {"~c": "x"}}'))[0]
     assert issue.pointer == "/a~1b/~0c"
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"$ref": "#"},
+        {"allOf": [{"$ref": "#"}]},
+        {"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"},
+        {"$schema": "https://json-schema.org/draft/2019-09/schema", "$recursiveRef": "#"},
+    ],
+)
+def test_a_ref_cycle_is_a_config_error_not_a_recursion_error(schema: dict[str, object]) -> None:
+    compiled = compile_schema(schema, "s.json")
+    with pytest.raises(ConfigError, match=r"s\.json: validation went round in circles"):
+        compiled.issues({"a": 1})
+
+
+def test_a_ref_that_moves_into_the_data_is_no_cycle() -> None:
+    schema = {"properties": {"child": {"$ref": "#"}}, "required": ["name"]}
+    compiled = compile_schema(schema, "s.json")
+    assert compiled.issues({"name": 1, "child": {"name": 2, "child": {"name": 3}}}) == []
+    assert [i.pointer for i in compiled.issues({"name": 1, "child": {"child": {}}})] == [
+        "/child",
+        "/child/child",
+    ]
+
+
+def test_a_lone_surrogate_key_is_written_as_its_escape_in_the_pointer() -> None:
+    compiled = compile_schema({"additionalProperties": {"type": "string"}}, "s.json")
+    (issue,) = compiled.issues({"a/\ud83d~": 2})
+    assert issue.pointer == "/a~1\\ud83d~0"
+    issue.pointer.encode("utf-8")

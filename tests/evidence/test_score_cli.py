@@ -188,6 +188,57 @@ def test_an_invalid_schema_is_named_on_its_files_and_the_run_goes_on(
     assert "is not of type 'object'" in found[("ok/b.json", "error")]
 
 
+@pytest.mark.parametrize(
+    ("schema", "message"),
+    [
+        ('{"$schema": "https://example.org/dialect", "type": "object"}', "unknown $schema"),
+        ('{"$ref": "common.json#/$defs/x"}', "$ref 'common.json' names no file"),
+        ('{"$ref": "https://example.org/x.json"}', "rubricate never fetches schemas"),
+        (
+            '{"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}, '
+            '"$ref": "#/$defs/a"}',
+            "validation went round in circles",
+        ),
+        ('{"type": ', "does not parse"),
+    ],
+)
+def test_a_schema_that_cannot_be_used_is_a_warning_not_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], schema: str, message: str
+) -> None:
+    base = {".github/rubricate.yml": 'deliverables:\n  - {glob: "*.json", schema: s.json}\n'}
+    change = make_change(tmp_path, {**base, "s.json": schema}, {"a.json": "{}\n"})
+    code, out, err = score(
+        capsys, "--repo", str(change.repo), "--no-graders", "--format", "json", "--fail-on", "never"
+    )
+    assert (code, err) == (0, "")
+    (check,) = [c for c in json.loads(out)["checks"] if c["id"] == "format"]
+    (finding,) = [f for f in check["findings"] if f["path"] == "a.json"]
+    assert finding["severity"] == "warning"
+    assert finding["message"].startswith("not validated: schema s.json")
+    assert message in finding["message"]
+
+
+def test_lone_surrogates_in_a_deliverable_give_verdicts_in_every_output(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    schema = '{"properties": {"a": {"pattern": "^a"}}, "additionalProperties": {"type": "string"}}'
+    base = {".github/rubricate.yml": 'deliverables:\n  - {glob: "*.json", schema: s.json}\n'}
+    head = {"a.json": '{"a": "\\ud800", "\\ud83d": 2}\n'}
+    change = make_change(tmp_path, {**base, "s.json": schema}, head)
+    args = ("--repo", str(change.repo), "--no-graders", "--fail-on", "never", "--format")
+    for output in ("json", "markdown", "table"):
+        code, out, err = score(capsys, *args, output)
+        assert (code, err) == (0, ""), output
+        assert "ud800" in out, output
+        assert "ud83d" in out, output
+    code, out, _ = score(capsys, *args, "json")
+    (check,) = [c for c in json.loads(out)["checks"] if c["id"] == "format"]
+    assert sorted(f["message"] for f in check["findings"]) == [
+        "/\\ud83d: 2 is not of type 'string'",
+        "/a: '\\ud800' does not match '^a'",
+    ]
+
+
 def test_config_comes_from_the_base_never_the_head(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -24,6 +24,7 @@ from referencing.jsonschema import specification_with
 from rubricate.config import CONFIG_PATH, Config, Deliverable
 from rubricate.errors import ConfigError, SchemaRefError
 from rubricate.evidence.schema_dialect import check_schema, validator_class
+from rubricate.evidence.schema_patterns import LONE_SURROGATE
 from rubricate.evidence.schema_refs import (
     ROOT,
     SchemaFiles,
@@ -41,9 +42,10 @@ class SchemaIssue:
 
     @property
     def pointer(self) -> str:
-        """The RFC 6901 JSON pointer of the failing value."""
+        """The RFC 6901 JSON pointer of the failing value; a lone surrogate in a key (JSON's
+        `\\ud800` escape), which no output can encode, is written as that escape."""
         escaped = (str(p).replace("~", "~0").replace("/", "~1") for p in self.path)
-        return "/" + "/".join(escaped)
+        return LONE_SURROGATE.sub(_escape, "/" + "/".join(escaped))
 
 
 @dataclass(frozen=True)
@@ -67,14 +69,22 @@ class CompiledSchema:
             raise ConfigError(f"schema {self.name}: cannot resolve a $ref ({exc})") from None
         except ConfigError as exc:
             raise ConfigError(f"schema {self.name}: {exc}") from None
-        except re.error as exc:  # `unevaluatedProperties` reads `patternProperties` with `re`
-            raise ConfigError(f"schema {self.name}: a regular expression failed ({exc})") from None
+        except RecursionError:
+            raise ConfigError(
+                f"schema {self.name}: validation went round in circles (a $ref cycle that "
+                'never moves into the data, such as {"$ref": "#"}), or the data nests too '
+                "deeply to check"
+            ) from None
         except (AttributeError, TypeError):  # `referencing` met a subschema that is a list
             raise ConfigError(
                 f"schema {self.name}: a subschema it reaches is neither an object nor a boolean"
             ) from None
         found = [SchemaIssue(tuple(e.absolute_path), str(e.message)) for e in errors]
         return sorted(found, key=lambda issue: [str(part) for part in issue.path])
+
+
+def _escape(found: re.Match[str]) -> str:
+    return f"\\u{ord(found.group()):04x}"
 
 
 def schema_paths(config: Config) -> tuple[str, ...]:

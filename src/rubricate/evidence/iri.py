@@ -1,15 +1,12 @@
 """The `iri` and `iri-reference` formats: RFC 3987's syntax as compiled regular expressions (pure).
 
 Each name below is the ABNF rule of RFC 3987 section 2.2 (or RFC 3986, which it builds on)
-that it spells. The verdicts are those the format checker gave before rubricate checked these
-formats itself, so no deliverable changes verdict; that checker read the RFC narrowly in three
-places, kept here and marked where they are:
-- `ucschar` and `iprivate` are their Basic Multilingual Plane ranges only (no emoji, no
-  plane-15/16 private use);
-- an IPv6 literal with "::" has exactly as many groups before it as the RFC's alternative
-  allows at most, so "::" stands for one zero group only (`[1:2:3:4:5:6:7::]`, not `[::1]`
-  or `[2001:db8::1]`);
-- IPvFuture's "v" is lower case only.
+that it spells, in full. The checker jsonschema used before (rfc3987-syntax) read the RFC
+narrowly in three places, each a wrong fail of a valid IRI that the JSON Schema Test Suite
+checks: `ucschar` and `iprivate` were their Basic Multilingual Plane ranges only (no emoji, no
+plane-15/16 private use); an IPv6 literal with "::" needed exactly as many groups before it
+as the RFC allows at most (`[2001:db8::1]` and `[::1]` failed); IPvFuture's "v" was lower case
+only. Here they follow the RFC.
 Rules: DESIGN.md §4 (the pure core) and §9 (style).
 """
 
@@ -42,55 +39,69 @@ def _ipv6_form(before: int | None, after: int, tail: str) -> str:
     groups_after = f"(?:{H16}:){{{after}}}{tail}"
     if before is None:
         return groups_after
-    # The RFC's `[ *n( h16 ":" ) h16 ]` allows up to n + 1 groups before "::"; the verdicts
-    # kept count them as exactly n + 1.
-    lead = f"(?:{H16}:){{{before - 1}}}{H16}" if before else ""
+    # The RFC's `[ *n( h16 ":" ) h16 ]`: up to n + 1 groups before "::", or none.
+    lead = f"(?:(?:{H16}:){{0,{before - 1}}}{H16})?" if before else ""
     return f"{lead}::{groups_after}"
 
 
 IPV6ADDRESS = "(?:" + "|".join(_ipv6_form(*form) for form in IPV6_FORMS) + ")"
 UNRESERVED = "A-Za-z0-9._~-"
 SUB_DELIMS = "!$&'()*+,;="
-UCSCHAR = "\u00a0-\ud7ff\uf900-\ufdcf\ufdf0-\uffef"  # the BMP ranges only (see above)
-IPRIVATE = "\ue000-\uf8ff"  # the BMP range only (see above)
+UCSCHAR = "\u00a0-\ud7ff\uf900-\ufdcf\ufdf0-\uffef" + "".join(
+    f"{chr((plane << 16) + (0x1000 if plane == 14 else 0))}-{chr((plane << 16) + 0xFFFD)}"
+    for plane in range(1, 15)
+)
+"""RFC 3987's `ucschar`: the BMP ranges, then planes 1 to 13 but for each plane's last two
+code points, and plane 14 from U+E1000."""
+IPRIVATE = "\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd"
 PCT_ENCODED = f"%{HEXDIG}{HEXDIG}"
-IPVFUTURE = rf"v{HEXDIG}+\.[{SUB_DELIMS}:{UNRESERVED}]+"  # "v", lower case only (see above)
+IPVFUTURE = rf"[vV]{HEXDIG}+\.[{SUB_DELIMS}:{UNRESERVED}]+"
 IP_LITERAL = rf"\[(?:{IPV6ADDRESS}|{IPVFUTURE})\]"
 
 
-def _chars(extra: str) -> str:
-    """One `iunreserved / pct-encoded / sub-delims` character, or one of `extra`."""
-    return f"(?:[{UCSCHAR}{SUB_DELIMS}{extra}{UNRESERVED}]|{PCT_ENCODED})"
+def _grammar(ucschar: str, iprivate: str) -> tuple[str, str]:
+    """RFC 3987's `IRI` and `irelative-ref` over these `ucschar` and `iprivate` ranges; with
+    none, RFC 3986's `URI` and `relative-ref`."""
+
+    def chars(extra: str) -> str:
+        """One `iunreserved / pct-encoded / sub-delims` character, or one of `extra`."""
+        return f"(?:[{ucschar}{SUB_DELIMS}{extra}{UNRESERVED}]|{PCT_ENCODED})"
+
+    def then_segments(first: str) -> str:
+        """`first *( "/" isegment )`: the shape of every path rule."""
+        return f"{first}(?:/{chars(':@')}*)*"
+
+    host = f"(?:{IP_LITERAL}|{IPV4ADDRESS}|{chars('')}*)"  # IP-literal / IPv4address / reg-name
+    authority = f"(?:{chars(':')}*@)?{host}(?::[0-9]*)?"  # [ userinfo "@" ] host [ ":" port ]
+    absolute = f"/(?:{then_segments(chars(':@') + '+')})?"  # ipath-absolute
+
+    def part(path: str) -> str:
+        """`ihier-part` or `irelative-part`: an authority and path, or `path`, or nothing."""
+        return f"(?://{authority}{then_segments('')}|{absolute}|{path}|)"
+
+    hier_part = part(then_segments(chars(":@") + "+"))  # ipath-rootless
+    relative_part = part(then_segments(chars("@") + "+"))  # ipath-noscheme
+    # [ "?" iquery ] [ "#" ifragment ]; iquery may hold iprivate, ifragment not
+    tail = rf"(?:\?{chars(':@/?' + iprivate)}*)?(?:#{chars(':@/?')}*)?"
+    return f"{SCHEME}:{hier_part}{tail}", f"{relative_part}{tail}"
 
 
-def _then_segments(first: str) -> str:
-    """`first *( "/" isegment )`: the shape of every path rule."""
-    return f"{first}(?:/{_chars(':@')}*)*"
-
-
-def _part(path: str) -> str:
-    """`ihier-part` or `irelative-part`: an authority and path, or `path`, or nothing."""
-    authority = f"(?:{_chars(':')}*@)?{IHOST}(?::[0-9]*)?"  # [ iuserinfo "@" ] ihost [ ":" port ]
-    absolute = f"/(?:{_then_segments(ISEGMENT_NZ)})?"
-    return f"(?://{authority}{_then_segments('')}|{absolute}|{path}|)"
-
-
-IHOST = f"(?:{IP_LITERAL}|{IPV4ADDRESS}|{_chars('')}*)"  # IP-literal / IPv4address / ireg-name
-ISEGMENT_NZ = f"{_chars(':@')}+"
-ISEGMENT_NZ_NC = f"{_chars('@')}+"
 SCHEME = "[A-Za-z][A-Za-z0-9+.-]*"
-IHIER_PART = _part(_then_segments(ISEGMENT_NZ))  # ipath-rootless
-IRELATIVE_PART = _part(_then_segments(ISEGMENT_NZ_NC))  # ipath-noscheme
-# [ "?" iquery ] [ "#" ifragment ]; iquery may hold iprivate, ifragment not
-TAIL = rf"(?:\?{_chars(':@/?' + IPRIVATE)}*)?(?:#{_chars(':@/?')}*)?"
-IRI = f"{SCHEME}:{IHIER_PART}{TAIL}"
-IRELATIVE_REF = f"{IRELATIVE_PART}{TAIL}"
+IRI, IRELATIVE_REF = _grammar(UCSCHAR, IPRIVATE)
+URI, RELATIVE_REF = _grammar("", "")
 
 
 @cache
 def compiled(pattern: str) -> re.Pattern[str]:
-    """`pattern` compiled on first use: its Unicode classes take tens of milliseconds to
-    compile, which a schema without the IRI formats never needs."""
+    """An IRI pattern compiled on first use: its Unicode classes take tens of milliseconds
+    to compile, which a schema without the IRI formats never needs."""
+    return re.compile(pattern)
+
+
+@cache
+def compiled_uri(pattern: str) -> re.Pattern[str]:
+    """A URI pattern compiled on first use (ASCII only, a few milliseconds): every
+    metaschema check reads `$id` and `$ref` as URI references."""
     return re.compile(pattern)
 
 
@@ -105,4 +116,18 @@ def is_iri_reference(instance: object) -> bool:
         not isinstance(instance, str)
         or compiled(IRI).fullmatch(instance) is not None
         or compiled(IRELATIVE_REF).fullmatch(instance) is not None
+    )
+
+
+def is_uri(instance: object) -> bool:
+    """The `uri` format: a URI with a scheme (other types pass)."""
+    return not isinstance(instance, str) or compiled_uri(URI).fullmatch(instance) is not None
+
+
+def is_uri_reference(instance: object) -> bool:
+    """The `uri-reference` format: a URI or a relative reference (other types pass)."""
+    return (
+        not isinstance(instance, str)
+        or compiled_uri(URI).fullmatch(instance) is not None
+        or compiled_uri(RELATIVE_REF).fullmatch(instance) is not None
     )

@@ -1,23 +1,26 @@
 """The JSON Schema dialects a deliverable schema may declare, as real schemas are written (pure).
 
-`$schema` picks the draft (4, 6, 7, 2019-09 or 2020-12; 2020-12 when absent). Regular
-expressions are ECMA-262, as JSON Schema says: `pattern`, `patternProperties` and
-`format: "regex"` are matched with the `regress` library (Python's `re` rejects named groups
-`(?<x>…)`, `\\p{L}` and other ECMA syntax, and reads some patterns differently). The format
-checker is the draft's own with every format jsonschema knows: the packages those formats need
-are core dependencies, so a file gets the same verdict on every install. `iri` and
-`iri-reference` are checked by `evidence/iri.py` (the package jsonschema would use for them
-builds a grammar for seconds at import, so it is not a dependency), and `duration` by
-`evidence/duration.py` (the package jsonschema would use loads a date library at import). A
-schema is checked against its metaschema with the same checker, so an ECMA pattern is not a
-"bad regex".
+`$schema` picks the draft (4, 6, 7, 2019-09 or 2020-12; 2020-12 when absent; draft 3 is
+read too). Regular expressions are ECMA-262, as JSON Schema says (`schema_patterns`). The
+format checker is the draft's own with every format jsonschema knows, and the formats of
+`OWN_FORMATS` checked by rubricate's modules, each as its RFC writes it where jsonschema's
+checker (or the package it used) took wrong strings or refused valid ones, as the JSON Schema
+Test Suite shows (`benchmarks/schema_test_suite.py`): `date-time`, `time`, `email`,
+`idn-email`, `hostname`, `idn-hostname`, `uri`, `uri-reference`, `iri`, `iri-reference`,
+`uri-template`, `relative-json-pointer`, `uuid`, `duration`, `regex`. The packages the other
+formats need are core dependencies, so a file gets the same verdict on every install. A schema
+is checked against its metaschema with the same checker, so an ECMA pattern is not a "bad
+regex".
 
 A draft-04 or draft-06 schema that uses `const`, `contains`, `propertyNames` or `if`/`then`/
 `else`, which its own draft does not define, gets them with their draft-07 meaning, as ajv
 and editors' JSON language services apply them: read as unknown keywords they would be
 ignored, and a `oneOf` of `const` branches would match every value more than once. For the
 same reason the keywords beside a `$ref` apply in every draft (draft 2019-09's reading; drafts
-4 to 7 said to ignore them, yet schemas written for them put `required` or `type` there).
+4 to 7 said to ignore them, yet schemas written for them put `required` or `type` there), and
+drafts 2019-09 and 2020-12 keep draft 7's `dependencies`, which they split into
+`dependentRequired` and `dependentSchemas` (their metaschemas still list it). Their
+`unevaluatedProperties` is rubricate's (`unevaluated`).
 """
 
 from __future__ import annotations
@@ -25,29 +28,40 @@ from __future__ import annotations
 import copy
 import json
 import threading
-from collections.abc import Iterator
-from functools import cache, lru_cache
+from collections.abc import Callable
+from functools import cache
 from operator import methodcaller
 from typing import Any
 
 import attrs
-import regress
 from jsonschema import (
+    Draft3Validator,
+    Draft4Validator,
+    Draft6Validator,
     Draft7Validator,
     Draft201909Validator,
     Draft202012Validator,
     FormatChecker,
-    ValidationError,
     validators,
 )
 from jsonschema.exceptions import SchemaError, best_match
 
 from rubricate.errors import ConfigError
 from rubricate.evidence.duration import is_duration
-from rubricate.evidence.iri import is_iri, is_iri_reference
+from rubricate.evidence.email_address import is_email, is_idn_email
+from rubricate.evidence.hostname import is_hostname, is_idn_hostname
+from rubricate.evidence.iri import is_iri, is_iri_reference, is_uri, is_uri_reference
+from rubricate.evidence.rfc3339 import is_date_time, is_time
+from rubricate.evidence.schema_patterns import (
+    additional_properties,
+    is_ecma_regex,
+    pattern,
+    pattern_properties,
+)
+from rubricate.evidence.string_formats import is_relative_json_pointer, is_uuid
+from rubricate.evidence.unevaluated import unevaluated_properties
+from rubricate.evidence.uri_template import is_uri_template
 
-MAX_PATTERNS = 4096
-"""Compiled regular expressions kept (a schema store holds a few thousand)."""
 FORMATS = (
     "date",
     "date-time",
@@ -70,96 +84,61 @@ FORMATS = (
     "uuid",
 )
 """The formats of draft 2020-12 that every install checks (a test holds the install to it)."""
-IRI_DRAFTS = (Draft7Validator, Draft201909Validator, Draft202012Validator)
-"""The drafts that define the `iri` and `iri-reference` formats."""
-DURATION_DRAFTS = (Draft201909Validator, Draft202012Validator)
-"""The drafts that define the `duration` format."""
+FROM_DRAFT_4 = (
+    Draft4Validator,
+    Draft6Validator,
+    Draft7Validator,
+    Draft201909Validator,
+    Draft202012Validator,
+)
+FROM_DRAFT_6 = FROM_DRAFT_4[1:]
+FROM_DRAFT_7 = FROM_DRAFT_4[2:]
+FROM_DRAFT_2019 = FROM_DRAFT_4[3:]
+OWN_FORMATS: tuple[tuple[str, Callable[[object], bool], tuple[Any, ...] | None], ...] = (
+    ("regex", is_ecma_regex, None),
+    ("date-time", is_date_time, None),
+    ("time", is_time, FROM_DRAFT_7),
+    ("iri", is_iri, FROM_DRAFT_7),
+    ("iri-reference", is_iri_reference, FROM_DRAFT_7),
+    ("uri", is_uri, None),
+    ("uri-reference", is_uri_reference, FROM_DRAFT_6),
+    ("relative-json-pointer", is_relative_json_pointer, FROM_DRAFT_7),
+    ("uri-template", is_uri_template, FROM_DRAFT_6),
+    ("duration", is_duration, FROM_DRAFT_2019),
+    ("uuid", is_uuid, FROM_DRAFT_2019),
+    ("email", is_email, None),
+    ("idn-email", is_idn_email, FROM_DRAFT_7),
+    ("hostname", is_hostname, FROM_DRAFT_4),
+    ("host-name", is_hostname, (Draft3Validator,)),
+    ("idn-hostname", is_idn_hostname, FROM_DRAFT_7),
+)
+"""The formats rubricate checks itself, and the drafts that define them (None: every draft)."""
 LATER_KEYWORDS = ("const", "contains", "if", "propertyNames")
 """Draft-07 keywords applied in the older drafts that lack them."""
-
-
-@lru_cache(maxsize=MAX_PATTERNS)
-def ecma_regex(pattern: str) -> Any:
-    """A compiled ECMA-262 regular expression (Unicode mode); `ConfigError` when invalid."""
-    try:
-        return regress.Regex(pattern, flags="u")
-    except regress.RegressError as exc:
-        raise ConfigError(f"{pattern!r} is not an ECMA-262 regular expression: {exc}") from None
-
-
-def is_ecma_regex(instance: object) -> bool:
-    """The `regex` format: a string that compiles as ECMA-262 (other types pass)."""
-    if not isinstance(instance, str):
-        return True
-    try:
-        ecma_regex(instance)
-    except ConfigError:
-        return False
-    return True
-
-
-def _pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterator[ValidationError]:
-    if validator.is_type(instance, "string") and ecma_regex(pattern).find(instance) is None:
-        yield ValidationError(f"{instance!r} does not match {pattern!r}")
-
-
-def _pattern_properties(
-    validator: Any, patterns: dict[str, Any], instance: Any, schema: Any
-) -> Iterator[ValidationError]:
-    if not validator.is_type(instance, "object"):
-        return
-    for pattern, subschema in patterns.items():
-        regex = ecma_regex(pattern)
-        for key, value in instance.items():
-            if regex.find(key) is not None:
-                yield from validator.descend(value, subschema, path=key, schema_path=pattern)
-
-
-def _additional_properties(
-    validator: Any, extra_schema: Any, instance: Any, schema: Any
-) -> Iterator[ValidationError]:
-    """jsonschema's `additionalProperties`, with `patternProperties` matched as ECMA-262."""
-    if not validator.is_type(instance, "object"):
-        return
-    known = schema.get("properties", {})
-    patterns = [ecma_regex(p) for p in schema.get("patternProperties", {})]
-    extras = [
-        key
-        for key in instance
-        if key not in known and not any(regex.find(key) is not None for regex in patterns)
-    ]
-    if validator.is_type(extra_schema, "object"):
-        for extra in extras:
-            yield from validator.descend(instance[extra], extra_schema, path=extra)
-    elif not extra_schema and extras:
-        shown = ", ".join(repr(each) for each in sorted(extras, key=str))
-        if "patternProperties" in schema:
-            verb = "does" if len(extras) == 1 else "do"
-            regexes = ", ".join(repr(each) for each in sorted(schema["patternProperties"]))
-            yield ValidationError(f"{shown} {verb} not match any of the regexes: {regexes}")
-        else:
-            verb = "was" if len(extras) == 1 else "were"
-            yield ValidationError(
-                f"Additional properties are not allowed ({shown} {verb} unexpected)"
-            )
+EARLIER_KEYWORDS = ("dependencies",)
+"""Draft-07 keywords applied in drafts 2019-09 and 2020-12, which split them in two."""
 
 
 @cache
 def ecma_class(cls: Any) -> Any:
     """The draft's validator class with ECMA-262 patterns, the full format checker, the
-    draft-07 keywords it lacks and the keywords beside `$ref` applied."""
+    draft-07 keywords it lacks (`dependencies` in the drafts after 7), rubricate's
+    `unevaluatedProperties` and the keywords beside `$ref` applied."""
     checker = format_checker(cls)
     later = {
         keyword: Draft7Validator.VALIDATORS[keyword]
         for keyword in LATER_KEYWORDS
         if keyword not in cls.VALIDATORS
     }
+    if cls in FROM_DRAFT_2019:
+        later |= {keyword: Draft7Validator.VALIDATORS[keyword] for keyword in EARLIER_KEYWORDS}
+        later["unevaluatedProperties"] = unevaluated_properties
     keywords = {
         **cls.VALIDATORS,
         **later,
-        "pattern": _pattern,
-        "patternProperties": _pattern_properties,
-        "additionalProperties": _additional_properties,
+        "pattern": pattern,
+        "patternProperties": pattern_properties,
+        "additionalProperties": additional_properties,
     }
     extended: Any = validators.create(
         meta_schema=cls.META_SCHEMA,
@@ -188,19 +167,12 @@ def _evolve(self: Any, **changes: Any) -> Any:
 
 @cache
 def format_checker(cls: Any) -> FormatChecker:
-    """The draft's format checker with `regex` read as ECMA-262 and the IRI and duration
-    formats ours."""
+    """The draft's format checker with the formats of `OWN_FORMATS` ours."""
     checker: FormatChecker = copy.deepcopy(cls.FORMAT_CHECKER)
-    checker.checkers.pop("regex", None)
-    checker.checks("regex")(is_ecma_regex)
-    if cls in IRI_DRAFTS:
-        checker.checkers.pop("iri", None)
-        checker.checkers.pop("iri-reference", None)
-        checker.checks("iri")(is_iri)
-        checker.checks("iri-reference")(is_iri_reference)
-    if cls in DURATION_DRAFTS:
-        checker.checkers.pop("duration", None)
-        checker.checks("duration")(is_duration)
+    for name, check, drafts in OWN_FORMATS:
+        if drafts is None or cls in drafts:
+            checker.checkers.pop(name, None)
+            checker.checks(name)(check)
     return checker
 
 

@@ -1,0 +1,63 @@
+"""`relative-json-pointer` and `uuid`, each one regular expression."""
+
+from __future__ import annotations
+
+import pytest
+from jsonschema import Draft7Validator, Draft201909Validator, Draft202012Validator
+
+from rubricate.evidence.schema_dialect import format_checker
+from rubricate.evidence.string_formats import is_relative_json_pointer, is_uuid
+from tests.evidence.format_verdicts import assert_verdict
+
+POINTERS = [
+    ("0", True),
+    ("1", True),
+    ("100", True),
+    ("120/foo/bar", True),
+    ("0/foo/bar", True),
+    ("2/0/baz/1/zip", True),
+    ("0#", True),
+    ("0//", True),
+    ("0/a~0b~1c", True),
+    ("", False),
+    ("/foo/bar", False),
+    ("-1/foo", False),
+    ("+1/foo", False),
+    ("01/a", False),
+    ("01#", False),
+    ("0##", False),
+    ("1#/foo", False),
+    ("0/~2", False),
+    ("0/foo~", False),
+    ("\u0661/foo", False),
+    ("1\n", False),
+]
+UUIDS = [
+    ("2eb8aa08-aa98-11ea-b4aa-73b441d16380", True),
+    ("2EB8AA08-AA98-11EA-B4AA-73B441D16380", True),
+    ("00000000-0000-0000-0000-000000000000", True),
+    ("2eb8aa08-aa98-11ea-b4aa-73b441d16380-", False),
+    ("2eb8aa08-aa98-11ea-b4aa-73b441d1_380", False),
+    ("\u09e8eb8aa08-aa98-11ea-b4aa-73b441d16380", False),
+    ("2eb8aa08aa9811eab4aa73b441d16380", False),
+    ("{2eb8aa08-aa98-11ea-b4aa-73b441d16380}", False),
+    ("urn:uuid:2eb8aa08-aa98-11ea-b4aa-73b441d16380", False),
+    ("2eb8aa08-aa98-11ea-b4aa-73b441d1638", False),
+    ("2eb8aa0-8aa98-11ea-b4aa-73b441d16380", False),
+]
+
+
+@pytest.mark.parametrize(("text", "valid"), POINTERS)
+def test_relative_json_pointer(text: str, valid: bool) -> None:
+    drafts = (Draft7Validator, Draft202012Validator)
+    assert_verdict(is_relative_json_pointer, "relative-json-pointer", drafts, text, valid)
+
+
+@pytest.mark.parametrize(("text", "valid"), UUIDS)
+def test_uuid(text: str, valid: bool) -> None:
+    assert_verdict(is_uuid, "uuid", (Draft201909Validator, Draft202012Validator), text, valid)
+
+
+def test_other_types_and_earlier_drafts_pass() -> None:
+    assert all(is_relative_json_pointer(v) and is_uuid(v) for v in (1, None, [], {}))
+    assert format_checker(Draft7Validator).conforms("not a uuid", "uuid")
