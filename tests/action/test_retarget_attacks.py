@@ -197,3 +197,22 @@ def test_a_head_approved_before_the_retarget_loses_its_green_at_the_retarget(
     _approved_then_moved(scenario)
     states = [s["state"] for s in scenario.fake.statuses if s["sha"] == scenario.heads[-1]]
     assert states[-1] != "success", states
+
+
+def test_a_rerun_of_an_old_retarget_leaves_the_approved_heads_green(scenario: Scenario) -> None:
+    """Approved on release-1; moved to main (R1); back to release-1 (R2), approved again; R1's
+    run re-run: its lowering takes the green down, and its core, finding R1 older than the
+    latest head event, sets the head's gate again, as the ledger has it."""
+    main, release = _lenient_release(scenario)
+    assert _pr(scenario, "opened", "release-1", release).code == 0
+    assert scenario.comment(WRITER, LOW).code == 0
+    assert _pr(scenario, "edited", "main", main, MOVED).code == 0
+    first = _last_payload(scenario)
+    back = {"base": {"ref": {"from": "main"}}}
+    assert _pr(scenario, "edited", "release-1", release, back).code == 0
+    assert scenario.comment(WRITER, LOW).code == 0
+    assert _gate(scenario) == "success"
+    again = scenario.deliver("R1 re-run", "pull_request_target", first)
+    assert again.code == 0, again.log
+    assert "older than the latest head event" in again.log
+    assert _gate(scenario) == "success", again.log

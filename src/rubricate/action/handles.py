@@ -23,7 +23,7 @@ from rubricate.bot.events import (
     PullRequestEvent,
     ReviewEvent,
 )
-from rubricate.bot.payload import RETARGET
+from rubricate.bot.lowering import lowered
 from rubricate.bot.visible import IssueRef
 from rubricate.ledger.event import Event
 from rubricate.ledger.reputation_config import ReputationConfig
@@ -147,8 +147,8 @@ class FailureTarget:
     gate_sha: str | None = None
     """A commit whose `rubricate/approval` a failed run sets to failure (a merge group's, or
     the head of a retargeted PR or of one whose review was dismissed)."""
-    lowering: str | None = None
-    """Why the event takes the head's green away (a retarget, a dismissal), if it does."""
+    low: SetStatus | None = None
+    """The pending status the event's run sets first (`rubricate.bot.lowering.lowered`)."""
     review_nodes: dict[int, str] = field(default_factory=dict)
 
     def aim(self, event: JobEvent, payload: Mapping[str, Any]) -> None:
@@ -170,15 +170,13 @@ class FailureTarget:
             self.review_nodes = {event.review_id: str(node)} if node else {}
         if isinstance(event, PullRequestEvent | ReviewEvent | GradersEvent):
             self.head_sha = event.head_sha
-        if isinstance(event, PullRequestEvent) and event.action == RETARGET:
-            self.gate_sha, self.lowering = event.head_sha, f"moved to {event.base_ref}"
-        if isinstance(event, ReviewEvent) and event.dismissed and event.pr_open:
-            self.gate_sha, self.lowering = event.pr_head_sha, f"review {event.review_id} dismissed"
+        self.low = lowered(event)
+        if self.low is not None:
+            self.gate_sha = self.low.sha
 
     def lowered(self) -> SetStatus | None:
         """The gate a run sets before its core runs: pending on the head an aimed retarget or
         dismissal takes the green from, until a run evaluates it (the Action sets it at once;
-        `rubricate serve` in a transaction of its own, before a job it may retry)."""
-        if self.gate_sha is None or self.lowering is None:
-            return None
-        return SetStatus(self.gate_sha, "pending", f"rubricate: {self.lowering}, re-evaluating")
+        `rubricate serve` in a transaction of its own, before a job it may retry); the core
+        ends with that head's gate (`rubricate.bot.lowering.settled`)."""
+        return self.low

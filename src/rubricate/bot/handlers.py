@@ -33,6 +33,7 @@ from rubricate.bot.events import (
 )
 from rubricate.bot.gate import gate_of, status
 from rubricate.bot.jobstate import JobState
+from rubricate.bot.lowering import settled
 from rubricate.bot.on_graders import on_graders
 from rubricate.bot.on_pr import on_pull_request
 from rubricate.bot.replies import REPLY_MARKER, Reply, reply_body
@@ -44,14 +45,17 @@ from rubricate.ledger.event import Event
 def handle(
     event: JobEvent, snapshot: Snapshot | None, job: JobState, ctx: HandlerContext
 ) -> list[Effect]:
-    """The effects of one event on one PR job."""
+    """The effects of one event on one PR job; a head its run lowered first ends with its
+    gate (`rubricate.bot.lowering.settled`)."""
     if isinstance(event, PullRequestEvent):
-        return on_pull_request(event, snapshot, job, ctx)
-    if isinstance(event, ReviewEvent) and event.dismissed:
-        return on_dismissal(event, job, ctx)
-    if isinstance(event, CommentEvent | ReviewEvent):
-        return on_commands(event, job, ctx)
-    return on_graders(event, job, ctx)
+        effects = on_pull_request(event, snapshot, job, ctx)
+    elif isinstance(event, ReviewEvent) and event.dismissed:
+        effects = on_dismissal(event, job, ctx)
+    elif isinstance(event, CommentEvent | ReviewEvent):
+        effects = on_commands(event, job, ctx)
+    else:
+        effects = on_graders(event, job, ctx)
+    return settled(event, job, ctx.rubric, effects)
 
 
 def on_commands(

@@ -49,7 +49,8 @@ def on_pull_request(
       version current again, and the gate is that version's own: pending unless it has a passing
       or overridden approval.
     - A head event older than the latest one recorded (a delivery that arrives late, or a re-run of
-      an old run) changes nothing: it is logged and ignored.
+      an old run) changes nothing: it is logged and ignored (a retarget's run, which lowered the
+      head first, then sets the head's gate as the ledger has it: `rubricate.bot.lowering`).
     - reopened always records its event, even when the close it undoes is not recorded yet (the
       close's run is late, or fails and is re-run): the ledger then holds the reopening after the
       `abandoned`, and the job is open, as the PR is (`rubricate.ledger.fold.job_lifecycle`).
