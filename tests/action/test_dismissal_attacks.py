@@ -12,8 +12,11 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
+import pytest
+
+from rubricate.action import main as main_module
 from tests.action.payloads import review_event
-from tests.action.scenario import AUTHOR, MAINTAINER, PR, WRITER, Scenario
+from tests.action.scenario import AUTHOR, MAINTAINER, PR, WRITER, Scenario, Step
 
 APPROVE = "/approve spec=5 comp=5 qual=5 ver=5 format=5"
 OTHER = "carl"
@@ -42,12 +45,18 @@ def _dismissal(scenario: Scenario, submitted: dict[str, Any], body: str | None =
     )
 
 
+def _dismiss(scenario: Scenario, submitted: dict[str, Any]) -> Step:
+    """The dismissal's run, which succeeds."""
+    step = scenario.deliver("dismissed", "pull_request_review", _dismissal(scenario, submitted))
+    assert step.code == 0, step.log
+    return step
+
+
 def test_a_dismissed_approving_review_puts_the_gate_back_to_pending(opened: Scenario) -> None:
     submitted = opened.review_payload(WRITER, APPROVE)
     assert opened.deliver("review", "pull_request_review", submitted).code == 0
     assert _gate(opened) == "success"
-    step = opened.deliver("dismissed", "pull_request_review", _dismissal(opened, submitted))
-    assert step.code == 0, step.log
+    step = _dismiss(opened, submitted)
     assert _gate(opened) == "pending", step.log
     again = opened.deliver("review redelivered", "pull_request_review", submitted)
     assert again.code == 0, again.log
@@ -60,8 +69,7 @@ def test_a_review_dismissed_before_its_run_never_approves(opened: Scenario) -> N
     """The review's run is queued (or fails) and the dismissal's run comes first: the review's
     later run applies nothing."""
     submitted = opened.review_payload(WRITER, APPROVE)
-    step = opened.deliver("dismissed", "pull_request_review", _dismissal(opened, submitted))
-    assert step.code == 0, step.log
+    _dismiss(opened, submitted)
     late = opened.deliver("review run late", "pull_request_review", submitted)
     assert late.code == 0, late.log
     assert _gate(opened) != "success", late.log
@@ -85,20 +93,58 @@ def test_another_reviewers_approval_stays_after_a_dismissal(opened: Scenario) ->
     submitted = opened.review_payload(WRITER, APPROVE)
     assert opened.deliver("review", "pull_request_review", submitted).code == 0
     assert opened.comment(OTHER, APPROVE).code == 0
-    step = opened.deliver("dismissed", "pull_request_review", _dismissal(opened, submitted))
-    assert step.code == 0, step.log
+    step = _dismiss(opened, submitted)
     assert _gate(opened) == "success", step.log
 
 
 def test_a_dismissed_override_in_a_review_stops_counting(opened: Scenario) -> None:
     """A failing approval overridden in a maintainer's review: the review dismissed, the
-    override it held goes too, and so does the approval it overrode (fails closed)."""
+    override it held goes, and the failing approval it overrode (another's) stands again."""
     assert opened.comment(WRITER, "/approve spec=1 comp=1 qual=1 ver=1 format=1").code == 0
     assert _gate(opened) == "failure"
     reason = "/override the schema gap is tracked in #13 and ships next sprint"
     submitted = opened.review_payload(MAINTAINER, reason)
     assert opened.deliver("override review", "pull_request_review", submitted).code == 0
     assert _gate(opened) == "success"
-    step = opened.deliver("dismissed", "pull_request_review", _dismissal(opened, submitted))
+    step = _dismiss(opened, submitted)
+    assert _gate(opened) == "failure", step.log
+
+
+def test_a_dismissal_keeps_another_approval_written_before_it_whose_run_is_late(
+    opened: Scenario,
+) -> None:
+    """The review approves; carl's `/approve` is written before the review is dismissed, and
+    its run comes after the dismissal's: the dismissal took the review's approval, not carl's."""
+    opened.fake.roles[OTHER] = "write"
+    submitted = opened.review_payload(WRITER, APPROVE)
+    assert opened.deliver("review", "pull_request_review", submitted).code == 0
+    late = opened.comment_payload(OTHER, APPROVE)
+    step = _dismiss(opened, submitted)
+    assert _gate(opened) == "pending", step.log
+    step = opened.deliver("carl's run, late", "issue_comment", late)
     assert step.code == 0, step.log
-    assert _gate(opened) != "success", step.log
+    assert _gate(opened) == "success", step.log
+
+
+def test_a_dismissal_run_cancelled_after_its_lowering_does_not_keep_the_next_green_away(
+    opened: Scenario, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A maintainer dismisses a review that approved nothing; the run lowers the head, then is
+    cancelled: the view state never learns of the pending. The next run's green is sent all the
+    same (GitHub's latest status is read before a green is skipped)."""
+    assert opened.comment(WRITER, APPROVE).code == 0
+    assert _gate(opened) == "success"
+    submitted = opened.review_payload(OTHER, "Looks fine to me")
+
+    def cancelled(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt  # what a cancelled job's SIGINT raises in Python
+
+    real = main_module.locate
+    monkeypatch.setattr(main_module, "locate", cancelled)
+    with pytest.raises(KeyboardInterrupt):
+        opened.deliver("dismissed", "pull_request_review", _dismissal(opened, submitted))
+    assert _gate(opened) == "pending"
+    monkeypatch.setattr(main_module, "locate", real)
+    step = opened.pr_event("synchronize")
+    assert step.code == 0, step.log
+    assert _gate(opened) == "success", step.log

@@ -4,8 +4,10 @@ Views are idempotent, so a re-run heals a half-applied run: the ledger skips eve
 the sticky comment is edited only when its text changes, and a check run or status that the
 view state shows unchanged costs no request (except, with the view state read from the data
 branch, a gate status that is not green: sent once on every run, so no view state, even an older
-signed one put back, can keep a green up; `rubricate serve` keeps its view state in its own
-database and takes its word). A failing view does not stop the others; every failure is
+signed one put back, can keep a green up; and a green gate is skipped only when GitHub's newest
+status shows it, as a run that lowered the head and stopped never told the view state;
+`rubricate serve` keeps its view state in its own database, lowerings included, and takes its
+word). A failing view does not stop the others; every failure is
 collected and reported, and the run then fails.
 
 One exception to "the ledger first": a gate status that takes down a green goes out before the
@@ -278,7 +280,7 @@ class Executor:
         wanted = StatusView(state=effect.state, description=description)
         untrusted = (_lowers_gate(effect) and not self._views_trusted) or key in self._doubted
         known = self._sent if untrusted else self._outcome.views.statuses
-        if known.get(key) == wanted:
+        if known.get(key) == wanted and self._shown(effect, key, wanted):
             return self._note(f"status {effect.context} unchanged ({effect.state})")
         if effect.state == "success" and effect.context == GATE and self._shared:
             other = self._shared(effect.sha)  # a green only when no open PR with this head is red
@@ -292,6 +294,17 @@ class Executor:
         self._note(f"status {effect.context} = {effect.state} on {effect.sha[:12]}")
         if recheck and effect.state == "success" and effect.context == GATE and self._regate:
             self._recheck(effect)
+
+    def _shown(self, effect: SetStatus, key: str, wanted: StatusView) -> bool:
+        """Whether GitHub shows the status the view state says it does. The data branch's view
+        state is not taken for a green gate: a run lowers a head (`FailureTarget.lowered`)
+        before it could record that in the view state, and one cancelled or failed after that
+        leaves GitHub pending under a view state that says green; so GitHub's newest status is
+        read (one request, no status added to the commit) before a green is skipped."""
+        if self._views_trusted or effect.context != GATE or key in self._sent:
+            return True
+        latest = self._api.latest_status(effect.sha, effect.context)
+        return latest == (wanted.state, wanted.description)
 
     def _lowers(self, effect: SetStatus) -> bool:
         """True when the effect takes down a green this bot set (as the view state knows)."""

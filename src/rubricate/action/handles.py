@@ -82,6 +82,9 @@ class GitHubClient(Protocol):
     ) -> None:
         """Set a commit status."""
 
+    def latest_status(self, sha: str, context: str) -> tuple[str, str] | None:
+        """The state and description of the commit's newest status of `context`, else None."""
+
     def react(self, comment_id: int, content: str) -> None:
         """React to an issue comment."""
 

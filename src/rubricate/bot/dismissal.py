@@ -17,13 +17,10 @@ from __future__ import annotations
 from rubricate.bot.effects import AppendEvents, Effect, Log, MarkAnswered
 from rubricate.bot.events import HandlerContext, ReviewEvent
 from rubricate.bot.gate import status
-from rubricate.bot.jobstate import JobState
+from rubricate.bot.jobstate import DISMISSED, JobState
 from rubricate.bot.record import new_event, version_stamp
 from rubricate.bot.sticky import outputs, sticky
 from rubricate.ledger.event import Event
-
-DISMISSED = "dismissed"
-"""The tail of a dismissal's delivery (`review:<id>#dismissed`)."""
 
 
 def on_dismissal(event: ReviewEvent, job: JobState, ctx: HandlerContext) -> list[Effect]:
@@ -47,18 +44,22 @@ def on_dismissal(event: ReviewEvent, job: JobState, ctx: HandlerContext) -> list
 
 
 def _withdrawal(event: ReviewEvent, job: JobState, version: int) -> Event:
-    """The `revision_requested` that withdraws `version`'s approval, after every command of
-    the review (`at` is never before the approval it withdraws)."""
-    approval = job.approvals[version]
-    times = [approval.at, approval.override.at if approval.override else approval.at]
+    """The `revision_requested` that withdraws what the review gave `version` (its approval, or
+    its override), at the dismissal's time: never before what it withdraws, and so after every
+    command of the review, and before any comment or review written after the dismissal (whose
+    run may have come first: it is not the review's and stays)."""
+    approval, prefix = job.approvals[version], f"review:{event.review_id}"
+    times = [approval.at] if approval.given_in == prefix else []
+    if approval.override is not None and approval.override_in == prefix:
+        times.append(approval.override.at)
     stamp = version_stamp(
         job,
         version,
         author=event.pr_author,
-        at=max([event.dismissed_at or event.submitted_at, *times]),
+        at=max([event.dismissed_at or event.submitted_at, event.submitted_at, *times]),
         actor=event.dismissed_by or event.actor,
         role="none",
-        delivery=f"review:{event.review_id}#{DISMISSED}",
+        delivery=f"{prefix}{DISMISSED}",
     )
     text = f"review {event.review_id} by {event.actor} was dismissed by {event.dismissed_by}"
     return new_event("revision_requested", stamp, feedback=text)

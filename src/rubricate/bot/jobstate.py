@@ -77,8 +77,9 @@ class OverrideInfo:
 class Approval:
     """A reviewer's approval of a version with its scores, and any override of it.
 
-    `rests_on` names the comments and reviews (`review:<id>`) that recorded it and its override:
-    dismissing any of those reviews takes the approval back (`rubricate.bot.dismissal`)."""
+    `given_in` names the comment or review (`review:<id>`) that recorded it, `override_in` the
+    one that overrode it: dismissing the first review takes the approval back, dismissing the
+    second only the override (`rubricate.bot.dismissal`)."""
 
     version: int
     scores: Scores
@@ -88,7 +89,13 @@ class Approval:
     actor: str
     at: datetime
     override: OverrideInfo | None = None
-    rests_on: frozenset[str] = frozenset()
+    given_in: str = ""
+    override_in: str | None = None
+
+    @property
+    def rests_on(self) -> frozenset[str]:
+        """The comments and reviews whose dismissal takes something of it back."""
+        return frozenset({self.given_in, *([self.override_in] if self.override_in else [])})
 
 
 def approval_of(event: Event) -> Approval:
@@ -101,7 +108,7 @@ def approval_of(event: Event) -> Approval:
         verdict=event.verdict or "incomplete",
         actor=event.actor,
         at=event.at,
-        rests_on=frozenset({delivery_group(event.delivery)}),
+        given_in=delivery_group(event.delivery),
     )
 
 
@@ -130,6 +137,15 @@ class Feedback:
 
 
 PR_DELIVERY = "pr:"
+DISMISSED = "#dismissed"
+"""The tail of a review's dismissal's delivery (`review:<id>#dismissed`)."""
+
+
+def dismissal(delivery: str | None) -> bool:
+    """Whether the delivery is a review's dismissal (a withdrawal, not a `/revise`)."""
+    return (delivery or "").endswith(DISMISSED)
+
+
 RETARGET_DELIVERY = "pr:edited:"
 """A retarget's delivery: the bot handles `edited` only when the base changed."""
 
@@ -263,8 +279,11 @@ def job_state(events: Sequence[Event], repo: str, pr: int) -> JobState:
     - Whether the job is abandoned is the ledger's one lifecycle rule
       (`rubricate.ledger.fold.job_lifecycle`): a job reopened after `abandoned` is open again.
     - An `approved` event with `override` marks the approval of its version overridden;
-      `revision_requested` withdraws the approval of its version (a `/revise`, or a review's
-      dismissal: delivery `review:<id>#dismissed`, after every command of that review).
+      `revision_requested` withdraws the approval of its version (a `/revise`). A review's
+      dismissal (delivery `review:<id>#dismissed`, after every command of that review) withdraws
+      only what that review gave: the approval it recorded, or only the override it recorded
+      (the failing approval stands again); an approval recorded in another comment or review
+      stays, whichever run came first.
     """
     folder = _Folder(repo, pr)
     for event in _fold_order(events, repo, pr):
@@ -408,15 +427,18 @@ class _Folder:
             info = OverrideInfo(event.version, event.override.reason, event.actor, event.at)
             self.overrides.append(info)
             base = previous or approval_of(event)
-            rests_on = base.rests_on | {delivery_group(event.delivery)}
-            approval = replace(base, override=info, rests_on=rests_on)
+            approval = replace(base, override=info, override_in=delivery_group(event.delivery))
         else:
             approval = approval_of(event)
         self.approvals[event.version] = approval
         self.history.append(approval)
 
     def _on_revision_requested(self, event: Event) -> None:
-        self.approvals.pop(event.version, None)
+        approval = self.approvals.pop(event.version, None)
+        group = delivery_group(event.delivery)
+        if approval is not None and dismissal(event.delivery) and group != approval.given_in:
+            kept = replace(approval, override=None, override_in=None)  # only what it gave goes
+            self.approvals[event.version] = kept if group == approval.override_in else approval
         self._feedback("revise", event)
 
     def _on_final_approval(self, event: Event) -> None:
