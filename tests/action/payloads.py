@@ -121,9 +121,12 @@ def review_event(
     at: datetime,
     dismissed_by: str | None = None,
     dismissed_at: datetime | None = None,
+    closed_at: datetime | None = None,
 ) -> dict[str, Any]:
     """A `pull_request_review` `submitted` webhook payload; `dismissed` when `dismissed_by`
-    dismissed the review (then the review's `updated_at` and the PR's are `dismissed_at`)."""
+    dismissed the review (then the PR's `updated_at` is `dismissed_at`: GitHub's dismissed
+    review carries no `updated_at`, octokit's schema lists none); on a PR closed at
+    `closed_at`."""
     review = {
         "id": review_id,
         "node_id": f"PRR_{review_id}",
@@ -135,15 +138,16 @@ def review_event(
     }
     pr: dict[str, Any] = {
         "number": number,
-        "state": "open",
+        "state": "open" if closed_at is None else "closed",
         "user": _user(pr_author),
         "merged": False,
         "merged_at": None,
+        "closed_at": None if closed_at is None else stamp(closed_at),
         "head": {"ref": "feature", "sha": head_sha},
         "base": {"ref": "main", "sha": base_sha},
     }
     if dismissed_by is not None:
-        review["updated_at"] = pr["updated_at"] = stamp(dismissed_at or at)
+        pr["updated_at"] = stamp(dismissed_at or at)
     return {
         "action": "submitted" if dismissed_by is None else "dismissed",
         "review": review,

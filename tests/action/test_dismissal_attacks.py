@@ -9,12 +9,14 @@ reviewer's approval is not the dismissed review's, and stays.
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
 
 from rubricate.action import main as main_module
+from rubricate.ledger.event import Event
+from rubricate.ledger.fold import job_lifecycle
 from tests.action.payloads import review_event
 from tests.action.scenario import AUTHOR, MAINTAINER, PR, WRITER, Scenario, Step
 
@@ -28,8 +30,14 @@ def _gate(scenario: Scenario) -> str | None:
     return states[-1] if states else None
 
 
-def _dismissal(scenario: Scenario, submitted: dict[str, Any], body: str | None = None) -> Any:
-    """The `dismissed` payload of a submitted review, by a maintainer, now."""
+def _dismissal(
+    scenario: Scenario,
+    submitted: dict[str, Any],
+    body: str | None = None,
+    closed_at: datetime | None = None,
+) -> Any:
+    """The `dismissed` payload of a submitted review, by a maintainer, now (on a PR closed at
+    `closed_at`)."""
     review = submitted["review"]
     return review_event(
         review_id=review["id"],
@@ -42,6 +50,7 @@ def _dismissal(scenario: Scenario, submitted: dict[str, Any], body: str | None =
         at=scenario.tick() - timedelta(seconds=1),
         dismissed_by=MAINTAINER,
         dismissed_at=scenario.tick(),
+        closed_at=closed_at,
     )
 
 
@@ -148,3 +157,20 @@ def test_a_dismissal_run_cancelled_after_its_lowering_does_not_keep_the_next_gre
     step = opened.pr_event("synchronize")
     assert step.code == 0, step.log
     assert _gate(opened) == "success", step.log
+
+
+def test_a_dismissal_while_the_pr_is_closed_holds_at_its_reopening(opened: Scenario) -> None:
+    """Closed without merge, the approving review dismissed, reopened at the same head: the
+    dismissed approval does not come back (and the dismissal does not read as a reopening)."""
+    submitted = opened.review_payload(WRITER, APPROVE)
+    assert opened.deliver("review", "pull_request_review", submitted).code == 0
+    assert opened.pr_event("closed").code == 0
+    closed_at = opened.clock
+    payload = _dismissal(opened, submitted, closed_at=closed_at)
+    step = opened.deliver("dismissed", "pull_request_review", payload)
+    assert step.code == 0, step.log
+    events = [Event.model_validate(e) for e in opened.ledger_events()]
+    assert job_lifecycle(events) == "abandoned", step.log
+    step = opened.pr_event("reopened")
+    assert step.code == 0, step.log
+    assert _gate(opened) == "pending", step.log

@@ -2,35 +2,43 @@
 effects out).
 
 A maintainer who dismisses a review on GitHub says it no longer stands. So every version whose
-standing approval rests on that review (the review approved it, or overrode its failing
-approval: `Approval.rests_on`) has its approval withdrawn, with the ledger's own withdrawal, a
-`revision_requested` event of that version (delivery `review:<id>#dismissed`, its natural key
-as ever), and the gate of its heads goes back to pending. Another reviewer's approval recorded
-since is not the review's, and stays. A review the ledger holds nothing of yet is marked
-answered, so a late run of its submission applies nothing. On a closed PR nothing changes: a
-merge records the gate it had; and after a close without merge a `revision_requested` would read
-as a reopening (`rubricate.ledger.fold`), so a PR reopened later keeps that approval.
+standing approval rests on that review (`Approval.rests_on`) loses what the review gave: its
+approval when the review approved it (the gate goes back to pending), its override when the
+review overrode another's failing approval (that approval fails again), with the ledger's own
+withdrawal, a `revision_requested` event of that version (delivery `review:<id>#dismissed`,
+its natural key as ever), and the gate of its heads is set again. Another reviewer's approval
+is not the review's, and stays. A review the ledger holds nothing of yet is marked
+answered, so a late run of its submission applies nothing. After a merge nothing changes (the
+merge recorded the gate it had). On a PR closed without merge the withdrawal is recorded all
+the same, dated just before the close: after it, a `revision_requested` would read as a
+reopening (`rubricate.ledger.fold.lifecycle_state`, which every reader, older ones too,
+applies), and a PR reopened later at the same head must not find the dismissed approval.
 """
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
+
+from rubricate.bot.delivery import DISMISSED
 from rubricate.bot.effects import AppendEvents, Effect, Log, MarkAnswered
 from rubricate.bot.events import HandlerContext, ReviewEvent
 from rubricate.bot.gate import status
-from rubricate.bot.jobstate import DISMISSED, JobState
+from rubricate.bot.jobstate import JobState
 from rubricate.bot.record import new_event, version_stamp
 from rubricate.bot.sticky import outputs, sticky
 from rubricate.ledger.event import Event
+
+_JUST_BEFORE = timedelta(microseconds=1)
 
 
 def on_dismissal(event: ReviewEvent, job: JobState, ctx: HandlerContext) -> list[Effect]:
     """The effects of a review's dismissal."""
     prefix = f"review:{event.review_id}"
     where = f"{prefix} on #{event.number} dismissed by {event.dismissed_by}"
-    if job.merged or job.abandoned or not event.pr_open:
-        return [outputs(job, ctx.rubric), Log(f"{where}: the PR is closed, nothing changes")]
+    if job.merged or event.pr_merged:
+        return [outputs(job, ctx.rubric), Log(f"{where}: the PR is merged, nothing changes")]
     standing = sorted(n for n, approval in job.approvals.items() if prefix in approval.rests_on)
-    events = [_withdrawal(event, job, n) for n in standing]
+    events = [_withdrawal(event, job, n, _closed_at(event, job)) for n in standing]
     after = job.with_events(events)
     effects: list[Effect] = [AppendEvents(tuple(events))] if events else []
     if not events and not job.handled(prefix):
@@ -43,26 +51,42 @@ def on_dismissal(event: ReviewEvent, job: JobState, ctx: HandlerContext) -> list
     return effects
 
 
-def _withdrawal(event: ReviewEvent, job: JobState, version: int) -> Event:
+def _withdrawal(
+    event: ReviewEvent, job: JobState, version: int, closed_at: datetime | None
+) -> Event:
     """The `revision_requested` that withdraws what the review gave `version` (its approval, or
     its override), at the dismissal's time: never before what it withdraws, and so after every
     command of the review, and before any comment or review written after the dismissal (whose
-    run may have come first: it is not the review's and stays)."""
+    run may have come first: it is not the review's and stays). On a closed PR it is dated just
+    before the close (`closed_at`), still never before what it withdraws, so that no fold reads
+    it as a reopening."""
     approval, prefix = job.approvals[version], f"review:{event.review_id}"
     times = [approval.at] if approval.given_in == prefix else []
     if approval.override is not None and approval.override_in == prefix:
         times.append(approval.override.at)
+    at = max([event.dismissed_at or event.submitted_at, event.submitted_at, *times])
+    if closed_at is not None and at >= closed_at:
+        at = max([closed_at - _JUST_BEFORE, *times])
     stamp = version_stamp(
         job,
         version,
         author=event.pr_author,
-        at=max([event.dismissed_at or event.submitted_at, event.submitted_at, *times]),
+        at=at,
         actor=event.dismissed_by or event.actor,
         role="none",
         delivery=f"{prefix}{DISMISSED}",
     )
     text = f"review {event.review_id} by {event.actor} was dismissed by {event.dismissed_by}"
     return new_event("revision_requested", stamp, feedback=text)
+
+
+def _closed_at(event: ReviewEvent, job: JobState) -> datetime | None:
+    """When the PR was closed, if the dismissal came while it was: the payload's `closed_at`,
+    else the latest close the ledger holds."""
+    if event.pr_open:
+        return None
+    closes = [e.at for e in job.events if e.kind == "abandoned"]
+    return event.pr_closed_at or max(closes, default=None)
 
 
 def _heads(job: JobState, events: list[Event]) -> list[str]:

@@ -86,6 +86,7 @@ class ReviewEvent:
     commands: tuple[ParseResult, ...] = ()
     dismissed_by: str | None = None
     dismissed_at: datetime | None = None
+    pr_closed_at: datetime | None = None
 
     @property
     def dismissed(self) -> bool:

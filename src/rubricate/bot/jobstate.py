@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from rubricate.bot.binding import Bound
+from rubricate.bot.delivery import delivery_group, dismissal
 from rubricate.ledger.event import Event, criterion_source
 from rubricate.ledger.fold import counts_as_first_submission, job_lifecycle
 from rubricate.rubric.model import ScoreValue
@@ -137,14 +138,6 @@ class Feedback:
 
 
 PR_DELIVERY = "pr:"
-DISMISSED = "#dismissed"
-"""The tail of a review's dismissal's delivery (`review:<id>#dismissed`)."""
-
-
-def dismissal(delivery: str | None) -> bool:
-    """Whether the delivery is a review's dismissal (a withdrawal, not a `/revise`)."""
-    return (delivery or "").endswith(DISMISSED)
-
 
 RETARGET_DELIVERY = "pr:edited:"
 """A retarget's delivery: the bot handles `edited` only when the base changed."""
@@ -303,11 +296,6 @@ def _fold_order(events: Sequence[Event], repo: str, pr: int) -> list[Event]:
         return event.at, first_seen[group], _delivery_index(event.delivery)
 
     return sorted(unique, key=order)
-
-
-def delivery_group(delivery: str | None) -> str:
-    """The comment or review a delivery belongs to (`comment:12` of `comment:12#3`)."""
-    return (delivery or "").partition("#")[0]
 
 
 def _delivery_index(delivery: str | None) -> float:

@@ -19,8 +19,9 @@ from rubricate.bot.payload import RETARGET
 from rubricate.rubric.model import Rubric
 
 
-def lowered(event: JobEvent) -> SetStatus | None:
-    """The pending status a run sets on the head before its core runs, if the event lowers it."""
+def lowered(event: object) -> SetStatus | None:
+    """The pending status a run sets on the head before its core runs, if the event (any parsed
+    payload) lowers it."""
     sha: str | None
     if isinstance(event, PullRequestEvent) and event.action == RETARGET:
         sha, why = event.head_sha, f"moved to {event.base_ref}"

@@ -159,14 +159,17 @@ def _review(payload: Mapping[str, Any], action: str) -> ReviewEvent | Ignored:
         commands=commands,
         dismissed_by=(_optional_login(payload, "sender") or "(unknown)") if dismissed else None,
         dismissed_at=_dismissed_at(review, pr, submitted) if dismissed else None,
+        pr_closed_at=_optional_time(pr, "closed_at"),
     )
 
 
 def _dismissed_at(
     review: Mapping[str, Any], pr: Mapping[str, Any], submitted: datetime
 ) -> datetime:
-    """When a review was dismissed: the payload names no such time, so the latest of the
-    review's and the PR's `updated_at` (a dismissal updates both), never before its submission."""
+    """When a review was dismissed: the payload names no such time, so the PR's `updated_at`
+    (which GitHub always sends; a dismissal updates the PR), or the review's when it is sent (the
+    OpenAPI description lists it as optional; octokit's webhook schema, not at all), whichever
+    is later, never before its submission."""
     times = [_optional_time(review, "updated_at"), _optional_time(pr, "updated_at"), submitted]
     return max(t for t in times if t is not None)
 

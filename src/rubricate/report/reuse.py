@@ -37,7 +37,8 @@ from rubricate.report.summary import read_row_totals
 from rubricate.report.tallies import read_tally
 
 STATE_PATH = ".rubricate/report-state.json"
-STATE_FORMAT = 8
+STATE_FORMAT = 9
+"""Bumped whenever what a kept line means changes (9: a row's revisions leave out dismissals)."""
 
 
 @dataclass(frozen=True)

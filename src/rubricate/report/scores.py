@@ -23,6 +23,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
+from rubricate.bot.delivery import dismissal
 from rubricate.ledger.event import Event, criterion_source, rfc3339
 from rubricate.ledger.fold import JobFacts, JobSummary, event_order
 from rubricate.ledger.reputation_config import ReputationConfig
@@ -114,10 +115,16 @@ def job_row(job: JobSummary) -> dict[str, Any]:
         "change": None if first is None or final is None else round(final - first, 6),
         "rubric_quality": facts.rubric_quality,
         "versions": max((e.version for e in job.events), default=1),
-        "revisions": sum(1 for e in job.events if e.kind == "revision_requested"),
+        "revisions": sum(1 for e in job.events if _revision(e)),
         "hours_to_approval": hours,
         "gate": job.gate,
     }
+
+
+def _revision(event: Event) -> bool:
+    """A revision a reviewer requested: a `revision_requested` that is not a review's
+    dismissal (which withdraws an approval; the author was asked for nothing)."""
+    return event.kind == "revision_requested" and not dismissal(event.delivery)
 
 
 THRESHOLD_JOBS = 50

@@ -28,6 +28,7 @@ from rubricate.action.runtime import ActionsRuntime
 from rubricate.bot.effects import AppendEvents, Effect, SetCheckRun, SetStatus, Undecided
 from rubricate.bot.events import CommentEvent, PullRequestEvent, ReviewEvent
 from rubricate.bot.handlers import handle
+from rubricate.bot.lowering import lowered
 from rubricate.bot.payload import parse_event
 from rubricate.bot.view_state import PullState, ViewState, decode_views, encode_views, view_path
 from rubricate.errors import (
@@ -87,13 +88,15 @@ def handle_delivery(ctx: WorkerContext, guid: str, now: datetime | None = None) 
         if delivery is None or delivery.state != "queued":
             return "missing" if delivery is None else delivery.state
         hold_pr(store.conn, delivery.repo, delivery.pr)
-        lower_first(store.conn, delivery)  # before any wait: the publish goes first
+        payload: dict[str, Any] = json.loads(delivery.body)
+        event = parse_event(delivery.event, payload)  # once: the lowering and the core read it
+        lower_first(store.conn, delivery, event)  # before any wait: the publish goes first
         until = budget.blocked_until(store.conn, delivery.installation, now)
         if until is not None:
             raise RateLimited(until)
         files = LedgerFiles(store, delivery.repo)
         try:
-            done = run_core(ctx, delivery, files, now)
+            done = run_core(ctx, delivery, files, now, event, payload)
         except RateLimited as exc:
             budget.stopped(store.conn, delivery.installation, now, exc)
             raise
@@ -118,31 +121,31 @@ def load(store: PostgresStore, guid: str) -> Stored | None:
     return Stored(guid, event, int(installation or 0), repo or "", int(pr or 0), state, bytes(body))
 
 
-def lower_first(conn: psycopg.Connection[Any], delivery: Stored) -> None:
+def lower_first(conn: psycopg.Connection[Any], delivery: Stored, event: object) -> None:
     """Before the core runs: a retarget or a review's dismissal takes the head's green down
-    (`FailureTarget.lowered`), once per delivery, committed on its own and published by the
-    PR's next publish job, so a job that fails and waits for its retry never leaves the old
-    green standing; the run that evaluates the event then sets the gate it supports."""
-    payload = json.loads(delivery.body)
-    event = parse_event(delivery.event, payload)
-    if not isinstance(event, PullRequestEvent | ReviewEvent):
-        return
-    target = FailureTarget()
-    target.aim(event, payload)
-    lowered = target.lowered()
-    if lowered is None:
+    (`rubricate.bot.lowering.lowered`), once per delivery, committed on its own and published by
+    the PR's next publish job, so a job that fails and waits for its retry never leaves the old
+    green standing; the core then ends with the gate the ledger gives that head."""
+    low = lowered(event)
+    if low is None:
         return
     with conn.transaction():
         sql = "SELECT 1 FROM rubricate_outbox WHERE delivery = %s LIMIT 1"
         if conn.execute(sql, (delivery.guid,)).fetchone() is None:
-            outbox.put(conn, _where(delivery), [lowered])
+            outbox.put(conn, _where(delivery), [low])
             _queue_publish(conn, delivery)
 
 
-def run_core(ctx: WorkerContext, delivery: Stored, files: LedgerFiles, now: datetime) -> Handled:
-    """Gather the handler's inputs as the Action does and return its effects."""
-    payload: dict[str, Any] = json.loads(delivery.body)
-    event = parse_event(delivery.event, payload)
+def run_core(
+    ctx: WorkerContext,
+    delivery: Stored,
+    files: LedgerFiles,
+    now: datetime,
+    event: object,
+    payload: dict[str, Any],
+) -> Handled:
+    """Gather the handler's inputs as the Action does (`event` parsed from `payload`, the
+    delivery's body) and return its effects."""
     if not isinstance(event, PullRequestEvent | CommentEvent | ReviewEvent):
         return Handled([], failure=f"delivery {delivery.guid} holds no PR job")
     github = ctx.tokens.client(delivery.installation)
