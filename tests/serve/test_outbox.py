@@ -1,9 +1,9 @@
-"""The outbox's collapsing to the latest state, and the greens it drops (pure)."""
+"""The outbox's collapsing to the latest state, and the states it drops (pure)."""
 
 from __future__ import annotations
 
 from rubricate.bot.effects import SetStatus
-from rubricate.serve.outbox import greens_dropped, latest
+from rubricate.serve.outbox import latest, states_dropped
 
 
 def status(state: str, sha: str = "a" * 40, context: str = "rubricate/approval") -> SetStatus:
@@ -13,12 +13,19 @@ def status(state: str, sha: str = "a" * 40, context: str = "rubricate/approval")
 def test_a_green_under_a_later_state_that_is_not_green_is_named() -> None:
     effects = [status("pending"), status("success"), status("failure")]
     assert latest(effects) == [status("failure")]
-    assert greens_dropped(effects) == frozenset({f"rubricate/approval@{'a' * 40}"})
+    assert states_dropped(effects) == frozenset({f"rubricate/approval@{'a' * 40}"})
 
 
-def test_a_green_that_stays_latest_or_another_commit_s_green_is_not() -> None:
-    assert greens_dropped([status("failure"), status("success")]) == frozenset()
+def test_a_lowering_under_a_later_green_is_named() -> None:
+    """A retarget's or a dismissal's pending, then the green its core settles on: a publish
+    that sent the pending and died leaves GitHub pending under a view state that says green."""
+    dropped = states_dropped([status("success"), status("pending"), status("success")])
+    assert dropped == frozenset({f"rubricate/approval@{'a' * 40}"})
+
+
+def test_one_state_or_another_commit_s_or_context_s_is_not() -> None:
+    assert states_dropped([status("success"), status("success")]) == frozenset()
     other = [status("success", sha="b" * 40), status("pending")]
-    assert greens_dropped(other) == frozenset()
+    assert states_dropped(other) == frozenset()
     contexts = [status("success", context="rubricate/score"), status("pending")]
-    assert greens_dropped(contexts) == frozenset()
+    assert states_dropped(contexts) == frozenset()

@@ -91,8 +91,9 @@ class Executor:
     ) -> None:
         """`views_trusted`: the view state comes from a store no one else writes (the service's
         database), so its word is taken for every status but those `doubted` (`context@sha`:
-        a green was sent for them that the view state may not know); the data branch's is not
-        taken for a gate that is not green (`_lowers_gate`)."""
+        another state was sent for them that the view state may not know); the data branch's
+        is not taken for a gate that is not green (`_lowers_gate`), nor for a green that GitHub
+        does not show (`_shown`)."""
         self._api = api
         self._views_trusted = views_trusted
         self._doubted = frozenset(doubted)

@@ -3,7 +3,7 @@ the latest state they add up to (shell: PostgreSQL; the decoding and collapsing 
 
 A publish job applies only the newest sticky comment, the newest check run of each head and the
 newest status of each context and head; replies, reactions and answered marks are kept in order.
-A green it drops under a later state is named (`greens_dropped`): GitHub may show it.
+A state it drops under a later, other one is named (`states_dropped`): GitHub may show it.
 """
 
 from __future__ import annotations
@@ -73,20 +73,17 @@ def latest(effects: Sequence[Effect]) -> list[Effect]:
     return [e for i, e in enumerate(effects) if (k := _view_key(e)) is None or last[k] == i]
 
 
-def greens_dropped(effects: Sequence[Effect]) -> frozenset[str]:
-    """The statuses (`context@sha`) whose latest state is not green while an earlier
-    unpublished one is: a publish that sent that green and died, or lost GitHub's answer, before
-    it recorded it left GitHub showing a green the view state does not know, so their latest
-    state is sent whatever the view state says."""
-    last: dict[str, str] = {}
-    green: set[str] = set()
+def states_dropped(effects: Sequence[Effect]) -> frozenset[str]:
+    """The statuses (`context@sha`) whose latest state differs from an earlier unpublished one:
+    a publish that sent that earlier state and died, or lost GitHub's answer, before it recorded
+    it left GitHub showing a state the view state does not know (a green the gate no longer
+    gives, or a retarget's or a dismissal's lowering under the green that settles it), so their
+    latest state is sent whatever the view state says."""
+    states: dict[str, list[str]] = {}
     for effect in effects:
         if isinstance(effect, SetStatus):
-            key = f"{effect.context}@{effect.sha}"
-            last[key] = effect.state
-            if effect.state == "success":
-                green.add(key)
-    return frozenset(key for key in green if last[key] != "success")
+            states.setdefault(f"{effect.context}@{effect.sha}", []).append(effect.state)
+    return frozenset(key for key, seen in states.items() if any(s != seen[-1] for s in seen))
 
 
 def _view_key(effect: Effect) -> tuple[Any, ...] | None:
@@ -118,7 +115,7 @@ def pending(
     conn: psycopg.Connection[Any], repo: str, pr: int
 ) -> tuple[int, int, list[Effect], frozenset[str]]:
     """The newest row's seq, its installation, the latest state of every unpublished row (seq 0
-    when there is none), and the statuses whose green `latest` dropped (`greens_dropped`)."""
+    when there is none), and the statuses whose other state `latest` dropped (`states_dropped`)."""
     rows = conn.execute(
         "SELECT seq, installation, effects FROM rubricate_outbox"
         " WHERE repo = %s AND pr = %s AND published_at IS NULL ORDER BY seq",
@@ -127,7 +124,7 @@ def pending(
     if not rows:
         return 0, 0, [], frozenset()
     effects = [e for _, _, data in rows for e in decode(data)]
-    return int(rows[-1][0]), int(rows[-1][1]), latest(effects), greens_dropped(effects)
+    return int(rows[-1][0]), int(rows[-1][1]), latest(effects), states_dropped(effects)
 
 
 def mark_published(conn: psycopg.Connection[Any], repo: str, pr: int, up_to: int) -> None:

@@ -4,8 +4,8 @@ PostgreSQL).
 It applies what the outbox holds for the PR, reduced to the latest state (`outbox.latest`),
 through the Action's own executor: the sticky comment is found by its marker and edited only
 when its text changes, a check run or status the view state already shows costs no request (but
-a status whose green an earlier, unfinished publish may have sent is set again:
-`outbox.greens_dropped`), a check run is looked for by its name and an external id digesting its
+a status whose other state an earlier, unfinished publish may have sent is set again:
+`outbox.states_dropped`), a check run is looked for by its name and an external id digesting its
 content before it is created (`OneCheckRun`), and a reply is looked for by its marker before it
 is posted; a publish run again (after a kill) looks for a status on the commit before it sets it
 (`OneStatus`). The view state and the rows it published are then committed together; a failure
