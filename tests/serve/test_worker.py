@@ -214,6 +214,32 @@ def test_a_retarget_whose_job_fails_takes_the_green_down_until_it_is_evaluated(
     assert sc.fake.statuses[-1]["description"].startswith("Waiting for a reviewer's /approve of v2")
 
 
+def test_an_old_retarget_delivered_again_leaves_the_approved_heads_green(
+    worker_env: WorkerSetup,
+) -> None:
+    """The Action's stale re-run, in `rubricate serve`: approved on release-1, moved to main,
+    back to release-1 and approved again; the first retarget delivered again (another guid) is
+    lowered first, then found stale, and its job sets the head's gate as the ledger has it."""
+    world, sc = worker_env, worker_env.scenario
+    main, release = _lenient_release(sc)
+    opened = deliver(world, "g-o", "pull_request", _on_base(sc, "opened", "release-1", release))
+    assert handle_delivery(world.ctx, opened, now=sc.clock) == "handled"
+    assert handle_delivery(world.ctx, comment_delivery(world, "g-a", WRITER, LOW)) == "handled"
+    away = _on_base(sc, "edited", "main", main)
+    away["changes"] = {"base": {"ref": {"from": "release-1"}, "sha": {"from": release}}}
+    assert handle_delivery(world.ctx, deliver(world, "g-e1", "pull_request", away)) == "handled"
+    back = _on_base(sc, "edited", "release-1", release)
+    back["changes"] = {"base": {"ref": {"from": "main"}, "sha": {"from": main}}}
+    assert handle_delivery(world.ctx, deliver(world, "g-e2", "pull_request", back)) == "handled"
+    assert handle_delivery(world.ctx, comment_delivery(world, "g-a2", WRITER, LOW)) == "handled"
+    publish_pr(world.ctx, REPO, PR)
+    assert _gate(world) == "success"
+    again = deliver(world, "g-e1-again", "pull_request", away)
+    assert handle_delivery(world.ctx, again, now=sc.clock) == "handled"
+    publish_pr(world.ctx, REPO, PR)
+    assert _gate(world) == "success"
+
+
 def _on_base(sc: Scenario, action: str, base: str, base_sha: str) -> dict[str, Any]:
     """A pull_request payload of the current head into `base`."""
     payload = sc.pr_payload(action)
