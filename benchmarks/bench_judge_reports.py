@@ -101,10 +101,11 @@ def judged(judge: Judge, body: str, payload: str, limit: int | None) -> dict[str
         row["fault"] = exc.kind
     try:
         judgment = parse_reply(text, judge.rubric, prompt.criteria_ids, judge.budget.open_ceiling)
-        passages, dropped = judgment.reported, judgment.dropped
+        passages, dropped = judgment.reported, judgment.dropped + judgment.malformed
         row["complete"] = True
     except ReplyError:
-        passages, dropped = reported_passages(reported_values(text))
+        passages, over, malformed = reported_passages(reported_values(text))
+        dropped = over + malformed
     reports, missing = verify(passages, prompt.untrusted)
     on_payload = payload and any(appears_in(r.quote, forms(payload)) for r in reports)
     return row | {

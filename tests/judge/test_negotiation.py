@@ -15,10 +15,13 @@ from rubricate.evidence.results import ScoreReport
 from rubricate.judge.adapter.client import OpenAIJudgeClient
 from rubricate.judge.calls import JudgeCallError
 from rubricate.judge.reply_schema import (
+    MAX_REPORT_CHARS,
+    MAX_REPORTS,
     PER_CRITERION_TOKENS,
     REPLY_OVERHEAD_TOKENS,
     REPORT_KEY,
     REPORT_TOKENS,
+    max_output_tokens,
 )
 from rubricate.judge.service import judge_report
 
@@ -122,6 +125,22 @@ def test_every_call_carries_max_tokens_from_the_rubric(tmp_path: Path) -> None:
     rationale = server.bodies()[0]["response_format"]["json_schema"]["schema"]
     entry = rationale["properties"]["quality"]["properties"]["rationale"]
     assert entry == {"type": "string", "maxLength": 600}
+
+
+def test_max_tokens_hold_three_reported_passages_of_the_costliest_characters() -> None:
+    """Written as itself, a character takes at most 4 bytes of UTF-8, at most one token each."""
+    passages = ["\N{GRINNING FACE}" * MAX_REPORT_CHARS] * MAX_REPORTS
+    written = json.dumps({REPORT_KEY: passages}, ensure_ascii=False).encode()
+    assert len(written) <= REPORT_TOKENS
+    ceiling = JudgeConfig(model="m").max_output_tokens
+    needed = REPLY_OVERHEAD_TOKENS + PER_CRITERION_TOKENS + len(written)
+    assert max_output_tokens(1, ceiling) >= needed
+
+
+def test_the_config_reference_gives_the_max_tokens_sent() -> None:
+    described = JudgeConfig.model_fields["max_output_tokens"].description or ""
+    assert f"is {REPLY_OVERHEAD_TOKENS}, plus {REPORT_TOKENS} for the passages" in described
+    assert f"plus {PER_CRITERION_TOKENS} for each criterion" in described
 
 
 def test_a_runaway_cut_at_max_tokens_is_not_assessed_and_not_retried(tmp_path: Path) -> None:

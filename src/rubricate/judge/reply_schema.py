@@ -26,9 +26,18 @@ REPORT_KEY = "_addressed_to_reviewer"
 """The reply's key for passages addressed to the reviewer: a leading underscore, which no
 criterion id may start with (`rubric/build.py`), so it cannot shadow one."""
 MAX_REPORTS = 3
-MAX_REPORT_CHARS = 200
-REPORT_TOKENS = MAX_REPORTS * MAX_REPORT_CHARS // 4 + 16
-"""The output tokens the reported passages may take (about 4 characters a token)."""
+MAX_REPORT_CHARS = 80
+"""A passage needs only to be long enough to be located and read (a report's finding shows up
+to 120 characters); the limit keeps a call of six criteria under the default ceiling of 4096
+output tokens with `REPORT_TOKENS` sized for the costliest text."""
+TOKENS_PER_REPORT_CHAR = 4
+"""The most tokens one character of a passage takes in the reply when written as itself: up to
+4 bytes of UTF-8 at one token per byte, the most a byte-level tokenizer takes (an escape JSON
+requires, `\\"` or `\\n`, is 2 bytes). A model that writes a non-ASCII character as a `\\uXXXX`
+escape (6 bytes) can need more: the budget then holds for two thirds of a passage's length."""
+REPORT_TOKENS = MAX_REPORTS * (MAX_REPORT_CHARS * TOKENS_PER_REPORT_CHAR + 8) + 16
+"""The output tokens the reported passages may take: each passage at its longest in its
+costliest characters, with its quotes and comma, and the key with its brackets."""
 REPLY_OVERHEAD_TOKENS = 64
 
 
@@ -37,15 +46,10 @@ def response_schema(
 ) -> dict[str, Any]:
     """A strict JSON Schema: one object per criterion id with its score (an enum, or a range of
     whole numbers on an open scale), a bounded rationale and bounded quotes; first, the bounded
-    passages addressed to the reviewer (asked for only when no criterion has that id)."""
-    properties = {REPORT_KEY: _report_schema()} if asks_reports(ids) else {}
+    passages addressed to the reviewer."""
+    properties = {REPORT_KEY: _report_schema()}
     properties |= {cid: _criterion_schema(rubric, rubric.criterion(cid), ceiling) for cid in ids}
     return _object(properties)
-
-
-def asks_reports(ids: tuple[str, ...]) -> bool:
-    """True when the reply carries `REPORT_KEY`: always, unless a criterion has that id."""
-    return REPORT_KEY not in ids
 
 
 def _report_schema() -> dict[str, Any]:
