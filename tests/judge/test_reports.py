@@ -13,7 +13,7 @@ import pytest
 from rubricate.evidence.results import ScoreReport
 from rubricate.evidence.snapshot import FileChange, Snapshot
 from rubricate.judge.budget import Budget
-from rubricate.judge.prompt import build_prompt
+from rubricate.judge.prompt import build_prompt, phase_criteria
 from rubricate.judge.reply_schema import REPORT_KEY
 from rubricate.judge.reports import (
     MALFORMED_NOTE,
@@ -244,7 +244,8 @@ def _by_phase(request: list[str], submission: list[str], quotes: list[str]) -> s
 
     def respond(request_: httpx2.Request, body: dict[str, Any]) -> httpx2.Response:
         ids = servers.criteria_of(servers.schema_of(body) or {"required": []})
-        return calls["request" if ids == ["task_complexity"] else "submission"](request_, body)
+        phase = "request" if tuple(ids) == phase_criteria(axes(), "request") else "submission"
+        return calls[phase](request_, body)
 
     return respond
 
@@ -278,7 +279,7 @@ def test_a_report_on_a_file_flags_only_the_call_that_showed_it(tmp_path: Path) -
     result, capped = _capped_axes(tmp_path, reporting, snapshot(body=BODY, changes=changes))
     [finding] = _reported(result)
     assert (finding.path, finding.line) == ("src/parser.py", 2)
-    assert capped == set(axes().ids) - {"task_complexity"}
+    assert capped == set(phase_criteria(axes(), "submission"))
     assert NOT_FOUND_NOTE.format(count=1) in result.notes  # the request call was not shown it
 
 
