@@ -19,9 +19,9 @@ from the key's complete value at the start of the reply, with the same limits
 Reported per source and for the benign items: the shares with a passage reported, with one
 verified (a warning in a run), with a verified passage inside the payload itself, with a
 passage not found, too short, over the limits or malformed (ignored in a run), replies
-complete and read from a cut reply, faults by
-kind, tokens and the mean latency of a call, the scan's share on the same PR and the union
-(scan or verified report), and the first verified passages (cut short).
+complete and read from a cut reply, faults by kind, tokens and the mean latency of a call, the
+scan's share on the same PR and the union (scan or verified report), and the first verified
+passages (cut short).
 """
 
 from __future__ import annotations
