@@ -96,7 +96,7 @@ class JudgeConfig(_Deferred):
         default=4096,
         gt=0,
         description=(
-            "Ceiling on the max_tokens of one judge call; the limit sent is 64, plus 1000 for"
+            "Ceiling on the max_tokens of one judge call; the limit sent is 64, plus 100 for"
             " the passages the judge reports as addressed to the reviewer, plus 490 for each"
             " criterion (one longest valid answer: rationale and quotes), up to this."
         ),

@@ -127,14 +127,15 @@ def test_every_call_carries_max_tokens_from_the_rubric(tmp_path: Path) -> None:
     assert entry == {"type": "string", "maxLength": 600}
 
 
-def test_max_tokens_hold_three_reported_passages_of_the_costliest_characters() -> None:
-    """Written as itself, a character takes at most 4 bytes of UTF-8, at most one token each."""
-    passages = ["\N{GRINNING FACE}" * MAX_REPORT_CHARS] * MAX_REPORTS
-    written = json.dumps({REPORT_KEY: passages}, ensure_ascii=False).encode()
-    assert len(written) <= REPORT_TOKENS
+def test_max_tokens_hold_three_reported_passages_beside_eight_criteria() -> None:
+    """Passages are budgeted at the criteria's rate (about 4 characters a token), so a call of
+    eight criteria still fits the default ceiling with room for three of the longest passages."""
+    passages = ["word " * (MAX_REPORT_CHARS // 5)] * MAX_REPORTS
+    written = json.dumps({REPORT_KEY: passages})
+    assert len(written) // 4 <= REPORT_TOKENS
     ceiling = JudgeConfig(model="m").max_output_tokens
-    needed = REPLY_OVERHEAD_TOKENS + PER_CRITERION_TOKENS + len(written)
-    assert max_output_tokens(1, ceiling) >= needed
+    needed = REPLY_OVERHEAD_TOKENS + REPORT_TOKENS + 8 * PER_CRITERION_TOKENS
+    assert max_output_tokens(8, ceiling) == needed <= ceiling
 
 
 def test_the_config_reference_gives_the_max_tokens_sent() -> None:

@@ -28,16 +28,12 @@ criterion id may start with (`rubric/build.py`), so it cannot shadow one."""
 MAX_REPORTS = 3
 MAX_REPORT_CHARS = 80
 """A passage needs only to be long enough to be located and read (a report's finding shows up
-to 120 characters); the limit keeps a call of six criteria under the default ceiling of 4096
-output tokens with `REPORT_TOKENS` sized for the costliest text."""
-TOKENS_PER_REPORT_CHAR = 4
-"""The most tokens one character of a passage takes in the reply when written as itself: up to
-4 bytes of UTF-8 at one token per byte, the most a byte-level tokenizer takes (an escape JSON
-requires, `\\"` or `\\n`, is 2 bytes). A model that writes a non-ASCII character as a `\\uXXXX`
-escape (6 bytes) can need more: the budget then holds for two thirds of a passage's length."""
-REPORT_TOKENS = MAX_REPORTS * (MAX_REPORT_CHARS * TOKENS_PER_REPORT_CHAR + 8) + 16
-"""The output tokens the reported passages may take: each passage at its longest in its
-costliest characters, with its quotes and comma, and the key with its brackets."""
+to 120 characters)."""
+REPORT_TOKENS = MAX_REPORTS * (MAX_REPORT_CHARS // 4 + 8) + 16
+"""The output tokens the reported passages may take: each passage at its longest, at about 4
+characters a token as `PER_CRITERION_TOKENS` reads rationales and quotes, with its quotes and
+comma, and the key with its brackets. Text in a script that takes more tokens a character can
+need more, as a rationale in it can: the reply is then cut and *not assessed*, never passed."""
 REPLY_OVERHEAD_TOKENS = 64
 
 
