@@ -39,7 +39,7 @@ def test_history_reads_blobs_not_diffs(tmp_path: Path) -> None:
         ("second", [("ledger/a.jsonl", "two")]),
         ("rename", [("ledger/b.jsonl", x) for x in ("one", "\x00", "two", "three")]),
     ]
-    assert all(c[5] for c in history)  # one line of pushes: every commit on the mainline
+    assert all(c[5] for c in history)  # one line of pushes: all the branch's own
     first = history[0][0]
     assert [
         c[3]

@@ -33,14 +33,37 @@ echo run >> "$0.calls"
 echo '{said}' >&2
 exit 1
 """
-FAIL_AFTER_PUSH = """#!/bin/sh
+
+
+def _hanging_up_after_push(after: str = "", before_others: str = "") -> str:
+    """A `git` that runs the real push, then `after`, then fails as a dropped connection does;
+    other commands run `before_others` first."""
+    return f"""#!/bin/sh
 if [ "$1" = push ]; then
     "$REAL_GIT" "$@"
-    echo 'fatal: the remote end hung up unexpectedly' >&2
+{after}    echo 'fatal: the remote end hung up unexpectedly' >&2
     exit 128
 fi
-exec "$REAL_GIT" "$@"
+{before_others}exec "$REAL_GIT" "$@"
 """
+
+
+FAIL_AFTER_PUSH = _hanging_up_after_push()
+FAIL_AFTER_PUSH_THEN_UNREADABLE = _hanging_up_after_push(
+    '    : > "$0.pushed"\n',
+    """if [ "$1" = ls-remote ] && [ -e "$0.pushed" ]; then
+    echo 'fatal: unable to access the remote: Could not resolve host' >&2
+    exit 128
+fi
+""",
+)
+FAIL_AFTER_PUSH_THEN_BUILT_ON = _hanging_up_after_push(
+    """    tip=$("$REAL_GIT" --git-dir="$REMOTE" rev-parse refs/heads/rubricate-data)
+    next=$(echo on top | "$REAL_GIT" -c user.name=o -c user.email=o@example.com \\
+        --git-dir="$REMOTE" commit-tree "$tip^{tree}" -p "$tip")
+    "$REAL_GIT" --git-dir="$REMOTE" update-ref refs/heads/rubricate-data "$next"
+"""
+)
 HOLD = """#!/bin/sh
 : > "$PUSH_STARTED"
 i=0
@@ -106,22 +129,51 @@ def test_a_refused_push_fails_at_once_with_the_remote_s_words(tmp_path: Path, sa
     assert git("rev-parse", BRANCH, cwd=remote) == before
 
 
-def test_a_push_that_landed_though_git_says_it_failed_is_reported_written(tmp_path: Path) -> None:
-    """The remote took the push, then the connection dropped before git heard so."""
-    remote = _ledger(tmp_path)
+def _append_through(remote: Path, tmp_path: Path, script: str) -> tuple[int, str, str]:
+    """`ledger append` of NEW with `git` replaced by `script` (which runs the real one)."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    (bin_dir / "git").write_text(FAIL_AFTER_PUSH, encoding="utf-8")
+    (bin_dir / "git").write_text(script, encoding="utf-8")
     (bin_dir / "git").chmod(0o755)
     env = {
         **os.environ,
         "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
         "REAL_GIT": shutil.which("git") or "git",
+        "REMOTE": str(remote),
     }
     appending = _append(remote, tmp_path, env)
     out, err = appending.communicate(timeout=120)
-    assert appending.returncode == 0, err
+    return appending.returncode, out, err
+
+
+@pytest.mark.parametrize("script", [FAIL_AFTER_PUSH, FAIL_AFTER_PUSH_THEN_BUILT_ON])
+def test_a_push_that_landed_though_git_says_it_failed_is_reported_written(
+    tmp_path: Path, script: str
+) -> None:
+    """The remote took the push, then the connection dropped before git heard so (and someone
+    else may have pushed on top of it at once)."""
+    remote = _ledger(tmp_path)
+    code, out, err = _append_through(remote, tmp_path, script)
+    assert code == 0, err
     assert "added 1, already present 0" in out
+    assert _ids(remote).count(NEW.id) == 1
+
+
+def test_a_push_that_landed_then_an_unreadable_remote_says_it_may_have_landed(
+    tmp_path: Path,
+) -> None:
+    """The remote took the push, the connection dropped, and the branch cannot be read again:
+    the push's own error, and that it may be on the branch; a run again adds nothing twice."""
+    remote = _ledger(tmp_path)
+    code, out, err = _append_through(remote, tmp_path, FAIL_AFTER_PUSH_THEN_UNREADABLE)
+    assert code == 1
+    assert "Traceback" not in err
+    assert "hung up unexpectedly" in err
+    assert "may have landed: run it again" in err
+    assert "added" not in out
+    assert _ids(remote).count(NEW.id) == 1
+    out, err = _append(remote, tmp_path).communicate(timeout=120)
+    assert "added 0, already present 1" in out, err
     assert _ids(remote).count(NEW.id) == 1
 
 

@@ -79,3 +79,11 @@ def test_a_job_file_that_is_not_one_says_where_and_what(how: str) -> None:
     assert str(raised.value).startswith("jobs/1.json: not a valid job file: ")
     assert said in str(raised.value)
     assert "ledger verify --fix" in str(raised.value)
+
+
+def test_another_job_s_broken_file_never_fails_this_job_s_read() -> None:
+    """Only the job's own paths are read (a merge group reads each of its jobs' files once)."""
+    files = {"jobs/1.json": _body(GOOD), "jobs/2.json": JOB_FILES["not an object"][0]}
+    assert len(job_file_events(files, "o/r", 1)) == len(JOB)
+    with pytest.raises(LedgerError, match=r"jobs/2\.json"):
+        job_file_events(files, "o/r", 2)

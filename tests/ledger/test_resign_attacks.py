@@ -282,6 +282,35 @@ def test_with_a_key_a_duplicate_key_never_turns_a_signed_approval_into_a_pass(
     assert not _passing_approval_stands(remote)
 
 
+def _approved_then_withdrawn(remote: Path, between: Callable[[], object] = lambda: None) -> Event:
+    """Rubricate's commits: a passing approval of PR #1, then (after `between`) a revision
+    request that withdraws it, in a commit of its own (returned)."""
+    passing = scored("approved", 1, 2, "comment:7#0", [5] * 5, verdict="pass")
+    request = event("revision_requested", 1, 3, "review:8")
+    with DataBranchStore(str(remote)) as store:
+        store.append(completed_job(1, [3] * 5, [3] * 5)[:1])
+        store.append([passing])
+    between()
+    with DataBranchStore(str(remote)) as store:
+        store.append([request])
+    return request
+
+
+def _assert_resign_signs_the_bot_s_request(
+    remote: Path,
+    request: Event,
+    mp: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    unsigned: int = 0,
+) -> None:
+    """`ledger resign` leaves `unsigned` lines and signs the bot's `request`: it withdraws."""
+    mp.setenv(KEY_ENV, KEY.decode())
+    assert main(["ledger", "resign", "--remote", str(remote)]) == 0
+    assert f"left unsigned: {unsigned} line(s)" in capsys.readouterr().out
+    assert request.id in _signed_ids(remote)
+    assert not _passing_approval_stands(remote)
+
+
 @pytest.mark.parametrize("into", [EARLIER, SHARD])
 def test_a_copy_of_a_bot_line_never_keeps_resign_from_signing_the_bot_s_own(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], into: str
@@ -291,18 +320,69 @@ def test_a_copy_of_a_bot_line_never_keeps_resign_from_signing_the_bot_s_own(
     the bot wrote is signed all the same, so the request still withdraws the approval. Were
     both left unsigned, a copy would delete the request from every keyed reader's view."""
     remote, work = bare_remote(tmp_path), tmp_path / "work"
-    passing = scored("approved", 1, 2, "comment:7#0", [5] * 5, verdict="pass")
-    request = event("revision_requested", 1, 3, "review:8")
-    with DataBranchStore(str(remote)) as store:
-        store.append(completed_job(1, [3] * 5, [3] * 5)[:1])
-        store.append([passing])
-        store.append([request])
+    request = _approved_then_withdrawn(remote)
     shard = branch_files(remote)[SHARD]
     (line,) = [x for x in shard.split(b"\n") if request.id.encode() in x]
     copied = {into: (shard if into == SHARD else b"") + line + b"\n"}
     commit_files(remote, copied, work, "copy the request")
+    _assert_resign_signs_the_bot_s_request(remote, request, monkeypatch, capsys, unsigned=1)
+
+
+def test_a_merge_that_changes_nothing_never_takes_the_bot_s_lines(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A merge of the commit before the bot's withdrawal and the withdrawal itself, with the
+    withdrawal's tree: it changes no file, so what it adds against its first parent is the
+    bot's commit's, reached through its second parent, and is signed as the bot's."""
+    remote = bare_remote(tmp_path)
+    request = _approved_then_withdrawn(remote)
+    tree = git("rev-parse", f"{BRANCH}^{{tree}}", cwd=remote)
+    merge = git("commit-tree", tree, "-p", f"{BRANCH}^", "-p", BRANCH, "-m", "m", cwd=remote)
+    git("update-ref", f"refs/heads/{BRANCH}", merge, cwd=remote)
+    _assert_resign_signs_the_bot_s_request(remote, request, monkeypatch, capsys)
+
+
+def test_a_maintainer_s_pull_merge_never_takes_the_bot_s_lines(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A maintainer edits README.md one bot commit behind and pulls with a merge: the bot's
+    withdrawal comes in through the merge's second parent and is still the bot's."""
+    remote, work = bare_remote(tmp_path), tmp_path / "work"
+    clone = ("clone", "--quiet", "--branch", BRANCH, str(remote), str(work))
+    request = _approved_then_withdrawn(remote, lambda: git(*clone))
+    (work / "README.md").write_text("the data branch\n", encoding="utf-8")
+    git("add", "README.md", cwd=work)
+    git("commit", "--quiet", "-m", "readme", cwd=work)
+    git("pull", "--quiet", "--no-rebase", "--no-edit", "origin", BRANCH, cwd=work)
+    git("push", "--quiet", "origin", BRANCH, cwd=work)
+    assert len(git("rev-parse", f"{BRANCH}^@", cwd=remote).split()) == 2
+    _assert_resign_signs_the_bot_s_request(remote, request, monkeypatch, capsys)
+
+
+def test_another_history_joined_to_this_one_by_a_side_merge_stays_the_merger_s(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another data branch's bot commits made the first parent of a side merge whose second
+    parent is this branch's first commit, and that side merge merged in: the side merge is of
+    this branch's history, the other branch's commits are not, so its lines are the side
+    merge's, never the bot's."""
+    remote, other = bare_remote(tmp_path), bare_remote(tmp_path, "other.git")
+    _bot_ledger(remote)
+    approval = scored("approved", 1, 3, "comment:8#0", [5] * 5, verdict="pass")
+    with DataBranchStore(str(other)) as store:
+        store.append([approval])
+    git("fetch", "--quiet", str(other), f"{BRANCH}:other", cwd=remote)
+    root = git("rev-list", "--max-parents=0", BRANCH, cwd=remote)
+    side = git("commit-tree", "other^{tree}", "-p", "other", "-p", root, "-m", "s", cwd=remote)
+    work = tmp_path / "work"
+    git("clone", "--quiet", "--branch", BRANCH, str(remote), str(work))
+    git("fetch", "--quiet", "origin", side, cwd=work)
+    git("merge", "--quiet", "-s", "ours", "--no-edit", side, cwd=work)
+    union = branch_files(remote)[SHARD] + branch_files(other)[SHARD]
+    (work / SHARD).write_bytes(union)
+    git("commit", "--quiet", "--amend", "-am", "merge the side line", cwd=work)
+    git("push", "--quiet", "origin", BRANCH, cwd=work)
     monkeypatch.setenv(KEY_ENV, KEY.decode())
     assert main(["ledger", "resign", "--remote", str(remote)]) == 0
-    assert "left unsigned: 1 line(s)" in capsys.readouterr().out
-    assert request.id in _signed_ids(remote)
+    assert approval.id not in _signed_ids(remote)
     assert not _passing_approval_stands(remote)

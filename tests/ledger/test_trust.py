@@ -163,7 +163,7 @@ def test_resign_signs_the_bot_events_once_and_leaves_hand_added_lines_unsigned(
     assert main(["ledger", "resign", "--remote", str(remote)]) == 0
     out = capsys.readouterr().out
     assert f"signed {len(before)} event(s) in commit " in out
-    assert "left unsigned: 1 line(s) added by hand" in out
+    assert "left unsigned: 1 line(s) not written by rubricate's commits" in out
     after = parse_ledger({SHARD: branch_files(remote)[SHARD].decode()}, KEY)
     assert [e.id for e in after.events] == [e.id for e in before]
     assert [e.model_copy(update={"sig": None}) for e in after.events] == list(before)

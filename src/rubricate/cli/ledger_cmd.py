@@ -217,7 +217,8 @@ def run_resign(args: argparse.Namespace) -> int:
         result, count, left = data_branch(store).resign_own()
         require_branch(store, args)
     where = f"in commit {result.commit[:12]}" if result.commit else "(nothing to write)"
-    print(f"signed {count} event(s) {where}; left unsigned: {left} line(s) added by hand")
+    others = f"{left} line(s) not written by rubricate's commits"
+    print(f"signed {count} event(s) {where}; left unsigned: {others}")
     return 0
 
 

@@ -15,8 +15,9 @@ import base64
 import os
 import re
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
+from typing import TypeVar
 from urllib.parse import urlsplit
 
 from rubricate.errors import RubricateError, gist
@@ -30,6 +31,7 @@ BOT_NAME = "rubricate-bot"
 BOT_EMAIL = "rubricate-bot@users.noreply.github.com"
 TIP_REF = "refs/rubricate/tip"
 NEW_REF = "refs/rubricate/new"
+MOVED_REF = "refs/rubricate/moved"
 _CONTENDED = (
     "[rejected]",
     "non-fast-forward",
@@ -42,6 +44,7 @@ _CONTENDED = (
 )
 """What git's own status line for a refused ref says when another push held or moved it (a
 remote's hook cannot write that line: its words come as `remote:` lines)."""
+_T = TypeVar("_T")
 PUSH_TIMEOUT = 600.0
 """Seconds a push may take before it is given up (the remote may still take it)."""
 _MISSING = ("couldn't find remote ref", "could not find remote ref")
@@ -130,8 +133,13 @@ def remote_refs(remote: str, patterns: Iterable[str], *, token: str | None) -> d
     _check(*(ref_error(p.replace("*", "x"), "ref pattern") for p in wanted))
     env = auth_env(remote, token)
     out = run_git(["ls-remote", "--end-of-options", remote_url(remote), *wanted], env=env)
+    return _listed_refs(out.stdout)
+
+
+def _listed_refs(out: bytes) -> dict[str, str]:
+    """`ref name -> sha` of `git ls-remote` output."""
     found = {}
-    for line in out.stdout.decode("utf-8", "replace").splitlines():
+    for line in out.decode("utf-8", "replace").splitlines():
         sha, _, name = line.partition("\t")
         if name and not sha_error(sha, "sha"):
             found[name] = sha
@@ -272,39 +280,65 @@ class GitWorkspace:
         its ref (plan again on the new tip). Git's exit code alone does not decide: after a
         failure the branch is read again, so a push that landed before the connection dropped
         is written, and one the remote refused (a hook, a full disk) is a `GitError` with the
-        remote's words at once, not a race retried until it gives up."""
+        remote's words at once, not a race retried until it gives up. A push that failed in
+        another way (the connection dropped) while the branch moved on is written when the new
+        tip holds `commit` (someone pushed on top of it at once). When the branch cannot be
+        read after a failed push, or a push times out and is not there, the `GitError` says the
+        push may have landed."""
         target = f"{commit}:refs/heads/{self.branch}"
         args = ["push", "--porcelain", "--end-of-options", self.url, target]
         try:
             proc = run_git(args, self.gitdir, env=self.env, check=False, timeout=PUSH_TIMEOUT)
         except GitError as exc:  # timed out: the remote may take the push all the same
-            if self.remote_tip() == commit:
+            now = self._reread(exc.stderr, exc.returncode, self.remote_tip)
+            if self._reread(exc.stderr, exc.returncode, lambda: self._holds(now, commit)):
                 return True
-            raise GitError(
-                ["push", self.safe_url],
-                exc.returncode,
-                f"error: {exc.stderr}; the remote may still take it: run it again (what was "
-                "written is skipped)",
-            ) from None
+            raise self._may_have_landed(exc.stderr, exc.returncode) from None
         if proc.returncode == 0:
             return True
-        now = self.remote_tip()
+        status, said = push_refusal((proc.stdout + proc.stderr).decode("utf-8", "replace"))
+        now = self._reread(said, proc.returncode, self.remote_tip)
         if now == commit:
             return True
-        status, said = push_refusal((proc.stdout + proc.stderr).decode("utf-8", "replace"))
-        if now != base or any(marker in status for marker in _CONTENDED):
+        if any(marker in status for marker in _CONTENDED):
             return False
+        if now != base:  # moved: written when someone pushed on top of it at once
+            return self._reread(said, proc.returncode, lambda: self._holds(now, commit))
         raise GitError(["push", self.safe_url], proc.returncode, self._redact(said))
+
+    def _reread(self, said: str, returncode: int, read: Callable[[], _T]) -> _T:
+        """`read()` of the branch after a push that git says failed (`said`): a failure to read
+        is the push's error, which may have landed."""
+        try:
+            return read()
+        except GitError as exc:
+            raise self._may_have_landed(f"{said.strip()}; then {exc.stderr}", returncode) from None
+
+    def _holds(self, tip: str | None, commit: str) -> bool:
+        """Whether the branch's `tip` is `commit` or was built on it (fetched to know)."""
+        if tip is None or tip == commit:
+            return tip is not None
+        refspec = f"+refs/heads/{self.branch}:{MOVED_REF}"
+        args = ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", *self._fetch_options()]
+        self._git(*args, "--end-of-options", self.url, refspec)
+        ancestry = ["merge-base", "--is-ancestor", "--end-of-options", commit, MOVED_REF]
+        return run_git(ancestry, self.gitdir, check=False).returncode == 0
+
+    def _may_have_landed(self, said: str, returncode: int) -> GitError:
+        """The error of a push that failed (`said`) but may be on the branch all the same."""
+        return GitError(
+            ["push", self.safe_url],
+            returncode,
+            self._redact(
+                f"error: {said.strip()}; the push may have landed: run it again (what "
+                "was written is skipped)"
+            ),
+        )
 
     def remote_tip(self) -> str | None:
         """The branch's commit on the remote now (None when it has none)."""
         ref = f"refs/heads/{self.branch}"
-        out = self._git("ls-remote", "--end-of-options", self.url, ref)
-        for line in out.decode("utf-8", "replace").splitlines():
-            sha, _, name = line.partition("\t")
-            if name == ref:
-                return sha
-        return None
+        return _listed_refs(self._git("ls-remote", "--end-of-options", self.url, ref)).get(ref)
 
     def close(self) -> None:
         """End the object reader, if one runs."""

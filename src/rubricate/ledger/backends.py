@@ -391,7 +391,7 @@ class DataBranchStore(LedgerStore):
     def resign_own(self) -> tuple[AppendResult, int, int]:
         """Sign the unsigned events whose lines rubricate's own commits wrote (see
         `LedgerStore.resign`): in each shard, a line as many times as the bot's commits on the
-        branch's mainline added it there (`bot_written`); a line that another commit added or
+        branch's own history added it there (`bot_written`); a line that another commit added or
         edited, and a copy beyond the bot's own, stays unsigned. Also how many such lines there
         are.
 

@@ -193,10 +193,12 @@ def in_the_shards(
     as "already present", so it never reached the ledger. Only a claim the shards bear out is
     taken; otherwise the append folds the whole ledger, its source of truth. The months' last
     shards (read for the append already) are looked at first: a re-run or a re-delivery comes
-    soon after its first run, so a month's other shards are read only for a claim they leave."""
+    soon after its first run, so a month's other shards are read only for a claim they leave,
+    one at a time, the newest first, until none is left."""
     claimed = {e.id for e in batch} - {e.id for e in added}
     last = sorted(last_shards(shards, batch))
-    for paths in (last, [p for p in shards if p not in last]):
+    others = [[p] for p in sorted(shards, reverse=True) if p not in last]
+    for paths in [last, *others]:
         if not claimed:
             break
         texts = read(paths) if paths else {}

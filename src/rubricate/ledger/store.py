@@ -38,7 +38,7 @@ from rubricate.ledger.codec import (
     parse_ledger,
 )
 from rubricate.ledger.event import Event
-from rubricate.ledger.paths import JOBS_DIR, git_blob_id, is_derived
+from rubricate.ledger.paths import git_blob_id, is_derived, job_paths
 from rubricate.ledger.refold import Fetch
 from rubricate.ledger.trust import resign_shard, trusted
 from rubricate.ledger.verify import VerifyReport, verify_tree, written_problems
@@ -375,18 +375,18 @@ def commit_message(added: int, extras: Sequence[str], rebuilt: bool = False) -> 
 def job_file_events(
     files: Mapping[str, bytes], repo: str, pr: int, key: bytes | None = None
 ) -> tuple[Event, ...]:
-    """The trusted events of the job file among `files` (those under `jobs/`) that names this
-    job.
+    """The trusted events of the job file among `files` that names this job: only the files at
+    the job's paths (`job_paths`) are read, so a group's jobs read each file once.
 
     A job file is derived, and anyone who can push to the data branch can edit it: an event
     whose id is forged (or, with a ledger `key`, that is not signed with it) is left out. A file
     that is not a job file, or holds an entry that is not an event, is a `LedgerError` that says
     where and what (the ledger itself is intact: `ledger verify --fix` writes the file again).
-    So is a second, different file that names the same job (one planted at another layout's
-    path, say, holding the job without its latest events): which one is the ledger's is not for
-    a path's sort order to decide."""
+    So is a second, different file that names the same job at another of its paths (one planted
+    at another layout's path, say, holding the job without its latest events): which one is the
+    ledger's is not for a path's sort order to decide."""
     found: dict[bytes, tuple[str, dict[str, object]]] = {}
-    for path in sorted(p for p in files if p.startswith(JOBS_DIR)):
+    for path in sorted(p for p in job_paths(repo, pr) if p in files):
         body = _job_body(path, files[path])
         if body.get("repo") == repo and body.get("pr") == pr:
             found.setdefault(files[path], (path, body))

@@ -168,7 +168,8 @@ class ForeignCommit:
 
 History: TypeAlias = Iterable[tuple[str, str, str, str, list[tuple[str, str]], bool]]
 """A branch's commits (`rubricate.gitio.history.HistoryCommit`): sha, author, committer,
-subject, the (path, line) pairs each added, and whether it is on the branch's mainline."""
+subject, the (path, line) pairs each added, and whether it belongs to the branch's own history
+(descends from the root of the chain of first parents from the tip)."""
 
 
 def foreign_commits(history: History, bot: str, key: bytes | None = None) -> list[ForeignCommit]:
@@ -186,18 +187,19 @@ def foreign_commits(history: History, bot: str, key: bytes | None = None) -> lis
 
 def bot_written(history: History, bot: str) -> Counter[tuple[str, str]]:
     """How many times each line (exact text) was added to each file by commits that `bot` made
-    on the branch's mainline: by the history's word, the bot's own lines, occurrence by
+    in the branch's own history: by the history's word, the bot's own lines, occurrence by
     occurrence.
 
     A copy of such a line (in another file, or one more time in the same one) is not the bot's,
     and never makes the bot's own occurrence any less its own: were it so, copying a line the
     bot wrote (a revision request that withdraws an approval) would take it from every keyed
-    reader after `ledger resign`, as a deletion would, without deleting anything. A commit in
-    the bot's name reached only through a merge's other parent (another history merged in) is
-    not on the mainline: what it added is the merge's, not the bot's."""
+    reader after `ledger resign`, as a deletion would, without deleting anything. A bot commit
+    of the branch's own history stays the bot's whichever parent of a merge reaches it (a merge
+    adds only what no parent of that history held); one of an unrelated history merged in is
+    not: what it brought is the merge's (`rubricate.gitio.history`)."""
     mine: Counter[tuple[str, str]] = Counter()
-    for _, author, committer, _, added, mainline in history:
-        if mainline and (author, committer) == (bot, bot):
+    for _, author, committer, _, added, own in history:
+        if own and (author, committer) == (bot, bot):
             mine.update(added)
     return mine
 
