@@ -8,7 +8,11 @@ review overrode another's failing approval (that approval fails again), with the
 withdrawal, a `revision_requested` event of that version (delivery `review:<id>#dismissed`,
 its natural key as ever), and the gate of its heads is set again. Another reviewer's approval
 is not the review's, and stays. A review the ledger holds nothing of yet is marked
-answered, so a late run of its submission applies nothing. After a merge nothing changes (the
+answered, so a late run of its submission applies nothing: in the view state, not the ledger,
+since most dismissed reviews hold no command (GitHub's stale-approval rule dismisses every
+approving review at each push) and a dismissal's body may no longer show the commands its
+submission held, so a ledger mark would be written for nearly every dismissal; a view state lost
+or put back lets such a late run apply (`SECURITY.md`). After a merge nothing changes (the
 merge recorded the gate it had). On a PR closed without merge the withdrawal is recorded all
 the same, dated just before the close: after it, a `revision_requested` would read as a
 reopening (`rubricate.ledger.fold.lifecycle_state`, which every reader, older ones too,
