@@ -105,6 +105,20 @@ def test_older_drafts_apply_the_draft7_keywords_they_lack(
     assert errors(full, bad) != []
 
 
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "https://json-schema.org/draft/2019-09/schema",
+        "https://json-schema.org/draft/2020-12/schema",
+    ],
+)
+def test_later_drafts_keep_draft7_dependencies(uri: str) -> None:
+    schema = {"$schema": uri, "dependencies": {"bar": ["foo"], "baz": {"required": ["qux"]}}}
+    assert errors(schema, {"bar": 1, "foo": 2, "baz": 3, "qux": 4}) == []
+    assert errors(schema, {"bar": 1}) == ["'foo' is a dependency of 'bar'"]
+    assert errors(schema, {"baz": 1}) == ["'qux' is a required property"]
+
+
 @pytest.mark.parametrize("uri", [DRAFT4, DRAFT6, "http://json-schema.org/draft-07/schema#"])
 def test_keywords_beside_a_ref_apply_in_every_draft(uri: str) -> None:
     schema = {

@@ -103,8 +103,15 @@ def test_a_schema_for_unevaluated_names(draft: str) -> None:
 
 
 @pytest.mark.parametrize("draft", DRAFTS)
-def test_dependencies_apply_as_in_draft_7(draft: str) -> None:
-    schema = {"dependencies": {"bar": ["foo"], "baz": {"required": ["qux"]}}}
-    assert errors(draft, schema, {"bar": 1, "foo": 2, "baz": 3, "qux": 4}) == []
-    assert errors(draft, schema, {"bar": 1}) == ["'foo' is a dependency of 'bar'"]
-    assert errors(draft, schema, {"baz": 1}) == ["'qux' is a required property"]
+def test_the_schemas_of_draft_7_dependencies_evaluate(draft: str) -> None:
+    schema = closed(
+        properties={"a": True},
+        dependencies={"a": {"properties": {"b": {"type": "integer"}}}, "c": ["a"]},
+    )
+    assert errors(draft, schema, {"a": 1, "b": 2}) == []
+    assert errors(draft, schema, {"b": 2}) == [
+        "Unevaluated properties are not allowed ('b' was unexpected)"
+    ]
+    assert errors(draft, schema, {"a": 1, "c": 2}) == [
+        "Unevaluated properties are not allowed ('c' was unexpected)"
+    ]

@@ -4,10 +4,11 @@ A property is evaluated when a keyword that applies to it succeeds: `properties`
 `patternProperties` (patterns read as ECMA-262, as `pattern` is) for the names they match,
 `additionalProperties` and `unevaluatedProperties` for the others, in the schema itself and
 in every subschema that succeeds: `$ref`, `$dynamicRef` and draft 2019-09's `$recursiveRef`,
-`allOf`/`anyOf`/`oneOf`, `if`/`then`/`else`, `dependentSchemas`. jsonschema's draft 2019-09
-keyword read an object-valued `additionalProperties` as a list of property names (so
-`{"additionalProperties": {"type": "string"}}` evaluated only a property called `type`: a
-wrong fail), and both drafts' keywords read patterns with Python's `re`.
+`allOf`/`anyOf`/`oneOf`, `if`/`then`/`else`, `dependentSchemas` and the schemas of draft 7's
+`dependencies`. jsonschema's draft 2019-09 keyword read an object-valued
+`additionalProperties` as a list of property names (so `{"additionalProperties": {"type":
+"string"}}` evaluated only a property called `type`: a wrong fail), and both drafts' keywords
+read patterns with Python's `re`.
 """
 
 from __future__ import annotations
@@ -21,6 +22,9 @@ from referencing.jsonschema import lookup_recursive_ref
 from rubricate.evidence.schema_patterns import ecma_regex, matches
 
 APPLICATORS = ("allOf", "anyOf", "oneOf")
+DEPENDENT = ("dependentSchemas", "dependencies")
+"""Keywords of subschemas applied when a property is present (`dependencies` as draft 7 wrote
+it, which `schema_dialect` keeps in these drafts; its lists of names evaluate nothing)."""
 
 
 def unevaluated_properties(
@@ -70,10 +74,10 @@ def evaluated_keys(validator: Any, instance: dict[str, Any], schema: Any) -> set
     keys |= named
     if "additionalProperties" in schema or "unevaluatedProperties" in schema:
         keys |= set(instance)
-    dependent = schema.get("dependentSchemas")
-    if isinstance(dependent, dict):
-        for key, subschema in dependent.items():
-            if key in instance:
+    for keyword in DEPENDENT:
+        dependent = schema.get(keyword)
+        for key, subschema in dependent.items() if isinstance(dependent, dict) else ():
+            if key in instance and isinstance(subschema, (dict, bool)):
                 keys |= evaluated_keys(validator, instance, subschema)
     for keyword in APPLICATORS:
         for subschema in schema.get(keyword, ()):
