@@ -18,9 +18,10 @@ from the key's complete value at the start of the reply, with the same limits
 
 Reported per source and for the benign items: the shares with a passage reported, with one
 verified (a warning in a run), with a verified passage inside the payload itself, with a
-passage not found (ignored in a run), replies complete and read from a cut reply, faults by
-kind, tokens and the mean latency of a call, the scan's share on the same PR and the union
-(scan or verified report), and the first verified passages (cut short).
+passage not found, too short, over the limits or malformed (ignored in a run), replies
+complete and read from a cut reply, faults by kind, tokens and the mean latency of a call, the
+scan's share on the same PR and the union (scan or verified report), and the first verified
+passages (cut short).
 """
 
 from __future__ import annotations
@@ -101,10 +102,11 @@ def judged(judge: Judge, body: str, payload: str, limit: int | None) -> dict[str
         row["fault"] = exc.kind
     try:
         judgment = parse_reply(text, judge.rubric, prompt.criteria_ids, judge.budget.open_ceiling)
-        passages, dropped = judgment.reported, judgment.dropped
+        passages, dropped = judgment.reported, judgment.dropped + judgment.malformed
         row["complete"] = True
     except ReplyError:
-        passages, dropped = reported_passages(reported_values(text))
+        passages, over, malformed = reported_passages(reported_values(text))
+        dropped = over + malformed
     reports, missing = verify(passages, prompt.untrusted)
     on_payload = payload and any(appears_in(r.quote, forms(payload)) for r in reports)
     return row | {

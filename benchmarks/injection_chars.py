@@ -9,8 +9,8 @@ from __future__ import annotations
 import itertools
 
 from rubricate.judge.detector import pairs, word_features
-from rubricate.judge.detector_text import _UNSPACED as UNSPACED
 from rubricate.judge.detector_text import MARKER_TOKENS
+from rubricate.judge.scripts import UNSPACED
 
 
 def features_3_5(tokens: list[str]) -> list[str]:

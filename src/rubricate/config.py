@@ -96,9 +96,9 @@ class JudgeConfig(_Deferred):
         default=4096,
         gt=0,
         description=(
-            "Ceiling on the max_tokens of one judge call; the limit sent is the number of"
-            " criteria times the tokens of one longest valid answer (rationale and quotes),"
-            " up to this."
+            "Ceiling on the max_tokens of one judge call; the limit sent is 64, plus 100 for"
+            " the passages the judge reports as addressed to the reviewer, plus 490 for each"
+            " criterion (one longest valid answer: rationale and quotes), up to this."
         ),
     )
     open_scale_ceiling: int = Field(

@@ -67,6 +67,15 @@ def test_a_cut_reply_is_read_up_to_the_reported_passages(
     assert (row["reported"], row["verified"], row["not_found"]) == (True, False, 3)
 
 
+def test_a_malformed_report_in_a_cut_reply_is_counted_as_not_found(
+    bench: ModuleType, known: ModuleType
+) -> None:
+    row = judged(bench, known, servers.llama_server_reports_cut("none"), 230)
+    assert (row["complete"], row["read"], row["reported"], row["not_found"]) == (
+        False, True, False, 1,
+    )  # fmt: skip
+
+
 def test_reported_values_stop_at_a_value_cut_short(bench: ModuleType) -> None:
     key = f'"{REPORT_KEY}"'
     assert bench.reported_values(f'{{{key}: ["a", "b"], "x": {{"score": 5, "ra') == [["a", "b"]]

@@ -286,8 +286,15 @@ def test_source_code_and_data_in_fixture_folders_are_flagged_when_cut(
     assert [f.rule for f in check(tmp_path, {path: cut}).findings] == ["truncated"]
 
 
-def test_terraform_module_files_may_be_empty_and_other_files_may_not(tmp_path: Path) -> None:
-    head = {"modules/eks/variables.tf": "", "modules/eks/outputs.tf": "", "main.tf": ""}
+def test_terraform_module_files_may_be_added_empty_and_other_files_may_not(
+    tmp_path: Path,
+) -> None:
+    head = {
+        "modules/eks/variables.tf": "",
+        "modules/eks/outputs.tf": "",
+        "modules/eks/main.tf": "",
+        "modules/eks/eks.tf": 'resource "aws_eks_cluster" "this" {}\n',
+    }
     assert check(tmp_path / "a", head).findings == ()
     result = check(tmp_path / "b", {"modules/eks/iam.tf": "", "src/variables.py": ""})
     assert [(f.path, f.rule) for f in result.findings] == [
@@ -296,9 +303,36 @@ def test_terraform_module_files_may_be_empty_and_other_files_may_not(tmp_path: P
     ]
 
 
-def test_vendored_code_at_the_root_deps_folder_is_not_scanned(tmp_path: Path) -> None:
+TF = 'resource "aws_s3_bucket" "b" {\n  bucket = var.name\n}\n'
+
+
+def test_an_emptied_or_lone_terraform_main_file_is_flagged(tmp_path: Path) -> None:
+    base = {"README.md": "# p\n", "main.tf": TF, "variables.tf": 'variable "name" {}\n'}
+    emptied = snapshot_of(tmp_path / "a", base, {"main.tf": ""})
+    assert [f.rule for f in completeness_check(emptied, parse_spec("")).findings] == ["empty-file"]
+    lone = {"modules/s3/main.tf": "", "modules/s3/variables.tf": 'variable "n" {}\n'}
+    result = check(tmp_path / "b", lone)
+    assert [(f.path, f.rule) for f in result.findings] == [("modules/s3/main.tf", "empty-file")]
+
+
+def test_vendored_code_in_a_library_folder_of_root_deps_is_not_scanned(tmp_path: Path) -> None:
     todo = "int f(void) { return 1; /* TODO: handle the error */ }\n"
-    result = check(tmp_path, {"deps/pcre2/pcre2_compile.c": todo, "src/deps/own.c": todo})
-    assert [(f.path, f.rule, f.kind) for f in result.findings] == [
-        ("src/deps/own.c", "todo-marker", "certain")
+    head = {
+        "deps/pcre2/pcre2_compile.c": todo,
+        "src/deps/own.c": todo,
+        "deps/build.jl": "# TODO: Windows\n",
+    }
+    result = check(tmp_path, head)
+    assert sorted((f.path, f.rule, f.kind) for f in result.findings) == [
+        ("deps/build.jl", "todo-marker", "certain"),
+        ("src/deps/own.c", "todo-marker", "certain"),
+    ]
+
+
+def test_a_marker_in_a_test_helper_keeps_its_source_severity(tmp_path: Path) -> None:
+    todo = "// TODO: flush effects\nexport function act(cb) { cb() }\n"
+    result = check(tmp_path, {"packages/react-dom/test-utils.js": todo, "src/a.test.js": todo})
+    assert sorted((f.path, f.kind) for f in result.findings) == [
+        ("packages/react-dom/test-utils.js", "certain"),
+        ("src/a.test.js", "note"),
     ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rubricate.evidence.doc_syntax import julia_doc_lines, julia_doctest_lines
+from rubricate.evidence.doc_syntax import julia_doc_lines
 
 JL = (
     "module M\n"  # 1
@@ -49,10 +49,6 @@ def test_julia_docstrings_stand_alone_before_what_they_document() -> None:
     assert sorted(julia_doc_lines(lines)) == [3, 4, 5, 6, 7, 8, 9, 10, 27, 28, 29, 32]
 
 
-def test_julia_doc_tests_are_the_jldoctest_blocks_of_docstrings() -> None:
-    assert sorted(julia_doctest_lines(JL.splitlines())) == [6, 7, 8, 9]
-
-
 @pytest.mark.parametrize(
     "text",
     [
@@ -61,7 +57,35 @@ def test_julia_doc_tests_are_the_jldoctest_blocks_of_docstrings() -> None:
         'msg = """\n```jldoctest\njulia> 1\n```\n"""\n',
     ],
 )
-def test_strings_that_are_not_docstrings_hold_no_doc_test(text: str) -> None:
-    lines = text.splitlines()
-    assert julia_doc_lines(lines) == set()
-    assert julia_doctest_lines(lines) == frozenset()
+def test_strings_that_are_not_docstrings_are_no_documentation(text: str) -> None:
+    assert julia_doc_lines(text.splitlines()) == set()
+
+
+JL_QUOTES = (
+    "module P\n"  # 1
+    '# Long text goes in """ strings\n'  # 2
+    '#= a block comment with """ in it =#\n'  # 3
+    '"""\n'  # 4
+    "    f(x)\n"  # 5
+    '\nQuote with `\\"""` and "\\"".\n'  # 6, 7
+    '"""\n'  # 8
+    "f(x) = x + 1\n"  # 9
+    'g(c) = c == \'#\' ? """\n'  # 10
+    "    text\n"  # 11
+    '    """ : c\n'  # 12
+    '"""\n'  # 13
+    "    h()\n"  # 14
+    '"""\n'  # 15
+    "h() = 1\n"  # 16
+    "end\n"  # 17
+)
+
+
+def test_quotes_in_comments_or_escaped_pair_no_docstring() -> None:
+    assert sorted(julia_doc_lines(JL_QUOTES.splitlines())) == [4, 5, 6, 7, 8, 13, 14, 15]
+
+
+def test_unpaired_quotes_the_old_reading_paired_are_still_read_as_quotes() -> None:
+    # must-flag side: a plain `\"""` after code still opens a string that closes below
+    text = 'x = 1\ns = """\n"""\n"""\n    k()\n"""\nk() = 1\n'
+    assert sorted(julia_doc_lines(text.splitlines())) == [4, 5, 6]

@@ -53,11 +53,13 @@ def test_single_star_agrees_with_fnmatch_within_a_segment(name: str) -> None:
         ("conftest.py", True, False),
         ("src/__tests__/hooks.test-d.tsx", True, False),
         ("types/hooks.test-d.ts", True, False),
-        ("playground/test-utils.ts", True, False),
+        ("playground/test-utils.ts", False, False),
         ("spec/test_helper.rb", True, False),
         ("src/latest-utils.ts", False, True),
         ("src/contest-rules.ts", False, True),
-        ("src/testHelpers.js", True, False),
+        ("src/testHelpers.js", False, False),
+        ("testutil/testutil.go", False, False),
+        ("__tests__/test-utils.ts", True, False),
         ("R/test-that.R", False, True),
         ("R/test-state.R", False, True),
         ("README.md", False, False),
@@ -66,6 +68,8 @@ def test_single_star_agrees_with_fnmatch_within_a_segment(name: str) -> None:
 def test_kinds(path: str, test: bool, source: bool) -> None:
     assert file_kinds.is_test(path) is test
     assert file_kinds.is_source(path) is source
+    helper = not (test or source) and file_kinds.extension(path) in file_kinds.SOURCE_EXTS
+    assert file_kinds.is_test_helper(path) is helper
 
 
 def test_other_kinds() -> None:

@@ -34,3 +34,20 @@ def test_a_dependency_range_still_needs_its_lockfile(tmp_path: Path) -> None:
         '"optional": true\n    }\n  },\n  "devDependencies": {\n    "c": "^3.0.0"\n  }\n}',
     )
     assert rules(tmp_path / "b", added) == ["pinned-dependencies"]
+
+
+ONE_LINE = (
+    '{\n  "name": "v",\n  "description": "a\u2028b\u2028c",\n'
+    '  "peerDependencies": {"b": "^1.0.0"}, "dependencies": {\n    "a": "^1.0.0"\n  }\n}\n'
+)
+
+
+def test_a_section_opened_after_a_one_line_peer_block_is_locked(tmp_path: Path) -> None:
+    base = {**BASE, "package.json": ONE_LINE}
+    bumped = snapshot_of(
+        tmp_path / "a", base, {"package.json": ONE_LINE.replace('^1.0.0"\n', '^2.0.0"\n')}
+    )
+    assert [f.rule for f in verifiability_check(bumped).findings] == ["pinned-dependencies"]
+    peer = ONE_LINE.replace('{"b": "^1.0.0"}', '{\n    "b": "^2.0.0"\n  }')
+    widened = snapshot_of(tmp_path / "b", base, {"package.json": peer})
+    assert verifiability_check(widened).findings == ()

@@ -476,3 +476,82 @@ def test_zig_source_needs_a_test_and_an_edited_test_block_is_one(tmp_path: Path)
     assert verifiability_check(tested).findings == ()
     build = snapshot_of(tmp_path / "c", base, {"build.zig": "pub fn build() void { run(); }\n"})
     assert verifiability_check(build).findings == ()
+
+
+@pytest.mark.parametrize(
+    ("path", "counted"),
+    [("deps/build.jl", True), ("deps/resolve.js", True), ("deps/pcre2/pcre2_compile.c", False)],
+)
+def test_only_a_library_folder_in_root_deps_is_vendored(
+    tmp_path: Path, path: str, *, counted: bool
+) -> None:
+    snapshot = snapshot_of(tmp_path, {**BASE, path: "x = 1\n"}, {path: "x = 2\n"})
+    assert [f.rule for f in verifiability_check(snapshot).findings] == (
+        ["tests"] if counted else []
+    )
+
+
+SKILL = {"tests/test_app.py": "def test_a():\n    pass\n"}
+
+
+@pytest.mark.parametrize(
+    ("files", "path", "tool"),
+    [
+        (
+            {"skills/review/SKILL.md": "# r\n", "skills/review/requirements.txt": "x\n"},
+            "skills/review/review.py",
+            True,
+        ),
+        ({"skills/pdf/SKILL.md": "# p\n"}, "skills/pdf/scripts/fill.py", True),
+        (
+            {"packages/cli/SKILL.md": "# c\n", "packages/cli/package.json": '{"name": "cli"}\n'},
+            "packages/cli/index.ts",
+            False,
+        ),
+        ({"agent/SKILL.md": "# a\n"}, "agent/app/main.py", False),
+        ({"tool/SKILL.md": "# t\n"}, "tool/src/index.ts", False),
+    ],
+)
+def test_a_skill_folder_holds_tools_unless_it_is_a_package_or_below_a_code_root(
+    tmp_path: Path, files: dict[str, str], path: str, *, tool: bool
+) -> None:
+    base = {**BASE, **SKILL, **files, path: "x = 1\n"}
+    snapshot = snapshot_of(tmp_path, base, {path: "x = 2\n"})
+    assert [f.rule for f in verifiability_check(snapshot).findings] == ([] if tool else ["tests"])
+
+
+def test_a_test_helper_neither_needs_a_test_nor_tests_other_code(tmp_path: Path) -> None:
+    go = {"go.mod": "module m\n", "testutil/testutil.go": "package testutil\n\nvar A = 1\n"}
+    base = {**BASE, **go, "app.go": "package m\n\nvar B = 1\n"}
+    helper = {"testutil/testutil.go": "package testutil\n\nvar A = 2\n"}
+    alone = snapshot_of(tmp_path / "a", base, helper)
+    assert verifiability_check(alone).findings == ()
+    beside = snapshot_of(tmp_path / "b", base, {**helper, "app.go": "package m\n\nvar B = 2\n"})
+    assert [f.path for f in verifiability_check(beside).findings] == ["app.go"]
+
+
+JL_COMMENT = (
+    'module P\n\n# Long text goes in """ strings\n"""\n    f(x)\n\nDoc of f.\n"""\nf(x) = x + 1\n\n'
+    '"""\n    g(x)\n"""\ng(x) = 2x\n\nend\n'
+)
+JL_ESCAPED = (
+    '"""\n    q(s)\n\nQuote with `\\"""`.\n"""\nq(s) = s\n\nh(x) = x + 1\n\n'
+    '"""\n    k()\n"""\nk() = 1\n'
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "old", "new", "code"),
+    [
+        (JL_COMMENT, "x + 1", "x + 2", True),
+        (JL_COMMENT, "    g(x)", "    g(y)", False),
+        (JL_ESCAPED, "x + 1", "x - 1", True),
+        (JL_ESCAPED, "    k()", "    k(n)", False),
+    ],
+)
+def test_quotes_in_a_julia_comment_or_escaped_pair_no_docstring(
+    tmp_path: Path, text: str, old: str, new: str, *, code: bool
+) -> None:
+    base = {**BASE, "src/P.jl": text}
+    snapshot = snapshot_of(tmp_path, base, {"src/P.jl": text.replace(old, new)})
+    assert [f.rule for f in verifiability_check(snapshot).findings] == (["tests"] if code else [])

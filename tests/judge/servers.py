@@ -184,14 +184,16 @@ def llama_server_paraphrase() -> Respond:
     return reporting(PARAPHRASES, 5, PARAPHRASES[1:2])
 
 
-def llama_server_reports_cut(reported: Sequence[str]) -> Respond:
+def llama_server_reports_cut(reported: Sequence[str] | str) -> Respond:
     """`llama-server` cut at `max_tokens` (`finish_reason: "length"`) after the reported
-    passages, inside the first criterion, as `bench_judge_reports.py --max-tokens` leaves it."""
+    passages (a list, or a bare string as a model may give), inside the first criterion, as
+    `bench_judge_reports.py --max-tokens` leaves it."""
 
     def respond(_request: httpx2.Request, body: dict[str, Any]) -> httpx2.Response:
         limit = int(body.get("max_tokens") or body.get("max_completion_tokens") or 64)
         ids = criteria_of(schema_of(body) or {"required": ["x"]})
-        head = json.dumps({REPORT_KEY: list(reported)}, indent=4)[:-2]
+        value = reported if isinstance(reported, str) else list(reported)
+        head = json.dumps({REPORT_KEY: value}, indent=4)[:-2]
         text = head + ',\n    "' + ids[0] + '": {"score": 5, "rationale": "' + RUNAWAY
         data = completion(text[: limit * 4], finish="length")
         data["usage"] = {"prompt_tokens": 1750, "completion_tokens": limit}

@@ -50,10 +50,12 @@ CORRUPTIONS = {
     "flag-not-a-bool": lambda d: d["judgments"][0].update(input_flagged="no"),
     "score-out-of-range": lambda d: d["judgments"][0].update(score=9),
     "older-format": lambda d: d.update(format=1),
-    "older-prompt": lambda d: d.update(format=3, prompt_version="rubricate-judge-3"),
+    "older-prompt": lambda d: d.update(format=4, prompt_version="rubricate-judge-4"),
+    "no-malformed-count": lambda d: (d.update(format=4), d.pop("reports_malformed")),
     "no-reports": lambda d: d.pop("reports"),
     "report-not-an-object": lambda d: d["reports"].append("a note"),
     "negative-ignored": lambda d: d.update(reports_ignored=-1),
+    "malformed-not-a-count": lambda d: d.update(reports_malformed=True),
 }
 
 

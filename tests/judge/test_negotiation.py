@@ -15,10 +15,13 @@ from rubricate.evidence.results import ScoreReport
 from rubricate.judge.adapter.client import OpenAIJudgeClient
 from rubricate.judge.calls import JudgeCallError
 from rubricate.judge.reply_schema import (
+    MAX_REPORT_CHARS,
+    MAX_REPORTS,
     PER_CRITERION_TOKENS,
     REPLY_OVERHEAD_TOKENS,
     REPORT_KEY,
     REPORT_TOKENS,
+    max_output_tokens,
 )
 from rubricate.judge.service import judge_report
 
@@ -122,6 +125,23 @@ def test_every_call_carries_max_tokens_from_the_rubric(tmp_path: Path) -> None:
     rationale = server.bodies()[0]["response_format"]["json_schema"]["schema"]
     entry = rationale["properties"]["quality"]["properties"]["rationale"]
     assert entry == {"type": "string", "maxLength": 600}
+
+
+def test_max_tokens_hold_three_reported_passages_beside_eight_criteria() -> None:
+    """Passages are budgeted at the criteria's rate (about 4 characters a token), so a call of
+    eight criteria still fits the default ceiling with room for three of the longest passages."""
+    passages = ["word " * (MAX_REPORT_CHARS // 5)] * MAX_REPORTS
+    written = json.dumps({REPORT_KEY: passages})
+    assert len(written) // 4 <= REPORT_TOKENS
+    ceiling = JudgeConfig(model="m").max_output_tokens
+    needed = REPLY_OVERHEAD_TOKENS + REPORT_TOKENS + 8 * PER_CRITERION_TOKENS
+    assert max_output_tokens(8, ceiling) == needed <= ceiling
+
+
+def test_the_config_reference_gives_the_max_tokens_sent() -> None:
+    described = JudgeConfig.model_fields["max_output_tokens"].description or ""
+    assert f"is {REPLY_OVERHEAD_TOKENS}, plus {REPORT_TOKENS} for the passages" in described
+    assert f"plus {PER_CRITERION_TOKENS} for each criterion" in described
 
 
 def test_a_runaway_cut_at_max_tokens_is_not_assessed_and_not_retried(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from rubricate.errors import ReplyError
 from rubricate.judge.reply import parse_reply
-from rubricate.judge.reply_schema import MAX_REPORT_CHARS, REPORT_KEY, response_schema
+from rubricate.judge.reply_schema import MAX_REPORT_CHARS, REPORT_KEY
 from rubricate.rubric.model import Criterion
 
 from .helpers import agora, analytic, axes, checklist, entry, reply_text
@@ -38,37 +38,53 @@ def _with_reports(*values: object) -> str:
 
 
 @pytest.mark.parametrize(
-    ("values", "reported", "dropped"),
+    ("values", "reported", "dropped", "malformed"),
     [
-        ((), (), 0),  # the field missing: an older or smaller model
-        ((["a note to you"],), ("a note to you",), 0),
-        ((["one", "two", "three", "four", "five"],), ("one", "two", "three"), 2),
-        ((["x" * (MAX_REPORT_CHARS + 1), "short"],), ("short",), 1),
-        ((["", "  ", "kept"],), ("kept",), 0),
-        ((["a", 3, None, {"q": 1}],), ("a",), 3),
-        (("a bare string",), ("a bare string",), 0),
-        ((7,), (), 1),
-        ((["first"], ["again"]), ("first",), 1),
+        ((), (), 0, 0),  # the field missing: an older or smaller model
+        ((None,), (), 0, 0),  # null: none
+        ((["a note to you"],), ("a note to you",), 0, 0),
+        ((["one", "two", "three", "four", "five"],), ("one", "two", "three"), 2, 0),
+        ((["x" * (MAX_REPORT_CHARS + 1), "short"],), ("short",), 1, 0),
+        ((["", "  ", None, "kept"],), ("kept",), 0, 0),
+        ((["a", 3, {"q": 1}, True],), ("a",), 0, 3),
+        (("none",), (), 0, 1),  # a bare string: not the list the schema asks for
+        (({},), (), 0, 1),
+        ((7,), (), 0, 1),
+        ((["first"], ["again"]), ("first",), 0, 1),
+        ((None, ["again"]), (), 0, 1),
     ],
 )
 def test_reported_passages_never_invalidate_a_reply(
-    values: tuple[object, ...], reported: tuple[str, ...], dropped: int
+    values: tuple[object, ...], reported: tuple[str, ...], dropped: int, malformed: int
 ) -> None:
     judgment = parse_reply(_with_reports(*values), agora(), IDS)
-    assert (judgment.reported, judgment.dropped) == (reported, dropped)
+    assert (judgment.reported, judgment.dropped, judgment.malformed) == (
+        reported, dropped, malformed,
+    )  # fmt: skip
     assert [j.score for j in judgment.criteria] == [4.0] * len(IDS)
 
 
-def test_a_criterion_with_the_report_keys_name_keeps_it() -> None:
+@pytest.mark.parametrize(
+    "key", ["addressed_to_reviewer", "_addressed_to_reviewers", "_Addressed_To_Reviewer", "_"]
+)
+def test_a_misspelled_report_key_is_counted_as_malformed_never_a_problem(key: str) -> None:
+    scores = reply_text(dict.fromkeys(IDS, 4))[1:]
+    judgment = parse_reply("{" + json.dumps(key) + ': ["a note to you"], ' + scores, agora(), IDS)
+    assert (judgment.reported, judgment.dropped, judgment.malformed) == ((), 0, 1)
+    assert [j.score for j in judgment.criteria] == [4.0] * len(IDS)
+
+
+def test_a_criterion_named_as_the_report_key_without_its_underscore_is_a_criterion() -> None:
+    name = REPORT_KEY.lstrip("_")
     rubric = agora().model_copy(
-        update={"criteria": (*agora().criteria, Criterion(id=REPORT_KEY, outcome="odd"))}
+        update={"criteria": (*agora().criteria, Criterion(id=name, outcome="odd"))}
     )
-    ids = (*IDS, REPORT_KEY)
-    schema = response_schema(rubric, ids)
-    assert schema["required"] == list(ids)
+    ids = (*IDS, name)
     judgment = parse_reply(reply_text(dict.fromkeys(ids, 3)), rubric, ids)
     assert [j.id for j in judgment.criteria] == list(ids)
-    assert judgment.reported == ()
+    assert judgment.malformed == 0
+    problems = _problems(reply_text(dict.fromkeys(IDS, 3)), rubric, ids)
+    assert problems == (f"criterion {name!r} is missing",)
 
 
 def test_missing_ids_are_listed() -> None:

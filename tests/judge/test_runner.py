@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rubricate.judge.budget import Budget
+from rubricate.judge.reply_schema import REPORT_KEY
 from rubricate.judge.runner import CallSettings, run_judge
 
 from .helpers import (
@@ -60,6 +61,7 @@ def test_invalid_then_valid_reply_is_accepted() -> None:
     retry = client.calls[1]
     assert retry[2] == {"role": "assistant", "content": reply_text({"quality": 5})}
     assert "criterion 'spec_adherence' is missing" in retry[3]["content"]
+    assert f'"{REPORT_KEY}" first, then each of these criterion ids' in retry[3]["content"]
     assert all(j.verified == (PARSER_LINE,) for j in run.judgments)
 
 

@@ -80,13 +80,16 @@ VERSION_LINE = re.compile(
 `pub const VERSION: &str = "1.0";` (not `connect(version="2.1")`, a call's argument)."""
 
 
-DOC_SYNTAX: dict[str, Callable[[list[str]], set[int]]] = {
-    "rs": rust_doc_lines,
+DOCSTRING_SYNTAX: dict[str, Callable[[list[str]], set[int]]] = {
     "ex": elixir_doc_lines,
     "exs": elixir_doc_lines,
     "jl": julia_doc_lines,
 }
+"""Docstrings a language writes as strings of code (`doc_syntax`), by extension: where doctests
+live, as in Python's docstrings."""
+DOC_SYNTAX: dict[str, Callable[[list[str]], set[int]]] = {"rs": rust_doc_lines, **DOCSTRING_SYNTAX}
 """Documentation a language writes as code (`doc_syntax`), by extension."""
+PYTHON_EXTS = ("py", "pyi")
 
 
 def comment_style(path: str) -> CommentStyle | None:
@@ -110,7 +113,7 @@ def _non_code(text: str, style: CommentStyle, ext: str) -> frozenset[int]:
     quotes = quotes_of(ext)
     for opener, closer in style.block:
         found.update(_block_lines(text, opener, closer, quotes))
-    if ext in ("py", "pyi"):
+    if ext in PYTHON_EXTS:
         found.update(docstring_lines(text))
     if ext in DOC_SYNTAX:
         found.update(DOC_SYNTAX[ext](lines))
@@ -121,11 +124,13 @@ def documentation_lines(change: FileChange) -> frozenset[int]:
     """Head line numbers of a file's docstrings (Python, Julia) or documentation heredocs
     (Elixir), where doctests live; empty for other languages."""
     ext = extension(change.path)
-    if change.text is None or ext not in ("py", "pyi", "ex", "exs", "jl"):
+    if change.text is None:
         return frozenset()
-    if ext in ("py", "pyi"):
+    if ext in PYTHON_EXTS:
         return frozenset(docstring_lines(change.text))
-    return frozenset(DOC_SYNTAX[ext](text_lines(change.text)))
+    if ext in DOCSTRING_SYNTAX:
+        return frozenset(DOCSTRING_SYNTAX[ext](text_lines(change.text)))
+    return frozenset()
 
 
 def is_comment_text(line: str, style: CommentStyle) -> bool:
@@ -275,7 +280,7 @@ def changes_code(change: FileChange) -> bool:
             continue  # docstring or block comment text in place of what it removes: an edit
         after = run.before + len(run.added) + 1
         inside = run.before in quiet and after in quiet and run.before > 0
-        if inside or (ext in ("py", "pyi") and _removes_docstring(run, change.text or "", style)):
+        if inside or (ext in PYTHON_EXTS and _removes_docstring(run, change.text or "", style)):
             continue
         if not all(is_comment_text(t, style) for t in run.removed):
             return True
@@ -333,7 +338,7 @@ def code_part(line: str, style: CommentStyle, ext: str) -> str:
         at = _comment_start(line, opener, quotes_of(ext))
         cut = min(cut, len(line) if at is None else at)
     code = " ".join(line[:cut].split())
-    if ext in ("py", "pyi"):
+    if ext in PYTHON_EXTS:
         code = line[: len(line) - len(line.lstrip())] + code
     return QUOTED_VERSION.sub("0", code) if VERSION_LINE.match(line) else code
 

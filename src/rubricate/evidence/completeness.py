@@ -97,9 +97,10 @@ def completeness_check(snapshot: Snapshot, spec: Spec) -> CheckResult:
     left_out = {c.path: why for c in live if (why := kinds.not_authored(c))}
     moved = snapshot.removed_lines
     rewraps = Rewraps(moved)
+    may_be_empty = _empty_by_convention(snapshot, live)
     for change in live:
         if change.path not in left_out:
-            _scan_file(change, tally, moved, rewraps)
+            _scan_file(change, tally, moved, rewraps, change.path in may_be_empty)
     unmatched = _unmatched_items(snapshot, spec)
     for item in unmatched:
         share = CHECKLIST_WEIGHT / len(spec.open_items)
@@ -138,13 +139,15 @@ def _evidence(
     return lines
 
 
-def _scan_file(change: FileChange, tally: _Tally, moved: frozenset[str], rewraps: Rewraps) -> None:
+def _scan_file(
+    change: FileChange, tally: _Tally, moved: frozenset[str], rewraps: Rewraps, may_be_empty: bool
+) -> None:
     start = len(tally.findings)
     in_test = kinds.is_test(change.path)
     _scan_added_lines(change, tally, moved, rewraps, in_test)
     text = change.text
     if text is not None:
-        _check_shape(change, text, tally)
+        _check_shape(change, text, tally, may_be_empty)
         if change.path.endswith(".py"):
             _check_python(change, text, tally, in_test)
     extra = len(tally.findings) - start - MAX_FINDINGS_PER_FILE
@@ -214,9 +217,40 @@ def _double_or_method(change: FileChange, number: int, in_test: bool) -> bool:
     return in_method(tree, number) or (in_test and in_nested_function(tree, number))
 
 
-def _check_shape(change: FileChange, text: str, tally: _Tally) -> None:
+def _empty_by_convention(snapshot: Snapshot, live: list[FileChange]) -> frozenset[str]:
+    """The changed files that may be empty: `EMPTY_OK_NAMES`, and Terraform's standard module
+    files added empty (`TERRAFORM_MODULE_FILES`), `main.tf` only beside another `.tf` file
+    that holds code (one the change leaves alone is read as holding some)."""
+    found: set[str] = set()
+    for change in live:
+        name = kinds.basename(change.path)
+        if name in kinds.EMPTY_OK_NAMES or (
+            name in kinds.TERRAFORM_MODULE_FILES
+            and change.status == "added"
+            and (name != "main.tf" or _terraform_code_beside(snapshot, change.path))
+        ):
+            found.add(change.path)
+    return frozenset(found)
+
+
+def _terraform_code_beside(snapshot: Snapshot, path: str) -> bool:
+    folder = path.rpartition("/")[0]
+    for other in snapshot.head_paths:
+        name = kinds.basename(other)
+        if (
+            other.rpartition("/")[0] == folder
+            and kinds.extension(other) == "tf"
+            and name not in kinds.TERRAFORM_MODULE_FILES
+        ):
+            change = snapshot.change(other)
+            if change is None or (change.text or "").strip():
+                return True
+    return False
+
+
+def _check_shape(change: FileChange, text: str, tally: _Tally, may_be_empty: bool) -> None:
     if not text.strip():
-        if _touched_content(change) and kinds.basename(change.path) not in kinds.EMPTY_OK_NAMES:
+        if _touched_content(change) and not may_be_empty:
             tally.at(
                 change, None, DEFECT_PENALTY, "the file is empty", certain=False, rule="empty-file"
             )

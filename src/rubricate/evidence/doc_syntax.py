@@ -10,16 +10,21 @@ lines:
   statement of its own (the line before it ends no unfinished expression: no open bracket,
   comma, `=` or operator) and stands before the object it documents (the line after it is
   neither blank nor `end` or a closing bracket: a string last in a block is a return value);
-  the `jldoctest` blocks in them are the doc tests Documenter runs.
+  quotes in a comment, and quotes escaped by a backslash, open and close none (the
+  `jldoctest` blocks in docstrings are doc tests: `inline_tests`).
 """
 
 from __future__ import annotations
 
 import re
 
+from rubricate.evidence.snapshot import DOUBLE_QUOTED
+
 RUST_DOC = re.compile(r"^\s*#!?\[doc\b")
 """A Rust documentation attribute: what `///` and `//!` comments desugar to."""
-RUST_STRING = re.compile(r'"(?:\\.|[^"\\])*"')
+TRIPLE = '"' * 3
+CHAR_QUOTE = re.compile(r"'[\"#]'")
+"""A Julia character literal of a quote or a hash (`'"'`, `'#'`): no string, no comment."""
 ELIXIR_DOC = re.compile(r'^\s*@(?:module|type)?doc\s+(?:~[sS])?"{3}\s*$')
 """The opening line of an Elixir documentation heredoc; it closes at a line of three quotes."""
 JULIA_DOC = re.compile(r'^\s*(?:@doc\s+)?(?:raw|doc)?"{3}')
@@ -28,8 +33,6 @@ JULIA_GOES_ON = re.compile(r"(?:[([{,=+\-*/\\^&|<>~:!]|\b(?:return|in|isa|where)
 """The end of a line whose expression goes on below it (a string there is a value)."""
 JULIA_ENDS_BLOCK = re.compile(r"^\s*(?:end\b|[)\]}]|$)")
 """A line that ends a block or an expression: a string above it is no docstring."""
-JULIA_DOCTEST = re.compile(r"^\s*```\s*jldoctest\b")
-FENCE_CLOSE = re.compile(r"^\s*```\s*$")
 
 
 def rust_doc_lines(lines: list[str]) -> set[int]:
@@ -40,7 +43,7 @@ def rust_doc_lines(lines: list[str]) -> set[int]:
     for number, line in enumerate(lines, 1):
         if depth <= 0 and not RUST_DOC.match(line):
             continue
-        bare = RUST_STRING.sub('""', line)
+        bare = DOUBLE_QUOTED.sub('""', line)
         rest = ""
         for at, char in enumerate(bare):
             depth += (char in "[(") - (char in "])")
@@ -68,38 +71,66 @@ def elixir_doc_lines(lines: list[str]) -> set[int]:
 
 def julia_doc_lines(lines: list[str]) -> set[int]:
     """Lines of Julia docstrings, opener and closer included (see the module's docstring).
-    Every triple-quoted string is followed to its close, so the closing quotes of a value
-    (`const NAME = \"""` ... `\"""`) never open a docstring."""
+    Every triple-quoted string is followed to its close (`julia_triple_strings`), so the
+    closing quotes of a value (`const NAME = \"""` ... `\"""`) never open a docstring."""
     found: set[int] = set()
-    number = 0
-    while number < len(lines):
-        line = lines[number]
-        at = line.find('"' * 3)
-        if at < 0:
-            number += 1
-            continue
-        close = _julia_close(lines, number, at + 3)
+    for start, column, close in julia_triple_strings(lines):
         if close is None:
             return found  # a string that never closes: the file does not parse
-        opener = JULIA_DOC.match(line)
+        opener = JULIA_DOC.match(lines[start])
         after = lines[close + 1] if close + 1 < len(lines) else ""
         if (
             opener is not None
-            and opener.end() == at + 3
-            and _starts_statement(lines, number)
+            and opener.end() == column + 3
+            and _starts_statement(lines, start)
             and not JULIA_ENDS_BLOCK.match(after)
         ):
-            found.update(range(number + 1, close + 2))
-        number = close + 1
+            found.update(range(start + 1, close + 2))
     return found
 
 
-def _julia_close(lines: list[str], start: int, column: int) -> int | None:
-    """The index of the line that closes the triple-quoted string opened before `column` of
-    line `start` (the same line when it closes there), or None."""
-    if '"' * 3 in lines[start][column:]:
-        return start
-    return next((i for i in range(start + 1, len(lines)) if '"' * 3 in lines[i]), None)
+def julia_triple_strings(lines: list[str]) -> list[tuple[int, int, int | None]]:
+    """The triple-quoted strings of Julia code, as (opening line index, column of the quotes,
+    closing line index or None when it never closes). Quotes in a `#` comment, a nested
+    `#= ... =#` comment, a one-quote string or a character literal open none, and a backslash
+    escapes the character after it inside a string (an escaped quote closes nothing)."""
+    found: list[tuple[int, int, int | None]] = []
+    comment = 0  # depth of `#= ... =#`
+    opened: tuple[int, int] | None = None  # the open triple-quoted string
+    for index, line in enumerate(lines):
+        at = 0
+        while at < len(line):
+            if opened is not None:
+                if line[at] == "\\":
+                    at += 2
+                    continue
+                if line.startswith(TRIPLE, at):
+                    found.append((*opened, index))
+                    opened, at = None, at + 3
+                    continue
+            elif comment:
+                comment += line.startswith("#=", at) - line.startswith("=#", at)
+                at += 2 if line.startswith(("#=", "=#"), at) else 1
+                continue
+            elif line.startswith("#=", at):
+                comment, at = 1, at + 2
+                continue
+            elif line[at] == "#":
+                break
+            elif line.startswith(TRIPLE, at):
+                opened, at = (index, at), at + 3
+                continue
+            elif CHAR_QUOTE.match(line, at):
+                at += 3
+                continue
+            elif line[at] == '"':
+                string = DOUBLE_QUOTED.match(line, at)
+                at = string.end() if string else len(line)
+                continue
+            at += 1
+    if opened is not None:
+        found.append((*opened, None))
+    return found
 
 
 def _starts_statement(lines: list[str], index: int) -> bool:
@@ -110,19 +141,3 @@ def _starts_statement(lines: list[str], index: int) -> bool:
         if stripped and not stripped.startswith("#"):
             return JULIA_GOES_ON.search(stripped) is None
     return True
-
-
-def julia_doctest_lines(lines: list[str]) -> frozenset[int]:
-    """Lines inside the `jldoctest` blocks of Julia docstrings, fences included."""
-    docs = julia_doc_lines(lines)
-    found: set[int] = set()
-    start = 0
-    for number, line in enumerate(lines, 1):
-        if number not in docs:
-            start = 0
-        elif start and FENCE_CLOSE.match(line):
-            found.update(range(start, number + 1))
-            start = 0
-        elif not start and JULIA_DOCTEST.match(line):
-            start = number
-    return frozenset(found)

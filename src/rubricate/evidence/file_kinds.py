@@ -8,7 +8,8 @@ and a trailing `/` matches everything below that directory.
 counts as generated when its first 2 KB carry a common marker (`@generated`, `DO NOT EDIT`,
 `DO NOT MODIFY`, `Code generated ... DO NOT EDIT.`, "automatically generated", "File generated
 from ..."), as vendored when a folder on its path is `vendor`, `vendored`, `third_party` or
-`node_modules`, or its folder at the repository root is `deps` (as Linguist reads it), as
+`node_modules`, or it lies in a library's folder inside `deps/` at the repository root
+(`deps/pcre2/…`, as Linguist reads it; a file directly in `deps/` is the project's own), as
 minified when named `*.min.js` or `*.min.css` and its content is (a line over 500 characters,
 or lines over 200 on average), and lockfiles are named by `is_lockfile`.
 """
@@ -37,8 +38,9 @@ release and maintenance scripts, an R package's `data-raw/` scripts that build i
 rather than being the program."""
 SKILL_FILE = "SKILL.md"
 """An agent skill (the Agent Skills format): a folder holding this file, with the scripts and
-references a coding agent uses; its code is a tool of the project, not the program."""
-CODE_ROOTS = frozenset({"src", "lib", "internal", "pkg"})
+references a coding agent uses; its code is a tool of the project, not the program, unless the
+folder is a package (`skill_folders`) or the code lies below a code root in it."""
+CODE_ROOTS = frozenset({"src", "lib", "internal", "pkg", "app"})
 """Folders that hold the program: a `docs/` or `tools/` below them is a part of it."""
 SOURCE_EXTS = words(
     "py pyi js jsx mjs cjs ts tsx go rs java kt kts rb c h cc cpp cxx hpp cs swift php scala"
@@ -79,20 +81,22 @@ TOOL_CONFIG_NAMES = re.compile(
 `build.zig` build script and a Gradle `settings.gradle.kts` among them): not program source to
 test. A hidden file (`.php-cs-fixer.dist.php`, `.eslintrc.cjs`) is one too, outside the
 program's code roots."""
-TEST_NAMES = re.compile(
-    r"^(test_|conftest\.py$)|^test-?(?:[Uu]tils?|[Hh]elpers?|[Ss]etup|[Ss]upport)\.[^.]+$"
-    r"|([_-]test|[_-]spec|Tests?)\.[^.]+$"
-)
-"""Test file names: `test_app.py`, `app_test.go`, `app-spec.rb`, `AppTests.swift`, and test
-helpers named for what they are (`test-utils.ts`, `testHelpers.js`, `test-setup.ts`). Another
-`test-` name is no test by its name: an R package's `R/test-that.R` is the program (its tests
-lie in `tests/testthat/`)."""
+TEST_NAMES = re.compile(r"^(test_|conftest\.py$)|([_-]test|[_-]spec|Tests?)\.[^.]+$")
+"""Test file names: `test_app.py`, `app_test.go`, `app-spec.rb`, `AppTests.swift`."""
+TEST_HELPER_NAMES = re.compile(r"^test-?(?:[Uu]tils?|[Hh]elpers?|[Ss]etup|[Ss]upport)\.[^.]+$")
+"""Test helpers named for what they are (`test-utils.ts`, `testHelpers.js`, `test-setup.ts`,
+Go's `testutil.go`): code that serves tests, or a product's testing module (React's
+`test-utils.js`), by its name. Another `test-` name is no helper by its name: an R package's
+`R/test-that.R` is the program (its tests lie in `tests/testthat/`)."""
 EMPTY_OK_NAMES = frozenset(
     {"__init__.py", "py.typed", ".gitkeep", ".keep", ".nojekyll", ".gitignore"}
-    | {"main.tf", "variables.tf", "outputs.tf"}
 )
-"""Files empty by convention: package markers, placeholders that keep a folder, and the files
-of Terraform's standard module structure, which it asks for even when empty."""
+"""Files empty by convention: package markers and placeholders that keep a folder."""
+TERRAFORM_MODULE_FILES = frozenset({"main.tf", "variables.tf", "outputs.tf"})
+"""The files of Terraform's standard module structure, which it asks for even when empty: a
+file added empty may stay so (a file a change empties is no placeholder), and `main.tf` only
+when another `.tf` file of its folder, not one of these, holds the module's code
+(`empty_by_convention`)."""
 
 
 @lru_cache(maxsize=512)
@@ -176,6 +180,12 @@ def is_test(path: str) -> bool:
     )
 
 
+def is_test_helper(path: str) -> bool:
+    """True for a test helper outside a test folder (`TEST_HELPER_NAMES`): neither source that
+    needs a test nor a test change that tests other source."""
+    return TEST_HELPER_NAMES.search(basename(path)) is not None and not is_test(path)
+
+
 def is_type_test(path: str) -> bool:
     """True for TypeScript type tests and declarations (`*.test-d.ts`, `*.d.ts`): type-checked,
     never run."""
@@ -220,14 +230,15 @@ def support_folder(
     `.vitepress/`), or the agent skill folder (one of `skills`, see `skill_folders`), or None.
     A documentation, scripts or hidden folder serves the project only at the repository root
     or directly in a workspace package's root (a folder of `package_roots`, those holding a
-    manifest); below a `src/`, `lib/`, `internal/` or `pkg/` folder, or anywhere else, it is a
-    part of the program, and so is a skill folder below such a code root."""
+    manifest); below a `src/`, `lib/`, `internal/`, `pkg/` or `app/` folder, or anywhere else,
+    it is a part of the program. A skill folder holds its tools only outside such a code root,
+    above and below it (`skills/x/review.py`, not `agent/app/main.py` beside `agent/SKILL.md`)."""
     parts = _parts(path)[:-1]
     for index, part in enumerate(parts):
         if part.lower() in CODE_ROOTS:
             return None
         folder = "/".join(parts[: index + 1])
-        if folder in skills or (
+        if (folder in skills and not CODE_ROOTS & {p.lower() for p in parts[index + 1 :]}) or (
             (part.lower() in SUPPORT_DIRS or _hidden(part))
             and (index == 0 or "/".join(parts[:index]) in package_roots)
         ):
@@ -236,8 +247,19 @@ def support_folder(
 
 
 def skill_folders(paths: frozenset[str]) -> frozenset[str]:
-    """The folders that hold an agent skill's `SKILL.md` (head tree paths)."""
-    return frozenset(p.rsplit("/", 1)[0] for p in paths if "/" in p and basename(p) == SKILL_FILE)
+    """The folders that hold an agent skill's `SKILL.md` and no package manifest (head tree
+    paths): a folder with a `package.json` or `pyproject.toml` is a package, which a
+    `SKILL.md` documents for agents; a `requirements.txt` lists a script's needs."""
+    packages = frozenset(p.rsplit("/", 1)[0] for p in paths if "/" in p and _declares_package(p))
+    found = (p.rsplit("/", 1)[0] for p in paths if "/" in p and basename(p) == SKILL_FILE)
+    return frozenset(folder for folder in found if folder not in packages)
+
+
+def _declares_package(path: str) -> bool:
+    """True for a manifest that declares a package (not a requirements or conda environment
+    file, which list what a script needs)."""
+    name = basename(path).lower()
+    return is_manifest(path) and not name.startswith(("requirements", "environment."))
 
 
 def _hidden(name: str) -> bool:
@@ -251,8 +273,8 @@ def package_roots(paths: frozenset[str]) -> frozenset[str]:
 
 
 def is_source(path: str) -> bool:
-    """True for program source that is not a test, a manifest (`setup.py`, `Package.swift`,
-    `build.gradle.kts`, ...) nor a build or tool config."""
+    """True for program source that is not a test, a test helper, a manifest (`setup.py`,
+    `Package.swift`, `build.gradle.kts`, ...) nor a build or tool config."""
     if (
         TOOL_CONFIG_NAMES.search(basename(path))
         or (_hidden(basename(path)) and not CODE_ROOTS & {p.lower() for p in _parts(path)})
@@ -260,7 +282,7 @@ def is_source(path: str) -> bool:
         or path.endswith("docs/conf.py")
     ):
         return False
-    return extension(path) in SOURCE_EXTS and not is_test(path)
+    return extension(path) in SOURCE_EXTS and not is_test(path) and not is_test_helper(path)
 
 
 POLICY_NAMES = words(
@@ -348,8 +370,10 @@ MINIFIED_LINE, MINIFIED_AVERAGE = 500, 200
 """A minified file has a line over 500 characters, or lines over 200 on average."""
 VENDOR_DIRS = frozenset({"vendor", "vendored", "third_party", "third-party", "node_modules"})
 ROOT_VENDOR_DIRS = frozenset({"deps"})
-"""Vendored only at the repository root, as GitHub's Linguist reads them: `deps/` holds the
-C libraries a project copies in (libgit2's `deps/pcre2/`, Node's `deps/`)."""
+"""Vendored only at the repository root and only in a library's folder inside them, as GitHub's
+Linguist reads them: `deps/<lib>/` holds a C library a project copies in (libgit2's
+`deps/pcre2/`, Node's `deps/v8/`); a file directly in `deps/` is the project's own (Julia's
+`deps/build.jl`)."""
 
 
 def not_authored(change: FileChange) -> str | None:
@@ -374,7 +398,7 @@ def not_authored(change: FileChange) -> str | None:
     folders = change.path.split("/")[:-1]
     if marks.vendored is None and (
         any(part.lower() in VENDOR_DIRS for part in folders)
-        or (bool(folders) and folders[0].lower() in ROOT_VENDOR_DIRS)
+        or (len(folders) > 1 and folders[0].lower() in ROOT_VENDOR_DIRS)
     ):
         return "vendored"
     head = (change.content or b"")[:HEAD_BYTES].decode("utf-8", "replace")

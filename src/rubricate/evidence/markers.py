@@ -4,8 +4,11 @@
   of code (`code_lines.in_comment`): never an identifier such as `Status.TODO` or `XXX_LIMIT`,
   nor a file name, a path segment or a stand-in of X's (`TODO.md`, `/PREFIX/XXX`,
   `XXX-XXXX`);
-  in prose, at the start of a line or list item, or before a colon, outside inline code
-  (`` `<!-- TODO: add link -->` `` quotes a snippet, it is no marker); `TODO` and `FIXME` always
+  in prose, at the start of a line or list item, or before a colon, unless it follows a
+  comment opener (`<!--`, `#`, `//`, `/*`) inside inline code: `` `<!-- TODO: add link -->` ``
+  quotes a snippet of code, while `` `TODO: benchmark on ARM` `` styles the author's own
+  marker; a line with an odd number of backticks holds no span one can trust (an apostrophe
+  typed as a backtick) and is read whole; `TODO` and `FIXME` always
   mean unfinished work, `XXX` only when its text says work is left (`certain_marker`);
 - a stub marker is Python's `raise NotImplementedError`, Rust's `todo!()`/`unimplemented!()`,
   or a "not implemented" error thrown, raised or panicked with;
@@ -46,7 +49,9 @@ PROSE_MARKER = re.compile(
     r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?(?:\*\*)?(TODO|FIXME|XXX)\b|\b(TODO|FIXME|XXX):"
 )
 CODE_SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)")
-"""Inline code in prose (`` `x` ``, ``` `` x `` ```): quoted code or text, not the author's."""
+"""Inline code in prose (`` `x` ``, ``` `` x `` ```)."""
+QUOTED_MARKER = re.compile(r"(?:<!--|#|//|/\*).*?\b(?:TODO|FIXME|XXX)\b")
+"""A marker after a comment opener: in inline code, a quoted snippet of code."""
 PLACEHOLDER = re.compile(
     r"\blorem ipsum\b|[<\[]\s*(placeholder|insert\b[^>\]]*\bhere|your\b[^>\]]*\bhere|tbd)\s*[>\]]",
     re.I,
@@ -83,7 +88,7 @@ def placeholder_in(change: FileChange, text: str) -> bool:
 def marker_in(change: FileChange, number: int, text: str, *, code: bool, prose: bool) -> str | None:
     """The marker a line adds in a comment (code) or as a marker (prose), or None."""
     if prose:
-        found = PROSE_MARKER.search(CODE_SPAN.sub("", text) if "`" in text else text)
+        found = PROSE_MARKER.search(_without_quoted_snippets(text))
         return (found.group(1) or found.group(2)) if found else None
     if not code:
         return None
@@ -91,6 +96,13 @@ def marker_in(change: FileChange, number: int, text: str, *, code: bool, prose: 
         if in_comment(change, number, text, found.start()):
             return found.group(1)
     return None
+
+
+def _without_quoted_snippets(text: str) -> str:
+    """A prose line without its inline code spans that quote a marker in a comment."""
+    if "`" not in text or text.count("`") % 2:
+        return text
+    return CODE_SPAN.sub(lambda span: "" if QUOTED_MARKER.search(span[0]) else span[0], text)
 
 
 def certain_marker(marker: str, text: str) -> bool:

@@ -17,7 +17,7 @@ import re
 from rubricate.evidence import file_kinds as kinds
 from rubricate.evidence.results import short_list
 from rubricate.evidence.signals import Signal, missing_signal
-from rubricate.evidence.snapshot import FileChange, Snapshot
+from rubricate.evidence.snapshot import DOUBLE_QUOTED, FileChange, Snapshot, text_lines
 
 DEPENDENCY_LINES: dict[str, re.Pattern[str]] = {
     "requirements": re.compile(r"^\s*[A-Za-z0-9][\w.\-\[\],]*\s*(==|>=|<=|~=|!=|>|<|@|;|$)"),
@@ -36,8 +36,8 @@ DEPENDENCY_LINES: dict[str, re.Pattern[str]] = {
 }
 UNLOCKED_SECTIONS = frozenset({"peerDependencies", "peerDependenciesMeta"})
 """package.json sections whose ranges no lockfile of the package resolves."""
-JSON_STRING = re.compile(r'"(?:\\.|[^"\\])*"')
-TOP_KEY = re.compile(r'^\s*"([^"]+)"\s*:')
+JSON_TOKEN = re.compile(rf"({DOUBLE_QUOTED.pattern})\s*:|{DOUBLE_QUOTED.pattern}|[{{}}\[\]]")
+"""A key, a string or a bracket of JSON text."""
 PINNED = re.compile(r"===?|\s@\s|--hash")
 EXACT: dict[str, re.Pattern[str]] = {
     "package.json": re.compile(r':\s*"v?\d+(\.\d+)*([-+][\w.]+)?"\s*,?\s*$'),
@@ -108,17 +108,21 @@ def _dependency_lines(change: FileChange) -> list[str]:
 
 
 def _unlocked_lines(text: str) -> frozenset[int]:
-    """Line numbers of a package.json that lie in a top-level section no lockfile resolves
-    (`UNLOCKED_SECTIONS`), read by bracket depth with strings masked."""
+    """Line numbers of a package.json whose first token lies in a top-level section no lockfile
+    resolves (`UNLOCKED_SECTIONS`), read token by token: a key at depth 1 anywhere on a line
+    opens its section (`"peerDependencies": {...}, "dependencies": {` ends in
+    `dependencies`)."""
     found: set[int] = set()
     depth, section = 0, ""
-    for number, line in enumerate(text.splitlines(), 1):
-        if depth == 1 and (key := TOP_KEY.match(line)):
-            section = key.group(1)
-        if depth >= 1 and section in UNLOCKED_SECTIONS:
-            found.add(number)
-        bare = JSON_STRING.sub('""', line)
-        depth += bare.count("{") + bare.count("[") - bare.count("}") - bare.count("]")
+    for number, line in enumerate(text_lines(text), 1):
+        first = True
+        for token in JSON_TOKEN.finditer(line):
+            if token[1] is not None and depth == 1:
+                section = token[1][1:-1]
+            if first and depth >= 1 and section in UNLOCKED_SECTIONS:
+                found.add(number)
+            first = False
+            depth += (token[0] in "{[") - (token[0] in "}]")
     return frozenset(found)
 
 

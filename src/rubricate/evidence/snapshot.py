@@ -7,6 +7,7 @@ field of GitHub's pull-request files API; a full `git diff` chunk with headers i
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -131,6 +132,10 @@ class FileChange:
         if self.content is None:
             return "content not available"
         return None
+
+
+DOUBLE_QUOTED = re.compile(r'"(?:\\.|[^"\\])*"')
+"""A double-quoted string with backslash escapes, on one line (JSON, Rust, Zig, Julia)."""
 
 
 def text_lines(text: str) -> list[str]:

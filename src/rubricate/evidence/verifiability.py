@@ -12,19 +12,14 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from rubricate.evidence import file_kinds as kinds
-from rubricate.evidence.code_lines import (
-    changes_code,
-    comment_style,
-    documentation_lines,
-    is_comment_text,
-)
-from rubricate.evidence.doc_syntax import julia_doctest_lines
+from rubricate.evidence.code_lines import changes_code, comment_style, is_comment_text
 from rubricate.evidence.file_kinds import not_authored
+from rubricate.evidence.inline_tests import adds_inline_test
 from rubricate.evidence.pinning import pinning_signal
 from rubricate.evidence.prose import new_prose
 from rubricate.evidence.results import CheckResult, check_result, short_list
 from rubricate.evidence.signals import CHECK_ID, Signal, missing_signal
-from rubricate.evidence.snapshot import FileChange, Snapshot, text_lines
+from rubricate.evidence.snapshot import FileChange, Snapshot
 
 CRITERION = "verifiability"
 
@@ -50,26 +45,6 @@ LINK = re.compile(
 (`{issue}`, `:pr:`, ...) or an issue reference (`#123`, `GH-123`, `owner/repo#123`)."""
 OWN_NUMBER = re.compile(r"\s*\(#\d+\)\s*$")
 """A squash-merge subject's trailing `(#N)`: the pull request's own number, not a source."""
-RUST_TEST = re.compile(r"#\[(?:cfg\()?(?:[\w:]+::)?test\b")
-"""A Rust test attribute (`#[test]`, `#[cfg(test)]`, `#[tokio::test]`) on an added line."""
-ZIG_TEST = re.compile(r'^\s*test\s*(?:"(?:\\.|[^"\\])*"|[A-Za-z_]\w*)?\s*\{')
-"""The opening line of a Zig test block (`test "parses" {`, `test decl {`, `test {`)."""
-PYTHON_PROMPT = re.compile(r"^\s*>>>\s")
-ELIXIR_PROMPT = re.compile(r"^\s*iex(?:\(\d+\))?>\s")
-DOCTEST_PROMPTS = {
-    "py": PYTHON_PROMPT,
-    "pyi": PYTHON_PROMPT,
-    "ex": ELIXIR_PROMPT,
-    "exs": ELIXIR_PROMPT,
-}
-"""A doctest prompt, by the language whose doctests use it: Python's `>>>` and Elixir's `iex>`,
-on an added line inside a docstring or a documentation heredoc (whether a runner such as
-`pytest --doctest-modules` or ExUnit's `doctest` runs them is not checked)."""
-RUST_DOC_LINE = re.compile(r"^\s*//[/!]")
-DOC_FENCE = re.compile(r"^\s*//[/!]\s*```\s*([\w,\s-]*?)\s*$")
-DOC_TEST_TAGS = frozenset({"rust", "should_panic", "no_run", "compile_fail"})
-"""A Rust doc comment's code block is a doc test when its fence opens with no language or with
-these tags (or `edition20xx`); `ignore`, `text` and other languages are not run."""
 FENCE_ANYWHERE = re.compile(r"^\s{0,3}(```|~~~)", re.M)
 PROSE_LINES = 10
 PROSE_PER_CODE_LINE = 5
@@ -109,7 +84,7 @@ def tests_signal(snapshot: Snapshot, live: list[FileChange]) -> Signal:
     if not sources:
         return Signal("tests", "n/a", note=note)
     tests = [c.path for c in live if kinds.is_test(c.path) and not kinds.is_fixture(c.path)]
-    tests += [c.path for c in code if c.path not in why and _adds_inline_test(c)]
+    tests += [c.path for c in code if c.path not in why and adds_inline_test(c)]
     if not tests:
         quiet = [p for p in sources if not changes_code(_by_path(live, p))]
         sources = [p for p in sources if p not in quiet]
@@ -126,67 +101,6 @@ def tests_signal(snapshot: Snapshot, live: list[FileChange]) -> Signal:
         f"{short_list(sources)}"
     )
     return replace(missing_signal("tests", message, sources[0]), note=note)
-
-
-def _adds_inline_test(change: FileChange) -> bool:
-    """True when added lines hold test code: a Rust test attribute, a line of a Zig test block
-    (`_zig_test_lines`), a line of a Rust doc block that rustdoc runs (`_rust_doc_test_lines`,
-    fences read over the whole head text), a line of a Julia docstring's `jldoctest` block
-    (which Documenter runs), or a doctest prompt of the file's language inside its
-    documentation (`DOCTEST_PROMPTS`)."""
-    ext = kinds.extension(change.path)
-    added = change.added
-    if ext == "rs":
-        runs = _rust_doc_test_lines(change.text or "")
-        return any(RUST_TEST.search(text) or number in runs for number, text in added)
-    if ext == "zig":
-        blocks = _zig_test_lines(change.text or "")
-        return any(number in blocks for number, _ in added)
-    if ext == "jl":
-        runs = julia_doctest_lines(text_lines(change.text or ""))
-        return any(number in runs for number, _ in added)
-    prompt = DOCTEST_PROMPTS.get(ext)
-    if prompt is None or not any(prompt.match(text) for _, text in added):
-        return False
-    docs = documentation_lines(change)
-    return any(number in docs and prompt.match(text) for number, text in added)
-
-
-def _rust_doc_test_lines(text: str) -> frozenset[int]:
-    """Head lines inside the Rust doc comment code blocks that rustdoc runs, the opening fence
-    included: a fence opens a block, the next one closes it, and a line that is not a doc
-    comment ends the comment (and any block in it)."""
-    found: set[int] = set()
-    runs: bool | None = None  # None outside a block; else whether the open block runs
-    for number, line in enumerate(text_lines(text), 1):
-        if not RUST_DOC_LINE.match(line):
-            runs = None
-            continue
-        fence = DOC_FENCE.match(line)
-        if fence and runs is None:
-            tags = {t.strip() for t in fence.group(1).split(",") if t.strip()}
-            runs = all(t in DOC_TEST_TAGS or t.startswith("edition") for t in tags)
-        elif fence:
-            runs = None
-            continue
-        if runs:
-            found.add(number)
-    return frozenset(found)
-
-
-def _zig_test_lines(text: str) -> frozenset[int]:
-    """Head lines of Zig test blocks, from the opening line to the `}` that closes it at the
-    opener's indentation (as `zig fmt` writes them)."""
-    found: set[int] = set()
-    closer = ""
-    start = 0
-    for number, line in enumerate(text_lines(text), 1):
-        if start and line.rstrip() == closer:
-            found.update(range(start, number + 1))
-            start = 0
-        elif not start and ZIG_TEST.match(line):
-            start, closer = number, line[: len(line) - len(line.lstrip())] + "}"
-    return frozenset(found)
 
 
 def _untested_support(code: list[FileChange], head_paths: frozenset[str]) -> dict[str, str]:
@@ -253,7 +167,9 @@ def seeds_signal(snapshot: Snapshot, live: list[FileChange]) -> Signal:
         text = change.added_text
         if not any(hint in text for hint in RANDOM_HINTS) or RANDOMNESS.search(text) is None:
             continue
-        if not (kinds.is_source(change.path) or kinds.is_test(change.path)):
+        if not (kinds.is_source(change.path) or kinds.is_test(change.path)) and not (
+            kinds.is_test_helper(change.path)
+        ):
             continue  # a snippet in a document or a data file is not code that runs
         if not_authored(change):
             continue  # a generated, vendored or minified file: its authors seed it, or not

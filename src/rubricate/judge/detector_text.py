@@ -18,12 +18,12 @@ import re
 import unicodedata
 
 from rubricate.judge.hidden import CONFUSABLES, INVISIBLE
+from rubricate.judge.scripts import UNSPACED, unspaced_pairs
 
 MIN_TOKENS = 3
 MAX_SPAN_CHARS = 600
 BLOCK_LINES = 6
 _TOKEN = re.compile(r"[^\W_]+")
-_UNSPACED = re.compile(r"[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 _SPACED = re.compile(r"(?<![^\W_])(?:[^\W_][ \t.\-_*|/]{1,2}){3,}[^\W_](?![^\W_])")
 _SEPARATORS = re.compile(r"[ \t.\-_*|/]")
 _BASE64 = re.compile(r"[A-Za-z0-9+/]{20,}={0,2}")
@@ -113,8 +113,8 @@ def tokens_of(text: str) -> list[str]:
     for token in _TOKEN.findall(plain):
         if token.isascii() and token.isalpha():
             tokens.append(token)
-        elif _UNSPACED.search(token):
-            tokens += _unspaced(token)
+        elif UNSPACED.search(token):
+            tokens += unspaced_pairs(token)
         elif not token.isascii() and _MIXED_LATIN.search(token):
             tokens.append(token.translate(CONFUSABLES))
         elif _DIGIT.search(token) and _ALPHA.search(token) and not token.isdigit():
@@ -154,13 +154,6 @@ def line_bytes(line: str) -> tuple[list[bytes], int]:
             return tokens, words
     found = line_tokens(line)
     return [utf8(t) for t in found], word_count(found)
-
-
-def _unspaced(token: str) -> list[str]:
-    """Characters pairs of a run in a script without spaces (a lone character stays itself)."""
-    if len(token) < 2:
-        return [token]
-    return [token[i : i + 2] for i in range(len(token) - 1)]
 
 
 def _decoded(blob: str) -> str:
@@ -294,7 +287,7 @@ def word_count(tokens: list[str]) -> int:
     """The words among the tokens, marker tokens left out; text in a script without spaces
     counts as `MIN_TOKENS` (a span needs `MIN_TOKENS` to be scored)."""
     words = [t for t in tokens if t[:1] not in MARKER_TOKENS]
-    if len(words) < MIN_TOKENS and any(_UNSPACED.search(t) for t in words):
+    if len(words) < MIN_TOKENS and any(UNSPACED.search(t) for t in words):
         return MIN_TOKENS
     return len(words)
 

@@ -3,8 +3,11 @@
 Nothing in a reply is trusted: every expected id must appear exactly once, no other id may
 appear, no object may repeat a key (`json.loads` would silently keep the last one), and each
 score must be one of the criterion's allowed values. The passages the judge reports as
-addressed to the reviewer (`REPORT_KEY`) are advisory: missing means none, and an entry that is
-not a string or is over the limits is dropped and counted, never a problem of the reply.
+addressed to the reviewer (`REPORT_KEY`) are advisory: missing or null means none; an entry over
+the limits is dropped, and a value of another shape (not a list of strings, the key repeated)
+or under a misspelled key (any other top-level key with a leading underscore, which no
+criterion id has, or the key without it) is malformed; both are counted, never a problem of the
+reply.
 """
 
 from __future__ import annotations
@@ -23,7 +26,6 @@ from rubricate.judge.reply_schema import (
     MAX_REPORT_CHARS,
     MAX_REPORTS,
     REPORT_KEY,
-    asks_reports,
 )
 from rubricate.judge.score_choices import OPEN_CEILING, allowed_scores, as_json_number, is_open
 from rubricate.rubric import scoring
@@ -76,7 +78,9 @@ class Judgment:
     reported: tuple[str, ...] = ()
     """The passages the judge reported as addressed to the reviewer, within the limits."""
     dropped: int = 0
-    """Reported entries dropped: not strings, too long, or past `MAX_REPORTS`."""
+    """Reported passages dropped: too long, or past `MAX_REPORTS`."""
+    malformed: int = 0
+    """Reported values of another shape than a list of strings, or under a misspelled key."""
 
     def by_id(self) -> dict[str, CriterionJudgment]:
         """Criterion id to judgment."""
@@ -92,9 +96,13 @@ def parse_reply(
     problems: list[str] = []
     seen: dict[str, Any] = {}
     reports: list[Any] = []
+    misplaced = 0
     for key, value in pairs:
-        if key == REPORT_KEY and asks_reports(expected):
+        if key == REPORT_KEY:
             reports.append(value)
+            continue
+        if key not in expected and _misspelled_report_key(key):
+            misplaced += 1
             continue
         if key in seen:
             problems.append(f"criterion {_show(key)} appears more than once")
@@ -109,20 +117,29 @@ def parse_reply(
             judged.append(judgment)
     if problems:
         raise ReplyError(problems)
-    reported, dropped = reported_passages(reports)
-    return Judgment(tuple(judged), reported, dropped)
+    reported, dropped, malformed = reported_passages(reports)
+    return Judgment(tuple(judged), reported, dropped, malformed + misplaced)
 
 
-def reported_passages(values: list[Any]) -> tuple[tuple[str, ...], int]:
+def reported_passages(values: list[Any]) -> tuple[tuple[str, ...], int, int]:
     """The passages reported under `REPORT_KEY` (each value the key was given, in order) within
-    the limits, and how many were dropped (a bare string counts as a list of one; a repeated key
-    is dropped; blank entries are neither kept nor counted)."""
-    if not values:
-        return (), 0
-    entries = values[0] if isinstance(values[0], list) else [values[0]]
-    given = [e for e in entries if not (isinstance(e, str) and not e.strip())]
-    kept = [e for e in given if isinstance(e, str) and len(e) <= MAX_REPORT_CHARS][:MAX_REPORTS]
-    return tuple(kept), len(values) - 1 + len(given) - len(kept)
+    the limits, how many were dropped (too long, past `MAX_REPORTS`) and how many values or
+    entries were malformed (a value that is not a list or null, an entry that is not a string,
+    each repeat of the key); null and blank entries are neither kept nor counted."""
+    if not values or values[0] is None:
+        return (), 0, len(values[1:])
+    if not isinstance(values[0], list):
+        return (), 0, len(values)
+    given = [e for e in values[0] if not (e is None or (isinstance(e, str) and not e.strip()))]
+    strings = [e for e in given if isinstance(e, str)]
+    kept = [e for e in strings if len(e) <= MAX_REPORT_CHARS][:MAX_REPORTS]
+    return tuple(kept), len(strings) - len(kept), len(values) - 1 + len(given) - len(strings)
+
+
+def _misspelled_report_key(key: str) -> bool:
+    """True for a top-level key that can only be a misspelled `REPORT_KEY`: a leading
+    underscore (no criterion id has one: `rubric/build.py`), or the key without it."""
+    return key.startswith("_") or key == REPORT_KEY.lstrip("_")
 
 
 class _Object(dict[str, Any]):

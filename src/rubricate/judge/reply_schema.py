@@ -26,9 +26,14 @@ REPORT_KEY = "_addressed_to_reviewer"
 """The reply's key for passages addressed to the reviewer: a leading underscore, which no
 criterion id may start with (`rubric/build.py`), so it cannot shadow one."""
 MAX_REPORTS = 3
-MAX_REPORT_CHARS = 200
-REPORT_TOKENS = MAX_REPORTS * MAX_REPORT_CHARS // 4 + 16
-"""The output tokens the reported passages may take (about 4 characters a token)."""
+MAX_REPORT_CHARS = 80
+"""A passage needs only to be long enough to be located and read (a report's finding shows up
+to 120 characters)."""
+REPORT_TOKENS = MAX_REPORTS * (MAX_REPORT_CHARS // 4 + 8) + 16
+"""The output tokens the reported passages may take: each passage at its longest, at about 4
+characters a token as `PER_CRITERION_TOKENS` reads rationales and quotes, with its quotes and
+comma, and the key with its brackets. Text in a script that takes more tokens a character can
+need more, as a rationale in it can: the reply is then cut and *not assessed*, never passed."""
 REPLY_OVERHEAD_TOKENS = 64
 
 
@@ -37,15 +42,10 @@ def response_schema(
 ) -> dict[str, Any]:
     """A strict JSON Schema: one object per criterion id with its score (an enum, or a range of
     whole numbers on an open scale), a bounded rationale and bounded quotes; first, the bounded
-    passages addressed to the reviewer (asked for only when no criterion has that id)."""
-    properties = {REPORT_KEY: _report_schema()} if asks_reports(ids) else {}
+    passages addressed to the reviewer."""
+    properties = {REPORT_KEY: _report_schema()}
     properties |= {cid: _criterion_schema(rubric, rubric.criterion(cid), ceiling) for cid in ids}
     return _object(properties)
-
-
-def asks_reports(ids: tuple[str, ...]) -> bool:
-    """True when the reply carries `REPORT_KEY`: always, unless a criterion has that id."""
-    return REPORT_KEY not in ids
 
 
 def _report_schema() -> dict[str, Any]:

@@ -3,11 +3,14 @@
 With its judgment the judge lists passages of the untrusted data that address it (the reviewer,
 the grader, an AI model reading the text) instead of belonging to the deliverable: instructions
 unrelated to the change's own purpose, tasks planted for whoever reads the text, claims or
-requests about the score (`reply_schema.REPORT_KEY`). A report counts only when it stands
-verbatim in a field the judge was shown, by the quote check's rule (`quotes.appears_in`); then it
-is an `injection` warning at that field and line, with the same effect as a scan flag: no quote
-lifts the evidence cap in the calls that showed the field. A report not in the text is dropped
-and counted in the judge's notes, never a failure.
+requests about the score (`reply_schema.REPORT_KEY`). A report counts only when it is a
+sentence (`MIN_REPORT_WORDS` words with letters) and stands verbatim in a field the reporting
+call was shown, by the quote check's rule (`quotes.appears_in`); then it is an `injection`
+warning at that field and line, with the same effect as a scan flag: no quote lifts the evidence
+cap in the calls that showed the field. A passage that stands both in the spec (shown in every
+call) and in a field of the PR's author (title, description, files) is credited to the latter;
+the spec is the text of the linked issues, which anyone may open, so a passage only there counts
+too. A report not in the text is dropped and counted in the judge's notes, never a failure.
 """
 
 from __future__ import annotations
@@ -19,7 +22,8 @@ from typing import Any
 
 from rubricate.evidence.results import Finding
 from rubricate.judge.quotes import appears_in, collapse, forms, long_enough, without_markers
-from rubricate.judge.scan import CHECK_ID
+from rubricate.judge.scan import CHECK_ID, REQUEST_FIELDS, excerpt
+from rubricate.judge.scripts import UNSPACED, unspaced_pairs
 
 RULE = "judge"
 """The finding's rule: the judge, not the scan, found it."""
@@ -29,9 +33,19 @@ MESSAGE = (
 )
 NOT_FOUND_NOTE = (
     "the judge reported {count} passage(s) as addressed to the reviewer that are not in the text"
-    " it was shown (or over the limits): ignored"
+    " it was shown, too short to locate, or over the limits: ignored"
 )
+MALFORMED_NOTE = (
+    "the judge gave {count} report(s) of text addressed to the reviewer in another shape than"
+    " a list of strings or under a misspelled key: ignored"
+)
+MIN_REPORT_WORDS = 2
+"""A note to a reader is a sentence: a passage needs at least this many words with letters (in
+a script written without spaces, character pairs, as the injection detector reads them)."""
 _EXCERPT_CHARS = 120
+_SPEC = dict(REQUEST_FIELDS)["spec"]
+_LETTER = re.compile(r"[^\W\d_]")
+_RUN = re.compile(r"[^\W_]+")
 
 
 @dataclass(frozen=True)
@@ -70,14 +84,13 @@ class Report:
 
     def finding(self) -> Finding:
         """The reviewers' warning, located at the field or file and line."""
-        cut = self.quote[: _EXCERPT_CHARS - 1] + "…"
-        shown = self.quote if len(self.quote) <= _EXCERPT_CHARS else cut
-        message = MESSAGE.format(quote=repr(shown))
+        message = MESSAGE.format(quote=excerpt(self.quote, _EXCERPT_CHARS))
         return Finding(CHECK_ID, message, self.where, self.line, "warning", rule=RULE)
 
 
 def verify(quotes: Iterable[str], shown: Sequence[ShownText]) -> tuple[tuple[Report, ...], int]:
-    """The reports found verbatim in one field of `shown`, and how many were not."""
+    """The reports found verbatim in one field of `shown` (what the reporting call was shown),
+    and how many were not."""
     found: list[Report] = []
     missing = 0
     for quote in quotes:
@@ -96,12 +109,20 @@ def shows_any(shown: Iterable[ShownText], reports: Iterable[Report]) -> bool:
 
 
 def _located(quote: str, shown: Sequence[ShownText]) -> Report | None:
-    if not long_enough(quote):
+    """The passage at the first field that holds it, the spec last."""
+    if not (long_enough(quote) and _is_sentence(quote)):
         return None
-    for item in shown:
+    for item in sorted(shown, key=lambda item: item.where == _SPEC):
         if appears_in(quote, forms(item.text)):
             return Report(collapse(quote), item.where, _line(quote, item))
     return None
+
+
+def _is_sentence(quote: str) -> bool:
+    """True when the passage holds at least `MIN_REPORT_WORDS` words with letters."""
+    runs = [run for run in _RUN.findall(quote) if _LETTER.search(run)]
+    found = sum(len(unspaced_pairs(run)) if UNSPACED.search(run) else 1 for run in runs)
+    return found >= MIN_REPORT_WORDS
 
 
 def _line(quote: str, item: ShownText) -> int | None:

@@ -2,9 +2,9 @@
 
 Request criteria go first, in a call that sees no diff; an invalid reply is retried once with
 its problems; a failed call becomes an error of the run, never an exception. The passages a
-call reports as addressed to the reviewer are checked against every call's untrusted text
-(`reports.py`); a verified one flags the judgments of each call that showed its field. `JudgeRun`
-is what a run produced, as cached (only a run without errors is).
+call reports as addressed to the reviewer are checked against the untrusted text that call was
+shown (`reports.py`); a verified one flags the judgments of each call that showed its field.
+`JudgeRun` is what a run produced, as cached (only a run without errors is).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from rubricate.judge.prompt import Prompt, build_prompt, phase_criteria
 from rubricate.judge.prompt_text import Phase
 from rubricate.judge.quotes import verified_quotes
 from rubricate.judge.reply import CriterionJudgment, parse_reply
-from rubricate.judge.reply_schema import max_output_tokens
+from rubricate.judge.reply_schema import REPORT_KEY, max_output_tokens
 from rubricate.judge.reports import Report, shows_any, verify
 from rubricate.rubric.model import Rubric
 
@@ -32,7 +32,7 @@ PHASES: tuple[Phase, ...] = ("request", "submission")
 MIN_CALL_SECONDS = 1.0
 ECHO_LIMIT = 6000
 """At most this much of an invalid reply is sent back with the retry."""
-CACHE_FORMAT = 4
+CACHE_FORMAT = 5
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,9 @@ class JudgeRun:
     reports: tuple[Report, ...] = ()
     """The passages the judge reported as addressed to the reviewer, found in its input."""
     reports_ignored: int = 0
-    """Reported passages not found in the input, or over the reply's limits."""
+    """Reported passages not found in the input, too short to locate, or over the limits."""
+    reports_malformed: int = 0
+    """Reported values of another shape than a list of strings, or under a misspelled key."""
 
     @property
     def ok(self) -> bool:
@@ -84,6 +86,7 @@ class JudgeRun:
             "known_answer": [self.known_answer, self.known_answer_reply],
             "reports": [report.as_dict() for report in self.reports],
             "reports_ignored": self.reports_ignored,
+            "reports_malformed": self.reports_malformed,
             "shown": {
                 "files_seen": list(self.shown.files_seen),
                 "files_truncated": list(self.shown.files_truncated),
@@ -120,6 +123,7 @@ class JudgeRun:
             known_answer_reply=str(reply),
             reports=tuple(Report.from_dict(item) for item in data["reports"]),
             reports_ignored=_count(data["reports_ignored"]),
+            reports_malformed=_count(data["reports_malformed"]),
         )
 
 
@@ -161,6 +165,7 @@ class _PhaseResult:
     usage: Usage = field(default_factory=Usage)
     reported: tuple[str, ...] = ()
     dropped: int = 0
+    malformed: int = 0
 
 
 def run_judge(
@@ -176,10 +181,11 @@ def run_judge(
 ) -> JudgeRun:
     """Judge every criterion of `rubric`, request criteria first; never raises for call faults.
 
-    Reported passages found in a call's untrusted text flag the judgments of every call that
-    showed the same field. With `known_answer`, one known-answer check (`known_answer.py`)
-    follows, over the last prompt (the one that shows the most), while time is left; when it
-    fails, every judgment's input is flagged, so that no quote lifts the evidence cap."""
+    Reported passages found in the untrusted text of the call that reported them flag the
+    judgments of every call that showed the same field. With `known_answer`, one known-answer
+    check (`known_answer.py`) follows, over the last prompt (the one that shows the most), while
+    time is left; when it fails, every judgment's input is flagged, so that no quote lifts the
+    evidence cap."""
     run = JudgeRun(model=call.model)
     prompts: list[Prompt] = []
     for phase in (p for p in PHASES if phase_criteria(rubric, p)):
@@ -266,31 +272,44 @@ def _judge_phase(
             messages += _retry_messages(raw.text, problems, prompt.criteria_ids)
             continue
         checked = tuple(_verified(j, prompt) for j in judgment.criteria)
-        return _PhaseResult(checked, None, usage, judgment.reported, judgment.dropped)
+        return _PhaseResult(
+            checked, None, usage, judgment.reported, judgment.dropped, judgment.malformed
+        )
     return _PhaseResult(error=f"the reply was invalid twice: {problems}", usage=usage)
 
 
 def _reported(run: JudgeRun, prompts: list[Prompt], results: list[_PhaseResult]) -> JudgeRun:
-    """The run with the calls' reports checked against every call's untrusted text, and the
-    judgments of each call that showed a reported field flagged."""
-    shown = [item for prompt in prompts for item in prompt.untrusted]
-    reports, missing = verify((q for r in results for q in r.reported), shown)
-    ignored = missing + sum(r.dropped for r in results)
+    """The run with each call's reports checked against the untrusted text that call was shown,
+    and the judgments of each call that showed a field of a verified report flagged."""
+    found: list[Report] = []
+    ignored = 0
+    for prompt, result in zip(prompts, results, strict=True):
+        reports, missing = verify(result.reported, prompt.untrusted)
+        found += reports
+        ignored += missing + result.dropped
+    reports = tuple(dict.fromkeys(found))
     flagged = {cid for p in prompts if shows_any(p.untrusted, reports) for cid in p.criteria_ids}
     judgments = tuple(
         replace(j, input_flagged=True) if j.id in flagged else j for j in run.judgments
     )
-    return replace(run, judgments=judgments, reports=reports, reports_ignored=ignored)
+    malformed = sum(r.malformed for r in results)
+    return replace(
+        run,
+        judgments=judgments,
+        reports=reports,
+        reports_ignored=ignored,
+        reports_malformed=malformed,
+    )
 
 
 def _count(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise TypeError("reports_ignored must be a whole number")
+        raise TypeError("a count of reports must be a whole number")
     return value
 
 
 def _retry_messages(reply: str, problems: str, ids: tuple[str, ...]) -> list[dict[str, str]]:
-    retry = prompt_text.RETRY.format(problems=problems, ids=", ".join(ids))
+    retry = prompt_text.RETRY.format(problems=problems, report_key=REPORT_KEY, ids=", ".join(ids))
     return [
         {"role": "assistant", "content": reply[:ECHO_LIMIT]},
         {"role": "user", "content": retry},

@@ -29,6 +29,7 @@ from rubricate.judge.hidden import (
     strip_hidden,
 )
 from rubricate.judge.scan_rules import RULES, Rule
+from rubricate.redaction import redact_tokens
 
 if TYPE_CHECKING:
     from rubricate.evidence.snapshot import Snapshot
@@ -65,6 +66,7 @@ __all__ = [
     "REQUEST_FIELDS",
     "Part",
     "detector_findings",
+    "excerpt",
     "in_order",
     "kind_of",
     "numbered",
@@ -127,7 +129,7 @@ def detector_findings(
     found = detector.flagged(scored, kind_of(where))
     message = "possible prompt injection (detector, confidence {:.2f}): {}"
     return [
-        Finding(CHECK_ID, message.format(p, _excerpt(s, 120)), where, n + before, "warning")
+        Finding(CHECK_ID, message.format(p, excerpt(s, 120)), where, n + before, "warning")
         for n, p, s in found
     ]
 
@@ -321,7 +323,7 @@ def _rule_findings(
         line_no = lines.line_of(match.start())
         if line_no not in found:
             message = f"possible prompt injection ({rule.name}): {rule.message}"
-            message += f": {_excerpt(visible[match.start() : match.end()])}"
+            message += f": {excerpt(visible[match.start() : match.end()])}"
             found[line_no] = Finding(CHECK_ID, message, where, line_no, severity)
     return list(found.values())
 
@@ -338,7 +340,7 @@ def _hidden_findings(text: str, where: str, is_doc: bool) -> list[Finding]:
         elif strip.what.startswith("hidden <") or strip.what in _DEFINITIONS:
             suspicious = _rules_hit(strip.text) or SUSPICIOUS_WORDS.search(strip.text)
             severity = "warning" if suspicious else "info"
-            detail = _excerpt(strip.text)
+            detail = excerpt(strip.text)
         else:
             severity = "warning" if SMUGGLING.search(strip.text) or not is_doc else "info"
             detail = "removed"
@@ -347,7 +349,9 @@ def _hidden_findings(text: str, where: str, is_doc: bool) -> list[Finding]:
     return found
 
 
-def _excerpt(text: str, limit: int = 60) -> str:
-    flat = " ".join(INVISIBLE.sub("", text).split())
+def excerpt(text: str, limit: int = 60) -> str:
+    """Text quoted in a finding: on one line, invisible characters removed, GitHub-token-shaped
+    strings masked, backticks as quotes (so no code span breaks), cut to `limit`."""
+    flat = " ".join(redact_tokens(INVISIBLE.sub("", text)).split())
     flat = flat.replace("`", "'")
     return repr(flat if len(flat) <= limit else flat[: limit - 1] + "…")

@@ -26,7 +26,7 @@ from rubricate.judge.client_detector import load_detector
 from rubricate.judge.known_answer import FAILED, NOT_CHECKED, failed_finding
 from rubricate.judge.merge import merge_run
 from rubricate.judge.reply import parse_reply
-from rubricate.judge.reports import NOT_FOUND_NOTE
+from rubricate.judge.reports import MALFORMED_NOTE, NOT_FOUND_NOTE
 from rubricate.judge.runner import CallSettings, JudgeRun, run_judge
 from rubricate.judge.scan_processes import scan_change
 from rubricate.redaction import redact
@@ -88,6 +88,8 @@ def judged(
     findings += [report.finding() for report in run.reports]
     if run.reports_ignored:
         notes.append(NOT_FOUND_NOTE.format(count=run.reports_ignored))
+    if run.reports_malformed:
+        notes.append(MALFORMED_NOTE.format(count=run.reports_malformed))
     if run.known_answer == FAILED:
         findings.append(failed_finding(run.known_answer_reply))
     elif run.known_answer == NOT_CHECKED:
