@@ -114,6 +114,7 @@ def _config_repo(tmp_path: Path, config: str) -> Path:
         ('[{glob: "*.json", schema: schemas}]', "schema schemas: is a directory, not a file"),
         ('[{glob: "*.json", schema: {type: 5}}]', "is not a valid JSON Schema"),
         ('[{glob: "*.json", schema: schemas/bad.json}]', "schemas/bad.json does not parse"),
+        ('[{glob: "*.json", schema: schemas/deep.json}]', "deep.json nests too deeply to check"),
     ],
 )
 def test_validate_checks_the_deliverable_schemas_a_config_names(
@@ -121,6 +122,9 @@ def test_validate_checks_the_deliverable_schemas_a_config_names(
 ) -> None:
     (tmp_path / "schemas").mkdir()
     (tmp_path / "schemas" / "bad.json").write_text("{")
+    (tmp_path / "schemas" / "deep.json").write_text(
+        '{"properties": {"a": ' * 100 + "{}" + "}}" * 100
+    )
     path = _config_repo(tmp_path, f"deliverables: {deliverables}\n")
     code, out, _ = run(capsys, "validate", str(path))
     assert code == 2

@@ -85,10 +85,11 @@ def test_duration_passes_other_types() -> None:
 
 
 @pytest.mark.parametrize("cls", [Draft4Validator, Draft6Validator, Draft7Validator])
-def test_drafts_without_the_duration_format_leave_it_unchecked(cls: Any) -> None:
+def test_drafts_before_the_duration_format_check_it_too(cls: Any) -> None:
     checker = format_checker(cls)
-    assert "duration" not in checker.checkers
-    assert checker.conforms("not a duration", "duration")
+    assert checker.checkers["duration"][0] is is_duration
+    assert not checker.conforms("not a duration", "duration")
+    assert checker.conforms("P1D", "duration")
 
 
 def test_a_number_past_decimal_arithmetics_range_is_a_number_still() -> None:

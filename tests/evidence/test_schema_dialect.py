@@ -105,6 +105,20 @@ def test_older_drafts_apply_the_draft7_keywords_they_lack(
     assert errors(full, bad) != []
 
 
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "https://json-schema.org/draft/2019-09/schema",
+        "https://json-schema.org/draft/2020-12/schema",
+    ],
+)
+def test_later_drafts_keep_draft7_dependencies(uri: str) -> None:
+    schema = {"$schema": uri, "dependencies": {"bar": ["foo"], "baz": {"required": ["qux"]}}}
+    assert errors(schema, {"bar": 1, "foo": 2, "baz": 3, "qux": 4}) == []
+    assert errors(schema, {"bar": 1}) == ["'foo' is a dependency of 'bar'"]
+    assert errors(schema, {"baz": 1}) == ["'qux' is a required property"]
+
+
 @pytest.mark.parametrize("uri", [DRAFT4, DRAFT6, "http://json-schema.org/draft-07/schema#"])
 def test_keywords_beside_a_ref_apply_in_every_draft(uri: str) -> None:
     schema = {
@@ -117,6 +131,19 @@ def test_keywords_beside_a_ref_apply_in_every_draft(uri: str) -> None:
     assert errors(schema, [{"id": 1, "entry": "b"}]) == ["1 is not of type 'string'"]
 
 
+@pytest.mark.parametrize("uri", [DRAFT4, DRAFT6, "http://json-schema.org/draft-07/schema#"])
+@pytest.mark.parametrize(
+    ("fmt", "good", "bad"),
+    [("uuid", "123e4567-e89b-12d3-a456-426614174000", "not-a-uuid"), ("duration", "P1D", "1 day")],
+)
+def test_formats_of_later_drafts_are_checked_in_the_older_ones(
+    uri: str, fmt: str, good: str, bad: str
+) -> None:
+    schema = {"$schema": uri, "format": fmt}
+    assert errors(schema, good) == []
+    assert errors(schema, bad) == [f"{bad!r} is not a {fmt!r}"]
+
+
 def test_draft4_exclusive_maximum_stays_a_boolean_modifier() -> None:
     schema = {"$schema": DRAFT4, "maximum": 3, "exclusiveMaximum": False}
     assert errors(schema, 3) == []
@@ -125,7 +152,7 @@ def test_draft4_exclusive_maximum_stays_a_boolean_modifier() -> None:
 @pytest.mark.parametrize("cls", [Draft4Validator, Draft202012Validator])
 def test_the_core_install_checks_every_format(cls: Any) -> None:
     checked = set(format_checker(cls).checkers)
-    wanted = set(FORMATS) if cls is Draft202012Validator else {"date-time", "email", "uri"}
+    wanted = set(FORMATS) if cls is Draft202012Validator else {"date-time", "email", "uri", "uuid"}
     assert wanted <= checked
 
 

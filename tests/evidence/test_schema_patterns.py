@@ -1,4 +1,5 @@
-"""ECMA-262 patterns: a lone surrogate (JSON's `\\ud800`) is read as U+FFFD, never a crash."""
+"""ECMA-262 patterns: a lone surrogate (JSON's `\\ud800`) is read as a private-use code point
+of its own, never a crash."""
 
 from __future__ import annotations
 
@@ -12,15 +13,19 @@ def errors(schema: Any, instance: Any) -> list[str]:
     return [issue.message for issue in compile_schema(schema, "s.json").issues(instance)]
 
 
-def test_a_lone_surrogate_in_the_text_is_matched_as_a_replacement_character() -> None:
+def test_a_lone_surrogate_in_the_text_is_matched_as_itself() -> None:
     assert matches(ecma_regex("^.$"), "\ud800")
-    assert matches(ecma_regex("^\ufffd$"), "\udfff")
+    assert not matches(ecma_regex("^\ufffd$"), "\udfff")
     assert not matches(ecma_regex("^a"), "\ud800a")
     assert matches(ecma_regex("^a"), "a\ud800")
 
 
-def test_a_lone_surrogate_in_a_pattern_compiles() -> None:
-    assert matches(ecma_regex("^\ud800$"), "\udc00")
+def test_a_lone_surrogate_in_a_pattern_compiles_and_matches_only_itself() -> None:
+    assert matches(ecma_regex("^\ud800$"), "\ud800")
+    assert not matches(ecma_regex("^\ud800$"), "\udc00")
+    assert not matches(ecma_regex("^\ud800$"), "\ufffd")
+    assert matches(ecma_regex("^[\ud800-\udbff]+$"), "\udbff\ud800")
+    assert not matches(ecma_regex("^[\ud800-\udbff]$"), "\udc00")
     assert is_ecma_regex("\ud800+")
     assert not is_ecma_regex("\ud800(")
 

@@ -188,9 +188,32 @@ def test_an_invalid_schema_is_named_on_its_files_and_the_run_goes_on(
     assert "is not of type 'object'" in found[("ok/b.json", "error")]
 
 
+def nested(depth: int, key: str, draft: str | None = None) -> str:
+    """A schema of `{key: ...}` `depth` deep (`properties` as `{"properties": {"a": ...}}`)."""
+    schema: dict[str, object] = {}
+    for _ in range(depth):
+        schema = {"properties": {"a": schema}} if key == "properties" else {key: schema}
+    return json.dumps(schema if draft is None else {"$schema": draft, **schema})
+
+
+def ref_chain(length: int) -> str:
+    """A schema whose `$ref` goes through `length` definitions, each a `$ref` to the next."""
+    defs: dict[str, object] = {f"d{i}": {"$ref": f"#/$defs/d{i + 1}"} for i in range(length)}
+    return json.dumps({"$defs": {**defs, f"d{length}": {"type": "object"}}, "$ref": "#/$defs/d0"})
+
+
+DRAFT_7 = "http://json-schema.org/draft-07/schema#"
+DRAFT_4 = "http://json-schema.org/draft-04/schema#"
+
+
 @pytest.mark.parametrize(
     ("schema", "message"),
     [
+        (nested(100, "properties"), "nests too deeply to check"),
+        (nested(180, "properties", DRAFT_7), "nests too deeply to check"),
+        (nested(180, "properties", DRAFT_4), "nests too deeply to check"),
+        (nested(200, "items"), "nests too deeply to check"),
+        (ref_chain(2000), "a chain of $refs or the data nests too deeply to check"),
         ('{"$schema": "https://example.org/dialect", "type": "object"}', "unknown $schema"),
         ('{"$ref": "common.json#/$defs/x"}', "$ref 'common.json' names no file"),
         ('{"$ref": "https://example.org/x.json"}', "rubricate never fetches schemas"),
@@ -216,6 +239,22 @@ def test_a_schema_that_cannot_be_used_is_a_warning_not_a_traceback(
     assert finding["severity"] == "warning"
     assert finding["message"].startswith("not validated: schema s.json")
     assert message in finding["message"]
+
+
+@pytest.mark.parametrize("schema", ['{"items": {"$ref": "#"}}', '{"type": "array"}'])
+def test_a_deliverable_nested_too_deeply_is_a_finding_not_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], schema: str
+) -> None:
+    base = {".github/rubricate.yml": 'deliverables:\n  - {glob: "*.json", schema: s.json}\n'}
+    deep = "[" * 10_000 + "]" * 10_000 + "\n"
+    change = make_change(tmp_path, {**base, "s.json": schema}, {"a.json": deep})
+    code, out, err = score(
+        capsys, "--repo", str(change.repo), "--no-graders", "--format", "json", "--fail-on", "never"
+    )
+    assert (code, err) == (0, "")
+    (check,) = [c for c in json.loads(out)["checks"] if c["id"] == "format"]
+    (finding,) = [f for f in check["findings"] if f["path"] == "a.json"]
+    assert "too deeply" in finding["message"], finding
 
 
 def test_lone_surrogates_in_a_deliverable_give_verdicts_in_every_output(

@@ -14,11 +14,18 @@ import pytest
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 PROBE = """
-import contextlib, io, json, sys
+import contextlib, io, json, re, sys
+from rubricate.evidence import iri
+iri_patterns = []
+compile_pattern = re.compile
+def spy(pattern, *args, **kwargs):
+    if pattern in (iri.IRI, iri.IRELATIVE_REF):
+        iri_patterns.append(pattern)
+    return compile_pattern(pattern, *args, **kwargs)
+re.compile = spy
 from rubricate.cli.main import main
 with contextlib.redirect_stdout(io.StringIO()):
     code = main(["score", "--repo", sys.argv[1], "--no-graders", "--format", "json"])
-from rubricate.evidence import iri
 from rubricate.rubric.agentv import criteria, forms
 models = [forms.RubricGrader, forms.AssertFile, forms.AssertionsFile, forms.EvaluatorFile,
           criteria._One]
@@ -26,7 +33,7 @@ print(json.dumps({
     "code": code,
     "loaded": sorted({m.split(".")[0] for m in sys.modules} | set(sys.modules)),
     "built": sorted(m.__name__ for m in models if m.__pydantic_complete__),
-    "iri_patterns": iri.compiled.cache_info().currsize,
+    "iri_patterns": len(iri_patterns),
 }))
 """
 

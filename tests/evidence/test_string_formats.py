@@ -6,7 +6,11 @@ import pytest
 from jsonschema import Draft7Validator, Draft201909Validator, Draft202012Validator
 
 from rubricate.evidence.schema_dialect import format_checker
-from rubricate.evidence.string_formats import is_relative_json_pointer, is_uuid
+from rubricate.evidence.string_formats import (
+    is_relative_json_pointer,
+    is_relative_json_pointer_2020,
+    is_uuid,
+)
 from tests.evidence.format_verdicts import assert_verdict
 
 POINTERS = [
@@ -47,10 +51,32 @@ UUIDS = [
 ]
 
 
+INDEX_MANIPULATIONS = [
+    ("0+1/foo", True),
+    ("1-1#", True),
+    ("2+10/a/b", True),
+    ("0-0", True),
+    ("0+01/foo", False),
+    ("0+/foo", False),
+    ("0+-1", False),
+    ("0+1+1", False),
+]
+
+
 @pytest.mark.parametrize(("text", "valid"), POINTERS)
 def test_relative_json_pointer(text: str, valid: bool) -> None:
-    drafts = (Draft7Validator, Draft202012Validator)
+    drafts = (Draft7Validator, Draft201909Validator)
     assert_verdict(is_relative_json_pointer, "relative-json-pointer", drafts, text, valid)
+    drafts = (Draft202012Validator,)
+    assert_verdict(is_relative_json_pointer_2020, "relative-json-pointer", drafts, text, valid)
+
+
+@pytest.mark.parametrize(("text", "valid"), INDEX_MANIPULATIONS)
+def test_index_manipulation_only_in_draft_2020_12(text: str, valid: bool) -> None:
+    drafts = (Draft202012Validator,)
+    assert_verdict(is_relative_json_pointer_2020, "relative-json-pointer", drafts, text, valid)
+    assert not is_relative_json_pointer(text)
+    assert not format_checker(Draft201909Validator).conforms(text, "relative-json-pointer")
 
 
 @pytest.mark.parametrize(("text", "valid"), UUIDS)
@@ -58,6 +84,13 @@ def test_uuid(text: str, valid: bool) -> None:
     assert_verdict(is_uuid, "uuid", (Draft201909Validator, Draft202012Validator), text, valid)
 
 
-def test_other_types_and_earlier_drafts_pass() -> None:
-    assert all(is_relative_json_pointer(v) and is_uuid(v) for v in (1, None, [], {}))
-    assert format_checker(Draft7Validator).conforms("not a uuid", "uuid")
+def test_other_types_pass() -> None:
+    assert all(
+        check(v)
+        for check in (is_relative_json_pointer, is_relative_json_pointer_2020, is_uuid)
+        for v in (1, None, [], {})
+    )
+
+
+def test_uuid_is_checked_in_draft_7_too() -> None:
+    assert not format_checker(Draft7Validator).conforms("not a uuid", "uuid")

@@ -6,7 +6,9 @@ from typing import Any
 
 import pytest
 
+from rubricate.evidence import unevaluated
 from rubricate.evidence.deliverable_schemas import compile_schema
+from rubricate.evidence.schema_patterns import ecma_regex
 
 DRAFTS = (
     "https://json-schema.org/draft/2019-09/schema",
@@ -103,8 +105,36 @@ def test_a_schema_for_unevaluated_names(draft: str) -> None:
 
 
 @pytest.mark.parametrize("draft", DRAFTS)
-def test_dependencies_apply_as_in_draft_7(draft: str) -> None:
-    schema = {"dependencies": {"bar": ["foo"], "baz": {"required": ["qux"]}}}
-    assert errors(draft, schema, {"bar": 1, "foo": 2, "baz": 3, "qux": 4}) == []
-    assert errors(draft, schema, {"bar": 1}) == ["'foo' is a dependency of 'bar'"]
-    assert errors(draft, schema, {"baz": 1}) == ["'qux' is a required property"]
+def test_the_schemas_of_draft_7_dependencies_evaluate(draft: str) -> None:
+    schema = closed(
+        properties={"a": True},
+        dependencies={"a": {"properties": {"b": {"type": "integer"}}}, "c": ["a"]},
+    )
+    assert errors(draft, schema, {"a": 1, "b": 2}) == []
+    assert errors(draft, schema, {"b": 2}) == [
+        "Unevaluated properties are not allowed ('b' was unexpected)"
+    ]
+    assert errors(draft, schema, {"a": 1, "c": 2}) == [
+        "Unevaluated properties are not allowed ('c' was unexpected)"
+    ]
+
+
+def test_nested_keywords_read_each_subschema_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    reads: list[str] = []
+
+    def counted(pattern: str) -> Any:
+        reads.append(pattern)
+        return ecma_regex(pattern)
+
+    monkeypatch.setattr(unevaluated, "ecma_regex", counted)
+    depth = 12
+    schema: dict[str, Any] = {"patternProperties": {"^a": True}}
+    for level in range(depth):
+        schema = closed(allOf=[schema], properties={f"p{level}": True})
+    assert errors(DRAFTS[1], schema, {"a": 1, "p0": 2}) == []
+    assert errors(DRAFTS[1], schema, {"a": 1, "x": 2})[0] == (
+        "Unevaluated properties are not allowed ('x' was unexpected)"
+    )
+    # the innermost patterns are read once per level that asks (twice per level in all);
+    # each level doubled the reads when every keyword asked its subschemas again
+    assert len(reads) <= 2 * depth

@@ -72,8 +72,8 @@ class CompiledSchema:
         except RecursionError:
             raise ConfigError(
                 f"schema {self.name}: validation went round in circles (a $ref cycle that "
-                'never moves into the data, such as {"$ref": "#"}), or the data nests too '
-                "deeply to check"
+                'never moves into the data, such as {"$ref": "#"}), or a chain of $refs or '
+                "the data nests too deeply to check"
             ) from None
         except (AttributeError, TypeError):  # `referencing` met a subschema that is a list
             raise ConfigError(
@@ -149,9 +149,20 @@ def _read_schema(path: str, files: SchemaFiles) -> Any:
 def compile_schema(
     schema: Any, name: str, files: SchemaFiles | None = None, path: str | None = None
 ) -> CompiledSchema:
-    """Check a schema against its metaschema, resolve its `$ref`s, and build its validator."""
+    """Check a schema against its metaschema, resolve its `$ref`s, and build its validator.
+
+    A schema nested deeper than the checks can recurse is a `ConfigError` too."""
     if not isinstance(schema, (dict, bool)):
         raise ConfigError(f"schema {name} is not a JSON Schema: expected an object or a boolean")
+    try:
+        return _compiled(schema, name, files, path)
+    except RecursionError:
+        raise ConfigError(f"schema {name} nests too deeply to check") from None
+
+
+def _compiled(
+    schema: dict[str, Any] | bool, name: str, files: SchemaFiles | None, path: str | None
+) -> CompiledSchema:
     cls = validator_class(schema, name)
     check_schema(cls, schema, name)
     checker = cls.FORMAT_CHECKER

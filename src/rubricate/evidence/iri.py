@@ -1,4 +1,5 @@
-"""The `iri` and `iri-reference` formats: RFC 3987's syntax as compiled regular expressions (pure).
+"""The `uri`, `uri-reference`, `iri` and `iri-reference` formats: RFC 3986's and RFC 3987's
+syntax as compiled regular expressions (pure).
 
 Each name below is the ABNF rule of RFC 3987 section 2.2 (or RFC 3986, which it builds on)
 that it spells, in full. The checker jsonschema used before (rfc3987-syntax) read the RFC
@@ -93,15 +94,9 @@ URI, RELATIVE_REF = _grammar("", "")
 
 @cache
 def compiled(pattern: str) -> re.Pattern[str]:
-    """An IRI pattern compiled on first use: its Unicode classes take tens of milliseconds
-    to compile, which a schema without the IRI formats never needs."""
-    return re.compile(pattern)
-
-
-@cache
-def compiled_uri(pattern: str) -> re.Pattern[str]:
-    """A URI pattern compiled on first use (ASCII only, a few milliseconds): every
-    metaschema check reads `$id` and `$ref` as URI references."""
+    """A pattern compiled on first use: an IRI's Unicode classes take tens of milliseconds to
+    compile, which a schema without the IRI formats never needs (a URI's, ASCII only, a few:
+    every metaschema check reads `$id` and `$ref` as URI references)."""
     return re.compile(pattern)
 
 
@@ -121,13 +116,13 @@ def is_iri_reference(instance: object) -> bool:
 
 def is_uri(instance: object) -> bool:
     """The `uri` format: a URI with a scheme (other types pass)."""
-    return not isinstance(instance, str) or compiled_uri(URI).fullmatch(instance) is not None
+    return not isinstance(instance, str) or compiled(URI).fullmatch(instance) is not None
 
 
 def is_uri_reference(instance: object) -> bool:
     """The `uri-reference` format: a URI or a relative reference (other types pass)."""
     return (
         not isinstance(instance, str)
-        or compiled_uri(URI).fullmatch(instance) is not None
-        or compiled_uri(RELATIVE_REF).fullmatch(instance) is not None
+        or compiled(URI).fullmatch(instance) is not None
+        or compiled(RELATIVE_REF).fullmatch(instance) is not None
     )

@@ -58,7 +58,11 @@ from rubricate.evidence.schema_patterns import (
     pattern,
     pattern_properties,
 )
-from rubricate.evidence.string_formats import is_relative_json_pointer, is_uuid
+from rubricate.evidence.string_formats import (
+    is_relative_json_pointer,
+    is_relative_json_pointer_2020,
+    is_uuid,
+)
 from rubricate.evidence.unevaluated import unevaluated_properties
 from rubricate.evidence.uri_template import is_uri_template
 
@@ -94,6 +98,7 @@ FROM_DRAFT_4 = (
 FROM_DRAFT_6 = FROM_DRAFT_4[1:]
 FROM_DRAFT_7 = FROM_DRAFT_4[2:]
 FROM_DRAFT_2019 = FROM_DRAFT_4[3:]
+DRAFTS_7_AND_2019 = FROM_DRAFT_4[2:4]
 OWN_FORMATS: tuple[tuple[str, Callable[[object], bool], tuple[Any, ...] | None], ...] = (
     ("regex", is_ecma_regex, None),
     ("date-time", is_date_time, None),
@@ -102,10 +107,11 @@ OWN_FORMATS: tuple[tuple[str, Callable[[object], bool], tuple[Any, ...] | None],
     ("iri-reference", is_iri_reference, FROM_DRAFT_7),
     ("uri", is_uri, None),
     ("uri-reference", is_uri_reference, FROM_DRAFT_6),
-    ("relative-json-pointer", is_relative_json_pointer, FROM_DRAFT_7),
+    ("relative-json-pointer", is_relative_json_pointer, DRAFTS_7_AND_2019),
+    ("relative-json-pointer", is_relative_json_pointer_2020, (Draft202012Validator,)),
     ("uri-template", is_uri_template, FROM_DRAFT_6),
-    ("duration", is_duration, FROM_DRAFT_2019),
-    ("uuid", is_uuid, FROM_DRAFT_2019),
+    ("duration", is_duration, None),
+    ("uuid", is_uuid, None),
     ("email", is_email, None),
     ("idn-email", is_idn_email, FROM_DRAFT_7),
     ("hostname", is_hostname, FROM_DRAFT_4),

@@ -19,6 +19,10 @@ from jsonschema import ValidationError
 from rubricate.errors import ConfigError
 
 LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+SURROGATES_READ_AS = {code: code - 0xD800 + 0x10F000 for code in range(0xD800, 0xE000)}
+"""Each lone surrogate (U+D800 to U+DFFF, which the regex library cannot read) as a code point
+of plane 16's private use area (U+10F000 to U+10F7FF), one to one and in order, so that
+distinct surrogates stay distinct and a range of them stays a range."""
 MAX_PATTERNS = 4096
 """Compiled regular expressions kept (a schema store holds a few thousand)."""
 
@@ -26,23 +30,23 @@ MAX_PATTERNS = 4096
 @lru_cache(maxsize=MAX_PATTERNS)
 def ecma_regex(pattern: str) -> Any:
     """A compiled ECMA-262 regular expression (Unicode mode); `ConfigError` when invalid. A
-    lone surrogate (JSON's `\\ud800` escape), which the regex library cannot read, is read as
-    U+FFFD, here and in the text matched (`matches`)."""
+    lone surrogate (JSON's `\\ud800` escape) is read as `SURROGATES_READ_AS` says, here and
+    in the text matched (`matches`)."""
     try:
         return regress.Regex(pattern, flags="u")
     except regress.RegressError as exc:
         raise ConfigError(f"{pattern!r} is not an ECMA-262 regular expression: {exc}") from None
     except UnicodeEncodeError:
-        return ecma_regex(LONE_SURROGATE.sub("\ufffd", pattern))
+        return ecma_regex(pattern.translate(SURROGATES_READ_AS))
 
 
 def matches(regex: Any, text: str) -> bool:
     """Whether `regex` (from `ecma_regex`) finds a match in `text`, a lone surrogate read as
-    U+FFFD."""
+    `SURROGATES_READ_AS` says."""
     try:
         return regex.find(text) is not None
     except UnicodeEncodeError:
-        return regex.find(LONE_SURROGATE.sub("\ufffd", text)) is not None
+        return regex.find(text.translate(SURROGATES_READ_AS)) is not None
 
 
 def is_ecma_regex(instance: object) -> bool:
