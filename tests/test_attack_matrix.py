@@ -438,9 +438,10 @@ MATRIX: tuple[tuple[str, str, str], ...] = (
         "gitio/test_workspace_push.py::test_a_refused_push_fails_at_once_with_the_remote_s_words",
     ),
     (
-        "a push the remote took, the connection dropped before git heard so",
-        "reported written (the branch is read again after a failed push); a re-run appends "
-        "nothing twice",
+        "a push the remote took, the connection dropped before git heard so (and someone "
+        "else pushed on top of it at once)",
+        "reported written (the branch is read again after a failed push; a tip that moved on "
+        "is fetched and written when it holds the commit); a re-run appends nothing twice",
         "gitio/test_workspace_push.py::test_a_push_that_landed_though_git_says_it_failed_is_reported_written",
     ),
     (
