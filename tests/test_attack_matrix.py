@@ -489,7 +489,9 @@ MATRIX: tuple[tuple[str, str, str], ...] = (
         "revision request that withdraws a passing approval) planted at another layout's "
         "path that sorts first (`jobs/1234.json` beside `jobs/1k/1234.json`)",
         "the read fails naming both files (two different job files for one job), never a "
-        "gate from the planted one; `ledger verify --fix` removes it",
+        "gate from the planted one; `ledger verify --fix` removes it. Until then every run "
+        "on that PR fails before it appends: the event that triggered a run (an `/approve` "
+        "comment) is recorded only when the run is re-run after the fix",
         "ledger/test_cache_attacks.py::test_a_job_file_planted_at_another_layout_s_path_never_hides_the_job_s_latest_events",
     ),
 )
