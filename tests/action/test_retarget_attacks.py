@@ -216,3 +216,35 @@ def test_a_rerun_of_an_old_retarget_leaves_the_approved_heads_green(scenario: Sc
     assert again.code == 0, again.log
     assert "older than the latest head event" in again.log
     assert _gate(scenario) == "success", again.log
+
+
+def test_a_late_retarget_never_puts_back_a_green_on_a_head_the_pr_has_left(
+    scenario: Scenario,
+) -> None:
+    """Approved at H1 on release-1; moved to main at t1, its delivery held back; H2 pushed and
+    run on main; then the held retarget runs: its core finds it older than the latest head event
+    and its lowering of H1 stays, for H1 is no longer the PR's head (a green there, given under
+    release-1's rules, would come back with a force-push to H1)."""
+    main, release = _lenient_release(scenario)
+    first = scenario.heads[-1]
+    assert _pr(scenario, "opened", "release-1", release).code == 0
+    assert scenario.comment(WRITER, LOW).code == 0
+    assert _gate(scenario) == "success"
+    payload = pull_request_event(
+        "edited",
+        number=PR,
+        author=AUTHOR,
+        created=START,
+        head_sha=first,
+        base_sha=main,
+        at=scenario.tick(),
+    )
+    payload["pull_request"]["base"]["ref"] = "main"
+    payload["changes"] = MOVED
+    scenario.push({"extra.txt": "x\n"}, "More")
+    assert _pr(scenario, "synchronize", "main", main).code == 0
+    late = scenario.deliver("edited late", "pull_request_target", payload)
+    assert late.code == 0, late.log
+    assert "older than the latest head event" in late.log
+    states = [s["state"] for s in scenario.fake.statuses if s["sha"] == first]
+    assert states[-1] == "pending", states
