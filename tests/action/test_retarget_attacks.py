@@ -50,6 +50,22 @@ def test_a_new_commit_with_the_approved_diff_on_the_new_base_is_a_new_version(
     assert _gate(scenario) != "success", step.log
 
 
+def _moved_to_main(scenario: Scenario, head: str, main: str) -> Any:
+    """The retarget to main of the PR at this head, now, as a payload held back for later."""
+    payload = pull_request_event(
+        "edited",
+        number=PR,
+        author=AUTHOR,
+        created=START,
+        head_sha=head,
+        base_sha=main,
+        at=scenario.tick(),
+    )
+    payload["pull_request"]["base"]["ref"] = "main"
+    payload["changes"] = MOVED
+    return payload
+
+
 def test_a_push_whose_run_comes_before_the_retargets_does_not_keep_the_old_green(
     scenario: Scenario,
 ) -> None:
@@ -59,21 +75,9 @@ def test_a_push_whose_run_comes_before_the_retargets_does_not_keep_the_old_green
     assert _pr(scenario, "opened", "release-1", release).code == 0
     assert scenario.comment(WRITER, LOW).code == 0
     assert _gate(scenario) == "success"
-    edited = scenario.root / "edited.json"
-    payload = pull_request_event(
-        "edited",
-        number=PR,
-        author=AUTHOR,
-        created=START,
-        head_sha=scenario.heads[-1],
-        base_sha=main,
-        at=scenario.tick(),
-    )
-    payload["pull_request"]["base"]["ref"] = "main"
-    payload["changes"] = MOVED
-    edited.write_text(json.dumps(payload))
+    payload = _moved_to_main(scenario, scenario.heads[-1], main)
     step = _reword(scenario, main)
-    late = scenario.deliver("edited late", "pull_request_target", json.loads(edited.read_text()))
+    late = scenario.deliver("edited late", "pull_request_target", payload)
     assert late.code == 0, late.log
     assert _gate(scenario) != "success", step.log + late.log
 
@@ -230,17 +234,7 @@ def test_a_late_retarget_never_puts_back_a_green_on_a_head_the_pr_has_left(
     assert _pr(scenario, "opened", "release-1", release).code == 0
     assert scenario.comment(WRITER, LOW).code == 0
     assert _gate(scenario) == "success"
-    payload = pull_request_event(
-        "edited",
-        number=PR,
-        author=AUTHOR,
-        created=START,
-        head_sha=first,
-        base_sha=main,
-        at=scenario.tick(),
-    )
-    payload["pull_request"]["base"]["ref"] = "main"
-    payload["changes"] = MOVED
+    payload = _moved_to_main(scenario, first, main)
     scenario.push({"extra.txt": "x\n"}, "More")
     assert _pr(scenario, "synchronize", "main", main).code == 0
     late = scenario.deliver("edited late", "pull_request_target", payload)
